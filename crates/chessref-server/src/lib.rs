@@ -1,0 +1,1 @@
+//! HTTP JSON reference checker.

@@ -1,0 +1,1 @@
+//! WASM bindings of chessref-core.

@@ -1,0 +1,1 @@
+//! Conformance suite between the Rust mirror and the EVM contracts.
