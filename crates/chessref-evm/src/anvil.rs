@@ -1,0 +1,118 @@
+//! A local anvil node for tests: the npm-installed binary on 127.0.0.1 on a
+//! free port, stopped when dropped.
+
+use std::{
+    net::{TcpListener, TcpStream},
+    path::{Path, PathBuf},
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use crate::error::ChainError;
+
+/// How long anvil may take to start listening.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A running anvil process (Prague hardfork, chain id 31337, ten funded
+/// unlocked accounts). Dropping it stops the process.
+#[derive(Debug)]
+pub struct Anvil {
+    child: Child,
+    url: String,
+}
+
+impl Anvil {
+    /// Finds the anvil binary: `$ANVIL` if set, else the native binary of
+    /// `@foundry-rs/anvil` or `node_modules/.bin/anvil` in the nearest
+    /// `node_modules` above the current directory or this crate.
+    pub fn binary() -> Result<PathBuf, ChainError> {
+        if let Some(path) = std::env::var_os("ANVIL") {
+            let path = PathBuf::from(path);
+            return if path.is_file() {
+                Ok(path)
+            } else {
+                Err(ChainError::Anvil(format!("$ANVIL points at {} which is not a file", path.display())))
+            };
+        }
+        let starts = [std::env::current_dir().ok(), Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")))];
+        for start in starts.iter().flatten() {
+            for dir in start.ancestors() {
+                let modules = dir.join("node_modules");
+                for candidate in [
+                    modules.join("@foundry-rs/anvil-linux-amd64/bin/anvil"),
+                    modules.join("@foundry-rs/anvil-linux-arm64/bin/anvil"),
+                    modules.join("@foundry-rs/anvil-darwin-arm64/bin/anvil"),
+                    modules.join("@foundry-rs/anvil-darwin-amd64/bin/anvil"),
+                    modules.join(".bin/anvil"),
+                ] {
+                    if candidate.is_file() {
+                        return Ok(candidate);
+                    }
+                }
+            }
+        }
+        Err(ChainError::Anvil(
+            "anvil not found: run scripts/bootstrap.sh (npm installs @foundry-rs/anvil into node_modules) or set $ANVIL"
+                .to_string(),
+        ))
+    }
+
+    /// Starts anvil on a free port of 127.0.0.1 and waits until it listens.
+    pub fn spawn() -> Result<Anvil, ChainError> {
+        Self::spawn_with(&Self::binary()?)
+    }
+
+    /// Starts the anvil at `binary` on a free port of 127.0.0.1.
+    pub fn spawn_with(binary: &Path) -> Result<Anvil, ChainError> {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .map_err(|e| ChainError::Anvil(format!("no free port on 127.0.0.1: {e}")))?
+            .port();
+        let child = Command::new(binary)
+            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--hardfork", "prague", "--chain-id", "31337", "--accounts", "10", "--balance", "1000000"])
+            .args(["--silent"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| ChainError::Anvil(format!("cannot start {}: {e}", binary.display())))?;
+        let mut anvil = Anvil { child, url: format!("http://127.0.0.1:{port}") };
+        let started = Instant::now();
+        loop {
+            if let Ok(Some(status)) = anvil.child.try_wait() {
+                return Err(ChainError::Anvil(format!("{} exited at start with {status}", binary.display())));
+            }
+            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Ok(anvil);
+            }
+            if started.elapsed() > START_TIMEOUT {
+                return Err(ChainError::Anvil(format!("not listening on port {port} after {START_TIMEOUT:?}")));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The HTTP endpoint, e.g. `http://127.0.0.1:45123`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+}
+
+impl Drop for Anvil {
+    fn drop(&mut self) {
+        // SIGTERM first: the npm wrapper forwards it to the native binary,
+        // which a SIGKILL of the wrapper would leave running.
+        let pid = self.child.id().to_string();
+        let _ = Command::new("kill").args(["-TERM", &pid]).status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,130 @@
+//! One interface over every chain the harness drives: the in-process revm
+//! chain and any JSON-RPC node.
+
+use alloy_primitives::{Address, Bytes, Log, U256};
+
+use crate::error::ChainError;
+
+/// A transaction the harness sends: a call (or a creation when `to` is
+/// `None`) from one of the chain's funded accounts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TxRequest {
+    /// Sender; must be one of [`Chain::accounts`].
+    pub from: Address,
+    /// Callee; `None` deploys `data` as init code.
+    pub to: Option<Address>,
+    /// Wei sent along.
+    pub value: U256,
+    /// Calldata (or init code).
+    pub data: Bytes,
+    /// Gas limit of the transaction.
+    pub gas_limit: u64,
+}
+
+impl TxRequest {
+    /// A call of `to` with `data`, no value, and the default gas limit.
+    pub fn call(from: Address, to: Address, data: impl Into<Bytes>) -> Self {
+        TxRequest { from, to: Some(to), value: U256::ZERO, data: data.into(), gas_limit: DEFAULT_GAS_LIMIT }
+    }
+
+    /// A contract creation with `init_code`.
+    pub fn create(from: Address, init_code: impl Into<Bytes>) -> Self {
+        TxRequest { from, to: None, value: U256::ZERO, data: init_code.into(), gas_limit: DEPLOY_GAS_LIMIT }
+    }
+
+    /// The same request sending `value` wei.
+    pub fn with_value(mut self, value: U256) -> Self {
+        self.value = value;
+        self
+    }
+}
+
+/// Gas limit of ordinary calls: far above any referee operation, far below a block.
+pub const DEFAULT_GAS_LIMIT: u64 = 5_000_000;
+/// Gas limit of deployments (a 24 KiB contract needs about 5.5 million).
+pub const DEPLOY_GAS_LIMIT: u64 = 15_000_000;
+
+/// What a mined transaction did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TxReceipt {
+    /// `true` if the transaction succeeded; `false` if it reverted.
+    pub success: bool,
+    /// Gas used as a receipt reports it: 21,000 base, calldata, execution, refunds.
+    pub gas_used: u64,
+    /// Wei the sender paid for gas (zero on the in-process chain, whose gas price is zero).
+    pub fee: U256,
+    /// Logs emitted (empty when reverted).
+    pub logs: Vec<Log>,
+    /// Return data on success, revert data on failure.
+    pub output: Bytes,
+    /// Address of the contract created, for a creation.
+    pub created: Option<Address>,
+}
+
+/// Result of a read-only call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallOutcome {
+    /// The call returned this data.
+    Return(Bytes),
+    /// The call reverted with this data.
+    Revert(Bytes),
+}
+
+/// A chain the harness can deploy to, transact with and read from.
+///
+/// Implemented by [`crate::RevmChain`] (in process, the default) and
+/// [`crate::RpcChain`] (any JSON-RPC node, e.g. anvil).
+pub trait Chain {
+    /// A short description ("revm (prague, in process)", "rpc http://...").
+    fn describe(&self) -> String;
+    /// Funded accounts the chain can send from.
+    fn accounts(&self) -> &[Address];
+    /// Sends a transaction and waits until it is mined.
+    fn send(&mut self, tx: TxRequest) -> Result<TxReceipt, ChainError>;
+    /// Executes a read-only call against the latest state, committing nothing.
+    fn call(&mut self, from: Address, to: Address, data: Bytes) -> Result<CallOutcome, ChainError>;
+    /// Balance of `address` in wei.
+    fn balance(&mut self, address: Address) -> Result<U256, ChainError>;
+    /// Timestamp the next transaction will see (the latest block's on a node).
+    fn timestamp(&mut self) -> Result<u64, ChainError>;
+    /// Moves the clock `seconds` forward for the following transactions.
+    fn advance_time(&mut self, seconds: u64) -> Result<(), ChainError>;
+    /// Reads one storage slot of `address`.
+    fn storage(&mut self, address: Address, slot: U256) -> Result<U256, ChainError>;
+
+    /// Deploys `init_code` from `from`; fails if the creation reverts.
+    fn deploy(&mut self, from: Address, init_code: Bytes) -> Result<(Address, TxReceipt), ChainError> {
+        let receipt = self.send(TxRequest::create(from, init_code))?;
+        match (receipt.success, receipt.created) {
+            (true, Some(address)) => Ok((address, receipt)),
+            _ => Err(ChainError::DeployFailed { revert: receipt.output }),
+        }
+    }
+}
+
+impl<C: Chain + ?Sized> Chain for Box<C> {
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+    fn accounts(&self) -> &[Address] {
+        (**self).accounts()
+    }
+    fn send(&mut self, tx: TxRequest) -> Result<TxReceipt, ChainError> {
+        (**self).send(tx)
+    }
+    fn call(&mut self, from: Address, to: Address, data: Bytes) -> Result<CallOutcome, ChainError> {
+        (**self).call(from, to, data)
+    }
+    fn balance(&mut self, address: Address) -> Result<U256, ChainError> {
+        (**self).balance(address)
+    }
+    fn timestamp(&mut self) -> Result<u64, ChainError> {
+        (**self).timestamp()
+    }
+    fn advance_time(&mut self, seconds: u64) -> Result<(), ChainError> {
+        (**self).advance_time(seconds)
+    }
+    fn storage(&mut self, address: Address, slot: U256) -> Result<U256, ChainError> {
+        (**self).storage(address, slot)
+    }
+}

@@ -1,0 +1,50 @@
+//! Error types of the harness.
+
+use alloy_primitives::{Address, Bytes};
+
+/// A failure of the chain itself (not a revert, which is a normal outcome).
+#[derive(Debug, thiserror::Error)]
+pub enum ChainError {
+    /// The in-process EVM refused or failed to execute a transaction.
+    #[error("revm: {0}")]
+    Evm(String),
+    /// The JSON-RPC node failed or could not be reached.
+    #[error("JSON-RPC node {url}: {message}")]
+    Rpc {
+        /// Endpoint.
+        url: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The RPC URL is not a valid URL.
+    #[error("invalid RPC URL {url:?}: {message}")]
+    BadUrl {
+        /// The URL given.
+        url: String,
+        /// Why it is invalid.
+        message: String,
+    },
+    /// A private key given for the RPC backend is malformed.
+    #[error("invalid private key #{index}: {message}")]
+    BadKey {
+        /// 1-based position in the list.
+        index: usize,
+        /// Why it is invalid.
+        message: String,
+    },
+    /// A sender is not one of the chain's accounts.
+    #[error("{0} is not an account of this chain")]
+    UnknownAccount(Address),
+    /// The node has no accounts to send from.
+    #[error("the node exposes no unlocked accounts (eth_accounts is empty); pass private keys")]
+    NoAccounts,
+    /// A contract creation reverted.
+    #[error("contract deployment reverted (data 0x{revert:x})")]
+    DeployFailed {
+        /// Revert data.
+        revert: Bytes,
+    },
+    /// The anvil binary could not be found or started.
+    #[error("anvil: {0}")]
+    Anvil(String),
+}
