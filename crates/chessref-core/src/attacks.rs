@@ -1,1 +1,168 @@
-//! internal
+//! Square attacks on a 0x88 board.
+//!
+//! Offsets are stored as `u8` and added with wrapping arithmetic: a step off
+//! the board always lands on an index with bit 0x80 or 0x08 set, so
+//! [`on_board`] catches it.
+
+/// Knight steps.
+pub(crate) const KNIGHT_OFFSETS: [u8; 8] = offsets([-33, -31, -18, -14, 14, 18, 31, 33]);
+/// King steps.
+pub(crate) const KING_OFFSETS: [u8; 8] = offsets([-17, -16, -15, -1, 1, 15, 16, 17]);
+/// Bishop directions.
+pub(crate) const DIAGONALS: [u8; 4] = offsets([-17, -15, 15, 17]);
+/// Rook directions.
+pub(crate) const ORTHOGONALS: [u8; 4] = offsets([-16, -1, 1, 16]);
+
+const fn offsets<const N: usize>(signed: [i8; N]) -> [u8; N] {
+    let mut out = [0u8; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = signed[i] as u8;
+        i += 1;
+    }
+    out
+}
+
+/// Whether a 0x88 index (possibly the result of a wrapped step) is on the playing board.
+#[inline(always)]
+pub(crate) const fn on_board(sq: u8) -> bool {
+    sq & 0x88 == 0
+}
+
+/// Which non-pawn pieces can attack across a square difference, ignoring
+/// blockers, indexed by `target - origin + 119` (the 0x88 difference table).
+const KNIGHT_BIT: u8 = 1;
+const KING_BIT: u8 = 2;
+const DIAGONAL_BIT: u8 = 4;
+const ORTHOGONAL_BIT: u8 = 8;
+
+struct DiffTable {
+    kinds: [u8; 239],
+    /// The unit step from origin towards target when they are aligned.
+    step: [u8; 239],
+}
+
+const DIFF: DiffTable = {
+    let mut kinds = [0u8; 239];
+    let mut step = [0u8; 239];
+    let mut i = 0;
+    while i < 8 {
+        kinds[(KNIGHT_OFFSETS[i] as i8 as i16 + 119) as usize] |= KNIGHT_BIT;
+        kinds[(KING_OFFSETS[i] as i8 as i16 + 119) as usize] |= KING_BIT;
+        let d = KING_OFFSETS[i] as i8 as i16;
+        let bit = if d == 16 || d == -16 || d == 1 || d == -1 { ORTHOGONAL_BIT } else { DIAGONAL_BIT };
+        let mut k = 1;
+        while k < 8 {
+            kinds[(d * k + 119) as usize] |= bit;
+            step[(d * k + 119) as usize] = d as i8 as u8;
+            k += 1;
+        }
+        i += 1;
+    }
+    DiffTable { kinds, step }
+};
+
+/// Whether `target` is reachable from `origin` by a slider moving in a straight
+/// line (rank, file or diagonal), and in which unit step.
+#[inline(always)]
+pub(crate) fn line_step(origin: u8, target: u8) -> Option<u8> {
+    let s = DIFF.step[(target as i16 - origin as i16 + 119) as usize];
+    if s != 0 { Some(s) } else { None }
+}
+
+/// Whether `origin`→`target` is a knight's L.
+#[inline(always)]
+pub(crate) fn is_knight_step(origin: u8, target: u8) -> bool {
+    DIFF.kinds[(target as i16 - origin as i16 + 119) as usize] & KNIGHT_BIT != 0
+}
+
+/// Whether `origin`→`target` is one king step.
+#[inline(always)]
+pub(crate) fn is_king_step(origin: u8, target: u8) -> bool {
+    DIFF.kinds[(target as i16 - origin as i16 + 119) as usize] & KING_BIT != 0
+}
+
+/// Whether `origin`→`target` is diagonal (any distance).
+#[inline(always)]
+pub(crate) fn is_diagonal(origin: u8, target: u8) -> bool {
+    DIFF.kinds[(target as i16 - origin as i16 + 119) as usize] & DIAGONAL_BIT != 0
+}
+
+/// Whether `origin`→`target` is along a rank or file (any distance).
+#[inline(always)]
+pub(crate) fn is_orthogonal(origin: u8, target: u8) -> bool {
+    DIFF.kinds[(target as i16 - origin as i16 + 119) as usize] & ORTHOGONAL_BIT != 0
+}
+
+/// Whether square `sq` is attacked by side `by` (1 white, -1 black) on the
+/// board `b` (signed piece codes at 0x88 indices; other indices are ignored).
+#[inline]
+pub(crate) fn attacked(b: &[i8; 128], sq: u8, by: i8) -> bool {
+    // A `by` pawn attacking sq stands one row behind it from `by`'s view.
+    let pawn_row = sq.wrapping_add((16 * by) as u8);
+    for t in [pawn_row.wrapping_sub(1), pawn_row.wrapping_add(1)] {
+        if on_board(t) && b[t as usize] == by {
+            return true;
+        }
+    }
+    let knight = 2 * by;
+    for &off in &KNIGHT_OFFSETS {
+        let t = sq.wrapping_add(off);
+        if on_board(t) && b[t as usize] == knight {
+            return true;
+        }
+    }
+    let king = 6 * by;
+    let (bishop, rook, queen) = (3 * by, 4 * by, 5 * by);
+    for &d in &DIAGONALS {
+        let mut t = sq.wrapping_add(d);
+        if on_board(t) && b[t as usize] == king {
+            return true;
+        }
+        while on_board(t) {
+            let p = b[t as usize];
+            if p != 0 {
+                if p == bishop || p == queen {
+                    return true;
+                }
+                break;
+            }
+            t = t.wrapping_add(d);
+        }
+    }
+    for &d in &ORTHOGONALS {
+        let mut t = sq.wrapping_add(d);
+        if on_board(t) && b[t as usize] == king {
+            return true;
+        }
+        while on_board(t) {
+            let p = b[t as usize];
+            if p != 0 {
+                if p == rook || p == queen {
+                    return true;
+                }
+                break;
+            }
+            t = t.wrapping_add(d);
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn difference_table_classifies_steps() {
+        // e4 = 68.
+        assert!(is_knight_step(68, 68 - 33));
+        assert!(!is_knight_step(68, 68 - 32));
+        assert!(is_king_step(68, 69));
+        assert!(is_diagonal(68, 68 - 17 * 3));
+        assert!(is_orthogonal(68, 68 + 16 * 3));
+        assert!(!is_orthogonal(68, 68 + 17));
+        assert_eq!(line_step(68, 68 - 15 * 2), Some((-15i8) as u8));
+        assert_eq!(line_step(68, 68 + 33), None);
+    }
+}

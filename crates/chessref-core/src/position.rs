@@ -1,1 +1,506 @@
-//! internal
+//! The fast internal position: the 0x88 board of the state plus piece lists,
+//! legal move generation (pins and checks computed from the king) and
+//! make/unmake. `State` stays the 128-byte public type; move generation,
+//! status and perft convert to this form.
+
+use crate::attacks::{attacked, on_board, DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONALS};
+use crate::state::{State, idx};
+
+pub(crate) const PAWN: i8 = 1;
+pub(crate) const KNIGHT: i8 = 2;
+pub(crate) const BISHOP: i8 = 3;
+pub(crate) const ROOK: i8 = 4;
+pub(crate) const QUEEN: i8 = 5;
+pub(crate) const KING: i8 = 6;
+
+/// Castling-right bits of [`Position::castling`].
+pub(crate) const WHITE_KING_SIDE: u8 = 1;
+pub(crate) const WHITE_QUEEN_SIDE: u8 = 2;
+pub(crate) const BLACK_KING_SIDE: u8 = 4;
+pub(crate) const BLACK_QUEEN_SIDE: u8 = 8;
+
+/// Rights lost when a move leaves or lands on a square (king homes and rook corners).
+const fn rights_cleared(sq: u8) -> u8 {
+    match sq {
+        116 => WHITE_KING_SIDE | WHITE_QUEEN_SIDE,
+        119 => WHITE_KING_SIDE,
+        112 => WHITE_QUEEN_SIDE,
+        4 => BLACK_KING_SIDE | BLACK_QUEEN_SIDE,
+        7 => BLACK_KING_SIDE,
+        0 => BLACK_QUEEN_SIDE,
+        _ => 0,
+    }
+}
+
+/// A bit per 0x88 index, for block/capture and pin-ray target masks.
+#[inline(always)]
+pub(crate) const fn bit(sq: u8) -> u128 {
+    1u128 << sq
+}
+
+/// Index of a colour sign (1 white, -1 black) into per-side arrays.
+#[inline(always)]
+pub(crate) const fn side(color: i8) -> usize {
+    (color < 0) as usize
+}
+
+/// Receives generated legal moves.
+pub(crate) trait Sink {
+    /// A move without promotion.
+    fn push(&mut self, from: u8, to: u8);
+    /// A pawn move onto the last rank: the four promotions.
+    fn push_promotions(&mut self, from: u8, to: u8);
+}
+
+/// Counts moves (perft's bulk counting at the last ply).
+pub(crate) struct Counter(pub u64);
+
+impl Sink for Counter {
+    #[inline(always)]
+    fn push(&mut self, _: u8, _: u8) {
+        self.0 += 1;
+    }
+    #[inline(always)]
+    fn push_promotions(&mut self, _: u8, _: u8) {
+        self.0 += 4;
+    }
+}
+
+/// An internal move: squares as 0x88 indices, promotion as a role code (0 none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) struct IMove {
+    pub from: u8,
+    pub to: u8,
+    pub promotion: u8,
+}
+
+/// A fixed-capacity move list (no allocation; 218 is the most legal moves any position has).
+pub(crate) struct MoveList {
+    moves: [IMove; 256],
+    len: usize,
+}
+
+impl MoveList {
+    pub fn new() -> MoveList {
+        MoveList { moves: [IMove::default(); 256], len: 0 }
+    }
+
+    pub fn as_slice(&self) -> &[IMove] {
+        &self.moves[..self.len]
+    }
+}
+
+impl Sink for MoveList {
+    #[inline(always)]
+    fn push(&mut self, from: u8, to: u8) {
+        self.moves[self.len] = IMove { from, to, promotion: 0 };
+        self.len += 1;
+    }
+    #[inline(always)]
+    fn push_promotions(&mut self, from: u8, to: u8) {
+        for promotion in [QUEEN, ROOK, BISHOP, KNIGHT] {
+            self.moves[self.len] = IMove { from, to, promotion: promotion as u8 };
+            self.len += 1;
+        }
+    }
+}
+
+/// What [`Position::make`] needs to undo a move.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Undo {
+    captured: i8,
+    captured_sq: u8,
+    moved: i8,
+    castling: u8,
+    ep: u8,
+    halfmove: u8,
+}
+
+/// The working position (see the module docs).
+#[derive(Clone)]
+pub(crate) struct Position {
+    /// 0x88 board; only on-board indices are read.
+    pub board: [i8; 128],
+    /// Side to move: 1 white, -1 black.
+    pub turn: i8,
+    /// King squares, `[white, black]`.
+    pub kings: [u8; 2],
+    /// Castling-right bits (`WHITE_KING_SIDE` ...).
+    pub castling: u8,
+    /// The square the last double step passed over, 0 if none.
+    pub ep: u8,
+    /// Halfmove clock (saturating).
+    pub halfmove: u8,
+    /// Squares of each side's pieces other than the king.
+    list: [[u8; 16]; 2],
+    count: [u8; 2],
+    /// Position of each occupied square in its side's list.
+    index: [u8; 128],
+}
+
+impl Position {
+    pub fn from_state(state: &State) -> Position {
+        let bytes = state.as_bytes();
+        let mut pos = Position {
+            board: [0; 128],
+            turn: bytes[idx::CURRENT_PLAYER] as i8,
+            kings: [bytes[idx::WHITE_KING_POS], bytes[idx::BLACK_KING_POS]],
+            castling: 0,
+            ep: bytes[idx::WHITE_EN_PASSANT] | bytes[idx::BLACK_EN_PASSANT],
+            halfmove: bytes[idx::HALFMOVE_CLOCK],
+            list: [[0; 16]; 2],
+            count: [0; 2],
+            index: [0; 128],
+        };
+        for (bit, byte) in [
+            (WHITE_KING_SIDE, idx::WHITE_RIGHT_CASTLING),
+            (WHITE_QUEEN_SIDE, idx::WHITE_LEFT_CASTLING),
+            (BLACK_KING_SIDE, idx::BLACK_RIGHT_CASTLING),
+            (BLACK_QUEEN_SIDE, idx::BLACK_LEFT_CASTLING),
+        ] {
+            if bytes[byte] == 0 {
+                pos.castling |= bit;
+            }
+        }
+        for sq in 0..128u8 {
+            if !on_board(sq) {
+                continue;
+            }
+            let p = bytes[sq as usize] as i8;
+            pos.board[sq as usize] = p;
+            if p != 0 && p.abs() != KING {
+                let s = side(p);
+                // A valid state has at most 15 non-king pieces per side.
+                let n = pos.count[s];
+                pos.list[s][n as usize] = sq;
+                pos.index[sq as usize] = n;
+                pos.count[s] = n + 1;
+            }
+        }
+        pos
+    }
+
+    #[inline(always)]
+    fn remove_from_list(&mut self, s: usize, sq: u8) {
+        let i = self.index[sq as usize];
+        let last = self.count[s] - 1;
+        let moved = self.list[s][last as usize];
+        self.list[s][i as usize] = moved;
+        self.index[moved as usize] = i;
+        self.count[s] = last;
+    }
+
+    #[inline(always)]
+    fn add_to_list(&mut self, s: usize, sq: u8) {
+        let n = self.count[s];
+        self.list[s][n as usize] = sq;
+        self.index[sq as usize] = n;
+        self.count[s] = n + 1;
+    }
+
+    #[inline(always)]
+    fn relocate_in_list(&mut self, s: usize, from: u8, to: u8) {
+        let i = self.index[from as usize];
+        self.list[s][i as usize] = to;
+        self.index[to as usize] = i;
+    }
+
+    /// Whether the side to move is in check.
+    pub fn in_check(&self) -> bool {
+        attacked(&self.board, self.kings[side(self.turn)], -self.turn)
+    }
+
+    /// Generates every legal move of the side to move into `sink`.
+    pub fn generate<S: Sink>(&mut self, sink: &mut S) {
+        let us = self.turn;
+        let them = -us;
+        let ksq = self.kings[side(us)];
+
+        // Checkers and pins, found by looking outwards from our king.
+        let mut checkers = 0u32;
+        let mut check_mask: u128 = 0;
+        let mut pinned: u128 = 0;
+        let mut pin_rays = [(0u8, 0u128); 8];
+        let mut pin_count = 0usize;
+        for (i, &d) in DIAGONALS.iter().chain(ORTHOGONALS.iter()).enumerate() {
+            let slider = if i < 4 { BISHOP * them } else { ROOK * them };
+            let queen = QUEEN * them;
+            let mut t = ksq.wrapping_add(d);
+            let mut ray: u128 = 0;
+            let mut own = 0xffu8;
+            while on_board(t) {
+                ray |= bit(t);
+                let p = self.board[t as usize];
+                if p != 0 {
+                    if p * us > 0 {
+                        if own != 0xff {
+                            break;
+                        }
+                        own = t;
+                    } else {
+                        if p == slider || p == queen {
+                            if own == 0xff {
+                                checkers += 1;
+                                check_mask |= ray;
+                            } else {
+                                pinned |= bit(own);
+                                pin_rays[pin_count] = (own, ray);
+                                pin_count += 1;
+                            }
+                        }
+                        break;
+                    }
+                }
+                t = t.wrapping_add(d);
+            }
+        }
+        for &off in &KNIGHT_OFFSETS {
+            let t = ksq.wrapping_add(off);
+            if on_board(t) && self.board[t as usize] == KNIGHT * them {
+                checkers += 1;
+                check_mask |= bit(t);
+            }
+        }
+        // An enemy pawn attacking our king stands one row towards us from the king's view.
+        let pawn_row = ksq.wrapping_add((-16 * us) as u8);
+        for t in [pawn_row.wrapping_sub(1), pawn_row.wrapping_add(1)] {
+            if on_board(t) && self.board[t as usize] == PAWN * them {
+                checkers += 1;
+                check_mask |= bit(t);
+            }
+        }
+
+        // King steps, tested with the king lifted so it cannot shield a square from a slider.
+        self.board[ksq as usize] = 0;
+        for &off in &KING_OFFSETS {
+            let t = ksq.wrapping_add(off);
+            if on_board(t) && self.board[t as usize] * us <= 0 && !attacked(&self.board, t, them) {
+                sink.push(ksq, t);
+            }
+        }
+        self.board[ksq as usize] = KING * us;
+
+        if checkers == 0 {
+            self.castlings(sink);
+        } else if checkers > 1 {
+            return;
+        }
+        let target_mask = if checkers == 1 { check_mask } else { !0u128 };
+
+        let s = side(us);
+        let fwd = (-16 * us) as u8;
+        let start_row = if us > 0 { 6 } else { 1 };
+        let last_row = if us > 0 { 0 } else { 7 };
+        for n in 0..self.count[s] as usize {
+            let from = self.list[s][n];
+            let mut mask = target_mask;
+            if pinned & bit(from) != 0 {
+                for &(sq, ray) in &pin_rays[..pin_count] {
+                    if sq == from {
+                        mask &= ray;
+                    }
+                }
+            }
+            let piece = self.board[from as usize] * us;
+            match piece {
+                PAWN => {
+                    let t = from.wrapping_add(fwd);
+                    let promotes = t >> 4 == last_row;
+                    if self.board[t as usize] == 0 {
+                        if mask & bit(t) != 0 {
+                            if promotes {
+                                sink.push_promotions(from, t);
+                            } else {
+                                sink.push(from, t);
+                            }
+                        }
+                        let t2 = t.wrapping_add(fwd);
+                        if from >> 4 == start_row && self.board[t2 as usize] == 0 && mask & bit(t2) != 0 {
+                            sink.push(from, t2);
+                        }
+                    }
+                    for c in [t.wrapping_sub(1), t.wrapping_add(1)] {
+                        if !on_board(c) {
+                            continue;
+                        }
+                        if self.board[c as usize] * us < 0 {
+                            if mask & bit(c) != 0 {
+                                if promotes {
+                                    sink.push_promotions(from, c);
+                                } else {
+                                    sink.push(from, c);
+                                }
+                            }
+                        } else if c == self.ep && self.ep != 0 && self.en_passant_is_legal(from, c) {
+                            sink.push(from, c);
+                        }
+                    }
+                }
+                KNIGHT => {
+                    if pinned & bit(from) != 0 {
+                        continue;
+                    }
+                    for &off in &KNIGHT_OFFSETS {
+                        let t = from.wrapping_add(off);
+                        if on_board(t) && self.board[t as usize] * us <= 0 && mask & bit(t) != 0 {
+                            sink.push(from, t);
+                        }
+                    }
+                }
+                BISHOP => self.slide(sink, from, &DIAGONALS, mask),
+                ROOK => self.slide(sink, from, &ORTHOGONALS, mask),
+                _ => {
+                    self.slide(sink, from, &DIAGONALS, mask);
+                    self.slide(sink, from, &ORTHOGONALS, mask);
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn slide<S: Sink>(&self, sink: &mut S, from: u8, dirs: &[u8; 4], mask: u128) {
+        let us = self.turn;
+        for &d in dirs {
+            let mut t = from.wrapping_add(d);
+            while on_board(t) {
+                let p = self.board[t as usize];
+                if p * us > 0 {
+                    break;
+                }
+                if mask & bit(t) != 0 {
+                    sink.push(from, t);
+                }
+                if p != 0 {
+                    break;
+                }
+                t = t.wrapping_add(d);
+            }
+        }
+    }
+
+    /// En passant can uncover a check along the rank (two pawns leave it at once),
+    /// so it is tested by playing it on the board.
+    fn en_passant_is_legal(&mut self, from: u8, to: u8) -> bool {
+        let us = self.turn;
+        let captured = to.wrapping_sub((-16 * us) as u8);
+        self.board[from as usize] = 0;
+        self.board[captured as usize] = 0;
+        self.board[to as usize] = PAWN * us;
+        let legal = !attacked(&self.board, self.kings[side(us)], -us);
+        self.board[from as usize] = PAWN * us;
+        self.board[captured as usize] = -PAWN * us;
+        self.board[to as usize] = 0;
+        legal
+    }
+
+    /// Castling moves; only called when not in check.
+    fn castlings<S: Sink>(&self, sink: &mut S) {
+        let us = self.turn;
+        let (king_side, queen_side, home) =
+            if us > 0 { (WHITE_KING_SIDE, WHITE_QUEEN_SIDE, 116u8) } else { (BLACK_KING_SIDE, BLACK_QUEEN_SIDE, 4u8) };
+        let b = &self.board;
+        let h = home as usize;
+        if self.castling & king_side != 0
+            && b[h + 3] == ROOK * us
+            && b[h + 1] == 0
+            && b[h + 2] == 0
+            && !attacked(b, home + 1, -us)
+            && !attacked(b, home + 2, -us)
+        {
+            sink.push(home, home + 2);
+        }
+        if self.castling & queen_side != 0
+            && b[h - 4] == ROOK * us
+            && b[h - 1] == 0
+            && b[h - 2] == 0
+            && b[h - 3] == 0
+            && !attacked(b, home - 1, -us)
+            && !attacked(b, home - 2, -us)
+        {
+            sink.push(home, home - 2);
+        }
+    }
+
+    /// Plays a legal move (as generated); returns what [`Position::unmake`] needs.
+    pub fn make(&mut self, m: IMove) -> Undo {
+        let us = self.turn;
+        let s = side(us);
+        let (from, to) = (m.from, m.to);
+        let moved = self.board[from as usize];
+        let mut captured = self.board[to as usize];
+        let mut captured_sq = to;
+        let undo_base = Undo { captured: 0, captured_sq: 0, moved, castling: self.castling, ep: self.ep, halfmove: self.halfmove };
+        let piece = moved * us;
+        if piece == PAWN && captured == 0 && (from ^ to) & 0x0f != 0 {
+            // En passant: the captured pawn stands behind the target.
+            captured_sq = to.wrapping_sub((-16 * us) as u8);
+            captured = self.board[captured_sq as usize];
+            self.board[captured_sq as usize] = 0;
+        }
+        if captured != 0 {
+            self.remove_from_list(1 - s, captured_sq);
+        }
+        self.board[to as usize] = if m.promotion != 0 { m.promotion as i8 * us } else { moved };
+        self.board[from as usize] = 0;
+        self.ep = 0;
+        if piece == KING {
+            self.kings[s] = to;
+            if to == from + 2 {
+                self.board[(from + 1) as usize] = ROOK * us;
+                self.board[(from + 3) as usize] = 0;
+                self.relocate_in_list(s, from + 3, from + 1);
+            } else if to + 2 == from {
+                self.board[(from - 1) as usize] = ROOK * us;
+                self.board[(from - 4) as usize] = 0;
+                self.relocate_in_list(s, from - 4, from - 1);
+            }
+        } else {
+            self.relocate_in_list(s, from, to);
+            if piece == PAWN && (from ^ to) == 0x20 {
+                self.ep = (from + to) / 2;
+            }
+        }
+        self.castling &= !(rights_cleared(from) | rights_cleared(to));
+        self.halfmove = if piece == PAWN || captured != 0 { 0 } else { self.halfmove.saturating_add(1) };
+        self.turn = -us;
+        Undo { captured, captured_sq, ..undo_base }
+    }
+
+    /// Takes back `m`, played by [`Position::make`] which returned `undo`.
+    pub fn unmake(&mut self, m: IMove, undo: Undo) {
+        let us = -self.turn;
+        self.turn = us;
+        let s = side(us);
+        let (from, to) = (m.from, m.to);
+        self.board[from as usize] = undo.moved;
+        self.board[to as usize] = 0;
+        if undo.moved * us == KING {
+            self.kings[s] = from;
+            if to == from + 2 {
+                self.board[(from + 3) as usize] = ROOK * us;
+                self.board[(from + 1) as usize] = 0;
+                self.relocate_in_list(s, from + 1, from + 3);
+            } else if to + 2 == from {
+                self.board[(from - 4) as usize] = ROOK * us;
+                self.board[(from - 1) as usize] = 0;
+                self.relocate_in_list(s, from - 1, from - 4);
+            }
+        } else {
+            self.relocate_in_list(s, to, from);
+        }
+        if undo.captured != 0 {
+            self.board[undo.captured_sq as usize] = undo.captured;
+            self.add_to_list(1 - s, undo.captured_sq);
+        }
+        self.castling = undo.castling;
+        self.ep = undo.ep;
+        self.halfmove = undo.halfmove;
+    }
+
+    /// Whether the side to move has at least one legal move.
+    pub fn has_legal_move(&mut self) -> bool {
+        let mut counter = Counter(0);
+        self.generate(&mut counter);
+        counter.0 > 0
+    }
+}

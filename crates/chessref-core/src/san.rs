@@ -1,1 +1,248 @@
-//! internal
+//! Standard algebraic notation, written and read against our own move generator.
+
+use crate::error::{Rejection, SanError};
+use crate::moves::Move;
+use crate::position::{KING, MoveList, PAWN, Position};
+use crate::square::{Role, Square};
+use crate::state::{State, to_move};
+
+fn legal_moves(state: &State) -> MoveList {
+    let mut list = MoveList::new();
+    Position::from_state(state).generate(&mut list);
+    list
+}
+
+fn is_castling(role: i8, mv: Move) -> bool {
+    role == KING && mv.from.file().abs_diff(mv.to.file()) == 2
+}
+
+pub(crate) fn format(state: &State, mv: Move) -> Result<String, Rejection> {
+    let mv = state.check(mv)?;
+    let b = state.as_bytes();
+    let role = (b[mv.from.index() as usize] as i8).abs();
+    let mut san = String::with_capacity(8);
+    if is_castling(role, mv) {
+        san.push_str(if mv.to.file() == 6 { "O-O" } else { "O-O-O" });
+    } else {
+        let capture = b[mv.to.index() as usize] != 0 || (role == PAWN && mv.from.file() != mv.to.file());
+        if role == PAWN {
+            if capture {
+                san.push(char::from(b'a' + mv.from.file()));
+            }
+        } else {
+            san.push(Role::from_code(role as u8).expect("a piece").upper_char());
+            let (mut others, mut same_file, mut same_rank) = (false, false, false);
+            for other in legal_moves(state).as_slice() {
+                if other.to == mv.to.index()
+                    && other.from != mv.from.index()
+                    && (b[other.from as usize] as i8).abs() == role
+                {
+                    let from = Square::new(other.from).expect("on board");
+                    others = true;
+                    same_file |= from.file() == mv.from.file();
+                    same_rank |= from.rank() == mv.from.rank();
+                }
+            }
+            if others {
+                if !same_file {
+                    san.push(char::from(b'a' + mv.from.file()));
+                } else if !same_rank {
+                    san.push(char::from(b'1' + mv.from.rank()));
+                } else {
+                    san.push_str(&mv.from.to_string());
+                }
+            }
+        }
+        if capture {
+            san.push('x');
+        }
+        san.push_str(&mv.to.to_string());
+        if let Some(promotion) = mv.promotion {
+            san.push('=');
+            san.push(promotion.upper_char());
+        }
+    }
+    let next = state.play(mv)?;
+    if next.in_check() {
+        san.push(if Position::from_state(&next).has_legal_move() { '+' } else { '#' });
+    }
+    Ok(san)
+}
+
+/// What a SAN text says about its move.
+struct Pattern {
+    role: Role,
+    from_file: Option<u8>,
+    from_rank: Option<u8>,
+    to: Square,
+    promotion: Option<Role>,
+}
+
+fn syntax(san: &str, reason: &'static str) -> SanError {
+    SanError::Syntax { san: san.to_owned(), reason }
+}
+
+fn parse_pattern(original: &str, text: &str) -> Result<Pattern, SanError> {
+    let mut chars: Vec<char> = text.chars().collect();
+    let role = match chars.first() {
+        Some(&c @ ('N' | 'B' | 'R' | 'Q' | 'K' | 'P')) => {
+            chars.remove(0);
+            Role::from_char(c).expect("a piece letter")
+        }
+        _ => Role::Pawn,
+    };
+    let mut promotion = None;
+    if let Some(&last) = chars.last() {
+        let explicit = chars.len() >= 2 && chars[chars.len() - 2] == '=';
+        let letter = matches!(last, 'N' | 'B' | 'R' | 'Q') || (explicit && matches!(last, 'n' | 'b' | 'r' | 'q'));
+        if letter {
+            promotion = Role::from_char(last);
+            chars.pop();
+            if explicit {
+                chars.pop();
+            }
+        } else if explicit {
+            return Err(syntax(original, "promotion piece must be one of N, B, R, Q"));
+        }
+    }
+    if promotion.is_some() && role != Role::Pawn {
+        return Err(syntax(original, "only a pawn can promote"));
+    }
+    if chars.len() < 2 {
+        return Err(syntax(original, "missing target square"));
+    }
+    let to_text: String = chars[chars.len() - 2..].iter().collect();
+    let to: Square = to_text.parse().map_err(|_| syntax(original, "invalid target square"))?;
+    chars.truncate(chars.len() - 2);
+    if chars.last() == Some(&'x') {
+        chars.pop();
+    }
+    let (mut from_file, mut from_rank) = (None, None);
+    match chars.as_slice() {
+        [] => {}
+        [f @ 'a'..='h'] => from_file = Some(*f as u8 - b'a'),
+        [r @ '1'..='8'] => from_rank = Some(*r as u8 - b'1'),
+        [f @ 'a'..='h', r @ '1'..='8'] => {
+            from_file = Some(*f as u8 - b'a');
+            from_rank = Some(*r as u8 - b'1');
+        }
+        _ => return Err(syntax(original, "invalid origin (disambiguation) before the target square")),
+    }
+    Ok(Pattern { role, from_file, from_rank, to, promotion })
+}
+
+pub(crate) fn parse(state: &State, san: &str) -> Result<Move, SanError> {
+    let text = san.trim().trim_end_matches(['+', '#', '!', '?']);
+    if text.is_empty() {
+        return Err(syntax(san, "empty move"));
+    }
+    if !text.is_ascii() {
+        return Err(syntax(san, "unexpected character"));
+    }
+    let list = legal_moves(state);
+    let b = state.as_bytes();
+    let role_of = |sq: u8| (b[sq as usize] as i8).abs();
+
+    let castle = match text {
+        "O-O" | "0-0" => Some(6),
+        "O-O-O" | "0-0-0" => Some(2),
+        _ => None,
+    };
+    if let Some(file) = castle {
+        return list
+            .as_slice()
+            .iter()
+            .map(|&m| to_move(m))
+            .find(|&m| is_castling(role_of(m.from.index()), m) && m.to.file() == file)
+            .ok_or_else(|| SanError::Illegal { san: san.to_owned() });
+    }
+
+    let pattern = parse_pattern(san, text)?;
+    let mut candidates = Vec::new();
+    for &m in list.as_slice() {
+        let mv = to_move(m);
+        let role = role_of(m.from);
+        if role != pattern.role.code() as i8
+            || mv.to != pattern.to
+            || mv.promotion != pattern.promotion
+            || is_castling(role, mv)
+            || pattern.from_file.is_some_and(|f| f != mv.from.file())
+            || pattern.from_rank.is_some_and(|r| r != mv.from.rank())
+        {
+            continue;
+        }
+        // A pawn capture names its file; without one, only pushes match.
+        if role == PAWN && pattern.from_file.is_none() && mv.from.file() != mv.to.file() {
+            continue;
+        }
+        candidates.push(mv);
+    }
+    match candidates.len() {
+        0 => Err(SanError::Illegal { san: san.to_owned() }),
+        1 => Ok(candidates[0]),
+        _ => Err(SanError::Ambiguous { san: san.to_owned(), candidates }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Move, SanError, State};
+
+    fn state(fen: &str) -> State {
+        State::from_fen(fen).unwrap()
+    }
+
+    fn san(fen: &str, uci: &str) -> String {
+        state(fen).san(Move::from_uci(uci).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn formats_standard_san() {
+        let start = State::initial();
+        assert_eq!(start.san(Move::from_uci("g1f3").unwrap()).unwrap(), "Nf3");
+        assert_eq!(start.san(Move::from_uci("e2e4").unwrap()).unwrap(), "e4");
+        assert!(start.san(Move::from_uci("e2e5").unwrap()).is_err());
+        let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+        assert_eq!(san(kiwipete, "e1g1"), "O-O");
+        assert_eq!(san(kiwipete, "e1c1"), "O-O-O");
+        assert_eq!(san(kiwipete, "d5e6"), "dxe6");
+        assert_eq!(san(kiwipete, "e5f7"), "Nxf7");
+        assert_eq!(san("4k3/8/8/8/8/8/4K3/R6R w - - 0 1", "a1d1"), "Rad1");
+        assert_eq!(san("4k3/8/8/R7/8/8/8/R3K3 w - - 0 1", "a1a3"), "R1a3");
+        assert_eq!(san("1k6/7K/8/8/4Q2Q/8/8/7Q w - - 0 1", "h4e1"), "Qh4e1");
+        assert_eq!(san("1k6/7K/8/8/4Q2Q/8/8/7Q w - - 0 1", "h1e1"), "Q1e1");
+        assert_eq!(san("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8n"), "b8=N");
+        assert_eq!(san("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8q"), "b8=Q+");
+        assert_eq!(san("rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2", "d8h4"), "Qh4#");
+    }
+
+    #[test]
+    fn parses_lenient_san() {
+        let start = State::initial();
+        assert_eq!(start.parse_san("Nf3").unwrap(), Move::from_uci("g1f3").unwrap());
+        assert_eq!(start.parse_san("e4!?").unwrap(), Move::from_uci("e2e4").unwrap());
+        assert_eq!(start.parse_san("Ng1f3").unwrap(), Move::from_uci("g1f3").unwrap());
+        assert!(matches!(start.parse_san("Nd4"), Err(SanError::Illegal { .. })));
+        assert!(matches!(start.parse_san("Zz9"), Err(SanError::Syntax { .. })));
+        assert!(matches!(start.parse_san(""), Err(SanError::Syntax { .. })));
+        let kiwipete = state("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
+        assert_eq!(kiwipete.parse_san("0-0").unwrap(), Move::from_uci("e1g1").unwrap());
+        assert_eq!(kiwipete.parse_san("O-O-O+").unwrap(), Move::from_uci("e1c1").unwrap());
+        assert_eq!(kiwipete.parse_san("dxe6").unwrap(), Move::from_uci("d5e6").unwrap());
+        assert_eq!(kiwipete.parse_san("de6").unwrap(), Move::from_uci("d5e6").unwrap());
+        let rooks = state("4k3/8/8/8/8/8/4K3/R6R w - - 0 1");
+        match rooks.parse_san("Rf1") {
+            Err(SanError::Ambiguous { candidates, .. }) => assert_eq!(candidates.len(), 2),
+            other => panic!("expected ambiguity, got {other:?}"),
+        }
+        assert_eq!(rooks.parse_san("Rhf1").unwrap(), Move::from_uci("h1f1").unwrap());
+        assert_eq!(rooks.parse_san("Rh1f1").unwrap(), Move::from_uci("h1f1").unwrap());
+        let promo = state("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1");
+        assert_eq!(promo.parse_san("b8=N").unwrap(), Move::from_uci("b7b8n").unwrap());
+        assert_eq!(promo.parse_san("b8Q").unwrap(), Move::from_uci("b7b8q").unwrap());
+        assert_eq!(promo.parse_san("b8=q").unwrap(), Move::from_uci("b7b8q").unwrap());
+        assert!(matches!(promo.parse_san("b8"), Err(SanError::Illegal { .. })));
+        assert_eq!(promo.parse_move("b7b8r").unwrap(), Move::from_uci("b7b8r").unwrap());
+        assert!(matches!(promo.parse_move("b7b6"), Err(SanError::Rejected { .. })));
+    }
+}

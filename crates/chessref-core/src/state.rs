@@ -3,11 +3,13 @@
 use std::fmt;
 use std::str::FromStr;
 
-use alloy_primitives::B256;
+use alloy_primitives::{B256, keccak256};
 
+use crate::attacks::{attacked, is_diagonal, is_king_step, is_knight_step, is_orthogonal, line_step, on_board};
 use crate::error::{FenError, InvalidState, Rejection, SanError, StateError};
 use crate::moves::{Move, RawMove};
-use crate::square::{Color, Piece, Square};
+use crate::position::{BISHOP, IMove, KING, KNIGHT, MoveList, PAWN, Position, QUEEN, ROOK};
+use crate::square::{Color, Piece, Role, Square};
 
 /// Exactly the 128 bytes of ENCODING.md (0x88 board plus shadow flags).
 ///
@@ -72,16 +74,153 @@ impl fmt::Display for Status {
     }
 }
 
+/// Indices of the shadow-board flags (ENCODING.md section 3).
+pub(crate) mod idx {
+    pub const MOVE_COUNT_HIGH: usize = 8;
+    pub const MOVE_COUNT_LOW: usize = 9;
+    pub const HALFMOVE_CLOCK: usize = 10;
+    pub const BLACK_KING_POS: usize = 11;
+    pub const WHITE_KING_POS: usize = 123;
+    pub const CURRENT_PLAYER: usize = 56;
+    pub const BLACK_LEFT_CASTLING: usize = 62;
+    pub const BLACK_RIGHT_CASTLING: usize = 63;
+    pub const WHITE_LEFT_CASTLING: usize = 78;
+    pub const WHITE_RIGHT_CASTLING: usize = 79;
+    pub const BLACK_EN_PASSANT: usize = 61;
+    pub const WHITE_EN_PASSANT: usize = 77;
+}
+
+const INITIAL: [u8; 128] = {
+    let mut b = [0u8; 128];
+    let back = [4u8, 2, 3, 5, 6, 3, 2, 4];
+    let mut f = 0;
+    while f < 8 {
+        b[f] = (back[f] as i8).wrapping_neg() as u8;
+        b[16 + f] = 0xff;
+        b[96 + f] = 1;
+        b[112 + f] = back[f];
+        f += 1;
+    }
+    b[idx::BLACK_KING_POS] = 4;
+    b[idx::WHITE_KING_POS] = 116;
+    b[idx::CURRENT_PLAYER] = 1;
+    b
+};
+
+/// The kind of a move that passed the section 6 checks 1 to 13.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum MoveKind {
+    Normal,
+    DoubleStep,
+    EnPassant,
+    Castle { rook_from: u8, rook_to: u8 },
+}
+
+/// Does `bytes` (any 128 bytes) satisfy section 7? The first failing code, in order.
+fn validate(b: &[u8; 128]) -> Result<(), InvalidState> {
+    let at = |i: u8| b[i as usize] as i8;
+    for sq in board_squares() {
+        if !(-6..=6).contains(&at(sq)) {
+            return Err(InvalidState::BadPieceCode);
+        }
+    }
+    for i in 0..128usize {
+        if i & 8 == 0 {
+            continue;
+        }
+        let v = b[i];
+        let ok = match i {
+            idx::MOVE_COUNT_HIGH | idx::MOVE_COUNT_LOW => v <= 127,
+            idx::HALFMOVE_CLOCK | idx::BLACK_KING_POS | idx::WHITE_KING_POS => true,
+            idx::CURRENT_PLAYER => v == 0x01 || v == 0xff,
+            idx::BLACK_LEFT_CASTLING | idx::BLACK_RIGHT_CASTLING | idx::WHITE_LEFT_CASTLING | idx::WHITE_RIGHT_CASTLING => {
+                v == 0 || v == 0xff
+            }
+            idx::BLACK_EN_PASSANT => v == 0 || (32..=39).contains(&v),
+            idx::WHITE_EN_PASSANT => v == 0 || (80..=87).contains(&v),
+            _ => v == 0,
+        };
+        if !ok {
+            return Err(InvalidState::BadFlag);
+        }
+    }
+    let (mut white_kings, mut black_kings) = (0, 0);
+    for sq in board_squares() {
+        match at(sq) {
+            KING => white_kings += 1,
+            -6 => black_kings += 1,
+            _ => {}
+        }
+    }
+    if white_kings != 1 || black_kings != 1 {
+        return Err(InvalidState::KingCount);
+    }
+    let (wk, bk) = (b[idx::WHITE_KING_POS], b[idx::BLACK_KING_POS]);
+    // An off-board king byte is in its flag domain (any byte) but points at no king.
+    if !on_board(wk) || !on_board(bk) || at(wk) != KING || at(bk) != -KING {
+        return Err(InvalidState::KingPosMismatch);
+    }
+    for f in 0..8u8 {
+        if at(f).abs() == PAWN || at(112 + f).abs() == PAWN {
+            return Err(InvalidState::PawnOnBackRank);
+        }
+    }
+    let board = signed(b);
+    let turn = b[idx::CURRENT_PLAYER] as i8;
+    let waiting_king = if turn > 0 { bk } else { wk };
+    if attacked(&board, waiting_king, turn) {
+        return Err(InvalidState::OpponentInCheck);
+    }
+    for (right, king_sq, rook_sq, sign) in [
+        (idx::WHITE_LEFT_CASTLING, 116u8, 112u8, 1i8),
+        (idx::WHITE_RIGHT_CASTLING, 116, 119, 1),
+        (idx::BLACK_LEFT_CASTLING, 4, 0, -1),
+        (idx::BLACK_RIGHT_CASTLING, 4, 7, -1),
+    ] {
+        if b[right] == 0 && (at(king_sq) != KING * sign || at(rook_sq) != ROOK * sign) {
+            return Err(InvalidState::BadCastling);
+        }
+    }
+    let (wep, bep) = (b[idx::WHITE_EN_PASSANT], b[idx::BLACK_EN_PASSANT]);
+    if wep != 0 && bep != 0 {
+        return Err(InvalidState::BadEnPassant);
+    }
+    if wep != 0 && (turn != -1 || !(80..=87).contains(&wep) || at(wep - 16) != PAWN || at(wep) != 0 || at(wep + 16) != 0) {
+        return Err(InvalidState::BadEnPassant);
+    }
+    if bep != 0 && (turn != 1 || !(32..=39).contains(&bep) || at(bep + 16) != -PAWN || at(bep) != 0 || at(bep - 16) != 0) {
+        return Err(InvalidState::BadEnPassant);
+    }
+    Ok(())
+}
+
+/// Section 7 validation of 128 bytes.
+pub(crate) fn validate_bytes(b: &[u8; 128]) -> Result<(), InvalidState> {
+    validate(b)
+}
+
+/// The 64 on-board 0x88 indices, a8 first.
+pub(crate) fn board_squares() -> impl Iterator<Item = u8> {
+    (0..128u8).filter(|&sq| on_board(sq))
+}
+
+/// The board bytes read as signed piece codes.
+#[inline(always)]
+pub(crate) fn signed(b: &[u8; 128]) -> [i8; 128] {
+    b.map(|x| x as i8)
+}
+
 impl State {
     /// The standard initial position (section 4).
     pub fn initial() -> State {
-        todo!()
+        State(INITIAL)
     }
 
     /// Validates 128 bytes (length, then section 7 in code order).
     pub fn from_bytes(bytes: &[u8]) -> Result<State, StateError> {
-        let _ = bytes;
-        todo!()
+        let array: [u8; 128] = bytes.try_into().map_err(|_| StateError::BadLength(bytes.len()))?;
+        validate(&array)?;
+        Ok(State(array))
     }
 
     /// The 128 bytes.
@@ -91,113 +230,476 @@ impl State {
 
     /// Parses 256 hex digits (either case, optional `0x`) and validates them.
     pub fn from_hex(s: &str) -> Result<State, StateError> {
-        let _ = s;
-        todo!()
+        let s = s.trim();
+        let digits = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")).unwrap_or(s);
+        if !digits.is_ascii() {
+            return Err(StateError::BadHex("not ASCII hex digits".into()));
+        }
+        if digits.len() != 256 {
+            return Err(StateError::BadHex(format!("expected 256 hex digits (128 bytes), got {} characters", digits.len())));
+        }
+        let mut bytes = [0u8; 128];
+        for (i, pair) in digits.as_bytes().chunks(2).enumerate() {
+            let nibble = |c: u8| (c as char).to_digit(16);
+            match (nibble(pair[0]), nibble(pair[1])) {
+                (Some(h), Some(l)) => bytes[i] = (h * 16 + l) as u8,
+                _ => {
+                    return Err(StateError::BadHex(format!(
+                        "invalid hex digit at position {}",
+                        2 * i + if nibble(pair[0]).is_none() { 0 } else { 1 }
+                    )));
+                }
+            }
+        }
+        State::from_bytes(&bytes)
     }
 
     /// 256 lower-case hex digits, no `0x`.
     pub fn to_hex(&self) -> String {
-        todo!()
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut s = String::with_capacity(256);
+        for &byte in &self.0 {
+            s.push(DIGITS[(byte >> 4) as usize] as char);
+            s.push(DIGITS[(byte & 15) as usize] as char);
+        }
+        s
     }
 
     /// Parses a FEN (section 5) into a validated state.
+    ///
+    /// Accepts the 6 standard fields or the first 4 (clocks then default to
+    /// `0 1`). A fullmove number of 0 is read as 1; a halfmove clock above 255
+    /// saturates at 255 as the byte does; a move count above 16383 plies is
+    /// rejected. The castling and en-passant fields must describe the position
+    /// (section 7), otherwise [`FenError::Invalid`] names the rule.
     pub fn from_fen(fen: &str) -> Result<State, FenError> {
-        let _ = fen;
-        todo!()
+        crate::fen::parse(fen)
     }
 
     /// The FEN of this state (section 5).
     pub fn fen(&self) -> String {
-        todo!()
+        crate::fen::format(self)
     }
 
     /// A board for terminals: ranks 8 to 1, files a to h, with the side to move.
     pub fn pretty(&self) -> String {
-        todo!()
+        let mut s = String::with_capacity(300);
+        for row in 0..8u8 {
+            s.push(char::from(b'8' - row));
+            s.push(' ');
+            for file in 0..8u8 {
+                s.push(' ');
+                s.push(Piece::from_code(self.0[(row * 16 + file) as usize] as i8).map_or('.', Piece::char));
+            }
+            s.push('\n');
+        }
+        s.push_str("   a b c d e f g h\n");
+        s.push_str(match self.turn() {
+            Color::White => "white to move",
+            Color::Black => "black to move",
+        });
+        if self.in_check() {
+            s.push_str(" (in check)");
+        }
+        s.push('\n');
+        s
     }
 
     /// The side to move.
     pub fn turn(&self) -> Color {
-        todo!()
+        if self.0[idx::CURRENT_PLAYER] == 1 { Color::White } else { Color::Black }
     }
 
     /// Plies played since the standard initial position (bytes 8, 9).
     pub fn ply(&self) -> u16 {
-        todo!()
+        self.0[idx::MOVE_COUNT_HIGH] as u16 * 128 + self.0[idx::MOVE_COUNT_LOW] as u16
     }
 
     /// Plies since the last capture or pawn move (byte 10).
     pub fn halfmove_clock(&self) -> u8 {
-        todo!()
+        self.0[idx::HALFMOVE_CLOCK]
+    }
+
+    /// The fullmove number of FEN (`ply / 2 + 1`).
+    pub fn fullmove_number(&self) -> u16 {
+        self.ply() / 2 + 1
     }
 
     /// The piece on `sq`.
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
-        let _ = sq;
-        todo!()
+        Piece::from_code(self.0[sq.index() as usize] as i8)
     }
 
     /// The square of `c`'s king (from the shadow bytes).
     pub fn king(&self, c: Color) -> Square {
-        let _ = c;
-        todo!()
+        let byte = match c {
+            Color::White => self.0[idx::WHITE_KING_POS],
+            Color::Black => self.0[idx::BLACK_KING_POS],
+        };
+        Square::from_index_unchecked(byte)
+    }
+
+    /// The en-passant square (the one the last double step passed over), if set.
+    pub fn en_passant_square(&self) -> Option<Square> {
+        Square::new(self.0[idx::WHITE_EN_PASSANT] | self.0[idx::BLACK_EN_PASSANT]).filter(|sq| sq.index() != 0)
+    }
+
+    /// Whether `c` keeps its king-side (`king_side`) or queen-side castling right.
+    pub fn has_castling_right(&self, c: Color, king_side: bool) -> bool {
+        let i = match (c, king_side) {
+            (Color::White, true) => idx::WHITE_RIGHT_CASTLING,
+            (Color::White, false) => idx::WHITE_LEFT_CASTLING,
+            (Color::Black, true) => idx::BLACK_RIGHT_CASTLING,
+            (Color::Black, false) => idx::BLACK_LEFT_CASTLING,
+        };
+        self.0[i] == 0
     }
 
     /// Whether the side to move is in check.
     pub fn in_check(&self) -> bool {
-        todo!()
+        let turn = self.0[idx::CURRENT_PLAYER] as i8;
+        let king = if turn > 0 { self.0[idx::WHITE_KING_POS] } else { self.0[idx::BLACK_KING_POS] };
+        attacked(&signed(&self.0), king, -turn)
     }
 
-    /// All legal moves.
+    /// All legal moves (castling as the king's two-square move; promotions to
+    /// queen, rook, bishop and knight).
     pub fn legal_moves(&self) -> Vec<Move> {
-        todo!()
+        let mut list = MoveList::new();
+        Position::from_state(self).generate(&mut list);
+        list.as_slice().iter().map(|m| to_move(*m)).collect()
     }
 
     /// Checks a move: `Ok` with the well-formed move iff it is legal, else the
     /// first section 6 rejection in section 6 order.
     pub fn check(&self, mv: impl Into<RawMove>) -> Result<Move, Rejection> {
-        let _ = mv.into();
-        todo!()
+        let raw = mv.into();
+        let kind = self.precheck(raw)?;
+        let mut board = signed(&self.0);
+        let king = self.apply_pieces(&mut board, raw, kind);
+        if attacked(&board, king, -(self.0[idx::CURRENT_PLAYER] as i8)) {
+            return Err(Rejection::KingLeftInCheck);
+        }
+        Ok(Move {
+            from: Square::from_index_unchecked(raw.from),
+            to: Square::from_index_unchecked(raw.to),
+            promotion: Role::from_code(raw.promotion),
+        })
     }
 
     /// Applies a move (section 5, byte for byte), or rejects it as [`State::check`] does.
     pub fn play(&self, mv: impl Into<RawMove>) -> Result<State, Rejection> {
-        let _ = mv.into();
-        todo!()
+        let raw = mv.into();
+        let kind = self.precheck(raw)?;
+        let mut board = signed(&self.0);
+        let king = self.apply_pieces(&mut board, raw, kind);
+        let us = self.0[idx::CURRENT_PLAYER] as i8;
+        if attacked(&board, king, -us) {
+            return Err(Rejection::KingLeftInCheck);
+        }
+        let mut next = self.0;
+        for sq in board_squares() {
+            next[sq as usize] = board[sq as usize] as u8;
+        }
+        next[idx::WHITE_EN_PASSANT] = 0;
+        next[idx::BLACK_EN_PASSANT] = 0;
+        let moved = self.0[raw.from as usize] as i8 * us;
+        let captured = self.0[raw.to as usize] != 0 || kind == MoveKind::EnPassant;
+        if moved == KING {
+            if us > 0 {
+                next[idx::WHITE_KING_POS] = raw.to;
+                next[idx::WHITE_LEFT_CASTLING] = 0xff;
+                next[idx::WHITE_RIGHT_CASTLING] = 0xff;
+            } else {
+                next[idx::BLACK_KING_POS] = raw.to;
+                next[idx::BLACK_LEFT_CASTLING] = 0xff;
+                next[idx::BLACK_RIGHT_CASTLING] = 0xff;
+            }
+        }
+        for sq in [raw.from, raw.to] {
+            // A move from a corner is the rook leaving it (while the right is kept the rook
+            // is there); a move onto a corner captures whatever stood there.
+            match sq {
+                112 => next[idx::WHITE_LEFT_CASTLING] = 0xff,
+                119 => next[idx::WHITE_RIGHT_CASTLING] = 0xff,
+                0 => next[idx::BLACK_LEFT_CASTLING] = 0xff,
+                7 => next[idx::BLACK_RIGHT_CASTLING] = 0xff,
+                _ => {}
+            }
+        }
+        if kind == MoveKind::DoubleStep {
+            let passed = (raw.from + raw.to) / 2;
+            next[if us > 0 { idx::WHITE_EN_PASSANT } else { idx::BLACK_EN_PASSANT }] = passed;
+        }
+        next[idx::HALFMOVE_CLOCK] =
+            if moved == PAWN || captured { 0 } else { self.0[idx::HALFMOVE_CLOCK].saturating_add(1) };
+        let count = (self.ply() + 1).min(MAX_PLY);
+        next[idx::MOVE_COUNT_HIGH] = (count >> 7) as u8;
+        next[idx::MOVE_COUNT_LOW] = (count & 127) as u8;
+        next[idx::CURRENT_PLAYER] = (-us) as u8;
+        Ok(State(next))
+    }
+
+    /// Section 6 checks 1 to 13, in order.
+    fn precheck(&self, raw: RawMove) -> Result<MoveKind, Rejection> {
+        let RawMove { from, to, promotion } = raw;
+        if !on_board(from) || !on_board(to) {
+            return Err(Rejection::OffBoard);
+        }
+        if from == to {
+            return Err(Rejection::SameSquare);
+        }
+        let b = &self.0;
+        let piece = b[from as usize] as i8;
+        if piece == 0 {
+            return Err(Rejection::EmptyFrom);
+        }
+        let us = b[idx::CURRENT_PLAYER] as i8;
+        if piece * us < 0 {
+            return Err(Rejection::NotYourPiece);
+        }
+        let target = b[to as usize] as i8;
+        if target * us > 0 {
+            return Err(Rejection::OwnPieceOnTarget);
+        }
+        let role = piece * us;
+        let mut kind = MoveKind::Normal;
+        let mut promotes = false;
+        match role {
+            KNIGHT => {
+                if !is_knight_step(from, to) {
+                    return Err(Rejection::BadGeometry);
+                }
+            }
+            BISHOP | ROOK | QUEEN => {
+                let geometry_ok = match role {
+                    BISHOP => is_diagonal(from, to),
+                    ROOK => is_orthogonal(from, to),
+                    _ => is_diagonal(from, to) || is_orthogonal(from, to),
+                };
+                if !geometry_ok {
+                    return Err(Rejection::BadGeometry);
+                }
+                let step = line_step(from, to).expect("aligned");
+                let mut t = from.wrapping_add(step);
+                while t != to {
+                    if b[t as usize] != 0 {
+                        return Err(Rejection::PathBlocked);
+                    }
+                    t = t.wrapping_add(step);
+                }
+            }
+            KING => {
+                if !is_king_step(from, to) {
+                    let home = if us > 0 { 116 } else { 4 };
+                    if from != home || (to != home + 2 && to != home - 2) {
+                        return Err(Rejection::BadGeometry);
+                    }
+                    let king_side = to == home + 2;
+                    let (right, rook_from, rook_to) = match (us > 0, king_side) {
+                        (true, true) => (idx::WHITE_RIGHT_CASTLING, 119u8, 117u8),
+                        (true, false) => (idx::WHITE_LEFT_CASTLING, 112, 115),
+                        (false, true) => (idx::BLACK_RIGHT_CASTLING, 7, 5),
+                        (false, false) => (idx::BLACK_LEFT_CASTLING, 0, 3),
+                    };
+                    if b[right] == 0xff || b[rook_from as usize] as i8 != ROOK * us {
+                        return Err(Rejection::CastlingNotAllowed);
+                    }
+                    let (lo, hi) = if king_side { (home + 1, rook_from) } else { (rook_from + 1, home) };
+                    if (lo..hi).any(|sq| b[sq as usize] != 0) {
+                        return Err(Rejection::PathBlocked);
+                    }
+                    let board = signed(b);
+                    if attacked(&board, home, -us) {
+                        return Err(Rejection::CastlingInCheck);
+                    }
+                    if attacked(&board, rook_to, -us) {
+                        return Err(Rejection::CastlingThroughCheck);
+                    }
+                    kind = MoveKind::Castle { rook_from, rook_to };
+                }
+            }
+            _ => {
+                // Pawn: forward is -16 for white, +16 for black.
+                let diff = (to as i16 - from as i16) * us as i16;
+                let start_row = if us > 0 { 6 } else { 1 };
+                match diff {
+                    -16 => {
+                        if target != 0 {
+                            return Err(Rejection::PathBlocked);
+                        }
+                    }
+                    -32 if from >> 4 == start_row => {
+                        let middle = (from + to) / 2;
+                        if b[middle as usize] != 0 || target != 0 {
+                            return Err(Rejection::PathBlocked);
+                        }
+                        kind = MoveKind::DoubleStep;
+                    }
+                    -15 | -17 => {
+                        if target == 0 {
+                            let ep = if us > 0 { b[idx::BLACK_EN_PASSANT] } else { b[idx::WHITE_EN_PASSANT] };
+                            if ep == 0 || ep != to {
+                                return Err(Rejection::NoCaptureTarget);
+                            }
+                            kind = MoveKind::EnPassant;
+                        }
+                    }
+                    _ => return Err(Rejection::BadGeometry),
+                }
+                promotes = to >> 4 == if us > 0 { 0 } else { 7 };
+            }
+        }
+        if promotes && promotion == 0 {
+            return Err(Rejection::PromotionRequired);
+        }
+        if !matches!(promotion, 0 | 2..=5) || (promotion != 0 && !promotes) {
+            return Err(Rejection::InvalidPromotion);
+        }
+        Ok(kind)
+    }
+
+    /// Moves the pieces of a prechecked move on `board`; returns the mover's king square.
+    fn apply_pieces(&self, board: &mut [i8; 128], raw: RawMove, kind: MoveKind) -> u8 {
+        let us = self.0[idx::CURRENT_PLAYER] as i8;
+        let piece = board[raw.from as usize];
+        board[raw.from as usize] = 0;
+        board[raw.to as usize] = if raw.promotion != 0 { raw.promotion as i8 * us } else { piece };
+        match kind {
+            MoveKind::EnPassant => board[raw.to.wrapping_add((16 * us) as u8) as usize] = 0,
+            MoveKind::Castle { rook_from, rook_to } => {
+                board[rook_from as usize] = 0;
+                board[rook_to as usize] = ROOK * us;
+            }
+            MoveKind::Normal | MoveKind::DoubleStep => {}
+        }
+        if piece * us == KING {
+            raw.to
+        } else if us > 0 {
+            self.0[idx::WHITE_KING_POS]
+        } else {
+            self.0[idx::BLACK_KING_POS]
+        }
     }
 
     /// The status for the side to move (section 8).
     pub fn status(&self) -> Status {
-        todo!()
+        let mut pos = Position::from_state(self);
+        if !pos.has_legal_move() {
+            return if pos.in_check() { Status::Checkmate } else { Status::Stalemate };
+        }
+        if self.has_insufficient_material(Color::White) && self.has_insufficient_material(Color::Black) {
+            return Status::InsufficientMaterial;
+        }
+        if self.halfmove_clock() >= 150 {
+            return Status::SeventyFiveMoves;
+        }
+        Status::Ongoing
     }
 
-    /// Whether side `c` alone has insufficient material (section 8).
+    /// Whether side `c` alone has insufficient material (section 8; the
+    /// semantics of shakmaty's `has_insufficient_material`).
     pub fn has_insufficient_material(&self, c: Color) -> bool {
-        let _ = c;
-        todo!()
+        let sign = c.sign();
+        let mut own_knights = 0;
+        let mut own_bishops = 0;
+        let mut own_pieces = 0;
+        let mut opponent_minor_or_heavier = false;
+        let mut any_pawn_or_knight = false;
+        let mut bishop_squares = [false; 2];
+        for sq in board_squares() {
+            let p = self.0[sq as usize] as i8;
+            if p == 0 {
+                continue;
+            }
+            let role = p.abs();
+            if p * sign > 0 {
+                own_pieces += 1;
+                match role {
+                    PAWN | ROOK | QUEEN => return false,
+                    KNIGHT => own_knights += 1,
+                    BISHOP => own_bishops += 1,
+                    _ => {}
+                }
+            } else if role != KING && role != QUEEN {
+                opponent_minor_or_heavier = true;
+            }
+            if role == PAWN || role == KNIGHT {
+                any_pawn_or_knight = true;
+            }
+            if role == BISHOP {
+                let dark = ((sq & 7) + (7 - (sq >> 4))) % 2 == 0;
+                bishop_squares[dark as usize] = true;
+            }
+        }
+        if own_knights > 0 {
+            return own_pieces <= 2 && !opponent_minor_or_heavier;
+        }
+        if own_bishops > 0 {
+            return !(bishop_squares[0] && bishop_squares[1]) && !any_pawn_or_knight;
+        }
+        true
     }
 
-    /// The repetition key (section 9).
+    /// The repetition key (section 9): keccak256 of the bytes with the move
+    /// count and halfmove clock zeroed, and the en-passant byte zeroed unless
+    /// the side to move has a legal en-passant capture.
     pub fn repetition_key(&self) -> B256 {
-        todo!()
+        let mut bytes = self.0;
+        bytes[idx::MOVE_COUNT_HIGH] = 0;
+        bytes[idx::MOVE_COUNT_LOW] = 0;
+        bytes[idx::HALFMOVE_CLOCK] = 0;
+        if !self.has_legal_en_passant() {
+            bytes[idx::WHITE_EN_PASSANT] = 0;
+            bytes[idx::BLACK_EN_PASSANT] = 0;
+        }
+        keccak256(bytes)
+    }
+
+    /// Whether the side to move can legally capture en passant.
+    pub fn has_legal_en_passant(&self) -> bool {
+        let us = self.0[idx::CURRENT_PLAYER] as i8;
+        let ep = if us > 0 { self.0[idx::BLACK_EN_PASSANT] } else { self.0[idx::WHITE_EN_PASSANT] };
+        if ep == 0 {
+            return false;
+        }
+        // Our pawns that could capture onto ep stand one row behind it, one file aside.
+        let row = ep.wrapping_add((16 * us) as u8);
+        [row.wrapping_sub(1), row.wrapping_add(1)].into_iter().any(|from| {
+            on_board(from)
+                && self.0[from as usize] as i8 == PAWN * us
+                && self.check(RawMove { from, to: ep, promotion: 0 }).is_ok()
+        })
     }
 
     /// The SAN of a legal move (`Nf3`, `exd5`, `O-O`, `e8=Q+`, `Qh4#`).
     pub fn san(&self, mv: Move) -> Result<String, Rejection> {
-        let _ = mv;
-        todo!()
+        crate::san::format(self, mv)
     }
 
     /// Parses SAN against the legal moves (accepts `0-0`, `e8Q`, `+ # ! ?` suffixes).
     pub fn parse_san(&self, san: &str) -> Result<Move, SanError> {
-        let _ = san;
-        todo!()
+        crate::san::parse(self, san)
     }
 
     /// Parses a move in UCI or SAN and checks that it is legal.
     pub fn parse_move(&self, s: &str) -> Result<Move, SanError> {
-        let _ = s;
-        todo!()
+        let text = s.trim();
+        if let Ok(mv) = Move::from_uci(text) {
+            return self.check(mv).map_err(|rejection| SanError::Rejected { uci: text.to_owned(), rejection });
+        }
+        self.parse_san(text)
+    }
+}
+
+/// The largest move count the two count bytes hold.
+pub(crate) const MAX_PLY: u16 = 16383;
+
+pub(crate) fn to_move(m: IMove) -> Move {
+    Move {
+        from: Square::from_index_unchecked(m.from),
+        to: Square::from_index_unchecked(m.to),
+        promotion: Role::from_code(m.promotion),
     }
 }
 
@@ -216,8 +718,18 @@ impl fmt::Display for State {
 impl FromStr for State {
     type Err = FenError;
 
-    /// FEN, or 256 hex digits (hex errors are reported as FEN errors of the board field).
+    /// FEN, or 256 hex digits (an optional `0x`); an invalid hex state is
+    /// reported as [`FenError::Invalid`] with its section 7 code.
     fn from_str(s: &str) -> Result<State, FenError> {
+        let t = s.trim();
+        let digits = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t);
+        if digits.len() == 256 && digits.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return State::from_hex(digits).map_err(|e| match e {
+                StateError::Invalid(code) => FenError::Invalid(code),
+                // 256 hex digits always make 128 bytes.
+                StateError::BadLength(_) | StateError::BadHex(_) => FenError::FieldCount(1),
+            });
+        }
         State::from_fen(s)
     }
 }
@@ -236,5 +748,3 @@ impl AsRef<[u8]> for State {
     }
 }
 
-#[allow(dead_code)]
-fn _unused(_: InvalidState) {}
