@@ -10,7 +10,8 @@ pub fn perft(state: &State, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
-    perft_position(&mut Position::from_state(state), depth)
+    let mut lists = vec![MoveList::with_capacity(64); depth as usize];
+    perft_position(&mut Position::from_state(state), depth, &mut lists)
 }
 
 /// Per legal move, the perft count of depth `depth - 1` after it (empty for depth 0).
@@ -21,29 +22,31 @@ pub fn perft_divide(state: &State, depth: u32) -> Vec<(Move, u64)> {
     let mut pos = Position::from_state(state);
     let mut list = MoveList::new();
     pos.generate(&mut list);
-    list.as_slice()
-        .iter()
+    let mut lists = vec![MoveList::with_capacity(64); depth as usize];
+    list.iter()
         .map(|&m| {
             let undo = pos.make(m);
-            let n = if depth == 1 { 1 } else { perft_position(&mut pos, depth - 1) };
+            let n = if depth == 1 { 1 } else { perft_position(&mut pos, depth - 1, &mut lists) };
             pos.unmake(m, undo);
             (to_move(m), n)
         })
         .collect()
 }
 
-fn perft_position(pos: &mut Position, depth: u32) -> u64 {
+/// `lists[d]` is the reused move buffer of the node `d + 1` plies above the leaves.
+fn perft_position(pos: &mut Position, depth: u32, lists: &mut [MoveList]) -> u64 {
     if depth == 1 {
         let mut counter = Counter(0);
         pos.generate(&mut counter);
         return counter.0;
     }
-    let mut list = MoveList::new();
-    pos.generate(&mut list);
+    let (list, deeper) = lists.split_last_mut().expect("one buffer per ply");
+    list.clear();
+    pos.generate(list);
     let mut nodes = 0;
-    for &m in list.as_slice() {
+    for &m in list.iter() {
         let undo = pos.make(m);
-        nodes += perft_position(pos, depth - 1);
+        nodes += perft_position(pos, depth - 1, deeper);
         pos.unmake(m, undo);
     }
     nodes

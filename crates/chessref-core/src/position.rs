@@ -74,33 +74,19 @@ pub(crate) struct IMove {
     pub promotion: u8,
 }
 
-/// A fixed-capacity move list (no allocation; 218 is the most legal moves any position has).
-pub(crate) struct MoveList {
-    moves: [IMove; 256],
-    len: usize,
-}
+/// A growable move list. Arbitrary valid states (section 7 does not bound
+/// piece counts) can have far more than the 218 moves of real games.
+pub(crate) type MoveList = Vec<IMove>;
 
-impl MoveList {
-    pub fn new() -> MoveList {
-        MoveList { moves: [IMove::default(); 256], len: 0 }
-    }
-
-    pub fn as_slice(&self) -> &[IMove] {
-        &self.moves[..self.len]
-    }
-}
-
-impl Sink for MoveList {
+impl Sink for Vec<IMove> {
     #[inline(always)]
     fn push(&mut self, from: u8, to: u8) {
-        self.moves[self.len] = IMove { from, to, promotion: 0 };
-        self.len += 1;
+        Vec::push(self, IMove { from, to, promotion: 0 });
     }
     #[inline(always)]
     fn push_promotions(&mut self, from: u8, to: u8) {
         for promotion in [QUEEN, ROOK, BISHOP, KNIGHT] {
-            self.moves[self.len] = IMove { from, to, promotion: promotion as u8 };
-            self.len += 1;
+            Vec::push(self, IMove { from, to, promotion: promotion as u8 });
         }
     }
 }
@@ -131,8 +117,9 @@ pub(crate) struct Position {
     pub ep: u8,
     /// Halfmove clock (saturating).
     pub halfmove: u8,
-    /// Squares of each side's pieces other than the king.
-    list: [[u8; 16]; 2],
+    /// Squares of each side's pieces other than the king (any number: states
+    /// from outside need not come from a game).
+    list: [[u8; 64]; 2],
     count: [u8; 2],
     /// Position of each occupied square in its side's list.
     index: [u8; 128],
@@ -148,7 +135,7 @@ impl Position {
             castling: 0,
             ep: bytes[idx::WHITE_EN_PASSANT] | bytes[idx::BLACK_EN_PASSANT],
             halfmove: bytes[idx::HALFMOVE_CLOCK],
-            list: [[0; 16]; 2],
+            list: [[0; 64]; 2],
             count: [0; 2],
             index: [0; 128],
         };
@@ -170,7 +157,7 @@ impl Position {
             pos.board[sq as usize] = p;
             if p != 0 && p.abs() != KING {
                 let s = side(p);
-                // A valid state has at most 15 non-king pieces per side.
+                // Section 7 does not bound piece counts: a side may hold up to 62 others.
                 let n = pos.count[s];
                 pos.list[s][n as usize] = sq;
                 pos.index[sq as usize] = n;

@@ -32,7 +32,7 @@ pub(crate) fn format(state: &State, mv: Move) -> Result<String, Rejection> {
         } else {
             san.push(Role::from_code(role as u8).expect("a piece").upper_char());
             let (mut others, mut same_file, mut same_rank) = (false, false, false);
-            for other in legal_moves(state).as_slice() {
+            for other in legal_moves(state).iter() {
                 if other.to == mv.to.index()
                     && other.from != mv.from.index()
                     && (b[other.from as usize] as i8).abs() == role
@@ -150,7 +150,6 @@ pub(crate) fn parse(state: &State, san: &str) -> Result<Move, SanError> {
     };
     if let Some(file) = castle {
         return list
-            .as_slice()
             .iter()
             .map(|&m| to_move(m))
             .find(|&m| is_castling(role_of(m.from.index()), m) && m.to.file() == file)
@@ -159,7 +158,7 @@ pub(crate) fn parse(state: &State, san: &str) -> Result<Move, SanError> {
 
     let pattern = parse_pattern(san, text)?;
     let mut candidates = Vec::new();
-    for &m in list.as_slice() {
+    for &m in list.iter() {
         let mv = to_move(m);
         let role = role_of(m.from);
         if role != pattern.role.code() as i8

@@ -367,7 +367,7 @@ impl State {
     pub fn legal_moves(&self) -> Vec<Move> {
         let mut list = MoveList::new();
         Position::from_state(self).generate(&mut list);
-        list.as_slice().iter().map(|m| to_move(*m)).collect()
+        list.iter().map(|m| to_move(*m)).collect()
     }
 
     /// Checks a move: `Ok` with the well-formed move iff it is legal, else the
