@@ -304,7 +304,7 @@ library ChessRules {
 
     /// @dev Codes 1-13 in section 6 order; also returns the move kind and the moving piece.
     function _precheck(bytes memory s, uint256 from, uint256 to, uint256 promotion)
-        private
+        internal
         pure
         returns (uint256 code, uint256 kind, int256 piece)
     {
@@ -412,7 +412,7 @@ library ChessRules {
     /// @dev Moves the pieces of a geometrically valid move (the pawn stays a pawn: a
     /// promotion does not change which squares are attacked). Returns the captured piece.
     function _make(bytes memory s, uint256 from, uint256 to, uint256 kind, int256 piece, int256 side)
-        private
+        internal
         pure
         returns (int256 captured)
     {
@@ -453,7 +453,9 @@ library ChessRules {
         }
     }
 
-    /// @dev Section 5 steps 1 and 3-7 (the board itself was updated by `_make`).
+    /// @dev Section 5 steps 1 and 3-7 (the board itself was updated by `_make`), in
+    /// assembly because it runs on every referee move: byte writes and one read of the
+    /// counters instead of a dozen helper calls.
     function _updateFlags(
         bytes memory s,
         uint256 from,
@@ -463,45 +465,51 @@ library ChessRules {
         bool resetsClock,
         int256 side
     ) private pure {
-        unchecked {
-            _put(s, WHITE_EN_PASSANT, 0);
-            _put(s, BLACK_EN_PASSANT, 0);
-            if (kind == DOUBLE_STEP) _put(s, side > 0 ? WHITE_EN_PASSANT : BLACK_EN_PASSANT, int256((from + to) >> 1));
-            if (isKing) {
-                if (side > 0) {
-                    _put(s, WHITE_KING_POS, int256(to));
-                    _put(s, WHITE_LEFT_CASTLING, -1);
-                    _put(s, WHITE_RIGHT_CASTLING, -1);
-                } else {
-                    _put(s, BLACK_KING_POS, int256(to));
-                    _put(s, BLACK_LEFT_CASTLING, -1);
-                    _put(s, BLACK_RIGHT_CASTLING, -1);
+        assembly ("memory-safe") {
+            let p := add(s, 0x20)
+            let white := eq(side, 1)
+            // 1. both en-passant bytes (61 black, 77 white) cleared; 5. set after a double step
+            mstore8(add(p, 61), 0)
+            mstore8(add(p, 77), 0)
+            if eq(kind, 1) { mstore8(add(p, add(61, mul(white, 16))), shr(1, add(from, to))) }
+            // 3./4. king position (123 white, 11 black) and both of its side's rights (78/79, 62/63)
+            if isKing {
+                mstore8(add(p, add(11, mul(white, 112))), to)
+                let r := add(p, add(62, mul(white, 16)))
+                mstore8(r, 0xff)
+                mstore8(add(r, 1), 0xff)
+            }
+            // 4. a move from a corner moves its rook, a move to a corner captures it:
+            // corner 0 -> 62, 7 -> 63, 112 -> 78, 119 -> 79
+            for { let i := 0 } lt(i, 2) { i := add(i, 1) } {
+                let c := from
+                if i { c := to }
+                if and(shr(c, 0x810000000000000000000000000081), 1) {
+                    mstore8(add(p, add(add(62, and(c, 1)), mul(16, gt(c, 7)))), 0xff)
                 }
             }
-            // a move from a corner moves its rook; a move to a corner captures it
-            _loseCornerRight(s, from);
-            _loseCornerRight(s, to);
-            uint256 clock = _raw(s, HALFMOVE_CLOCK);
-            _put(s, HALFMOVE_CLOCK, resetsClock ? int256(0) : int256(clock < 255 ? clock + 1 : 255));
-            uint256 low = _raw(s, MOVE_COUNT_LOW);
-            if (low < 127) {
-                _put(s, MOVE_COUNT_LOW, int256(low + 1));
-            } else {
-                uint256 high = _raw(s, MOVE_COUNT_HIGH);
-                if (high < 127) {
-                    _put(s, MOVE_COUNT_HIGH, int256(high + 1));
-                    _put(s, MOVE_COUNT_LOW, 0);
+            // 6./7. bytes 8 (count high), 9 (count low), 10 (halfmove clock)
+            let w := mload(p)
+            let high := byte(8, w)
+            let low := byte(9, w)
+            let clock := byte(10, w)
+            switch resetsClock
+            case 0 { clock := add(clock, lt(clock, 255)) }
+            default { clock := 0 }
+            switch lt(low, 127)
+            case 1 { low := add(low, 1) }
+            default {
+                if lt(high, 127) {
+                    high := add(high, 1)
+                    low := 0
                 }
             }
-            _put(s, CURRENT_PLAYER, -side);
+            mstore8(add(p, 8), high)
+            mstore8(add(p, 9), low)
+            mstore8(add(p, 10), clock)
+            // CURRENT_PLAYER flips: 0x01 <-> 0xff
+            mstore8(add(p, 56), sub(0, side))
         }
-    }
-
-    function _loseCornerRight(bytes memory s, uint256 square) private pure {
-        if (square == 0) _put(s, BLACK_LEFT_CASTLING, -1);
-        else if (square == 7) _put(s, BLACK_RIGHT_CASTLING, -1);
-        else if (square == 112) _put(s, WHITE_LEFT_CASTLING, -1);
-        else if (square == 119) _put(s, WHITE_RIGHT_CASTLING, -1);
     }
 
     /// @dev Whether the pawn of `side` on `from` (if any) may legally capture en passant on `ep`.
@@ -516,61 +524,105 @@ library ChessRules {
 
     /// @dev True if square `sq` is attacked by side `by` (1 white, -1 black) on the current board.
     /// Scans outwards from `sq`: two pawn squares, eight knight squares, the enemy king's
-    /// square (from its position byte, one table lookup), then the eight rays.
-    function _attacked(bytes memory s, uint256 sq, int256 by) private pure returns (bool hit) {
+    /// square (from its position byte, one table lookup), then the eight rays. Unrolled:
+    /// this runs at least twice per referee move, and "not attacked" (every test runs) is
+    /// the usual answer. Any index in [-128, 255] is on the board iff `and(i, 0x88)` is 0.
+    function _attacked(bytes memory s, uint256 sq, int256 by) internal pure returns (bool hit) {
         assembly ("memory-safe") {
-            function attacked(p, target, attacker) -> r {
+            // Straight-line code on purpose: the legacy code generator does not inline Yul
+            // functions or unroll loops, and this test runs at least twice per referee move.
+            // Returns 0 ("not attacked") only by falling through every test; `leave` = attacked.
+            function notAttacked(p, target, attacker) -> r {
                 // a white attacker pawn sits one row below (target + 16), a black one a row above
                 let b := add(target, mul(attacker, 16))
+                let v := and(attacker, 0xff)
                 let t := sub(b, 1)
-                let pawn := and(attacker, 0xff)
-                if iszero(and(t, 0x88)) {
-                    if eq(byte(0, mload(add(p, t))), pawn) {
-                        r := 1
-                        leave
-                    }
-                }
+                if iszero(and(t, 0x88)) { if eq(byte(0, mload(add(p, t))), v) { leave } }
                 t := add(b, 1)
-                if iszero(and(t, 0x88)) {
-                    if eq(byte(0, mload(add(p, t))), pawn) {
-                        r := 1
-                        leave
-                    }
-                }
-                let knight := and(mul(attacker, 2), 0xff)
-                for { let i := 0 } lt(i, 8) { i := add(i, 1) } {
-                    t := add(target, signextend(0, byte(i, 0x211f120edfe1eef2000000000000000000000000000000000000000000000000)))
-                    if iszero(and(t, 0x88)) {
-                        if eq(byte(0, mload(add(p, t))), knight) {
-                            r := 1
-                            leave
-                        }
-                    }
-                }
-                // enemy king: bytes 123 (white) / 11 (black)
+                if iszero(and(t, 0x88)) { if eq(byte(0, mload(add(p, t))), v) { leave } }
+                v := and(mul(attacker, 2), 0xff)
+                t := add(target, 33)
+                if iszero(and(t, 0x88)) { if eq(byte(0, mload(add(p, t))), v) { leave } }
+                t := add(target, 31)
+                if iszero(and(t, 0x88)) { if eq(byte(0, mload(add(p, t))), v) { leave } }
+                t := add(target, 18)
+                if iszero(and(t, 0x88)) { if eq(byte(0, mload(add(p, t))), v) { leave } }
+                t := add(target, 14)
+                if iszero(and(t, 0x88)) { if eq(byte(0, mload(add(p, t))), v) { leave } }
+                t := sub(target, 33)
+                if iszero(and(t, 0x88)) { if eq(byte(0, mload(add(p, t))), v) { leave } }
+                t := sub(target, 31)
+                if iszero(and(t, 0x88)) { if eq(byte(0, mload(add(p, t))), v) { leave } }
+                t := sub(target, 18)
+                if iszero(and(t, 0x88)) { if eq(byte(0, mload(add(p, t))), v) { leave } }
+                t := sub(target, 14)
+                if iszero(and(t, 0x88)) { if eq(byte(0, mload(add(p, t))), v) { leave } }
+                // enemy king from its position byte: 123 (white) / 11 (black); bit 0x77 + d of the
+                // constant is set for the eight king steps d
                 let k := byte(0, mload(add(p, add(11, mul(eq(attacker, 1), 112)))))
-                if and(shr(sub(add(target, 0x77), k), 0x1c0014001c0000000000000000000000000), 1) {
-                    r := 1
-                    leave
-                }
-                let queen := and(mul(attacker, 5), 0xff)
-                let slider := and(mul(attacker, 4), 0xff) // rook on the straight rays (i < 4)
-                for { let i := 0 } lt(i, 8) { i := add(i, 1) } {
-                    if eq(i, 4) { slider := and(mul(attacker, 3), 0xff) } // bishop on the diagonals
-                    let d := signextend(0, byte(i, 0x01ff10f00ff111ef000000000000000000000000000000000000000000000000))
-                    for { t := add(target, d) } iszero(and(t, 0x88)) { t := add(t, d) } {
-                        let v := byte(0, mload(add(p, t)))
-                        if v {
-                            if or(eq(v, slider), eq(v, queen)) {
-                                r := 1
-                                leave
-                            }
-                            break
-                        }
+                if and(shr(sub(add(target, 0x77), k), 0x1c0014001c0000000000000000000000000), 1) { leave }
+                let q := and(mul(attacker, 5), 0xff)
+                let o := and(mul(attacker, 4), 0xff) // rook on the straight rays
+                b := and(mul(attacker, 3), 0xff) // bishop on the diagonals
+                for { t := add(target, 1) } iszero(and(t, 0x88)) { t := add(t, 1) } {
+                    v := byte(0, mload(add(p, t)))
+                    if v {
+                        if or(eq(v, o), eq(v, q)) { leave }
+                        break
                     }
                 }
+                for { t := add(target, sub(0, 1)) } iszero(and(t, 0x88)) { t := add(t, sub(0, 1)) } {
+                    v := byte(0, mload(add(p, t)))
+                    if v {
+                        if or(eq(v, o), eq(v, q)) { leave }
+                        break
+                    }
+                }
+                for { t := add(target, 16) } iszero(and(t, 0x88)) { t := add(t, 16) } {
+                    v := byte(0, mload(add(p, t)))
+                    if v {
+                        if or(eq(v, o), eq(v, q)) { leave }
+                        break
+                    }
+                }
+                for { t := add(target, sub(0, 16)) } iszero(and(t, 0x88)) { t := add(t, sub(0, 16)) } {
+                    v := byte(0, mload(add(p, t)))
+                    if v {
+                        if or(eq(v, o), eq(v, q)) { leave }
+                        break
+                    }
+                }
+                for { t := add(target, 15) } iszero(and(t, 0x88)) { t := add(t, 15) } {
+                    v := byte(0, mload(add(p, t)))
+                    if v {
+                        if or(eq(v, b), eq(v, q)) { leave }
+                        break
+                    }
+                }
+                for { t := add(target, sub(0, 15)) } iszero(and(t, 0x88)) { t := add(t, sub(0, 15)) } {
+                    v := byte(0, mload(add(p, t)))
+                    if v {
+                        if or(eq(v, b), eq(v, q)) { leave }
+                        break
+                    }
+                }
+                for { t := add(target, 17) } iszero(and(t, 0x88)) { t := add(t, 17) } {
+                    v := byte(0, mload(add(p, t)))
+                    if v {
+                        if or(eq(v, b), eq(v, q)) { leave }
+                        break
+                    }
+                }
+                for { t := add(target, sub(0, 17)) } iszero(and(t, 0x88)) { t := add(t, sub(0, 17)) } {
+                    v := byte(0, mload(add(p, t)))
+                    if v {
+                        if or(eq(v, b), eq(v, q)) { leave }
+                        break
+                    }
+                }
+                r := 1
             }
-            hit := attacked(add(s, 0x20), sq, by)
+            hit := iszero(notAttacked(add(s, 0x20), sq, by))
         }
     }
 
@@ -660,38 +712,54 @@ library ChessRules {
     }
 
     /// @dev Any legal move of a non-king piece landing on `q.targets`.
-    function _hasPieceMove(bytes memory s, Search memory q) private pure returns (bool) {
+    function _hasPieceMove(bytes memory s, Search memory q) internal pure returns (bool) {
         unchecked {
             int256 side = q.side;
-            for (uint256 from = 0; from < 120; ++from) {
-                if (from & 8 != 0) {
-                    from += 7;
-                    continue;
+            // Rows from the mover's pawn rank towards the enemy, its back rank last: pawns
+            // there are rarely pinned and usually have a step, so the search ends early.
+            uint256 order = side > 0 ? 0x0605040302010007 : 0x0102030405060700;
+            for (uint256 r = 0; r < 8; ++r) {
+                uint256 base = ((order >> (56 - 8 * r)) & 0xff) << 4;
+                uint256 row = _row(s, base);
+                if (row == 0) continue;
+                for (uint256 f = 0; f < 8; ++f) {
+                    // signed piece code of file f from the row's eight board bytes
+                    int256 piece = int256(int8(uint8(row >> (56 - 8 * f))));
+                    int256 role = piece * side;
+                    if (role <= 0 || role == KING) continue;
+                    if (_pieceHasMove(s, q, base + f, piece, role)) return true;
                 }
-                int256 piece = _at(s, from);
-                int256 role = piece * side;
-                if (role <= 0 || role == KING) continue;
-                if (role == PAWN) {
-                    if (_pawnHasMove(s, q, from, piece)) return true;
-                } else if (role == KNIGHT) {
-                    for (uint256 i = 0; i < 8; ++i) {
-                        uint256 t = uint256(int256(from) + _knightStep(i));
-                        if (t & 0x88 != 0 || _at(s, t) * side > 0) continue;
-                        if (_candidateLegal(s, q, from, t, NORMAL, piece)) return true;
-                    }
-                } else {
-                    // bishop: diagonals (4-7), rook: straight (0-3), queen: all
-                    uint256 first = role == BISHOP ? 4 : 0;
-                    uint256 last = role == ROOK ? 4 : 8;
-                    for (uint256 i = first; i < last; ++i) {
-                        int256 d = _sliderStep(i);
-                        for (uint256 t = uint256(int256(from) + d); t & 0x88 == 0; t = uint256(int256(t) + d)) {
-                            int256 v = _at(s, t);
-                            if (v * side > 0) break;
-                            if (_candidateLegal(s, q, from, t, NORMAL, piece)) return true;
-                            if (v != 0) break;
-                        }
-                    }
+            }
+            return false;
+        }
+    }
+
+    /// @dev Any legal move of the non-king piece `piece` (role `role`) on `from`.
+    function _pieceHasMove(bytes memory s, Search memory q, uint256 from, int256 piece, int256 role)
+        private
+        pure
+        returns (bool)
+    {
+        unchecked {
+            int256 side = q.side;
+            if (role == PAWN) return _pawnHasMove(s, q, from, piece);
+            if (role == KNIGHT) {
+                for (uint256 i = 0; i < 8; ++i) {
+                    uint256 t = uint256(int256(from) + _knightStep(i));
+                    if (t & 0x88 != 0 || _at(s, t) * side > 0) continue;
+                    if (_candidateLegal(s, q, from, t, NORMAL, piece)) return true;
+                }
+                return false;
+            }
+            // bishop: diagonals (4-7), rook: straight (0-3), queen: all
+            uint256 last = role == ROOK ? 4 : 8;
+            for (uint256 i = role == BISHOP ? 4 : 0; i < last; ++i) {
+                int256 d = _sliderStep(i);
+                for (uint256 t = uint256(int256(from) + d); t & 0x88 == 0; t = uint256(int256(t) + d)) {
+                    int256 v = _at(s, t);
+                    if (v * side > 0) break;
+                    if (_candidateLegal(s, q, from, t, NORMAL, piece)) return true;
+                    if (v != 0) break;
                 }
             }
             return false;
@@ -829,6 +897,13 @@ library ChessRules {
     function _put(bytes memory s, uint256 i, int256 v) private pure {
         assembly ("memory-safe") {
             mstore8(add(add(s, 0x20), i), v)
+        }
+    }
+
+    /// @dev The eight board bytes of the row starting at `base`, as a uint64 (file a highest).
+    function _row(bytes memory s, uint256 base) private pure returns (uint256 v) {
+        assembly ("memory-safe") {
+            v := shr(192, mload(add(add(s, 0x20), base)))
         }
     }
 
