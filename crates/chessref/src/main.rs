@@ -1,1 +1,58 @@
-fn main() {}
+//! `chessref`: the command-line referee, a thin layer over `chessref-core`.
+//!
+//! Each subcommand lives in its own module under `cmd/` with an `Args` struct
+//! (clap derive) and a `run(Args) -> Result<ExitCode, CliError>`. To add a
+//! command: write `cmd/NAME.rs`, declare it in `cmd/mod.rs`, add one variant
+//! to [`Command`] and one arm to the dispatch in `main`.
+//!
+//! Exit status: 0 success, 1 a negative verdict (illegal move, invalid state,
+//! a PGN game with an error), 2 bad input (the message names what is wrong).
+
+mod cmd;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Chess referee over the 128-byte state of the chessref Ethereum contract.
+#[derive(Parser)]
+#[command(name = "chessref", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count the leaf nodes of the legal-move tree (last line: the total).
+    Perft(cmd::perft::Args),
+    /// List the legal moves in UCI.
+    Moves(cmd::moves::Args),
+    /// Check one move: exit 0 if legal, 1 if illegal (with the ENCODING.md section 6 code), 2 on bad input.
+    Check(cmd::check::Args),
+    /// Play moves (UCI or SAN) and print the resulting FEN, state hex and status.
+    Play(cmd::play::Args),
+    /// Decode a state given as FEN or as 256 hex digits.
+    State(cmd::state::Args),
+    /// Validate every game of a PGN file (streaming; `-` reads stdin).
+    Pgn(cmd::pgn::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Perft(args) => cmd::perft::run(args),
+        Command::Moves(args) => cmd::moves::run(args),
+        Command::Check(args) => cmd::check::run(args),
+        Command::Play(args) => cmd::play::run(args),
+        Command::State(args) => cmd::state::run(args),
+        Command::Pgn(args) => cmd::pgn::run(args),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("chessref: error: {e}");
+            ExitCode::from(cmd::EXIT_BAD_INPUT)
+        }
+    }
+}

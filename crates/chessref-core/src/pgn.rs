@@ -1,0 +1,765 @@
+//! Streaming PGN import: [`PgnReader`] yields one [`PgnGame`] at a time.
+//!
+//! The reader works on bytes straight from a [`BufRead`], one game in memory at
+//! a time, so a multi-gigabyte file needs constant memory (a game's tags and
+//! main-line SAN tokens only; comments and variations are skipped without being
+//! stored). Text need not be UTF-8: tag values are decoded lossily.
+//!
+//! Accepted syntax (PGN standard plus what real files contain): tag pairs
+//! `[Name "value"]` with `\"` and `\\` escapes, several on one line or followed
+//! by moves on the same line; brace comments `{...}` spanning lines; `;`
+//! comments to the end of the line; `%` escape lines (in column 0); NAGs `$n`;
+//! nested variations `(...)`; move numbers `1.`, `1...`, glued or not (`1.e4`);
+//! annotation glyphs `!`, `?`, `!!`, `!?`...; results `1-0`, `0-1`, `1/2-1/2`,
+//! `*`. A game ends at its result, at a blank line after its movetext, at a tag
+//! that follows its movetext, or at the end of input.
+
+use std::io::{self, BufRead};
+
+use crate::error::{FenError, SanError};
+use crate::game::{Game, GameError};
+use crate::state::{State, Status};
+
+/// Longest tag name, tag value or move token kept; longer input is a syntax error
+/// (and is skipped without being buffered, so memory stays bounded).
+const MAX_TOKEN: usize = 255;
+const MAX_TAG_VALUE: usize = 8192;
+/// Most main-line plies kept for one game (the move count saturates at 16383 plies).
+const MAX_PLIES: usize = 16_384;
+
+/// Tokens ChessBase and others write for a null move (a pass). Not a chess move.
+const NULL_MOVES: [&str; 4] = ["--", "Z0", "0000", "@@@@"];
+
+/// One game as read from PGN: its tags, its main line as SAN text and its result token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PgnGame {
+    /// 1-based position of the game in the input.
+    pub index: usize,
+    /// Tag pairs in input order (values unescaped).
+    pub tags: Vec<(String, String)>,
+    /// Main-line moves as written (move numbers, comments, NAGs, glyphs and variations removed).
+    pub sans: Vec<String>,
+    /// The result token that ended the movetext (`1-0`, `0-1`, `1/2-1/2`, `*`), if any.
+    pub result: Option<String>,
+}
+
+/// What went wrong reading or replaying PGN. Every variant names the game (1-based).
+#[derive(Debug, thiserror::Error)]
+pub enum PgnError {
+    /// The text is not PGN.
+    #[error("game {game}: PGN syntax error on line {line}: {message}")]
+    Syntax {
+        /// 1-based game number.
+        game: usize,
+        /// 1-based line of the input.
+        line: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// The `[FEN]` tag is not a valid position.
+    #[error("game {game}: bad FEN tag {fen:?}: {source}")]
+    BadFen {
+        /// 1-based game number.
+        game: usize,
+        /// The tag value.
+        fen: String,
+        /// Why it was refused.
+        source: FenError,
+    },
+    /// A main-line move is not legal (or not a move at all).
+    #[error("game {game}, ply {ply}: illegal move {san:?}: {reason}")]
+    IllegalMove {
+        /// 1-based game number.
+        game: usize,
+        /// 1-based ply within the game's main line.
+        ply: usize,
+        /// The move as written.
+        san: String,
+        /// Why it was refused.
+        reason: SanError,
+    },
+    /// A main-line move matches several legal moves.
+    #[error("game {game}, ply {ply}: ambiguous move {san:?}: {reason}")]
+    AmbiguousMove {
+        /// 1-based game number.
+        game: usize,
+        /// 1-based ply within the game's main line.
+        ply: usize,
+        /// The move as written.
+        san: String,
+        /// The candidates.
+        reason: SanError,
+    },
+    /// A move after the game ended automatically (checkmate, stalemate,
+    /// insufficient material, 75 moves): the referee accepts nothing more.
+    #[error("game {game}, ply {ply}: move {san:?} after the game ended ({status}) at ply {ended_at}")]
+    GameOver {
+        /// 1-based game number.
+        game: usize,
+        /// 1-based ply of the refused move.
+        ply: usize,
+        /// The move as written.
+        san: String,
+        /// How the game had ended.
+        status: Status,
+        /// Number of plies played when it ended.
+        ended_at: usize,
+    },
+    /// A null move (`--`, `Z0`, ...): a pass, which chess and the referee do not have.
+    #[error("game {game}, ply {ply}: null move {san:?} is not a chess move")]
+    NullMove {
+        /// 1-based game number.
+        game: usize,
+        /// 1-based ply of the null move.
+        ply: usize,
+        /// The token as written.
+        san: String,
+    },
+    /// Reading the input failed.
+    #[error("reading PGN failed: {0}")]
+    Io(#[from] io::Error),
+}
+
+impl PgnError {
+    /// The 1-based game number the error belongs to (`None` for I/O errors).
+    pub fn game(&self) -> Option<usize> {
+        match self {
+            PgnError::Syntax { game, .. }
+            | PgnError::BadFen { game, .. }
+            | PgnError::IllegalMove { game, .. }
+            | PgnError::AmbiguousMove { game, .. }
+            | PgnError::GameOver { game, .. }
+            | PgnError::NullMove { game, .. } => Some(*game),
+            PgnError::Io(_) => None,
+        }
+    }
+}
+
+/// The outcome of replaying a game's main line as far as it is legal.
+#[derive(Debug)]
+pub struct Replay {
+    /// The game up to (not including) the first refused move.
+    pub game: Game,
+    /// Why replay stopped early; `None` when every move was played.
+    pub error: Option<PgnError>,
+}
+
+impl PgnGame {
+    /// The value of tag `name` (first occurrence, case-sensitive as PGN is).
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    /// The start position: the `[FEN]` tag if present (unless `[SetUp "0"]`), else the initial position.
+    pub fn start(&self) -> Result<State, PgnError> {
+        match self.tag("FEN") {
+            Some(fen) if self.tag("SetUp") != Some("0") => State::from_fen(fen.trim())
+                .map_err(|source| PgnError::BadFen { game: self.index, fen: fen.to_owned(), source }),
+            _ => Ok(State::initial()),
+        }
+    }
+
+    /// Replays the main line from [`PgnGame::start`]; the first refused move is an error
+    /// naming the game, the ply and the SAN.
+    pub fn replay(&self) -> Result<Game, PgnError> {
+        let Replay { game, error } = self.replay_prefix()?;
+        match error {
+            None => Ok(game),
+            Some(e) => Err(e),
+        }
+    }
+
+    /// Replays the main line as far as it is legal, returning the game reached and
+    /// why it stopped (if it did). Errs only when there is no start position.
+    pub fn replay_prefix(&self) -> Result<Replay, PgnError> {
+        let mut game = Game::new(self.start()?);
+        for (i, san) in self.sans.iter().enumerate() {
+            let ply = i + 1;
+            if NULL_MOVES.contains(&san.as_str()) {
+                let error = PgnError::NullMove { game: self.index, ply, san: san.clone() };
+                return Ok(Replay { game, error: Some(error) });
+            }
+            if let Err(e) = game.play_san(san) {
+                let error = match e {
+                    GameError::Over { status, ply: ended_at } => {
+                        PgnError::GameOver { game: self.index, ply, san: san.clone(), status, ended_at }
+                    }
+                    GameError::San(reason @ SanError::Ambiguous { .. }) => {
+                        PgnError::AmbiguousMove { game: self.index, ply, san: san.clone(), reason }
+                    }
+                    GameError::San(reason) => PgnError::IllegalMove { game: self.index, ply, san: san.clone(), reason },
+                    GameError::Illegal(rejection) => PgnError::IllegalMove {
+                        game: self.index,
+                        ply,
+                        san: san.clone(),
+                        reason: SanError::Rejected { uci: san.clone(), rejection },
+                    },
+                };
+                return Ok(Replay { game, error: Some(error) });
+            }
+        }
+        Ok(Replay { game, error: None })
+    }
+}
+
+/// Whether the reader is before the movetext (tags) or inside it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Section {
+    Tags,
+    Moves,
+}
+
+/// Streaming PGN reader: an iterator of games, each `Ok(PgnGame)` or the syntax
+/// (or I/O) error that made it unreadable. After a syntax error the reader goes
+/// on with the next game.
+pub struct PgnReader<R: BufRead> {
+    inner: R,
+    /// 1-based line of the next byte.
+    line: u64,
+    /// No byte of the current line consumed yet (for `%` escapes).
+    at_line_start: bool,
+    /// The current line has something other than whitespace.
+    line_has_content: bool,
+    /// Games yielded so far.
+    games: usize,
+    /// Bytes consumed so far (for progress reporting).
+    bytes_read: u64,
+    /// An I/O error ended the input.
+    failed: bool,
+}
+
+impl<R: BufRead> PgnReader<R> {
+    /// A reader over `inner`.
+    pub fn new(inner: R) -> PgnReader<R> {
+        PgnReader { inner, line: 1, at_line_start: true, line_has_content: false, games: 0, bytes_read: 0, failed: false }
+    }
+
+    /// Bytes consumed from the input so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read
+    }
+
+    fn peek(&mut self) -> io::Result<Option<u8>> {
+        loop {
+            match self.inner.fill_buf() {
+                Ok(buf) => return Ok(buf.first().copied()),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Consumes one byte already seen by `peek`.
+    fn bump(&mut self, b: u8) {
+        self.inner.consume(1);
+        self.bytes_read += 1;
+        if b == b'\n' {
+            self.line += 1;
+            self.at_line_start = true;
+            self.line_has_content = false;
+        } else {
+            self.at_line_start = false;
+            if !b.is_ascii_whitespace() {
+                self.line_has_content = true;
+            }
+        }
+    }
+
+    fn next_byte(&mut self) -> io::Result<Option<u8>> {
+        let b = self.peek()?;
+        if let Some(b) = b {
+            self.bump(b);
+        }
+        Ok(b)
+    }
+
+    /// Skips to the end of the line, leaving the newline unread.
+    fn skip_line(&mut self) -> io::Result<()> {
+        while let Some(b) = self.peek()? {
+            if b == b'\n' {
+                break;
+            }
+            self.bump(b);
+        }
+        Ok(())
+    }
+
+    /// Skips a brace comment (the `{` already consumed). Returns false at end of input.
+    fn skip_comment(&mut self) -> io::Result<bool> {
+        while let Some(b) = self.next_byte()? {
+            if b == b'}' {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Reads a tag pair after its `[`. Errors are messages; the rest of the line is then skipped.
+    fn read_tag(&mut self) -> io::Result<Result<(String, String), String>> {
+        while matches!(self.peek()?, Some(b' ' | b'\t')) {
+            self.bump(b' ');
+        }
+        let mut name = Vec::new();
+        while let Some(b) = self.peek()? {
+            if b.is_ascii_alphanumeric() || b == b'_' || b == b'+' || b == b'#' || b == b'=' || b == b':' || b == b'-' {
+                self.bump(b);
+                if name.len() < MAX_TOKEN {
+                    name.push(b);
+                }
+            } else {
+                break;
+            }
+        }
+        if name.is_empty() {
+            return Ok(Err("tag without a name".to_owned()));
+        }
+        while matches!(self.peek()?, Some(b' ' | b'\t')) {
+            self.bump(b' ');
+        }
+        if self.peek()? != Some(b'"') {
+            return Ok(Err(format!("tag {} has no quoted value", String::from_utf8_lossy(&name))));
+        }
+        self.bump(b'"');
+        let mut value = Vec::new();
+        let mut too_long = false;
+        loop {
+            match self.peek()? {
+                None | Some(b'\n') => {
+                    return Ok(Err(format!("tag {} value is not closed on its line", String::from_utf8_lossy(&name))));
+                }
+                Some(b'"') => {
+                    self.bump(b'"');
+                    break;
+                }
+                Some(b'\\') => {
+                    self.bump(b'\\');
+                    match self.peek()? {
+                        Some(c @ (b'"' | b'\\')) => {
+                            self.bump(c);
+                            value.push(c);
+                        }
+                        _ => value.push(b'\\'),
+                    }
+                }
+                Some(b) => {
+                    self.bump(b);
+                    value.push(b);
+                }
+            }
+            if value.len() > MAX_TAG_VALUE {
+                too_long = true;
+                value.clear();
+            }
+        }
+        while matches!(self.peek()?, Some(b' ' | b'\t' | b'\r')) {
+            self.bump(b' ');
+        }
+        if self.peek()? != Some(b']') {
+            return Ok(Err(format!("tag {} is not closed with ]", String::from_utf8_lossy(&name))));
+        }
+        self.bump(b']');
+        if too_long {
+            return Ok(Err(format!("tag {} value is longer than {MAX_TAG_VALUE} bytes", String::from_utf8_lossy(&name))));
+        }
+        Ok(Ok((String::from_utf8_lossy(&name).into_owned(), String::from_utf8_lossy(&value).into_owned())))
+    }
+
+    /// Reads a symbol token (SAN, move number, result, glyph), keeping at most `MAX_TOKEN` bytes.
+    fn read_symbol(&mut self) -> io::Result<(Vec<u8>, bool)> {
+        let mut token = Vec::new();
+        let mut too_long = false;
+        while let Some(b) = self.peek()? {
+            if b.is_ascii_whitespace() || matches!(b, b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b'$' | b'"') {
+                break;
+            }
+            self.bump(b);
+            if token.len() < MAX_TOKEN {
+                token.push(b);
+            } else {
+                too_long = true;
+            }
+        }
+        Ok((token, too_long))
+    }
+
+    /// Reads the next game; `Ok(None)` at the end of input.
+    fn read_game(&mut self) -> io::Result<Option<Result<PgnGame, PgnError>>> {
+        let mut tags = Vec::new();
+        let mut sans: Vec<String> = Vec::new();
+        let mut result = None;
+        let mut section = Section::Tags;
+        let mut depth = 0usize;
+        let mut syntax: Option<(u64, String)> = None;
+        let mut content = false;
+        while let Some(b) = self.peek()? {
+            if b == b'\n' {
+                let blank = !self.line_has_content;
+                self.bump(b);
+                if blank && section == Section::Moves {
+                    break;
+                }
+                continue;
+            }
+            if b.is_ascii_whitespace() {
+                self.bump(b);
+                continue;
+            }
+            if b == b'%' && self.at_line_start {
+                self.skip_line()?;
+                continue;
+            }
+            match b {
+                b'[' => {
+                    if section == Section::Moves {
+                        if depth > 0 {
+                            let line = self.line;
+                            record(&mut syntax, line, "a tag inside a variation".to_owned());
+                        }
+                        break; // the next game's tags
+                    }
+                    self.bump(b);
+                    content = true;
+                    let line = self.line;
+                    match self.read_tag()? {
+                        Ok(tag) => tags.push(tag),
+                        Err(message) => {
+                            record(&mut syntax, line, message);
+                            self.skip_line()?;
+                        }
+                    }
+                }
+                b'{' => {
+                    let line = self.line;
+                    self.bump(b);
+                    if !self.skip_comment()? {
+                        record(&mut syntax, line, "comment { is never closed".to_owned());
+                    }
+                }
+                b';' => self.skip_line()?,
+                b'(' => {
+                    self.bump(b);
+                    section = Section::Moves;
+                    content = true;
+                    depth += 1;
+                }
+                b')' => {
+                    self.bump(b);
+                    section = Section::Moves;
+                    content = true;
+                    if depth == 0 {
+                        let line = self.line;
+                        record(&mut syntax, line, "unbalanced )".to_owned());
+                    } else {
+                        depth -= 1;
+                    }
+                }
+                b'$' => {
+                    self.bump(b);
+                    section = Section::Moves;
+                    content = true;
+                    let mut digits = 0;
+                    while let Some(d @ b'0'..=b'9') = self.peek()? {
+                        self.bump(d);
+                        digits += 1;
+                    }
+                    if digits == 0 {
+                        let line = self.line;
+                        record(&mut syntax, line, "$ without a NAG number".to_owned());
+                    }
+                }
+                b'}' | b']' | b'"' => {
+                    self.bump(b);
+                    content = true;
+                    let line = self.line;
+                    record(&mut syntax, line, format!("unexpected {:?}", b as char));
+                }
+                _ => {
+                    let line = self.line;
+                    let (token, too_long) = self.read_symbol()?;
+                    section = Section::Moves;
+                    content = true;
+                    if too_long {
+                        record(&mut syntax, line, format!("token longer than {MAX_TOKEN} bytes"));
+                        continue;
+                    }
+                    match classify(&token) {
+                        Token::Result(r) => {
+                            if depth == 0 {
+                                result = Some(r.to_owned());
+                                break;
+                            }
+                        }
+                        Token::Skip => {}
+                        Token::Move(san) => {
+                            if depth == 0 {
+                                if sans.len() >= MAX_PLIES {
+                                    record(&mut syntax, line, format!("more than {MAX_PLIES} plies"));
+                                } else {
+                                    match std::str::from_utf8(san) {
+                                        Ok(s) => sans.push(s.to_owned()),
+                                        Err(_) => record(
+                                            &mut syntax,
+                                            line,
+                                            format!("move {:?} is not text", String::from_utf8_lossy(san)),
+                                        ),
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if !content && result.is_none() {
+            return Ok(None);
+        }
+        if depth > 0 {
+            let line = self.line;
+            record(&mut syntax, line, format!("{depth} variation(s) not closed"));
+        }
+        self.games += 1;
+        let index = self.games;
+        Ok(Some(match syntax {
+            Some((line, message)) => Err(PgnError::Syntax { game: index, line, message }),
+            None => Ok(PgnGame { index, tags, sans, result }),
+        }))
+    }
+}
+
+/// Keeps the first syntax error of a game (later ones are usually consequences).
+fn record(syntax: &mut Option<(u64, String)>, line: u64, message: String) {
+    if syntax.is_none() {
+        *syntax = Some((line, message));
+    }
+}
+
+/// A symbol token's role in movetext.
+enum Token<'a> {
+    Result(&'static str),
+    Move(&'a [u8]),
+    Skip,
+}
+
+/// Classifies a symbol token: result, bare move number or glyph (skipped), or a move
+/// (with any leading move number `12.` / `12...` and trailing `!`/`?` glyphs removed).
+fn classify(token: &[u8]) -> Token<'_> {
+    match token {
+        b"1-0" => return Token::Result("1-0"),
+        b"0-1" => return Token::Result("0-1"),
+        b"1/2-1/2" => return Token::Result("1/2-1/2"),
+        b"*" => return Token::Result("*"),
+        _ => {}
+    }
+    let digits = token.iter().take_while(|b| b.is_ascii_digit()).count();
+    let mut rest = token;
+    if digits > 0 && digits == token.len() {
+        return Token::Skip; // a move number without its dot
+    }
+    if digits > 0 && token[digits] == b'.' {
+        rest = &token[digits..];
+    }
+    let dots = rest.iter().take_while(|&&b| b == b'.').count();
+    rest = &rest[dots..];
+    let glyphs = rest.iter().rev().take_while(|&&b| b == b'!' || b == b'?').count();
+    rest = &rest[..rest.len() - glyphs];
+    if rest.is_empty() { Token::Skip } else { Token::Move(rest) }
+}
+
+impl<R: BufRead> Iterator for PgnReader<R> {
+    type Item = Result<PgnGame, PgnError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        match self.read_game() {
+            Ok(game) => game,
+            Err(e) => {
+                self.failed = true;
+                Some(Err(PgnError::Io(e)))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Vec<Result<PgnGame, PgnError>> {
+        PgnReader::new(text.as_bytes()).collect()
+    }
+
+    fn games(text: &str) -> Vec<PgnGame> {
+        read(text).into_iter().map(|g| g.expect("game reads")).collect()
+    }
+
+    #[test]
+    fn reads_tags_moves_and_result() {
+        let g = games("[Event \"Test\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 1-0\n");
+        assert_eq!(g.len(), 1);
+        assert_eq!(g[0].index, 1);
+        assert_eq!(g[0].tags, vec![("Event".into(), "Test".into()), ("Result".into(), "1-0".into())]);
+        assert_eq!(g[0].sans, ["e4", "e5", "Nf3", "Nc6", "Bb5"]);
+        assert_eq!(g[0].result.as_deref(), Some("1-0"));
+        assert_eq!(g[0].tag("Event"), Some("Test"));
+    }
+
+    #[test]
+    fn skips_comments_nags_variations_and_escapes() {
+        let text = "% escape line with [brackets] and {braces\n\
+                    [Event \"x\"]\n\n\
+                    1. e4 {a comment\n\nspanning a blank line} e5 $1 ; rest of line e4\n\
+                    2. Nf3!? (2. f4 exf4 (2... d5) 3. Nf3) 2... Nc6 $14 3.Bb5?? a6! 1/2-1/2";
+        let g = games(text);
+        assert_eq!(g.len(), 1);
+        assert_eq!(g[0].sans, ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]);
+        assert_eq!(g[0].result.as_deref(), Some("1/2-1/2"));
+    }
+
+    #[test]
+    fn glued_move_numbers_and_black_continuations() {
+        let g = games("1.e4 e5 2.Nf3 2...Nc6 3. O-O-O 0-0 *");
+        assert_eq!(g[0].sans, ["e4", "e5", "Nf3", "Nc6", "O-O-O", "0-0"]);
+        assert_eq!(g[0].result.as_deref(), Some("*"));
+    }
+
+    #[test]
+    fn splits_games_at_results_blank_lines_and_new_tags() {
+        let text = "[A \"1\"] 1.e4 e5 { no result }\n\n[A \"2\"]\n1.d4 d5\n[A \"3\"]\n\n1.c4 0-1 [A \"4\"] 1. Nf3\n\n\n    1. e4 { tagless }";
+        let g = games(text);
+        assert_eq!(g.len(), 5);
+        assert_eq!(g[0].sans, ["e4", "e5"]);
+        assert_eq!(g[0].result, None);
+        assert_eq!(g[1].tag("A"), Some("2"));
+        assert_eq!(g[1].sans, ["d4", "d5"]);
+        assert_eq!(g[2].sans, ["c4"]);
+        assert_eq!(g[2].result.as_deref(), Some("0-1"));
+        assert_eq!(g[3].tag("A"), Some("4"));
+        assert!(g[4].tags.is_empty());
+        assert_eq!(g[4].sans, ["e4"]);
+        assert_eq!(g.iter().map(|g| g.index).collect::<Vec<_>>(), [1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn blank_lines_inside_tags_do_not_split() {
+        let g = games("[Event \"a\"]\n\n[Date \"b\"]\n\n1. e4 *\n");
+        assert_eq!(g.len(), 1);
+        assert_eq!(g[0].tags.len(), 2);
+    }
+
+    #[test]
+    fn pathological_tag_values() {
+        let g = games(r#"[A "b\""] [B "b\""] [C "A]]"] [D "A]]["] [E "\"A]][\""] [F "\"A]][\"\\"] [G "\"]"]"#);
+        assert_eq!(g.len(), 1);
+        let values: Vec<&str> = g[0].tags.iter().map(|(_, v)| v.as_str()).collect();
+        assert_eq!(values, ["b\"", "b\"", "A]]", "A]][", "\"A]][\"", "\"A]][\"\\", "\"]"]);
+        assert!(g[0].sans.is_empty());
+    }
+
+    #[test]
+    fn syntax_errors_name_the_game_and_line_and_reading_goes_on() {
+        let r = read("1. e4 e5 *\n\n[Event \"unterminated]\n1. d4 *\n\n1. c4 ) *\n\n1. Nf3 *\n");
+        assert_eq!(r.len(), 4, "{r:?}");
+        assert!(r[0].is_ok());
+        match &r[1] {
+            Err(PgnError::Syntax { game: 2, line: 3, .. }) => {}
+            other => panic!("expected a syntax error in game 2 line 3, got {other:?}"),
+        }
+        assert!(matches!(&r[2], Err(PgnError::Syntax { game: 3, message, .. }) if message.contains("unbalanced")));
+        assert_eq!(r[3].as_ref().unwrap().sans, ["Nf3"]);
+        assert_eq!(r[3].as_ref().unwrap().index, 4);
+    }
+
+    #[test]
+    fn unterminated_comment_and_variation_are_errors() {
+        assert!(matches!(&read("1. e4 { never closed")[..], [Err(PgnError::Syntax { .. })]));
+        assert!(matches!(&read("1. e4 (1. d4 d5")[..], [Err(PgnError::Syntax { .. })]));
+    }
+
+    #[test]
+    fn empty_and_comment_only_input_has_no_games() {
+        assert!(read("").is_empty());
+        assert!(read("\n\n  \n").is_empty());
+        assert!(read("{ just a comment }\n; and another\n").is_empty());
+    }
+
+    #[test]
+    fn non_utf8_tags_are_decoded_lossily() {
+        let bytes: &[u8] = b"[White \"M\xfcller\"]\n\n1. e4 *\n";
+        let g: Vec<_> = PgnReader::new(bytes).collect();
+        let g = g[0].as_ref().unwrap();
+        assert_eq!(g.tag("White"), Some("M\u{fffd}ller"));
+        assert_eq!(g.sans, ["e4"]);
+    }
+
+    #[test]
+    fn overlong_tokens_are_refused_without_buffering() {
+        let text = format!("1. {} *", "a".repeat(100_000));
+        assert!(matches!(&read(&text)[..], [Err(PgnError::Syntax { .. })]));
+    }
+
+    #[test]
+    fn bytes_read_counts_everything() {
+        let text = "1. e4 *\n\n1. d4 *\n";
+        let mut r = PgnReader::new(text.as_bytes());
+        while r.next().is_some() {}
+        assert_eq!(r.bytes_read(), text.len() as u64);
+    }
+
+    #[test]
+    fn classify_tokens() {
+        assert!(matches!(classify(b"12."), Token::Skip));
+        assert!(matches!(classify(b"12..."), Token::Skip));
+        assert!(matches!(classify(b"12"), Token::Skip));
+        assert!(matches!(classify(b"!?"), Token::Skip));
+        assert!(matches!(classify(b"12...exd5!?"), Token::Move(b"exd5")));
+        assert!(matches!(classify(b"Nf3+"), Token::Move(b"Nf3+")));
+        assert!(matches!(classify(b"0-0-0"), Token::Move(b"0-0-0")));
+        assert!(matches!(classify(b"1/2-1/2"), Token::Result("1/2-1/2")));
+    }
+
+    // Replay tests need the rules engine (State::parse_san, Game::play).
+
+    #[test]
+    fn replay_plays_the_main_line() {
+        let g = &games("1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *")[0];
+        let game = g.replay().unwrap();
+        assert_eq!(game.plies(), 6);
+        assert_eq!(game.state().fen(), "r1bqkbnr/1ppp1ppp/p1n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 0 4");
+    }
+
+    #[test]
+    fn replay_honours_fen_and_setup() {
+        let text = "[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 1\"]\n\n1... Kd7 2. e4 *";
+        let game = games(text)[0].replay().unwrap();
+        assert_eq!(game.state().fen(), "8/3k4/8/8/4P3/8/8/4K3 b - e3 0 2");
+        let bad = games("[FEN \"not a fen\"]\n\n1. e4 *")[0].replay();
+        assert!(matches!(bad, Err(PgnError::BadFen { game: 1, .. })));
+    }
+
+    #[test]
+    fn replay_errors_name_game_ply_and_san() {
+        let r = read("1. e4 e5 *\n\n1. e4 e5 2. Ke3 *\n\n[FEN \"4k3/8/8/8/8/8/K7/R6R w - - 0 1\"]\n\n1. Rd1 *\n\n[FEN \"4k3/8/8/8/8/8/K7/R6R w - - 0 1\"]\n\n1. Rad1 *");
+        let err = r[1].as_ref().unwrap().replay().unwrap_err();
+        assert!(matches!(&err, PgnError::IllegalMove { game: 2, ply: 3, san, .. } if san == "Ke3"), "{err:?}");
+        assert!(err.to_string().contains("game 2, ply 3"), "{err}");
+        assert!(err.to_string().contains("Ke3"), "{err}");
+        let err = r[2].as_ref().unwrap().replay().unwrap_err();
+        assert!(matches!(&err, PgnError::AmbiguousMove { game: 3, ply: 1, san, .. } if san == "Rd1"), "{err:?}");
+        assert_eq!(r[3].as_ref().unwrap().replay().unwrap().plies(), 1);
+    }
+
+    #[test]
+    fn replay_refuses_moves_after_mate_and_null_moves() {
+        let g = &games("1. f3 e5 2. g4 Qh4# 3. Kf2 0-1")[0];
+        let Replay { game, error } = g.replay_prefix().unwrap();
+        assert_eq!(game.plies(), 4);
+        match error {
+            Some(PgnError::GameOver { game: 1, ply: 5, ref san, status: Status::Checkmate, ended_at: 4 }) if san == "Kf2" => {}
+            other => panic!("expected GameOver, got {other:?}"),
+        }
+        let err = games("1. e4 Z0 2. d4 *")[0].replay().unwrap_err();
+        assert!(matches!(err, PgnError::NullMove { game: 1, ply: 2, .. }), "{err:?}");
+    }
+}

@@ -1,0 +1,68 @@
+//! One module per subcommand, plus what they share: the error type, exit codes
+//! and position parsing.
+
+pub mod check;
+pub mod moves;
+pub mod perft;
+pub mod pgn;
+pub mod play;
+pub mod state;
+
+use chessref_core::{FenError, State, StateError};
+
+/// Exit status for a negative verdict (illegal move, invalid state, PGN errors).
+pub const EXIT_VERDICT: u8 = 1;
+/// Exit status for input that cannot be read at all.
+pub const EXIT_BAD_INPUT: u8 = 2;
+
+/// Input the CLI cannot work with; reported on stderr with exit status 2.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// A `--fen` value that is not a valid position.
+    #[error("invalid position {text:?}: {source}")]
+    Fen {
+        /// The text given.
+        text: String,
+        /// Why it is refused.
+        source: FenError,
+    },
+    /// A position given as hex that is not a valid state.
+    #[error("invalid state hex: {0}")]
+    Hex(#[from] StateError),
+    /// An argument with a bad value.
+    #[error("{0}")]
+    Arg(String),
+    /// A file that cannot be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The path given.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// Writing the output failed.
+    #[error("cannot write output: {0}")]
+    Output(#[from] std::io::Error),
+}
+
+/// Whether `text` is meant as a state in hex (256 hex digits, optional `0x`) rather than FEN.
+pub fn looks_like_hex(text: &str) -> bool {
+    let digits = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")).unwrap_or(text);
+    !text.contains('/') && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Parses a position given as FEN or as a 256-hex-digit state; `None` is the initial position.
+pub fn parse_position(text: Option<&str>) -> Result<State, CliError> {
+    let Some(text) = text else { return Ok(State::initial()) };
+    let text = text.trim();
+    if looks_like_hex(text) {
+        Ok(State::from_hex(text)?)
+    } else {
+        State::from_fen(text).map_err(|source| CliError::Fen { text: text.to_owned(), source })
+    }
+}
+
+/// Prints a JSON value as one line on stdout.
+pub fn print_json(value: &serde_json::Value) {
+    println!("{value}");
+}
