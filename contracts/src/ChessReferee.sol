@@ -1,0 +1,740 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+pragma solidity ^0.8.30;
+
+import {ChessRules, IllegalMove, InvalidState, BadStateLength} from "./ChessRules.sol";
+import {IERC20, SafeERC20, TokenTransferFailed} from "./SafeERC20.sol";
+
+/// @title ChessReferee
+/// @notice Runs chess games with equal stakes (ETH or one ERC-20 token) between two players:
+/// every move is checked on-chain by `ChessRules` over the 128-byte state of
+/// `shared/ENCODING.md`, a Fischer clock runs on `block.timestamp`, draws are offered,
+/// accepted or claimed (fifty moves, threefold repetition), and payouts are credited and
+/// pulled with `withdraw`. Nobody has any power over a game but its two players.
+/// @dev Gas design (see docs/REFEREE.md): a running game keeps ONE storage word that
+/// changes per move, `commitment = keccak256(keccak256(state ‖ history) ‖ clock)`.
+/// The caller passes the current position (128-byte state, repetition-chain head
+/// `history`, packed `clock` word) in calldata; the contract checks it against the
+/// commitment, applies the move in memory and stores the new commitment. Events carry
+/// the full new position, so a client always knows what to send next.
+contract ChessReferee {
+    using SafeERC20 for address;
+
+    // ------------------------------------------------------------------ constants
+
+    /// @notice Seconds of tolerance on every clock deadline, for L2 sequencer
+    /// timestamp drift and inclusion delay. A move is accepted while
+    /// `block.timestamp <= lastTs + timeLeft + GRACE_PERIOD`; a timeout can be claimed
+    /// from the next second on. The two windows never overlap.
+    uint256 public constant GRACE_PERIOD = 15;
+    /// @notice Smallest initial time a game may have (minute-scale clocks).
+    uint256 public constant MIN_INITIAL_TIME = 60;
+    /// @notice Largest initial time (the clock word holds 32-bit seconds).
+    uint256 public constant MAX_INITIAL_TIME = 90 days;
+    /// @notice Largest Fischer increment per move.
+    uint256 public constant MAX_INCREMENT = 1 days;
+    /// @notice Most repetition keys a threefold witness may hold. The chain restarts at
+    /// every capture or pawn move, so it holds halfmove clock + 1 keys at most, and from a
+    /// halfmove clock of 100 on the fifty-move rule applies without any witness.
+    uint256 public constant MAX_WITNESS_KEYS = 100;
+
+    // Game phases.
+    uint8 internal constant PHASE_NONE = 0;
+    uint8 internal constant PHASE_OPEN = 1;
+    uint8 internal constant PHASE_RUNNING = 2;
+    uint8 internal constant PHASE_ENDED = 3;
+    uint8 internal constant PHASE_CANCELLED = 4;
+
+    // Results.
+    uint8 internal constant RESULT_WHITE_WINS = 1;
+    uint8 internal constant RESULT_BLACK_WINS = 2;
+    uint8 internal constant RESULT_DRAW = 3;
+    uint8 internal constant RESULT_ABORTED = 4;
+
+    // Reasons: 1-4 are the ENCODING.md section 8 status codes that end a game by themselves.
+    uint8 internal constant REASON_CHECKMATE = 1;
+    uint8 internal constant REASON_STALEMATE = 2;
+    uint8 internal constant REASON_INSUFFICIENT_MATERIAL = 3;
+    uint8 internal constant REASON_SEVENTY_FIVE_MOVES = 4;
+    uint8 internal constant REASON_RESIGNATION = 5;
+    uint8 internal constant REASON_TIMEOUT = 6;
+    uint8 internal constant REASON_TIMEOUT_VS_INSUFFICIENT_MATERIAL = 7;
+    uint8 internal constant REASON_AGREEMENT = 8;
+    uint8 internal constant REASON_FIFTY_MOVES = 9;
+    uint8 internal constant REASON_THREEFOLD = 10;
+    uint8 internal constant REASON_NO_FIRST_MOVE = 11;
+
+    // Clock word layout (bit offsets); see docs/REFEREE.md.
+    uint256 internal constant CLOCK_WHITE_SHIFT = 40;
+    uint256 internal constant CLOCK_BLACK_SHIFT = 72;
+    uint256 internal constant CLOCK_INCREMENT_SHIFT = 104;
+    uint256 internal constant CLOCK_PLY_SHIFT = 136;
+    uint256 internal constant CLOCK_OFFER_SHIFT = 168;
+    uint256 internal constant MASK_32 = 0xffffffff;
+    uint256 internal constant MASK_40 = 0xffffffffff;
+    uint256 internal constant OFFER_WHITE = 1;
+    uint256 internal constant OFFER_BLACK = 2;
+
+    // ------------------------------------------------------------------ storage
+
+    /// @dev Slot 0 is the only word written by a move; slots 1 and 2 are read by it
+    /// (only the mover's); the rest is touched on create, join and end.
+    struct Game {
+        bytes32 commitment; // running position; 0 unless the game is running
+        address white;
+        uint32 initialTime;
+        uint32 increment;
+        uint8 phase;
+        uint8 result;
+        uint8 reason;
+        bool creatorWhite;
+        address black;
+        address token; // address(0) = ETH
+        uint256 stake; // paid by each player
+        bytes32 startInner; // keccak256(state ‖ history) of a custom start position; 0 = standard
+    }
+
+    /// @notice Everything about a game but its running position.
+    struct GameInfo {
+        address white;
+        address black;
+        address token;
+        uint256 stake;
+        uint32 initialTime;
+        uint32 increment;
+        uint8 phase;
+        uint8 result;
+        uint8 reason;
+        bool creatorWhite;
+        bytes32 commitment;
+    }
+
+    /// @notice Id the next `createGame` returns (ids start at 1).
+    uint256 public nextGameId = 1;
+    mapping(uint256 gameId => Game) internal games;
+    /// @notice Withdrawable balance of `account` in `token` (address(0) = ETH).
+    mapping(address account => mapping(address token => uint256)) public credits;
+
+    bool private transient locked;
+
+    /// @dev keccak256(initial state ‖ history of the initial position).
+    bytes32 internal immutable INITIAL_INNER;
+    /// @dev History (repetition-chain head) of the standard initial position.
+    bytes32 internal immutable INITIAL_HISTORY;
+
+    // ------------------------------------------------------------------ events
+
+    /// @notice A game was created. `state` and `history` are the start position
+    /// (always 128 bytes, also for the standard start).
+    event GameCreated(
+        uint256 indexed gameId,
+        address indexed creator,
+        address indexed opponent,
+        bool creatorWhite,
+        address token,
+        uint256 stake,
+        uint32 initialTime,
+        uint32 increment,
+        bytes state,
+        bytes32 history
+    );
+    /// @notice The opponent joined; the game runs and white's clock started. `clock`
+    /// completes the start position of `GameCreated`.
+    event GameJoined(uint256 indexed gameId, address indexed white, address indexed black, uint256 clock);
+    /// @notice The creator cancelled an open game; the stake was credited back.
+    event GameCancelled(uint256 indexed gameId);
+    /// @notice A legal move was played. `ply` counts the moves of this game (1 = first),
+    /// `status` is the section 8 status of the new position; `state`, `history` and
+    /// `clock` are the new position to pass to the next call.
+    event MovePlayed(
+        uint256 indexed gameId, uint24 move, uint32 ply, uint8 status, bytes32 history, uint256 clock, bytes state
+    );
+    /// @notice A player offered a draw in the current position; `clock` is the new clock
+    /// word (with the offer flag). Any later move withdraws the offer.
+    event DrawOffered(uint256 indexed gameId, address indexed by, uint256 clock);
+    /// @notice The game ended. `result`: 1 white wins, 2 black wins, 3 draw, 4 aborted
+    /// (both refunded). `reason`: see docs/REFEREE.md (1-4 = section 8 status codes).
+    event GameEnded(uint256 indexed gameId, uint8 result, uint8 reason);
+    /// @notice `account` withdrew `amount` of `token` (address(0) = ETH).
+    event Withdrawn(address indexed account, address indexed token, uint256 amount);
+
+    // ------------------------------------------------------------------ errors
+
+    /// @notice Time control out of range.
+    error BadTimeControl(uint256 initialTime, uint256 increment);
+    /// @notice ETH sent does not match what the call requires.
+    error WrongEthAmount(uint256 expected, uint256 received);
+    /// @notice The token delivered less (or more) than the stake: fee-on-transfer and
+    /// other short-paying tokens are refused.
+    error TokenShortPaid(uint256 expected, uint256 received);
+    /// @notice A custom start position is already decided (section 8 status not 0).
+    error StartPositionOver(uint256 status);
+    /// @notice Nobody may play against themselves.
+    error CannotPlaySelf();
+    /// @notice The game is not waiting for an opponent.
+    error GameNotOpen(uint256 gameId);
+    /// @notice The game is not running.
+    error GameNotRunning(uint256 gameId);
+    /// @notice The game was created for another opponent.
+    error NotInvited(address invited);
+    /// @notice Only the creator may cancel.
+    error NotCreator();
+    /// @notice The caller is not one of the two players.
+    error NotAPlayer();
+    /// @notice The caller is a player, but not the one this action needs.
+    error NotYourTurn();
+    /// @notice The (state, history, clock) passed is not the game's current position.
+    error StalePosition();
+    /// @notice The side to move has used up its time (grace included).
+    error TimeUp();
+    /// @notice The side to move still has time until `deadline` (grace included).
+    error TimeNotUp(uint256 deadline);
+    /// @notice There is no draw offer by the opponent in the current position.
+    error NoDrawOffer();
+    /// @notice Nobody accepts their own draw offer.
+    error CannotAcceptOwnOffer();
+    /// @notice Neither the fifty-move rule nor threefold repetition applies.
+    error DrawNotClaimable();
+    /// @notice The repetition keys do not hash to the committed history.
+    error BadWitness();
+    /// @notice Nothing to withdraw.
+    error NothingToWithdraw();
+    /// @notice Sending ETH to the caller failed.
+    error EthTransferFailed();
+    /// @notice Re-entry into a guarded function.
+    error Reentrancy();
+
+    modifier nonReentrant() {
+        if (locked) revert Reentrancy();
+        locked = true;
+        _;
+        locked = false;
+    }
+
+    constructor() {
+        bytes memory s = ChessRules.initialState();
+        bytes32 h = _chainStart(ChessRules.repetitionKey(s));
+        INITIAL_HISTORY = h;
+        INITIAL_INNER = _inner(s, h);
+    }
+
+    // ------------------------------------------------------------------ lifecycle
+
+    /// @notice Creates a game and pays the creator's stake.
+    /// @param opponent The only address allowed to join, or address(0) for an open game.
+    /// @param creatorWhite True if the creator plays white.
+    /// @param token address(0) for ETH (send `stake` as msg.value), else an ERC-20 the
+    /// creator approved for `stake`; the balance received must equal `stake` exactly.
+    /// @param stake Amount each player pays; the winner gets both, a draw refunds each.
+    /// @param initialTime Seconds on each clock, MIN_INITIAL_TIME..MAX_INITIAL_TIME.
+    /// @param increment Fischer increment in seconds added after each move, 0..MAX_INCREMENT.
+    /// @param startState Empty for the standard initial position, else a 128-byte state
+    /// that must be valid (section 7) and not already decided (section 8 status 0).
+    /// @return gameId The new game's id.
+    function createGame(
+        address opponent,
+        bool creatorWhite,
+        address token,
+        uint256 stake,
+        uint32 initialTime,
+        uint32 increment,
+        bytes calldata startState
+    ) external payable nonReentrant returns (uint256 gameId) {
+        if (initialTime < MIN_INITIAL_TIME || initialTime > MAX_INITIAL_TIME || increment > MAX_INCREMENT) {
+            revert BadTimeControl(initialTime, increment);
+        }
+        if (opponent == msg.sender) revert CannotPlaySelf();
+
+        bytes memory s;
+        bytes32 history;
+        bytes32 startInner;
+        if (startState.length == 0) {
+            s = ChessRules.initialState();
+            history = INITIAL_HISTORY;
+        } else {
+            if (startState.length != 128) revert BadStateLength(startState.length);
+            s = startState;
+            uint256 invalid = ChessRules.validateState(s);
+            if (invalid != 0) revert InvalidState(uint8(invalid));
+            uint256 st = ChessRules.status(s);
+            if (st != 0) revert StartPositionOver(st);
+            history = _chainStart(ChessRules.repetitionKey(s));
+            startInner = _inner(s, history);
+        }
+
+        gameId = nextGameId++;
+        Game storage g = games[gameId];
+        if (creatorWhite) {
+            g.white = msg.sender;
+            g.black = opponent;
+        } else {
+            g.white = opponent;
+            g.black = msg.sender;
+        }
+        g.initialTime = initialTime;
+        g.increment = increment;
+        g.phase = PHASE_OPEN;
+        g.creatorWhite = creatorWhite;
+        if (token != address(0)) g.token = token;
+        if (stake != 0) g.stake = stake;
+        if (startInner != 0) g.startInner = startInner;
+
+        emit GameCreated(gameId, msg.sender, opponent, creatorWhite, token, stake, initialTime, increment, s, history);
+        _collectStake(token, stake);
+    }
+
+    /// @notice Joins an open game (or one created for the caller), paying the same stake;
+    /// the game starts and white's clock runs from now.
+    /// @param gameId The game to join.
+    function joinGame(uint256 gameId) external payable nonReentrant {
+        Game storage g = games[gameId];
+        if (g.phase != PHASE_OPEN) revert GameNotOpen(gameId);
+        bool creatorWhite = g.creatorWhite;
+        address creator = creatorWhite ? g.white : g.black;
+        address invited = creatorWhite ? g.black : g.white;
+        if (invited != address(0) && invited != msg.sender) revert NotInvited(invited);
+        if (msg.sender == creator) revert CannotPlaySelf();
+
+        if (creatorWhite) g.black = msg.sender;
+        else g.white = msg.sender;
+        g.phase = PHASE_RUNNING;
+
+        uint256 t = g.initialTime;
+        uint256 clock = block.timestamp | (t << CLOCK_WHITE_SHIFT) | (t << CLOCK_BLACK_SHIFT)
+            | (uint256(g.increment) << CLOCK_INCREMENT_SHIFT);
+        bytes32 inner = g.startInner;
+        if (inner == 0) {
+            inner = INITIAL_INNER;
+        } else {
+            g.startInner = 0;
+        }
+        g.commitment = _seal(inner, clock);
+
+        emit GameJoined(gameId, g.white, g.black, clock);
+        _collectStake(g.token, g.stake);
+    }
+
+    /// @notice Cancels a game nobody joined yet; the creator's stake is credited back
+    /// (pull it with `withdraw`).
+    /// @param gameId The game to cancel.
+    function cancelGame(uint256 gameId) external {
+        Game storage g = games[gameId];
+        if (g.phase != PHASE_OPEN) revert GameNotOpen(gameId);
+        address creator = g.creatorWhite ? g.white : g.black;
+        if (msg.sender != creator) revert NotCreator();
+        g.phase = PHASE_CANCELLED;
+        g.startInner = 0;
+        uint256 stake = g.stake;
+        if (stake != 0) credits[creator][g.token] += stake;
+        emit GameCancelled(gameId);
+    }
+
+    // ------------------------------------------------------------------ play
+
+    /// @notice Plays `mv` for the side to move.
+    /// @param gameId The game.
+    /// @param state The current 128-byte state (from the last `MovePlayed`, or `GameCreated`).
+    /// @param history The current repetition-chain head (same source).
+    /// @param clock The current clock word (last `MovePlayed`, `DrawOffered` or `GameJoined`).
+    /// @param mv `(from << 16) | (to << 8) | promotion`, 0x88 squares; an illegal move
+    /// reverts `IllegalMove(code)` with the section 6 code.
+    function move(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock, uint24 mv) external {
+        (bytes memory s, bytes32 h, uint256 c, uint256 st) = _play(gameId, state, history, clock, mv);
+        if (st != 0) _endByStatus(gameId, s, st);
+        else games[gameId].commitment = _seal(_inner(s, h), c);
+    }
+
+    /// @notice Plays `mv` and claims a draw that this move brings about (FIDE 9.2, 9.3):
+    /// the new position has a halfmove clock of at least 100, or has now occurred three
+    /// times. A move that mates or otherwise ends the game (section 8) ends it as usual.
+    /// @param keys Threefold witness for the NEW position (ignored for a fifty-move claim):
+    /// the repetition keys of every position since the last capture or pawn move, oldest
+    /// first, the new position's key last.
+    function moveAndClaimDraw(
+        uint256 gameId,
+        bytes calldata state,
+        bytes32 history,
+        uint256 clock,
+        uint24 mv,
+        bytes32[] calldata keys
+    ) external {
+        (bytes memory s, bytes32 h,, uint256 st) = _play(gameId, state, history, clock, mv);
+        if (st != 0) {
+            _endByStatus(gameId, s, st);
+            return;
+        }
+        _end(gameId, RESULT_DRAW, _drawReason(s, h, keys));
+    }
+
+    /// @notice Resigns; the opponent wins. Allowed at any time while the game runs.
+    /// @param gameId The game.
+    function resign(uint256 gameId) external {
+        Game storage g = games[gameId];
+        if (g.phase != PHASE_RUNNING) revert GameNotRunning(gameId);
+        if (msg.sender == g.white) _end(gameId, RESULT_BLACK_WINS, REASON_RESIGNATION);
+        else if (msg.sender == g.black) _end(gameId, RESULT_WHITE_WINS, REASON_RESIGNATION);
+        else revert NotAPlayer();
+    }
+
+    /// @notice Offers a draw in the current position. The offer is part of the clock word
+    /// (see `DrawOffered`) and lapses with the next move.
+    /// @param gameId The game; `state`, `history`, `clock`: the current position.
+    function offerDraw(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock) external {
+        bytes memory s = _load(gameId, state, history, clock);
+        bool isWhite = _playerColour(gameId);
+        if (_overdue(clock, _whiteToMove(s))) revert TimeUp();
+        clock |= (isWhite ? OFFER_WHITE : OFFER_BLACK) << CLOCK_OFFER_SHIFT;
+        games[gameId].commitment = _seal(_inner(s, history), clock);
+        emit DrawOffered(gameId, msg.sender, clock);
+    }
+
+    /// @notice Accepts the opponent's draw offer made in the current position.
+    /// @param gameId The game; `state`, `history`, `clock`: the current position.
+    function acceptDraw(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock) external {
+        bytes memory s = _load(gameId, state, history, clock);
+        bool isWhite = _playerColour(gameId);
+        uint256 offers = clock >> CLOCK_OFFER_SHIFT;
+        if (offers & (isWhite ? OFFER_BLACK : OFFER_WHITE) == 0) {
+            if (offers & (isWhite ? OFFER_WHITE : OFFER_BLACK) != 0) revert CannotAcceptOwnOffer();
+            revert NoDrawOffer();
+        }
+        if (_overdue(clock, _whiteToMove(s))) revert TimeUp();
+        _end(gameId, RESULT_DRAW, REASON_AGREEMENT);
+    }
+
+    /// @notice Claims a draw in the current position, by the player to move: fifty-move
+    /// rule (halfmove clock >= 100) or threefold repetition (the current position occurred
+    /// at least three times since the last capture or pawn move).
+    /// @param keys Threefold witness (ignored when the fifty-move rule applies): the
+    /// repetition keys of every position since the last capture or pawn move, oldest first,
+    /// ending with the current position's key; they must hash to `history`.
+    function claimDraw(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock, bytes32[] calldata keys)
+        external
+    {
+        bytes memory s = _load(gameId, state, history, clock);
+        bool whiteToMove = _whiteToMove(s);
+        if (_playerColour(gameId) != whiteToMove) revert NotYourTurn();
+        if (_overdue(clock, whiteToMove)) revert TimeUp();
+        _end(gameId, RESULT_DRAW, _drawReason(s, history, keys));
+    }
+
+    /// @notice Claims the game because the side to move ran out of time (grace included),
+    /// by its opponent: a win, a draw if the claimant has insufficient mating material
+    /// (FIDE 6.9), or an abort with both stakes refunded if the flagged player never moved.
+    /// @param gameId The game; `state`, `history`, `clock`: the current position.
+    function claimTimeout(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock) external {
+        bytes memory s = _load(gameId, state, history, clock);
+        bool whiteToMove = _whiteToMove(s);
+        if (_playerColour(gameId) == whiteToMove) revert NotYourTurn();
+        uint256 deadline = _deadline(clock, whiteToMove);
+        if (block.timestamp <= deadline) revert TimeNotUp(deadline);
+        // Never let a flag beat a result already on the board. A running game's position
+        // is never decided (moves end games at once and decided start states are refused),
+        // so this only guards the invariant.
+        uint256 st = ChessRules.status(s);
+        if (st != 0) {
+            _endByStatus(gameId, s, st);
+        } else if ((clock >> CLOCK_PLY_SHIFT) & MASK_32 < 2) {
+            _end(gameId, RESULT_ABORTED, REASON_NO_FIRST_MOVE);
+        } else if (ChessRules.insufficientMaterial(s, whiteToMove ? -1 : int256(1))) {
+            _end(gameId, RESULT_DRAW, REASON_TIMEOUT_VS_INSUFFICIENT_MATERIAL);
+        } else {
+            _end(gameId, whiteToMove ? RESULT_BLACK_WINS : RESULT_WHITE_WINS, REASON_TIMEOUT);
+        }
+    }
+
+    // ------------------------------------------------------------------ payouts
+
+    /// @notice Sends the caller all their credit in `token` (address(0) = ETH).
+    /// @param token The asset to withdraw.
+    function withdraw(address token) external nonReentrant {
+        uint256 amount = credits[msg.sender][token];
+        if (amount == 0) revert NothingToWithdraw();
+        credits[msg.sender][token] = 0;
+        emit Withdrawn(msg.sender, token, amount);
+        if (token == address(0)) {
+            (bool ok,) = msg.sender.call{value: amount}("");
+            if (!ok) revert EthTransferFailed();
+        } else {
+            token.safeTransfer(msg.sender, amount);
+        }
+    }
+
+    // ------------------------------------------------------------------ views
+
+    /// @notice Static data, phase, result and current commitment of a game.
+    /// @param gameId The game.
+    /// @return info The game (all zero for an unknown id).
+    function getGame(uint256 gameId) external view returns (GameInfo memory info) {
+        Game storage g = games[gameId];
+        info = GameInfo({
+            white: g.white,
+            black: g.black,
+            token: g.token,
+            stake: g.stake,
+            initialTime: g.initialTime,
+            increment: g.increment,
+            phase: g.phase,
+            result: g.result,
+            reason: g.reason,
+            creatorWhite: g.creatorWhite,
+            commitment: g.commitment
+        });
+    }
+
+    /// @notice The commitment of a running game's position (0 if not running).
+    /// @param gameId The game.
+    function commitmentOf(uint256 gameId) external view returns (bytes32) {
+        return games[gameId].commitment;
+    }
+
+    /// @notice The commitment a position hashes to: `keccak256(keccak256(state ‖ history) ‖ clock)`.
+    /// @param state 128-byte state. @param history Repetition-chain head. @param clock Clock word.
+    function positionCommitment(bytes calldata state, bytes32 history, uint256 clock)
+        external
+        pure
+        returns (bytes32)
+    {
+        if (state.length != 128) revert BadStateLength(state.length);
+        return _seal(_innerCd(state, history), clock);
+    }
+
+    /// @notice The clocks of a running game as of now, given its current position.
+    /// @param gameId The game; `state`, `history`, `clock`: the current position.
+    /// @return whiteLeft White's remaining seconds (without grace).
+    /// @return blackLeft Black's remaining seconds (without grace).
+    /// @return whiteToMove Whose clock runs.
+    /// @return deadline Last timestamp at which the side to move may still move (grace included).
+    function clocks(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock)
+        external
+        view
+        returns (uint256 whiteLeft, uint256 blackLeft, bool whiteToMove, uint256 deadline)
+    {
+        bytes memory s = _load(gameId, state, history, clock);
+        whiteToMove = _whiteToMove(s);
+        whiteLeft = (clock >> CLOCK_WHITE_SHIFT) & MASK_32;
+        blackLeft = (clock >> CLOCK_BLACK_SHIFT) & MASK_32;
+        uint256 elapsed = block.timestamp - (clock & MASK_40);
+        if (whiteToMove) whiteLeft = elapsed >= whiteLeft ? 0 : whiteLeft - elapsed;
+        else blackLeft = elapsed >= blackLeft ? 0 : blackLeft - elapsed;
+        deadline = _deadline(clock, whiteToMove);
+    }
+
+    /// @notice Splits a clock word into its fields (see docs/REFEREE.md).
+    /// @param clock The clock word.
+    function decodeClock(uint256 clock)
+        external
+        pure
+        returns (
+            uint256 lastTimestamp,
+            uint256 whiteLeft,
+            uint256 blackLeft,
+            uint256 increment,
+            uint256 ply,
+            bool whiteOffersDraw,
+            bool blackOffersDraw
+        )
+    {
+        lastTimestamp = clock & MASK_40;
+        whiteLeft = (clock >> CLOCK_WHITE_SHIFT) & MASK_32;
+        blackLeft = (clock >> CLOCK_BLACK_SHIFT) & MASK_32;
+        increment = (clock >> CLOCK_INCREMENT_SHIFT) & MASK_32;
+        ply = (clock >> CLOCK_PLY_SHIFT) & MASK_32;
+        whiteOffersDraw = (clock >> CLOCK_OFFER_SHIFT) & OFFER_WHITE != 0;
+        blackOffersDraw = (clock >> CLOCK_OFFER_SHIFT) & OFFER_BLACK != 0;
+    }
+
+    // ------------------------------------------------------------------ internals
+
+    /// @dev Checks and applies a move; returns the new state, history, clock and status.
+    function _play(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock, uint24 mv)
+        private
+        returns (bytes memory s, bytes32 h, uint256 c, uint256 st)
+    {
+        s = _load(gameId, state, history, clock);
+        bool whiteToMove = _whiteToMove(s);
+        _checkMover(gameId, whiteToMove);
+        c = _tick(clock, whiteToMove);
+        uint256 code = ChessRules.applyMove(s, mv);
+        if (code != 0) revert IllegalMove(uint8(code));
+        // Repetition chain: restart at every irreversible move (halfmove clock 0).
+        bytes32 key = ChessRules.repetitionKey(s);
+        h = _halfmoveClock(s) == 0 ? _chainStart(key) : _chainNext(history, key);
+        st = ChessRules.status(s);
+        emit MovePlayed(gameId, mv, uint32((c >> CLOCK_PLY_SHIFT) & MASK_32), uint8(st), h, c, s);
+    }
+
+    /// @dev Reverts unless the caller is the player to move.
+    function _checkMover(uint256 gameId, bool whiteToMove) private view {
+        Game storage g = games[gameId];
+        if (msg.sender != (whiteToMove ? g.white : g.black)) {
+            if (msg.sender == (whiteToMove ? g.black : g.white)) revert NotYourTurn();
+            revert NotAPlayer();
+        }
+    }
+
+    /// @dev The clock word after the side to move moves now (Fischer): its time is what
+    /// was left minus the time since the last move (floored at 0 inside the grace
+    /// window) plus the increment; the timestamp is now, the ply +1, draw offers cleared.
+    /// Reverts `TimeUp` past the deadline.
+    function _tick(uint256 clock, bool whiteToMove) private view returns (uint256 c) {
+        uint256 shift = whiteToMove ? CLOCK_WHITE_SHIFT : CLOCK_BLACK_SHIFT;
+        uint256 left = (clock >> shift) & MASK_32;
+        uint256 elapsed = block.timestamp - (clock & MASK_40);
+        if (elapsed > left + GRACE_PERIOD) revert TimeUp();
+        unchecked {
+            left = elapsed >= left ? 0 : left - elapsed;
+            left += (clock >> CLOCK_INCREMENT_SHIFT) & MASK_32;
+            if (left > MASK_32) left = MASK_32;
+            uint256 ply = ((clock >> CLOCK_PLY_SHIFT) & MASK_32) + 1;
+            c = clock
+                & ~(MASK_40 | (MASK_32 << shift) | (MASK_32 << CLOCK_PLY_SHIFT) | (uint256(3) << CLOCK_OFFER_SHIFT));
+            c |= block.timestamp | (left << shift) | (ply << CLOCK_PLY_SHIFT);
+        }
+    }
+
+    /// @dev Checks that the game runs and that (state, history, clock) is its position.
+    function _load(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock)
+        private
+        view
+        returns (bytes memory s)
+    {
+        bytes32 stored = games[gameId].commitment;
+        if (stored == 0) revert GameNotRunning(gameId);
+        if (state.length != 128) revert BadStateLength(state.length);
+        s = state;
+        if (_seal(_inner(s, history), clock) != stored) revert StalePosition();
+    }
+
+    /// @dev True if the caller is white, false if black; reverts for anyone else.
+    function _playerColour(uint256 gameId) private view returns (bool isWhite) {
+        Game storage g = games[gameId];
+        if (msg.sender == g.white) return true;
+        if (msg.sender != g.black) revert NotAPlayer();
+    }
+
+    function _deadline(uint256 clock, bool whiteToMove) private pure returns (uint256) {
+        uint256 left = (clock >> (whiteToMove ? CLOCK_WHITE_SHIFT : CLOCK_BLACK_SHIFT)) & MASK_32;
+        return (clock & MASK_40) + left + GRACE_PERIOD;
+    }
+
+    function _overdue(uint256 clock, bool whiteToMove) private view returns (bool) {
+        return block.timestamp > _deadline(clock, whiteToMove);
+    }
+
+    /// @dev Reason of a draw claim in position `s` with chain head `h`; reverts if none applies.
+    function _drawReason(bytes memory s, bytes32 h, bytes32[] calldata keys) private pure returns (uint8) {
+        if (_halfmoveClock(s) >= 100) return REASON_FIFTY_MOVES;
+        uint256 n = keys.length;
+        if (n == 0) revert DrawNotClaimable();
+        if (n > MAX_WITNESS_KEYS) revert BadWitness();
+        bytes32 last = keys[n - 1];
+        bytes32 chain;
+        uint256 seen;
+        for (uint256 i; i < n; ++i) {
+            bytes32 k = keys[i];
+            chain = _chainNext(chain, k);
+            if (k == last) ++seen;
+        }
+        if (chain != h) revert BadWitness();
+        if (seen < 3) revert DrawNotClaimable();
+        return REASON_THREEFOLD;
+    }
+
+    function _endByStatus(uint256 gameId, bytes memory s, uint256 st) private {
+        if (st == 1) {
+            // Checkmate: the side to move is mated.
+            _end(gameId, _whiteToMove(s) ? RESULT_BLACK_WINS : RESULT_WHITE_WINS, REASON_CHECKMATE);
+        } else {
+            _end(gameId, RESULT_DRAW, uint8(st));
+        }
+    }
+
+    /// @dev Ends a running game and credits the payout (winner both stakes; draw and
+    /// abort refund each player).
+    function _end(uint256 gameId, uint8 result, uint8 reason) private {
+        Game storage g = games[gameId];
+        g.commitment = 0;
+        g.phase = PHASE_ENDED;
+        g.result = result;
+        g.reason = reason;
+        emit GameEnded(gameId, result, reason);
+        uint256 stake = g.stake;
+        if (stake == 0) return;
+        address token = g.token;
+        if (result == RESULT_WHITE_WINS) {
+            credits[g.white][token] += 2 * stake;
+        } else if (result == RESULT_BLACK_WINS) {
+            credits[g.black][token] += 2 * stake;
+        } else {
+            credits[g.white][token] += stake;
+            credits[g.black][token] += stake;
+        }
+    }
+
+    /// @dev Takes `stake` from the caller: exact ETH, or an exact token balance increase.
+    function _collectStake(address token, uint256 stake) private {
+        if (token == address(0)) {
+            if (msg.value != stake) revert WrongEthAmount(stake, msg.value);
+            return;
+        }
+        if (msg.value != 0) revert WrongEthAmount(0, msg.value);
+        if (stake == 0) return;
+        if (token.code.length == 0) revert TokenTransferFailed(token);
+        uint256 before = IERC20(token).balanceOf(address(this));
+        token.safeTransferFrom(msg.sender, address(this), stake);
+        uint256 received = IERC20(token).balanceOf(address(this));
+        received = received > before ? received - before : 0;
+        if (received != stake) revert TokenShortPaid(stake, received);
+    }
+
+    function _whiteToMove(bytes memory s) private pure returns (bool w) {
+        assembly ("memory-safe") {
+            w := eq(byte(0, mload(add(s, 88))), 1) // byte 56: CURRENT_PLAYER
+        }
+    }
+
+    function _halfmoveClock(bytes memory s) private pure returns (uint256 hm) {
+        assembly ("memory-safe") {
+            hm := byte(10, mload(add(s, 32))) // byte 10: HALFMOVE_CLOCK
+        }
+    }
+
+    function _chainStart(bytes32 key) private pure returns (bytes32) {
+        return _chainNext(bytes32(0), key);
+    }
+
+    function _chainNext(bytes32 h, bytes32 key) private pure returns (bytes32 r) {
+        assembly ("memory-safe") {
+            mstore(0, h)
+            mstore(32, key)
+            r := keccak256(0, 64)
+        }
+    }
+
+    /// @dev keccak256(state ‖ history) over the 128 state bytes.
+    function _inner(bytes memory s, bytes32 history) private pure returns (bytes32 r) {
+        assembly ("memory-safe") {
+            let p := mload(0x40)
+            mcopy(p, add(s, 32), 128)
+            mstore(add(p, 128), history)
+            r := keccak256(p, 160)
+        }
+    }
+
+    function _innerCd(bytes calldata s, bytes32 history) private pure returns (bytes32 r) {
+        assembly ("memory-safe") {
+            let p := mload(0x40)
+            calldatacopy(p, s.offset, 128)
+            mstore(add(p, 128), history)
+            r := keccak256(p, 160)
+        }
+    }
+
+    function _seal(bytes32 inner, uint256 clock) private pure returns (bytes32 r) {
+        assembly ("memory-safe") {
+            mstore(0, inner)
+            mstore(32, clock)
+            r := keccak256(0, 64)
+        }
+    }
+}
