@@ -12,6 +12,8 @@ pub(crate) const KING_OFFSETS: [u8; 8] = offsets([-17, -16, -15, -1, 1, 15, 16, 
 pub(crate) const DIAGONALS: [u8; 4] = offsets([-17, -15, 15, 17]);
 /// Rook directions.
 pub(crate) const ORTHOGONALS: [u8; 4] = offsets([-16, -1, 1, 16]);
+/// Queen directions.
+pub(crate) const QUEEN_DIRECTIONS: [u8; 8] = offsets([-17, -15, 15, 17, -16, -1, 1, 16]);
 
 const fn offsets<const N: usize>(signed: [i8; N]) -> [u8; N] {
     let mut out = [0u8; N];

@@ -3,7 +3,7 @@
 //! make/unmake. `State` stays the 128-byte public type; move generation,
 //! status and perft convert to this form.
 
-use crate::attacks::{attacked, on_board, DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONALS};
+use crate::attacks::{DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONALS, QUEEN_DIRECTIONS, attacked, line_step, on_board};
 use crate::state::{State, idx};
 
 pub(crate) const PAWN: i8 = 1;
@@ -203,42 +203,47 @@ impl Position {
         let them = -us;
         let ksq = self.kings[side(us)];
 
-        // Checkers and pins, found by looking outwards from our king.
+        // Checkers and pins, found by looking outwards from our king. Pinned
+        // pieces are rare, so only their squares and pin directions are kept.
         let mut checkers = 0u32;
         let mut check_mask: u128 = 0;
         let mut pinned: u128 = 0;
-        let mut pin_rays = [(0u8, 0u128); 8];
+        let mut pins = [(0u8, 0u8); 8];
         let mut pin_count = 0usize;
         for (i, &d) in DIAGONALS.iter().chain(ORTHOGONALS.iter()).enumerate() {
             let slider = if i < 4 { BISHOP * them } else { ROOK * them };
             let queen = QUEEN * them;
             let mut t = ksq.wrapping_add(d);
-            let mut ray: u128 = 0;
-            let mut own = 0xffu8;
-            while on_board(t) {
-                ray |= bit(t);
-                let p = self.board[t as usize];
-                if p != 0 {
-                    if p * us > 0 {
-                        if own != 0xff {
+            while on_board(t) && self.board[t as usize] == 0 {
+                t = t.wrapping_add(d);
+            }
+            if !on_board(t) {
+                continue;
+            }
+            let p = self.board[t as usize];
+            if p * us < 0 {
+                if p == slider || p == queen {
+                    checkers += 1;
+                    let mut r = ksq.wrapping_add(d);
+                    loop {
+                        check_mask |= bit(r);
+                        if r == t {
                             break;
                         }
-                        own = t;
-                    } else {
-                        if p == slider || p == queen {
-                            if own == 0xff {
-                                checkers += 1;
-                                check_mask |= ray;
-                            } else {
-                                pinned |= bit(own);
-                                pin_rays[pin_count] = (own, ray);
-                                pin_count += 1;
-                            }
-                        }
-                        break;
+                        r = r.wrapping_add(d);
                     }
                 }
+                continue;
+            }
+            let own = t;
+            t = t.wrapping_add(d);
+            while on_board(t) && self.board[t as usize] == 0 {
                 t = t.wrapping_add(d);
+            }
+            if on_board(t) && (self.board[t as usize] == slider || self.board[t as usize] == queen) {
+                pinned |= bit(own);
+                pins[pin_count] = (own, d);
+                pin_count += 1;
             }
         }
         for &off in &KNIGHT_OFFSETS {
@@ -267,34 +272,51 @@ impl Position {
         }
         self.board[ksq as usize] = KING * us;
 
-        if checkers == 0 {
-            self.castlings(sink);
-        } else if checkers > 1 {
-            return;
+        match checkers {
+            0 => {
+                self.castlings(sink);
+                self.generate_pieces::<S, false>(sink, !0, pinned, &pins[..pin_count]);
+            }
+            1 => self.generate_pieces::<S, true>(sink, check_mask, pinned, &pins[..pin_count]),
+            _ => {}
         }
-        let target_mask = if checkers == 1 { check_mask } else { !0u128 };
+    }
 
+    /// Moves of the pieces other than the king. With `MASKED` (in check), only
+    /// targets in `mask` (capture the checker or block) are generated.
+    #[inline(always)]
+    fn generate_pieces<S: Sink, const MASKED: bool>(
+        &mut self,
+        sink: &mut S,
+        mask: u128,
+        pinned: u128,
+        pins: &[(u8, u8)],
+    ) {
+        let us = self.turn;
         let s = side(us);
+        let ksq = self.kings[s];
         let fwd = (-16 * us) as u8;
         let start_row = if us > 0 { 6 } else { 1 };
         let last_row = if us > 0 { 0 } else { 7 };
+        let ep = self.ep;
         for n in 0..self.count[s] as usize {
             let from = self.list[s][n];
-            let mut mask = target_mask;
-            if pinned & bit(from) != 0 {
-                for &(sq, ray) in &pin_rays[..pin_count] {
-                    if sq == from {
-                        mask &= ray;
-                    }
-                }
-            }
             let piece = self.board[from as usize] * us;
+            // A pinned piece stays on the line from its king through itself.
+            let pin = if pinned != 0 && pinned & bit(from) != 0 {
+                pins.iter().find(|&&(sq, _)| sq == from).map_or(0, |&(_, d)| d)
+            } else {
+                0
+            };
+            let allowed = |t: u8| -> bool {
+                (!MASKED || mask & bit(t) != 0) && (pin == 0 || line_step(ksq, t) == Some(pin))
+            };
             match piece {
                 PAWN => {
                     let t = from.wrapping_add(fwd);
                     let promotes = t >> 4 == last_row;
                     if self.board[t as usize] == 0 {
-                        if mask & bit(t) != 0 {
+                        if allowed(t) {
                             if promotes {
                                 sink.push_promotions(from, t);
                             } else {
@@ -302,7 +324,7 @@ impl Position {
                             }
                         }
                         let t2 = t.wrapping_add(fwd);
-                        if from >> 4 == start_row && self.board[t2 as usize] == 0 && mask & bit(t2) != 0 {
+                        if from >> 4 == start_row && self.board[t2 as usize] == 0 && allowed(t2) {
                             sink.push(from, t2);
                         }
                     }
@@ -311,56 +333,56 @@ impl Position {
                             continue;
                         }
                         if self.board[c as usize] * us < 0 {
-                            if mask & bit(c) != 0 {
+                            if allowed(c) {
                                 if promotes {
                                     sink.push_promotions(from, c);
                                 } else {
                                     sink.push(from, c);
                                 }
                             }
-                        } else if c == self.ep && self.ep != 0 && self.en_passant_is_legal(from, c) {
+                        } else if c == ep && ep != 0 && self.en_passant_is_legal(from, c) {
                             sink.push(from, c);
                         }
                     }
                 }
                 KNIGHT => {
-                    if pinned & bit(from) != 0 {
+                    if pin != 0 {
                         continue;
                     }
                     for &off in &KNIGHT_OFFSETS {
                         let t = from.wrapping_add(off);
-                        if on_board(t) && self.board[t as usize] * us <= 0 && mask & bit(t) != 0 {
+                        if on_board(t) && self.board[t as usize] * us <= 0 && (!MASKED || mask & bit(t) != 0) {
                             sink.push(from, t);
                         }
                     }
                 }
-                BISHOP => self.slide(sink, from, &DIAGONALS, mask),
-                ROOK => self.slide(sink, from, &ORTHOGONALS, mask),
                 _ => {
-                    self.slide(sink, from, &DIAGONALS, mask);
-                    self.slide(sink, from, &ORTHOGONALS, mask);
+                    let dirs: &[u8] = match piece {
+                        BISHOP => &DIAGONALS,
+                        ROOK => &ORTHOGONALS,
+                        _ => &QUEEN_DIRECTIONS,
+                    };
+                    for &d in dirs {
+                        // Pinned: only along the pin line, towards or away from the king.
+                        if pin != 0 && d != pin && d != pin.wrapping_neg() {
+                            continue;
+                        }
+                        let mut t = from.wrapping_add(d);
+                        while on_board(t) {
+                            let p = self.board[t as usize];
+                            if p * us > 0 {
+                                break;
+                            }
+                            if !MASKED || mask & bit(t) != 0 {
+                                sink.push(from, t);
+                            }
+                            if p != 0 {
+                                break;
+                            }
+                            t = t.wrapping_add(d);
+                        }
+                    }
                 }
-            }
-        }
-    }
-
-    #[inline(always)]
-    fn slide<S: Sink>(&self, sink: &mut S, from: u8, dirs: &[u8; 4], mask: u128) {
-        let us = self.turn;
-        for &d in dirs {
-            let mut t = from.wrapping_add(d);
-            while on_board(t) {
-                let p = self.board[t as usize];
-                if p * us > 0 {
-                    break;
-                }
-                if mask & bit(t) != 0 {
-                    sink.push(from, t);
-                }
-                if p != 0 {
-                    break;
-                }
-                t = t.wrapping_add(d);
             }
         }
     }
