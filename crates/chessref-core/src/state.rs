@@ -748,3 +748,250 @@ impl AsRef<[u8]> for State {
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `[index] before->after` for every byte that differs.
+    fn diff(before: &State, after: &State) -> Vec<(usize, u8, u8)> {
+        (0..128).filter(|&i| before.0[i] != after.0[i]).map(|i| (i, before.0[i], after.0[i])).collect()
+    }
+
+    fn play_uci(state: &State, uci: &str) -> State {
+        state.play(Move::from_uci(uci).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn initial_state_matches_section_4() {
+        let rows = [
+            "fc fe fd fb fa fd fe fc  00 00 00 04 00 00 00 00",
+            "ff ff ff ff ff ff ff ff  00 00 00 00 00 00 00 00",
+            "00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00",
+            "00 00 00 00 00 00 00 00  01 00 00 00 00 00 00 00",
+            "00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00",
+            "00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00",
+            "01 01 01 01 01 01 01 01  00 00 00 00 00 00 00 00",
+            "04 02 03 05 06 03 02 04  00 00 00 74 00 00 00 00",
+        ];
+        let hex: String = rows.concat().split_whitespace().collect();
+        assert_eq!(State::initial().to_hex(), hex);
+        assert_eq!(State::from_hex(&format!("0x{hex}")).unwrap(), State::initial());
+    }
+
+    #[test]
+    fn worked_examples_of_section_10() {
+        let expected: [(&str, &[(usize, u8, u8)]); 7] = [
+            ("e2e4", &[(9, 0x00, 0x01), (56, 0x01, 0xff), (68, 0x00, 0x01), (77, 0x00, 0x54), (100, 0x01, 0x00)]),
+            ("c7c5", &[(9, 0x01, 0x02), (18, 0xff, 0x00), (50, 0x00, 0xff), (56, 0xff, 0x01), (61, 0x00, 0x22), (77, 0x54, 0x00)]),
+            ("g1f3", &[(9, 0x02, 0x03), (10, 0x00, 0x01), (56, 0x01, 0xff), (61, 0x22, 0x00), (85, 0x00, 0x02), (118, 0x02, 0x00)]),
+            ("d7d6", &[(9, 0x03, 0x04), (10, 0x01, 0x00), (19, 0xff, 0x00), (35, 0x00, 0xff), (56, 0xff, 0x01)]),
+            ("f1b5", &[(9, 0x04, 0x05), (10, 0x00, 0x01), (49, 0x00, 0x03), (56, 0x01, 0xff), (117, 0x03, 0x00)]),
+            ("c8d7", &[(2, 0xfd, 0x00), (9, 0x05, 0x06), (10, 0x01, 0x02), (19, 0x00, 0xfd), (56, 0xff, 0x01)]),
+            (
+                "e1g1",
+                &[
+                    (9, 0x06, 0x07),
+                    (10, 0x02, 0x03),
+                    (56, 0x01, 0xff),
+                    (78, 0x00, 0xff),
+                    (79, 0x00, 0xff),
+                    (116, 0x06, 0x00),
+                    (117, 0x00, 0x04),
+                    (118, 0x00, 0x06),
+                    (119, 0x04, 0x00),
+                    (123, 0x74, 0x76),
+                ],
+            ),
+        ];
+        let mut state = State::initial();
+        for (uci, bytes) in expected {
+            let next = play_uci(&state, uci);
+            assert_eq!(diff(&state, &next), bytes, "after {uci}");
+            assert_eq!(State::from_bytes(next.as_bytes()), Ok(next));
+            state = next;
+        }
+        assert_eq!(state.fen(), "rn1qkbnr/pp1bpppp/3p4/1Bp5/4P3/5N2/PPPP1PPP/RNBQ1RK1 b kq - 3 4");
+
+        let underpromotion = State::from_fen("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1").unwrap();
+        assert_eq!(
+            diff(&underpromotion, &play_uci(&underpromotion, "b7b8n")),
+            [(1, 0x00, 0x02), (9, 0x00, 0x01), (17, 0x01, 0x00), (56, 0x01, 0xff)]
+        );
+        let en_passant = State::from_fen("rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 3").unwrap();
+        assert_eq!(
+            diff(&en_passant, &play_uci(&en_passant, "d4e3")),
+            [(9, 0x05, 0x06), (56, 0xff, 0x01), (67, 0xff, 0x00), (68, 0x01, 0x00), (77, 0x54, 0x00), (84, 0x00, 0xff)]
+        );
+        let corner = State::from_fen("r3k2r/8/8/8/8/8/6b1/R3K2R b KQkq - 0 1").unwrap();
+        assert_eq!(
+            diff(&corner, &play_uci(&corner, "g2h1")),
+            [(9, 0x01, 0x02), (56, 0xff, 0x01), (79, 0x00, 0xff), (102, 0xfd, 0x00), (119, 0x04, 0xfd)]
+        );
+    }
+
+    #[test]
+    fn counters_saturate_and_wrap() {
+        let mut bytes = *State::initial().as_bytes();
+        bytes[idx::MOVE_COUNT_LOW] = 127;
+        bytes[idx::HALFMOVE_CLOCK] = 255;
+        let state = State::from_bytes(&bytes).unwrap();
+        let next = play_uci(&state, "g1f3");
+        assert_eq!((next.0[idx::MOVE_COUNT_HIGH], next.0[idx::MOVE_COUNT_LOW]), (1, 0));
+        assert_eq!(next.halfmove_clock(), 255);
+        assert_eq!(next.ply(), 128);
+        bytes[idx::MOVE_COUNT_HIGH] = 127;
+        let last = play_uci(&State::from_bytes(&bytes).unwrap(), "g1f3");
+        assert_eq!(last.ply(), MAX_PLY);
+    }
+
+    fn code(fen: &str, uci: &str) -> u8 {
+        let state = State::from_fen(fen).unwrap();
+        match state.check(Move::from_uci(uci).unwrap()) {
+            Ok(_) => 0,
+            Err(r) => r.code(),
+        }
+    }
+
+    fn raw_code(state: &State, from: u8, to: u8, promotion: u8) -> u8 {
+        state.check(RawMove { from, to, promotion }).err().map_or(0, Rejection::code)
+    }
+
+    #[test]
+    fn rejection_precedence_of_section_6() {
+        let start = State::initial();
+        assert_eq!(raw_code(&start, 8, 4, 0), 1);
+        assert_eq!(raw_code(&start, 200, 200, 0), 1);
+        assert_eq!(raw_code(&start, 100, 100, 9), 2);
+        assert_eq!(raw_code(&start, 68, 52, 0), 3);
+        assert_eq!(raw_code(&start, 20, 36, 0), 4);
+        assert_eq!(raw_code(&start, 118, 100, 0), 5);
+        assert_eq!(raw_code(&start, 118, 86, 0), 6);
+        assert_eq!(raw_code(&start, 100, 68, 7), 13);
+        assert_eq!(raw_code(&start, 100, 68, 5), 13);
+        assert_eq!(raw_code(&start, 100, 68, 0), 0);
+        assert_eq!(raw_code(&start, 117, 83, 0), 7);
+        assert_eq!(raw_code(&start, 100, 83, 0), 8);
+        // A pawn diagonal onto its own piece is 5; forward onto a piece is 7.
+        assert_eq!(code("4k3/8/8/8/8/3P4/4P3/4K3 w - - 0 1", "e2d3"), 5);
+        assert_eq!(code("4k3/8/8/8/8/4p3/4P3/4K3 w - - 0 1", "e2e3"), 7);
+        assert_eq!(code("4k3/8/8/8/4p3/8/4P3/4K3 w - - 0 1", "e2e4"), 7);
+        assert_eq!(code("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", "e2e5"), 6);
+        assert_eq!(code("4k3/8/8/8/8/4P3/8/4K3 w - - 0 1", "e3e5"), 6);
+        // King two-square moves other than castling patterns are geometry errors.
+        assert_eq!(code("4k3/8/8/8/8/8/8/3K4 w - - 0 1", "d1f1"), 6);
+        assert_eq!(code("4k3/8/8/8/8/8/8/4K3 w - - 0 1", "e1e3"), 6);
+        // Castling: 9, 7, 10, 11, then 13, then 14.
+        assert_eq!(code("4k3/8/8/8/8/8/8/4K2R w - - 0 1", "e1g1"), 9);
+        assert_eq!(code("4k3/8/8/8/8/8/8/4K3 w - - 0 1", "e1g1"), 6 * 0 + 9);
+        assert_eq!(code("4k3/8/8/8/8/8/8/4KB1R w K - 0 1", "e1g1"), 7);
+        assert_eq!(code("r3k3/8/8/8/8/8/8/RN2K3 w Q - 0 1", "e1c1"), 7);
+        assert_eq!(code("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", "e1c1"), 0);
+        assert_eq!(code("4k3/4r3/8/8/8/8/8/4K2R w K - 0 1", "e1g1"), 10);
+        assert_eq!(code("4k3/5r2/8/8/8/8/8/4K2R w K - 0 1", "e1g1"), 11);
+        assert_eq!(code("4k3/6r1/8/8/8/8/8/4K2R w K - 0 1", "e1g1"), 14);
+        assert_eq!(code("1r2k3/8/8/8/8/8/8/R3K3 w Q - 0 1", "e1c1"), 0);
+        let castle = State::from_fen("4k3/8/8/8/8/8/8/4K2R w K - 0 1").unwrap();
+        assert_eq!(raw_code(&castle, 116, 118, 5), 13);
+        // Promotions.
+        let promo = State::from_fen("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1").unwrap();
+        assert_eq!(raw_code(&promo, 17, 1, 0), 12);
+        assert_eq!(raw_code(&promo, 17, 1, 1), 13);
+        assert_eq!(raw_code(&promo, 17, 1, 6), 13);
+        for role in 2..=5 {
+            assert_eq!(raw_code(&promo, 17, 1, role), 0);
+        }
+        // En passant that uncovers a check along the rank.
+        assert_eq!(code("8/8/8/K2pP2r/8/8/8/4k3 w - d6 0 1", "e5d6"), 14);
+        assert_eq!(code("8/8/8/K2pP3/8/8/8/4k3 w - d6 0 1", "e5d6"), 0);
+        // Pinned piece, check not answered.
+        assert_eq!(code("4k3/4r3/8/8/8/8/4N3/4K3 w - - 0 1", "e2c3"), 14);
+        assert_eq!(code("4k3/4r3/8/8/8/8/8/3QK3 w - - 0 1", "d1d2"), 14);
+        assert_eq!(code("4k3/4r3/8/8/8/8/8/3QK3 w - - 0 1", "d1e2"), 0);
+    }
+
+    #[test]
+    fn invalid_states_report_the_first_failing_code() {
+        let base = *State::initial().as_bytes();
+        let with = |changes: &[(usize, u8)]| {
+            let mut b = base;
+            for &(i, v) in changes {
+                b[i] = v;
+            }
+            State::from_bytes(&b).err()
+        };
+        let invalid = |code: InvalidState| Some(StateError::Invalid(code));
+        assert_eq!(State::from_bytes(&base[..127]), Err(StateError::BadLength(127)));
+        assert_eq!(with(&[(36, 7)]), invalid(InvalidState::BadPieceCode));
+        assert_eq!(with(&[(36, 0xf9), (12, 1)]), invalid(InvalidState::BadPieceCode));
+        assert_eq!(with(&[(12, 1)]), invalid(InvalidState::BadFlag));
+        assert_eq!(with(&[(9, 128)]), invalid(InvalidState::BadFlag));
+        assert_eq!(with(&[(56, 0)]), invalid(InvalidState::BadFlag));
+        assert_eq!(with(&[(77, 0x44)]), invalid(InvalidState::BadFlag));
+        assert_eq!(with(&[(78, 1)]), invalid(InvalidState::BadFlag));
+        assert_eq!(with(&[(36, 6)]), invalid(InvalidState::KingCount));
+        assert_eq!(with(&[(40, 6)]), invalid(InvalidState::BadFlag));
+        assert_eq!(with(&[(123, 115)]), invalid(InvalidState::KingPosMismatch));
+        assert_eq!(with(&[(11, 8)]), invalid(InvalidState::KingPosMismatch));
+        assert_eq!(with(&[(113, 1)]), invalid(InvalidState::PawnOnBackRank));
+        assert_eq!(with(&[(21, 0), (37, 5)]), None);
+        assert_eq!(with(&[(101, 0), (71, 0xfb), (56, 0xff)]), invalid(InvalidState::OpponentInCheck));
+        assert_eq!(with(&[(101, 0), (71, 0xfb)]), None);
+        assert_eq!(with(&[(119, 0)]), invalid(InvalidState::BadCastling));
+        assert_eq!(with(&[(119, 0), (79, 0xff)]), None);
+        assert_eq!(with(&[(77, 84)]), invalid(InvalidState::BadEnPassant));
+        assert_eq!(with(&[(77, 84), (56, 0xff), (100, 0), (68, 1)]), None);
+        assert_eq!(with(&[(77, 84), (61, 34), (56, 0xff), (100, 0), (68, 1)]), invalid(InvalidState::BadEnPassant));
+        assert!(matches!(State::from_hex("zz"), Err(StateError::BadHex(_))));
+    }
+
+    #[test]
+    fn status_and_material() {
+        let status = |fen: &str| State::from_fen(fen).unwrap().status();
+        assert_eq!(status("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"), Status::Checkmate);
+        assert_eq!(status("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"), Status::Stalemate);
+        assert_eq!(status("7k/8/6K1/8/8/8/8/8 b - - 0 1"), Status::InsufficientMaterial);
+        assert_eq!(status("7k/8/6K1/8/8/8/8/6N1 b - - 0 1"), Status::InsufficientMaterial);
+        assert_eq!(status("7k/8/6K1/8/8/8/8/5BB1 b - - 0 1"), Status::Ongoing);
+        assert_eq!(status("7k/8/6K1/8/8/8/8/4B1B1 b - - 0 1"), Status::InsufficientMaterial);
+        assert_eq!(status("7k/p7/6K1/8/8/8/8/6R1 b - - 150 90"), Status::SeventyFiveMoves);
+        assert_eq!(status("7k/p7/6K1/8/8/8/8/6R1 b - - 149 90"), Status::Ongoing);
+        let knight_vs_queen = State::from_fen("7k/8/6K1/8/8/8/8/5NQ1 b - - 0 1").unwrap();
+        assert!(knight_vs_queen.has_insufficient_material(Color::Black));
+        assert!(!knight_vs_queen.has_insufficient_material(Color::White));
+        let knight_vs_knight = State::from_fen("6nk/8/6K1/8/8/8/8/5N2 b - - 0 1").unwrap();
+        assert!(!knight_vs_knight.has_insufficient_material(Color::White));
+        assert_eq!(knight_vs_knight.status(), Status::Ongoing);
+    }
+
+    #[test]
+    fn repetition_key_ignores_clocks_and_unusable_en_passant() {
+        let a = State::from_fen("4k3/8/8/8/4P3/8/8/4K3 b - e3 0 1").unwrap();
+        let b = State::from_fen("4k3/8/8/8/4P3/8/8/4K3 b - - 7 30").unwrap();
+        assert_eq!(a.repetition_key(), b.repetition_key());
+        let c = State::from_fen("4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1").unwrap();
+        let d = State::from_fen("4k3/8/8/8/3pP3/8/8/4K3 b - - 0 1").unwrap();
+        assert!(c.has_legal_en_passant());
+        assert_ne!(c.repetition_key(), d.repetition_key());
+        // The en-passant capture would expose the black king on the rank: not legal, key ignores it.
+        let e = State::from_fen("8/8/8/8/k2pP2R/8/8/4K3 b - e3 0 1").unwrap();
+        let f = State::from_fen("8/8/8/8/k2pP2R/8/8/4K3 b - - 0 1").unwrap();
+        assert!(!e.has_legal_en_passant());
+        assert_eq!(e.repetition_key(), f.repetition_key());
+        assert_eq!(a.repetition_key(), keccak256({
+            let mut bytes = *b.as_bytes();
+            bytes[8] = 0;
+            bytes[9] = 0;
+            bytes[10] = 0;
+            bytes
+        }));
+    }
+
+    #[test]
+    fn hex_and_fen_parse_through_from_str() {
+        let hex = State::initial().to_hex();
+        assert_eq!(hex.parse::<State>().unwrap(), State::initial());
+        assert_eq!(State::initial().to_string().parse::<State>().unwrap(), State::initial());
+        assert!(State::initial().pretty().contains("r n b q k b n r"));
+    }
+}
