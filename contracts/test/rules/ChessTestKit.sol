@@ -93,7 +93,7 @@ library ChessTestKit {
         for (; i < f.length && f[i] != " "; ++i) fullmove = fullmove * 10 + uint8(f[i]) - 48;
         if (fullmove == 0) fullmove = 1;
         uint256 count = 2 * (fullmove - 1) + (white ? 0 : 1);
-        s[10] = bytes1(uint8(halfmove));
+        s[10] = bytes1(uint8(halfmove > 255 ? 255 : halfmove));
         s[8] = bytes1(uint8(count / 128));
         s[9] = bytes1(uint8(count % 128));
     }
