@@ -103,6 +103,7 @@ library ChessRules {
         uint256 king; // its king's square
         uint256 targets; // bit set: squares a non-king move may land on (all when not in check)
         uint256 checker; // square of the single checking piece, 255 when not in check
+        int256 pin; // for the piece being searched: step from the king towards its pinner, 0 if not pinned
     }
 
     // =====================================================================
@@ -304,7 +305,7 @@ library ChessRules {
 
     /// @dev Codes 1-13 in section 6 order; also returns the move kind and the moving piece.
     function _precheck(bytes memory s, uint256 from, uint256 to, uint256 promotion)
-        internal
+        private
         pure
         returns (uint256 code, uint256 kind, int256 piece)
     {
@@ -412,7 +413,7 @@ library ChessRules {
     /// @dev Moves the pieces of a geometrically valid move (the pawn stays a pawn: a
     /// promotion does not change which squares are attacked). Returns the captured piece.
     function _make(bytes memory s, uint256 from, uint256 to, uint256 kind, int256 piece, int256 side)
-        internal
+        private
         pure
         returns (int256 captured)
     {
@@ -527,7 +528,7 @@ library ChessRules {
     /// square (from its position byte, one table lookup), then the eight rays. Unrolled:
     /// this runs at least twice per referee move, and "not attacked" (every test runs) is
     /// the usual answer. Any index in [-128, 255] is on the board iff `and(i, 0x88)` is 0.
-    function _attacked(bytes memory s, uint256 sq, int256 by) internal pure returns (bool hit) {
+    function _attacked(bytes memory s, uint256 sq, int256 by) private pure returns (bool hit) {
         assembly ("memory-safe") {
             // Straight-line code on purpose: the legacy code generator does not inline Yul
             // functions or unroll loops, and this test runs at least twice per referee move.
@@ -631,9 +632,9 @@ library ChessRules {
     // =====================================================================
 
     function _hasLegalMove(bytes memory s, int256 side, uint256 king, bool inCheck) private pure returns (bool) {
-        Search memory q = Search({side: side, king: king, targets: type(uint256).max, checker: 255});
+        Search memory q = Search({side: side, king: king, targets: type(uint256).max, checker: 255, pin: 0});
         if (!inCheck) {
-            // cheapest first: an unpinnable piece with any pseudo-legal move needs no attack test
+            // cheapest first: piece moves need no attack test (pins are found by one ray walk)
             return _hasPieceMove(s, q) || _hasKingMove(s, side, king);
         }
         if (_hasKingMove(s, side, king)) return true;
@@ -712,7 +713,7 @@ library ChessRules {
     }
 
     /// @dev Any legal move of a non-king piece landing on `q.targets`.
-    function _hasPieceMove(bytes memory s, Search memory q) internal pure returns (bool) {
+    function _hasPieceMove(bytes memory s, Search memory q) private pure returns (bool) {
         unchecked {
             int256 side = q.side;
             // Rows from the mover's pawn rank towards the enemy, its back rank last: pawns
@@ -742,6 +743,7 @@ library ChessRules {
     {
         unchecked {
             int256 side = q.side;
+            q.pin = _pinStep(s, q.king, from, side);
             if (role == PAWN) return _pawnHasMove(s, q, from, piece);
             if (role == KNIGHT) {
                 for (uint256 i = 0; i < 8; ++i) {
@@ -793,9 +795,9 @@ library ChessRules {
         }
     }
 
-    /// @dev Whether a pseudo-legal non-king move is legal. A piece off every line through
-    /// its king cannot be pinned, so its moves need no attack test (except en passant,
-    /// which also removes the captured pawn); in check it must land on `q.targets`.
+    /// @dev Whether a pseudo-legal non-king move is legal, without an attack test except for
+    /// en passant: in check it must land on `q.targets` (capture or block the single
+    /// checker), and a pinned piece (`q.pin`) must stay on its pin line.
     function _candidateLegal(bytes memory s, Search memory q, uint256 from, uint256 to, uint256 kind, int256 piece)
         private
         pure
@@ -808,7 +810,16 @@ library ChessRules {
                 if (kind != EN_PASSANT || uint256(int256(to) + 16 * side) != q.checker) return false;
             }
             uint256 king = q.king;
-            if (kind != EN_PASSANT && !_aligned(from, king)) return true;
+            if (kind != EN_PASSANT) {
+                // a pinned piece may only move along the pin line (never true in check:
+                // the check and pin lines meet only at the king)
+                int256 pin = q.pin;
+                if (pin == 0) return true;
+                int256 diff = int256(to) - int256(king);
+                int256 steps = diff / pin;
+                return steps > 0 && steps < 8 && steps * pin == diff;
+            }
+            // en passant removes a second pawn from the board: test it for real
             int256 captured = _make(s, from, to, kind, piece, side);
             bool hit = _attacked(s, king, -side);
             _unmake(s, from, to, kind, piece, side, captured);
@@ -816,12 +827,28 @@ library ChessRules {
         }
     }
 
-    /// @dev Whether two squares share a rank, file or diagonal.
-    function _aligned(uint256 a, uint256 b) private pure returns (bool) {
+    /// @dev If the piece of `side` on `from` is pinned against its king on `king`, the
+    /// step from the king towards the pinner; else 0. Pinned: on a line with the king,
+    /// nothing between them, and the first piece beyond it on that line an enemy queen,
+    /// or rook (straight line) or bishop (diagonal).
+    function _pinStep(bytes memory s, uint256 king, uint256 from, int256 side) private pure returns (int256) {
         unchecked {
-            int256 df = int256(a & 7) - int256(b & 7);
-            int256 dr = int256(a >> 4) - int256(b >> 4);
-            return df == 0 || dr == 0 || df == dr || df == -dr;
+            int256 df = int256(from & 7) - int256(king & 7);
+            int256 dr = int256(from >> 4) - int256(king >> 4);
+            bool straight = df == 0 || dr == 0;
+            if (!straight && df != dr && df != -dr) return 0;
+            int256 step = (dr > 0 ? int256(16) : dr < 0 ? -16 : int256(0)) + (df > 0 ? int256(1) : df < 0 ? -1 : int256(0));
+            uint256 t = uint256(int256(king) + step);
+            for (; t != from; t = uint256(int256(t) + step)) {
+                if (_raw(s, t) != 0) return 0;
+            }
+            for (t = uint256(int256(t) + step); t & 0x88 == 0; t = uint256(int256(t) + step)) {
+                int256 v = _at(s, t);
+                if (v == 0) continue;
+                if (v == -QUEEN * side || v == (straight ? -ROOK : -BISHOP) * side) return step;
+                return 0;
+            }
+            return 0;
         }
     }
 
