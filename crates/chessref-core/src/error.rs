@@ -139,8 +139,8 @@ pub enum FenError {
     /// The side-to-move field is not `w` or `b`.
     #[error("invalid FEN side to move {0:?}: expected w or b")]
     Turn(String),
-    /// The castling field is malformed (not `-` or a subset of `KQkq`).
-    #[error("invalid FEN castling field {0:?}: expected - or letters from KQkq")]
+    /// The castling field is malformed (not `-` or a subset of `KQkq`, in that order).
+    #[error("invalid FEN castling field {0:?}: expected - or letters from KQkq, in that order")]
     Castling(String),
     /// The en-passant field is malformed (not `-` or a square on rank 3 or 6).
     #[error("invalid FEN en-passant field {0:?}: expected - or a square on rank 3 or 6")]

@@ -28,19 +28,16 @@ pub(crate) fn parse(fen: &str) -> Result<State, FenError> {
         if castling.is_empty() {
             return Err(FenError::Castling(castling.to_owned()));
         }
+        // Standard FEN order, each letter at most once: a subsequence of "KQkq".
+        let mut next = 0;
         for c in castling.chars() {
-            let i = match c {
-                'K' => idx::WHITE_RIGHT_CASTLING,
-                'Q' => idx::WHITE_LEFT_CASTLING,
-                'k' => idx::BLACK_RIGHT_CASTLING,
-                'q' => idx::BLACK_LEFT_CASTLING,
+            let order = ["K", "Q", "k", "q"].iter().position(|l| l.starts_with(c));
+            match order {
+                Some(n) if n >= next => next = n + 1,
                 _ => return Err(FenError::Castling(castling.to_owned())),
-            };
-            if bytes[i] == 0 {
-                // The same right twice.
-                return Err(FenError::Castling(castling.to_owned()));
             }
-            bytes[i] = 0;
+            let i = [idx::WHITE_RIGHT_CASTLING, idx::WHITE_LEFT_CASTLING, idx::BLACK_RIGHT_CASTLING, idx::BLACK_LEFT_CASTLING];
+            bytes[i[next - 1]] = 0;
         }
     }
 
@@ -199,6 +196,9 @@ mod tests {
         assert!(matches!(State::from_fen("8/8 w - - 0 1"), Err(FenError::Board { .. })));
         assert!(matches!(State::from_fen("4k3/8/8/8/8/8/8/4K3 x - - 0 1"), Err(FenError::Turn(_))));
         assert!(matches!(State::from_fen("4k3/8/8/8/8/8/8/4K3 w KK - 0 1"), Err(FenError::Castling(_))));
+        assert!(matches!(State::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w qK - 0 1"), Err(FenError::Castling(_))));
+        assert!(matches!(State::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w  - 0 1"), Err(FenError::FieldCount(5))));
+        assert_eq!(State::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w Kq - 0 1").unwrap().fen(), "r3k2r/8/8/8/8/8/8/R3K2R w Kq - 0 1");
         assert!(matches!(State::from_fen("4k3/8/8/8/8/8/8/4K3 w - e4 0 1"), Err(FenError::EnPassant(_))));
         assert!(matches!(State::from_fen("4k3/8/8/8/8/8/8/4K3 w - - x 1"), Err(FenError::HalfmoveClock(_))));
         assert!(matches!(State::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 -1"), Err(FenError::FullmoveNumber(_))));

@@ -683,12 +683,34 @@ impl State {
     }
 
     /// Parses a move in UCI or SAN and checks that it is legal.
+    ///
+    /// Castling written king-takes-own-rook (`e1h1`, as lichess and UCI_Chess960
+    /// do) is read as the king's two-square move (`e1g1`) when that is legal;
+    /// the returned move, like every [`Move`] here, uses the two-square form.
     pub fn parse_move(&self, s: &str) -> Result<Move, SanError> {
         let text = s.trim();
         if let Ok(mv) = Move::from_uci(text) {
-            return self.check(mv).map_err(|rejection| SanError::Rejected { uci: text.to_owned(), rejection });
+            return self.check(mv).or_else(|rejection| {
+                let castling = self.king_takes_rook_castling(mv).filter(|&c| self.check(c).is_ok());
+                castling.ok_or_else(|| SanError::Rejected { uci: text.to_owned(), rejection })
+            });
         }
         self.parse_san(text)
+    }
+
+    /// The two-square castling move meant by a king-onto-own-rook move, if `mv` is one.
+    fn king_takes_rook_castling(&self, mv: Move) -> Option<Move> {
+        let us = self.0[idx::CURRENT_PLAYER] as i8;
+        let home = if us > 0 { 116 } else { 4 };
+        let (from, to) = (mv.from.index(), mv.to.index());
+        let rook_corner = to == home + 3 || to == home - 4;
+        let is_king_and_rook =
+            self.0[from as usize] as i8 == KING * us && self.0[to as usize] as i8 == ROOK * us;
+        if from != home || !rook_corner || !is_king_and_rook || mv.promotion.is_some() {
+            return None;
+        }
+        let target = if to > home { home + 2 } else { home - 2 };
+        Some(Move::new(mv.from, Square::from_index_unchecked(target)))
     }
 }
 
@@ -985,6 +1007,19 @@ mod tests {
             bytes[10] = 0;
             bytes
         }));
+    }
+
+    #[test]
+    fn parse_move_reads_king_takes_rook_castling() {
+        let state = State::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1").unwrap();
+        assert_eq!(state.parse_move("e1h1").unwrap(), Move::from_uci("e1g1").unwrap());
+        assert_eq!(state.parse_move("e1a1").unwrap(), Move::from_uci("e1c1").unwrap());
+        assert_eq!(state.check(Move::from_uci("e1h1").unwrap()), Err(Rejection::OwnPieceOnTarget));
+        let no_right = State::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w Qkq - 0 1").unwrap();
+        assert!(matches!(
+            no_right.parse_move("e1h1"),
+            Err(SanError::Rejected { rejection: Rejection::OwnPieceOnTarget, .. })
+        ));
     }
 
     #[test]
