@@ -50,6 +50,29 @@ pub(crate) trait Sink {
     fn push(&mut self, from: u8, to: u8);
     /// A pawn move onto the last rank: the four promotions.
     fn push_promotions(&mut self, from: u8, to: u8);
+    /// Whether generation may stop now (a question already answered).
+    #[inline(always)]
+    fn satisfied(&self) -> bool {
+        false
+    }
+}
+
+/// Answers "is there any legal move?", stopping at the first.
+pub(crate) struct AnyMove(pub bool);
+
+impl Sink for AnyMove {
+    #[inline(always)]
+    fn push(&mut self, _: u8, _: u8) {
+        self.0 = true;
+    }
+    #[inline(always)]
+    fn push_promotions(&mut self, _: u8, _: u8) {
+        self.0 = true;
+    }
+    #[inline(always)]
+    fn satisfied(&self) -> bool {
+        self.0
+    }
 }
 
 /// Counts moves (perft's bulk counting at the last ply).
@@ -271,6 +294,9 @@ impl Position {
             }
         }
         self.board[ksq as usize] = KING * us;
+        if sink.satisfied() {
+            return;
+        }
 
         match checkers {
             0 => {
@@ -300,6 +326,9 @@ impl Position {
         let last_row = if us > 0 { 0 } else { 7 };
         let ep = self.ep;
         for n in 0..self.count[s] as usize {
+            if sink.satisfied() {
+                return;
+            }
             let from = self.list[s][n];
             let piece = self.board[from as usize] * us;
             // A pinned piece stays on the line from its king through itself.
@@ -508,8 +537,8 @@ impl Position {
 
     /// Whether the side to move has at least one legal move.
     pub fn has_legal_move(&mut self) -> bool {
-        let mut counter = Counter(0);
-        self.generate(&mut counter);
-        counter.0 > 0
+        let mut any = AnyMove(false);
+        self.generate(&mut any);
+        any.0
     }
 }

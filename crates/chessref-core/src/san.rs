@@ -1,16 +1,10 @@
 //! Standard algebraic notation, written and read against our own move generator.
 
 use crate::error::{Rejection, SanError};
-use crate::moves::Move;
-use crate::position::{KING, MoveList, PAWN, Position};
+use crate::moves::{Move, RawMove};
+use crate::position::{KING, PAWN, Position};
 use crate::square::{Role, Square};
-use crate::state::{State, to_move};
-
-fn legal_moves(state: &State) -> MoveList {
-    let mut list = MoveList::new();
-    Position::from_state(state).generate(&mut list);
-    list
-}
+use crate::state::{State, board_squares};
 
 fn is_castling(role: i8, mv: Move) -> bool {
     role == KING && mv.from.file().abs_diff(mv.to.file()) == 2
@@ -32,12 +26,13 @@ pub(crate) fn format(state: &State, mv: Move) -> Result<String, Rejection> {
         } else {
             san.push(Role::from_code(role as u8).expect("a piece").upper_char());
             let (mut others, mut same_file, mut same_rank) = (false, false, false);
-            for other in legal_moves(state).iter() {
-                if other.to == mv.to.index()
-                    && other.from != mv.from.index()
-                    && (b[other.from as usize] as i8).abs() == role
+            let piece = b[mv.from.index() as usize];
+            for sq in board_squares() {
+                if sq != mv.from.index()
+                    && b[sq as usize] == piece
+                    && state.check(RawMove { from: sq, to: mv.to.index(), promotion: 0 }).is_ok()
                 {
-                    let from = Square::new(other.from).expect("on board");
+                    let from = Square::new(sq).expect("on board");
                     others = true;
                     same_file |= from.file() == mv.from.file();
                     same_rank |= from.rank() == mv.from.rank();
@@ -139,47 +134,61 @@ pub(crate) fn parse(state: &State, san: &str) -> Result<Move, SanError> {
     if !text.is_ascii() {
         return Err(syntax(san, "unexpected character"));
     }
-    let list = legal_moves(state);
     let b = state.as_bytes();
-    let role_of = |sq: u8| (b[sq as usize] as i8).abs();
+    let us = state.turn().sign();
+    let home = if us > 0 { 116u8 } else { 4u8 };
 
     let castle = match text {
-        "O-O" | "0-0" => Some(6),
-        "O-O-O" | "0-0-0" => Some(2),
+        "O-O" | "0-0" => Some(home + 2),
+        "O-O-O" | "0-0-0" => Some(home - 2),
         _ => None,
     };
-    if let Some(file) = castle {
-        return list
-            .iter()
-            .map(|&m| to_move(m))
-            .find(|&m| is_castling(role_of(m.from.index()), m) && m.to.file() == file)
-            .ok_or_else(|| SanError::Illegal { san: san.to_owned() });
+    if let Some(to) = castle {
+        let is_king = b[home as usize] as i8 == KING * us;
+        return match state.check(RawMove { from: home, to, promotion: 0 }) {
+            Ok(mv) if is_king => Ok(mv),
+            _ => Err(SanError::Illegal { san: san.to_owned() }),
+        };
     }
 
+    // Resolved with `check` on every piece of the named kind: exact, and far
+    // cheaper than generating all legal moves.
     let pattern = parse_pattern(san, text)?;
-    let mut candidates = Vec::new();
-    for &m in list.iter() {
-        let mv = to_move(m);
-        let role = role_of(m.from);
-        if role != pattern.role.code() as i8
-            || mv.to != pattern.to
-            || mv.promotion != pattern.promotion
-            || is_castling(role, mv)
-            || pattern.from_file.is_some_and(|f| f != mv.from.file())
-            || pattern.from_rank.is_some_and(|r| r != mv.from.rank())
-        {
+    let piece = pattern.role.code() as i8 * us;
+    let promotion = pattern.promotion.map_or(0, Role::code);
+    let to = pattern.to.index();
+    let mut found: Option<Move> = None;
+    let mut more = Vec::new();
+    for sq in board_squares() {
+        if b[sq as usize] as i8 != piece {
+            continue;
+        }
+        let from = Square::new(sq).expect("on board");
+        if pattern.from_file.is_some_and(|f| f != from.file()) || pattern.from_rank.is_some_and(|r| r != from.rank()) {
             continue;
         }
         // A pawn capture names its file; without one, only pushes match.
-        if role == PAWN && pattern.from_file.is_none() && mv.from.file() != mv.to.file() {
+        if pattern.role == Role::Pawn && pattern.from_file.is_none() && from.file() != pattern.to.file() {
             continue;
         }
-        candidates.push(mv);
+        // Castling is written O-O / O-O-O, never as a king move.
+        if pattern.role == Role::King && from.file().abs_diff(pattern.to.file()) == 2 {
+            continue;
+        }
+        if let Ok(mv) = state.check(RawMove { from: sq, to, promotion }) {
+            match found {
+                None => found = Some(mv),
+                Some(_) => more.push(mv),
+            }
+        }
     }
-    match candidates.len() {
-        0 => Err(SanError::Illegal { san: san.to_owned() }),
-        1 => Ok(candidates[0]),
-        _ => Err(SanError::Ambiguous { san: san.to_owned(), candidates }),
+    match found {
+        None => Err(SanError::Illegal { san: san.to_owned() }),
+        Some(mv) if more.is_empty() => Ok(mv),
+        Some(mv) => {
+            more.insert(0, mv);
+            Err(SanError::Ambiguous { san: san.to_owned(), candidates: more })
+        }
     }
 }
 

@@ -397,10 +397,8 @@ impl State {
         if attacked(&board, king, -us) {
             return Err(Rejection::KingLeftInCheck);
         }
-        let mut next = self.0;
-        for sq in board_squares() {
-            next[sq as usize] = board[sq as usize] as u8;
-        }
+        // The shadow columns of `board` are untouched copies, so this keeps every flag.
+        let mut next = board.map(|x| x as u8);
         next[idx::WHITE_EN_PASSANT] = 0;
         next[idx::BLACK_EN_PASSANT] = 0;
         let moved = self.0[raw.from as usize] as i8 * us;
@@ -588,13 +586,24 @@ impl State {
         if !pos.has_legal_move() {
             return if pos.in_check() { Status::Checkmate } else { Status::Stalemate };
         }
-        if self.has_insufficient_material(Color::White) && self.has_insufficient_material(Color::Black) {
+        if self.both_sides_insufficient() {
             return Status::InsufficientMaterial;
         }
         if self.halfmove_clock() >= 150 {
             return Status::SeventyFiveMoves;
         }
         Status::Ongoing
+    }
+
+    /// Section 8's "both sides have insufficient material", with a quick exit
+    /// on the first pawn, rook or queen (the usual case).
+    fn both_sides_insufficient(&self) -> bool {
+        for sq in board_squares() {
+            if matches!((self.0[sq as usize] as i8).abs(), PAWN | ROOK | QUEEN) {
+                return false;
+            }
+        }
+        self.has_insufficient_material(Color::White) && self.has_insufficient_material(Color::Black)
     }
 
     /// Whether side `c` alone has insufficient material (section 8; the
