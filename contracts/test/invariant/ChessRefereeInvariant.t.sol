@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+pragma solidity ^0.8.30;
+
+import {Test, Vm} from "../utils/Test.sol";
+import {ChessReferee} from "../../src/ChessReferee.sol";
+import {ChessRules} from "../../src/ChessRules.sol";
+import {MockERC20} from "../mocks/MockERC20.sol";
+
+/// @notice Drives the referee with random lifecycles of many games between three actors,
+/// in ETH and in a token: create, join, cancel, random legal moves, resign, draw
+/// offers, timeouts, withdrawals. Tracks each game's position from events only.
+contract RefereeHandler {
+    Vm internal constant vm = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
+
+    ChessReferee public immutable ref;
+    MockERC20 public immutable token;
+    address[3] public actors = [address(0xA1), address(0xA2), address(0xA3)];
+
+    struct Position {
+        bytes state;
+        bytes32 history;
+        uint256 clock;
+    }
+
+    mapping(uint256 gameId => Position) internal pos;
+    uint256 public calls;
+    uint256 public movesPlayed;
+    uint256 public gamesEnded;
+
+    constructor(ChessReferee referee, MockERC20 t) {
+        ref = referee;
+        token = t;
+        for (uint256 i; i < 3; ++i) {
+            vm.deal(actors[i], 1_000 ether);
+            t.mint(actors[i], 1_000 ether);
+            vm.prank(actors[i]);
+            t.approve(address(referee), type(uint256).max);
+        }
+    }
+
+    function actorCount() external pure returns (uint256) {
+        return 3;
+    }
+
+    function _actor(uint256 seed) internal view returns (address) {
+        return actors[seed % 3];
+    }
+
+    function _game(uint256 seed) internal view returns (uint256) {
+        uint256 n = ref.nextGameId() - 1;
+        return n == 0 ? 0 : 1 + seed % n;
+    }
+
+    function _absorb() internal {
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        for (uint256 i; i < logs.length; ++i) {
+            Vm.Log memory l = logs[i];
+            if (l.emitter != address(ref)) continue;
+            bytes32 t = l.topics[0];
+            uint256 id = l.topics.length > 1 ? uint256(l.topics[1]) : 0;
+            if (t == ChessReferee.GameCreated.selector) {
+                (,,,,, bytes memory state, bytes32 history) =
+                    abi.decode(l.data, (bool, address, uint256, uint32, uint32, bytes, bytes32));
+                pos[id].state = state;
+                pos[id].history = history;
+            } else if (t == ChessReferee.GameJoined.selector) {
+                pos[id].clock = abi.decode(l.data, (uint256));
+            } else if (t == ChessReferee.MovePlayed.selector) {
+                (,,, bytes32 history, uint256 clock, bytes memory state) =
+                    abi.decode(l.data, (uint24, uint32, uint8, bytes32, uint256, bytes));
+                pos[id] = Position(state, history, clock);
+                ++movesPlayed;
+            } else if (t == ChessReferee.DrawOffered.selector) {
+                pos[id].clock = abi.decode(l.data, (uint256));
+            } else if (t == ChessReferee.GameEnded.selector) {
+                ++gamesEnded;
+            }
+        }
+    }
+
+    function create(uint256 actorSeed, uint256 stakeSeed, bool useToken, bool open, bool creatorWhite) external {
+        ++calls;
+        address creator = _actor(actorSeed);
+        address opponent = open ? address(0) : _actor(actorSeed % 3 + 1 + stakeSeed % 2);
+        uint256 stake = stakeSeed % 5 ether;
+        vm.recordLogs();
+        vm.prank(creator);
+        if (useToken) {
+            ref.createGame(opponent, creatorWhite, address(token), stake, 60, 2, "");
+        } else {
+            ref.createGame{value: stake}(opponent, creatorWhite, address(0), stake, 60, 2, "");
+        }
+        _absorb();
+    }
+
+    function join(uint256 gameSeed, uint256 actorSeed) external {
+        ++calls;
+        uint256 id = _game(gameSeed);
+        if (id == 0) return;
+        ChessReferee.GameInfo memory g = ref.getGame(id);
+        if (g.phase != 1) return;
+        address creator = g.creatorWhite ? g.white : g.black;
+        address invited = g.creatorWhite ? g.black : g.white;
+        address joiner = invited != address(0) ? invited : _actor(actorSeed);
+        if (joiner == creator) joiner = _actor(actorSeed % 3 + 1);
+        if (joiner == creator) return;
+        vm.recordLogs();
+        vm.prank(joiner);
+        ref.joinGame{value: g.token == address(0) ? g.stake : 0}(id);
+        _absorb();
+    }
+
+    function cancel(uint256 gameSeed) external {
+        ++calls;
+        uint256 id = _game(gameSeed);
+        if (id == 0) return;
+        ChessReferee.GameInfo memory g = ref.getGame(id);
+        if (g.phase != 1) return;
+        vm.prank(g.creatorWhite ? g.white : g.black);
+        ref.cancelGame(id);
+    }
+
+    function play(uint256 gameSeed, uint256 moveSeed) external {
+        ++calls;
+        uint256 id = _game(gameSeed);
+        if (id == 0 || ref.getGame(id).phase != 2) return;
+        Position memory p = pos[id];
+        (bool found, uint24 mv) = _findMove(p.state, moveSeed);
+        if (!found) return;
+        (,, bool whiteToMove, uint256 deadline) = ref.clocks(id, p.state, p.history, p.clock);
+        if (block.timestamp > deadline) return;
+        ChessReferee.GameInfo memory g = ref.getGame(id);
+        vm.recordLogs();
+        vm.prank(whiteToMove ? g.white : g.black);
+        ref.move(id, p.state, p.history, p.clock, mv);
+        _absorb();
+    }
+
+    function _findMove(bytes memory s, uint256 seed) internal pure returns (bool, uint24) {
+        int256 side = uint8(s[56]) == 1 ? int256(1) : -1;
+        uint256[16] memory own;
+        uint256 n;
+        for (uint256 sq; sq < 120; ++sq) {
+            int256 p = int8(uint8(s[sq]));
+            if (sq & 0x88 == 0 && p != 0 && (p > 0) == (side > 0) && n < 16) own[n++] = sq;
+        }
+        for (uint256 t; t < 48; ++t) {
+            uint256 r = uint256(keccak256(abi.encode(seed, t)));
+            uint256 from = own[r % n];
+            int256 piece = int8(uint8(s[from]));
+            uint256 to = ((r >> 16) % 8) * 16 + ((r >> 24) % 8);
+            bool promotes = (piece == 1 && to < 8) || (piece == -1 && to >= 112);
+            uint24 mv = uint24((from << 16) | (to << 8) | (promotes ? 5 : 0));
+            if (ChessRules.check(s, mv) == 0) return (true, mv);
+        }
+        return (false, 0);
+    }
+
+    function resign(uint256 gameSeed, bool white) external {
+        ++calls;
+        uint256 id = _game(gameSeed);
+        if (id == 0) return;
+        ChessReferee.GameInfo memory g = ref.getGame(id);
+        if (g.phase != 2) return;
+        vm.recordLogs();
+        vm.prank(white ? g.white : g.black);
+        ref.resign(id);
+        _absorb();
+    }
+
+    function agreeDraw(uint256 gameSeed, bool whiteOffers) external {
+        ++calls;
+        uint256 id = _game(gameSeed);
+        if (id == 0) return;
+        ChessReferee.GameInfo memory g = ref.getGame(id);
+        if (g.phase != 2) return;
+        Position memory p = pos[id];
+        (,,, uint256 deadline) = ref.clocks(id, p.state, p.history, p.clock);
+        if (block.timestamp > deadline) return;
+        vm.recordLogs();
+        vm.prank(whiteOffers ? g.white : g.black);
+        ref.offerDraw(id, p.state, p.history, p.clock);
+        _absorb();
+        p = pos[id];
+        vm.recordLogs();
+        vm.prank(whiteOffers ? g.black : g.white);
+        ref.acceptDraw(id, p.state, p.history, p.clock);
+        _absorb();
+    }
+
+    function timeout(uint256 gameSeed, uint256 wait) external {
+        ++calls;
+        vm.warp(block.timestamp + wait % 200);
+        uint256 id = _game(gameSeed);
+        if (id == 0) return;
+        ChessReferee.GameInfo memory g = ref.getGame(id);
+        if (g.phase != 2) return;
+        Position memory p = pos[id];
+        (,, bool whiteToMove, uint256 deadline) = ref.clocks(id, p.state, p.history, p.clock);
+        if (block.timestamp <= deadline) return;
+        vm.recordLogs();
+        vm.prank(whiteToMove ? g.black : g.white);
+        ref.claimTimeout(id, p.state, p.history, p.clock);
+        _absorb();
+    }
+
+    function withdraw(uint256 actorSeed, bool useToken) external {
+        ++calls;
+        address who = _actor(actorSeed);
+        address t = useToken ? address(token) : address(0);
+        if (ref.credits(who, t) == 0) return;
+        vm.prank(who);
+        ref.withdraw(t);
+    }
+}
+
+/// @notice The referee's ETH and token balances always equal the stakes held for open
+/// and running games plus the credits nobody withdrew yet: no money is ever created,
+/// lost or stuck.
+contract ChessRefereeInvariantTest is Test {
+    ChessReferee internal ref;
+    MockERC20 internal token;
+    RefereeHandler internal handler;
+
+    function setUp() public {
+        vm.warp(1_700_000_000);
+        ref = new ChessReferee();
+        token = new MockERC20();
+        handler = new RefereeHandler(ref, token);
+        targetContract(address(handler));
+        bytes4[] memory selectors = new bytes4[](8);
+        selectors[0] = RefereeHandler.create.selector;
+        selectors[1] = RefereeHandler.join.selector;
+        selectors[2] = RefereeHandler.cancel.selector;
+        selectors[3] = RefereeHandler.play.selector;
+        selectors[4] = RefereeHandler.resign.selector;
+        selectors[5] = RefereeHandler.agreeDraw.selector;
+        selectors[6] = RefereeHandler.timeout.selector;
+        selectors[7] = RefereeHandler.withdraw.selector;
+        targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
+    }
+
+    /// @notice The handler really plays and settles games (so the invariants are not
+    /// checked over an idle contract).
+    function test_HandlerPlaysAndSettlesGames() public {
+        for (uint256 i; i < 6; ++i) {
+            handler.create(i, 1 ether + i, i % 2 == 0, i % 3 == 0, i % 2 == 1);
+            handler.join(i, i + 1);
+        }
+        for (uint256 i; i < 60; ++i) {
+            handler.play(i, uint256(keccak256(abi.encode(i))));
+        }
+        handler.resign(0, true);
+        handler.agreeDraw(1, false);
+        handler.timeout(2, 199);
+        handler.timeout(2, 199);
+        for (uint256 i; i < 6; ++i) {
+            handler.withdraw(i, i % 2 == 0);
+        }
+        assertGt(handler.movesPlayed(), 20);
+        assertGe(handler.gamesEnded(), 3);
+        invariant_EthBalanceEqualsStakesPlusCredits();
+        invariant_TokenBalanceEqualsStakesPlusCredits();
+        invariant_OnlyRunningGamesHaveACommitment();
+    }
+
+    /// @dev Stakes the contract must hold for games not yet settled, in `asset`.
+    function _held(address asset) internal view returns (uint256 sum) {
+        uint256 n = ref.nextGameId();
+        for (uint256 id = 1; id < n; ++id) {
+            ChessReferee.GameInfo memory g = ref.getGame(id);
+            if (g.token != asset) continue;
+            if (g.phase == 1) sum += g.stake;
+            else if (g.phase == 2) sum += 2 * g.stake;
+        }
+    }
+
+    function _credits(address asset) internal view returns (uint256 sum) {
+        for (uint256 i; i < 3; ++i) {
+            sum += ref.credits(handler.actors(i), asset);
+        }
+    }
+
+    /// forge-config: default.invariant.fail-on-revert = true
+    function invariant_EthBalanceEqualsStakesPlusCredits() public view {
+        assertEq(address(ref).balance, _held(address(0)) + _credits(address(0)));
+    }
+
+    /// forge-config: default.invariant.fail-on-revert = true
+    function invariant_TokenBalanceEqualsStakesPlusCredits() public view {
+        assertEq(token.balanceOf(address(ref)), _held(address(token)) + _credits(address(token)));
+    }
+
+    /// forge-config: default.invariant.fail-on-revert = true
+    function invariant_OnlyRunningGamesHaveACommitment() public view {
+        uint256 n = ref.nextGameId();
+        for (uint256 id = 1; id < n; ++id) {
+            ChessReferee.GameInfo memory g = ref.getGame(id);
+            assertEq(g.commitment != bytes32(0), g.phase == 2);
+        }
+    }
+}
