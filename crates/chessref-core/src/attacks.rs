@@ -100,28 +100,27 @@ pub(crate) fn is_orthogonal(origin: u8, target: u8) -> bool {
 /// board `b` (signed piece codes at 0x88 indices; other indices are ignored).
 #[inline]
 pub(crate) fn attacked(b: &[i8; 128], sq: u8, by: i8) -> bool {
-    // A `by` pawn attacking sq stands one row behind it from `by`'s view.
-    let pawn_row = sq.wrapping_add((16 * by) as u8);
-    for t in [pawn_row.wrapping_sub(1), pawn_row.wrapping_add(1)] {
-        if on_board(t) && b[t as usize] == by {
-            return true;
-        }
-    }
-    let knight = 2 * by;
-    for &off in &KNIGHT_OFFSETS {
-        let t = sq.wrapping_add(off);
-        if on_board(t) && b[t as usize] == knight {
-            return true;
-        }
-    }
-    let king = 6 * by;
-    let (bishop, rook, queen) = (3 * by, 4 * by, 5 * by);
+    let (pawn, knight, bishop, rook, queen, king) = (by, 2 * by, 3 * by, 4 * by, 5 * by, 6 * by);
+    // Diagonals: the first square may hold a king, or a pawn if the step points
+    // towards `by`'s side (a `by` pawn attacks forward, so it sits "behind" sq).
     for &d in &DIAGONALS {
         let mut t = sq.wrapping_add(d);
-        if on_board(t) && b[t as usize] == king {
-            return true;
+        if !on_board(t) {
+            continue;
         }
-        while on_board(t) {
+        let p = b[t as usize];
+        if p != 0 {
+            let pawn_side = (d as i8 > 0) == (by > 0);
+            if p == bishop || p == queen || p == king || (p == pawn && pawn_side) {
+                return true;
+            }
+            continue;
+        }
+        loop {
+            t = t.wrapping_add(d);
+            if !on_board(t) {
+                break;
+            }
             let p = b[t as usize];
             if p != 0 {
                 if p == bishop || p == queen {
@@ -129,15 +128,25 @@ pub(crate) fn attacked(b: &[i8; 128], sq: u8, by: i8) -> bool {
                 }
                 break;
             }
-            t = t.wrapping_add(d);
         }
     }
     for &d in &ORTHOGONALS {
         let mut t = sq.wrapping_add(d);
-        if on_board(t) && b[t as usize] == king {
-            return true;
+        if !on_board(t) {
+            continue;
         }
-        while on_board(t) {
+        let p = b[t as usize];
+        if p != 0 {
+            if p == rook || p == queen || p == king {
+                return true;
+            }
+            continue;
+        }
+        loop {
+            t = t.wrapping_add(d);
+            if !on_board(t) {
+                break;
+            }
             let p = b[t as usize];
             if p != 0 {
                 if p == rook || p == queen {
@@ -145,7 +154,12 @@ pub(crate) fn attacked(b: &[i8; 128], sq: u8, by: i8) -> bool {
                 }
                 break;
             }
-            t = t.wrapping_add(d);
+        }
+    }
+    for &off in &KNIGHT_OFFSETS {
+        let t = sq.wrapping_add(off);
+        if on_board(t) && b[t as usize] == knight {
+            return true;
         }
     }
     false

@@ -4,6 +4,7 @@ use crate::error::{Rejection, SanError};
 use crate::moves::{Move, RawMove};
 use crate::position::{KING, PAWN, Position};
 use crate::square::{Role, Square};
+use crate::attacks::on_board;
 use crate::state::{State, board_squares};
 
 fn is_castling(role: i8, mv: Move) -> bool {
@@ -77,25 +78,22 @@ fn syntax(san: &str, reason: &'static str) -> SanError {
     SanError::Syntax { san: san.to_owned(), reason }
 }
 
-fn parse_pattern(original: &str, text: &str) -> Result<Pattern, SanError> {
-    let mut chars: Vec<char> = text.chars().collect();
-    let role = match chars.first() {
-        Some(&c @ ('N' | 'B' | 'R' | 'Q' | 'K' | 'P')) => {
-            chars.remove(0);
-            Role::from_char(c).expect("a piece letter")
+fn parse_pattern(original: &str, text: &[u8]) -> Result<Pattern, SanError> {
+    let mut rest = text;
+    let role = match rest.first() {
+        Some(&c @ (b'N' | b'B' | b'R' | b'Q' | b'K' | b'P')) => {
+            rest = &rest[1..];
+            Role::from_char(c as char).expect("a piece letter")
         }
         _ => Role::Pawn,
     };
     let mut promotion = None;
-    if let Some(&last) = chars.last() {
-        let explicit = chars.len() >= 2 && chars[chars.len() - 2] == '=';
-        let letter = matches!(last, 'N' | 'B' | 'R' | 'Q') || (explicit && matches!(last, 'n' | 'b' | 'r' | 'q'));
+    if let [init @ .., last] = rest {
+        let explicit = init.last() == Some(&b'=');
+        let letter = matches!(last, b'N' | b'B' | b'R' | b'Q') || (explicit && matches!(last, b'n' | b'b' | b'r' | b'q'));
         if letter {
-            promotion = Role::from_char(last);
-            chars.pop();
-            if explicit {
-                chars.pop();
-            }
+            promotion = Role::from_char(*last as char);
+            rest = if explicit { &init[..init.len() - 1] } else { init };
         } else if explicit {
             return Err(syntax(original, "promotion piece must be one of N, B, R, Q"));
         }
@@ -103,23 +101,25 @@ fn parse_pattern(original: &str, text: &str) -> Result<Pattern, SanError> {
     if promotion.is_some() && role != Role::Pawn {
         return Err(syntax(original, "only a pawn can promote"));
     }
-    if chars.len() < 2 {
+    let [origin @ .., file, rank] = rest else {
         return Err(syntax(original, "missing target square"));
-    }
-    let to_text: String = chars[chars.len() - 2..].iter().collect();
-    let to: Square = to_text.parse().map_err(|_| syntax(original, "invalid target square"))?;
-    chars.truncate(chars.len() - 2);
-    if chars.last() == Some(&'x') {
-        chars.pop();
-    }
+    };
+    let to = match (file, rank) {
+        (f @ b'a'..=b'h', r @ b'1'..=b'8') => Square::from_coords(f - b'a', r - b'1').expect("in range"),
+        _ => return Err(syntax(original, "invalid target square")),
+    };
+    let origin = match origin {
+        [o @ .., b'x'] => o,
+        o => o,
+    };
     let (mut from_file, mut from_rank) = (None, None);
-    match chars.as_slice() {
+    match origin {
         [] => {}
-        [f @ 'a'..='h'] => from_file = Some(*f as u8 - b'a'),
-        [r @ '1'..='8'] => from_rank = Some(*r as u8 - b'1'),
-        [f @ 'a'..='h', r @ '1'..='8'] => {
-            from_file = Some(*f as u8 - b'a');
-            from_rank = Some(*r as u8 - b'1');
+        [f @ b'a'..=b'h'] => from_file = Some(f - b'a'),
+        [r @ b'1'..=b'8'] => from_rank = Some(r - b'1'),
+        [f @ b'a'..=b'h', r @ b'1'..=b'8'] => {
+            from_file = Some(f - b'a');
+            from_rank = Some(r - b'1');
         }
         _ => return Err(syntax(original, "invalid origin (disambiguation) before the target square")),
     }
@@ -153,12 +153,27 @@ pub(crate) fn parse(state: &State, san: &str) -> Result<Move, SanError> {
 
     // Resolved with `check` on every piece of the named kind: exact, and far
     // cheaper than generating all legal moves.
-    let pattern = parse_pattern(san, text)?;
+    let pattern = parse_pattern(san, text.as_bytes())?;
     let piece = pattern.role.code() as i8 * us;
     let promotion = pattern.promotion.map_or(0, Role::code);
     let to = pattern.to.index();
     let mut found: Option<Move> = None;
     let mut more = Vec::new();
+    if pattern.role == Role::Pawn && pattern.from_rank.is_none() {
+        // A pawn comes from one row behind (or two, for a double step): at most two origins.
+        let back = (16 * us) as u8;
+        let behind = to.wrapping_add(back);
+        let file_of = |f: u8| (behind & 0xf0) | f;
+        let from = match pattern.from_file {
+            Some(f) if f != pattern.to.file() => Some(file_of(f)),
+            _ if on_board(behind) && b[behind as usize] == 0 => Some(behind.wrapping_add(back)),
+            _ => Some(behind),
+        };
+        let found = from
+            .filter(|&sq| on_board(sq) && b[sq as usize] as i8 == piece)
+            .and_then(|from| state.check(RawMove { from, to, promotion }).ok());
+        return found.ok_or_else(|| SanError::Illegal { san: san.to_owned() });
+    }
     for sq in board_squares() {
         if b[sq as usize] as i8 != piece {
             continue;

@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use alloy_primitives::{B256, keccak256};
 
-use crate::attacks::{attacked, is_diagonal, is_king_step, is_knight_step, is_orthogonal, line_step, on_board};
+use crate::attacks::{KNIGHT_OFFSETS, QUEEN_DIRECTIONS, attacked, is_diagonal, is_king_step, is_knight_step, is_orthogonal, line_step, on_board};
 use crate::error::{FenError, InvalidState, Rejection, SanError, StateError};
 use crate::moves::{Move, RawMove};
 use crate::position::{BISHOP, IMove, KING, KNIGHT, MoveList, PAWN, Position, QUEEN, ROOK};
@@ -582,9 +582,8 @@ impl State {
 
     /// The status for the side to move (section 8).
     pub fn status(&self) -> Status {
-        let mut pos = Position::from_state(self);
-        if !pos.has_legal_move() {
-            return if pos.in_check() { Status::Checkmate } else { Status::Stalemate };
+        if !self.has_legal_move() {
+            return if self.in_check() { Status::Checkmate } else { Status::Stalemate };
         }
         if self.both_sides_insufficient() {
             return Status::InsufficientMaterial;
@@ -593,6 +592,49 @@ impl State {
             return Status::SeventyFiveMoves;
         }
         Status::Ongoing
+    }
+
+    /// Whether the side to move has a legal move.
+    pub fn has_legal_move(&self) -> bool {
+        // Usually the first few pieces tried with one plausible move each settle it
+        // (each tried with the exact `check`); otherwise generate.
+        let b = &self.0;
+        let us = b[idx::CURRENT_PLAYER] as i8;
+        let mut tries = 0;
+        for from in board_squares() {
+            let piece = b[from as usize] as i8 * us;
+            if piece <= 0 {
+                continue;
+            }
+            let to = match piece {
+                PAWN => {
+                    let t = from.wrapping_add((-16 * us) as u8);
+                    if b[t as usize] != 0 {
+                        continue;
+                    }
+                    t
+                }
+                KNIGHT => match KNIGHT_OFFSETS.iter().map(|&o| from.wrapping_add(o)).find(|&t| on_board(t) && (b[t as usize] as i8) * us <= 0) {
+                    Some(t) => t,
+                    None => continue,
+                },
+                _ => match QUEEN_DIRECTIONS.iter().map(|&o| from.wrapping_add(o)).find(|&t| on_board(t) && (b[t as usize] as i8) * us <= 0) {
+                    // The first free neighbour; for a bishop or rook it may be off its lines,
+                    // which `check` simply rejects.
+                    Some(t) => t,
+                    None => continue,
+                },
+            };
+            let promotion = if piece == PAWN && (to >> 4 == 0 || to >> 4 == 7) { 5 } else { 0 };
+            if self.check(RawMove { from, to, promotion }).is_ok() {
+                return true;
+            }
+            tries += 1;
+            if tries == 4 {
+                break;
+            }
+        }
+        Position::from_state(self).has_legal_move()
     }
 
     /// Section 8's "both sides have insufficient material", with a quick exit
