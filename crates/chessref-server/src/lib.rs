@@ -1,1 +1,102 @@
-//! HTTP JSON reference checker.
+//! HTTP JSON reference checker: the chessref rules (the same codes the
+//! `ChessReferee` contract reverts with) behind a small axum service.
+//!
+//! Endpoints (documented in [`OPENAPI_JSON`], served at `GET /openapi.json`):
+//! `POST /v1/check`, `POST /v1/play`, `POST /v1/moves`, `POST /v1/status`,
+//! `POST /v1/replay`. Every refusal is a 4xx JSON [`ErrorBody`] naming what
+//! is wrong, with the ENCODING.md section 6 or 7 code when one applies.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod api;
+pub mod error;
+pub mod extract;
+mod handlers;
+pub mod replay;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::{Method, Uri};
+use axum::routing::{get, post};
+use tokio::net::TcpListener;
+
+pub use error::{ApiError, ErrorBody};
+
+/// The OpenAPI 3 description of this service (hand-written; tested against the router).
+pub const OPENAPI_JSON: &str = include_str!("openapi.json");
+
+/// Limits of one server.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Largest JSON body accepted, in bytes.
+    pub json_limit: usize,
+    /// Largest PGN body accepted by `/v1/replay`, in bytes.
+    pub pgn_limit: usize,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config { json_limit: 64 * 1024, pgn_limit: 2 * 1024 * 1024 }
+    }
+}
+
+/// Shared, read-only state of the handlers.
+#[derive(Clone, Debug)]
+pub struct AppState {
+    /// The limits in force.
+    pub config: Arc<Config>,
+}
+
+/// The service's router with `config`'s limits.
+pub fn router(config: Config) -> Router {
+    let json = DefaultBodyLimit::max(config.json_limit);
+    let pgn = DefaultBodyLimit::max(config.pgn_limit);
+    let state = AppState { config: Arc::new(config) };
+    Router::new()
+        .route("/v1/check", post(handlers::check).layer(json))
+        .route("/v1/play", post(handlers::play).layer(json))
+        .route("/v1/moves", post(handlers::moves).layer(json))
+        .route("/v1/status", post(handlers::status).layer(json))
+        .route("/v1/replay", post(handlers::replay).layer(pgn))
+        .route("/openapi.json", get(handlers::openapi))
+        .fallback(|uri: Uri| async move { ApiError::NotFound(uri.path().to_owned()) })
+        .method_not_allowed_fallback(|method: Method| async move { ApiError::MethodNotAllowed(method.to_string()) })
+        .with_state(state)
+}
+
+/// Serves `config`'s router on `listener` until `shutdown` completes, then
+/// finishes the requests in flight and returns.
+pub async fn serve<F>(listener: TcpListener, config: Config, shutdown: F) -> std::io::Result<()>
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    axum::serve(listener, router(config)).with_graceful_shutdown(shutdown).await
+}
+
+/// Completes on Ctrl-C (SIGINT) or, on Unix, SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        // If the handler cannot be installed, never complete on this branch (SIGTERM still works).
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+}
