@@ -56,7 +56,7 @@ over two lines} Nc6 3. Bb5 $1 a6 (3... Nf6 4. O-O (4. d3)) 4. Ba4!? Nf6 5. O-O B
 [SetUp "1"]
 [Result "*"]
 
-1. b8=N Kd7 2. Nc6 *
+1. b8=Q+ Kd7 2. Qb5+ *
 
 1.e4 c5 2.Nf3 d6 3.Bb5+ Bd7 4.O-O 1/2-1/2
 "#;
@@ -295,4 +295,18 @@ proptest! {
             game.replay().map_err(|e| TestCaseError::fail(format!("{e}")))?;
         }
     }
+}
+
+/// A move after an automatic end is refused, naming the game and the ply.
+#[test]
+fn pgn_move_after_the_end_is_refused() {
+    let pgn = "[Event \"x\"]\n\n1. e4 *\n\n[FEN \"4k3/1P6/8/8/8/8/8/4K3 w - - 0 1\"]\n[SetUp \"1\"]\n\n1. b8=N Kd7 *\n";
+    let games: Vec<_> = PgnReader::new(Cursor::new(pgn.as_bytes())).collect();
+    assert_eq!(games.len(), 2);
+    let second = games[1].as_ref().expect("reads");
+    assert_eq!(second.index, 2);
+    assert_eq!(second.sans, ["b8=N", "Kd7"]);
+    let error = second.replay().expect_err("Kd7 comes after insufficient material");
+    let text = error.to_string();
+    assert!(text.contains("game 2") && text.contains("ply 2") && text.contains("Kd7"), "{text}");
 }
