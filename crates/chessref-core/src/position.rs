@@ -215,11 +215,6 @@ impl Position {
         self.index[to as usize] = i;
     }
 
-    /// Whether the side to move is in check.
-    pub fn in_check(&self) -> bool {
-        attacked(&self.board, self.kings[side(self.turn)], -self.turn)
-    }
-
     /// Generates every legal move of the side to move into `sink`.
     pub fn generate<S: Sink>(&mut self, sink: &mut S) {
         let us = self.turn;
