@@ -36,6 +36,8 @@ enum Command {
     State(cmd::state::Args),
     /// Validate every game of a PGN file (streaming; `-` reads stdin).
     Pgn(cmd::pgn::Args),
+    /// Serve the HTTP JSON checker (POST /v1/check, /v1/play, /v1/moves, /v1/status, /v1/replay; GET /openapi.json).
+    Serve(cmd::serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +49,7 @@ fn main() -> ExitCode {
         Command::Play(args) => cmd::play::run(args),
         Command::State(args) => cmd::state::run(args),
         Command::Pgn(args) => cmd::pgn::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
     };
     match outcome {
         Ok(code) => code,

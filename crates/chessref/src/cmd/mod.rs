@@ -6,6 +6,7 @@ pub mod moves;
 pub mod perft;
 pub mod pgn;
 pub mod play;
+pub mod serve;
 pub mod state;
 
 use chessref_core::{FenError, State, StateError};

@@ -1,0 +1,43 @@
+//! `chessref serve [--addr 127.0.0.1:8080]`: the HTTP JSON reference checker
+//! of `chessref-server`, until Ctrl-C or SIGTERM.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+use clap::Args as ClapArgs;
+
+use super::CliError;
+
+/// Arguments of `chessref serve`.
+#[derive(ClapArgs)]
+pub struct Args {
+    /// Address to listen on (`127.0.0.1:0` picks a free port, printed on stdout).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    addr: SocketAddr,
+    /// Largest JSON request body, in bytes.
+    #[arg(long, default_value_t = chessref_server::Config::default().json_limit)]
+    json_limit: usize,
+    /// Largest PGN body of `POST /v1/replay`, in bytes.
+    #[arg(long, default_value_t = chessref_server::Config::default().pgn_limit)]
+    pgn_limit: usize,
+}
+
+/// Serves until a shutdown signal, then finishes the requests in flight.
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(args.addr)
+            .await
+            .map_err(|e| CliError::Arg(format!("cannot listen on {}: {e}", args.addr)))?;
+        let addr = listener.local_addr()?;
+        // One line on stdout so scripts using port 0 can read the address.
+        let mut out = std::io::stdout();
+        writeln!(out, "chessref serve: listening on http://{addr}")?;
+        out.flush()?;
+        let config = chessref_server::Config { json_limit: args.json_limit, pgn_limit: args.pgn_limit };
+        chessref_server::serve(listener, config, chessref_server::shutdown_signal()).await?;
+        eprintln!("chessref serve: stopped");
+        Ok(ExitCode::SUCCESS)
+    })
+}
