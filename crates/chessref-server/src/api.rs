@@ -1,7 +1,7 @@
 //! Request and response bodies of the `/v1` endpoints. Field names are part
 //! of the public contract (see `openapi.json`): other tools call them.
 
-use chessref_core::{Color, GameResult, Move, RawMove, State, Status};
+use chessref_core::{Color, GameResult, Move, RawMove, Role, Square, State, Status};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -41,7 +41,7 @@ impl CheckRequest {
     /// The move as the contract would receive it.
     pub fn raw_move(&self) -> Result<RawMove, ApiError> {
         match &self.mv {
-            Value::String(uci) => Ok(Move::from_uci(uci.trim()).map_err(|e| ApiError::from_uci(uci, e))?.into()),
+            Value::String(text) => parse_raw_move(text),
             Value::Number(n) => match n.as_u64() {
                 Some(p) if p <= MAX_PACKED => Ok(RawMove::from_packed(p as u32)),
                 _ => Err(ApiError::BadMove {
@@ -51,10 +51,39 @@ impl CheckRequest {
             },
             other => Err(ApiError::BadMove {
                 input: other.to_string(),
-                reason: "\"move\" is a UCI string or a packed uint24 integer".into(),
+                reason: "\"move\" is a UCI string, a packed uint24 integer or its 0x hex".into(),
             }),
         }
     }
+}
+
+/// Reads a move text the way `chessref check` does, so both give the same
+/// verdict: UCI squares as 0x88 indices with any promotion letter of
+/// `p n b r q k` (the rules, not the parser, reject `p` and `k` with
+/// INVALID_PROMOTION), or the packed uint24 as `0x` hex.
+pub fn parse_raw_move(text: &str) -> Result<RawMove, ApiError> {
+    let text = text.trim();
+    let bad = |reason: &str| ApiError::BadMove { input: text.to_owned(), reason: reason.to_owned() };
+    if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        return match u32::from_str_radix(hex, 16) {
+            Ok(packed) if packed <= MAX_PACKED as u32 && !hex.starts_with('+') => Ok(RawMove::from_packed(packed)),
+            _ => Err(bad("a packed move is 0x and at most 6 hex digits")),
+        };
+    }
+    let uci = "expected UCI like e2e4 or e7e8q, or a packed 0x uint24";
+    if !text.is_ascii() || !(4..=5).contains(&text.len()) {
+        return Err(bad(uci));
+    }
+    let from: Square = text[0..2].parse().map_err(|_| bad(uci))?;
+    let to: Square = text[2..4].parse().map_err(|_| bad(uci))?;
+    let promotion = match text.as_bytes().get(4).map(u8::to_ascii_lowercase) {
+        None => 0,
+        Some(letter) => match Role::from_char(char::from(letter)) {
+            Some(role) => role.code(),
+            None => return Err(bad(uci)),
+        },
+    };
+    Ok(RawMove { from: from.index(), to: to.index(), promotion })
 }
 
 /// The answer of `/v1/check`: the same object `chessref check --json` prints.

@@ -4,7 +4,7 @@
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use chessref_core::{FenError, GameError, InvalidState, Rejection, SanError, StateError, Status, UciError};
+use chessref_core::{FenError, GameError, InvalidState, Rejection, SanError, StateError, Status};
 use serde::Serialize;
 
 /// A request the server refuses. Every variant maps to a 4xx status; the
@@ -204,11 +204,6 @@ impl ApiError {
             GameError::Illegal(rejection) => ApiError::IllegalMove { index, input, rejection },
             GameError::San(e) => ApiError::from_san(index, &input, e),
         }
-    }
-
-    /// The error for a UCI string `input` that does not parse.
-    pub fn from_uci(input: &str, err: UciError) -> ApiError {
-        ApiError::BadMove { input: input.to_owned(), reason: err.to_string() }
     }
 }
 

@@ -61,6 +61,16 @@ async fn check_takes_state_hex_and_packed_moves() {
     assert_eq!(body, json!({"legal": false, "code": 12, "reason": "PROMOTION_REQUIRED"}));
     let (_, body) = s.post_json("/v1/check", &json!({"fen": fen, "move": "b7b8n"})).await;
     assert_eq!(body["legal"], true);
+    // As `chessref check`: promotion letters p and k parse and the rules reject them.
+    for uci in ["b7b8k", "b7b8p"] {
+        let (_, body) = s.post_json("/v1/check", &json!({"fen": fen, "move": uci})).await;
+        assert_eq!(body, json!({"legal": false, "code": 13, "reason": "INVALID_PROMOTION"}), "{uci}");
+    }
+    // The packed move as 0x hex text, as `chessref check 0x644400` takes it.
+    let (_, body) = s.post_json("/v1/check", &json!({"fen": INITIAL_FEN, "move": "0x644400"})).await;
+    assert_eq!(body, json!({"legal": true, "code": 0, "reason": "OK"}));
+    let (_, body) = s.post_json("/v1/check", &json!({"fen": INITIAL_FEN, "move": "0x644800"})).await;
+    assert_eq!(body["reason"], "OFF_BOARD");
     s.shutdown().await;
 }
 
@@ -91,6 +101,9 @@ async fn bad_input_is_a_4xx_json_error_naming_the_problem() {
         (json!({"fen": INITIAL_FEN, "move": "e2e4", "extra": 1}), StatusCode::BAD_REQUEST, "bad_json"),
         (json!({"fen": INITIAL_FEN}), StatusCode::BAD_REQUEST, "bad_json"),
         (json!({"fen": INITIAL_FEN, "move": "e2e9"}), StatusCode::BAD_REQUEST, "bad_move"),
+        (json!({"fen": INITIAL_FEN, "move": "e2e4x"}), StatusCode::BAD_REQUEST, "bad_move"),
+        (json!({"fen": INITIAL_FEN, "move": "0x1000000"}), StatusCode::BAD_REQUEST, "bad_move"),
+        (json!({"fen": INITIAL_FEN, "move": "0x"}), StatusCode::BAD_REQUEST, "bad_move"),
         (json!({"fen": INITIAL_FEN, "move": 16_777_216u32}), StatusCode::BAD_REQUEST, "bad_move"),
         (json!({"fen": INITIAL_FEN, "move": -1}), StatusCode::BAD_REQUEST, "bad_move"),
         (json!({"fen": INITIAL_FEN, "move": true}), StatusCode::BAD_REQUEST, "bad_move"),
