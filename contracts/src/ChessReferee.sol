@@ -254,6 +254,7 @@ contract ChessReferee {
             if (startState.length != 128) revert BadStateLength(startState.length);
             s = startState;
             uint256 invalid = ChessRules.validateState(s);
+            // forge-lint: disable-next-line(unsafe-typecast) section 7 codes are 1..8
             if (invalid != 0) revert InvalidState(uint8(invalid));
             uint256 st = ChessRules.status(s);
             if (st != 0) revert StartPositionOver(st);
@@ -426,6 +427,7 @@ contract ChessReferee {
         bool whiteToMove = _whiteToMove(s);
         if (_playerColour(gameId) == whiteToMove) revert NotYourTurn();
         uint256 deadline = _deadline(clock, whiteToMove);
+        // forge-lint: disable-next-line(block-timestamp) the clock is defined on block time, with a grace
         if (block.timestamp <= deadline) revert TimeNotUp(deadline);
         // Never let a flag beat a result already on the board. A running game's position
         // is never decided (moves end games at once and decided start states are refused),
@@ -489,11 +491,7 @@ contract ChessReferee {
 
     /// @notice The commitment a position hashes to: `keccak256(keccak256(state ‖ history) ‖ clock)`.
     /// @param state 128-byte state. @param history Repetition-chain head. @param clock Clock word.
-    function positionCommitment(bytes calldata state, bytes32 history, uint256 clock)
-        external
-        pure
-        returns (bytes32)
-    {
+    function positionCommitment(bytes calldata state, bytes32 history, uint256 clock) external pure returns (bytes32) {
         if (state.length != 128) revert BadStateLength(state.length);
         return _seal(_innerCd(state, history), clock);
     }
@@ -555,6 +553,7 @@ contract ChessReferee {
         _checkMover(gameId, whiteToMove);
         c = _tick(clock, whiteToMove);
         uint256 code = ChessRules.applyMove(s, mv);
+        // forge-lint: disable-next-line(unsafe-typecast) section 6 codes are 1..14
         if (code != 0) revert IllegalMove(uint8(code));
         // Repetition chain: restart at every irreversible move (halfmove clock 0).
         bytes32 key = ChessRules.repetitionKey(s);
@@ -638,6 +637,7 @@ contract ChessReferee {
     }
 
     function _overdue(uint256 clock, bool whiteToMove) private view returns (bool) {
+        // forge-lint: disable-next-line(block-timestamp) the clock is defined on block time, with a grace
         return block.timestamp > _deadline(clock, whiteToMove);
     }
 
@@ -665,6 +665,7 @@ contract ChessReferee {
             // Checkmate: the side to move is mated.
             _end(gameId, _whiteToMove(s) ? RESULT_BLACK_WINS : RESULT_WHITE_WINS, REASON_CHECKMATE);
         } else {
+            // forge-lint: disable-next-line(unsafe-typecast) section 8 statuses are 0..4
             _end(gameId, RESULT_DRAW, uint8(st));
         }
     }

@@ -27,7 +27,9 @@ contract ChessRefereeLifecycleTest is RefereeBase {
     function test_CreateGame_EmitsStandardStartPosition() public {
         uint256 id = _create(alice, bob, true, STAKE, "");
         assertEq(pos[id].state, ChessRules.initialState());
-        assertEq(pos[id].history, keccak256(abi.encode(bytes32(0), ChessRules.repetitionKey(ChessRules.initialState()))));
+        assertEq(
+            pos[id].history, keccak256(abi.encode(bytes32(0), ChessRules.repetitionKey(ChessRules.initialState())))
+        );
     }
 
     function test_CreateGame_RevertsOnWrongEth() public {
@@ -93,7 +95,8 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         assertEq(g.black, bob);
         assertEq(g.phase, PHASE_RUNNING);
         assertEq(g.commitment, ref.positionCommitment(pos[id].state, pos[id].history, pos[id].clock));
-        (uint256 last, uint256 w, uint256 b, uint256 inc, uint256 ply, bool wo, bool bo) = ref.decodeClock(pos[id].clock);
+        (uint256 last, uint256 w, uint256 b, uint256 inc, uint256 ply, bool wo, bool bo) =
+            ref.decodeClock(pos[id].clock);
         assertEq(last, T0);
         assertEq(w, INITIAL);
         assertEq(b, INITIAL);
@@ -203,7 +206,8 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         vm.recordLogs();
         vm.prank(alice);
         ref.move(id, pos[id].state, pos[id].history, pos[id].clock, _uci("g1f3"));
-        (uint24 mv, uint32 ply, uint8 st,,,) = abi.decode(vm.getRecordedLogs()[0].data, (uint24, uint32, uint8, bytes32, uint256, bytes));
+        (uint24 mv, uint32 ply, uint8 st,,,) =
+            abi.decode(vm.getRecordedLogs()[0].data, (uint24, uint32, uint8, bytes32, uint256, bytes));
         assertEq(mv, _uci("g1f3"));
         assertEq(ply, 1);
         assertEq(st, 0);
@@ -728,5 +732,76 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         _move(id, "e2e4");
         vm.expectRevert(ChessReferee.StalePosition.selector);
         ref.clocks(id, p.state, p.history, p.clock);
+    }
+
+    // ================================================================ peer-bug regressions
+
+    /// @notice Peer bug: a timeout beat a stalemate already on the board. Here the
+    /// stalemating move ends the game in the same transaction.
+    function test_Regression_TimeoutCannotBeatStalemate() public {
+        uint256 id = _create(alice, bob, true, STAKE, _fen("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1"));
+        _join(id, bob, STAKE);
+        _playAll(id, "f1f2 h8g8 f2f1 g8h8", 1); // ply >= 2: a flag would be a real loss
+        _move(id, "f1f7");
+        Position memory p = pos[id];
+        vm.warp(block.timestamp + 10 days);
+        vm.prank(alice);
+        vm.expectRevert(abi.encodeWithSelector(ChessReferee.GameNotRunning.selector, id));
+        ref.claimTimeout(id, p.state, p.history, p.clock);
+        (uint8 result, uint8 reason) = _result(id);
+        assertEq(result, DRAW);
+        assertEq(reason, 2);
+    }
+
+    /// @notice Peer bug: castling survived the capture of its rook. Through the referee:
+    /// after Bxh1 white may not castle king-side (code 9).
+    function test_Regression_NoCastlingAfterRookCaptured() public {
+        uint256 id = _create(alice, bob, true, 0, _fen("r3k2r/8/8/8/8/8/6b1/R3K2R b KQkq - 0 1"));
+        _join(id, bob, 0);
+        _move(id, "g2h1");
+        Position memory p = pos[id];
+        vm.prank(alice);
+        vm.expectRevert(abi.encodeWithSelector(IllegalMove.selector, uint8(9)));
+        ref.move(id, p.state, p.history, p.clock, _uci("e1g1"));
+    }
+
+    /// @notice Peer bug: castling through check was accepted (code 11).
+    function test_Regression_NoCastlingThroughCheck() public {
+        uint256 id = _create(alice, bob, true, 0, _fen("4kr2/8/8/8/8/8/8/4K2R w K - 0 1"));
+        _join(id, bob, 0);
+        Position memory p = pos[id];
+        vm.prank(alice);
+        vm.expectRevert(abi.encodeWithSelector(IllegalMove.selector, uint8(11)));
+        ref.move(id, p.state, p.history, p.clock, _uci("e1g1"));
+    }
+
+    /// @notice Peer bug: knight checks went unseen: the king may not step into one (code 14).
+    function test_Regression_KnightCheckSeen() public {
+        uint256 id = _create(alice, bob, true, 0, _fen("4k3/8/8/8/8/3n4/8/R3K3 w - - 0 1"));
+        _join(id, bob, 0);
+        Position memory p = pos[id];
+        vm.prank(alice);
+        vm.expectRevert(abi.encodeWithSelector(IllegalMove.selector, uint8(14)));
+        ref.move(id, p.state, p.history, p.clock, _uci("e1f2"));
+    }
+
+    /// @notice Peer bug: promotion forced to a queen. A knight promotion is kept.
+    function test_Regression_UnderpromotionKept() public {
+        uint256 id = _create(alice, bob, true, 0, _fen("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1"));
+        _join(id, bob, 0);
+        _move(id, "b7b8n");
+        assertEq(uint8(pos[id].state[1]), 2);
+    }
+
+    /// @notice Peer bug: a piece other than a pawn captured en passant. A knight landing on
+    /// the en-passant square leaves the pawn behind it alone.
+    function test_Regression_OnlyPawnsCaptureEnPassant() public {
+        uint256 id = _create(alice, bob, true, 0, _fen("4k3/8/8/8/6n1/8/4P3/4K3 w - - 0 1"));
+        _join(id, bob, 0);
+        _move(id, "e2e4"); // white's en-passant byte: e3
+        assertEq(uint8(pos[id].state[77]), 84);
+        _move(id, "g4e3"); // the knight lands on e3
+        assertEq(uint8(pos[id].state[84]), 0xfe); // black knight on e3
+        assertEq(uint8(pos[id].state[68]), 1); // white pawn still on e4
     }
 }

@@ -6,8 +6,7 @@ pragma solidity ^0.8.30;
 library RealGames {
     /// @notice Caruana,F - Pichot,A, PRO League KO Stage 2017, 2017.03.15, 1-0: 79 plies, checkmate.
     function caruanaPichot2017() internal pure returns (string memory) {
-        return
-            "e2e4 c7c5 g1f3 e7e6 d2d4 c5d4 f3d4 b8c6 b1c3 d8c7 c1e3 a7a6 d1d2 g8f6 e1c1 f8e7 f2f3 b7b5 "
+        return "e2e4 c7c5 g1f3 e7e6 d2d4 c5d4 f3d4 b8c6 b1c3 d8c7 c1e3 a7a6 d1d2 g8f6 e1c1 f8e7 f2f3 b7b5 "
             "g2g4 c6d4 e3d4 c8b7 c1b1 e8g8 h2h4 b5b4 c3a4 d7d5 e4e5 f6d7 d2e3 b7c6 a4b6 d7b6 d4b6 c7b7 "
             "b6d4 a6a5 f3f4 a5a4 f4f5 f8c8 f5f6 e7f8 f6g7 f8g7 h4h5 b4b3 c2b3 a4b3 a2a3 b7e7 f1d3 g7f8 "
             "g4g5 a8a3 b2a3 e7a3 h1h2 c6a4 g5g6 f7g6 h5g6 h7h6 g6g7 f8g7 d1g1 c8c2 g1g7 g8g7 e3h6 g7f7 "
@@ -16,8 +15,7 @@ library RealGames {
 
     /// @notice Vachier Lagrave,M - Caruana,F, Saint Louis Blitz 2019, 2019.08.14, 0-1: 134 plies, en passant, queen promotion, black wins on resignation.
     function mvlCaruana2019() internal pure returns (string memory) {
-        return
-            "e2e4 c7c5 g1f3 b8c6 c2c3 g8f6 e4e5 f6d5 f1c4 d5b6 c4b3 d7d5 e5d6 e7e6 d2d4 f8d6 e1g1 e8g8 "
+        return "e2e4 c7c5 g1f3 b8c6 c2c3 g8f6 e4e5 f6d5 f1c4 d5b6 c4b3 d7d5 e5d6 e7e6 d2d4 f8d6 e1g1 e8g8 "
             "c1g5 d8c7 d4c5 d6c5 b1d2 e6e5 d2e4 c5e7 g5e7 c7e7 d1d6 e7d6 e4d6 a7a5 a2a4 b6d7 f1e1 d7c5 "
             "b3c4 c8e6 f3e5 e6c4 d6c4 f8d8 g1f1 h7h5 c4b6 a8a6 e5c4 g7g6 a1d1 d8d1 e1d1 c6e5 c4e5 a6b6 "
             "e5c4 b6a6 d1a1 h5h4 h2h3 g8g7 f1e2 a6e6 e2d1 b7b6 f2f3 g7f6 b2b4 a5b4 c3b4 c5d3 d1d2 d3b4 "
@@ -29,8 +27,7 @@ library RealGames {
 
     /// @notice Kosteniuk,A - Glavina,P, Titled Tue 22nd Aug Early, 2023.08.22, 1-0: 83 plies, knight underpromotion.
     function kosteniukGlavina2023() internal pure returns (string memory) {
-        return
-            "g1f3 d7d5 g2g3 b8c6 d2d4 c8f5 f1g2 c6b4 b1a3 e7e6 e1g1 f8e7 f3e5 c7c6 f2f3 g8f6 f1e1 h7h6 "
+        return "g1f3 d7d5 g2g3 b8c6 d2d4 c8f5 f1g2 c6b4 b1a3 e7e6 e1g1 f8e7 f3e5 c7c6 f2f3 g8f6 f1e1 h7h6 "
             "e2e4 f5h7 c2c3 b4a6 a3c2 e8g8 b2b4 a6c7 a2a4 a7a5 g3g4 f6d7 e5d3 b7b5 b4a5 a8a5 c2b4 d8a8 "
             "c1f4 f8c8 f4c7 c8c7 a4b5 c6b5 a1a5 a8a5 e4d5 c7c3 d5e6 f7e6 d1e2 d7f8 d4d5 h7d3 b4d3 c3d3 "
             "d5e6 d3d6 f3f4 b5b4 f4f5 a5c5 g1h1 b4b3 g2e4 d6b6 e2b2 e7f6 b2b1 b3b2 e1d1 g8h7 h2h4 c5e5 "
@@ -39,8 +36,7 @@ library RealGames {
 
     /// @notice Caruana,F - Vachier Lagrave,M, 7th Sinquefield Cup 2019, 2019.08.23, 1/2-1/2: 106 plies, ends in stalemate.
     function caruanaMvl2019() internal pure returns (string memory) {
-        return
-            "e2e4 c7c5 g1f3 d7d6 d2d4 c5d4 f3d4 g8f6 b1c3 a7a6 h2h3 e7e5 d4b3 c8e6 f2f4 g7g6 f1e2 b8d7 "
+        return "e2e4 c7c5 g1f3 d7d6 d2d4 c5d4 f3d4 g8f6 b1c3 a7a6 h2h3 e7e5 d4b3 c8e6 f2f4 g7g6 f1e2 b8d7 "
             "g2g4 a8c8 f4f5 e6b3 a2b3 c8c3 b2c3 f6e4 e1g1 d8h4 e2f3 g6f5 f3e4 f5e4 g1h2 h8g8 a1a4 d7f6 "
             "g4g5 g8g5 c1g5 h4g5 c3c4 g5h4 d1e1 h4e1 f1e1 f8h6 e1d1 e8d7 c4c5 d6d5 a4b4 d7c7 b4b6 h6f4 "
             "h2g2 f6d7 d1d5 d7b6 c5b6 c7b6 d5d7 a6a5 d7f7 h7h6 g2f2 b6c6 f2e2 b7b5 f7f6 c6c5 c2c3 a5a4 "
@@ -50,8 +46,7 @@ library RealGames {
 
     /// @notice Nakamura,Hi - Vachier Lagrave,M, chess.com Speed 5m+1spm 2018, 2018.10.11, 1/2-1/2: 185 plies, fifty-move rule claimable at the end.
     function nakamuraMvl2018() internal pure returns (string memory) {
-        return
-            "d2d4 g8f6 c2c4 g7g6 b1c3 d7d5 c4d5 f6d5 e2e4 d5c3 b2c3 f8g7 c1g5 c7c5 a1c1 c5d4 c3d4 b8c6 "
+        return "d2d4 g8f6 c2c4 g7g6 b1c3 d7d5 c4d5 f6d5 e2e4 d5c3 b2c3 f8g7 c1g5 c7c5 a1c1 c5d4 c3d4 b8c6 "
             "d4d5 c6d4 g5e3 e7e5 f1c4 e8g8 g1e2 d8h4 e2g3 f7f5 e4f5 g6f5 d1h5 h4f6 e3g5 f6g6 e1g1 b7b5 "
             "c4b3 f5f4 h5g6 h7g6 g3e4 d4e2 g1h1 e2c1 f1c1 c8f5 e4d6 g7f6 h2h4 a8d8 c1c6 f6g5 h4g5 e5e4 "
             "h1g1 e4e3 d6f5 f8f5 c6g6 g8f7 g6e6 f5g5 e6e4 e3f2 g1f2 d8d6 a2a4 a7a6 a4b5 a6b5 e4b4 d6b6 "
@@ -66,8 +61,7 @@ library RealGames {
 
     /// @notice fastchess - feeks, ?, 2019.08.19, 1/2-1/2: 54 plies, engine game ending in a threefold repetition.
     function engineThreefold() internal pure returns (string memory) {
-        return
-            "e2e4 e7e5 g1f3 b8c6 f1b5 a7a6 b5c6 d7c6 e1g1 c8g4 d2d3 g4f3 d1f3 f7f6 f1d1 g7g6 c1e3 b7b6 "
+        return "e2e4 e7e5 g1f3 b8c6 f1b5 a7a6 b5c6 d7c6 e1g1 c8g4 d2d3 g4f3 d1f3 f7f6 f1d1 g7g6 c1e3 b7b6 "
             "b1d2 a8a7 f3h3 d8a8 c2c4 a6a5 f2f4 e5f4 e3f4 f8c5 g1h1 c5f8 d2b3 e8e7 d3d4 g6g5 f4g3 a5a4 "
             "b3d2 a4a3 b2a3 a7a3 d2b3 a3a2 a1a2 a8a2 g3c7 a2a7 c7g3 a7a4 g3c7 a4a7 c7g3 a7a4 g3c7 a4a7";
     }

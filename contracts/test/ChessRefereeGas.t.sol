@@ -7,6 +7,7 @@ import {RealGames} from "./ChessRefereeGames.t.sol";
 import {ChessReferee} from "../src/ChessReferee.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {MockERC20} from "./mocks/MockERC20.sol";
+import {FullStorageReferee, TwoSlotReferee} from "./mocks/AlternativeReferees.sol";
 
 /// @dev A contract whose one state-changing call tells isolated from shared-transaction runs.
 contract IsolationProbe {
@@ -33,6 +34,8 @@ contract ChessRefereeGasTest is RefereeBase {
     uint256[] internal moveGas;
     /// @dev Contracts a transaction touches besides the referee (tokens), cooled too.
     address[] internal alsoCool;
+    /// @dev Logs of the last `_txTo`.
+    Vm.Log[] internal lastLogs;
 
     function setUp() public override {
         super.setUp();
@@ -45,22 +48,32 @@ contract ChessRefereeGasTest is RefereeBase {
 
     /// @dev Sends `data` to the referee as `from` and returns the whole transaction's gas.
     function _tx(address from, uint256 value, bytes memory data) internal returns (uint256 gas) {
+        return _txTo(address(ref), from, value, data);
+    }
+
+    /// @dev Sends `data` to `target` as `from` and returns the whole transaction's gas.
+    function _txTo(address target, address from, uint256 value, bytes memory data) internal returns (uint256 gas) {
         if (!isolated) {
-            VmExtra(address(vm)).cool(address(ref));
+            VmExtra(address(vm)).cool(target);
             for (uint256 i; i < alsoCool.length; ++i) {
                 VmExtra(address(vm)).cool(alsoCool[i]);
             }
         }
         vm.recordLogs();
         vm.prank(from);
-        (bool ok, bytes memory ret) = address(ref).call{value: value}(data);
+        (bool ok, bytes memory ret) = target.call{value: value}(data);
         Vm.Gas memory g = vm.lastCallGas();
         if (!ok) {
             assembly ("memory-safe") {
                 revert(add(ret, 32), mload(ret))
             }
         }
-        _absorb(vm.getRecordedLogs());
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        delete lastLogs;
+        for (uint256 i; i < logs.length; ++i) {
+            lastLogs.push(logs[i]);
+        }
+        _absorb(logs);
         if (isolated) return g.gasTotalUsed;
         uint256 tokens;
         for (uint256 i; i < data.length; ++i) {
@@ -124,32 +137,122 @@ contract ChessRefereeGasTest is RefereeBase {
     /// @notice Every move of six real games (620 plies: mate, stalemate, en passant,
     /// castling both ways, queen and knight promotion) as its own transaction.
     function test_Gas_MoveTransactionBarsOverRealGames() public {
-        _playReal(RealGames.caruanaPichot2017());
-        _playReal(RealGames.mvlCaruana2019());
-        _playReal(RealGames.kosteniukGlavina2023());
-        _playReal(RealGames.caruanaMvl2019());
-        _playReal(RealGames.nakamuraMvl2018());
-        _playReal(RealGames.engineThreefold());
+        _playAllReal();
 
-        uint256[] memory s = _sorted(moveGas);
-        uint256 n = s.length;
-        uint256 median = n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-        uint256 p90 = s[(n * 9 + 9) / 10 - 1]; // nearest rank
+        emit log_string(isolated ? "method: isolated transactions (receipt gasUsed)" : "method: cold frame + intrinsic");
+        (uint256 n, uint256 median, uint256 p90, uint256 max) = _report("ChessReferee", moveGas);
+        assertEq(n, 641);
+        assertLe(median, 55_000, "median move tx gas");
+        assertLe(p90, 65_000, "p90 move tx gas");
+        assertLe(max, 150_000, "max move tx gas");
+    }
+
+    /// @dev Logs and returns count, median, p90 (nearest rank) and max of `gas`.
+    function _report(string memory what, uint256[] memory gas)
+        internal
+        returns (uint256 n, uint256 median, uint256 p90, uint256 max)
+    {
+        uint256[] memory s = _sorted(gas);
+        n = s.length;
+        median = n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+        p90 = s[(n * 9 + 9) / 10 - 1];
+        max = s[n - 1];
         uint256 sum;
         for (uint256 i; i < n; ++i) {
             sum += s[i];
         }
-        emit log_string(isolated ? "method: isolated transactions (receipt gasUsed)" : "method: cold frame + intrinsic");
-        emit log_named_uint("moves", n);
-        emit log_named_uint("move tx gas min", s[0]);
-        emit log_named_uint("move tx gas median", median);
-        emit log_named_uint("move tx gas mean", sum / n);
-        emit log_named_uint("move tx gas p90", p90);
-        emit log_named_uint("move tx gas max", s[n - 1]);
-        assertEq(n, 641);
-        assertLe(median, 55_000, "median move tx gas");
-        assertLe(p90, 65_000, "p90 move tx gas");
-        assertLe(s[n - 1], 150_000, "max move tx gas");
+        emit log_string(what);
+        emit log_named_uint("  moves", n);
+        emit log_named_uint("  move tx gas min", s[0]);
+        emit log_named_uint("  move tx gas median", median);
+        emit log_named_uint("  move tx gas mean", sum / n);
+        emit log_named_uint("  move tx gas p90", p90);
+        emit log_named_uint("  move tx gas max", max);
+    }
+
+    function _allRealGames() internal pure returns (string[6] memory) {
+        return [
+            RealGames.caruanaPichot2017(),
+            RealGames.mvlCaruana2019(),
+            RealGames.kosteniukGlavina2023(),
+            RealGames.caruanaMvl2019(),
+            RealGames.nakamuraMvl2018(),
+            RealGames.engineThreefold()
+        ];
+    }
+
+    /// @notice The storage layouts ChessReferee did not choose, on the same 641 moves:
+    /// A keeps the whole position in storage, B keeps (state, history) committed in one
+    /// slot and the clock in a second. Both lose to the one-slot commitment; the test
+    /// pins that ordering.
+    function test_Gas_AlternativeLayoutsLose() public {
+        _playAllReal();
+        (,, uint256 oneSlotP90,) = _report("chosen: one-slot commitment (ChessReferee)", moveGas);
+        uint256 oneSlotMedian = _sorted(moveGas)[moveGas.length / 2];
+
+        FullStorageReferee full = new FullStorageReferee();
+        TwoSlotReferee two = new TwoSlotReferee();
+        string[6] memory games = _allRealGames();
+        uint256[] memory fullGas = new uint256[](641);
+        uint256[] memory twoGas = new uint256[](641);
+        uint256 k;
+        for (uint256 gi; gi < 6; ++gi) {
+            full.start(gi, alice, bob, INITIAL, INCREMENT);
+            two.start(gi, alice, bob, INITIAL, INCREMENT);
+            bytes memory state = ChessRules.initialState();
+            bytes32 history = keccak256(abi.encode(bytes32(0), ChessRules.repetitionKey(state)));
+            uint24[] memory mvs = _uciList(games[gi]);
+            for (uint256 i; i < mvs.length; ++i) {
+                vm.warp(block.timestamp + 3);
+                address mover = uint8(state[56]) == 1 ? alice : bob;
+                fullGas[k] = _txTo(address(full), mover, 0, abi.encodeCall(FullStorageReferee.move, (gi, mvs[i])));
+                twoGas[k] =
+                    _txTo(address(two), mover, 0, abi.encodeCall(TwoSlotReferee.move, (gi, state, history, mvs[i])));
+                Vm.Log[] memory logs = lastLogs;
+                (,,, history,,) =
+                    abi.decode(logs[logs.length - 1].data, (uint24, uint32, uint8, bytes32, uint256, bytes));
+                state = ChessRules.play(state, mvs[i]);
+                ++k;
+            }
+        }
+        (, uint256 fullMedian, uint256 fullP90,) = _report("A: whole position in storage", fullGas);
+        (, uint256 twoMedian, uint256 twoP90,) = _report("B: commitment slot + clock slot", twoGas);
+        assertLt(oneSlotMedian, twoMedian);
+        assertLt(twoMedian, fullMedian);
+        assertLt(oneSlotP90, twoP90);
+        assertLt(twoP90, fullP90);
+    }
+
+    function _playAllReal() internal {
+        string[6] memory games = _allRealGames();
+        for (uint256 i; i < 6; ++i) {
+            _playReal(games[i]);
+        }
+    }
+
+    /// @notice Peer bug: a referee that replays the game grows past 1,000,000 gas by move
+    /// 50. Here a move only checks the position it is given: the same four knight moves
+    /// cost the same at plies 1-4 and at plies 141-144 (only calldata bytes of the ply
+    /// count, clock and history differ).
+    function test_Gas_MoveCostDoesNotGrowWithGameLength() public {
+        (uint256 id,) = _createTx(alice, bob, STAKE, "");
+        _joinTx(id, bob, STAKE);
+        uint24[] memory cycle = _uciList("g1f3 g8f6 f3g1 f6g8");
+        uint256[4] memory early;
+        uint256[4] memory late;
+        for (uint256 i; i < 144; ++i) {
+            vm.warp(block.timestamp + 1);
+            uint256 gas = _moveTx(id, cycle[i % 4]);
+            if (i < 4) early[i] = gas;
+            if (i >= 140) late[i - 140] = gas;
+        }
+        assertEq(_phase(id), PHASE_RUNNING);
+        for (uint256 i; i < 4; ++i) {
+            emit log_named_uint("early", early[i]);
+            emit log_named_uint("late", late[i]);
+            uint256 diff = late[i] > early[i] ? late[i] - early[i] : early[i] - late[i];
+            assertLe(diff, 300, "move gas independent of game length");
+        }
     }
 
     // ---------------------------------------------------------------- other operations
