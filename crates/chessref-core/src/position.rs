@@ -217,7 +217,13 @@ impl Position {
 
     /// Generates every legal move of the side to move into `sink`.
     pub fn generate<S: Sink>(&mut self, sink: &mut S) {
-        let us = self.turn;
+        // Monomorphised per side so colour tests fold into constant comparisons.
+        if self.turn > 0 { self.generate_side::<S, true>(sink) } else { self.generate_side::<S, false>(sink) }
+    }
+
+    #[inline(always)]
+    fn generate_side<S: Sink, const WHITE: bool>(&mut self, sink: &mut S) {
+        let us: i8 = if WHITE { 1 } else { -1 };
         let them = -us;
         let ksq = self.kings[side(us)];
 
@@ -295,10 +301,10 @@ impl Position {
 
         match checkers {
             0 => {
-                self.castlings(sink);
-                self.generate_pieces::<S, false>(sink, !0, pinned, &pins[..pin_count]);
+                self.castlings::<S, WHITE>(sink);
+                self.generate_pieces::<S, false, WHITE>(sink, !0, pinned, &pins[..pin_count]);
             }
-            1 => self.generate_pieces::<S, true>(sink, check_mask, pinned, &pins[..pin_count]),
+            1 => self.generate_pieces::<S, true, WHITE>(sink, check_mask, pinned, &pins[..pin_count]),
             _ => {}
         }
     }
@@ -306,14 +312,14 @@ impl Position {
     /// Moves of the pieces other than the king. With `MASKED` (in check), only
     /// targets in `mask` (capture the checker or block) are generated.
     #[inline(always)]
-    fn generate_pieces<S: Sink, const MASKED: bool>(
+    fn generate_pieces<S: Sink, const MASKED: bool, const WHITE: bool>(
         &mut self,
         sink: &mut S,
         mask: u128,
         pinned: u128,
         pins: &[(u8, u8)],
     ) {
-        let us = self.turn;
+        let us: i8 = if WHITE { 1 } else { -1 };
         let s = side(us);
         let ksq = self.kings[s];
         let fwd = (-16 * us) as u8;
@@ -427,8 +433,9 @@ impl Position {
     }
 
     /// Castling moves; only called when not in check.
-    fn castlings<S: Sink>(&self, sink: &mut S) {
-        let us = self.turn;
+    #[inline(always)]
+    fn castlings<S: Sink, const WHITE: bool>(&self, sink: &mut S) {
+        let us: i8 = if WHITE { 1 } else { -1 };
         let (king_side, queen_side, home) =
             if us > 0 { (WHITE_KING_SIDE, WHITE_QUEEN_SIDE, 116u8) } else { (BLACK_KING_SIDE, BLACK_QUEEN_SIDE, 4u8) };
         let b = &self.board;
