@@ -1,0 +1,108 @@
+// A local chain for the example: anvil (the repository's pinned npm binary)
+// on 127.0.0.1, the ChessReferee deployed from its committed artifact, and a
+// game created and joined by two of anvil's funded, unlocked accounts.
+import { spawn } from "node:child_process";
+import { readFileSync, existsSync } from "node:fs";
+import { createServer, connect } from "node:net";
+import { fileURLToPath } from "node:url";
+import { ethers } from "ethers";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+export const ARTIFACT = `${ROOT}crates/chessref-evm/artifacts/ChessReferee.json`;
+
+/** The referee's ABI and creation bytecode. */
+export function refereeArtifact() {
+  const artifact = JSON.parse(readFileSync(ARTIFACT, "utf8"));
+  return { abi: artifact.abi, bytecode: artifact.bytecode.object };
+}
+
+function anvilBinary() {
+  if (process.env.ANVIL) return process.env.ANVIL;
+  const bin = `${ROOT}node_modules/.bin/anvil`;
+  if (!existsSync(bin)) throw new Error(`anvil not found at ${bin}: run scripts/bootstrap.sh (or set ANVIL)`);
+  return bin;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function canConnect(port) {
+  return new Promise((resolve) => {
+    const sock = connect(port, "127.0.0.1");
+    sock.on("connect", () => sock.end(() => resolve(true)));
+    sock.on("error", () => resolve(false));
+  });
+}
+
+/** Starts anvil on a free loopback port; resolves to { url, stop() }. */
+export async function startAnvil() {
+  const port = await freePort();
+  const child = spawn(anvilBinary(), ["--host", "127.0.0.1", "--port", String(port), "--hardfork", "prague"], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (d) => (stderr += d));
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`anvil exited (${child.exitCode}): ${stderr}`);
+    if (await canConnect(port)) break;
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`anvil did not listen on ${port} within 30 s: ${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill("SIGTERM");
+        await exited;
+      }
+    },
+  };
+}
+
+/** A provider that polls fast (anvil mines at once). */
+export function provider(url) {
+  const p = new ethers.JsonRpcProvider(url, undefined, { staticNetwork: true, cacheTimeout: -1 });
+  p.pollingInterval = 100;
+  return p;
+}
+
+/** Deploys the referee from anvil's first account; resolves to its address. */
+export async function deployReferee(url) {
+  const p = provider(url);
+  const { abi, bytecode } = refereeArtifact();
+  const deployer = await p.getSigner(0);
+  const contract = await new ethers.ContractFactory(abi, bytecode, deployer).deploy();
+  await contract.waitForDeployment();
+  return contract.getAddress();
+}
+
+/**
+ * Account 1 creates a game as white against account 2 (ETH stake, 10 minutes
+ * plus 5 s), account 2 joins. Resolves to { gameId, white, black }.
+ */
+export async function createGame(url, referee, { stake = ethers.parseEther("1"), startState = "0x" } = {}) {
+  const p = provider(url);
+  const { abi } = refereeArtifact();
+  const white = await p.getSigner(1);
+  const black = await p.getSigner(2);
+  const asWhite = new ethers.Contract(referee, abi, white);
+  const tx = await asWhite.createGame(black.address, true, ethers.ZeroAddress, stake, 600, 5, startState, { value: stake });
+  const receipt = await tx.wait();
+  const created = receipt.logs.map((l) => asWhite.interface.parseLog(l)).find((e) => e && e.name === "GameCreated");
+  const gameId = created.args.gameId;
+  await (await new ethers.Contract(referee, abi, black).joinGame(gameId, { value: stake })).wait();
+  return { gameId, white: white.address, black: black.address };
+}

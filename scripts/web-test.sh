@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The web part of chessref (issue 5): installs what it needs, then runs its tests.
+#
+# Installs (each only when missing):
+#   - the Rust target wasm32-unknown-unknown (rustup)
+#   - wasm-bindgen-cli at exactly the wasm-bindgen version in Cargo.lock (cargo install)
+#   - Debian's chromium (apt-get; /usr/bin/chromium), never a downloaded browser
+#   - npm ci in crates/chessref-wasm/js and examples/web (playwright-core, ethers)
+# Tests:
+#   1. cargo test -p chessref-server -p chessref-wasm (HTTP API on 127.0.0.1:0, native helpers)
+#   2. `chessref serve --addr 127.0.0.1:0`: one request, then SIGTERM must stop it cleanly
+#   3. the npm package (crates/chessref-wasm/build-pkg.sh), its bundle size, and its
+#      tests in Node and in headless Chromium
+#   4. examples/web end to end: anvil (node_modules/.bin/anvil from scripts/bootstrap.sh),
+#      the referee deployed, the page in headless Chromium; screenshot in
+#      examples/web/test-output/e2e.png
+#
+#   scripts/web-test.sh            everything
+#   scripts/web-test.sh --install  installs only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$(pwd)"
+
+step() { echo; echo "== web-test: $* (at ${SECONDS}s)"; }
+
+# ---------------------------------------------------------------- installs
+step "install: wasm32-unknown-unknown target"
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  rustup target add wasm32-unknown-unknown
+fi
+
+step "install: wasm-bindgen-cli"
+want="$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)"
+if [ -z "$want" ]; then
+  echo "web-test: Cargo.lock has no wasm-bindgen entry" >&2
+  exit 1
+fi
+have="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)"
+if [ "$have" != "$want" ]; then
+  # --locked reproduces wasm-bindgen-cli's own lockfile; when the registry
+  # lacks one of its pinned versions, resolve afresh (same CLI version).
+  cargo install --locked wasm-bindgen-cli --version "$want" \
+    || cargo install wasm-bindgen-cli --version "$want"
+fi
+wasm-bindgen --version
+
+step "install: chromium"
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    sudo apt-get update -qq
+    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  fi
+fi
+/usr/bin/chromium --version 2>/dev/null || true
+
+step "install: npm ci"
+(cd crates/chessref-wasm/js && npm ci --no-audit --no-fund --loglevel=error)
+(cd examples/web && npm ci --no-audit --no-fund --loglevel=error)
+
+if [ "${1:-}" = --install ]; then
+  exit 0
+fi
+
+# ---------------------------------------------------------------- tests
+step "cargo test -p chessref-server -p chessref-wasm"
+cargo test -p chessref-server -p chessref-wasm
+
+step "chessref serve smoke test"
+cargo build -p chessref
+out="$(mktemp)"
+target/debug/chessref serve --addr 127.0.0.1:0 >"$out" &
+serve_pid=$!
+for _ in $(seq 1 100); do
+  grep -q "listening on" "$out" && break
+  sleep 0.1
+done
+url="$(sed -n 's/.*listening on //p' "$out")"
+if [ -z "$url" ]; then
+  kill "$serve_pid" 2>/dev/null || true
+  echo "web-test: chessref serve did not start" >&2
+  exit 1
+fi
+answer="$(node -e '
+  fetch(process.argv[1] + "/v1/check", { method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify({ fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", move: "e2e5" }) })
+    .then((r) => r.text()).then((t) => console.log(t));' "$url")"
+kill -TERM "$serve_pid"
+serve_status=0
+wait "$serve_pid" || serve_status=$?
+rm -f "$out"
+cli="$(target/debug/chessref check --fen 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1' e2e5 --json || true)"
+echo "serve answered $answer; chessref check --json printed $cli; exit after SIGTERM: $serve_status"
+if [ "$answer" != "$cli" ] || [ "$serve_status" != 0 ]; then
+  echo "web-test: chessref serve smoke test failed" >&2
+  exit 1
+fi
+echo "1 passed, 0 failed"
+
+step "wasm package (release, size-optimised)"
+crates/chessref-wasm/build-pkg.sh
+
+step "wasm package tests: node + headless chromium"
+(cd crates/chessref-wasm/js && node --test node.test.mjs browser.test.mjs)
+
+step "examples/web end to end (anvil + headless chromium)"
+if [ ! -x node_modules/.bin/anvil ] && [ -z "${ANVIL:-}" ]; then
+  echo "web-test: node_modules/.bin/anvil missing: run scripts/bootstrap.sh first" >&2
+  exit 1
+fi
+(cd examples/web && node --test test/)
+
+step "done in ${SECONDS}s"
