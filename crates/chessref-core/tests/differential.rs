@@ -20,7 +20,12 @@
 //!   same 128 bytes;
 //! - the repetition key ignores the en-passant byte exactly when shakmaty says
 //!   there is no legal en-passant capture (ENCODING.md section 9);
-//! - every legal move played by both gives the same next position.
+//! - every legal move played by both gives the same next position; our SAN of
+//!   it equals shakmaty's (disambiguation, `+`/`#`, castling) and we parse
+//!   shakmaty's SAN back to the same move;
+//! - the repetition key is keccak256 of the section 9 bytes;
+//! - perft to depth 2 (3 for every 40th position) equals shakmaty's, which
+//!   exercises the make/unmake path behind `perft` rather than `play`.
 //!
 //! Runs 20,000 positions when compiled with optimizations (CI runs it with
 //! `--release`) and 10,000 in a debug build; `CHESSREF_DIFF_POSITIONS` overrides
@@ -28,10 +33,12 @@
 
 use std::collections::BTreeSet;
 
-use chessref_core::{Color, Move, RawMove, Role, Square, State, Status};
+use alloy_primitives::keccak256;
+use chessref_core::{Color, Move, RawMove, Role, Square, State, Status, perft};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use shakmaty::fen::Fen;
+use shakmaty::san::SanPlus;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 
 /// Fixed seed: the test is deterministic.
@@ -137,6 +144,7 @@ struct Counts {
     checks: usize,
     by_status: [usize; 5],
     insufficient_sides: usize,
+    perft_nodes: u64,
 }
 
 /// Mismatches found; the first ones are kept verbatim for the failure message.
@@ -285,7 +293,19 @@ fn compare_position(state: &State, pos: &Chess, counts: &mut Counts, bad: &mut M
         }
     }
 
-    // Repetition key: the en-passant byte counts only with a legal en-passant capture.
+    // Repetition key (section 9): keccak256 of the bytes with 8, 9, 10 zeroed and
+    // the en-passant byte zeroed unless shakmaty sees a legal en-passant capture.
+    let mut keyed = *state.as_bytes();
+    keyed[8] = 0;
+    keyed[9] = 0;
+    keyed[10] = 0;
+    if pos.legal_ep_square().is_none() {
+        keyed[61] = 0;
+        keyed[77] = 0;
+    }
+    if state.repetition_key() != keccak256(keyed) {
+        bad.push(format!("{fen}: repetition key differs from section 9 (legal ep square {:?})", pos.legal_ep_square()));
+    }
     if pos.maybe_ep_square().is_some() {
         counts.en_passant_positions += 1;
         let mut bytes = *state.as_bytes();
@@ -303,7 +323,15 @@ fn compare_position(state: &State, pos: &Chess, counts: &mut Counts, bad: &mut M
         }
     }
 
-    // Every legal move played by both sides gives the same position.
+    // perft (the make/unmake path, not `play`) to depth 2, and 3 for every 40th position.
+    let depth = if counts.positions % 40 == 0 { 3 } else { 2 };
+    let (ours, theirs) = (perft(state, depth), shakmaty::perft(pos, depth));
+    if ours != theirs {
+        bad.push(format!("{fen}: perft({depth}) ours {ours}, shakmaty {theirs}"));
+    }
+    counts.perft_nodes += theirs;
+
+    // Every legal move played by both sides gives the same position, and SAN agrees both ways.
     for m in pos.legal_moves() {
         let uci = shakmaty_uci(m);
         counts.played_moves += 1;
@@ -313,6 +341,15 @@ fn compare_position(state: &State, pos: &Chess, counts: &mut Counts, bad: &mut M
         let mut next = pos.clone();
         next.play_unchecked(m);
         let mv = Move::from_uci(&uci).expect("shakmaty writes valid UCI");
+        let their_san = SanPlus::from_move(pos.clone(), m).to_string();
+        match state.san(mv) {
+            Ok(san) if san == their_san => {}
+            other => bad.push(format!("{fen}: SAN of {uci}: ours {other:?}, shakmaty {their_san:?}")),
+        }
+        match state.parse_san(&their_san) {
+            Ok(parsed) if parsed == mv => {}
+            other => bad.push(format!("{fen}: parse_san({their_san:?}) = {other:?}, expected {uci}")),
+        }
         match state.play(mv) {
             Ok(after) => {
                 let expected = shakmaty_fen(&next);
@@ -404,8 +441,8 @@ fn random_games_agree_with_shakmaty() {
 
     println!("differential vs shakmaty 0.30.1: {counts:#?}");
     println!(
-        "compared {} positions from {} seeded games (seed {SEED:#x}): {} legal moves, {} check() calls, {} moves played both ways",
-        counts.positions, counts.games, counts.legal_moves, counts.check_calls, counts.played_moves
+        "compared {} positions from {} seeded games (seed {SEED:#x}): {} legal moves, {} check() calls, {} moves played both ways, {} perft nodes",
+        counts.positions, counts.games, counts.legal_moves, counts.check_calls, counts.played_moves, counts.perft_nodes
     );
     assert!(counts.positions >= wanted, "only {} positions compared", counts.positions);
     assert!(
