@@ -9,9 +9,11 @@
 //!   UCI, castling as the king's two-square move);
 //! - for every `(from, to)` with a piece of the side to move on `from` (all 64
 //!   targets; pawn moves to the last rank with each promotion and with none;
-//!   other moves with none and with a queen promotion), `State::check` accepts
-//!   iff shakmaty lists the move as legal, `play` agrees with `check`, and a
-//!   rejection of an own-piece target is code 5;
+//!   other moves with none and with a queen promotion; promotion bytes 1 and 6
+//!   on the last rank), `State::check` accepts iff shakmaty lists the move as
+//!   legal, `play` agrees with `check`, and a rejection has the code an
+//!   independent model of section 6 (geometry from coordinates, occupancy,
+//!   rights and attacks from shakmaty's board) gives;
 //! - status (checkmate, stalemate, insufficient material, 75 moves), check,
 //!   per-side insufficient material;
 //! - FEN both ways: our FEN equals shakmaty's FEN written with
@@ -129,6 +131,90 @@ fn expected_status(pos: &Chess) -> Status {
     }
 }
 
+/// shakmaty's square for a 0x88 index on the board.
+fn shak_square(index: u8) -> shakmaty::Square {
+    shakmaty::Square::from_coords(shakmaty::File::new(u32::from(index & 7)), shakmaty::Rank::new(u32::from(7 - (index >> 4))))
+}
+
+/// An independent model of ENCODING.md section 6 for a move whose origin holds a
+/// piece of the side to move (codes 1 to 4 are settled by then): geometry from
+/// coordinates, occupancy, rights and attacks from shakmaty's board, and for
+/// code 14 shakmaty's own legality. Returns 0 for a legal move.
+fn expected_code(pos: &Chess, legal: bool, from: u8, to: u8, promotion: u8) -> u8 {
+    use shakmaty::{CastlingSide, Role as R, attacks};
+    let board = pos.board();
+    let us = pos.turn();
+    let (f, t) = (shak_square(from), shak_square(to));
+    if from == to {
+        return 2;
+    }
+    if board.color_at(t) == Some(us) {
+        return 5;
+    }
+    let role = board.role_at(f).expect("origin holds a piece");
+    let df = i32::from(to & 7) - i32::from(from & 7);
+    // Ranks grow toward rank 8; white moves up.
+    let dr = i32::from(from >> 4) - i32::from(to >> 4);
+    let forward = if us == shakmaty::Color::White { 1 } else { -1 };
+    let home_rank = if us == shakmaty::Color::White { 1 } else { 6 };
+    let king_home = if us == shakmaty::Color::White { shakmaty::Square::E1 } else { shakmaty::Square::E8 };
+    let castling_side = (role == R::King && f == king_home && dr == 0 && df.abs() == 2)
+        .then(|| if df > 0 { CastlingSide::KingSide } else { CastlingSide::QueenSide });
+    let geometry_ok = match role {
+        R::Knight => (df.abs(), dr.abs()) == (1, 2) || (df.abs(), dr.abs()) == (2, 1),
+        R::Bishop => df.abs() == dr.abs(),
+        R::Rook => df == 0 || dr == 0,
+        R::Queen => df.abs() == dr.abs() || df == 0 || dr == 0,
+        R::King => df.abs().max(dr.abs()) == 1 || castling_side.is_some(),
+        R::Pawn => {
+            (df == 0 && dr == forward)
+                || (df == 0 && dr == 2 * forward && f.rank().to_u32() == home_rank)
+                || (df.abs() == 1 && dr == forward)
+        }
+    };
+    if !geometry_ok {
+        return 6;
+    }
+    let occupied = board.occupied();
+    if let Some(side) = castling_side {
+        let rook_corner = match (us, side) {
+            (shakmaty::Color::White, CastlingSide::KingSide) => shakmaty::Square::H1,
+            (shakmaty::Color::White, CastlingSide::QueenSide) => shakmaty::Square::A1,
+            (shakmaty::Color::Black, CastlingSide::KingSide) => shakmaty::Square::H8,
+            (shakmaty::Color::Black, CastlingSide::QueenSide) => shakmaty::Square::A8,
+        };
+        if !pos.castles().has(us, side) || board.piece_at(rook_corner) != Some(R::Rook.of(us)) {
+            return 9;
+        }
+        if (attacks::between(f, rook_corner) & occupied).any() {
+            return 7;
+        }
+        if pos.is_check() {
+            return 10;
+        }
+        let crossed = attacks::between(f, t).first().expect("one square between");
+        if board.attacks_to(crossed, !us, occupied).any() {
+            return 11;
+        }
+    } else {
+        let target_empty = board.piece_at(t).is_none();
+        match role {
+            R::Bishop | R::Rook | R::Queen if (attacks::between(f, t) & occupied).any() => return 7,
+            R::Pawn if df == 0 && (!target_empty || (attacks::between(f, t) & occupied).any()) => return 7,
+            R::Pawn if df != 0 && target_empty && pos.maybe_ep_square() != Some(t) => return 8,
+            _ => {}
+        }
+    }
+    let promotes = role == R::Pawn && (to >> 4 == 0 || to >> 4 == 7);
+    if promotes && promotion == 0 {
+        return 12;
+    }
+    if ![0, 2, 3, 4, 5].contains(&promotion) || (!promotes && promotion != 0) {
+        return 13;
+    }
+    if legal { 0 } else { 14 }
+}
+
 /// Counts of what was compared, printed at the end.
 #[derive(Default, Debug)]
 struct Counts {
@@ -145,6 +231,8 @@ struct Counts {
     by_status: [usize; 5],
     insufficient_sides: usize,
     perft_nodes: u64,
+    /// Rejections seen, by section 6 code.
+    by_code: [usize; 15],
 }
 
 /// Mismatches found; the first ones are kept verbatim for the failure message.
@@ -221,13 +309,14 @@ fn compare_position(state: &State, pos: &Chess, counts: &mut Counts, bad: &mut M
         for to in (0u8..128).filter(|i| i & 0x88 == 0) {
             let last_rank = if mover == Color::White { 0 } else { 7 };
             let promotions: &[u8] =
-                if piece.role == Role::Pawn && to >> 4 == last_rank { &[0, 2, 3, 4, 5] } else { &[0, 5] };
+                if piece.role == Role::Pawn && to >> 4 == last_rank { &[0, 2, 3, 4, 5, 1, 6] } else { &[0, 5] };
             for &promotion in promotions {
                 counts.check_calls += 1;
                 let raw = RawMove { from, to, promotion };
-                let uci = uci_of(from, to, promotion);
-                let legal = theirs.contains(&uci);
+                let uci = if promotion <= 5 && promotion != 1 { uci_of(from, to, promotion) } else { format!("{}+promotion {promotion}", uci_of(from, to, 0)) };
+                let legal = promotion != 1 && promotion <= 5 && theirs.contains(&uci);
                 let verdict = state.check(raw);
+                let expected = expected_code(pos, legal, from, to, promotion);
                 match (&verdict, legal) {
                     (Ok(mv), true) => {
                         let back = uci_of(mv.from.index(), mv.to.index(), mv.promotion.map_or(0, Role::code));
@@ -240,16 +329,9 @@ fn compare_position(state: &State, pos: &Chess, counts: &mut Counts, bad: &mut M
                         bad.push(format!("{fen}: check rejects {uci} with {} ({}), shakmaty says legal", code.code(), code.name()))
                     }
                     (Err(code), false) => {
-                        let own_target = state.piece_at(Square::new(to).expect("on board")).is_some_and(|p| p.color == mover);
-                        let expected_code = if from == to {
-                            Some(2)
-                        } else if own_target {
-                            Some(5)
-                        } else {
-                            None
-                        };
-                        if code.code() <= 4 && from != to || expected_code.is_some_and(|c| c != code.code()) {
-                            bad.push(format!("{fen}: check({uci}) gave code {} ({}), expected {expected_code:?}", code.code(), code.name()));
+                        counts.by_code[usize::from(code.code())] += 1;
+                        if code.code() != expected {
+                            bad.push(format!("{fen}: check({uci}) gave code {} ({}), the section 6 model says {expected}", code.code(), code.name()));
                         }
                     }
                 }
@@ -446,7 +528,8 @@ fn random_games_agree_with_shakmaty() {
     );
     assert!(counts.positions >= wanted, "only {} positions compared", counts.positions);
     assert!(
-        counts.en_passant_moves > 0 && counts.castling_moves > 0 && counts.promotion_moves > 0 && counts.by_status.iter().all(|&n| n > 0),
+        counts.en_passant_moves > 0 && counts.castling_moves > 0 && counts.promotion_moves > 0 && counts.by_status.iter().all(|&n| n > 0)
+            && counts.by_code[5..=14].iter().all(|&n| n > 0),
         "biasing failed: {counts:?}"
     );
     assert!(
