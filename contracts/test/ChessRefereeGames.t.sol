@@ -65,4 +65,58 @@ library RealGames {
             "b1d2 a8a7 f3h3 d8a8 c2c4 a6a5 f2f4 e5f4 e3f4 f8c5 g1h1 c5f8 d2b3 e8e7 d3d4 g6g5 f4g3 a5a4 "
             "b3d2 a4a3 b2a3 a7a3 d2b3 a3a2 a1a2 a8a2 g3c7 a2a7 c7g3 a7a4 g3c7 a4a7 c7g3 a7a4 g3c7 a4a7";
     }
+
+    /// @notice The 16 hardest real checkmates for mate detection among the 484 mates of the
+    /// masters, TWIC 920 and lichess samples: the mated side has the most pseudo-legal moves
+    /// (49-61) to refute. Each entry: FEN before the mate, the mating move (UCI).
+    function hardMates() internal pure returns (string[16] memory fens, string[16] memory mates) {
+        // Dahl,M - Feshir,M, 2012.05.21 (twic0920.pgn), mated side has 61 pseudo-legal moves
+        fens[0] = "4Q3/5Ppk/p5np/1pn5/3r4/1BP2q1P/Pr4PK/R7 w - - 0 33";
+        mates[0] = "e8g8";
+        // Vandelay-Industries - Stalkfishy, 2025.05.01 (lichess_2025-05_sample.pgn), mated side has 57 pseudo-legal moves
+        fens[1] = "r4rk1/pbpnb1p1/1p2p2p/3q2N1/7P/2P5/PPQNBPP1/R3K2R w KQ - 0 18";
+        mates[1] = "c2h7";
+        // Divis,Jiri - Bilek,B, 2012.06.20 (twic0920.pgn), mated side has 56 pseudo-legal moves
+        fens[2] = "2r2r2/pp6/4b1p1/6k1/P2Q4/2P3K1/1q4P1/1B5R w - - 2 35";
+        mates[2] = "d4h4";
+        // Daviiddddd - falom42, 2025.05.01 (lichess_2025-05_sample.pgn), mated side has 55 pseudo-legal moves
+        fens[3] = "7R/pp4k1/5r2/2Q3b1/4N1p1/1P3qPp/P6P/4R1K1 b - - 3 32";
+        mates[3] = "f3g2";
+        // nemoku_losti - Davidalfil10, 2025.05.01 (lichess_2025-05_sample.pgn), mated side has 53 pseudo-legal moves
+        fens[4] = "r4rk1/pbp5/1p2p3/n2qNpB1/3P4/2PB4/PP4PP/R2Q1RK1 b - - 0 17";
+        mates[4] = "d5g2";
+        // Koneru,H - Bacrot,E, 2006.10.29 (masters_sample.pgn), mated side has 53 pseudo-legal moves
+        fens[5] = "5rk1/7p/1pBbp1p1/p2p4/7n/PP1QPqRP/1B3P1K/2R5 b - - 11 30";
+        mates[5] = "f3g2";
+        // Paterek,M - Jobava,Ba, 2023.01.31 (masters_sample.pgn), mated side has 52 pseudo-legal moves
+        fens[6] = "6rk/2q2p1p/p6r/P2P1B2/2p1P3/Q2R1n1P/4N1P1/1R5K b - - 0 34";
+        mates[6] = "c7h2";
+        // Krasenkow,M - Kopylov,Daniel, 2023.12.02 (masters_sample.pgn), mated side has 51 pseudo-legal moves
+        fens[7] = "r7/pR3Q2/2p3pB/3n4/PP2kn2/6qP/3Qr1P1/3R2K1 w - - 8 44";
+        mates[7] = "d2d4";
+        // Ye Jiangchuan - Damaso, Rui, 1996.??.?? (masters_sample.pgn), mated side has 50 pseudo-legal moves
+        fens[8] = "2kr3r/2p2p2/4p3/3P4/2q5/Q1P1BnP1/P5K1/1R1R2n1 b - - 1 29";
+        mates[8] = "h8h2";
+        // Mason, James - Chigorin, Mikhail, 1900.??.?? (masters_sample.pgn), mated side has 50 pseudo-legal moves
+        fens[9] = "1r4k1/2p2ppp/8/1qP5/4Q3/R1P2P2/4N1PP/K6R b - - 0 28";
+        mates[9] = "b5b2";
+        // Roessler,U - Kosteniuk,A, 2023.10.14 (masters_sample.pgn), mated side has 49 pseudo-legal moves
+        fens[10] = "7k/1pp4p/3r1np1/p3Q1N1/1q4bP/4K1P1/1P3P2/1BR5 b - - 5 33";
+        mates[10] = "b4d2";
+        // Begmuratov,Khumoyun - Bacrot,E, 2022.11.22 (masters_sample.pgn), mated side has 49 pseudo-legal moves
+        fens[11] = "5rk1/4R2p/1p3npQ/p1n3N1/2b5/6NP/1qP3PK/8 w - - 0 36";
+        mates[11] = "h6g7";
+        // Li Haoyu - Wang Hao, 1999.10.31 (masters_sample.pgn), mated side has 49 pseudo-legal moves
+        fens[12] = "4rk2/p3q1pp/brnBQn2/2pB2b1/1p5P/2PP2P1/PP3P2/R3R1K1 w - - 1 23";
+        mates[12] = "e6f7";
+        // Glucksberg - Najdorf, Miguel, 1935.??.?? (masters_sample.pgn), mated side has 48 pseudo-legal moves
+        fens[13] = "r4rk1/pp4pp/2p5/3pP1N1/2P3K1/3B2P1/PP5q/R1BQ1RN1 b - - 0 22";
+        mates[13] = "h7h5";
+        // Van Wely, Loek - Hansen, Curt, 1992.??.?? (masters_sample.pgn), mated side has 48 pseudo-legal moves
+        fens[14] = "Q7/6pk/4p2p/2Q1P3/1p2b3/4B1PP/5P1K/3r3R b - - 0 44";
+        mates[14] = "d1h1";
+        // Tan Zhongyi - Muzychuk,M, 2020.12.04 (masters_sample.pgn), mated side has 48 pseudo-legal moves
+        fens[15] = "2r2k2/1p4b1/p3PN2/1q3P1p/3p1B2/5PQ1/PPr3P1/1K5R w - - 1 29";
+        mates[15] = "f4d6";
+    }
 }
