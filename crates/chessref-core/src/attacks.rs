@@ -96,10 +96,31 @@ pub(crate) fn is_orthogonal(origin: u8, target: u8) -> bool {
     DIFF.kinds[(target as i16 - origin as i16 + 119) as usize] & ORTHOGONAL_BIT != 0
 }
 
+/// A 0x88 board read as signed piece codes: the state's raw bytes or the
+/// working position's signed array.
+pub(crate) trait Board {
+    /// The piece code at on-board index `sq`.
+    fn at(&self, sq: u8) -> i8;
+}
+
+impl Board for [i8; 128] {
+    #[inline(always)]
+    fn at(&self, sq: u8) -> i8 {
+        self[sq as usize]
+    }
+}
+
+impl Board for [u8; 128] {
+    #[inline(always)]
+    fn at(&self, sq: u8) -> i8 {
+        self[sq as usize] as i8
+    }
+}
+
 /// Whether square `sq` is attacked by side `by` (1 white, -1 black) on the
-/// board `b` (signed piece codes at 0x88 indices; other indices are ignored).
+/// board `b` (piece codes at 0x88 indices; other indices are ignored).
 #[inline]
-pub(crate) fn attacked(b: &[i8; 128], sq: u8, by: i8) -> bool {
+pub(crate) fn attacked<B: Board>(b: &B, sq: u8, by: i8) -> bool {
     let (pawn, knight, bishop, rook, queen, king) = (by, 2 * by, 3 * by, 4 * by, 5 * by, 6 * by);
     // Diagonals: the first square may hold a king, or a pawn if the step points
     // towards `by`'s side (a `by` pawn attacks forward, so it sits "behind" sq).
@@ -108,7 +129,7 @@ pub(crate) fn attacked(b: &[i8; 128], sq: u8, by: i8) -> bool {
         if !on_board(t) {
             continue;
         }
-        let p = b[t as usize];
+        let p = b.at(t);
         if p != 0 {
             let pawn_side = (d as i8 > 0) == (by > 0);
             if p == bishop || p == queen || p == king || (p == pawn && pawn_side) {
@@ -121,7 +142,7 @@ pub(crate) fn attacked(b: &[i8; 128], sq: u8, by: i8) -> bool {
             if !on_board(t) {
                 break;
             }
-            let p = b[t as usize];
+            let p = b.at(t);
             if p != 0 {
                 if p == bishop || p == queen {
                     return true;
@@ -135,7 +156,7 @@ pub(crate) fn attacked(b: &[i8; 128], sq: u8, by: i8) -> bool {
         if !on_board(t) {
             continue;
         }
-        let p = b[t as usize];
+        let p = b.at(t);
         if p != 0 {
             if p == rook || p == queen || p == king {
                 return true;
@@ -147,7 +168,7 @@ pub(crate) fn attacked(b: &[i8; 128], sq: u8, by: i8) -> bool {
             if !on_board(t) {
                 break;
             }
-            let p = b[t as usize];
+            let p = b.at(t);
             if p != 0 {
                 if p == rook || p == queen {
                     return true;
@@ -158,7 +179,7 @@ pub(crate) fn attacked(b: &[i8; 128], sq: u8, by: i8) -> bool {
     }
     for &off in &KNIGHT_OFFSETS {
         let t = sq.wrapping_add(off);
-        if on_board(t) && b[t as usize] == knight {
+        if on_board(t) && b.at(t) == knight {
             return true;
         }
     }

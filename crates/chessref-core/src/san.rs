@@ -4,11 +4,38 @@ use crate::error::{Rejection, SanError};
 use crate::moves::{Move, RawMove};
 use crate::position::{KING, PAWN, Position};
 use crate::square::{Role, Square};
-use crate::attacks::on_board;
-use crate::state::{State, board_squares};
+use crate::attacks::{DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONALS, QUEEN_DIRECTIONS, on_board};
+use crate::state::State;
 
 fn is_castling(role: i8, mv: Move) -> bool {
     role == KING && mv.from.file().abs_diff(mv.to.file()) == 2
+}
+
+/// The squares from which a `role` piece (not a pawn) could reach `to` on this
+/// board: the knight or king steps around `to`, or the first piece along each
+/// of the role's lines from `to`. Every origin of a legal move is among them.
+fn origins(b: &[u8; 128], role: Role, to: u8) -> ([u8; 8], usize) {
+    let mut out = [0u8; 8];
+    let mut len = 0;
+    let steps: &[u8] = match role {
+        Role::Knight => &KNIGHT_OFFSETS,
+        Role::King => &KING_OFFSETS,
+        Role::Bishop => &DIAGONALS,
+        Role::Rook => &ORTHOGONALS,
+        _ => &QUEEN_DIRECTIONS,
+    };
+    let slides = !matches!(role, Role::Knight | Role::King);
+    for &d in steps {
+        let mut t = to.wrapping_add(d);
+        while slides && on_board(t) && b[t as usize] == 0 {
+            t = t.wrapping_add(d);
+        }
+        if on_board(t) {
+            out[len] = t;
+            len += 1;
+        }
+    }
+    (out, len)
 }
 
 pub(crate) fn format(state: &State, mv: Move) -> Result<String, Rejection> {
@@ -28,7 +55,9 @@ pub(crate) fn format(state: &State, mv: Move) -> Result<String, Rejection> {
             san.push(Role::from_code(role as u8).expect("a piece").upper_char());
             let (mut others, mut same_file, mut same_rank) = (false, false, false);
             let piece = b[mv.from.index() as usize];
-            for sq in board_squares() {
+            let role = Role::from_code(role as u8).expect("a piece");
+            let (squares, len) = origins(b, role, mv.to.index());
+            for &sq in &squares[..len] {
                 if sq != mv.from.index()
                     && b[sq as usize] == piece
                     && state.check(RawMove { from: sq, to: mv.to.index(), promotion: 0 }).is_ok()
@@ -127,7 +156,10 @@ fn parse_pattern(original: &str, text: &[u8]) -> Result<Pattern, SanError> {
 }
 
 pub(crate) fn parse(state: &State, san: &str) -> Result<Move, SanError> {
-    let text = san.trim().trim_end_matches(['+', '#', '!', '?']);
+    let mut text = san.trim_ascii().as_bytes();
+    while let [rest @ .., b'+' | b'#' | b'!' | b'?'] = text {
+        text = rest;
+    }
     if text.is_empty() {
         return Err(syntax(san, "empty move"));
     }
@@ -139,8 +171,8 @@ pub(crate) fn parse(state: &State, san: &str) -> Result<Move, SanError> {
     let home = if us > 0 { 116u8 } else { 4u8 };
 
     let castle = match text {
-        "O-O" | "0-0" => Some(home + 2),
-        "O-O-O" | "0-0-0" => Some(home - 2),
+        b"O-O" | b"0-0" => Some(home + 2),
+        b"O-O-O" | b"0-0-0" => Some(home - 2),
         _ => None,
     };
     if let Some(to) = castle {
@@ -153,37 +185,36 @@ pub(crate) fn parse(state: &State, san: &str) -> Result<Move, SanError> {
 
     // Resolved with `check` on every piece of the named kind: exact, and far
     // cheaper than generating all legal moves.
-    let pattern = parse_pattern(san, text.as_bytes())?;
+    let pattern = parse_pattern(san, text)?;
     let piece = pattern.role.code() as i8 * us;
     let promotion = pattern.promotion.map_or(0, Role::code);
     let to = pattern.to.index();
     let mut found: Option<Move> = None;
     let mut more = Vec::new();
-    if pattern.role == Role::Pawn && pattern.from_rank.is_none() {
-        // A pawn comes from one row behind (or two, for a double step): at most two origins.
+    if pattern.role == Role::Pawn {
+        // A pawn comes from one row behind (or two, for a double step), on its
+        // own file or, capturing, the named one: at most one origin fits.
         let back = (16 * us) as u8;
         let behind = to.wrapping_add(back);
-        let file_of = |f: u8| (behind & 0xf0) | f;
-        let from = match pattern.from_file {
-            Some(f) if f != pattern.to.file() => Some(file_of(f)),
-            _ if on_board(behind) && b[behind as usize] == 0 => Some(behind.wrapping_add(back)),
-            _ => Some(behind),
+        let file = pattern.from_file.unwrap_or(pattern.to.file());
+        let from = match pattern.from_rank {
+            Some(rank) => Square::from_coords(file, rank).map(Square::index),
+            None if file != pattern.to.file() => Some((behind & 0xf0) | file),
+            None if on_board(behind) && b[behind as usize] == 0 => Some(behind.wrapping_add(back)),
+            None => Some(behind),
         };
         let found = from
             .filter(|&sq| on_board(sq) && b[sq as usize] as i8 == piece)
             .and_then(|from| state.check(RawMove { from, to, promotion }).ok());
         return found.ok_or_else(|| SanError::Illegal { san: san.to_owned() });
     }
-    for sq in board_squares() {
+    let (squares, len) = origins(b, pattern.role, to);
+    for &sq in &squares[..len] {
         if b[sq as usize] as i8 != piece {
             continue;
         }
         let from = Square::new(sq).expect("on board");
         if pattern.from_file.is_some_and(|f| f != from.file()) || pattern.from_rank.is_some_and(|r| r != from.rank()) {
-            continue;
-        }
-        // A pawn capture names its file; without one, only pushes match.
-        if pattern.role == Role::Pawn && pattern.from_file.is_none() && from.file() != pattern.to.file() {
             continue;
         }
         // Castling is written O-O / O-O-O, never as a king move.

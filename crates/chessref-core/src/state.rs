@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use alloy_primitives::{B256, keccak256};
 
-use crate::attacks::{KNIGHT_OFFSETS, QUEEN_DIRECTIONS, attacked, is_diagonal, is_king_step, is_knight_step, is_orthogonal, line_step, on_board};
+use crate::attacks::{DIAGONALS, KNIGHT_OFFSETS, ORTHOGONALS, QUEEN_DIRECTIONS, attacked, is_diagonal, is_king_step, is_knight_step, is_orthogonal, line_step, on_board};
 use crate::error::{FenError, InvalidState, Rejection, SanError, StateError};
 use crate::moves::{Move, RawMove};
 use crate::position::{BISHOP, IMove, KING, KNIGHT, MoveList, PAWN, Position, QUEEN, ROOK};
@@ -164,10 +164,9 @@ fn validate(b: &[u8; 128]) -> Result<(), InvalidState> {
             return Err(InvalidState::PawnOnBackRank);
         }
     }
-    let board = signed(b);
     let turn = b[idx::CURRENT_PLAYER] as i8;
     let waiting_king = if turn > 0 { bk } else { wk };
-    if attacked(&board, waiting_king, turn) {
+    if attacked(b, waiting_king, turn) {
         return Err(InvalidState::OpponentInCheck);
     }
     for (right, king_sq, rook_sq, sign) in [
@@ -200,14 +199,18 @@ pub(crate) fn validate_bytes(b: &[u8; 128]) -> Result<(), InvalidState> {
 
 /// The 64 on-board 0x88 indices, a8 first.
 pub(crate) fn board_squares() -> impl Iterator<Item = u8> {
-    (0..128u8).filter(|&sq| on_board(sq))
+    (0..64u8).map(|i| (i >> 3) << 4 | (i & 7))
 }
 
-/// The board bytes read as signed piece codes.
-#[inline(always)]
-pub(crate) fn signed(b: &[u8; 128]) -> [i8; 128] {
-    b.map(|x| x as i8)
+/// The 64 on-board 0x88 indices, starting from `us`'s back rank (where its
+/// pieces usually are).
+fn board_squares_from(us: i8) -> impl Iterator<Item = u8> {
+    (0..64u8).map(move |i| {
+        let sq = (i >> 3) << 4 | (i & 7);
+        if us > 0 { 119 - sq } else { sq }
+    })
 }
+
 
 impl State {
     /// The standard initial position (section 4).
@@ -358,7 +361,7 @@ impl State {
     pub fn in_check(&self) -> bool {
         let turn = self.0[idx::CURRENT_PLAYER] as i8;
         let king = if turn > 0 { self.0[idx::WHITE_KING_POS] } else { self.0[idx::BLACK_KING_POS] };
-        attacked(&signed(&self.0), king, -turn)
+        attacked(&self.0, king, -turn)
     }
 
     /// All legal moves (castling as the king's two-square move; promotions to
@@ -374,7 +377,7 @@ impl State {
     pub fn check(&self, mv: impl Into<RawMove>) -> Result<Move, Rejection> {
         let raw = mv.into();
         let kind = self.precheck(raw)?;
-        let mut board = signed(&self.0);
+        let mut board = self.0;
         let king = self.apply_pieces(&mut board, raw, kind);
         if attacked(&board, king, -(self.0[idx::CURRENT_PLAYER] as i8)) {
             return Err(Rejection::KingLeftInCheck);
@@ -390,14 +393,12 @@ impl State {
     pub fn play(&self, mv: impl Into<RawMove>) -> Result<State, Rejection> {
         let raw = mv.into();
         let kind = self.precheck(raw)?;
-        let mut board = signed(&self.0);
-        let king = self.apply_pieces(&mut board, raw, kind);
+        let mut next = self.0;
+        let king = self.apply_pieces(&mut next, raw, kind);
         let us = self.0[idx::CURRENT_PLAYER] as i8;
-        if attacked(&board, king, -us) {
+        if attacked(&next, king, -us) {
             return Err(Rejection::KingLeftInCheck);
         }
-        // The shadow columns of `board` are untouched copies, so this keeps every flag.
-        let mut next = board.map(|x| x as u8);
         next[idx::WHITE_EN_PASSANT] = 0;
         next[idx::BLACK_EN_PASSANT] = 0;
         let moved = self.0[raw.from as usize] as i8 * us;
@@ -506,11 +507,10 @@ impl State {
                     if (lo..hi).any(|sq| b[sq as usize] != 0) {
                         return Err(Rejection::PathBlocked);
                     }
-                    let board = signed(b);
-                    if attacked(&board, home, -us) {
+                    if attacked(b, home, -us) {
                         return Err(Rejection::CastlingInCheck);
                     }
-                    if attacked(&board, rook_to, -us) {
+                    if attacked(b, rook_to, -us) {
                         return Err(Rejection::CastlingThroughCheck);
                     }
                     kind = MoveKind::Castle { rook_from, rook_to };
@@ -557,20 +557,20 @@ impl State {
     }
 
     /// Moves the pieces of a prechecked move on `board`; returns the mover's king square.
-    fn apply_pieces(&self, board: &mut [i8; 128], raw: RawMove, kind: MoveKind) -> u8 {
+    fn apply_pieces(&self, board: &mut [u8; 128], raw: RawMove, kind: MoveKind) -> u8 {
         let us = self.0[idx::CURRENT_PLAYER] as i8;
         let piece = board[raw.from as usize];
         board[raw.from as usize] = 0;
-        board[raw.to as usize] = if raw.promotion != 0 { raw.promotion as i8 * us } else { piece };
+        board[raw.to as usize] = if raw.promotion != 0 { (raw.promotion as i8 * us) as u8 } else { piece };
         match kind {
             MoveKind::EnPassant => board[raw.to.wrapping_add((16 * us) as u8) as usize] = 0,
             MoveKind::Castle { rook_from, rook_to } => {
                 board[rook_from as usize] = 0;
-                board[rook_to as usize] = ROOK * us;
+                board[rook_to as usize] = (ROOK * us) as u8;
             }
             MoveKind::Normal | MoveKind::DoubleStep => {}
         }
-        if piece * us == KING {
+        if piece as i8 * us == KING {
             raw.to
         } else if us > 0 {
             self.0[idx::WHITE_KING_POS]
@@ -595,37 +595,41 @@ impl State {
 
     /// Whether the side to move has a legal move.
     pub fn has_legal_move(&self) -> bool {
-        // Usually the first few pieces tried with one plausible move each settle it
-        // (each tried with the exact `check`); otherwise generate.
+        // Usually one of the first few pieces tried, each with one move its kind
+        // can make (a step onto an empty or enemy square), settles it: such a move
+        // is legal iff it leaves the king safe. Otherwise, generate.
         let b = &self.0;
         let us = b[idx::CURRENT_PLAYER] as i8;
+        let mut board = *b;
+        let king = if us > 0 { b[idx::WHITE_KING_POS] } else { b[idx::BLACK_KING_POS] };
+        let free = |t: u8| on_board(t) && (b[t as usize] as i8) * us <= 0;
         let mut tries = 0;
-        for from in board_squares() {
+        for from in board_squares_from(us) {
             let piece = b[from as usize] as i8 * us;
             if piece <= 0 {
                 continue;
             }
-            let to = match piece {
-                PAWN => {
-                    let t = from.wrapping_add((-16 * us) as u8);
-                    if b[t as usize] != 0 {
-                        continue;
-                    }
-                    t
-                }
-                KNIGHT => match KNIGHT_OFFSETS.iter().map(|&o| from.wrapping_add(o)).find(|&t| on_board(t) && (b[t as usize] as i8) * us <= 0) {
-                    Some(t) => t,
-                    None => continue,
-                },
-                _ => match QUEEN_DIRECTIONS.iter().map(|&o| from.wrapping_add(o)).find(|&t| on_board(t) && (b[t as usize] as i8) * us <= 0) {
-                    // The first free neighbour; for a bishop or rook it may be off its lines,
-                    // which `check` simply rejects.
-                    Some(t) => t,
-                    None => continue,
-                },
+            let steps: &[u8] = match piece {
+                KNIGHT => &KNIGHT_OFFSETS,
+                BISHOP => &DIAGONALS,
+                ROOK => &ORTHOGONALS,
+                QUEEN | KING => &QUEEN_DIRECTIONS,
+                _ => &[],
             };
-            let promotion = if piece == PAWN && (to >> 4 == 0 || to >> 4 == 7) { 5 } else { 0 };
-            if self.check(RawMove { from, to, promotion }).is_ok() {
+            let to = if piece == PAWN {
+                // A single push (onto the last rank it promotes, which blocks the same).
+                Some(from.wrapping_add((-16 * us) as u8)).filter(|&t| b[t as usize] == 0)
+            } else {
+                steps.iter().map(|&d| from.wrapping_add(d)).find(|&t| free(t))
+            };
+            let Some(to) = to else { continue };
+            let (moved, captured) = (board[from as usize], board[to as usize]);
+            board[to as usize] = moved;
+            board[from as usize] = 0;
+            let safe = !attacked(&board, if piece == KING { to } else { king }, -us);
+            board[from as usize] = moved;
+            board[to as usize] = captured;
+            if safe {
                 return true;
             }
             tries += 1;
