@@ -468,7 +468,8 @@ contract ChessReferee {
     // ------------------------------------------------------------------ views
 
     /// @notice Withdrawable balance of `account` in `token` (address(0) = ETH).
-    /// @param account The owner. @param token The asset.
+    /// @param account The owner.
+    /// @param token The asset.
     function credits(address account, address token) external view returns (uint256) {
         uint256 slot = creditSlots[account][token];
         return slot == 0 ? 0 : slot - 1;
@@ -501,7 +502,9 @@ contract ChessReferee {
     }
 
     /// @notice The commitment a position hashes to: `keccak256(keccak256(state ‖ history) ‖ clock)`.
-    /// @param state 128-byte state. @param history Repetition-chain head. @param clock Clock word.
+    /// @param state 128-byte state.
+    /// @param history Repetition-chain head.
+    /// @param clock Clock word.
     function positionCommitment(bytes calldata state, bytes32 history, uint256 clock) external pure returns (bytes32) {
         if (state.length != 128) revert BadStateLength(state.length);
         return _seal(_innerCd(state, history), clock);

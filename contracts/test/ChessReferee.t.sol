@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 pragma solidity ^0.8.30;
 
+import {Vm} from "./utils/Test.sol";
 import {RefereeBase} from "./ChessRefereeBase.t.sol";
+import {RealGames} from "./ChessRefereeGames.t.sol";
 import {ChessReferee} from "../src/ChessReferee.sol";
 import {ChessRules, IllegalMove, InvalidState, BadStateLength} from "../src/ChessRules.sol";
 
@@ -803,5 +805,38 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         _move(id, "g4e3"); // the knight lands on e3
         assertEq(uint8(pos[id].state[84]), 0xfe); // black knight on e3
         assertEq(uint8(pos[id].state[68]), 1); // white pawn still on e4
+    }
+
+    // ================================================================ events
+
+    /// @notice A whole real game rebuilt from the referee's events alone: the start
+    /// position, every move with its ply, each new state equal to ChessRules.play of the
+    /// previous one, a checkmate on the board at the end, and the result.
+    function test_Events_RebuildWholeGame() public {
+        uint256 id = _startGame();
+        _playAll(id, RealGames.caruanaPichot2017(), 2);
+        bytes memory state;
+        uint256 plies;
+        uint8 result;
+        uint8 reason;
+        for (uint256 i; i < allLogs.length; ++i) {
+            Vm.Log memory l = allLogs[i];
+            if (uint256(l.topics[1]) != id) continue;
+            if (l.topics[0] == ChessReferee.GameCreated.selector) {
+                (,,,,, state,) = abi.decode(l.data, (bool, address, uint256, uint32, uint32, bytes, bytes32));
+            } else if (l.topics[0] == ChessReferee.MovePlayed.selector) {
+                (uint24 mv, uint32 ply,,,, bytes memory next) =
+                    abi.decode(l.data, (uint24, uint32, uint8, bytes32, uint256, bytes));
+                assertEq(ply, ++plies);
+                assertEq(next, ChessRules.play(state, mv));
+                state = next;
+            } else if (l.topics[0] == ChessReferee.GameEnded.selector) {
+                (result, reason) = abi.decode(l.data, (uint8, uint8));
+            }
+        }
+        assertEq(plies, 79);
+        assertEq(ChessRules.status(state), 1);
+        assertEq(result, WHITE_WINS);
+        assertEq(reason, 1);
     }
 }
