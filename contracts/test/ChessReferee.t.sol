@@ -813,6 +813,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
     /// position, every move with its ply, each new state equal to ChessRules.play of the
     /// previous one, a checkmate on the board at the end, and the result.
     function test_Events_RebuildWholeGame() public {
+        keepLogs = true;
         uint256 id = _startGame();
         _playAll(id, RealGames.caruanaPichot2017(), 2);
         bytes memory state;

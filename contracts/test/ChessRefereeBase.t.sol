@@ -34,8 +34,9 @@ abstract contract RefereeBase is Test {
     mapping(uint256 gameId => Position) internal pos;
     /// @dev Repetition keys since the last irreversible move, rebuilt from `MovePlayed` states.
     mapping(uint256 gameId => bytes32[]) internal keysSince;
-    /// @dev Every referee log seen, in order (for rebuild-from-events tests).
+    /// @dev Every referee log seen, in order, while `keepLogs` is set (rebuild-from-events tests).
     Vm.Log[] internal allLogs;
+    bool internal keepLogs;
 
     // Mirrors of the contract's result and reason codes.
     uint8 internal constant WHITE_WINS = 1;
@@ -122,7 +123,7 @@ abstract contract RefereeBase is Test {
         for (uint256 i; i < logs.length; ++i) {
             Vm.Log memory l = logs[i];
             if (l.emitter != address(ref)) continue;
-            allLogs.push(l);
+            if (keepLogs) allLogs.push(l);
             bytes32 t = l.topics[0];
             uint256 id = l.topics.length > 1 ? uint256(l.topics[1]) : 0;
             if (t == ChessReferee.GameCreated.selector) {
