@@ -140,11 +140,12 @@ pub(crate) struct Position {
     pub ep: u8,
     /// Halfmove clock (saturating).
     pub halfmove: u8,
-    /// Squares of each side's pieces other than the king (any number: states
-    /// from outside need not come from a game).
-    list: [[u8; 64]; 2],
-    count: [u8; 2],
-    /// Position of each occupied square in its side's list.
+    /// Squares of each side's pieces other than the king, one list per role
+    /// (`[side][role - 1]`, pawn to queen) so generation loops need no dispatch.
+    /// Any number fits: states from outside need not come from a game.
+    list: [[[u8; 64]; 5]; 2],
+    count: [[u8; 5]; 2],
+    /// Position of each occupied square in its list.
     index: [u8; 128],
 }
 
@@ -158,8 +159,8 @@ impl Position {
             castling: 0,
             ep: bytes[idx::WHITE_EN_PASSANT] | bytes[idx::BLACK_EN_PASSANT],
             halfmove: bytes[idx::HALFMOVE_CLOCK],
-            list: [[0; 64]; 2],
-            count: [0; 2],
+            list: [[[0; 64]; 5]; 2],
+            count: [[0; 5]; 2],
             index: [0; 128],
         };
         for (bit, byte) in [
@@ -179,39 +180,36 @@ impl Position {
             let p = bytes[sq as usize] as i8;
             pos.board[sq as usize] = p;
             if p != 0 && p.abs() != KING {
-                let s = side(p);
-                // Section 7 does not bound piece counts: a side may hold up to 62 others.
-                let n = pos.count[s];
-                pos.list[s][n as usize] = sq;
-                pos.index[sq as usize] = n;
-                pos.count[s] = n + 1;
+                pos.add_to_list(side(p), p.abs(), sq);
             }
         }
         pos
     }
 
     #[inline(always)]
-    fn remove_from_list(&mut self, s: usize, sq: u8) {
+    fn remove_from_list(&mut self, s: usize, role: i8, sq: u8) {
+        let r = (role - 1) as usize;
         let i = self.index[sq as usize];
-        let last = self.count[s] - 1;
-        let moved = self.list[s][last as usize];
-        self.list[s][i as usize] = moved;
+        let last = self.count[s][r] - 1;
+        let moved = self.list[s][r][last as usize];
+        self.list[s][r][i as usize] = moved;
         self.index[moved as usize] = i;
-        self.count[s] = last;
+        self.count[s][r] = last;
     }
 
     #[inline(always)]
-    fn add_to_list(&mut self, s: usize, sq: u8) {
-        let n = self.count[s];
-        self.list[s][n as usize] = sq;
+    fn add_to_list(&mut self, s: usize, role: i8, sq: u8) {
+        let r = (role - 1) as usize;
+        let n = self.count[s][r];
+        self.list[s][r][n as usize] = sq;
         self.index[sq as usize] = n;
-        self.count[s] = n + 1;
+        self.count[s][r] = n + 1;
     }
 
     #[inline(always)]
-    fn relocate_in_list(&mut self, s: usize, from: u8, to: u8) {
+    fn relocate_in_list(&mut self, s: usize, role: i8, from: u8, to: u8) {
         let i = self.index[from as usize];
-        self.list[s][i as usize] = to;
+        self.list[s][(role - 1) as usize][i as usize] = to;
         self.index[to as usize] = i;
     }
 
@@ -326,91 +324,96 @@ impl Position {
         let start_row = if us > 0 { 6 } else { 1 };
         let last_row = if us > 0 { 0 } else { 7 };
         let ep = self.ep;
-        for n in 0..self.count[s] as usize {
-            if sink.satisfied() {
-                return;
-            }
-            let from = self.list[s][n];
-            let piece = self.board[from as usize] * us;
-            // A pinned piece stays on the line from its king through itself.
-            let pin = if pinned != 0 && pinned & bit(from) != 0 {
+        // A pinned piece stays on the line from its king through itself: 0 if free,
+        // else the pin direction.
+        let pin_of = |from: u8| -> u8 {
+            if pinned != 0 && pinned & bit(from) != 0 {
                 pins.iter().find(|&&(sq, _)| sq == from).map_or(0, |&(_, d)| d)
             } else {
                 0
-            };
-            let allowed = |t: u8| -> bool {
-                (!MASKED || mask & bit(t) != 0) && (pin == 0 || line_step(ksq, t) == Some(pin))
-            };
-            match piece {
-                PAWN => {
-                    let t = from.wrapping_add(fwd);
-                    let promotes = t >> 4 == last_row;
-                    if self.board[t as usize] == 0 {
-                        if allowed(t) {
-                            if promotes {
-                                sink.push_promotions(from, t);
-                            } else {
-                                sink.push(from, t);
-                            }
-                        }
-                        let t2 = t.wrapping_add(fwd);
-                        if from >> 4 == start_row && self.board[t2 as usize] == 0 && allowed(t2) {
-                            sink.push(from, t2);
-                        }
+            }
+        };
+        let allowed = |t: u8, pin: u8| -> bool {
+            (!MASKED || mask & bit(t) != 0) && (pin == 0 || line_step(ksq, t) == Some(pin))
+        };
+
+        for n in 0..self.count[s][0] as usize {
+            let from = self.list[s][0][n];
+            let pin = pin_of(from);
+            let t = from.wrapping_add(fwd);
+            let promotes = t >> 4 == last_row;
+            if self.board[t as usize] == 0 {
+                if allowed(t, pin) {
+                    if promotes {
+                        sink.push_promotions(from, t);
+                    } else {
+                        sink.push(from, t);
                     }
-                    for c in [t.wrapping_sub(1), t.wrapping_add(1)] {
-                        if !on_board(c) {
-                            continue;
-                        }
-                        if self.board[c as usize] * us < 0 {
-                            if allowed(c) {
-                                if promotes {
-                                    sink.push_promotions(from, c);
-                                } else {
-                                    sink.push(from, c);
-                                }
-                            }
-                        } else if c == ep && ep != 0 && self.en_passant_is_legal(from, c) {
+                }
+                let t2 = t.wrapping_add(fwd);
+                if from >> 4 == start_row && self.board[t2 as usize] == 0 && allowed(t2, pin) {
+                    sink.push(from, t2);
+                }
+            }
+            for c in [t.wrapping_sub(1), t.wrapping_add(1)] {
+                if !on_board(c) {
+                    continue;
+                }
+                if self.board[c as usize] * us < 0 {
+                    if allowed(c, pin) {
+                        if promotes {
+                            sink.push_promotions(from, c);
+                        } else {
                             sink.push(from, c);
                         }
                     }
+                } else if c == ep && ep != 0 && self.en_passant_is_legal(from, c) {
+                    sink.push(from, c);
                 }
-                KNIGHT => {
-                    if pin != 0 {
+            }
+        }
+        if sink.satisfied() {
+            return;
+        }
+
+        for n in 0..self.count[s][1] as usize {
+            let from = self.list[s][1][n];
+            if pin_of(from) != 0 {
+                continue;
+            }
+            for &off in &KNIGHT_OFFSETS {
+                let t = from.wrapping_add(off);
+                if on_board(t) && self.board[t as usize] * us <= 0 && (!MASKED || mask & bit(t) != 0) {
+                    sink.push(from, t);
+                }
+            }
+        }
+
+        for (r, dirs) in [(2usize, &DIAGONALS[..]), (3, &ORTHOGONALS[..]), (4, &QUEEN_DIRECTIONS[..])] {
+            for n in 0..self.count[s][r] as usize {
+                if sink.satisfied() {
+                    return;
+                }
+                let from = self.list[s][r][n];
+                let pin = pin_of(from);
+                for &d in dirs {
+                    // Pinned: only along the pin line, towards or away from the king.
+                    if pin != 0 && d != pin && d != pin.wrapping_neg() {
                         continue;
                     }
-                    for &off in &KNIGHT_OFFSETS {
-                        let t = from.wrapping_add(off);
-                        if on_board(t) && self.board[t as usize] * us <= 0 && (!MASKED || mask & bit(t) != 0) {
+                    let mut t = from.wrapping_add(d);
+                    while on_board(t) {
+                        let p = self.board[t as usize];
+                        if p * us > 0 {
+                            break;
+                        }
+                        if !MASKED || mask & bit(t) != 0 {
                             sink.push(from, t);
                         }
-                    }
-                }
-                _ => {
-                    let dirs: &[u8] = match piece {
-                        BISHOP => &DIAGONALS,
-                        ROOK => &ORTHOGONALS,
-                        _ => &QUEEN_DIRECTIONS,
-                    };
-                    for &d in dirs {
-                        // Pinned: only along the pin line, towards or away from the king.
-                        if pin != 0 && d != pin && d != pin.wrapping_neg() {
-                            continue;
+                        if p != 0 {
+                            break;
                         }
-                        let mut t = from.wrapping_add(d);
-                        while on_board(t) {
-                            let p = self.board[t as usize];
-                            if p * us > 0 {
-                                break;
-                            }
-                            if !MASKED || mask & bit(t) != 0 {
-                                sink.push(from, t);
-                            }
-                            if p != 0 {
-                                break;
-                            }
-                            t = t.wrapping_add(d);
-                        }
+                        t = t.wrapping_add(d);
                     }
                 }
             }
@@ -478,26 +481,33 @@ impl Position {
             self.board[captured_sq as usize] = 0;
         }
         if captured != 0 {
-            self.remove_from_list(1 - s, captured_sq);
+            self.remove_from_list(1 - s, captured.abs(), captured_sq);
         }
-        self.board[to as usize] = if m.promotion != 0 { m.promotion as i8 * us } else { moved };
         self.board[from as usize] = 0;
         self.ep = 0;
-        if piece == KING {
-            self.kings[s] = to;
-            if to == from + 2 {
-                self.board[(from + 1) as usize] = ROOK * us;
-                self.board[(from + 3) as usize] = 0;
-                self.relocate_in_list(s, from + 3, from + 1);
-            } else if to + 2 == from {
-                self.board[(from - 1) as usize] = ROOK * us;
-                self.board[(from - 4) as usize] = 0;
-                self.relocate_in_list(s, from - 4, from - 1);
-            }
+        if m.promotion != 0 {
+            let promoted = m.promotion as i8;
+            self.board[to as usize] = promoted * us;
+            self.remove_from_list(s, PAWN, from);
+            self.add_to_list(s, promoted, to);
         } else {
-            self.relocate_in_list(s, from, to);
-            if piece == PAWN && (from ^ to) == 0x20 {
-                self.ep = (from + to) / 2;
+            self.board[to as usize] = moved;
+            if piece == KING {
+                self.kings[s] = to;
+                if to == from + 2 {
+                    self.board[(from + 1) as usize] = ROOK * us;
+                    self.board[(from + 3) as usize] = 0;
+                    self.relocate_in_list(s, ROOK, from + 3, from + 1);
+                } else if to + 2 == from {
+                    self.board[(from - 1) as usize] = ROOK * us;
+                    self.board[(from - 4) as usize] = 0;
+                    self.relocate_in_list(s, ROOK, from - 4, from - 1);
+                }
+            } else {
+                self.relocate_in_list(s, piece, from, to);
+                if piece == PAWN && (from ^ to) == 0x20 {
+                    self.ep = (from + to) / 2;
+                }
             }
         }
         self.castling &= !(rights_cleared(from) | rights_cleared(to));
@@ -512,25 +522,29 @@ impl Position {
         self.turn = us;
         let s = side(us);
         let (from, to) = (m.from, m.to);
+        let piece = undo.moved * us;
         self.board[from as usize] = undo.moved;
         self.board[to as usize] = 0;
-        if undo.moved * us == KING {
+        if m.promotion != 0 {
+            self.remove_from_list(s, m.promotion as i8, to);
+            self.add_to_list(s, PAWN, from);
+        } else if piece == KING {
             self.kings[s] = from;
             if to == from + 2 {
                 self.board[(from + 3) as usize] = ROOK * us;
                 self.board[(from + 1) as usize] = 0;
-                self.relocate_in_list(s, from + 1, from + 3);
+                self.relocate_in_list(s, ROOK, from + 1, from + 3);
             } else if to + 2 == from {
                 self.board[(from - 4) as usize] = ROOK * us;
                 self.board[(from - 1) as usize] = 0;
-                self.relocate_in_list(s, from - 1, from - 4);
+                self.relocate_in_list(s, ROOK, from - 1, from - 4);
             }
         } else {
-            self.relocate_in_list(s, to, from);
+            self.relocate_in_list(s, piece, to, from);
         }
         if undo.captured != 0 {
             self.board[undo.captured_sq as usize] = undo.captured;
-            self.add_to_list(1 - s, undo.captured_sq);
+            self.add_to_list(1 - s, undo.captured.abs(), undo.captured_sq);
         }
         self.castling = undo.castling;
         self.ep = undo.ep;
