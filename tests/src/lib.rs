@@ -1,1 +1,11 @@
-//! Conformance suite between the Rust mirror and the EVM contracts.
+//! Conformance suite between the Rust mirror (`chessref-core`) and the EVM
+//! contracts (`chessref-evm`): the generators of positions, illegal move
+//! candidates and mutated states the integration tests in `tests/` feed to
+//! both implementations.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod candidates;
+pub mod mutations;
+pub mod positions;
+pub mod report;

@@ -48,3 +48,38 @@ pub enum ChainError {
     #[error("anvil: {0}")]
     Anvil(String),
 }
+
+/// A failure of a contract operation: the chain failed, the contract
+/// reverted, or its answer could not be decoded.
+#[derive(Debug, thiserror::Error)]
+pub enum EvmError {
+    /// The chain itself failed.
+    #[error(transparent)]
+    Chain(#[from] ChainError),
+    /// The contract reverted.
+    #[error("{operation} reverted: {revert}")]
+    Reverted {
+        /// What was called ("move", "check", ...).
+        operation: &'static str,
+        /// The decoded revert.
+        revert: crate::revert::ContractRevert,
+        /// Gas the reverted transaction used (0 for a call).
+        gas_used: u64,
+    },
+    /// The contract answered with data that does not decode as expected.
+    #[error("cannot decode the answer of {operation}: {message}")]
+    Decode {
+        /// What was called.
+        operation: &'static str,
+        /// Decoder message.
+        message: String,
+    },
+    /// An event the operation must emit is missing.
+    #[error("{operation}: expected a {event} event, found none")]
+    MissingEvent {
+        /// What was called.
+        operation: &'static str,
+        /// Event name.
+        event: &'static str,
+    },
+}

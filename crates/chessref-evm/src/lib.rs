@@ -3,16 +3,30 @@
 //! [`Chain`] is the one interface both backends implement: [`RevmChain`]
 //! (revm, Prague, in memory: the default everywhere) and [`RpcChain`]
 //! (alloy over HTTP, e.g. a local anvil started by [`anvil::Anvil`]).
+//! On top of it: [`RulesView`] (the deployed rules) and the referee client.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod anvil;
+pub mod bindings;
 mod chain;
+pub mod driver;
 mod error;
+pub mod referee;
+pub mod replay;
+mod revert;
 mod revm_chain;
 mod rpc_chain;
+mod rules;
+pub mod stats;
 
 pub use chain::{CallOutcome, Chain, DEFAULT_GAS_LIMIT, DEPLOY_GAS_LIMIT, TxReceipt, TxRequest};
-pub use error::ChainError;
+pub use driver::{GameDriver, Mismatch};
+pub use error::{ChainError, EvmError};
+pub use revert::ContractRevert;
 pub use revm_chain::{ACCOUNT_BALANCE, ACCOUNT_COUNT, CHAIN_ID, GENESIS_TIMESTAMP, RevmChain};
 pub use rpc_chain::RpcChain;
+pub use referee::{Acted, Created, Ending, GameSetup, Joined, Moved, Position, Referee};
+pub use replay::{GameReport, ReplaySummary, Replayer};
+pub use rules::RulesView;
+pub use stats::GasStats;

@@ -1,0 +1,415 @@
+//! `ChessReferee` driven as real transactions: create, join, cancel, move,
+//! draws, claims, resign, withdraw, with events and custom errors decoded.
+//! See `docs/REFEREE.md` for the contract's interface.
+
+use alloy_primitives::{Address, B256, Bytes, Log, U256, keccak256};
+use alloy_sol_types::{SolCall, SolEventInterface};
+
+use crate::{
+    bindings::ChessReferee::{self as R, ChessRefereeEvents as Event},
+    chain::{CallOutcome, Chain, TxReceipt, TxRequest},
+    error::EvmError,
+    revert::ContractRevert,
+};
+
+/// The triple every position-taking call carries (REFEREE.md section 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Position {
+    /// The 128-byte state.
+    pub state: [u8; 128],
+    /// Head of the repetition chain (REFEREE.md section 4).
+    pub history: B256,
+    /// The packed clock word (REFEREE.md section 3).
+    pub clock: U256,
+}
+
+impl Position {
+    /// `keccak256(keccak256(state ‖ history) ‖ clock)`: what the referee stores.
+    pub fn commitment(&self) -> B256 {
+        let mut inner = [0u8; 160];
+        inner[..128].copy_from_slice(&self.state);
+        inner[128..].copy_from_slice(self.history.as_slice());
+        let mut outer = [0u8; 64];
+        outer[..32].copy_from_slice(keccak256(inner).as_slice());
+        outer[32..].copy_from_slice(&self.clock.to_be_bytes::<32>());
+        keccak256(outer)
+    }
+
+    /// The game's ply count from the clock word (bits 136..167).
+    pub fn ply(&self) -> u32 {
+        let shifted: U256 = self.clock >> 136usize;
+        (shifted.to::<u128>() & 0xffff_ffff) as u32
+    }
+}
+
+/// The repetition chain's first link for a position with key `key`.
+pub fn chain_start(key: B256) -> B256 {
+    chain_next(B256::ZERO, key)
+}
+
+/// The repetition chain extended by `key`.
+pub fn chain_next(history: B256, key: B256) -> B256 {
+    let mut buf = [0u8; 64];
+    buf[..32].copy_from_slice(history.as_slice());
+    buf[32..].copy_from_slice(key.as_slice());
+    keccak256(buf)
+}
+
+/// The history after a move to `next` (restarted after an irreversible move).
+pub fn history_after(history: B256, next: &chessref_core::State) -> B256 {
+    let key = next.repetition_key();
+    if next.halfmove_clock() == 0 { chain_start(key) } else { chain_next(history, key) }
+}
+
+/// Parameters of `createGame`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameSetup {
+    /// Invited opponent; `Address::ZERO` for an open game.
+    pub opponent: Address,
+    /// Whether the creator plays white.
+    pub creator_white: bool,
+    /// Stake token; `Address::ZERO` for ETH.
+    pub token: Address,
+    /// Stake of each side.
+    pub stake: U256,
+    /// Initial time of each clock, seconds.
+    pub initial_time: u32,
+    /// Fischer increment, seconds.
+    pub increment: u32,
+    /// Custom start state; `None` for the standard initial position.
+    pub start: Option<[u8; 128]>,
+}
+
+impl GameSetup {
+    /// An ETH game against `opponent`, the creator white, 30 days each, no increment.
+    pub fn eth(opponent: Address, stake: U256) -> Self {
+        GameSetup {
+            opponent,
+            creator_white: true,
+            token: Address::ZERO,
+            stake,
+            initial_time: 30 * 86_400,
+            increment: 0,
+            start: None,
+        }
+    }
+}
+
+/// How a game ended (`GameEnded`): REFEREE.md section 2 codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ending {
+    /// 1 white wins, 2 black wins, 3 draw, 4 aborted.
+    pub result: u8,
+    /// 1 checkmate ... 11 aborted (REFEREE.md table).
+    pub reason: u8,
+}
+
+/// A created game (`GameCreated`).
+#[derive(Clone, Debug)]
+pub struct Created {
+    /// The new game's id.
+    pub id: U256,
+    /// Its start state.
+    pub state: [u8; 128],
+    /// Its start history.
+    pub history: B256,
+    /// The creation transaction.
+    pub receipt: TxReceipt,
+}
+
+/// A joined game (`GameJoined`).
+#[derive(Clone, Debug)]
+pub struct Joined {
+    /// White player.
+    pub white: Address,
+    /// Black player.
+    pub black: Address,
+    /// The start clock word.
+    pub clock: U256,
+    /// The join transaction.
+    pub receipt: TxReceipt,
+}
+
+/// A played move (`MovePlayed`, and `GameEnded` if it ended the game).
+#[derive(Clone, Debug)]
+pub struct Moved {
+    /// The packed move the event reports.
+    pub mv: u32,
+    /// This game's ply count after the move.
+    pub ply: u32,
+    /// Section 8 status of the new position.
+    pub status: u8,
+    /// The new position.
+    pub position: Position,
+    /// Set if the move ended the game.
+    pub ending: Option<Ending>,
+    /// The move transaction.
+    pub receipt: TxReceipt,
+}
+
+/// Result of a transaction that may end the game or change the clock.
+#[derive(Clone, Debug)]
+pub struct Acted {
+    /// Set if the game ended.
+    pub ending: Option<Ending>,
+    /// New clock word (`DrawOffered`), if any.
+    pub clock: Option<U256>,
+    /// The transaction.
+    pub receipt: TxReceipt,
+}
+
+/// A deployed `ChessReferee` on some chain.
+#[derive(Debug)]
+pub struct Referee<C: Chain> {
+    chain: C,
+    address: Address,
+}
+
+impl<C: Chain> Referee<C> {
+    /// Deploys a fresh `ChessReferee` from the chain's first account.
+    pub fn deploy(mut chain: C) -> Result<Self, EvmError> {
+        let deployer = chain.accounts()[0];
+        let (address, _) = chain.deploy(deployer, R::BYTECODE.clone())?;
+        Ok(Referee { chain, address })
+    }
+
+    /// A `ChessReferee` already deployed at `address`.
+    pub fn at(chain: C, address: Address) -> Self {
+        Referee { chain, address }
+    }
+
+    /// The contract's address.
+    pub fn address(&self) -> Address {
+        self.address
+    }
+
+    /// The chain it lives on.
+    pub fn chain(&mut self) -> &mut C {
+        &mut self.chain
+    }
+
+    fn transact<T: SolCall>(&mut self, operation: &'static str, from: Address, value: U256, call: T) -> Result<TxReceipt, EvmError> {
+        let tx = TxRequest::call(from, self.address, call.abi_encode()).with_value(value);
+        let receipt = self.chain.send(tx)?;
+        if receipt.success {
+            Ok(receipt)
+        } else {
+            Err(EvmError::Reverted { operation, revert: ContractRevert::decode(&receipt.output), gas_used: receipt.gas_used })
+        }
+    }
+
+    fn view<T: SolCall>(&mut self, operation: &'static str, call: T) -> Result<T::Return, EvmError> {
+        let from = self.chain.accounts()[0];
+        match self.chain.call(from, self.address, Bytes::from(call.abi_encode()))? {
+            CallOutcome::Return(data) => {
+                T::abi_decode_returns(&data).map_err(|e| EvmError::Decode { operation, message: e.to_string() })
+            }
+            CallOutcome::Revert(data) => {
+                Err(EvmError::Reverted { operation, revert: ContractRevert::decode(&data), gas_used: 0 })
+            }
+        }
+    }
+
+    fn events(&self, logs: &[Log]) -> Vec<Event> {
+        logs.iter()
+            .filter(|log| log.address == self.address)
+            .filter_map(|log| Event::decode_log(log).ok().map(|l| l.data))
+            .collect()
+    }
+
+    fn ending(&self, logs: &[Log]) -> Option<Ending> {
+        self.events(logs).into_iter().find_map(|e| match e {
+            Event::GameEnded(e) => Some(Ending { result: e.result, reason: e.reason }),
+            _ => None,
+        })
+    }
+
+    /// `createGame`, paying `setup.stake` in ETH when the token is ETH.
+    pub fn create_game(&mut self, creator: Address, setup: &GameSetup) -> Result<Created, EvmError> {
+        let value = if setup.token == Address::ZERO { setup.stake } else { U256::ZERO };
+        let call = R::createGameCall {
+            opponent: setup.opponent,
+            creatorWhite: setup.creator_white,
+            token: setup.token,
+            stake: setup.stake,
+            initialTime: setup.initial_time,
+            increment: setup.increment,
+            startState: setup.start.map(|s| Bytes::copy_from_slice(&s)).unwrap_or_default(),
+        };
+        let receipt = self.transact("createGame", creator, value, call)?;
+        let created = self.events(&receipt.logs).into_iter().find_map(|e| match e {
+            Event::GameCreated(e) => Some(e),
+            _ => None,
+        });
+        let e = created.ok_or(EvmError::MissingEvent { operation: "createGame", event: "GameCreated" })?;
+        let state = <[u8; 128]>::try_from(e.state.as_ref())
+            .map_err(|_| EvmError::Decode { operation: "createGame", message: format!("state of {} bytes", e.state.len()) })?;
+        Ok(Created { id: e.gameId, state, history: e.history, receipt })
+    }
+
+    /// `joinGame`, paying `value` wei.
+    pub fn join_game(&mut self, joiner: Address, id: U256, value: U256) -> Result<Joined, EvmError> {
+        let receipt = self.transact("joinGame", joiner, value, R::joinGameCall { gameId: id })?;
+        let joined = self.events(&receipt.logs).into_iter().find_map(|e| match e {
+            Event::GameJoined(e) => Some(e),
+            _ => None,
+        });
+        let e = joined.ok_or(EvmError::MissingEvent { operation: "joinGame", event: "GameJoined" })?;
+        Ok(Joined { white: e.white, black: e.black, clock: e.clock, receipt })
+    }
+
+    /// `cancelGame`.
+    pub fn cancel_game(&mut self, creator: Address, id: U256) -> Result<TxReceipt, EvmError> {
+        self.transact("cancelGame", creator, U256::ZERO, R::cancelGameCall { gameId: id })
+    }
+
+    fn moved(&self, operation: &'static str, receipt: TxReceipt) -> Result<Moved, EvmError> {
+        let events = self.events(&receipt.logs);
+        let played = events.iter().find_map(|e| match e {
+            Event::MovePlayed(e) => Some(e.clone()),
+            _ => None,
+        });
+        let e = played.ok_or(EvmError::MissingEvent { operation, event: "MovePlayed" })?;
+        let state = <[u8; 128]>::try_from(e.state.as_ref())
+            .map_err(|_| EvmError::Decode { operation, message: format!("state of {} bytes", e.state.len()) })?;
+        Ok(Moved {
+            mv: e.r#move.to::<u32>(),
+            ply: e.ply,
+            status: e.status,
+            position: Position { state, history: e.history, clock: e.clock },
+            ending: self.ending(&receipt.logs),
+            receipt,
+        })
+    }
+
+    /// `move`: plays `packed_move` from `position` as `player`.
+    pub fn play_move(&mut self, player: Address, id: U256, position: &Position, packed_move: u32) -> Result<Moved, EvmError> {
+        let call = R::moveCall {
+            gameId: id,
+            state: Bytes::copy_from_slice(&position.state),
+            history: position.history,
+            clock: position.clock,
+            mv: alloy_primitives::aliases::U24::from(packed_move & 0xff_ffff),
+        };
+        let receipt = self.transact("move", player, U256::ZERO, call)?;
+        self.moved("move", receipt)
+    }
+
+    /// `moveAndClaimDraw` with the witness `keys` of the position after the move.
+    pub fn move_and_claim_draw(
+        &mut self,
+        player: Address,
+        id: U256,
+        position: &Position,
+        packed_move: u32,
+        keys: Vec<B256>,
+    ) -> Result<Moved, EvmError> {
+        let call = R::moveAndClaimDrawCall {
+            gameId: id,
+            state: Bytes::copy_from_slice(&position.state),
+            history: position.history,
+            clock: position.clock,
+            mv: alloy_primitives::aliases::U24::from(packed_move & 0xff_ffff),
+            keys,
+        };
+        let receipt = self.transact("moveAndClaimDraw", player, U256::ZERO, call)?;
+        self.moved("moveAndClaimDraw", receipt)
+    }
+
+    fn acted(&self, receipt: TxReceipt) -> Acted {
+        let clock = self.events(&receipt.logs).into_iter().find_map(|e| match e {
+            Event::DrawOffered(e) => Some(e.clock),
+            _ => None,
+        });
+        Acted { ending: self.ending(&receipt.logs), clock, receipt }
+    }
+
+    /// `claimDraw` (fifty moves, or threefold with the witness `keys`).
+    pub fn claim_draw(&mut self, player: Address, id: U256, position: &Position, keys: Vec<B256>) -> Result<Acted, EvmError> {
+        let call = R::claimDrawCall {
+            gameId: id,
+            state: Bytes::copy_from_slice(&position.state),
+            history: position.history,
+            clock: position.clock,
+            keys,
+        };
+        let receipt = self.transact("claimDraw", player, U256::ZERO, call)?;
+        Ok(self.acted(receipt))
+    }
+
+    /// `offerDraw`; the returned `clock` is the position's new clock word.
+    pub fn offer_draw(&mut self, player: Address, id: U256, position: &Position) -> Result<Acted, EvmError> {
+        let call = R::offerDrawCall {
+            gameId: id,
+            state: Bytes::copy_from_slice(&position.state),
+            history: position.history,
+            clock: position.clock,
+        };
+        let receipt = self.transact("offerDraw", player, U256::ZERO, call)?;
+        Ok(self.acted(receipt))
+    }
+
+    /// `acceptDraw`.
+    pub fn accept_draw(&mut self, player: Address, id: U256, position: &Position) -> Result<Acted, EvmError> {
+        let call = R::acceptDrawCall {
+            gameId: id,
+            state: Bytes::copy_from_slice(&position.state),
+            history: position.history,
+            clock: position.clock,
+        };
+        let receipt = self.transact("acceptDraw", player, U256::ZERO, call)?;
+        Ok(self.acted(receipt))
+    }
+
+    /// `claimTimeout`.
+    pub fn claim_timeout(&mut self, player: Address, id: U256, position: &Position) -> Result<Acted, EvmError> {
+        let call = R::claimTimeoutCall {
+            gameId: id,
+            state: Bytes::copy_from_slice(&position.state),
+            history: position.history,
+            clock: position.clock,
+        };
+        let receipt = self.transact("claimTimeout", player, U256::ZERO, call)?;
+        Ok(self.acted(receipt))
+    }
+
+    /// `resign`.
+    pub fn resign(&mut self, player: Address, id: U256) -> Result<Acted, EvmError> {
+        let receipt = self.transact("resign", player, U256::ZERO, R::resignCall { gameId: id })?;
+        Ok(self.acted(receipt))
+    }
+
+    /// `withdraw(token)`; `Address::ZERO` for ETH.
+    pub fn withdraw(&mut self, account: Address, token: Address) -> Result<TxReceipt, EvmError> {
+        self.transact("withdraw", account, U256::ZERO, R::withdrawCall { token })
+    }
+
+    /// `credits(account, token)`.
+    pub fn credits(&mut self, account: Address, token: Address) -> Result<U256, EvmError> {
+        self.view("credits", R::creditsCall { account, token })
+    }
+
+    /// `getGame(id)`.
+    pub fn game(&mut self, id: U256) -> Result<R::GameInfo, EvmError> {
+        self.view("getGame", R::getGameCall { gameId: id })
+    }
+
+    /// `commitmentOf(id)`.
+    pub fn commitment_of(&mut self, id: U256) -> Result<B256, EvmError> {
+        self.view("commitmentOf", R::commitmentOfCall { gameId: id })
+    }
+
+    /// `clocks(id, position)`: (white left, black left, white to move, deadline).
+    pub fn clocks(&mut self, id: U256, position: &Position) -> Result<(U256, U256, bool, U256), EvmError> {
+        let r = self.view(
+            "clocks",
+            R::clocksCall {
+                gameId: id,
+                state: Bytes::copy_from_slice(&position.state),
+                history: position.history,
+                clock: position.clock,
+            },
+        )?;
+        Ok((r.whiteLeft, r.blackLeft, r.whiteToMove, r.deadline))
+    }
+}

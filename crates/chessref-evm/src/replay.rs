@@ -1,0 +1,170 @@
+//! Replaying PGN games as transactions through `ChessReferee`, every ply
+//! compared with the Rust mirror (see [`GameDriver`]).
+
+use std::time::{Duration, Instant};
+
+use alloy_primitives::{Address, U256};
+use chessref_core::{PgnError, PgnGame};
+use serde::Serialize;
+
+use crate::{
+    chain::Chain,
+    driver::{GameDriver, Mismatch},
+    error::EvmError,
+    referee::Referee,
+    stats::GasStats,
+};
+
+/// Stake each side puts up in replayed games (wei): small, but non-zero so
+/// the payout paths run.
+pub const REPLAY_STAKE: U256 = U256::from_limbs([1_000_000_000_000_000, 0, 0, 0]);
+
+/// What replaying one game found.
+#[derive(Clone, Debug)]
+pub struct GameReport {
+    /// 1-based index of the game in the PGN.
+    pub index: usize,
+    /// Plies played on chain.
+    pub plies: usize,
+    /// Gas of each move transaction.
+    pub move_gas: Vec<u64>,
+    /// Disagreements between contract and Rust.
+    pub mismatches: Vec<Mismatch>,
+    /// Why the PGN's main line stopped before its end (an illegal move, a
+    /// move after an automatic end), if it did: not a contract mismatch.
+    pub note: Option<String>,
+    /// The game's ending on chain: (result, reason), if it ended.
+    pub ending: Option<(u8, u8)>,
+}
+
+/// Totals over a replay.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ReplaySummary {
+    /// Games replayed.
+    pub games: usize,
+    /// Plies played on chain.
+    pub plies: usize,
+    /// Disagreements between contract and Rust.
+    pub mismatches: usize,
+    /// Games whose PGN stopped early (illegal move, play after the end) or could not be read.
+    pub pgn_errors: usize,
+    /// Gas per move transaction.
+    pub gas: GasStats,
+    /// Plies per second of wall time, comparisons included.
+    pub moves_per_sec: f64,
+    /// Wall time, seconds.
+    pub seconds: f64,
+    /// The chain used.
+    pub chain: String,
+}
+
+/// Replays games on one `ChessReferee`, white and black being the chain's
+/// first two accounts.
+#[derive(Debug)]
+pub struct Replayer<C: Chain> {
+    referee: Referee<C>,
+    white: Address,
+    black: Address,
+    gas: Vec<u64>,
+    summary: ReplaySummary,
+    busy: Duration,
+}
+
+impl<C: Chain> Replayer<C> {
+    /// Deploys a fresh referee on `chain`.
+    pub fn new(chain: C) -> Result<Self, EvmError> {
+        let describe = chain.describe();
+        let referee = Referee::deploy(chain)?;
+        Self::with_referee(referee, describe)
+    }
+
+    /// Uses an already deployed referee.
+    pub fn with_referee(mut referee: Referee<C>, describe: String) -> Result<Self, EvmError> {
+        let accounts = referee.chain().accounts().to_vec();
+        if accounts.len() < 2 {
+            return Err(EvmError::Chain(crate::ChainError::NoAccounts));
+        }
+        let summary = ReplaySummary { chain: describe, ..Default::default() };
+        Ok(Replayer { referee, white: accounts[0], black: accounts[1], gas: Vec::new(), summary, busy: Duration::ZERO })
+    }
+
+    /// The referee driven.
+    pub fn referee(&mut self) -> &mut Referee<C> {
+        &mut self.referee
+    }
+
+    /// Replays one game (or records why its PGN is unreadable).
+    pub fn replay(&mut self, game: Result<PgnGame, PgnError>) -> Result<GameReport, EvmError> {
+        let started = Instant::now();
+        let report = self.replay_inner(game);
+        self.busy += started.elapsed();
+        let report = report?;
+        self.summary.games += 1;
+        self.summary.plies += report.plies;
+        self.summary.mismatches += report.mismatches.len();
+        if report.note.is_some() {
+            self.summary.pgn_errors += 1;
+        }
+        self.gas.extend_from_slice(&report.move_gas);
+        Ok(report)
+    }
+
+    fn replay_inner(&mut self, game: Result<PgnGame, PgnError>) -> Result<GameReport, EvmError> {
+        let empty = |index, note: String| GameReport {
+            index,
+            plies: 0,
+            move_gas: Vec::new(),
+            mismatches: Vec::new(),
+            note: Some(note),
+            ending: None,
+        };
+        let game = match game {
+            Ok(game) => game,
+            Err(e) => return Ok(empty(e.game().unwrap_or(0), e.to_string())),
+        };
+        let prefix = match game.replay_prefix() {
+            Ok(prefix) => prefix,
+            Err(e) => return Ok(empty(game.index, e.to_string())),
+        };
+        let start = *prefix.game.start();
+        if start.status().is_over() {
+            return Ok(empty(game.index, format!("game {}: the start position is already over", game.index)));
+        }
+        let (white, black) = (self.white, self.black);
+        let credits_before = (self.referee.credits(white, Address::ZERO)?, self.referee.credits(black, Address::ZERO)?);
+        let mut driver = GameDriver::start(&mut self.referee, white, black, start, REPLAY_STAKE)?;
+        for &mv in prefix.game.moves() {
+            if !driver.play(&mut self.referee, mv)? {
+                break;
+            }
+        }
+        if prefix.error.is_none() {
+            driver.finish(&mut self.referee, game.result.as_deref())?;
+        }
+        let (dw, db) = driver.expected_credits();
+        let credits_after = (self.referee.credits(white, Address::ZERO)?, self.referee.credits(black, Address::ZERO)?);
+        driver.record("credits", (credits_before.0 + dw, credits_before.1 + db), credits_after);
+        Ok(GameReport {
+            index: game.index,
+            plies: driver.plies,
+            move_gas: std::mem::take(&mut driver.move_gas),
+            mismatches: std::mem::take(&mut driver.mismatches),
+            note: prefix.error.map(|e| e.to_string()),
+            ending: driver.ending.map(|e| (e.result, e.reason)),
+        })
+    }
+
+    /// Totals so far.
+    pub fn summary(&self) -> ReplaySummary {
+        let mut summary = self.summary.clone();
+        summary.gas = GasStats::of(&self.gas);
+        summary.seconds = self.busy.as_secs_f64();
+        summary.moves_per_sec = if summary.seconds > 0.0 { summary.plies as f64 / summary.seconds } else { 0.0 };
+        summary
+    }
+
+    /// Gas of every move transaction so far.
+    pub fn move_gas(&self) -> &[u64] {
+        &self.gas
+    }
+}
