@@ -214,29 +214,65 @@ enum Section {
 /// on with the next game.
 pub struct PgnReader<R: BufRead> {
     inner: R,
+    position: Position,
+    /// Games yielded so far.
+    games: usize,
+    /// An I/O error ended the input.
+    failed: bool,
+}
+
+/// Where the reader is in the input.
+struct Position {
     /// 1-based line of the next byte.
     line: u64,
     /// No byte of the current line consumed yet (for `%` escapes).
     at_line_start: bool,
     /// The current line has something other than whitespace.
     line_has_content: bool,
-    /// Games yielded so far.
-    games: usize,
     /// Bytes consumed so far (for progress reporting).
     bytes_read: u64,
-    /// An I/O error ended the input.
-    failed: bool,
+}
+
+impl Position {
+    /// Accounts for consumed bytes.
+    fn advance(&mut self, chunk: &[u8]) {
+        if chunk.is_empty() {
+            return;
+        }
+        self.bytes_read += chunk.len() as u64;
+        let tail = match chunk.iter().rposition(|&b| b == b'\n') {
+            Some(last) => {
+                self.line += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
+                self.line_has_content = false;
+                self.at_line_start = true;
+                &chunk[last + 1..]
+            }
+            None => chunk,
+        };
+        if !tail.is_empty() {
+            self.at_line_start = false;
+            if tail.iter().any(|b| !b.is_ascii_whitespace()) {
+                self.line_has_content = true;
+            }
+        }
+    }
+}
+
+/// Bytes that end a symbol token.
+fn is_delimiter(b: u8) -> bool {
+    b.is_ascii_whitespace() || matches!(b, b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b'$' | b'"')
 }
 
 impl<R: BufRead> PgnReader<R> {
     /// A reader over `inner`.
     pub fn new(inner: R) -> PgnReader<R> {
-        PgnReader { inner, line: 1, at_line_start: true, line_has_content: false, games: 0, bytes_read: 0, failed: false }
+        let position = Position { line: 1, at_line_start: true, line_has_content: false, bytes_read: 0 };
+        PgnReader { inner, position, games: 0, failed: false }
     }
 
     /// Bytes consumed from the input so far.
     pub fn bytes_read(&self) -> u64 {
-        self.bytes_read
+        self.position.bytes_read
     }
 
     fn peek(&mut self) -> io::Result<Option<u8>> {
@@ -252,70 +288,62 @@ impl<R: BufRead> PgnReader<R> {
     /// Consumes one byte already seen by `peek`.
     fn bump(&mut self, b: u8) {
         self.inner.consume(1);
-        self.bytes_read += 1;
-        if b == b'\n' {
-            self.line += 1;
-            self.at_line_start = true;
-            self.line_has_content = false;
-        } else {
-            self.at_line_start = false;
-            if !b.is_ascii_whitespace() {
-                self.line_has_content = true;
-            }
-        }
+        self.position.advance(&[b]);
     }
 
-    fn next_byte(&mut self) -> io::Result<Option<u8>> {
-        let b = self.peek()?;
-        if let Some(b) = b {
-            self.bump(b);
+    /// Consumes bytes while `keep` holds, handing each consumed run to `sink` (whole
+    /// buffer slices at a time: this is the reader's hot path). Returns the byte that
+    /// stopped it, left unread, or `None` at the end of input.
+    fn take_while(&mut self, keep: impl Fn(u8) -> bool, mut sink: impl FnMut(&[u8])) -> io::Result<Option<u8>> {
+        loop {
+            let buf = match self.inner.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if buf.is_empty() {
+                return Ok(None);
+            }
+            let n = buf.iter().position(|&b| !keep(b)).unwrap_or(buf.len());
+            sink(&buf[..n]);
+            self.position.advance(&buf[..n]);
+            let stop = buf.get(n).copied();
+            self.inner.consume(n);
+            if stop.is_some() {
+                return Ok(stop);
+            }
         }
-        Ok(b)
     }
 
     /// Skips to the end of the line, leaving the newline unread.
     fn skip_line(&mut self) -> io::Result<()> {
-        while let Some(b) = self.peek()? {
-            if b == b'\n' {
-                break;
-            }
-            self.bump(b);
-        }
+        self.take_while(|b| b != b'\n', |_| {})?;
         Ok(())
     }
 
     /// Skips a brace comment (the `{` already consumed). Returns false at end of input.
     fn skip_comment(&mut self) -> io::Result<bool> {
-        while let Some(b) = self.next_byte()? {
-            if b == b'}' {
-                return Ok(true);
+        match self.take_while(|b| b != b'}', |_| {})? {
+            Some(b) => {
+                self.bump(b);
+                Ok(true)
             }
+            None => Ok(false),
         }
-        Ok(false)
     }
 
     /// Reads a tag pair after its `[`. Errors are messages; the rest of the line is then skipped.
     fn read_tag(&mut self) -> io::Result<Result<(String, String), String>> {
-        while matches!(self.peek()?, Some(b' ' | b'\t')) {
-            self.bump(b' ');
-        }
+        self.take_while(|b| b == b' ' || b == b'\t', |_| {})?;
         let mut name = Vec::new();
-        while let Some(b) = self.peek()? {
-            if b.is_ascii_alphanumeric() || b == b'_' || b == b'+' || b == b'#' || b == b'=' || b == b':' || b == b'-' {
-                self.bump(b);
-                if name.len() < MAX_TOKEN {
-                    name.push(b);
-                }
-            } else {
-                break;
-            }
-        }
+        self.take_while(
+            |b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'#' | b'=' | b':' | b'-'),
+            |chunk| name.extend_from_slice(&chunk[..chunk.len().min(MAX_TOKEN.saturating_sub(name.len()))]),
+        )?;
         if name.is_empty() {
             return Ok(Err("tag without a name".to_owned()));
         }
-        while matches!(self.peek()?, Some(b' ' | b'\t')) {
-            self.bump(b' ');
-        }
+        self.take_while(|b| b == b' ' || b == b'\t', |_| {})?;
         if self.peek()? != Some(b'"') {
             return Ok(Err(format!("tag {} has no quoted value", String::from_utf8_lossy(&name))));
         }
@@ -323,7 +351,17 @@ impl<R: BufRead> PgnReader<R> {
         let mut value = Vec::new();
         let mut too_long = false;
         loop {
-            match self.peek()? {
+            let stop = self.take_while(
+                |b| b != b'"' && b != b'\\' && b != b'\n',
+                |chunk| {
+                    if value.len() + chunk.len() > MAX_TAG_VALUE {
+                        too_long = true;
+                    } else {
+                        value.extend_from_slice(chunk);
+                    }
+                },
+            )?;
+            match stop {
                 None | Some(b'\n') => {
                     return Ok(Err(format!("tag {} value is not closed on its line", String::from_utf8_lossy(&name))));
                 }
@@ -331,7 +369,7 @@ impl<R: BufRead> PgnReader<R> {
                     self.bump(b'"');
                     break;
                 }
-                Some(b'\\') => {
+                Some(_) => {
                     self.bump(b'\\');
                     match self.peek()? {
                         Some(c @ (b'"' | b'\\')) => {
@@ -341,19 +379,9 @@ impl<R: BufRead> PgnReader<R> {
                         _ => value.push(b'\\'),
                     }
                 }
-                Some(b) => {
-                    self.bump(b);
-                    value.push(b);
-                }
-            }
-            if value.len() > MAX_TAG_VALUE {
-                too_long = true;
-                value.clear();
             }
         }
-        while matches!(self.peek()?, Some(b' ' | b'\t' | b'\r')) {
-            self.bump(b' ');
-        }
+        self.take_while(|b| matches!(b, b' ' | b'\t' | b'\r'), |_| {})?;
         if self.peek()? != Some(b']') {
             return Ok(Err(format!("tag {} is not closed with ]", String::from_utf8_lossy(&name))));
         }
@@ -365,21 +393,20 @@ impl<R: BufRead> PgnReader<R> {
     }
 
     /// Reads a symbol token (SAN, move number, result, glyph), keeping at most `MAX_TOKEN` bytes.
-    fn read_symbol(&mut self) -> io::Result<(Vec<u8>, bool)> {
-        let mut token = Vec::new();
+    fn read_symbol(&mut self, token: &mut Vec<u8>) -> io::Result<bool> {
+        token.clear();
         let mut too_long = false;
-        while let Some(b) = self.peek()? {
-            if b.is_ascii_whitespace() || matches!(b, b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b'$' | b'"') {
-                break;
-            }
-            self.bump(b);
-            if token.len() < MAX_TOKEN {
-                token.push(b);
-            } else {
-                too_long = true;
-            }
-        }
-        Ok((token, too_long))
+        self.take_while(
+            |b| !is_delimiter(b),
+            |chunk| {
+                if token.len() + chunk.len() > MAX_TOKEN {
+                    too_long = true;
+                } else {
+                    token.extend_from_slice(chunk);
+                }
+            },
+        )?;
+        Ok(too_long)
     }
 
     /// Reads the next game; `Ok(None)` at the end of input.
@@ -391,9 +418,10 @@ impl<R: BufRead> PgnReader<R> {
         let mut depth = 0usize;
         let mut syntax: Option<(u64, String)> = None;
         let mut content = false;
+        let mut token = Vec::with_capacity(16);
         while let Some(b) = self.peek()? {
             if b == b'\n' {
-                let blank = !self.line_has_content;
+                let blank = !self.position.line_has_content;
                 self.bump(b);
                 if blank && section == Section::Moves {
                     break;
@@ -401,10 +429,10 @@ impl<R: BufRead> PgnReader<R> {
                 continue;
             }
             if b.is_ascii_whitespace() {
-                self.bump(b);
+                self.take_while(|b| b != b'\n' && b.is_ascii_whitespace(), |_| {})?;
                 continue;
             }
-            if b == b'%' && self.at_line_start {
+            if b == b'%' && self.position.at_line_start {
                 self.skip_line()?;
                 continue;
             }
@@ -412,14 +440,14 @@ impl<R: BufRead> PgnReader<R> {
                 b'[' => {
                     if section == Section::Moves {
                         if depth > 0 {
-                            let line = self.line;
+                            let line = self.position.line;
                             record(&mut syntax, line, "a tag inside a variation".to_owned());
                         }
                         break; // the next game's tags
                     }
                     self.bump(b);
                     content = true;
-                    let line = self.line;
+                    let line = self.position.line;
                     match self.read_tag()? {
                         Ok(tag) => tags.push(tag),
                         Err(message) => {
@@ -429,7 +457,7 @@ impl<R: BufRead> PgnReader<R> {
                     }
                 }
                 b'{' => {
-                    let line = self.line;
+                    let line = self.position.line;
                     self.bump(b);
                     if !self.skip_comment()? {
                         record(&mut syntax, line, "comment { is never closed".to_owned());
@@ -447,7 +475,7 @@ impl<R: BufRead> PgnReader<R> {
                     section = Section::Moves;
                     content = true;
                     if depth == 0 {
-                        let line = self.line;
+                        let line = self.position.line;
                         record(&mut syntax, line, "unbalanced )".to_owned());
                     } else {
                         depth -= 1;
@@ -458,24 +486,21 @@ impl<R: BufRead> PgnReader<R> {
                     section = Section::Moves;
                     content = true;
                     let mut digits = 0;
-                    while let Some(d @ b'0'..=b'9') = self.peek()? {
-                        self.bump(d);
-                        digits += 1;
-                    }
+                    self.take_while(|b| b.is_ascii_digit(), |chunk| digits += chunk.len())?;
                     if digits == 0 {
-                        let line = self.line;
+                        let line = self.position.line;
                         record(&mut syntax, line, "$ without a NAG number".to_owned());
                     }
                 }
                 b'}' | b']' | b'"' => {
                     self.bump(b);
                     content = true;
-                    let line = self.line;
+                    let line = self.position.line;
                     record(&mut syntax, line, format!("unexpected {:?}", b as char));
                 }
                 _ => {
-                    let line = self.line;
-                    let (token, too_long) = self.read_symbol()?;
+                    let line = self.position.line;
+                    let too_long = self.read_symbol(&mut token)?;
                     section = Section::Moves;
                     content = true;
                     if too_long {
@@ -514,7 +539,7 @@ impl<R: BufRead> PgnReader<R> {
             return Ok(None);
         }
         if depth > 0 {
-            let line = self.line;
+            let line = self.position.line;
             record(&mut syntax, line, format!("{depth} variation(s) not closed"));
         }
         self.games += 1;
