@@ -733,6 +733,22 @@ mod tests {
     }
 
     #[test]
+    fn buffer_boundaries_do_not_change_what_is_read() {
+        let text = "% escape\n[Event \"long \\\"value\\\" here\"] [Site \"x\"]\n\n1. e4 {comment\n\nwith blank} e5 $12 (1... c5 2. Nf3) \
+                    2. Nf3!? ; line comment\n2... Nc6 3.Bb5 1-0\n\n1. d4 d5\n\n%esc\n1.c4 *";
+        let expected = games(text);
+        assert_eq!(expected.len(), 3);
+        assert_eq!(expected[0].tag("Event"), Some("long \"value\" here"));
+        assert_eq!(expected[0].sans, ["e4", "e5", "Nf3", "Nc6", "Bb5"]);
+        for capacity in [1, 2, 3, 5, 7, 16] {
+            let mut reader = PgnReader::new(io::BufReader::with_capacity(capacity, text.as_bytes()));
+            let got: Vec<PgnGame> = reader.by_ref().map(|g| g.unwrap()).collect();
+            assert_eq!(got, expected, "buffer capacity {capacity}");
+            assert_eq!(reader.bytes_read(), text.len() as u64);
+        }
+    }
+
+    #[test]
     fn classify_tokens() {
         assert!(matches!(classify(b"12."), Token::Skip));
         assert!(matches!(classify(b"12..."), Token::Skip));
