@@ -7,7 +7,8 @@
 #   - Debian's chromium (apt-get; /usr/bin/chromium), never a downloaded browser
 #   - npm ci in crates/chessref-wasm/js and examples/web (playwright-core, ethers)
 # Tests:
-#   1. cargo test -p chessref-server -p chessref-wasm (HTTP API on 127.0.0.1:0, native helpers)
+#   1. cargo test -p chessref-server -p chessref-wasm (HTTP API on 127.0.0.1:0, native helpers),
+#      then chessref-server again with --features evm (/v1/replay?engine=evm on revm)
 #   2. `chessref serve --addr 127.0.0.1:0`: one request, then SIGTERM must stop it cleanly
 #   3. the npm package (crates/chessref-wasm/build-pkg.sh), its bundle size, and its
 #      tests in Node and in headless Chromium
@@ -67,6 +68,9 @@ fi
 # ---------------------------------------------------------------- tests
 step "cargo test -p chessref-server -p chessref-wasm"
 cargo test -p chessref-server -p chessref-wasm
+
+step "cargo test -p chessref-server --features evm (replay through the contract rules on revm)"
+cargo test -p chessref-server --features evm
 
 step "chessref serve smoke test"
 cargo build -p chessref

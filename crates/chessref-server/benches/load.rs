@@ -34,6 +34,8 @@ async fn client(addr: SocketAddr, path: &'static str, body: Bytes, count: usize)
             .body(Full::new(body.clone()))
             .expect("request");
         let start = Instant::now();
+        // HTTP/1.1 keep-alive: wait until the connection has finished the previous exchange.
+        sender.ready().await.expect("connection ready");
         let resp = sender.send_request(req).await.expect("response");
         assert!(resp.status().is_success(), "{path}: {}", resp.status());
         resp.into_body().collect().await.expect("body");

@@ -7,8 +7,9 @@ use axum::response::{IntoResponse, Response};
 use chessref_core::{FenError, GameError, InvalidState, Rejection, SanError, StateError, Status};
 use serde::Serialize;
 
-/// A request the server refuses. Every variant maps to a 4xx status; the
-/// server has no 5xx path of its own.
+/// A request the server refuses. Every variant but [`ApiError::Internal`]
+/// maps to a 4xx status; `Internal` (500) exists only for a bug (a panicked
+/// replay task), never for any input.
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
     /// The body is not JSON of the expected shape (syntax, types, unknown or missing fields).
@@ -92,6 +93,9 @@ pub enum ApiError {
     /// The replay engine asked for is not available in this build.
     #[error("{0}")]
     EngineUnavailable(String),
+    /// A bug: a replay task panicked. Never caused by input alone.
+    #[error("internal error: {0}")]
+    Internal(String),
     /// No route for this path.
     #[error("no such endpoint: {0}")]
     NotFound(String),
@@ -138,6 +142,7 @@ impl ApiError {
             | ApiError::GameOver { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
@@ -160,6 +165,7 @@ impl ApiError {
             ApiError::EngineUnavailable(_) => "engine_unavailable",
             ApiError::NotFound(_) => "not_found",
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
+            ApiError::Internal(_) => "internal",
         }
     }
 

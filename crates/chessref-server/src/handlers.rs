@@ -112,10 +112,15 @@ fn engine_from_query(query: Option<&str>) -> Result<Engine, ApiError> {
 
 /// `POST /v1/replay`.
 pub async fn replay(RawQuery(query): RawQuery, PgnBody(pgn): PgnBody) -> Result<Json<ReplayResponse>, ApiError> {
-    match engine_from_query(query.as_deref())? {
-        Engine::Rust => Ok(Json(replay_rust(&pgn))),
-        Engine::Evm => crate::replay::replay_evm(&pgn).map(Json),
-    }
+    let engine = engine_from_query(query.as_deref())?;
+    // Replay is CPU work (an EVM per move for `evm`): keep it off the async workers.
+    let answer = tokio::task::spawn_blocking(move || match engine {
+        Engine::Rust => Ok(replay_rust(&pgn)),
+        Engine::Evm => crate::replay::replay_evm(&pgn),
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("the replay task failed: {e}")))?;
+    answer.map(Json)
 }
 
 /// `GET /openapi.json`.
