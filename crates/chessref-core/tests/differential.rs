@@ -29,9 +29,14 @@
 //! - perft to depth 2 (3 for every 40th position) equals shakmaty's, which
 //!   exercises the make/unmake path behind `perft` rather than `play`.
 //!
-//! Runs 20,000 positions when compiled with optimizations (CI runs it with
-//! `--release`) and 10,000 in a debug build; `CHESSREF_DIFF_POSITIONS` overrides
-//! the number. The counts are printed (`--nocapture` shows them).
+//! A second test draws random piece placements (most unreachable in a game:
+//! many queens, triple checks, pawns everywhere): our validity verdict must
+//! match shakmaty's (impossible checks and too much material count as valid,
+//! as for the referee), and every valid one is compared as above.
+//!
+//! Runs 20,000 game positions (and 5,000 placements) when compiled with optimizations (CI runs it with
+//! `--release`) and 10,000 (1,000) in a debug build; `CHESSREF_DIFF_POSITIONS` overrides
+//! the number of game positions. The counts are printed (`--nocapture` shows them).
 
 use std::collections::BTreeSet;
 
@@ -262,7 +267,11 @@ fn compare_position(state: &State, pos: &Chess, counts: &mut Counts, bad: &mut M
         bad.push(format!("FEN text: ours {ours:?}, shakmaty {fen:?}"));
     }
     let reread = Fen::from_ascii(ours.as_bytes())
-        .map(|f| f.into_position::<Chess>(CastlingMode::Standard).or_else(|e| e.ignore_impossible_check()));
+        .map(|f| {
+            f.into_position::<Chess>(CastlingMode::Standard)
+                .or_else(|e| e.ignore_impossible_check())
+                .or_else(|e| e.ignore_too_much_material())
+        });
     match reread {
         Ok(Ok(parsed)) if parsed == *pos => {}
         Ok(Ok(_)) => bad.push(format!("{fen}: shakmaty reads our FEN {ours:?} as a different position")),
@@ -582,4 +591,116 @@ fn special_positions_agree_with_shakmaty() {
     }
     println!("special positions: {counts:?}");
     assert!(bad.total == 0, "{} mismatches:\n{}", bad.total, bad.shown.join("\n"));
+}
+
+/// A random piece placement as FEN (not necessarily a valid position): two
+/// kings, up to 24 other pieces (pawns off the back ranks), random side to
+/// move, every castling right whose king and rook stand at home with
+/// probability 1/2, and an en-passant square when one fits, with probability 1/2.
+fn random_placement_fen(rng: &mut ChaCha8Rng) -> String {
+    let mut board = [' '; 64]; // index = rank * 8 + file, rank 0 = rank 1
+    let mut empty: Vec<usize> = (0..64).collect();
+    let place = |rng: &mut ChaCha8Rng, piece: char, board: &mut [char; 64], empty: &mut Vec<usize>| {
+        let candidates: Vec<usize> =
+            empty.iter().copied().filter(|&sq| !(piece.eq_ignore_ascii_case(&'p') && (sq < 8 || sq >= 56))).collect();
+        let sq = candidates[rng.random_range(0..candidates.len())];
+        empty.retain(|&e| e != sq);
+        board[sq] = piece;
+    };
+    // Kings at home half of the time, so that castling rights are possible.
+    for (king, home) in [('K', 4usize), ('k', 60)] {
+        if rng.random_bool(0.5) && board[home] == ' ' {
+            board[home] = king;
+            empty.retain(|&e| e != home);
+        } else {
+            place(rng, king, &mut board, &mut empty);
+        }
+    }
+    for (rook, corner) in [('R', 0usize), ('R', 7), ('r', 56), ('r', 63)] {
+        if rng.random_bool(0.4) && board[corner] == ' ' {
+            board[corner] = rook;
+            empty.retain(|&e| e != corner);
+        }
+    }
+    const PIECES: &[u8] = b"PPPPPPPPppppppppNNnnBBbbRRrrQq";
+    for _ in 0..rng.random_range(0..24) {
+        let piece = PIECES[rng.random_range(0..PIECES.len())] as char;
+        place(rng, piece, &mut board, &mut empty);
+    }
+    let white = rng.random_bool(0.5);
+    let mut castling = String::new();
+    for (flag, king_sq, king, rook_sq, rook) in
+        [('K', 4, 'K', 7, 'R'), ('Q', 4, 'K', 0, 'R'), ('k', 60, 'k', 63, 'r'), ('q', 60, 'k', 56, 'r')]
+    {
+        if board[king_sq] == king && board[rook_sq] == rook && rng.random_bool(0.5) {
+            castling.push(flag);
+        }
+    }
+    // En passant: the side not to move just double-stepped a pawn.
+    let (pawn, pushed_rank, passed_rank, from_rank) = if white { ('p', 4, 5, 6) } else { ('P', 3, 2, 1) };
+    let ep_files: Vec<usize> = (0..8)
+        .filter(|&f| board[pushed_rank * 8 + f] == pawn && board[passed_rank * 8 + f] == ' ' && board[from_rank * 8 + f] == ' ')
+        .collect();
+    let ep = if !ep_files.is_empty() && rng.random_bool(0.5) {
+        let f = ep_files[rng.random_range(0..ep_files.len())];
+        format!("{}{}", (b'a' + f as u8) as char, passed_rank + 1)
+    } else {
+        "-".to_owned()
+    };
+    let mut placement = String::new();
+    for rank in (0..8).rev() {
+        let mut gap = 0;
+        for file in 0..8 {
+            match board[rank * 8 + file] {
+                ' ' => gap += 1,
+                piece => {
+                    if gap > 0 {
+                        placement.push_str(&gap.to_string());
+                        gap = 0;
+                    }
+                    placement.push(piece);
+                }
+            }
+        }
+        if gap > 0 {
+            placement.push_str(&gap.to_string());
+        }
+        if rank > 0 {
+            placement.push('/');
+        }
+    }
+    let castling = if castling.is_empty() { "-".to_owned() } else { castling };
+    let halfmove = if ep == "-" { rng.random_range(0..160) } else { 0 };
+    format!("{placement} {} {castling} {ep} {halfmove} {}", if white { 'w' } else { 'b' }, rng.random_range(1..200))
+}
+
+/// Random placements, most of them positions no game reaches: both sides must
+/// agree on which are valid (shakmaty leniently: impossible checks and too much
+/// material are valid for the referee), and the valid ones are compared like
+/// game positions.
+#[test]
+fn random_placements_agree_with_shakmaty() {
+    let wanted = if cfg!(debug_assertions) { 1_000 } else { 5_000 };
+    let mut rng = ChaCha8Rng::seed_from_u64(SEED ^ 0xf00d);
+    let mut counts = Counts::default();
+    let mut bad = Mismatches::default();
+    let (mut tried, mut refused) = (0usize, 0usize);
+    while counts.positions < wanted {
+        tried += 1;
+        let fen = random_placement_fen(&mut rng);
+        let ours = State::from_fen(&fen);
+        let theirs = Fen::from_ascii(fen.as_bytes()).expect("well-formed FEN").into_position::<Chess>(CastlingMode::Standard);
+        let theirs = theirs.or_else(|e| e.ignore_impossible_check()).or_else(|e| e.ignore_too_much_material());
+        match (ours, theirs) {
+            (Ok(state), Ok(pos)) => compare_position(&state, &pos, &mut counts, &mut bad),
+            (Err(_), Err(_)) => refused += 1,
+            (Ok(_), Err(e)) => bad.push(format!("{fen}: we accept it, shakmaty refuses: {:?}", e.kinds())),
+            (Err(e), Ok(_)) => bad.push(format!("{fen}: shakmaty accepts it, we refuse: {e}")),
+        }
+        if bad.total > 40 {
+            break;
+        }
+    }
+    println!("random placements: {tried} tried, {refused} refused by both, {counts:?}");
+    assert!(bad.total == 0, "{} mismatches with shakmaty; first ones:\n{}", bad.total, bad.shown.join("\n"));
 }
