@@ -128,3 +128,21 @@ impl<C: Chain + ?Sized> Chain for Box<C> {
         (**self).storage(address, slot)
     }
 }
+
+/// Environment variable with comma-separated hex private keys the RPC
+/// backend signs with; unset: the node's unlocked accounts (anvil).
+pub const PRIVATE_KEYS_ENV: &str = "CHESSREF_PRIVATE_KEYS";
+
+/// The chain the CLI and tests use: the in-process revm chain by default,
+/// or the JSON-RPC node at `rpc` (signing with [`PRIVATE_KEYS_ENV`] if set).
+pub fn connect(rpc: Option<&str>) -> Result<Box<dyn Chain>, ChainError> {
+    match rpc {
+        None => Ok(Box::new(crate::RevmChain::new())),
+        Some(url) => {
+            let keys: Vec<String> = std::env::var(PRIVATE_KEYS_ENV)
+                .map(|v| v.split(',').map(str::trim).filter(|k| !k.is_empty()).map(String::from).collect())
+                .unwrap_or_default();
+            Ok(Box::new(crate::RpcChain::connect_with_keys(url, &keys)?))
+        }
+    }
+}

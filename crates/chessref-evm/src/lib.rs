@@ -18,9 +18,10 @@ mod revert;
 mod revm_chain;
 mod rpc_chain;
 mod rules;
+pub mod simulate;
 pub mod stats;
 
-pub use chain::{CallOutcome, Chain, DEFAULT_GAS_LIMIT, DEPLOY_GAS_LIMIT, TxReceipt, TxRequest};
+pub use chain::{CallOutcome, Chain, DEFAULT_GAS_LIMIT, DEPLOY_GAS_LIMIT, PRIVATE_KEYS_ENV, TxReceipt, TxRequest, connect};
 pub use driver::{GameDriver, Mismatch};
 pub use error::{ChainError, EvmError};
 pub use revert::ContractRevert;
@@ -29,4 +30,5 @@ pub use rpc_chain::RpcChain;
 pub use referee::{Acted, Created, Ending, GameSetup, Joined, Moved, Position, Referee};
 pub use replay::{GameReport, ReplaySummary, Replayer};
 pub use rules::RulesView;
+pub use simulate::{SimulateOptions, SimulateSummary, simulate};
 pub use stats::GasStats;

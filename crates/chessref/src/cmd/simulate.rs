@@ -1,0 +1,81 @@
+//! `chessref simulate --games N --seed S [--illegal-rate R] [--rpc URL]`:
+//! random games through ChessReferee, with random illegal attempts that must
+//! revert with exactly the code the Rust mirror predicts; a gas histogram at
+//! the end. The logic lives in `chessref_evm::simulate`.
+
+use std::io::{self, IsTerminal, Write};
+use std::process::ExitCode;
+
+use chessref_evm::{SimulateOptions, simulate, stats::histogram};
+use clap::Args as ClapArgs;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::{CliError, EXIT_VERDICT};
+
+/// Arguments of `chessref simulate`.
+#[derive(ClapArgs)]
+pub struct Args {
+    /// Games to play.
+    #[arg(long, default_value_t = 10)]
+    games: usize,
+    /// Seed of the random choices (same seed, same games).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Probability (0 to 1), before each legal move, of first sending a random illegal one.
+    #[arg(long, default_value_t = 0.0, value_name = "R")]
+    illegal_rate: f64,
+    /// Resign a game still running after this many plies.
+    #[arg(long, default_value_t = 300)]
+    max_plies: usize,
+    /// A JSON-RPC node to play on (default: an in-process revm chain).
+    #[arg(long, value_name = "URL")]
+    rpc: Option<String>,
+    /// Print one summary object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs the simulation; exit 1 on any disagreement.
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    if !(0.0..=1.0).contains(&args.illegal_rate) {
+        return Err(CliError::Arg(format!("--illegal-rate must be between 0 and 1, got {}", args.illegal_rate)));
+    }
+    let chain = chessref_evm::connect(args.rpc.as_deref()).map_err(|e| CliError::Arg(e.to_string()))?;
+    let options = SimulateOptions { games: args.games, seed: args.seed, illegal_rate: args.illegal_rate, max_plies: args.max_plies };
+    let progress = if io::stderr().is_terminal() {
+        ProgressBar::with_draw_target(Some(args.games as u64), ProgressDrawTarget::stderr())
+            .with_style(ProgressStyle::with_template("simulate {bar:40} {pos}/{len} games eta {eta}").expect("a valid template"))
+    } else {
+        ProgressBar::hidden()
+    };
+    let summary = simulate(chain, &options, |_| progress.inc(1)).map_err(|e| CliError::Arg(format!("chain: {e}")))?;
+    progress.finish_and_clear();
+    let mut out = io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string(&summary).expect("a summary serializes"))?;
+    } else {
+        for m in &summary.mismatch_details {
+            writeln!(out, "MISMATCH {m}")?;
+        }
+        writeln!(
+            out,
+            "{} games, {} moves, {} illegal attempts, {} mismatches in {:.2} s on {}",
+            summary.games, summary.plies, summary.illegal_attempts, summary.mismatches, summary.seconds, summary.chain
+        )?;
+        if summary.illegal_attempts > 0 {
+            let codes: Vec<String> = summary
+                .illegal_by_code
+                .iter()
+                .enumerate()
+                .filter(|&(_, &n)| n > 0)
+                .map(|(code, n)| format!("{code}:{n}"))
+                .collect();
+            writeln!(out, "illegal attempts by code: {}", codes.join(" "))?;
+        }
+        let endings: Vec<String> = summary.endings.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+        writeln!(out, "endings (result/reason:games): {}", endings.join(" "))?;
+        writeln!(out, "gas per move: median {} p90 {} max {}", summary.gas.median, summary.gas.p90, summary.gas.max)?;
+        write!(out, "{}", histogram(&summary.move_gas, 12))?;
+    }
+    Ok(if summary.mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::from(EXIT_VERDICT) })
+}
