@@ -275,9 +275,11 @@ impl Game {
 
     /// The game as PGN: `tags` in the given order (a `[Result]` tag, and `[SetUp]`/`[FEN]`
     /// for a non-initial start, are added when missing), SAN movetext with move numbers,
-    /// then the result: `result` if given, else the automatic outcome, else `*`.
+    /// then the result: `result` if given, else the `[Result]` tag's, else the automatic
+    /// outcome, else `*`.
     pub fn to_pgn(&self, tags: &[(String, String)], result: Option<&str>) -> String {
-        let result = result.map(str::to_owned).unwrap_or_else(|| match self.outcome() {
+        let tagged = tags.iter().find(|(k, _)| k == "Result").map(|(_, v)| v.as_str());
+        let result = result.or(tagged).map(str::to_owned).unwrap_or_else(|| match self.outcome() {
             Some(o) => o.result.to_string(),
             None => "*".to_owned(),
         });
@@ -491,6 +493,8 @@ mod tests {
 
         let mate = game_from(START, &["f3", "e5", "g4", "Qh4#"]);
         assert!(mate.to_pgn(&[], None).ends_with("1. f3 e5 2. g4 Qh4# 0-1\n"));
+        let resigned = game_from(START, &["e4"]).to_pgn(&[("Result".to_owned(), "1-0".to_owned())], None);
+        assert_eq!(resigned, "[Result \"1-0\"]\n\n1. e4 1-0\n");
     }
 
     #[test]
