@@ -21,10 +21,13 @@ contract ChessReferee {
 
     // ------------------------------------------------------------------ constants
 
-    /// @notice Seconds of tolerance on every clock deadline, for L2 sequencer
-    /// timestamp drift and inclusion delay. A move is accepted while
-    /// `block.timestamp <= lastTs + timeLeft + GRACE_PERIOD`; a timeout can be claimed
-    /// from the next second on. The two windows never overlap.
+    /// @notice Seconds each player may overdraw its clock over a whole game, for L2
+    /// sequencer timestamp drift and inclusion delay. Each clock field holds a budget =
+    /// time left + this grace (set at join to initialTime + GRACE_PERIOD); a move is
+    /// accepted while `block.timestamp <= lastTs + budget` and the budget becomes
+    /// `budget - elapsed + increment`, so time borrowed from the grace stays borrowed:
+    /// a flagged player cannot keep moving every few seconds. A timeout can be claimed
+    /// from the next second on; the two windows never overlap.
     uint256 public constant GRACE_PERIOD = 15;
     /// @notice Smallest initial time a game may have (minute-scale clocks).
     uint256 public constant MIN_INITIAL_TIME = 60;
@@ -302,7 +305,7 @@ contract ChessReferee {
         else g.white = msg.sender;
         g.phase = PHASE_RUNNING;
 
-        uint256 t = g.initialTime;
+        uint256 t = g.initialTime + GRACE_PERIOD;
         uint256 clock = block.timestamp | (t << CLOCK_WHITE_SHIFT) | (t << CLOCK_BLACK_SHIFT)
             | (uint256(g.increment) << CLOCK_INCREMENT_SHIFT);
         bytes32 inner = g.startInner;
@@ -512,8 +515,8 @@ contract ChessReferee {
 
     /// @notice The clocks of a running game as of now, given its current position.
     /// @param gameId The game; `state`, `history`, `clock`: the current position.
-    /// @return whiteLeft White's remaining seconds (without grace).
-    /// @return blackLeft Black's remaining seconds (without grace).
+    /// @return whiteLeft White's remaining seconds (its budget minus the grace, floored at 0).
+    /// @return blackLeft Black's remaining seconds (same).
     /// @return whiteToMove Whose clock runs.
     /// @return deadline Last timestamp at which the side to move may still move (grace included).
     function clocks(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock)
@@ -523,23 +526,28 @@ contract ChessReferee {
     {
         bytes memory s = _load(gameId, state, history, clock);
         whiteToMove = _whiteToMove(s);
-        whiteLeft = (clock >> CLOCK_WHITE_SHIFT) & MASK_32;
-        blackLeft = (clock >> CLOCK_BLACK_SHIFT) & MASK_32;
         uint256 elapsed = block.timestamp - (clock & MASK_40);
-        if (whiteToMove) whiteLeft = elapsed >= whiteLeft ? 0 : whiteLeft - elapsed;
-        else blackLeft = elapsed >= blackLeft ? 0 : blackLeft - elapsed;
+        whiteLeft = _shown((clock >> CLOCK_WHITE_SHIFT) & MASK_32, whiteToMove ? elapsed : 0);
+        blackLeft = _shown((clock >> CLOCK_BLACK_SHIFT) & MASK_32, whiteToMove ? 0 : elapsed);
         deadline = _deadline(clock, whiteToMove);
     }
 
     /// @notice Splits a clock word into its fields (see docs/REFEREE.md).
     /// @param clock The clock word.
+    /// @return lastTimestamp When the side to move's clock started.
+    /// @return whiteBudget White's budget at `lastTimestamp`: seconds left + unused grace.
+    /// @return blackBudget Black's budget at `lastTimestamp`.
+    /// @return increment Fischer increment.
+    /// @return ply Moves played in this game.
+    /// @return whiteOffersDraw White offered a draw in this position.
+    /// @return blackOffersDraw Black offered a draw in this position.
     function decodeClock(uint256 clock)
         external
         pure
         returns (
             uint256 lastTimestamp,
-            uint256 whiteLeft,
-            uint256 blackLeft,
+            uint256 whiteBudget,
+            uint256 blackBudget,
             uint256 increment,
             uint256 ply,
             bool whiteOffersDraw,
@@ -547,8 +555,8 @@ contract ChessReferee {
         )
     {
         lastTimestamp = clock & MASK_40;
-        whiteLeft = (clock >> CLOCK_WHITE_SHIFT) & MASK_32;
-        blackLeft = (clock >> CLOCK_BLACK_SHIFT) & MASK_32;
+        whiteBudget = (clock >> CLOCK_WHITE_SHIFT) & MASK_32;
+        blackBudget = (clock >> CLOCK_BLACK_SHIFT) & MASK_32;
         increment = (clock >> CLOCK_INCREMENT_SHIFT) & MASK_32;
         ply = (clock >> CLOCK_PLY_SHIFT) & MASK_32;
         whiteOffersDraw = (clock >> CLOCK_OFFER_SHIFT) & OFFER_WHITE != 0;
@@ -605,18 +613,16 @@ contract ChessReferee {
         }
     }
 
-    /// @dev The clock word after the side to move moves now (Fischer): its time is what
-    /// was left minus the time since the last move (floored at 0 inside the grace
-    /// window) plus the increment; the timestamp is now, the ply +1, draw offers cleared.
-    /// Reverts `TimeUp` past the deadline.
+    /// @dev The clock word after the side to move moves now (Fischer): its budget loses
+    /// the time since the last move and gains the increment; the timestamp is now, the
+    /// ply +1, draw offers cleared. Reverts `TimeUp` once the budget is spent.
     function _tick(uint256 clock, bool whiteToMove) private view returns (uint256 c) {
         uint256 shift = whiteToMove ? CLOCK_WHITE_SHIFT : CLOCK_BLACK_SHIFT;
         uint256 left = (clock >> shift) & MASK_32;
         uint256 elapsed = block.timestamp - (clock & MASK_40);
-        if (elapsed > left + GRACE_PERIOD) revert TimeUp();
+        if (elapsed > left) revert TimeUp();
         unchecked {
-            left = elapsed >= left ? 0 : left - elapsed;
-            left += (clock >> CLOCK_INCREMENT_SHIFT) & MASK_32;
+            left = left - elapsed + ((clock >> CLOCK_INCREMENT_SHIFT) & MASK_32);
             if (left > MASK_32) left = MASK_32;
             uint256 ply = ((clock >> CLOCK_PLY_SHIFT) & MASK_32) + 1;
             c = clock
@@ -646,8 +652,13 @@ contract ChessReferee {
     }
 
     function _deadline(uint256 clock, bool whiteToMove) private pure returns (uint256) {
-        uint256 left = (clock >> (whiteToMove ? CLOCK_WHITE_SHIFT : CLOCK_BLACK_SHIFT)) & MASK_32;
-        return (clock & MASK_40) + left + GRACE_PERIOD;
+        return (clock & MASK_40) + ((clock >> (whiteToMove ? CLOCK_WHITE_SHIFT : CLOCK_BLACK_SHIFT)) & MASK_32);
+    }
+
+    /// @dev Seconds a player sees left: budget minus running time minus the grace, >= 0.
+    function _shown(uint256 budget, uint256 running) private pure returns (uint256) {
+        uint256 spent = running + GRACE_PERIOD;
+        return budget > spent ? budget - spent : 0;
     }
 
     function _overdue(uint256 clock, bool whiteToMove) private view returns (bool) {

@@ -100,8 +100,8 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         (uint256 last, uint256 w, uint256 b, uint256 inc, uint256 ply, bool wo, bool bo) =
             ref.decodeClock(pos[id].clock);
         assertEq(last, T0);
-        assertEq(w, INITIAL);
-        assertEq(b, INITIAL);
+        assertEq(w, INITIAL + ref.GRACE_PERIOD());
+        assertEq(b, INITIAL + ref.GRACE_PERIOD());
         assertEq(inc, INCREMENT);
         assertEq(ply, 0);
         assertFalse(wo || bo);
@@ -221,8 +221,8 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         _move(id, "e2e4");
         (uint256 last, uint256 w, uint256 b,,,,) = ref.decodeClock(pos[id].clock);
         assertEq(last, T0 + 100);
-        assertEq(w, INITIAL - 100 + INCREMENT);
-        assertEq(b, INITIAL);
+        assertEq(w, INITIAL + ref.GRACE_PERIOD() - 100 + INCREMENT);
+        assertEq(b, INITIAL + ref.GRACE_PERIOD());
     }
 
     function test_Move_RevertsOutOfTurn() public {
@@ -308,6 +308,30 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         _move(id, "e2e4");
         (, uint256 w,,,,,) = ref.decodeClock(pos[id].clock);
         assertEq(w, INCREMENT);
+    }
+
+    /// @notice The grace is one overdraft per player and game, not a renewable delay: time
+    /// borrowed from it on one move is missing on the next.
+    function test_Move_GraceBorrowedStaysBorrowed() public {
+        vm.recordLogs();
+        vm.prank(alice);
+        uint256 id = ref.createGame(bob, true, address(0), 0, 60, 0, "");
+        _absorb(vm.getRecordedLogs());
+        _join(id, bob, 0);
+        vm.warp(T0 + 60 + 10); // 10 s into the 15 s grace
+        _move(id, "e2e4");
+        vm.warp(block.timestamp + 1);
+        _move(id, "e7e5");
+        Position memory p = pos[id];
+        vm.warp(block.timestamp + 6); // only 5 s of grace were left
+        vm.prank(alice);
+        vm.expectRevert(ChessReferee.TimeUp.selector);
+        ref.move(id, p.state, p.history, p.clock, _uci("g1f3"));
+        vm.prank(bob);
+        ref.claimTimeout(id, p.state, p.history, p.clock);
+        (uint8 result, uint8 reason) = _result(id);
+        assertEq(result, BLACK_WINS);
+        assertEq(reason, 6);
     }
 
     function test_Move_RevertsWhenMoverTimeIsUp() public {
