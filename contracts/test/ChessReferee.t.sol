@@ -489,6 +489,15 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         ref.acceptDraw(id, p.state, p.history, p.clock);
     }
 
+    function test_DrawOffer_FlaggedSideCannotOffer() public {
+        uint256 id = _startGame();
+        Position memory p = pos[id];
+        vm.warp(T0 + INITIAL + ref.GRACE_PERIOD() + 1);
+        vm.prank(alice);
+        vm.expectRevert(ChessReferee.TimeUp.selector);
+        ref.offerDraw(id, p.state, p.history, p.clock);
+    }
+
     function test_DrawOffer_FlaggedSideCannotAccept() public {
         uint256 id = _startGame();
         _offer(id, bob);
@@ -542,6 +551,26 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         vm.prank(alice);
         vm.expectRevert(ChessReferee.BadWitness.selector);
         ref.claimDraw(id, p.state, p.history, p.clock, forged);
+    }
+
+    function test_ClaimDraw_RevertsOnOversizedWitness() public {
+        uint256 id = _startGame();
+        _playAll(id, "g1f3 g8f6", 1);
+        Position memory p = pos[id];
+        vm.prank(alice);
+        vm.expectRevert(ChessReferee.BadWitness.selector);
+        ref.claimDraw(id, p.state, p.history, p.clock, new bytes32[](101));
+    }
+
+    function test_ClaimDraw_RevertsForFlaggedPlayer() public {
+        uint256 id = _startGame();
+        _playAll(id, string.concat(SHUFFLE_7, " f6g8"), 1);
+        Position memory p = pos[id];
+        bytes32[] memory keys = _keys(id);
+        vm.warp(block.timestamp + 1 days);
+        vm.prank(alice);
+        vm.expectRevert(ChessReferee.TimeUp.selector);
+        ref.claimDraw(id, p.state, p.history, p.clock, keys);
     }
 
     function test_ClaimDraw_RevertsForPlayerNotToMove() public {

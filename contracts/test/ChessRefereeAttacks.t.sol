@@ -4,7 +4,13 @@ pragma solidity ^0.8.30;
 import {RefereeBase} from "./ChessRefereeBase.t.sol";
 import {ChessReferee} from "../src/ChessReferee.sol";
 import {TokenTransferFailed} from "../src/SafeERC20.sol";
-import {MockERC20, FeeOnTransferToken, NoReturnToken, FalseReturnToken} from "./mocks/MockERC20.sol";
+import {
+    MockERC20,
+    FeeOnTransferToken,
+    SwitchableFeeToken,
+    NoReturnToken,
+    FalseReturnToken
+} from "./mocks/MockERC20.sol";
 import {ReentrantPlayer, HookToken} from "./mocks/Attackers.sol";
 
 /// @notice ERC-20 stakes and the attacks of issue 3: reentrancy (ETH and token hooks),
@@ -59,6 +65,19 @@ contract ChessRefereeAttacksTest is RefereeBase {
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(ChessReferee.TokenShortPaid.selector, STAKE, STAKE - STAKE / 100));
         ref.createGame(bob, true, address(fot), STAKE, INITIAL, INCREMENT, "");
+    }
+
+    function test_Token_FeeSwitchedOnBeforeJoinRejected() public {
+        SwitchableFeeToken sw = new SwitchableFeeToken();
+        _fund(address(sw), alice);
+        _fund(address(sw), bob);
+        uint256 id = _createToken(address(sw));
+        sw.setFee(true);
+        vm.prank(bob);
+        vm.expectRevert(abi.encodeWithSelector(ChessReferee.TokenShortPaid.selector, STAKE, STAKE - STAKE / 100));
+        ref.joinGame(id);
+        assertEq(_phase(id), PHASE_OPEN);
+        assertEq(sw.balanceOf(address(ref)), STAKE);
     }
 
     function test_Token_NoReturnValueTokenAccepted() public {

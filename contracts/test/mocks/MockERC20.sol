@@ -52,6 +52,24 @@ contract FeeOnTransferToken is MockERC20 {
     }
 }
 
+/// @notice A token whose owner can switch a 1% transfer fee on at any time (as some
+/// upgradeable or fee-switch tokens can).
+contract SwitchableFeeToken is MockERC20 {
+    bool public feeOn;
+
+    function setFee(bool on) external {
+        feeOn = on;
+    }
+
+    function _move(address from, address to, uint256 amount) internal override {
+        require(balanceOf[from] >= amount, "balance");
+        uint256 fee = feeOn ? amount / 100 : 0;
+        balanceOf[from] -= amount;
+        balanceOf[to] += amount - fee;
+        totalSupply -= fee;
+    }
+}
+
 /// @notice USDT-style: transfer functions return nothing.
 contract NoReturnToken {
     mapping(address => uint256) public balanceOf;
