@@ -3,7 +3,11 @@
 //! make/unmake. `State` stays the 128-byte public type; move generation,
 //! status and perft convert to this form.
 
-use crate::attacks::{DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONALS, QUEEN_DIRECTIONS, attacked, line_step, on_board};
+use crate::attacks::{
+    DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONALS, QUEEN_DIRECTIONS, attacked, is_diagonal, is_king_step, is_knight_step, is_orthogonal,
+    line_step,
+    on_board,
+};
 use crate::state::{State, idx};
 
 pub(crate) const PAWN: i8 = 1;
@@ -213,6 +217,44 @@ impl Position {
         self.index[to as usize] = i;
     }
 
+    /// Whether `sq` is attacked by side `by`, from `by`'s piece lists and the
+    /// 0x88 difference table (usually a handful of lookups; the board decides
+    /// blockers). Same answer as [`attacked`] on `self.board`.
+    #[inline(always)]
+    fn attacked_by(&self, sq: u8, by: i8) -> bool {
+        let pawn_row = sq.wrapping_add((16 * by) as u8);
+        for t in [pawn_row.wrapping_sub(1), pawn_row.wrapping_add(1)] {
+            if on_board(t) && self.board[t as usize] == PAWN * by {
+                return true;
+            }
+        }
+        let s = side(by);
+        if is_king_step(self.kings[s], sq) {
+            return true;
+        }
+        for &n in &self.list[s][1][..self.count[s][1] as usize] {
+            if is_knight_step(n, sq) {
+                return true;
+            }
+        }
+        for (r, diagonal) in [(2usize, true), (3, false), (4, true), (4, false)] {
+            for &from in &self.list[s][r][..self.count[s][r] as usize] {
+                let aligned = if diagonal { is_diagonal(from, sq) } else { is_orthogonal(from, sq) };
+                if aligned {
+                    let d = line_step(from, sq).expect("aligned squares have a step");
+                    let mut t = from.wrapping_add(d);
+                    while t != sq && self.board[t as usize] == 0 {
+                        t = t.wrapping_add(d);
+                    }
+                    if t == sq {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
     /// Generates every legal move of the side to move into `sink`.
     pub fn generate<S: Sink>(&mut self, sink: &mut S) {
         // Monomorphised per side so colour tests fold into constant comparisons.
@@ -232,8 +274,26 @@ impl Position {
         let mut pinned: u128 = 0;
         let mut pins = [(0u8, 0u8); 8];
         let mut pin_count = 0usize;
-        for (i, &d) in DIAGONALS.iter().chain(ORTHOGONALS.iter()).enumerate() {
-            let slider = if i < 4 { BISHOP * them } else { ROOK * them };
+        // Only lines on which an enemy slider stands can hold a check or a pin:
+        // the 0x88 difference table finds them from the enemy slider lists.
+        let mut lines = [0u8; 8];
+        let mut line_count = 0usize;
+        let enemy = side(them);
+        for (r, diagonal) in [(2usize, true), (3, false), (4, true), (4, false)] {
+            for &sq in &self.list[enemy][r][..self.count[enemy][r] as usize] {
+                let aligned = if diagonal { is_diagonal(ksq, sq) } else { is_orthogonal(ksq, sq) };
+                if aligned {
+                    let d = line_step(ksq, sq).expect("aligned squares have a step");
+                    if !lines[..line_count].contains(&d) {
+                        lines[line_count] = d;
+                        line_count += 1;
+                    }
+                }
+            }
+        }
+        for &d in &lines[..line_count] {
+            let diagonal = matches!(d as i8, -17 | -15 | 15 | 17);
+            let slider = if diagonal { BISHOP * them } else { ROOK * them };
             let queen = QUEEN * them;
             let mut t = ksq.wrapping_add(d);
             while on_board(t) && self.board[t as usize] == 0 {
@@ -288,7 +348,7 @@ impl Position {
         self.board[ksq as usize] = 0;
         for &off in &KING_OFFSETS {
             let t = ksq.wrapping_add(off);
-            if on_board(t) && self.board[t as usize] * us <= 0 && !attacked(&self.board, t, them) {
+            if on_board(t) && self.board[t as usize] * us <= 0 && !self.attacked_by(t, them) {
                 sink.push(ksq, t);
             }
         }
@@ -447,8 +507,8 @@ impl Position {
             && b[h + 3] == ROOK * us
             && b[h + 1] == 0
             && b[h + 2] == 0
-            && !attacked(b, home + 1, -us)
-            && !attacked(b, home + 2, -us)
+            && !self.attacked_by(home + 1, -us)
+            && !self.attacked_by(home + 2, -us)
         {
             sink.push(home, home + 2);
         }
@@ -457,8 +517,8 @@ impl Position {
             && b[h - 1] == 0
             && b[h - 2] == 0
             && b[h - 3] == 0
-            && !attacked(b, home - 1, -us)
-            && !attacked(b, home - 2, -us)
+            && !self.attacked_by(home - 1, -us)
+            && !self.attacked_by(home - 2, -us)
         {
             sink.push(home, home - 2);
         }
