@@ -42,7 +42,10 @@ const GAMES: usize = 200;
 const MAX_PLIES: usize = 200;
 
 fn shakmaty_position(fen: &str) -> Chess {
-    Fen::from_ascii(fen.as_bytes()).expect("FEN").into_position(CastlingMode::Standard).expect("position")
+    Fen::from_ascii(fen.as_bytes())
+        .expect("FEN")
+        .into_position(CastlingMode::Standard)
+        .expect("position")
 }
 
 /// shakmaty perft without bulk counting: every move of the last ply is played.
@@ -61,17 +64,34 @@ fn shakmaty_perft_leafwise(pos: &Chess, depth: u32) -> u64 {
 }
 
 fn bench_perft(c: &mut Criterion) {
-    for (name, fen, depth, nodes) in [("initial", INITIAL, 5, 4_865_609u64), ("kiwipete", KIWIPETE, 4, 4_085_603)] {
+    for (name, fen, depth, nodes) in [
+        ("initial", INITIAL, 5, 4_865_609u64),
+        ("kiwipete", KIWIPETE, 4, 4_085_603),
+    ] {
         let ours = State::from_fen(fen).expect("FEN");
         let theirs = shakmaty_position(fen);
-        assert_eq!(perft(&ours, depth), nodes, "chessref-core perft({name}, {depth})");
-        assert_eq!(shakmaty::perft(&theirs, depth), nodes, "shakmaty perft({name}, {depth})");
+        assert_eq!(
+            perft(&ours, depth),
+            nodes,
+            "chessref-core perft({name}, {depth})"
+        );
+        assert_eq!(
+            shakmaty::perft(&theirs, depth),
+            nodes,
+            "shakmaty perft({name}, {depth})"
+        );
         let mut group = c.benchmark_group(format!("perft_{name}_d{depth}"));
         group.throughput(Throughput::Elements(nodes));
         group.sample_size(10);
-        group.bench_function("chessref-core", |b| b.iter(|| perft(black_box(&ours), depth)));
-        group.bench_function("shakmaty", |b| b.iter(|| shakmaty::perft(black_box(&theirs), depth)));
-        group.bench_function("shakmaty-leafwise", |b| b.iter(|| shakmaty_perft_leafwise(black_box(&theirs), depth)));
+        group.bench_function("chessref-core", |b| {
+            b.iter(|| perft(black_box(&ours), depth))
+        });
+        group.bench_function("shakmaty", |b| {
+            b.iter(|| shakmaty::perft(black_box(&theirs), depth))
+        });
+        group.bench_function("shakmaty-leafwise", |b| {
+            b.iter(|| shakmaty_perft_leafwise(black_box(&theirs), depth))
+        });
         group.finish();
     }
 }
@@ -141,7 +161,10 @@ fn replay_shakmaty(pgn: &str, end_check: bool) -> usize {
                 _ => {}
             }
             if end_check {
-                assert!(!pos.is_game_over() && pos.halfmoves() < 150, "move after the end");
+                assert!(
+                    !pos.is_game_over() && pos.halfmoves() < 150,
+                    "move after the end"
+                );
             }
             let san = SanPlus::from_ascii(token.as_bytes()).expect("SAN").san;
             let m = san.to_move(&pos).expect("legal");
@@ -170,7 +193,10 @@ fn san_replay_shakmaty(games: &[Vec<String>]) -> usize {
     for sans in games {
         let mut pos = Chess::default();
         for san in sans {
-            let m = San::from_ascii(san.as_bytes()).expect("SAN").to_move(&pos).expect("legal");
+            let m = San::from_ascii(san.as_bytes())
+                .expect("SAN")
+                .to_move(&pos)
+                .expect("legal");
             pos.play_unchecked(m);
             plies += 1;
         }
@@ -186,19 +212,32 @@ fn bench_replay(c: &mut Criterion) {
     assert_eq!(replay_shakmaty(&pgn, true), total);
     assert_eq!(san_replay_ours(&games), total);
     assert_eq!(san_replay_shakmaty(&games), total);
-    println!("replay benchmarks: {GAMES} games, {total} plies, {} bytes of PGN", pgn.len());
+    println!(
+        "replay benchmarks: {GAMES} games, {total} plies, {} bytes of PGN",
+        pgn.len()
+    );
 
     let mut group = c.benchmark_group("pgn_replay");
     group.throughput(Throughput::Elements(total as u64));
-    group.bench_function("chessref-core", |b| b.iter(|| replay_ours(black_box(pgn.as_bytes()))));
-    group.bench_function("shakmaty", |b| b.iter(|| replay_shakmaty(black_box(&pgn), true)));
-    group.bench_function("shakmaty-no-end-check", |b| b.iter(|| replay_shakmaty(black_box(&pgn), false)));
+    group.bench_function("chessref-core", |b| {
+        b.iter(|| replay_ours(black_box(pgn.as_bytes())))
+    });
+    group.bench_function("shakmaty", |b| {
+        b.iter(|| replay_shakmaty(black_box(&pgn), true))
+    });
+    group.bench_function("shakmaty-no-end-check", |b| {
+        b.iter(|| replay_shakmaty(black_box(&pgn), false))
+    });
     group.finish();
 
     let mut group = c.benchmark_group("san_replay");
     group.throughput(Throughput::Elements(total as u64));
-    group.bench_function("chessref-core", |b| b.iter(|| san_replay_ours(black_box(&games))));
-    group.bench_function("shakmaty", |b| b.iter(|| san_replay_shakmaty(black_box(&games))));
+    group.bench_function("chessref-core", |b| {
+        b.iter(|| san_replay_ours(black_box(&games)))
+    });
+    group.bench_function("shakmaty", |b| {
+        b.iter(|| san_replay_shakmaty(black_box(&games)))
+    });
     group.finish();
 }
 

@@ -5,9 +5,15 @@
 //! moves and corner captures; underpromotion; double check; pins; a knight
 //! giving check; status (section 8).
 
+// shakmaty's PositionError carries the whole position; that is its API, not ours.
+#![allow(clippy::result_large_err)]
+
 use std::collections::BTreeSet;
 
-use chessref_core::{Color, FenError, InvalidState, Piece, RawMove, Rejection, Role, Square, State, StateError, Status};
+use chessref_core::{
+    Color, FenError, InvalidState, Piece, RawMove, Rejection, Role, Square, State, StateError,
+    Status,
+};
 
 /// Section 4, row by row.
 const INITIAL_HEX: &str = concat!(
@@ -30,7 +36,11 @@ fn sq(name: &str) -> u8 {
 
 /// A raw move from UCI-like text: `e2e4`, `b7b8` + explicit promotion byte.
 fn raw(uci: &str, promotion: u8) -> RawMove {
-    RawMove { from: sq(&uci[0..2]), to: sq(&uci[2..4]), promotion }
+    RawMove {
+        from: sq(&uci[0..2]),
+        to: sq(&uci[2..4]),
+        promotion,
+    }
 }
 
 fn state(fen: &str) -> State {
@@ -55,13 +65,21 @@ fn shakmaty_says_legal(fen: &str, mv: RawMove) -> Option<bool> {
     let name = |i: u8| format!("{}{}", (b'a' + (i & 7)) as char, 8 - (i >> 4));
     let letter = ["", "", "n", "b", "r", "q"][usize::from(mv.promotion)];
     let uci = format!("{}{}{}", name(mv.from), name(mv.to), letter);
-    Some(pos.legal_moves().iter().any(|m| m.to_uci(CastlingMode::Standard).to_string() == uci))
+    Some(
+        pos.legal_moves()
+            .iter()
+            .any(|m| m.to_uci(CastlingMode::Standard).to_string() == uci),
+    )
 }
 
 /// Asserts `check` (and `play`, which must agree) give `expected` for the move.
 #[track_caller]
 fn assert_rejected(fen: &str, mv: RawMove, expected: Rejection) {
-    assert_ne!(shakmaty_says_legal(fen, mv), Some(true), "test data: shakmaty says {mv:?} is legal in {fen}");
+    assert_ne!(
+        shakmaty_says_legal(fen, mv),
+        Some(true),
+        "test data: shakmaty says {mv:?} is legal in {fen}"
+    );
     let s = state(fen);
     assert_eq!(s.check(mv), Err(expected), "check({mv:?}) in {fen}");
     assert_eq!(s.play(mv).err(), Some(expected), "play({mv:?}) in {fen}");
@@ -72,19 +90,39 @@ fn assert_rejected(fen: &str, mv: RawMove, expected: Rejection) {
 /// and `legal_moves` lists it.
 #[track_caller]
 fn assert_legal(fen: &str, mv: RawMove) -> State {
-    assert_eq!(shakmaty_says_legal(fen, mv), Some(true), "test data: shakmaty says {mv:?} is illegal in {fen}");
+    assert_eq!(
+        shakmaty_says_legal(fen, mv),
+        Some(true),
+        "test data: shakmaty says {mv:?} is illegal in {fen}"
+    );
     let s = state(fen);
-    let checked = s.check(mv).unwrap_or_else(|e| panic!("check({mv:?}) in {fen}: rejected with {} {}", e.code(), e.name()));
-    assert_eq!(RawMove::from(checked), mv, "check returns the move it accepted");
-    assert!(s.legal_moves().contains(&checked), "legal_moves lists {checked} in {fen}");
-    s.play(mv).unwrap_or_else(|e| panic!("play({mv:?}) in {fen}: {e}"))
+    let checked = s.check(mv).unwrap_or_else(|e| {
+        panic!(
+            "check({mv:?}) in {fen}: rejected with {} {}",
+            e.code(),
+            e.name()
+        )
+    });
+    assert_eq!(
+        RawMove::from(checked),
+        mv,
+        "check returns the move it accepted"
+    );
+    assert!(
+        s.legal_moves().contains(&checked),
+        "legal_moves lists {checked} in {fen}"
+    );
+    s.play(mv)
+        .unwrap_or_else(|e| panic!("play({mv:?}) in {fen}: {e}"))
 }
 
 /// Plays UCI moves (all must be legal) from `fen`.
 fn play_line(fen: &str, line: &[&str]) -> State {
     let mut s = state(fen);
     for uci in line {
-        s = s.play(raw(uci, promotion_of(uci))).unwrap_or_else(|e| panic!("{uci} in {}: {e}", s.fen()));
+        s = s
+            .play(raw(uci, promotion_of(uci)))
+            .unwrap_or_else(|e| panic!("{uci} in {}: {e}", s.fen()));
     }
     s
 }
@@ -102,7 +140,14 @@ fn promotion_of(uci: &str) -> u8 {
 
 /// Bytes that differ, as `(index, before, after)`.
 fn diff(before: &State, after: &State) -> Vec<(usize, u8, u8)> {
-    before.as_bytes().iter().zip(after.as_bytes()).enumerate().filter(|(_, (a, b))| a != b).map(|(i, (a, b))| (i, *a, *b)).collect()
+    before
+        .as_bytes()
+        .iter()
+        .zip(after.as_bytes())
+        .enumerate()
+        .filter(|(_, (a, b))| a != b)
+        .map(|(i, (a, b))| (i, *a, *b))
+        .collect()
 }
 
 /// Parses the ENCODING.md notation `[9] 00->01, [56] 01->ff`.
@@ -111,9 +156,16 @@ fn parse_diff(text: &str) -> Vec<(usize, u8, u8)> {
         .map(str::trim)
         .filter(|t| !t.is_empty())
         .map(|item| {
-            let (index, change) = item.trim_start_matches('[').split_once("] ").expect("[i] a->b");
+            let (index, change) = item
+                .trim_start_matches('[')
+                .split_once("] ")
+                .expect("[i] a->b");
             let (a, b) = change.split_once("->").expect("a->b");
-            (index.parse().unwrap(), u8::from_str_radix(a, 16).unwrap(), u8::from_str_radix(b, 16).unwrap())
+            (
+                index.parse().unwrap(),
+                u8::from_str_radix(a, 16).unwrap(),
+                u8::from_str_radix(b, 16).unwrap(),
+            )
         })
         .collect()
 }
@@ -134,21 +186,45 @@ const INITIAL: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 fn initial_state_is_section_4() {
     assert_eq!(State::initial().to_hex(), INITIAL_HEX);
     assert_eq!(State::from_hex(INITIAL_HEX).unwrap(), State::initial());
-    assert_eq!(State::from_hex(&format!("0x{INITIAL_HEX}")).unwrap(), State::initial());
+    assert_eq!(
+        State::from_hex(&format!("0x{INITIAL_HEX}")).unwrap(),
+        State::initial()
+    );
     assert_eq!(state(INITIAL), State::initial());
     assert_eq!(State::initial().fen(), INITIAL);
-    assert_eq!(State::from_bytes(State::initial().as_bytes()).unwrap(), State::initial());
+    assert_eq!(
+        State::from_bytes(State::initial().as_bytes()).unwrap(),
+        State::initial()
+    );
 }
 
 #[test]
 fn worked_example_opening_byte_diffs() {
     let steps = [
-        ("e2e4", "[9] 00->01, [56] 01->ff, [68] 00->01, [77] 00->54, [100] 01->00"),
-        ("c7c5", "[9] 01->02, [18] ff->00, [50] 00->ff, [56] ff->01, [61] 00->22, [77] 54->00"),
-        ("g1f3", "[9] 02->03, [10] 00->01, [56] 01->ff, [61] 22->00, [85] 00->02, [118] 02->00"),
-        ("d7d6", "[9] 03->04, [10] 01->00, [19] ff->00, [35] 00->ff, [56] ff->01"),
-        ("f1b5", "[9] 04->05, [10] 00->01, [49] 00->03, [56] 01->ff, [117] 03->00"),
-        ("c8d7", "[2] fd->00, [9] 05->06, [10] 01->02, [19] 00->fd, [56] ff->01"),
+        (
+            "e2e4",
+            "[9] 00->01, [56] 01->ff, [68] 00->01, [77] 00->54, [100] 01->00",
+        ),
+        (
+            "c7c5",
+            "[9] 01->02, [18] ff->00, [50] 00->ff, [56] ff->01, [61] 00->22, [77] 54->00",
+        ),
+        (
+            "g1f3",
+            "[9] 02->03, [10] 00->01, [56] 01->ff, [61] 22->00, [85] 00->02, [118] 02->00",
+        ),
+        (
+            "d7d6",
+            "[9] 03->04, [10] 01->00, [19] ff->00, [35] 00->ff, [56] ff->01",
+        ),
+        (
+            "f1b5",
+            "[9] 04->05, [10] 00->01, [49] 00->03, [56] 01->ff, [117] 03->00",
+        ),
+        (
+            "c8d7",
+            "[2] fd->00, [9] 05->06, [10] 01->02, [19] 00->fd, [56] ff->01",
+        ),
         (
             "e1g1",
             "[9] 06->07, [10] 02->03, [56] 01->ff, [78] 00->ff, [79] 00->ff, \
@@ -158,17 +234,27 @@ fn worked_example_opening_byte_diffs() {
     let mut s = State::initial();
     for (uci, expected) in steps {
         let next = s.play(raw(uci, 0)).unwrap_or_else(|e| panic!("{uci}: {e}"));
-        assert_eq!(diff(&s, &next), parse_diff(expected), "bytes changed by {uci}");
+        assert_eq!(
+            diff(&s, &next),
+            parse_diff(expected),
+            "bytes changed by {uci}"
+        );
         s = next;
     }
-    assert_eq!(s.fen(), "rn1qkbnr/pp1bpppp/3p4/1Bp5/4P3/5N2/PPPP1PPP/RNBQ1RK1 b kq - 3 4");
+    assert_eq!(
+        s.fen(),
+        "rn1qkbnr/pp1bpppp/3p4/1Bp5/4P3/5N2/PPPP1PPP/RNBQ1RK1 b kq - 3 4"
+    );
 }
 
 #[test]
 fn worked_example_underpromotion() {
     let before = state("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1");
     let after = before.play(raw("b7b8", 2)).unwrap();
-    assert_eq!(diff(&before, &after), parse_diff("[1] 00->02, [9] 00->01, [17] 01->00, [56] 01->ff"));
+    assert_eq!(
+        diff(&before, &after),
+        parse_diff("[1] 00->02, [9] 00->01, [17] 01->00, [56] 01->ff")
+    );
 }
 
 #[test]
@@ -186,9 +272,15 @@ fn worked_example_corner_capture_then_castling_is_gone() {
     let fen = "r3k2r/8/8/8/8/8/6b1/R3K2R b KQkq - 0 1";
     let before = state(fen);
     let after = before.play(raw("g2h1", 0)).unwrap();
-    assert_eq!(diff(&before, &after), parse_diff("[9] 01->02, [56] ff->01, [79] 00->ff, [102] fd->00, [119] 04->fd"));
+    assert_eq!(
+        diff(&before, &after),
+        parse_diff("[9] 01->02, [56] ff->01, [79] 00->ff, [102] fd->00, [119] 04->fd")
+    );
     // The king-side right went with the rook; the queen side is untouched.
-    assert_eq!(after.check(raw("e1g1", 0)), Err(Rejection::CastlingNotAllowed));
+    assert_eq!(
+        after.check(raw("e1g1", 0)),
+        Err(Rejection::CastlingNotAllowed)
+    );
     assert!(after.check(raw("e1c1", 0)).is_ok());
     assert_eq!(after.fen(), "r3k2r/8/8/8/8/8/8/R3K2b w Qkq - 0 2");
 }
@@ -198,19 +290,66 @@ fn worked_example_corner_capture_then_castling_is_gone() {
 #[test]
 fn code_01_off_board() {
     for mv in [
-        RawMove { from: 8, to: sq("e4"), promotion: 0 },    // shadow board
-        RawMove { from: sq("e2"), to: 128, promotion: 0 },  // past the array
-        RawMove { from: sq("e2"), to: 127, promotion: 0 },  // shadow board, last byte
-        RawMove { from: 0x88, to: sq("e4"), promotion: 0 }, // both high bits
-        RawMove { from: 255, to: 255, promotion: 0 },
-        RawMove { from: 8, to: 8, promotion: 0 },           // off board and same square: 1 first
-        RawMove { from: 200, to: sq("e4"), promotion: 9 },  // off board and bad promotion: 1 first
-        RawMove { from: sq("e4"), to: 0x7c, promotion: 0 }, // empty origin but off-board target: 1 first
+        RawMove {
+            from: 8,
+            to: sq("e4"),
+            promotion: 0,
+        }, // shadow board
+        RawMove {
+            from: sq("e2"),
+            to: 128,
+            promotion: 0,
+        }, // past the array
+        RawMove {
+            from: sq("e2"),
+            to: 127,
+            promotion: 0,
+        }, // shadow board, last byte
+        RawMove {
+            from: 0x88,
+            to: sq("e4"),
+            promotion: 0,
+        }, // both high bits
+        RawMove {
+            from: 255,
+            to: 255,
+            promotion: 0,
+        },
+        RawMove {
+            from: 8,
+            to: 8,
+            promotion: 0,
+        }, // off board and same square: 1 first
+        RawMove {
+            from: 200,
+            to: sq("e4"),
+            promotion: 9,
+        }, // off board and bad promotion: 1 first
+        RawMove {
+            from: sq("e4"),
+            to: 0x7c,
+            promotion: 0,
+        }, // empty origin but off-board target: 1 first
     ] {
         assert_rejected(INITIAL, mv, Rejection::OffBoard);
     }
-    assert_eq!(RawMove::from_packed(0x08_44_00), RawMove { from: 8, to: 0x44, promotion: 0 });
-    assert_eq!(RawMove { from: 0x64, to: 0x44, promotion: 0 }.packed(), 0x64_44_00);
+    assert_eq!(
+        RawMove::from_packed(0x08_44_00),
+        RawMove {
+            from: 8,
+            to: 0x44,
+            promotion: 0
+        }
+    );
+    assert_eq!(
+        RawMove {
+            from: 0x64,
+            to: 0x44,
+            promotion: 0
+        }
+        .packed(),
+        0x64_44_00
+    );
 }
 
 #[test]
@@ -250,7 +389,9 @@ fn code_05_own_piece_on_target() {
 fn code_06_bad_geometry() {
     // Pieces on an open board.
     let open = "4k3/8/8/8/3Q4/8/8/R1B1K1N1 w - - 0 1";
-    for mv in ["a1b3", "c1c4", "c1e4", "d4e6", "d4c7", "e1e3", "e1c3", "g1g2", "g1h4"] {
+    for mv in [
+        "a1b3", "c1c4", "c1e4", "d4e6", "d4c7", "e1e3", "e1c3", "g1g2", "g1h4",
+    ] {
         assert_rejected(open, raw(mv, 0), Rejection::BadGeometry);
     }
     for mv in ["a1a8", "c1h6", "d4h8", "d4a4", "e1d2", "g1f3"] {
@@ -271,13 +412,41 @@ fn code_06_bad_geometry() {
         assert_rejected(black_pawn, raw(mv, 0), Rejection::BadGeometry);
     }
     // Two king squares sideways is castling only for a king on e1/e8 going to g/c.
-    assert_rejected("4k3/8/8/8/8/8/8/R2K3R w - - 0 1", raw("d1f1", 0), Rejection::BadGeometry);
-    assert_rejected("4k3/8/8/8/8/8/8/R2K3R w - - 0 1", raw("d1b1", 0), Rejection::BadGeometry);
-    assert_rejected("4K3/8/8/8/8/8/8/k7 w - - 0 1", raw("e8g8", 0), Rejection::BadGeometry);
-    assert_rejected("4K3/8/8/8/8/8/8/k7 w - - 0 1", raw("e8c8", 0), Rejection::BadGeometry);
-    assert_rejected("8/8/8/8/8/8/8/K3k3 b - - 0 1", raw("e1g1", 0), Rejection::BadGeometry);
-    assert_rejected("8/8/8/8/8/8/8/K3k3 b - - 0 1", raw("e1c1", 0), Rejection::BadGeometry);
-    assert_rejected("4k3/8/8/8/8/8/8/4K3 w - - 0 1", raw("e1h1", 0), Rejection::BadGeometry);
+    assert_rejected(
+        "4k3/8/8/8/8/8/8/R2K3R w - - 0 1",
+        raw("d1f1", 0),
+        Rejection::BadGeometry,
+    );
+    assert_rejected(
+        "4k3/8/8/8/8/8/8/R2K3R w - - 0 1",
+        raw("d1b1", 0),
+        Rejection::BadGeometry,
+    );
+    assert_rejected(
+        "4K3/8/8/8/8/8/8/k7 w - - 0 1",
+        raw("e8g8", 0),
+        Rejection::BadGeometry,
+    );
+    assert_rejected(
+        "4K3/8/8/8/8/8/8/k7 w - - 0 1",
+        raw("e8c8", 0),
+        Rejection::BadGeometry,
+    );
+    assert_rejected(
+        "8/8/8/8/8/8/8/K3k3 b - - 0 1",
+        raw("e1g1", 0),
+        Rejection::BadGeometry,
+    );
+    assert_rejected(
+        "8/8/8/8/8/8/8/K3k3 b - - 0 1",
+        raw("e1c1", 0),
+        Rejection::BadGeometry,
+    );
+    assert_rejected(
+        "4k3/8/8/8/8/8/8/4K3 w - - 0 1",
+        raw("e1h1", 0),
+        Rejection::BadGeometry,
+    );
 }
 
 #[test]
@@ -297,16 +466,48 @@ fn code_07_path_blocked() {
     assert_rejected(black_blocked, raw("e7e6", 0), Rejection::PathBlocked);
     assert_rejected(black_blocked, raw("e7e5", 0), Rejection::PathBlocked);
     // Castling: every square between king and rook, including b1 which the king never crosses.
-    assert_rejected("r3k2r/8/8/8/8/8/8/R3KB1R w KQkq - 0 1", raw("e1g1", 0), Rejection::PathBlocked);
-    assert_rejected("r3k2r/8/8/8/8/8/8/RN2K2R w KQkq - 0 1", raw("e1c1", 0), Rejection::PathBlocked);
-    assert_rejected("r3k2r/8/8/8/8/8/8/R2QK2R w KQkq - 0 1", raw("e1c1", 0), Rejection::PathBlocked);
-    assert_rejected("rN2k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1", raw("e8c8", 0), Rejection::PathBlocked);
-    assert_rejected("r3kn1r/8/8/8/8/8/8/R3K2R b KQkq - 0 1", raw("e8g8", 0), Rejection::PathBlocked);
+    assert_rejected(
+        "r3k2r/8/8/8/8/8/8/R3KB1R w KQkq - 0 1",
+        raw("e1g1", 0),
+        Rejection::PathBlocked,
+    );
+    assert_rejected(
+        "r3k2r/8/8/8/8/8/8/RN2K2R w KQkq - 0 1",
+        raw("e1c1", 0),
+        Rejection::PathBlocked,
+    );
+    assert_rejected(
+        "r3k2r/8/8/8/8/8/8/R2QK2R w KQkq - 0 1",
+        raw("e1c1", 0),
+        Rejection::PathBlocked,
+    );
+    assert_rejected(
+        "rN2k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
+        raw("e8c8", 0),
+        Rejection::PathBlocked,
+    );
+    assert_rejected(
+        "r3kn1r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
+        raw("e8g8", 0),
+        Rejection::PathBlocked,
+    );
     // Castling order is 9, 7, 10, 11: a lost right beats a blocked path, a blocked path beats check.
-    assert_rejected("r3k2r/8/8/8/8/8/8/R3KB1R w Qkq - 0 1", raw("e1g1", 0), Rejection::CastlingNotAllowed);
-    assert_rejected("r3k2r/8/8/8/8/8/4r3/R3KB1R w KQkq - 0 1", raw("e1g1", 0), Rejection::PathBlocked);
+    assert_rejected(
+        "r3k2r/8/8/8/8/8/8/R3KB1R w Qkq - 0 1",
+        raw("e1g1", 0),
+        Rejection::CastlingNotAllowed,
+    );
+    assert_rejected(
+        "r3k2r/8/8/8/8/8/4r3/R3KB1R w KQkq - 0 1",
+        raw("e1g1", 0),
+        Rejection::PathBlocked,
+    );
     // A blocked slider while in check: 7 before 14.
-    assert_rejected("4k3/8/8/8/8/7P/8/r3K2R w K - 0 1", raw("h1h5", 0), Rejection::PathBlocked);
+    assert_rejected(
+        "4k3/8/8/8/8/7P/8/r3K2R w K - 0 1",
+        raw("h1h5", 0),
+        Rejection::PathBlocked,
+    );
 }
 
 #[test]
@@ -320,9 +521,17 @@ fn code_08_no_capture_target() {
     let later = play_line(ep, &["g8f6", "g1f3"]);
     assert_eq!(later.check(raw("d4e3", 0)), Err(Rejection::NoCaptureTarget));
     // A diagonal step forward onto an empty square by a black pawn.
-    assert_rejected("4k3/4p3/8/8/8/8/8/4K3 b - - 0 1", raw("e7d6", 0), Rejection::NoCaptureTarget);
+    assert_rejected(
+        "4k3/4p3/8/8/8/8/8/4K3 b - - 0 1",
+        raw("e7d6", 0),
+        Rejection::NoCaptureTarget,
+    );
     // 8 before 14: in check (rook h1), a pawn steps diagonally onto an empty square.
-    assert_rejected("4k3/8/8/8/8/8/4P3/4K2r w - - 0 1", raw("e2d3", 0), Rejection::NoCaptureTarget);
+    assert_rejected(
+        "4k3/8/8/8/8/8/4P3/4K2r w - - 0 1",
+        raw("e2d3", 0),
+        Rejection::NoCaptureTarget,
+    );
 }
 
 #[test]
@@ -331,12 +540,32 @@ fn code_09_castling_not_allowed() {
     let bare = "4k3/8/8/8/8/8/8/4K3 w - - 0 1";
     assert_rejected(bare, raw("e1g1", 0), Rejection::CastlingNotAllowed);
     assert_rejected(bare, raw("e1c1", 0), Rejection::CastlingNotAllowed);
-    assert_rejected("4k3/8/8/8/8/8/8/4K3 b - - 0 1", raw("e8g8", 0), Rejection::CastlingNotAllowed);
+    assert_rejected(
+        "4k3/8/8/8/8/8/8/4K3 b - - 0 1",
+        raw("e8g8", 0),
+        Rejection::CastlingNotAllowed,
+    );
     // Rook present, right lost.
-    assert_rejected("r3k2r/8/8/8/8/8/8/R3K2R w Qkq - 0 1", raw("e1g1", 0), Rejection::CastlingNotAllowed);
-    assert_rejected("r3k2r/8/8/8/8/8/8/R3K2R w Kkq - 0 1", raw("e1c1", 0), Rejection::CastlingNotAllowed);
-    assert_rejected("r3k2r/8/8/8/8/8/8/R3K2R b KQq - 0 1", raw("e8g8", 0), Rejection::CastlingNotAllowed);
-    assert_rejected("r3k2r/8/8/8/8/8/8/R3K2R b KQk - 0 1", raw("e8c8", 0), Rejection::CastlingNotAllowed);
+    assert_rejected(
+        "r3k2r/8/8/8/8/8/8/R3K2R w Qkq - 0 1",
+        raw("e1g1", 0),
+        Rejection::CastlingNotAllowed,
+    );
+    assert_rejected(
+        "r3k2r/8/8/8/8/8/8/R3K2R w Kkq - 0 1",
+        raw("e1c1", 0),
+        Rejection::CastlingNotAllowed,
+    );
+    assert_rejected(
+        "r3k2r/8/8/8/8/8/8/R3K2R b KQq - 0 1",
+        raw("e8g8", 0),
+        Rejection::CastlingNotAllowed,
+    );
+    assert_rejected(
+        "r3k2r/8/8/8/8/8/8/R3K2R b KQk - 0 1",
+        raw("e8c8", 0),
+        Rejection::CastlingNotAllowed,
+    );
     // The right goes when the rook leaves its corner, even if it comes back...
     let full = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1";
     let s = play_line(full, &["h1h2", "a8a7", "h2h1", "a7a8"]);
@@ -356,13 +585,24 @@ fn code_09_castling_not_allowed() {
     assert_eq!(s.check(raw("e8c8", 0)), Err(Rejection::CastlingNotAllowed));
     assert_eq!(s.check(raw("e8g8", 0)), Err(Rejection::CastlingInCheck));
     // Captured by a knight on the corner, then the knight leaves: rook missing, right gone.
-    let s = play_line("r3k2r/8/8/8/8/8/5n2/R3K2R b KQkq - 0 1", &["f2h1", "a1b1", "h1g3", "b1a1", "g3f5"]);
+    let s = play_line(
+        "r3k2r/8/8/8/8/8/5n2/R3K2R b KQkq - 0 1",
+        &["f2h1", "a1b1", "h1g3", "b1a1", "g3f5"],
+    );
     assert_eq!(s.piece_at(Square::new(sq("h1")).unwrap()), None);
     assert_eq!(s.check(raw("e1g1", 0)), Err(Rejection::CastlingNotAllowed));
     assert_eq!(s.check(raw("e1c1", 0)), Err(Rejection::CastlingNotAllowed));
     // 9 before 11 (through check) and before 14 (into check).
-    assert_rejected("4kr2/8/8/8/8/8/8/R3K2R w Q - 0 1", raw("e1g1", 0), Rejection::CastlingNotAllowed);
-    assert_rejected("4k1r1/8/8/8/8/8/8/R3K2R w Q - 0 1", raw("e1g1", 0), Rejection::CastlingNotAllowed);
+    assert_rejected(
+        "4kr2/8/8/8/8/8/8/R3K2R w Q - 0 1",
+        raw("e1g1", 0),
+        Rejection::CastlingNotAllowed,
+    );
+    assert_rejected(
+        "4k1r1/8/8/8/8/8/8/R3K2R w Q - 0 1",
+        raw("e1g1", 0),
+        Rejection::CastlingNotAllowed,
+    );
 }
 
 #[test]
@@ -378,7 +618,11 @@ fn code_10_castling_in_check() {
     assert_rejected(queen, raw("e1g1", 0), Rejection::CastlingInCheck);
     assert_rejected(queen, raw("e1c1", 0), Rejection::CastlingInCheck);
     // Black, checked by a bishop.
-    assert_rejected("r3k2r/8/8/1B6/8/8/8/4K3 b kq - 0 1", raw("e8g8", 0), Rejection::CastlingInCheck);
+    assert_rejected(
+        "r3k2r/8/8/1B6/8/8/8/4K3 b kq - 0 1",
+        raw("e8g8", 0),
+        Rejection::CastlingInCheck,
+    );
 }
 
 #[test]
@@ -393,7 +637,11 @@ fn code_11_castling_through_check() {
     assert_rejected(d8, raw("e8c8", 0), Rejection::CastlingThroughCheck);
     assert_legal(d8, raw("e8g8", 0));
     // 11 before 14: f1 and g1 both attacked.
-    assert_rejected("4krr1/8/8/8/8/8/8/R3K2R w KQ - 0 1", raw("e1g1", 0), Rejection::CastlingThroughCheck);
+    assert_rejected(
+        "4krr1/8/8/8/8/8/8/R3K2R w KQ - 0 1",
+        raw("e1g1", 0),
+        Rejection::CastlingThroughCheck,
+    );
     // b1 attacked does not matter: the king never crosses it.
     assert_legal("1r2k3/8/8/8/8/8/8/R3K2R w KQ - 0 1", raw("e1c1", 0));
     assert_legal("r3k2r/8/8/8/8/8/8/1R2K3 b kq - 0 1", raw("e8c8", 0));
@@ -401,10 +649,26 @@ fn code_11_castling_through_check() {
 
 #[test]
 fn code_12_promotion_required() {
-    assert_rejected("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", raw("b7b8", 0), Rejection::PromotionRequired);
-    assert_rejected("r3k3/1P6/8/8/8/8/8/4K3 w - - 0 1", raw("b7a8", 0), Rejection::PromotionRequired);
-    assert_rejected("4k3/8/8/8/8/8/6p1/4K3 b - - 0 1", raw("g2g1", 0), Rejection::PromotionRequired);
-    assert_rejected("4k3/8/8/8/8/8/6p1/4K2R b - - 0 1", raw("g2h1", 0), Rejection::PromotionRequired);
+    assert_rejected(
+        "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1",
+        raw("b7b8", 0),
+        Rejection::PromotionRequired,
+    );
+    assert_rejected(
+        "r3k3/1P6/8/8/8/8/8/4K3 w - - 0 1",
+        raw("b7a8", 0),
+        Rejection::PromotionRequired,
+    );
+    assert_rejected(
+        "4k3/8/8/8/8/8/6p1/4K3 b - - 0 1",
+        raw("g2g1", 0),
+        Rejection::PromotionRequired,
+    );
+    assert_rejected(
+        "4k3/8/8/8/8/8/6p1/4K2R b - - 0 1",
+        raw("g2h1", 0),
+        Rejection::PromotionRequired,
+    );
     // 12 before 14: the pawn is pinned along the seventh rank.
     let pinned = "4k3/KP5r/8/8/8/8/8/8 w - - 0 1";
     assert_rejected(pinned, raw("b7b8", 0), Rejection::PromotionRequired);
@@ -416,35 +680,71 @@ fn code_13_invalid_promotion() {
     let promo = "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1";
     for bad in [1u8, 6, 7, 8, 0x10, 0x80, 0xfe, 0xff] {
         assert_rejected(promo, raw("b7b8", bad), Rejection::InvalidPromotion);
-        assert_rejected("4k3/8/8/8/8/8/6p1/4K3 b - - 0 1", raw("g2g1", bad), Rejection::InvalidPromotion);
+        assert_rejected(
+            "4k3/8/8/8/8/8/6p1/4K3 b - - 0 1",
+            raw("g2g1", bad),
+            Rejection::InvalidPromotion,
+        );
     }
     // A promotion byte on a move that does not promote.
     for p in [2u8, 3, 4, 5, 1, 6] {
         assert_rejected(INITIAL, raw("e2e4", p), Rejection::InvalidPromotion);
         assert_rejected(INITIAL, raw("g1f3", p), Rejection::InvalidPromotion);
-        assert_rejected("4k3/8/1P6/8/8/8/8/4K3 w - - 0 1", raw("b6b7", p), Rejection::InvalidPromotion);
-        assert_rejected("4k3/8/8/8/8/8/8/4K2R w K - 0 1", raw("e1g1", p), Rejection::InvalidPromotion);
+        assert_rejected(
+            "4k3/8/1P6/8/8/8/8/4K3 w - - 0 1",
+            raw("b6b7", p),
+            Rejection::InvalidPromotion,
+        );
+        assert_rejected(
+            "4k3/8/8/8/8/8/8/4K2R w K - 0 1",
+            raw("e1g1", p),
+            Rejection::InvalidPromotion,
+        );
     }
     // Earlier codes first: 6 before 13, 7 before 13; 13 before 14 (pinned bishop).
     assert_rejected(INITIAL, raw("e2e5", 5), Rejection::BadGeometry);
     assert_rejected(INITIAL, raw("a1a3", 5), Rejection::PathBlocked);
-    assert_rejected("4k3/4r3/8/8/8/8/4B3/4K3 w - - 0 1", raw("e2d3", 5), Rejection::InvalidPromotion);
+    assert_rejected(
+        "4k3/4r3/8/8/8/8/4B3/4K3 w - - 0 1",
+        raw("e2d3", 5),
+        Rejection::InvalidPromotion,
+    );
 }
 
 #[test]
 fn underpromotion_to_each_piece() {
     let white = "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1";
     let black = "4k3/8/8/8/8/8/6p1/4K2R b - - 0 1";
-    for (code, role) in [(2u8, Role::Knight), (3, Role::Bishop), (4, Role::Rook), (5, Role::Queen)] {
+    for (code, role) in [
+        (2u8, Role::Knight),
+        (3, Role::Bishop),
+        (4, Role::Rook),
+        (5, Role::Queen),
+    ] {
         let after = assert_legal(white, raw("b7b8", code));
-        assert_eq!(after.piece_at(Square::new(sq("b8")).unwrap()), Some(Piece { color: Color::White, role }));
+        assert_eq!(
+            after.piece_at(Square::new(sq("b8")).unwrap()),
+            Some(Piece {
+                color: Color::White,
+                role
+            })
+        );
         assert_eq!(after.as_bytes()[usize::from(sq("b8"))], code);
         assert_eq!(after.piece_at(Square::new(sq("b7")).unwrap()), None);
         assert_eq!(after.halfmove_clock(), 0);
         // Capture-promotion on the h1 corner by black.
         let after = assert_legal(black, raw("g2h1", code));
-        assert_eq!(after.piece_at(Square::new(sq("h1")).unwrap()), Some(Piece { color: Color::Black, role }));
-        assert_eq!(after.as_bytes()[usize::from(sq("h1"))], (code as i8).wrapping_neg() as u8);
+        assert_eq!(
+            after.piece_at(Square::new(sq("h1")).unwrap()),
+            Some(Piece {
+                color: Color::Black,
+                role
+            })
+        );
+        assert_eq!(
+            after.as_bytes()[usize::from(sq("h1"))],
+            (code as i8).wrapping_neg() as u8
+        );
     }
     // Every promotion is generated, and SAN writes it.
     let s = state(white);
@@ -484,7 +784,11 @@ fn code_14_king_left_in_check() {
     assert_rejected(checked, raw("e1f1", 0), Rejection::KingLeftInCheck); // still on the rank
     assert_legal(checked, raw("e1e2", 0));
     // Kings may not touch.
-    assert_rejected("8/8/8/8/8/4k3/8/4K3 w - - 0 1", raw("e1e2", 0), Rejection::KingLeftInCheck);
+    assert_rejected(
+        "8/8/8/8/8/4k3/8/4K3 w - - 0 1",
+        raw("e1e2", 0),
+        Rejection::KingLeftInCheck,
+    );
     // En passant that uncovers a check along the rank (white and black).
     let ep_rank = "8/8/8/KPp4r/8/8/8/7k w - c6 0 2";
     assert_rejected(ep_rank, raw("b5c6", 0), Rejection::KingLeftInCheck);
@@ -495,9 +799,21 @@ fn code_14_king_left_in_check() {
     // En passant that removes the checking pawn is legal.
     assert_legal("8/8/8/2k5/3Pp3/8/8/4K3 b - d3 0 1", raw("e4d3", 0));
     // Castling onto an attacked square.
-    assert_rejected("4k1r1/8/8/8/8/8/8/R3K2R w KQ - 0 1", raw("e1g1", 0), Rejection::KingLeftInCheck);
-    assert_rejected("2r1k3/8/8/8/8/8/8/R3K2R w KQ - 0 1", raw("e1c1", 0), Rejection::KingLeftInCheck);
-    assert_rejected("r3k2r/8/8/8/8/8/8/2R1K3 b kq - 0 1", raw("e8c8", 0), Rejection::KingLeftInCheck);
+    assert_rejected(
+        "4k1r1/8/8/8/8/8/8/R3K2R w KQ - 0 1",
+        raw("e1g1", 0),
+        Rejection::KingLeftInCheck,
+    );
+    assert_rejected(
+        "2r1k3/8/8/8/8/8/8/R3K2R w KQ - 0 1",
+        raw("e1c1", 0),
+        Rejection::KingLeftInCheck,
+    );
+    assert_rejected(
+        "r3k2r/8/8/8/8/8/8/2R1K3 b kq - 0 1",
+        raw("e8c8", 0),
+        Rejection::KingLeftInCheck,
+    );
 }
 
 #[test]
@@ -522,7 +838,10 @@ fn knight_check_is_answered_by_capture_or_king_move() {
     assert_rejected(fen, raw("a3a4", 0), Rejection::KingLeftInCheck);
     assert_rejected(fen, raw("e1d2", 0), Rejection::KingLeftInCheck);
     assert_rejected(fen, raw("e1g1", 0), Rejection::CastlingNotAllowed);
-    assert_eq!(legal_set(&s), set(&["a3f3", "e1d1", "e1e2", "e1f1", "e1f2"]));
+    assert_eq!(
+        legal_set(&s),
+        set(&["a3f3", "e1d1", "e1e2", "e1f1", "e1f2"])
+    );
 }
 
 // ---------------------------------------------------------------- section 7, codes 1..8
@@ -541,7 +860,11 @@ fn assert_invalid(bytes: &[u8; 128], expected: InvalidState) {
 
 #[track_caller]
 fn assert_invalid_fen(fen: &str, expected: InvalidState) {
-    assert_eq!(State::from_fen(fen), Err(FenError::Invalid(expected)), "{fen}");
+    assert_eq!(
+        State::from_fen(fen),
+        Err(FenError::Invalid(expected)),
+        "{fen}"
+    );
 }
 
 fn edited(base: [u8; 128], edits: &[(usize, u8)]) -> [u8; 128] {
@@ -559,7 +882,10 @@ fn invalid_01_bad_piece_code() {
         assert_invalid(&edited(init, &[(64, v)]), InvalidState::BadPieceCode);
     }
     // 1 before 2 (a non-zero unused shadow byte too) and before 3 (the king replaced).
-    assert_invalid(&edited(init, &[(64, 7), (12, 1)]), InvalidState::BadPieceCode);
+    assert_invalid(
+        &edited(init, &[(64, 7), (12, 1)]),
+        InvalidState::BadPieceCode,
+    );
     assert_invalid(&edited(init, &[(4, 0xf0)]), InvalidState::BadPieceCode);
 }
 
@@ -571,12 +897,12 @@ fn invalid_02_bad_flag() {
         (15, 1),
         (127, 0xff),
         (24, 1),
-        (56, 0),        // CURRENT_PLAYER neither 1 nor 0xff
+        (56, 0), // CURRENT_PLAYER neither 1 nor 0xff
         (56, 2),
-        (62, 1),        // castling byte neither 0 nor 0xff
+        (62, 1), // castling byte neither 0 nor 0xff
         (79, 0x80),
-        (9, 128),       // MOVE_COUNT_LOW 0..127
-        (8, 128),       // MOVE_COUNT_HIGH 0..127
+        (9, 128), // MOVE_COUNT_LOW 0..127
+        (8, 128), // MOVE_COUNT_HIGH 0..127
     ] {
         assert_invalid(&edited(init, &[edit]), InvalidState::BadFlag);
     }
@@ -595,7 +921,10 @@ fn invalid_03_king_count() {
     assert_invalid(&edited(init, &[(4, 0)]), InvalidState::KingCount);
     assert_invalid(&edited(init, &[(64, 6)]), InvalidState::KingCount);
     // 3 before 5.
-    assert_invalid(&edited(init, &[(64, 0xfa), (0, 1)]), InvalidState::KingCount);
+    assert_invalid(
+        &edited(init, &[(64, 0xfa), (0, 1)]),
+        InvalidState::KingCount,
+    );
 }
 
 #[test]
@@ -603,39 +932,72 @@ fn invalid_04_king_pos_mismatch() {
     let init = *State::initial().as_bytes();
     assert_invalid(&edited(init, &[(123, 0x75)]), InvalidState::KingPosMismatch);
     assert_invalid(&edited(init, &[(11, 0x05)]), InvalidState::KingPosMismatch);
-    assert_invalid(&edited(init, &[(11, 0x74), (123, 0x04)]), InvalidState::KingPosMismatch);
+    assert_invalid(
+        &edited(init, &[(11, 0x74), (123, 0x04)]),
+        InvalidState::KingPosMismatch,
+    );
     // The king moved without its byte: 4 before 7 (e1 now empty with rights kept).
-    assert_invalid(&edited(init, &[(116, 0), (68, 6)]), InvalidState::KingPosMismatch);
+    assert_invalid(
+        &edited(init, &[(116, 0), (68, 6)]),
+        InvalidState::KingPosMismatch,
+    );
 }
 
 #[test]
 fn invalid_05_pawn_on_back_rank() {
-    assert_invalid_fen("P3k3/8/8/8/8/8/8/4K3 w - - 0 1", InvalidState::PawnOnBackRank);
-    assert_invalid_fen("4k3/8/8/8/8/8/8/p3K3 w - - 0 1", InvalidState::PawnOnBackRank);
-    assert_invalid_fen("4k2p/8/8/8/8/8/8/4K3 w - - 0 1", InvalidState::PawnOnBackRank);
+    assert_invalid_fen(
+        "P3k3/8/8/8/8/8/8/4K3 w - - 0 1",
+        InvalidState::PawnOnBackRank,
+    );
+    assert_invalid_fen(
+        "4k3/8/8/8/8/8/8/p3K3 w - - 0 1",
+        InvalidState::PawnOnBackRank,
+    );
+    assert_invalid_fen(
+        "4k2p/8/8/8/8/8/8/4K3 w - - 0 1",
+        InvalidState::PawnOnBackRank,
+    );
     let bare = bytes_of("4k3/8/8/8/8/8/8/4K3 w - - 0 1");
     assert_invalid(&edited(bare, &[(0, 1)]), InvalidState::PawnOnBackRank);
     assert_invalid(&edited(bare, &[(119, 0xff)]), InvalidState::PawnOnBackRank);
     // 5 before 7: the a8 rook replaced by a pawn while black keeps its queen-side right.
-    assert_invalid(&edited(*State::initial().as_bytes(), &[(0, 0xff)]), InvalidState::PawnOnBackRank);
+    assert_invalid(
+        &edited(*State::initial().as_bytes(), &[(0, 0xff)]),
+        InvalidState::PawnOnBackRank,
+    );
 }
 
 #[test]
 fn invalid_06_opponent_in_check() {
-    assert_invalid_fen("4k3/4R3/8/8/8/8/8/4K3 w - - 0 1", InvalidState::OpponentInCheck);
-    assert_invalid_fen("4k3/8/8/8/8/3n4/8/4K3 b - - 0 1", InvalidState::OpponentInCheck);
-    assert_invalid_fen("8/8/8/8/8/8/3k4/4K3 w - - 0 1", InvalidState::OpponentInCheck); // kings touching
+    assert_invalid_fen(
+        "4k3/4R3/8/8/8/8/8/4K3 w - - 0 1",
+        InvalidState::OpponentInCheck,
+    );
+    assert_invalid_fen(
+        "4k3/8/8/8/8/3n4/8/4K3 b - - 0 1",
+        InvalidState::OpponentInCheck,
+    );
+    assert_invalid_fen(
+        "8/8/8/8/8/8/3k4/4K3 w - - 0 1",
+        InvalidState::OpponentInCheck,
+    ); // kings touching
     let bare = bytes_of("4k3/8/8/8/8/8/8/4K3 w - - 0 1");
     assert_invalid(&edited(bare, &[(20, 4)]), InvalidState::OpponentInCheck);
     // 6 before 7.
-    assert_invalid_fen("4k3/4R3/8/8/8/8/8/4K3 w K - 0 1", InvalidState::OpponentInCheck);
+    assert_invalid_fen(
+        "4k3/4R3/8/8/8/8/8/4K3 w K - 0 1",
+        InvalidState::OpponentInCheck,
+    );
 }
 
 #[test]
 fn invalid_07_bad_castling() {
     assert_invalid_fen("4k3/8/8/8/8/8/8/4K3 w K - 0 1", InvalidState::BadCastling);
     assert_invalid_fen("4k3/8/8/8/8/8/8/4K3 w q - 0 1", InvalidState::BadCastling);
-    assert_invalid_fen("r3k2r/8/8/8/8/8/8/R4K1R w KQkq - 0 1", InvalidState::BadCastling); // king off e1
+    assert_invalid_fen(
+        "r3k2r/8/8/8/8/8/8/R4K1R w KQkq - 0 1",
+        InvalidState::BadCastling,
+    ); // king off e1
     assert_invalid_fen("4k1nR/8/8/8/8/8/8/4K3 w k - 0 1", InvalidState::BadCastling); // a white rook on h8
     assert!(State::from_fen("4k2r/8/8/8/8/8/8/4K3 w k - 0 1").is_ok());
     let init = *State::initial().as_bytes();
@@ -645,17 +1007,32 @@ fn invalid_07_bad_castling() {
     // Dropping the right makes it valid again.
     assert!(State::from_bytes(&edited(init, &[(112, 0), (78, 0xff)])).is_ok());
     // 7 before 8.
-    assert_invalid(&edited(init, &[(112, 0), (77, 0x54)]), InvalidState::BadCastling);
+    assert_invalid(
+        &edited(init, &[(112, 0), (77, 0x54)]),
+        InvalidState::BadCastling,
+    );
 }
 
 #[test]
 fn invalid_08_bad_en_passant() {
     // No pawn beyond the square; the wrong side to move; the square or the one behind occupied.
     assert_invalid_fen("4k3/8/8/8/8/8/8/4K3 b - e3 0 1", InvalidState::BadEnPassant);
-    assert_invalid_fen("4k3/8/8/8/4P3/8/8/4K3 w - e3 0 1", InvalidState::BadEnPassant);
-    assert_invalid_fen("4k3/8/8/8/4P3/4n3/8/4K3 b - e3 0 1", InvalidState::BadEnPassant);
-    assert_invalid_fen("4k3/8/8/8/4P3/8/4N3/4K3 b - e3 0 1", InvalidState::BadEnPassant);
-    assert_invalid_fen("4k3/8/8/4p3/8/8/8/4K3 b - e6 0 1", InvalidState::BadEnPassant);
+    assert_invalid_fen(
+        "4k3/8/8/8/4P3/8/8/4K3 w - e3 0 1",
+        InvalidState::BadEnPassant,
+    );
+    assert_invalid_fen(
+        "4k3/8/8/8/4P3/4n3/8/4K3 b - e3 0 1",
+        InvalidState::BadEnPassant,
+    );
+    assert_invalid_fen(
+        "4k3/8/8/8/4P3/8/4N3/4K3 b - e3 0 1",
+        InvalidState::BadEnPassant,
+    );
+    assert_invalid_fen(
+        "4k3/8/8/4p3/8/8/8/4K3 b - e6 0 1",
+        InvalidState::BadEnPassant,
+    );
     assert!(State::from_fen("4k3/8/8/8/4P3/8/8/4K3 b - e3 0 1").is_ok());
     assert!(State::from_fen("4k3/8/8/4p3/8/8/8/4K3 w - e6 0 1").is_ok());
     // Rank 4 as an en-passant square is refused (whatever the error's kind).
@@ -664,8 +1041,14 @@ fn invalid_08_bad_en_passant() {
     let ep = bytes_of("rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 3");
     assert!(State::from_bytes(&ep).is_ok());
     assert_invalid(&edited(ep, &[(61, 0x23)]), InvalidState::BadEnPassant);
-    assert_invalid(&edited(*State::initial().as_bytes(), &[(77, 0x54)]), InvalidState::BadEnPassant);
-    assert_invalid(&edited(*State::initial().as_bytes(), &[(61, 0x24)]), InvalidState::BadEnPassant);
+    assert_invalid(
+        &edited(*State::initial().as_bytes(), &[(77, 0x54)]),
+        InvalidState::BadEnPassant,
+    );
+    assert_invalid(
+        &edited(*State::initial().as_bytes(), &[(61, 0x24)]),
+        InvalidState::BadEnPassant,
+    );
     // Black's byte set while black is to move (white just moved).
     let after_c5 = bytes_of("rnbqkbnr/pp1ppppp/8/2p5/8/8/PPPPPPPP/RNBQKBNR w KQkq c6 0 2");
     assert_eq!(after_c5[61], 0x22);
@@ -674,12 +1057,27 @@ fn invalid_08_bad_en_passant() {
 
 #[test]
 fn bad_lengths_and_hex() {
-    assert_eq!(State::from_bytes(&[0u8; 127]), Err(StateError::BadLength(127)));
-    assert_eq!(State::from_bytes(&[0u8; 129]), Err(StateError::BadLength(129)));
+    assert_eq!(
+        State::from_bytes(&[0u8; 127]),
+        Err(StateError::BadLength(127))
+    );
+    assert_eq!(
+        State::from_bytes(&[0u8; 129]),
+        Err(StateError::BadLength(129))
+    );
     assert_eq!(State::from_bytes(&[]), Err(StateError::BadLength(0)));
-    assert!(matches!(State::from_hex("zz"), Err(StateError::BadHex(_) | StateError::BadLength(_))));
-    assert!(matches!(State::from_hex(&INITIAL_HEX[..254]), Err(StateError::BadHex(_) | StateError::BadLength(_))));
-    assert!(matches!(State::from_hex(&format!("{}g", &INITIAL_HEX[..255])), Err(StateError::BadHex(_))));
+    assert!(matches!(
+        State::from_hex("zz"),
+        Err(StateError::BadHex(_) | StateError::BadLength(_))
+    ));
+    assert!(matches!(
+        State::from_hex(&INITIAL_HEX[..254]),
+        Err(StateError::BadHex(_) | StateError::BadLength(_))
+    ));
+    assert!(matches!(
+        State::from_hex(&format!("{}g", &INITIAL_HEX[..255])),
+        Err(StateError::BadHex(_))
+    ));
     assert!(State::from_hex("").is_err());
     assert!(State::from_hex("0x").is_err());
 }
@@ -689,14 +1087,29 @@ fn bad_lengths_and_hex() {
 #[test]
 fn statuses() {
     let cases = [
-        ("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3", Status::Checkmate),
+        (
+            "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
+            Status::Checkmate,
+        ),
         ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", Status::Stalemate),
-        ("8/8/4k3/8/8/3BK3/8/8 b - - 0 1", Status::InsufficientMaterial),
-        ("8/8/4k3/8/8/3NK3/8/8 b - - 0 1", Status::InsufficientMaterial),
+        (
+            "8/8/4k3/8/8/3BK3/8/8 b - - 0 1",
+            Status::InsufficientMaterial,
+        ),
+        (
+            "8/8/4k3/8/8/3NK3/8/8 b - - 0 1",
+            Status::InsufficientMaterial,
+        ),
         ("8/8/4kn2/8/8/3NK3/8/8 b - - 0 1", Status::Ongoing),
-        ("8/8/4k1b1/8/8/3BK3/8/8 b - - 0 1", Status::InsufficientMaterial), // g6 and d3 both light
-        ("8/8/4kb2/8/8/3BK3/8/8 b - - 0 1", Status::Ongoing),               // f6 dark, d3 light
-        ("8/8/4k3/8/8/3RK3/8/8 b - - 150 120", Status::SeventyFiveMoves),
+        (
+            "8/8/4k1b1/8/8/3BK3/8/8 b - - 0 1",
+            Status::InsufficientMaterial,
+        ), // g6 and d3 both light
+        ("8/8/4kb2/8/8/3BK3/8/8 b - - 0 1", Status::Ongoing), // f6 dark, d3 light
+        (
+            "8/8/4k3/8/8/3RK3/8/8 b - - 150 120",
+            Status::SeventyFiveMoves,
+        ),
         ("8/8/4k3/8/8/3RK3/8/8 b - - 149 120", Status::Ongoing),
         // Checkmate wins over the 75-move rule.
         ("7k/6Q1/6K1/8/8/8/8/8 b - - 200 150", Status::Checkmate),
@@ -732,5 +1145,8 @@ fn counters_saturate_and_wrap() {
     let next = s.play(raw("e8e7", 0)).unwrap();
     assert_eq!(next.ply(), 16383);
     assert_eq!((next.as_bytes()[8], next.as_bytes()[9]), (127, 127));
-    assert!(matches!(State::from_fen("4k3/8/8/8/8/8/8/R3K3 w - - 0 8193"), Err(FenError::MoveCountTooLarge(_))));
+    assert!(matches!(
+        State::from_fen("4k3/8/8/8/8/8/8/R3K3 w - - 0 8193"),
+        Err(FenError::MoveCountTooLarge(_))
+    ));
 }

@@ -38,6 +38,9 @@
 //! `--release`) and 10,000 (1,000) in a debug build; `CHESSREF_DIFF_POSITIONS` overrides
 //! the number of game positions. The counts are printed (`--nocapture` shows them).
 
+// shakmaty's PositionError carries the whole position; that is its API, not ours.
+#![allow(clippy::result_large_err)]
+
 use std::collections::BTreeSet;
 
 use alloy_primitives::keccak256;
@@ -54,7 +57,7 @@ const SEED: u64 = 0x0c4e_55ef_2026_1121;
 /// Random games stop after this many plies so that many start positions get
 /// their turn; every third game may run longer, into the 75-move rule.
 fn max_plies(game: usize) -> usize {
-    if game % 3 == 0 { 400 } else { 100 }
+    if game.is_multiple_of(3) { 400 } else { 100 }
 }
 
 /// Start positions: the chessprogramming-wiki perft positions plus edge cases.
@@ -87,9 +90,15 @@ const START_FENS: &[&str] = &[
 /// How many positions to compare: all 20,000 in an optimized build.
 fn positions_wanted() -> usize {
     if let Ok(text) = std::env::var("CHESSREF_DIFF_POSITIONS") {
-        return text.parse().expect("CHESSREF_DIFF_POSITIONS must be a number");
+        return text
+            .parse()
+            .expect("CHESSREF_DIFF_POSITIONS must be a number");
     }
-    if cfg!(debug_assertions) { 10_000 } else { 20_000 }
+    if cfg!(debug_assertions) {
+        10_000
+    } else {
+        20_000
+    }
 }
 
 /// UCI text of a raw move on on-board squares (independent of the crate's own writer).
@@ -138,7 +147,10 @@ fn expected_status(pos: &Chess) -> Status {
 
 /// shakmaty's square for a 0x88 index on the board.
 fn shak_square(index: u8) -> shakmaty::Square {
-    shakmaty::Square::from_coords(shakmaty::File::new(u32::from(index & 7)), shakmaty::Rank::new(u32::from(7 - (index >> 4))))
+    shakmaty::Square::from_coords(
+        shakmaty::File::new(u32::from(index & 7)),
+        shakmaty::Rank::new(u32::from(7 - (index >> 4))),
+    )
 }
 
 /// An independent model of ENCODING.md section 6 for a move whose origin holds a
@@ -162,9 +174,17 @@ fn expected_code(pos: &Chess, legal: bool, from: u8, to: u8, promotion: u8) -> u
     let dr = i32::from(from >> 4) - i32::from(to >> 4);
     let forward = if us == shakmaty::Color::White { 1 } else { -1 };
     let home_rank = if us == shakmaty::Color::White { 1 } else { 6 };
-    let king_home = if us == shakmaty::Color::White { shakmaty::Square::E1 } else { shakmaty::Square::E8 };
-    let castling_side = (role == R::King && f == king_home && dr == 0 && df.abs() == 2)
-        .then(|| if df > 0 { CastlingSide::KingSide } else { CastlingSide::QueenSide });
+    let king_home = if us == shakmaty::Color::White {
+        shakmaty::Square::E1
+    } else {
+        shakmaty::Square::E8
+    };
+    let castling_side =
+        (role == R::King && f == king_home && dr == 0 && df.abs() == 2).then_some(if df > 0 {
+            CastlingSide::KingSide
+        } else {
+            CastlingSide::QueenSide
+        });
     let geometry_ok = match role {
         R::Knight => (df.abs(), dr.abs()) == (1, 2) || (df.abs(), dr.abs()) == (2, 1),
         R::Bishop => df.abs() == dr.abs(),
@@ -204,8 +224,12 @@ fn expected_code(pos: &Chess, legal: bool, from: u8, to: u8, promotion: u8) -> u
     } else {
         let target_empty = board.piece_at(t).is_none();
         match role {
-            R::Bishop | R::Rook | R::Queen if (attacks::between(f, t) & occupied).any() => return 7,
-            R::Pawn if df == 0 && (!target_empty || (attacks::between(f, t) & occupied).any()) => return 7,
+            R::Bishop | R::Rook | R::Queen if (attacks::between(f, t) & occupied).any() => {
+                return 7;
+            }
+            R::Pawn if df == 0 && (!target_empty || (attacks::between(f, t) & occupied).any()) => {
+                return 7;
+            }
             R::Pawn if df != 0 && target_empty && pos.maybe_ep_square() != Some(t) => return 8,
             _ => {}
         }
@@ -266,44 +290,75 @@ fn compare_position(state: &State, pos: &Chess, counts: &mut Counts, bad: &mut M
     if ours != fen {
         bad.push(format!("FEN text: ours {ours:?}, shakmaty {fen:?}"));
     }
-    let reread = Fen::from_ascii(ours.as_bytes())
-        .map(|f| {
-            f.into_position::<Chess>(CastlingMode::Standard)
-                .or_else(|e| e.ignore_impossible_check())
-                .or_else(|e| e.ignore_too_much_material())
-        });
+    let reread = Fen::from_ascii(ours.as_bytes()).map(|f| {
+        f.into_position::<Chess>(CastlingMode::Standard)
+            .or_else(|e| e.ignore_impossible_check())
+            .or_else(|e| e.ignore_too_much_material())
+    });
     match reread {
         Ok(Ok(parsed)) if parsed == *pos => {}
-        Ok(Ok(_)) => bad.push(format!("{fen}: shakmaty reads our FEN {ours:?} as a different position")),
-        other => bad.push(format!("{fen}: shakmaty cannot read our FEN {ours:?}: {other:?}")),
+        Ok(Ok(_)) => bad.push(format!(
+            "{fen}: shakmaty reads our FEN {ours:?} as a different position"
+        )),
+        other => bad.push(format!(
+            "{fen}: shakmaty cannot read our FEN {ours:?}: {other:?}"
+        )),
     }
     match State::from_fen(&fen) {
         Ok(parsed) if parsed == *state => {}
-        Ok(parsed) => bad.push(format!("{fen}: our FEN import gives {} (hex {}), play gave hex {}", parsed.fen(), parsed.to_hex(), state.to_hex())),
+        Ok(parsed) => bad.push(format!(
+            "{fen}: our FEN import gives {} (hex {}), play gave hex {}",
+            parsed.fen(),
+            parsed.to_hex(),
+            state.to_hex()
+        )),
         Err(e) => bad.push(format!("{fen}: our FEN import rejects shakmaty's FEN: {e}")),
     }
     if to_shakmaty_color(state.turn()) != pos.turn() {
         bad.push(format!("{fen}: side to move differs"));
     }
-    let expected_ply = 2 * (pos.fullmoves().get() - 1) + u32::from(pos.turn() == shakmaty::Color::Black);
+    let expected_ply =
+        2 * (pos.fullmoves().get() - 1) + u32::from(pos.turn() == shakmaty::Color::Black);
     if u32::from(state.ply()) != expected_ply.min(16383) {
-        bad.push(format!("{fen}: ply {} expected {expected_ply}", state.ply()));
+        bad.push(format!(
+            "{fen}: ply {} expected {expected_ply}",
+            state.ply()
+        ));
     }
     if u32::from(state.halfmove_clock()) != pos.halfmoves().min(255) {
-        bad.push(format!("{fen}: halfmove clock {} expected {}", state.halfmove_clock(), pos.halfmoves()));
+        bad.push(format!(
+            "{fen}: halfmove clock {} expected {}",
+            state.halfmove_clock(),
+            pos.halfmoves()
+        ));
     }
 
     // Legal move sets.
     let theirs: BTreeSet<String> = pos.legal_moves().iter().map(|&m| shakmaty_uci(m)).collect();
     let our_moves = state.legal_moves();
-    let ours_set: BTreeSet<String> = our_moves.iter().map(|m| uci_of(m.from.index(), m.to.index(), m.promotion.map_or(0, Role::code))).collect();
+    let ours_set: BTreeSet<String> = our_moves
+        .iter()
+        .map(|m| {
+            uci_of(
+                m.from.index(),
+                m.to.index(),
+                m.promotion.map_or(0, Role::code),
+            )
+        })
+        .collect();
     if ours_set.len() != our_moves.len() {
-        bad.push(format!("{fen}: legal_moves has duplicates ({} moves, {} distinct)", our_moves.len(), ours_set.len()));
+        bad.push(format!(
+            "{fen}: legal_moves has duplicates ({} moves, {} distinct)",
+            our_moves.len(),
+            ours_set.len()
+        ));
     }
     if ours_set != theirs {
         let missing: Vec<_> = theirs.difference(&ours_set).collect();
         let extra: Vec<_> = ours_set.difference(&theirs).collect();
-        bad.push(format!("{fen}: legal moves differ: missing {missing:?}, extra {extra:?}"));
+        bad.push(format!(
+            "{fen}: legal moves differ: missing {missing:?}, extra {extra:?}"
+        ));
     }
     counts.legal_moves += theirs.len();
 
@@ -311,32 +366,53 @@ fn compare_position(state: &State, pos: &Chess, counts: &mut Counts, bad: &mut M
     let mover = state.turn();
     for from in (0u8..128).filter(|i| i & 0x88 == 0) {
         let from_sq = Square::new(from).expect("on board");
-        let Some(piece) = state.piece_at(from_sq) else { continue };
+        let Some(piece) = state.piece_at(from_sq) else {
+            continue;
+        };
         if piece.color != mover {
             continue;
         }
         for to in (0u8..128).filter(|i| i & 0x88 == 0) {
             let last_rank = if mover == Color::White { 0 } else { 7 };
-            let promotions: &[u8] =
-                if piece.role == Role::Pawn && to >> 4 == last_rank { &[0, 2, 3, 4, 5, 1, 6] } else { &[0, 5] };
+            let promotions: &[u8] = if piece.role == Role::Pawn && to >> 4 == last_rank {
+                &[0, 2, 3, 4, 5, 1, 6]
+            } else {
+                &[0, 5]
+            };
             for &promotion in promotions {
                 counts.check_calls += 1;
-                let raw = RawMove { from, to, promotion };
-                let uci = if promotion <= 5 && promotion != 1 { uci_of(from, to, promotion) } else { format!("{}+promotion {promotion}", uci_of(from, to, 0)) };
+                let raw = RawMove {
+                    from,
+                    to,
+                    promotion,
+                };
+                let uci = if promotion <= 5 && promotion != 1 {
+                    uci_of(from, to, promotion)
+                } else {
+                    format!("{}+promotion {promotion}", uci_of(from, to, 0))
+                };
                 let legal = promotion != 1 && promotion <= 5 && theirs.contains(&uci);
                 let verdict = state.check(raw);
                 let expected = expected_code(pos, legal, from, to, promotion);
                 match (&verdict, legal) {
                     (Ok(mv), true) => {
-                        let back = uci_of(mv.from.index(), mv.to.index(), mv.promotion.map_or(0, Role::code));
+                        let back = uci_of(
+                            mv.from.index(),
+                            mv.to.index(),
+                            mv.promotion.map_or(0, Role::code),
+                        );
                         if back != uci {
                             bad.push(format!("{fen}: check({uci}) accepted but returned {back}"));
                         }
                     }
-                    (Ok(_), false) => bad.push(format!("{fen}: check accepts {uci}, shakmaty says illegal")),
-                    (Err(code), true) => {
-                        bad.push(format!("{fen}: check rejects {uci} with {} ({}), shakmaty says legal", code.code(), code.name()))
+                    (Ok(_), false) => {
+                        bad.push(format!("{fen}: check accepts {uci}, shakmaty says illegal"))
                     }
+                    (Err(code), true) => bad.push(format!(
+                        "{fen}: check rejects {uci} with {} ({}), shakmaty says legal",
+                        code.code(),
+                        code.name()
+                    )),
                     (Err(code), false) => {
                         counts.by_code[usize::from(code.code())] += 1;
                         if code.code() != expected {
@@ -348,7 +424,10 @@ fn compare_position(state: &State, pos: &Chess, counts: &mut Counts, bad: &mut M
                 if verdict.is_err() {
                     let played = state.play(raw);
                     if played.as_ref().err() != verdict.as_ref().err() {
-                        bad.push(format!("{fen}: play({uci}) = {:?} but check = {verdict:?}", played.map(|s| s.fen())));
+                        bad.push(format!(
+                            "{fen}: play({uci}) = {:?} but check = {verdict:?}",
+                            played.map(|s| s.fen())
+                        ));
                     }
                 }
             }
@@ -363,7 +442,11 @@ fn compare_position(state: &State, pos: &Chess, counts: &mut Counts, bad: &mut M
     }
     counts.by_status[status as usize] += 1;
     if state.in_check() != pos.is_check() {
-        bad.push(format!("{fen}: in_check {} but shakmaty {}", state.in_check(), pos.is_check()));
+        bad.push(format!(
+            "{fen}: in_check {} but shakmaty {}",
+            state.in_check(),
+            pos.is_check()
+        ));
     }
     if pos.is_check() {
         counts.checks += 1;
@@ -372,15 +455,22 @@ fn compare_position(state: &State, pos: &Chess, counts: &mut Counts, bad: &mut M
         let ours = state.has_insufficient_material(color);
         let theirs = pos.has_insufficient_material(to_shakmaty_color(color));
         if ours != theirs {
-            bad.push(format!("{fen}: insufficient material for {color:?}: ours {ours}, shakmaty {theirs}"));
+            bad.push(format!(
+                "{fen}: insufficient material for {color:?}: ours {ours}, shakmaty {theirs}"
+            ));
         }
         counts.insufficient_sides += usize::from(theirs);
     }
     for color in [Color::White, Color::Black] {
         let king = state.king(color);
-        let expected = pos.board().king_of(to_shakmaty_color(color)).map(|sq| sq.to_string());
+        let expected = pos
+            .board()
+            .king_of(to_shakmaty_color(color))
+            .map(|sq| sq.to_string());
         if Some(king.to_string()) != expected {
-            bad.push(format!("{fen}: king({color:?}) = {king}, expected {expected:?}"));
+            bad.push(format!(
+                "{fen}: king({color:?}) = {king}, expected {expected:?}"
+            ));
         }
     }
 
@@ -395,7 +485,10 @@ fn compare_position(state: &State, pos: &Chess, counts: &mut Counts, bad: &mut M
         keyed[77] = 0;
     }
     if state.repetition_key() != keccak256(keyed) {
-        bad.push(format!("{fen}: repetition key differs from section 9 (legal ep square {:?})", pos.legal_ep_square()));
+        bad.push(format!(
+            "{fen}: repetition key differs from section 9 (legal ep square {:?})",
+            pos.legal_ep_square()
+        ));
     }
     if pos.maybe_ep_square().is_some() {
         counts.en_passant_positions += 1;
@@ -410,15 +503,23 @@ fn compare_position(state: &State, pos: &Chess, counts: &mut Counts, bad: &mut M
                     bad.push(format!("{fen}: repetition key ignores the en-passant byte: {same_key}; shakmaty legal ep square: {:?}", pos.legal_ep_square()));
                 }
             }
-            Err(e) => bad.push(format!("{fen}: clearing the en-passant byte gives an invalid state: {e}")),
+            Err(e) => bad.push(format!(
+                "{fen}: clearing the en-passant byte gives an invalid state: {e}"
+            )),
         }
     }
 
     // perft (the make/unmake path, not `play`) to depth 2, and 3 for every 40th position.
-    let depth = if counts.positions % 40 == 0 { 3 } else { 2 };
+    let depth = if counts.positions.is_multiple_of(40) {
+        3
+    } else {
+        2
+    };
     let (ours, theirs) = (perft(state, depth), shakmaty::perft(pos, depth));
     if ours != theirs {
-        bad.push(format!("{fen}: perft({depth}) ours {ours}, shakmaty {theirs}"));
+        bad.push(format!(
+            "{fen}: perft({depth}) ours {ours}, shakmaty {theirs}"
+        ));
     }
     counts.perft_nodes += theirs;
 
@@ -435,20 +536,31 @@ fn compare_position(state: &State, pos: &Chess, counts: &mut Counts, bad: &mut M
         let their_san = SanPlus::from_move(pos.clone(), m).to_string();
         match state.san(mv) {
             Ok(san) if san == their_san => {}
-            other => bad.push(format!("{fen}: SAN of {uci}: ours {other:?}, shakmaty {their_san:?}")),
+            other => bad.push(format!(
+                "{fen}: SAN of {uci}: ours {other:?}, shakmaty {their_san:?}"
+            )),
         }
         match state.parse_san(&their_san) {
             Ok(parsed) if parsed == mv => {}
-            other => bad.push(format!("{fen}: parse_san({their_san:?}) = {other:?}, expected {uci}")),
+            other => bad.push(format!(
+                "{fen}: parse_san({their_san:?}) = {other:?}, expected {uci}"
+            )),
         }
         match state.play(mv) {
             Ok(after) => {
                 let expected = shakmaty_fen(&next);
                 if after.fen() != expected {
-                    bad.push(format!("{fen}: after {uci} ours {}, shakmaty {expected}", after.fen()));
+                    bad.push(format!(
+                        "{fen}: after {uci} ours {}, shakmaty {expected}",
+                        after.fen()
+                    ));
                 }
             }
-            Err(e) => bad.push(format!("{fen}: play({uci}) rejected with {} ({})", e.code(), e.name())),
+            Err(e) => bad.push(format!(
+                "{fen}: play({uci}) rejected with {} ({})",
+                e.code(),
+                e.name()
+            )),
         }
     }
 }
@@ -467,7 +579,9 @@ fn pick_move(pos: &Chess, rng: &mut ChaCha8Rng) -> Option<shakmaty::Move> {
             15
         } else if m.is_capture() {
             6
-        } else if m.role() == shakmaty::Role::Pawn && m.from().is_some_and(|f| f.distance(m.to()) == 2) {
+        } else if m.role() == shakmaty::Role::Pawn
+            && m.from().is_some_and(|f| f.distance(m.to()) == 2)
+        {
             4
         } else {
             1
@@ -517,12 +631,18 @@ fn random_games_agree_with_shakmaty() {
             if expected_status(&pos) != Status::Ongoing {
                 break;
             }
-            let Some(m) = pick_move(&pos, &mut rng) else { break };
+            let Some(m) = pick_move(&pos, &mut rng) else {
+                break;
+            };
             let uci = shakmaty_uci(m);
             match state.play(Move::from_uci(&uci).expect("valid UCI")) {
                 Ok(next) => state = next,
                 Err(e) => {
-                    bad.push(format!("{}: game move {uci} rejected with {}; game abandoned", shakmaty_fen(&pos), e.code()));
+                    bad.push(format!(
+                        "{}: game move {uci} rejected with {}; game abandoned",
+                        shakmaty_fen(&pos),
+                        e.code()
+                    ));
                     break;
                 }
             }
@@ -533,11 +653,23 @@ fn random_games_agree_with_shakmaty() {
     println!("differential vs shakmaty 0.30.1: {counts:#?}");
     println!(
         "compared {} positions from {} seeded games (seed {SEED:#x}): {} legal moves, {} check() calls, {} moves played both ways, {} perft nodes",
-        counts.positions, counts.games, counts.legal_moves, counts.check_calls, counts.played_moves, counts.perft_nodes
+        counts.positions,
+        counts.games,
+        counts.legal_moves,
+        counts.check_calls,
+        counts.played_moves,
+        counts.perft_nodes
     );
-    assert!(counts.positions >= wanted, "only {} positions compared", counts.positions);
     assert!(
-        counts.en_passant_moves > 0 && counts.castling_moves > 0 && counts.promotion_moves > 0 && counts.by_status.iter().all(|&n| n > 0)
+        counts.positions >= wanted,
+        "only {} positions compared",
+        counts.positions
+    );
+    assert!(
+        counts.en_passant_moves > 0
+            && counts.castling_moves > 0
+            && counts.promotion_moves > 0
+            && counts.by_status.iter().all(|&n| n > 0)
             && counts.by_code[5..=14].iter().all(|&n| n > 0),
         "biasing failed: {counts:?}"
     );
@@ -590,7 +722,12 @@ fn special_positions_agree_with_shakmaty() {
         compare_position(&state, &pos, &mut counts, &mut bad);
     }
     println!("special positions: {counts:?}");
-    assert!(bad.total == 0, "{} mismatches:\n{}", bad.total, bad.shown.join("\n"));
+    assert!(
+        bad.total == 0,
+        "{} mismatches:\n{}",
+        bad.total,
+        bad.shown.join("\n")
+    );
 }
 
 /// A random piece placement as FEN (not necessarily a valid position): two
@@ -600,13 +737,17 @@ fn special_positions_agree_with_shakmaty() {
 fn random_placement_fen(rng: &mut ChaCha8Rng) -> String {
     let mut board = [' '; 64]; // index = rank * 8 + file, rank 0 = rank 1
     let mut empty: Vec<usize> = (0..64).collect();
-    let place = |rng: &mut ChaCha8Rng, piece: char, board: &mut [char; 64], empty: &mut Vec<usize>| {
-        let candidates: Vec<usize> =
-            empty.iter().copied().filter(|&sq| !(piece.eq_ignore_ascii_case(&'p') && (sq < 8 || sq >= 56))).collect();
-        let sq = candidates[rng.random_range(0..candidates.len())];
-        empty.retain(|&e| e != sq);
-        board[sq] = piece;
-    };
+    let place =
+        |rng: &mut ChaCha8Rng, piece: char, board: &mut [char; 64], empty: &mut Vec<usize>| {
+            let candidates: Vec<usize> = empty
+                .iter()
+                .copied()
+                .filter(|&sq| !piece.eq_ignore_ascii_case(&'p') || (8..56).contains(&sq))
+                .collect();
+            let sq = candidates[rng.random_range(0..candidates.len())];
+            empty.retain(|&e| e != sq);
+            board[sq] = piece;
+        };
     // Kings at home half of the time, so that castling rights are possible.
     for (king, home) in [('K', 4usize), ('k', 60)] {
         if rng.random_bool(0.5) && board[home] == ' ' {
@@ -629,17 +770,28 @@ fn random_placement_fen(rng: &mut ChaCha8Rng) -> String {
     }
     let white = rng.random_bool(0.5);
     let mut castling = String::new();
-    for (flag, king_sq, king, rook_sq, rook) in
-        [('K', 4, 'K', 7, 'R'), ('Q', 4, 'K', 0, 'R'), ('k', 60, 'k', 63, 'r'), ('q', 60, 'k', 56, 'r')]
-    {
+    for (flag, king_sq, king, rook_sq, rook) in [
+        ('K', 4, 'K', 7, 'R'),
+        ('Q', 4, 'K', 0, 'R'),
+        ('k', 60, 'k', 63, 'r'),
+        ('q', 60, 'k', 56, 'r'),
+    ] {
         if board[king_sq] == king && board[rook_sq] == rook && rng.random_bool(0.5) {
             castling.push(flag);
         }
     }
     // En passant: the side not to move just double-stepped a pawn.
-    let (pawn, pushed_rank, passed_rank, from_rank) = if white { ('p', 4, 5, 6) } else { ('P', 3, 2, 1) };
+    let (pawn, pushed_rank, passed_rank, from_rank) = if white {
+        ('p', 4, 5, 6)
+    } else {
+        ('P', 3, 2, 1)
+    };
     let ep_files: Vec<usize> = (0..8)
-        .filter(|&f| board[pushed_rank * 8 + f] == pawn && board[passed_rank * 8 + f] == ' ' && board[from_rank * 8 + f] == ' ')
+        .filter(|&f| {
+            board[pushed_rank * 8 + f] == pawn
+                && board[passed_rank * 8 + f] == ' '
+                && board[from_rank * 8 + f] == ' '
+        })
         .collect();
     let ep = if !ep_files.is_empty() && rng.random_bool(0.5) {
         let f = ep_files[rng.random_range(0..ep_files.len())];
@@ -669,9 +821,21 @@ fn random_placement_fen(rng: &mut ChaCha8Rng) -> String {
             placement.push('/');
         }
     }
-    let castling = if castling.is_empty() { "-".to_owned() } else { castling };
-    let halfmove = if ep == "-" { rng.random_range(0..160) } else { 0 };
-    format!("{placement} {} {castling} {ep} {halfmove} {}", if white { 'w' } else { 'b' }, rng.random_range(1..200))
+    let castling = if castling.is_empty() {
+        "-".to_owned()
+    } else {
+        castling
+    };
+    let halfmove = if ep == "-" {
+        rng.random_range(0..160)
+    } else {
+        0
+    };
+    format!(
+        "{placement} {} {castling} {ep} {halfmove} {}",
+        if white { 'w' } else { 'b' },
+        rng.random_range(1..200)
+    )
 }
 
 /// Random placements, most of them positions no game reaches: both sides must
@@ -689,12 +853,19 @@ fn random_placements_agree_with_shakmaty() {
         tried += 1;
         let fen = random_placement_fen(&mut rng);
         let ours = State::from_fen(&fen);
-        let theirs = Fen::from_ascii(fen.as_bytes()).expect("well-formed FEN").into_position::<Chess>(CastlingMode::Standard);
-        let theirs = theirs.or_else(|e| e.ignore_impossible_check()).or_else(|e| e.ignore_too_much_material());
+        let theirs = Fen::from_ascii(fen.as_bytes())
+            .expect("well-formed FEN")
+            .into_position::<Chess>(CastlingMode::Standard);
+        let theirs = theirs
+            .or_else(|e| e.ignore_impossible_check())
+            .or_else(|e| e.ignore_too_much_material());
         match (ours, theirs) {
             (Ok(state), Ok(pos)) => compare_position(&state, &pos, &mut counts, &mut bad),
             (Err(_), Err(_)) => refused += 1,
-            (Ok(_), Err(e)) => bad.push(format!("{fen}: we accept it, shakmaty refuses: {:?}", e.kinds())),
+            (Ok(_), Err(e)) => bad.push(format!(
+                "{fen}: we accept it, shakmaty refuses: {:?}",
+                e.kinds()
+            )),
             (Err(e), Ok(_)) => bad.push(format!("{fen}: shakmaty accepts it, we refuse: {e}")),
         }
         if bad.total > 40 {
@@ -702,5 +873,10 @@ fn random_placements_agree_with_shakmaty() {
         }
     }
     println!("random placements: {tried} tried, {refused} refused by both, {counts:?}");
-    assert!(bad.total == 0, "{} mismatches with shakmaty; first ones:\n{}", bad.total, bad.shown.join("\n"));
+    assert!(
+        bad.total == 0,
+        "{} mismatches with shakmaty; first ones:\n{}",
+        bad.total,
+        bad.shown.join("\n")
+    );
 }

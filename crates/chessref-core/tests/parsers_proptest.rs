@@ -20,10 +20,17 @@ use shakmaty::{Chess, Position};
 
 /// Cases per property: 2,000 in a debug build (about 10 s in all), 16,000 when
 /// optimized (CI runs `--release`; about 5 s).
-const CASES: u32 = if cfg!(debug_assertions) { 2_000 } else { 16_000 };
+const CASES: u32 = if cfg!(debug_assertions) {
+    2_000
+} else {
+    16_000
+};
 
 fn config(cases: u32) -> Config {
-    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(cases);
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(cases);
     Config {
         cases,
         failure_persistence: None,
@@ -89,13 +96,20 @@ static GENERATED_PGNS: LazyLock<Vec<String>> = LazyLock::new(|| {
 
 /// One edit of a text: `(position, kind, byte)`; kind 0 replaces, 1 inserts, 2 deletes.
 fn edits(alphabet: &'static [u8], max: usize) -> impl Strategy<Value = Vec<(usize, u8, u8)>> {
-    prop::collection::vec((any::<usize>(), 0u8..3, prop::sample::select(alphabet)), 0..max)
+    prop::collection::vec(
+        (any::<usize>(), 0u8..3, prop::sample::select(alphabet)),
+        0..max,
+    )
 }
 
 fn mutate(base: &[u8], edits: &[(usize, u8, u8)]) -> Vec<u8> {
     let mut bytes = base.to_vec();
     for &(at, kind, byte) in edits {
-        let pos = if bytes.is_empty() { 0 } else { at % (bytes.len() + usize::from(kind == 1)) };
+        let pos = if bytes.is_empty() {
+            0
+        } else {
+            at % (bytes.len() + usize::from(kind == 1))
+        };
         match kind {
             0 if pos < bytes.len() => bytes[pos] = byte,
             1 => bytes.insert(pos.min(bytes.len()), byte),
@@ -116,7 +130,8 @@ const HEX_ALPHABET: &[u8] = b"0123456789abcdefABCDEFx g";
 /// Everything a valid state offers must work without panicking and be consistent.
 fn exercise_state(s: &State) {
     let fen = s.fen();
-    let back = State::from_fen(&fen).unwrap_or_else(|e| panic!("our own FEN {fen:?} is refused: {e}"));
+    let back =
+        State::from_fen(&fen).unwrap_or_else(|e| panic!("our own FEN {fen:?} is refused: {e}"));
     let (a, b) = (s.as_bytes(), back.as_bytes());
     for i in (0..128).filter(|i| ![8, 9].contains(i)) {
         assert_eq!(a[i], b[i], "FEN round trip changes byte {i}: {fen}");
@@ -127,21 +142,44 @@ fn exercise_state(s: &State) {
     let _ = s.repetition_key();
     let _ = s.status();
     for m in s.legal_moves() {
-        assert!(s.check(m).is_ok(), "{fen}: legal_moves lists {m} but check refuses it");
-        let san = s.san(m).unwrap_or_else(|e| panic!("{fen}: no SAN for legal {m}: {e}"));
-        assert_eq!(s.parse_san(&san), Ok(m), "{fen}: SAN {san} of {m} does not parse back");
-        assert_eq!(s.parse_move(&m.to_uci()), Ok(m), "{fen}: UCI {m} does not parse back");
-        let _ = s.play(m).unwrap_or_else(|e| panic!("{fen}: legal {m} refused by play: {e}"));
+        assert!(
+            s.check(m).is_ok(),
+            "{fen}: legal_moves lists {m} but check refuses it"
+        );
+        let san = s
+            .san(m)
+            .unwrap_or_else(|e| panic!("{fen}: no SAN for legal {m}: {e}"));
+        assert_eq!(
+            s.parse_san(&san),
+            Ok(m),
+            "{fen}: SAN {san} of {m} does not parse back"
+        );
+        assert_eq!(
+            s.parse_move(&m.to_uci()),
+            Ok(m),
+            "{fen}: UCI {m} does not parse back"
+        );
+        let _ = s
+            .play(m)
+            .unwrap_or_else(|e| panic!("{fen}: legal {m} refused by play: {e}"));
     }
 }
 
 /// Any text parse_san / parse_move accepts must be a legal move.
 fn exercise_move_text(s: &State, text: &str) {
     if let Ok(m) = s.parse_san(text) {
-        assert!(s.check(m).is_ok(), "parse_san({text:?}) = {m}, an illegal move in {}", s.fen());
+        assert!(
+            s.check(m).is_ok(),
+            "parse_san({text:?}) = {m}, an illegal move in {}",
+            s.fen()
+        );
     }
     if let Ok(m) = s.parse_move(text) {
-        assert!(s.check(m).is_ok(), "parse_move({text:?}) = {m}, an illegal move in {}", s.fen());
+        assert!(
+            s.check(m).is_ok(),
+            "parse_move({text:?}) = {m}, an illegal move in {}",
+            s.fen()
+        );
     }
     if let Ok(m) = Move::from_uci(text) {
         assert_eq!(Move::from_uci(&m.to_uci()), Ok(m));
@@ -163,7 +201,11 @@ fn exercise_pgn(bytes: &[u8]) {
             let _ = game.replay_prefix();
         }
     }
-    assert!(items < bound || reader.next().is_none(), "PgnReader yields more than {bound} items for {} bytes", bytes.len());
+    assert!(
+        items < bound || reader.next().is_none(),
+        "PgnReader yields more than {bound} items for {} bytes",
+        bytes.len()
+    );
 }
 
 proptest! {
@@ -307,7 +349,12 @@ fn pgn_move_after_the_end_is_refused() {
     let second = games[1].as_ref().expect("reads");
     assert_eq!(second.index, 2);
     assert_eq!(second.sans, ["b8=N", "Kd7"]);
-    let error = second.replay().expect_err("Kd7 comes after insufficient material");
+    let error = second
+        .replay()
+        .expect_err("Kd7 comes after insufficient material");
     let text = error.to_string();
-    assert!(text.contains("game 2") && text.contains("ply 2") && text.contains("Kd7"), "{text}");
+    assert!(
+        text.contains("game 2") && text.contains("ply 2") && text.contains("Kd7"),
+        "{text}"
+    );
 }

@@ -91,7 +91,12 @@ fn divide_sums_to_perft() {
     }
     // Known divide entries of the initial position at depth 3.
     let divide = perft_divide(&State::initial(), 3);
-    let count = |uci: &str| divide.iter().find(|(m, _)| m.to_uci() == uci).map(|(_, n)| *n);
+    let count = |uci: &str| {
+        divide
+            .iter()
+            .find(|(m, _)| m.to_uci() == uci)
+            .map(|(_, n)| *n)
+    };
     assert_eq!(count("e2e4"), Some(600));
     assert_eq!(count("g1f3"), Some(440));
     assert_eq!(count("a2a3"), Some(380));
@@ -99,38 +104,56 @@ fn divide_sums_to_perft() {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "deep perft: run in release (cargo test --release -p chessref-core --test perft); .ci/run does")]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "deep perft: run in release (cargo test --release -p chessref-core --test perft); .ci/run does"
+)]
 fn deep_initial() {
     check_depths("initial", INITIAL, INITIAL_COUNTS, 5, 6);
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "deep perft: run in release (cargo test --release -p chessref-core --test perft); .ci/run does")]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "deep perft: run in release (cargo test --release -p chessref-core --test perft); .ci/run does"
+)]
 fn deep_kiwipete() {
     check_depths("kiwipete", KIWIPETE, KIWIPETE_COUNTS, 4, 5);
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "deep perft: run in release (cargo test --release -p chessref-core --test perft); .ci/run does")]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "deep perft: run in release (cargo test --release -p chessref-core --test perft); .ci/run does"
+)]
 fn deep_pos3() {
     check_depths("pos3", POS3, POS3_COUNTS, 6, 7);
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "deep perft: run in release (cargo test --release -p chessref-core --test perft); .ci/run does")]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "deep perft: run in release (cargo test --release -p chessref-core --test perft); .ci/run does"
+)]
 fn deep_pos4_and_mirror() {
     check_depths("pos4", POS4, POS4_COUNTS, 4, 5);
     check_depths("pos4-mirrored", POS4_MIRRORED, POS4_COUNTS, 4, 5);
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "deep perft: run in release (cargo test --release -p chessref-core --test perft); .ci/run does")]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "deep perft: run in release (cargo test --release -p chessref-core --test perft); .ci/run does"
+)]
 fn deep_pos5() {
     check_depths("pos5", POS5, POS5_COUNTS, 4, 5);
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "deep perft: run in release (cargo test --release -p chessref-core --test perft); .ci/run does")]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "deep perft: run in release (cargo test --release -p chessref-core --test perft); .ci/run does"
+)]
 fn deep_pos6() {
     check_depths("pos6", POS6, POS6_COUNTS, 4, 5);
 }
