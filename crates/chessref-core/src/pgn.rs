@@ -571,7 +571,8 @@ fn classify(token: &[u8]) -> Token<'_> {
     match token {
         b"1-0" => return Token::Result("1-0"),
         b"0-1" => return Token::Result("0-1"),
-        b"1/2-1/2" => return Token::Result("1/2-1/2"),
+        // Some exports write the draw with the one-half sign.
+        b"1/2-1/2" | b"\xc2\xbd-\xc2\xbd" => return Token::Result("1/2-1/2"),
         b"*" => return Token::Result("*"),
         _ => {}
     }
@@ -758,6 +759,7 @@ mod tests {
         assert!(matches!(classify(b"Nf3+"), Token::Move(b"Nf3+")));
         assert!(matches!(classify(b"0-0-0"), Token::Move(b"0-0-0")));
         assert!(matches!(classify(b"1/2-1/2"), Token::Result("1/2-1/2")));
+        assert!(matches!(classify("\u{bd}-\u{bd}".as_bytes()), Token::Result("1/2-1/2")));
     }
 
     // Replay tests need the rules engine (State::parse_san, Game::play).
