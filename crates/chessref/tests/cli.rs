@@ -60,6 +60,8 @@ fn perft_divide_lists_every_move_then_the_total() {
     let sum: u64 = lines[..20].iter().map(|l| l.split(": ").nth(1).unwrap().parse::<u64>().unwrap()).sum();
     assert_eq!(sum, 400);
     assert_eq!(lines[20], "400");
+    let o = chessref(&["perft", "0", "--divide"]);
+    assert_eq!(stdout(&o), "1\n");
 }
 
 #[test]

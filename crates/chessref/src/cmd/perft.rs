@@ -25,7 +25,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if args.depth > 20 {
         return Err(CliError::Arg(format!("perft depth {} is too deep (at most 20)", args.depth)));
     }
-    let total = if args.divide {
+    // Depth 0 has no moves to divide by: its one node is the position itself.
+    let total = if args.divide && args.depth > 0 {
         let mut rows = chessref_core::perft_divide(&state, args.depth);
         rows.sort_by_key(|(mv, _)| mv.to_uci());
         for (mv, count) in &rows {
