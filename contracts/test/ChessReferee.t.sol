@@ -384,6 +384,66 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         assertEq(reason, 4);
     }
 
+    /// @dev Starts a zero-stake game from `fen` and expects `mv` to revert with `code`.
+    function _expectIllegal(string memory fen, uint24 mv, uint8 code) internal {
+        uint256 id = _create(alice, bob, true, 0, _fen(fen));
+        _join(id, bob, 0);
+        Position memory p = pos[id];
+        vm.prank(_mover(id));
+        vm.expectRevert(abi.encodeWithSelector(IllegalMove.selector, code));
+        ref.move(id, p.state, p.history, p.clock, mv);
+        assertEq(ref.getGame(id).commitment, ref.positionCommitment(p.state, p.history, p.clock));
+    }
+
+    string internal constant START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    /// @notice Every ENCODING.md section 6 code reaches the caller unchanged through `move`.
+    function test_Move_PassesEverySection6Code() public {
+        _expectIllegal(START, uint24((8 << 16) | (16 << 8)), 1);
+        _expectIllegal(START, _uci("e2e2"), 2);
+        _expectIllegal(START, _uci("e3e4"), 3);
+        _expectIllegal(START, _uci("e7e5"), 4);
+        _expectIllegal(START, _uci("a1a2"), 5);
+        _expectIllegal(START, _uci("e2e5"), 6);
+        _expectIllegal(START, _uci("a1a3"), 7);
+        _expectIllegal(START, _uci("e2d3"), 8);
+        _expectIllegal("4k3/8/8/8/8/8/8/4K2R w - - 0 1", _uci("e1g1"), 9);
+        _expectIllegal("4k3/8/8/8/8/8/4r3/4K2R w K - 0 1", _uci("e1g1"), 10);
+        _expectIllegal("4kr2/8/8/8/8/8/8/4K2R w K - 0 1", _uci("e1g1"), 11);
+        _expectIllegal("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", _uci("b7b8"), 12);
+        _expectIllegal(START, _uci("e2e4q"), 13);
+        _expectIllegal("4k3/8/8/8/8/3n4/8/R3K3 w - - 0 1", _uci("e1f2"), 14);
+    }
+
+    function _expectInvalidStart(bytes memory start, uint8 code) internal {
+        vm.prank(alice);
+        vm.expectRevert(abi.encodeWithSelector(InvalidState.selector, code));
+        ref.createGame(bob, true, address(0), 0, INITIAL, INCREMENT, start);
+    }
+
+    /// @notice Every ENCODING.md section 7 code refuses a custom start through `createGame`.
+    function test_CreateGame_PassesEverySection7Code() public {
+        bytes memory s = _fen(START);
+        s[0] = bytes1(uint8(7));
+        _expectInvalidStart(s, 1);
+        s = _fen(START);
+        s[12] = bytes1(uint8(1));
+        _expectInvalidStart(s, 2);
+        s = _fen(START);
+        s[4] = 0;
+        _expectInvalidStart(s, 3);
+        s = _fen(START);
+        s[123] = bytes1(uint8(0x75));
+        _expectInvalidStart(s, 4);
+        _expectInvalidStart(_fen("4k2P/8/8/8/8/8/8/4K3 w - - 0 1"), 5);
+        _expectInvalidStart(_fen("4k3/8/8/8/8/8/8/4K2r b - - 0 1"), 6);
+        _expectInvalidStart(_fen("4k3/8/8/8/8/8/8/4K3 w K - 0 1"), 7);
+        s = _fen(START);
+        s[77] = bytes1(uint8(84));
+        _expectInvalidStart(s, 8);
+        assertEq(ref.nextGameId(), 1);
+    }
+
     // ================================================================ resign
 
     function test_Resign_OpponentWins() public {
