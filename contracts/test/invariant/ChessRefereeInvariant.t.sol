@@ -38,8 +38,10 @@ contract RefereeHandler {
         }
     }
 
-    function actorCount() external pure returns (uint256) {
-        return 3;
+    /// @notice The position of `gameId` as rebuilt from events.
+    function position(uint256 gameId) external view returns (bytes memory, bytes32, uint256) {
+        Position storage p = pos[gameId];
+        return (p.state, p.history, p.clock);
     }
 
     function _actor(uint256 seed) internal view returns (address) {
@@ -262,6 +264,7 @@ contract ChessRefereeInvariantTest is Test {
         invariant_EthBalanceEqualsStakesPlusCredits();
         invariant_TokenBalanceEqualsStakesPlusCredits();
         invariant_OnlyRunningGamesHaveACommitment();
+        invariant_EventsAlwaysCarryTheCommittedPosition();
     }
 
     /// @dev Stakes the contract must hold for games not yet settled, in `asset`.
@@ -289,6 +292,17 @@ contract ChessRefereeInvariantTest is Test {
     /// forge-config: default.invariant.fail-on-revert = true
     function invariant_TokenBalanceEqualsStakesPlusCredits() public view {
         assertEq(token.balanceOf(address(ref)), _held(address(token)) + _credits(address(token)));
+    }
+
+    /// forge-config: default.invariant.fail-on-revert = true
+    function invariant_EventsAlwaysCarryTheCommittedPosition() public view {
+        uint256 n = ref.nextGameId();
+        for (uint256 id = 1; id < n; ++id) {
+            ChessReferee.GameInfo memory g = ref.getGame(id);
+            if (g.phase != 2) continue;
+            (bytes memory state, bytes32 history, uint256 clock) = handler.position(id);
+            assertEq(ref.positionCommitment(state, history, clock), g.commitment);
+        }
     }
 
     /// forge-config: default.invariant.fail-on-revert = true
