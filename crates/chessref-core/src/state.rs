@@ -391,6 +391,12 @@ impl State {
 
     /// Applies a move (section 5, byte for byte), or rejects it as [`State::check`] does.
     pub fn play(&self, mv: impl Into<RawMove>) -> Result<State, Rejection> {
+        self.check_and_play(mv).map(|(_, next)| next)
+    }
+
+    /// [`State::check`] and [`State::play`] in one pass: the well-formed move and
+    /// the state after it, or the section 6 rejection.
+    pub fn check_and_play(&self, mv: impl Into<RawMove>) -> Result<(Move, State), Rejection> {
         let raw = mv.into();
         let kind = self.precheck(raw)?;
         let mut next = self.0;
@@ -435,7 +441,12 @@ impl State {
         next[idx::MOVE_COUNT_HIGH] = (count >> 7) as u8;
         next[idx::MOVE_COUNT_LOW] = (count & 127) as u8;
         next[idx::CURRENT_PLAYER] = (-us) as u8;
-        Ok(State(next))
+        let mv = Move {
+            from: Square::from_index_unchecked(raw.from),
+            to: Square::from_index_unchecked(raw.to),
+            promotion: Role::from_code(raw.promotion),
+        };
+        Ok((mv, State(next)))
     }
 
     /// Section 6 checks 1 to 13, in order.
@@ -836,7 +847,11 @@ mod tests {
     }
 
     fn play_uci(state: &State, uci: &str) -> State {
-        state.play(Move::from_uci(uci).unwrap()).unwrap()
+        let mv = Move::from_uci(uci).unwrap();
+        let (checked, next) = state.check_and_play(mv).unwrap();
+        assert_eq!(checked, mv);
+        assert_eq!(state.play(mv), Ok(next));
+        next
     }
 
     #[test]
