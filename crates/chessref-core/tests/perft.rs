@@ -2,6 +2,10 @@
 //! 3 to 6, and position 4 mirrored); node counts are public facts
 //! (<https://www.chessprogramming.org/Perft_Results>).
 //!
+//! Also 14 "tricky" positions (illegal en passant, castling giving check,
+//! promotions out of and into check, stalemate traps), each count recomputed
+//! with shakmaty.
+//!
 //! The shallow depths (at most ~700,000 nodes each) always run. The deep ones
 //! (every depth up to the last below 200 million nodes: about 760 million nodes
 //! in all) are ignored in a debug build, where they would take hours, and run
@@ -156,4 +160,132 @@ fn deep_pos5() {
 )]
 fn deep_pos6() {
     check_depths("pos6", POS6, POS6_COUNTS, 4, 5);
+}
+
+/// Positions built to catch specific move-generator bugs (the perft suite
+/// collected by Martin Sedlak on TalkChess, counts widely republished). Each
+/// count is also recomputed with shakmaty 0.30.1, so a typo here cannot pass.
+const TRICKY: &[(&str, &str, u32, u64)] = &[
+    (
+        "illegal en passant 1",
+        "3k4/3p4/8/K1P4r/8/8/8/8 b - - 0 1",
+        6,
+        1_134_888,
+    ),
+    (
+        "illegal en passant 2",
+        "8/8/4k3/8/2p5/8/B2P2K1/8 w - - 0 1",
+        6,
+        1_015_133,
+    ),
+    (
+        "en passant gives check",
+        "8/8/1k6/2b5/2pP4/8/5K2/8 b - d3 0 1",
+        6,
+        1_440_467,
+    ),
+    (
+        "short castling gives check",
+        "5k2/8/8/8/8/8/8/4K2R w K - 0 1",
+        6,
+        661_072,
+    ),
+    (
+        "long castling gives check",
+        "3k4/8/8/8/8/8/8/R3K3 w Q - 0 1",
+        6,
+        803_711,
+    ),
+    (
+        "castling rights",
+        "r3k2r/1b4bq/8/8/8/8/7B/R3K2R w KQkq - 0 1",
+        4,
+        1_274_206,
+    ),
+    (
+        "castling prevented",
+        "r3k2r/8/3Q4/8/8/5q2/8/R3K2R b KQkq - 0 1",
+        4,
+        1_720_476,
+    ),
+    (
+        "promote out of check",
+        "2K2r2/4P3/8/8/8/8/8/3k4 w - - 0 1",
+        6,
+        3_821_001,
+    ),
+    (
+        "discovered check",
+        "8/8/1P2K3/8/2n5/1q6/8/5k2 b - - 0 1",
+        5,
+        1_004_658,
+    ),
+    (
+        "promote to give check",
+        "4k3/1P6/8/8/8/8/K7/8 w - - 0 1",
+        6,
+        217_342,
+    ),
+    (
+        "underpromote to check",
+        "8/P1k5/K7/8/8/8/8/8 w - - 0 1",
+        6,
+        92_683,
+    ),
+    ("self stalemate", "K1k5/8/P7/8/8/8/8/8 w - - 0 1", 6, 2_217),
+    (
+        "stalemate and checkmate 1",
+        "8/k1P5/8/1K6/8/8/8/8 w - - 0 1",
+        7,
+        567_584,
+    ),
+    (
+        "stalemate and checkmate 2",
+        "8/8/2k5/5q2/5n2/8/5K2/8 b - - 0 1",
+        4,
+        23_527,
+    ),
+];
+
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "tricky perft (~12 million nodes): run in release (cargo test --release -p chessref-core --test perft); .ci/run does"
+)]
+fn tricky_positions() {
+    use shakmaty::{CastlingMode, Chess, fen::Fen};
+    for &(name, fen, depth, expected) in TRICKY {
+        let theirs: Chess = Fen::from_ascii(fen.as_bytes())
+            .expect("FEN")
+            .into_position(CastlingMode::Standard)
+            .expect("position");
+        assert_eq!(
+            shakmaty::perft(&theirs, depth),
+            expected,
+            "shakmaty disagrees with the published count: {name}"
+        );
+        assert_eq!(
+            perft(&state(fen), depth),
+            expected,
+            "perft({name}, {depth}) for {fen}"
+        );
+    }
+}
+
+/// The same positions one ply shallower, always on (a few hundred thousand nodes).
+#[test]
+fn tricky_positions_shallow() {
+    use shakmaty::{CastlingMode, Chess, fen::Fen};
+    for &(name, fen, depth, _) in TRICKY {
+        let theirs: Chess = Fen::from_ascii(fen.as_bytes())
+            .expect("FEN")
+            .into_position(CastlingMode::Standard)
+            .expect("position");
+        let depth = depth - 2;
+        assert_eq!(
+            perft(&state(fen), depth),
+            shakmaty::perft(&theirs, depth),
+            "perft({name}, {depth}) for {fen}"
+        );
+    }
 }
