@@ -98,6 +98,12 @@ impl Game {
         Game { states: vec![start], moves: Vec::new(), status: start.status() }
     }
 
+    /// Reserves room for `plies` more moves (replaying a known main line).
+    pub(crate) fn reserve(&mut self, plies: usize) {
+        self.states.reserve(plies);
+        self.moves.reserve(plies);
+    }
+
     /// The start state.
     pub fn start(&self) -> &State {
         &self.states[0]

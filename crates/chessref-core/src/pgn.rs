@@ -173,6 +173,7 @@ impl PgnGame {
     /// why it stopped (if it did). Errs only when there is no start position.
     pub fn replay_prefix(&self) -> Result<Replay, PgnError> {
         let mut game = Game::new(self.start()?);
+        game.reserve(self.sans.len());
         for (i, san) in self.sans.iter().enumerate() {
             let ply = i + 1;
             if NULL_MOVES.contains(&san.as_str()) {
