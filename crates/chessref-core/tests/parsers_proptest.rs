@@ -10,7 +10,7 @@
 use std::io::Cursor;
 use std::sync::LazyLock;
 
-use chessref_core::{Move, PgnReader, RawMove, State};
+use chessref_core::{Move, PgnReader, RawMove, Square, State};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, RngSeed};
 use rand::{RngExt, SeedableRng};
@@ -283,6 +283,18 @@ proptest! {
         let mv = RawMove::from_packed(packed);
         let checked = s.check(mv);
         prop_assert_eq!(s.play(mv).err(), checked.err());
+    }
+
+    #[test]
+    fn packed_moves_round_trip(packed in any::<u32>()) {
+        prop_assert_eq!(RawMove::from_packed(packed).packed(), packed & 0xff_ffff);
+    }
+
+    #[test]
+    fn square_text(text in "[a-j][0-9]|.{0,3}") {
+        if let Ok(square) = text.parse::<Square>() {
+            prop_assert_eq!(square.to_string(), text);
+        }
     }
 
     #[test]
