@@ -10,9 +10,12 @@ need cargo
 need node
 need npm
 
-# Node packages exactly as locked (forge and anvil ship as npm binaries).
+# Node packages as locked (forge and anvil ship as npm binaries). Not `npm ci`:
+# the lock can never list forge's/anvil's darwin-amd64 and linux-arm64 optional
+# packages (the registry has none), so `npm ci` refuses it as out of sync;
+# `npm install` honours the lock and the exact versions of package.json.
 if [ ! -x node_modules/.bin/forge ] || [ ! -x node_modules/.bin/anvil ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund --loglevel=error
+  npm install --no-audit --no-fund --loglevel=error
 fi
 
 chmod +x scripts/solc-shim
