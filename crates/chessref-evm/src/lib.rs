@@ -29,6 +29,6 @@ pub use revm_chain::{ACCOUNT_BALANCE, ACCOUNT_COUNT, CHAIN_ID, GENESIS_TIMESTAMP
 pub use rpc_chain::RpcChain;
 pub use referee::{Acted, Created, Ending, GameSetup, Joined, Moved, Position, Referee};
 pub use replay::{GameReport, ReplaySummary, Replayer};
-pub use rules::RulesView;
+pub use rules::{RulesView, evm_check};
 pub use simulate::{SimulateOptions, SimulateSummary, simulate};
 pub use stats::GasStats;

@@ -97,3 +97,20 @@ impl<C: Chain> RulesView<C> {
         Ok(moves.into_iter().map(|m| m.to::<u32>()).collect())
     }
 }
+
+/// The contract's verdict on one move: `check(state, move)` answered by the
+/// compiled `ChessRulesView` on a fresh in-process revm chain (what
+/// `chessref check --evm` prints). `Err(rejection)` carries the section 6 code.
+pub fn evm_check(
+    state: &chessref_core::State,
+    raw: chessref_core::RawMove,
+) -> Result<Result<(), chessref_core::Rejection>, EvmError> {
+    let mut view = RulesView::deploy(crate::RevmChain::new())?;
+    let code = view.check(state.as_bytes(), raw.packed())?;
+    if code == 0 {
+        return Ok(Ok(()));
+    }
+    chessref_core::Rejection::from_code(code)
+        .map(Err)
+        .ok_or(EvmError::Decode { operation: "check", message: format!("unknown rejection code {code}") })
+}

@@ -38,6 +38,10 @@ enum Command {
     Pgn(cmd::pgn::Args),
     /// Serve the HTTP JSON checker (POST /v1/check, /v1/play, /v1/moves, /v1/status, /v1/replay; GET /openapi.json).
     Serve(cmd::serve::Args),
+    /// Replay PGN games as transactions through ChessReferee (revm, or --rpc), comparing every ply with the Rust mirror.
+    Replay(cmd::replay::Args),
+    /// Play random games through ChessReferee, with random illegal attempts that must revert with the predicted code.
+    Simulate(cmd::simulate::Args),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +54,8 @@ fn main() -> ExitCode {
         Command::State(args) => cmd::state::run(args),
         Command::Pgn(args) => cmd::pgn::run(args),
         Command::Serve(args) => cmd::serve::run(args),
+        Command::Replay(args) => cmd::replay::run(args),
+        Command::Simulate(args) => cmd::simulate::run(args),
     };
     match outcome {
         Ok(code) => code,

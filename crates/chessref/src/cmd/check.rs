@@ -22,6 +22,10 @@ pub struct Args {
     /// Print `{"legal": bool, "code": int, "reason": "NAME"}`.
     #[arg(long)]
     json: bool,
+    /// Answer with the compiled ChessRulesView contract on an in-process revm chain
+    /// instead of the Rust rules (same output).
+    #[arg(long)]
+    evm: bool,
 }
 
 /// The verdict on one move, as `check --json` prints it (the contract's section 6 code).
@@ -82,7 +86,12 @@ pub fn parse_raw_move(text: &str) -> Result<RawMove, CliError> {
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let state = parse_position(args.fen.as_deref())?;
     let raw = parse_raw_move(&args.mv)?;
-    let verdict = CheckVerdict::of(&state, raw);
+    let verdict = if args.evm {
+        let answer = chessref_evm::evm_check(&state, raw).map_err(|e| CliError::Arg(format!("EVM check failed: {e}")))?;
+        CheckVerdict::from_result(answer)
+    } else {
+        CheckVerdict::of(&state, raw)
+    };
     if args.json {
         println!("{}", serde_json::to_string(&verdict).expect("a verdict serializes"));
     } else if verdict.legal {

@@ -6,7 +6,9 @@ pub mod moves;
 pub mod perft;
 pub mod pgn;
 pub mod play;
+pub mod replay;
 pub mod serve;
+pub mod simulate;
 pub mod state;
 
 use chessref_core::{FenError, State, StateError};
