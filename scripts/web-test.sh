@@ -11,7 +11,7 @@
 #      then chessref-server again with --features evm (/v1/replay?engine=evm on revm)
 #   2. `chessref serve --addr 127.0.0.1:0`: one request, then SIGTERM must stop it cleanly
 #   3. the npm package (crates/chessref-wasm/build-pkg.sh), its bundle size, and its
-#      tests in Node and in headless Chromium
+#      tests in Node, its .d.ts under tsc --strict, and the same tests in headless Chromium
 #   4. examples/web end to end: anvil (node_modules/.bin/anvil from scripts/bootstrap.sh),
 #      the referee deployed, the page in headless Chromium; screenshot in
 #      examples/web/test-output/e2e.png
@@ -106,8 +106,8 @@ echo "1 passed, 0 failed"
 step "wasm package (release, size-optimised)"
 crates/chessref-wasm/build-pkg.sh
 
-step "wasm package tests: node + headless chromium"
-(cd crates/chessref-wasm/js && node --test node.test.mjs browser.test.mjs)
+step "wasm package tests: node, TypeScript declarations, headless chromium"
+(cd crates/chessref-wasm/js && node --test node.test.mjs types.test.mjs browser.test.mjs)
 
 step "examples/web end to end (anvil + headless chromium)"
 if [ ! -x node_modules/.bin/anvil ] && [ -z "${ANVIL:-}" ]; then

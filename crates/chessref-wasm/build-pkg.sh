@@ -19,15 +19,21 @@ if [ "$want" != "$have" ]; then
   exit 1
 fi
 
-# Size-optimised release build. Profiles are root-only in Cargo, so the
-# settings come through the environment (the shared target dir keeps the
-# wasm32 artifacts apart from the host's).
-export CARGO_PROFILE_RELEASE_OPT_LEVEL="${CARGO_PROFILE_RELEASE_OPT_LEVEL:-z}"
-export CARGO_PROFILE_RELEASE_LTO="${CARGO_PROFILE_RELEASE_LTO:-true}"
-export CARGO_PROFILE_RELEASE_CODEGEN_UNITS="${CARGO_PROFILE_RELEASE_CODEGEN_UNITS:-1}"
-export CARGO_PROFILE_RELEASE_PANIC=abort
-cargo build -p chessref-wasm --target wasm32-unknown-unknown --release
-wasm="$root/target/wasm32-unknown-unknown/release/chessref_wasm.wasm"
+# Size-optimised build: the root Cargo.toml's [profile.wasm-release] when it
+# has one (opt-level "z", lto, codegen-units 1, panic abort); else the release
+# profile with those settings from the environment (profiles are root-only in
+# Cargo). The shared target dir keeps wasm32 artifacts apart from the host's.
+if grep -q '^\[profile\.wasm-release\]' Cargo.toml; then
+  cargo build -p chessref-wasm --target wasm32-unknown-unknown --profile wasm-release
+  wasm="$root/target/wasm32-unknown-unknown/wasm-release/chessref_wasm.wasm"
+else
+  CARGO_PROFILE_RELEASE_OPT_LEVEL="${CARGO_PROFILE_RELEASE_OPT_LEVEL:-z}" \
+  CARGO_PROFILE_RELEASE_LTO="${CARGO_PROFILE_RELEASE_LTO:-true}" \
+  CARGO_PROFILE_RELEASE_CODEGEN_UNITS="${CARGO_PROFILE_RELEASE_CODEGEN_UNITS:-1}" \
+  CARGO_PROFILE_RELEASE_PANIC=abort \
+    cargo build -p chessref-wasm --target wasm32-unknown-unknown --release
+  wasm="$root/target/wasm32-unknown-unknown/release/chessref_wasm.wasm"
+fi
 
 out="$here/pkg"
 rm -rf "$out"
