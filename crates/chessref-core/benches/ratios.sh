@@ -7,7 +7,8 @@
 set -eu
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 dir="${CARGO_TARGET_DIR:-$root/target}/criterion"
-mean() { jq '.mean.point_estimate' "$dir/$1/$2/new/estimates.json"; }
+# Medians: the machine is shared, and a load spike moves the mean more than the median.
+median() { jq '.median.point_estimate' "$dir/$1/$2/new/estimates.json"; }
 printf '%-20s %-22s %14s %14s %8s\n' group peer "chessref ns" "peer ns" ratio
 for pair in perft_initial_d5:shakmaty perft_kiwipete_d4:shakmaty perft_initial_d5:shakmaty-leafwise \
             perft_kiwipete_d4:shakmaty-leafwise pgn_replay:shakmaty pgn_replay:shakmaty-no-end-check \
@@ -18,8 +19,8 @@ for pair in perft_initial_d5:shakmaty perft_kiwipete_d4:shakmaty perft_initial_d
         echo "$group/$peer: no criterion results under $dir (run the bench first)" >&2
         continue
     fi
-    ours=$(mean "$group" chessref-core)
-    theirs=$(mean "$group" "$peer")
+    ours=$(median "$group" chessref-core)
+    theirs=$(median "$group" "$peer")
     # Same element count on both sides, so the throughput ratio is the inverse time ratio.
     awk -v g="$group" -v p="$peer" -v o="$ours" -v t="$theirs" \
         'BEGIN { printf "%-20s %-22s %14.0f %14.0f %8.2f\n", g, p, o, t, t / o }'

@@ -1,5 +1,10 @@
 //! chessref-core against shakmaty 0.30.1, measured in the same run.
 //!
+//! ```sh
+//! cargo bench -p chessref-core --bench vs_shakmaty   # about 3 minutes
+//! sh crates/chessref-core/benches/ratios.sh          # chessref/shakmaty throughput ratios
+//! ```
+//!
 //! Groups (each has a `chessref-core` and a `shakmaty` entry; criterion prints
 //! elements per second, and `benches/ratios.sh` prints chessref/shakmaty):
 //!
