@@ -314,6 +314,14 @@ fn compare_position(state: &State, pos: &Chess, counts: &mut Counts, bad: &mut M
         )),
         Err(e) => bad.push(format!("{fen}: our FEN import rejects shakmaty's FEN: {e}")),
     }
+    if State::from_hex(&state.to_hex()).as_ref() != Ok(state)
+        || State::from_bytes(state.as_bytes()).as_ref() != Ok(state)
+    {
+        bad.push(format!(
+            "{fen}: hex or byte round trip fails for {}",
+            state.to_hex()
+        ));
+    }
     if to_shakmaty_color(state.turn()) != pos.turn() {
         bad.push(format!("{fen}: side to move differs"));
     }
