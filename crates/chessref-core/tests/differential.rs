@@ -557,10 +557,13 @@ fn compare_position(state: &State, pos: &Chess, counts: &mut Counts, bad: &mut M
         match state.play(mv) {
             Ok(after) => {
                 let expected = shakmaty_fen(&next);
-                if after.fen() != expected {
+                // All 128 bytes (king bytes included), not only what FEN shows.
+                let expected_bytes = State::from_fen(&expected);
+                if after.fen() != expected || expected_bytes.as_ref() != Ok(&after) {
                     bad.push(format!(
-                        "{fen}: after {uci} ours {}, shakmaty {expected}",
-                        after.fen()
+                        "{fen}: after {uci} ours {} (hex {}), shakmaty {expected}",
+                        after.fen(),
+                        after.to_hex()
                     ));
                 }
             }
