@@ -134,9 +134,7 @@ impl Game {
     pub fn play(&mut self, mv: impl Into<RawMove>) -> Result<(), GameError> {
         self.ensure_running()?;
         let raw = mv.into();
-        let state = self.state();
-        let legal = state.check(raw)?;
-        let next = state.play(raw)?;
+        let (legal, next) = self.state().check_and_play(raw)?;
         self.push(legal, next);
         Ok(())
     }
@@ -144,9 +142,7 @@ impl Game {
     /// Plays a move given as SAN (or UCI); returns the move played.
     pub fn play_san(&mut self, san: &str) -> Result<Move, GameError> {
         self.ensure_running()?;
-        let state = self.state();
-        let mv = state.parse_move(san)?;
-        let next = state.play(mv)?;
+        let (mv, next) = self.state().parse_move_and_play(san)?;
         self.push(mv, next);
         Ok(mv)
     }

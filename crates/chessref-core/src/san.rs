@@ -156,6 +156,12 @@ fn parse_pattern(original: &str, text: &[u8]) -> Result<Pattern, SanError> {
 }
 
 pub(crate) fn parse(state: &State, san: &str) -> Result<Move, SanError> {
+    parse_and_play(state, san).map(|(mv, _)| mv)
+}
+
+/// [`parse`] and the state after the move, from the one legality check that
+/// resolved it (replay needs both; checking again to play would double the work).
+pub(crate) fn parse_and_play(state: &State, san: &str) -> Result<(Move, State), SanError> {
     let mut text = san.trim_ascii().as_bytes();
     while let [rest @ .., b'+' | b'#' | b'!' | b'?'] = text {
         text = rest;
@@ -177,8 +183,8 @@ pub(crate) fn parse(state: &State, san: &str) -> Result<Move, SanError> {
     };
     if let Some(to) = castle {
         let is_king = b[home as usize] as i8 == KING * us;
-        return match state.check(RawMove { from: home, to, promotion: 0 }) {
-            Ok(mv) if is_king => Ok(mv),
+        return match state.check_and_play(RawMove { from: home, to, promotion: 0 }) {
+            Ok(played) if is_king => Ok(played),
             _ => Err(SanError::Illegal { san: san.to_owned() }),
         };
     }
@@ -189,7 +195,7 @@ pub(crate) fn parse(state: &State, san: &str) -> Result<Move, SanError> {
     let piece = pattern.role.code() as i8 * us;
     let promotion = pattern.promotion.map_or(0, Role::code);
     let to = pattern.to.index();
-    let mut found: Option<Move> = None;
+    let mut found: Option<(Move, State)> = None;
     let mut more = Vec::new();
     if pattern.role == Role::Pawn {
         // A pawn comes from one row behind (or two, for a double step), on its
@@ -205,7 +211,7 @@ pub(crate) fn parse(state: &State, san: &str) -> Result<Move, SanError> {
         };
         let found = from
             .filter(|&sq| on_board(sq) && b[sq as usize] as i8 == piece)
-            .and_then(|from| state.check(RawMove { from, to, promotion }).ok());
+            .and_then(|from| state.check_and_play(RawMove { from, to, promotion }).ok());
         return found.ok_or_else(|| SanError::Illegal { san: san.to_owned() });
     }
     let (squares, len) = origins(b, pattern.role, to);
@@ -221,17 +227,20 @@ pub(crate) fn parse(state: &State, san: &str) -> Result<Move, SanError> {
         if pattern.role == Role::King && from.file().abs_diff(pattern.to.file()) == 2 {
             continue;
         }
-        if let Ok(mv) = state.check(RawMove { from: sq, to, promotion }) {
-            match found {
-                None => found = Some(mv),
-                Some(_) => more.push(mv),
+        let raw = RawMove { from: sq, to, promotion };
+        match found {
+            None => found = state.check_and_play(raw).ok(),
+            Some(_) => {
+                if let Ok(mv) = state.check(raw) {
+                    more.push(mv);
+                }
             }
         }
     }
     match found {
         None => Err(SanError::Illegal { san: san.to_owned() }),
-        Some(mv) if more.is_empty() => Ok(mv),
-        Some(mv) => {
+        Some(played) if more.is_empty() => Ok(played),
+        Some((mv, _)) => {
             more.insert(0, mv);
             Err(SanError::Ambiguous { san: san.to_owned(), candidates: more })
         }

@@ -606,13 +606,16 @@ impl State {
 
     /// Whether the side to move has a legal move.
     pub fn has_legal_move(&self) -> bool {
-        // Usually one of the first few pieces tried, each with one move its kind
-        // can make (a step onto an empty or enemy square), settles it: such a move
-        // is legal iff it leaves the king safe. Otherwise, generate.
+        // Usually one of the first pieces tried, each with one move its kind can
+        // make (a step onto an empty or enemy square), settles it. Out of check, a
+        // step by a piece other than the king is legal iff the piece is not pinned
+        // (a ray walk from the king); a king step iff its target is not attacked.
+        // In check, a step is legal iff it leaves the king safe. Otherwise, generate.
         let b = &self.0;
         let us = b[idx::CURRENT_PLAYER] as i8;
-        let mut board = *b;
         let king = if us > 0 { b[idx::WHITE_KING_POS] } else { b[idx::BLACK_KING_POS] };
+        let checked = attacked(b, king, -us);
+        let mut board = *b;
         let free = |t: u8| on_board(t) && (b[t as usize] as i8) * us <= 0;
         let mut tries = 0;
         for from in board_squares_from(us) {
@@ -627,8 +630,29 @@ impl State {
                 QUEEN | KING => &QUEEN_DIRECTIONS,
                 _ => &[],
             };
+            if !checked && piece != KING {
+                let moves = if piece == PAWN {
+                    // A single push (onto the last rank it promotes, which blocks the same).
+                    b[from.wrapping_add((-16 * us) as u8) as usize] == 0
+                } else {
+                    steps.iter().any(|&d| free(from.wrapping_add(d)))
+                };
+                if moves && !self.is_pinned(from, king, us) {
+                    return true;
+                }
+                continue;
+            }
+            if !checked {
+                // The king: each free step whose target is safe with the king lifted.
+                board[king as usize] = 0;
+                let safe = steps.iter().map(|&d| from.wrapping_add(d)).any(|t| free(t) && !attacked(&board, t, -us));
+                board[king as usize] = b[king as usize];
+                if safe {
+                    return true;
+                }
+                continue;
+            }
             let to = if piece == PAWN {
-                // A single push (onto the last rank it promotes, which blocks the same).
                 Some(from.wrapping_add((-16 * us) as u8)).filter(|&t| b[t as usize] == 0)
             } else {
                 steps.iter().map(|&d| from.wrapping_add(d)).find(|&t| free(t))
@@ -649,6 +673,31 @@ impl State {
             }
         }
         Position::from_state(self).has_legal_move()
+    }
+
+    /// Whether our piece on `from` is pinned to our `king`: it is the first piece
+    /// on a line from the king, and beyond it the first piece is an enemy slider
+    /// moving along that line.
+    fn is_pinned(&self, from: u8, king: u8, us: i8) -> bool {
+        let Some(d) = line_step(king, from) else { return false };
+        let b = &self.0;
+        let mut t = king.wrapping_add(d);
+        while t != from {
+            if b[t as usize] != 0 {
+                return false;
+            }
+            t = t.wrapping_add(d);
+        }
+        t = t.wrapping_add(d);
+        while on_board(t) && b[t as usize] == 0 {
+            t = t.wrapping_add(d);
+        }
+        if !on_board(t) {
+            return false;
+        }
+        let p = b[t as usize] as i8 * -us;
+        let slider = if is_diagonal(king, from) { BISHOP } else { ROOK };
+        p == slider || p == QUEEN
     }
 
     /// Section 8's "both sides have insufficient material", with a quick exit
@@ -754,14 +803,19 @@ impl State {
     /// do) is read as the king's two-square move (`e1g1`) when that is legal;
     /// the returned move, like every [`Move`] here, uses the two-square form.
     pub fn parse_move(&self, s: &str) -> Result<Move, SanError> {
+        self.parse_move_and_play(s).map(|(mv, _)| mv)
+    }
+
+    /// [`State::parse_move`] and the state after the move, in one legality check.
+    pub(crate) fn parse_move_and_play(&self, s: &str) -> Result<(Move, State), SanError> {
         let text = s.trim();
         if let Ok(mv) = Move::from_uci(text) {
-            return self.check(mv).or_else(|rejection| {
-                let castling = self.king_takes_rook_castling(mv).filter(|&c| self.check(c).is_ok());
+            return self.check_and_play(mv).or_else(|rejection| {
+                let castling = self.king_takes_rook_castling(mv).and_then(|c| self.check_and_play(c).ok());
                 castling.ok_or_else(|| SanError::Rejected { uci: text.to_owned(), rejection })
             });
         }
-        self.parse_san(text)
+        crate::san::parse_and_play(self, text)
     }
 
     /// The two-square castling move meant by a king-onto-own-rook move, if `mv` is one.
