@@ -5,10 +5,13 @@
 //! `POST /v1/check`, `POST /v1/play`, `POST /v1/moves`, `POST /v1/status`,
 //! `POST /v1/replay`. Every refusal is a 4xx JSON [`ErrorBody`] naming what
 //! is wrong, with the ENCODING.md section 6 or 7 code when one applies.
+//! Answers carry `Access-Control-Allow-Origin: *` so browser front ends can
+//! call the service directly.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod api;
+mod cors;
 pub mod error;
 pub mod extract;
 mod handlers;
@@ -64,6 +67,7 @@ pub fn router(config: Config) -> Router {
         .route("/openapi.json", get(handlers::openapi))
         .fallback(|uri: Uri| async move { ApiError::NotFound(uri.path().to_owned()) })
         .method_not_allowed_fallback(|method: Method| async move { ApiError::MethodNotAllowed(method.to_string()) })
+        .layer(axum::middleware::from_fn(cors::cors))
         .with_state(state)
 }
 

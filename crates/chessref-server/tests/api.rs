@@ -420,6 +420,49 @@ async fn garbage_never_gets_a_server_error() {
 }
 
 #[tokio::test]
+async fn browsers_may_call_it_from_any_origin() {
+    let s = server().await;
+    let (status, _, _) = s.raw("OPTIONS", "/v1/check", None, vec![]).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let headers = s.headers("OPTIONS", "/v1/play").await;
+    assert_eq!(headers.get("access-control-allow-origin").map(|v| v.as_bytes()), Some(&b"*"[..]));
+    assert!(headers.get("access-control-allow-methods").is_some_and(|v| v.to_str().unwrap_or("").contains("POST")));
+    assert!(headers.get("access-control-allow-headers").is_some_and(|v| v.to_str().unwrap_or("").contains("content-type")));
+    for (method, path) in [("POST", "/v1/check"), ("GET", "/openapi.json"), ("GET", "/nowhere")] {
+        let headers = s.headers(method, path).await;
+        assert_eq!(headers.get("access-control-allow-origin").map(|v| v.as_bytes()), Some(&b"*"[..]), "{method} {path}");
+    }
+    s.shutdown().await;
+}
+
+/// A request whose body is still arriving when shutdown starts is answered in full.
+#[tokio::test]
+async fn shutdown_finishes_requests_in_flight() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = server().await;
+    let body = json!({"fen": INITIAL_FEN, "move": "e2e4"}).to_string();
+    let (first, rest) = body.as_bytes().split_at(10);
+    let mut stream = tokio::net::TcpStream::connect(s.addr).await.expect("connect");
+    let head = format!(
+        "POST /v1/check HTTP/1.1\r\nhost: {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+        s.addr,
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.expect("write head");
+    stream.write_all(first).await.expect("write first part");
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let _ = s.stop.take().expect("stop").send(());
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    stream.write_all(rest).await.expect("write the rest");
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).await.expect("read");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.ends_with(r#"{"legal":true,"code":0,"reason":"OK"}"#), "{answer}");
+    s.shutdown().await;
+}
+
+#[tokio::test]
 async fn shutdown_is_graceful() {
     let s = server().await;
     let addr = s.addr;

@@ -47,6 +47,16 @@ impl TestServer {
         (status, ct, bytes)
     }
 
+    /// The response headers of a bodiless request.
+    pub async fn headers(&self, method: &str, path: &str) -> hyper::HeaderMap {
+        let stream = TcpStream::connect(self.addr).await.expect("connect");
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("handshake");
+        tokio::spawn(conn);
+        let req = Request::builder().method(method).uri(path).header("host", self.addr.to_string());
+        let req = req.header("content-type", "application/json").body(Full::new(Bytes::new())).expect("request");
+        sender.send_request(req).await.expect("response").headers().clone()
+    }
+
     /// POSTs JSON and parses the JSON answer (every answer of the service is JSON).
     pub async fn post_json(&self, path: &str, body: &Value) -> (StatusCode, Value) {
         self.post_raw_json(path, body.to_string().into_bytes()).await
