@@ -15,7 +15,7 @@ use crate::error::ApiError;
 #[derive(Debug)]
 pub struct StrictJson<T>(pub T);
 
-/// A PGN body: any content type, UTF-8 text.
+/// A PGN body: any content type, non-blank UTF-8 text.
 #[derive(Debug)]
 pub struct PgnBody(pub String);
 
@@ -52,8 +52,11 @@ impl FromRequest<AppState> for PgnBody {
 
     async fn from_request(req: Request, state: &AppState) -> Result<Self, ApiError> {
         let bytes = read_body(req, state, state.config.pgn_limit).await?;
-        String::from_utf8(bytes.to_vec())
-            .map(PgnBody)
-            .map_err(|e| ApiError::BadBody(format!("the PGN is not UTF-8 text: {e}")))
+        let text =
+            String::from_utf8(bytes.to_vec()).map_err(|e| ApiError::BadBody(format!("the PGN is not UTF-8 text: {e}")))?;
+        if text.trim().is_empty() {
+            return Err(ApiError::BadBody("the PGN body is empty".into()));
+        }
+        Ok(PgnBody(text))
     }
 }

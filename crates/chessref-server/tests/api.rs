@@ -326,6 +326,8 @@ async fn replay_engine_is_chosen_by_query() {
     }
     let (status, _, _) = s.raw("POST", "/v1/replay", Some("text/plain"), vec![0xff, 0xfe, b'e']).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
+    let (status, _, body) = s.raw("POST", "/v1/replay", None, b" \n".to_vec()).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{}", String::from_utf8_lossy(&body));
     s.shutdown().await;
 }
 
