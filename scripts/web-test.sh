@@ -9,7 +9,8 @@
 # Tests:
 #   1. cargo test -p chessref-server -p chessref-wasm (HTTP API on 127.0.0.1:0, native helpers),
 #      then chessref-server again with --features evm (/v1/replay?engine=evm on revm)
-#   2. `chessref serve --addr 127.0.0.1:0`: one request, then SIGTERM must stop it cleanly
+#   2. `chessref serve --addr 127.0.0.1:0`: one request, then SIGTERM must stop it cleanly;
+#      schemathesis (PyPI, in a venv under target/) fuzzes it against its OpenAPI document
 #   3. the npm package (crates/chessref-wasm/build-pkg.sh), its bundle size, and its
 #      tests in Node, its .d.ts under tsc --strict, and the same tests in headless Chromium
 #   4. examples/web end to end: anvil (node_modules/.bin/anvil from scripts/bootstrap.sh),
@@ -102,6 +103,33 @@ if [ "$answer" != "$cli" ] || [ "$serve_status" != 0 ]; then
   exit 1
 fi
 echo "1 passed, 0 failed"
+
+step "schemathesis: the OpenAPI document against the running server (bounded, fixed seed)"
+venv="$root/target/web-test-venv"
+if [ ! -x "$venv/bin/schemathesis" ]; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q "schemathesis==4.32.5"
+fi
+out="$(mktemp)"
+target/debug/chessref serve --addr 127.0.0.1:0 >"$out" &
+serve_pid=$!
+for _ in $(seq 1 100); do
+  grep -q "listening on" "$out" && break
+  sleep 0.1
+done
+url="$(sed -n 's/.*listening on //p' "$out")"
+st_status=0
+# Every check but positive_data_acceptance: a syntactically valid FEN or state
+# can still be an invalid position, which the service rightly refuses.
+"$venv/bin/schemathesis" run "$url/openapi.json" --checks all --exclude-checks positive_data_acceptance \
+  --max-examples 60 --seed 20261121 --no-color || st_status=$?
+kill -TERM "$serve_pid"
+wait "$serve_pid" || true
+rm -f "$out"
+if [ "$st_status" != 0 ]; then
+  echo "web-test: schemathesis found failures" >&2
+  exit 1
+fi
 
 step "wasm package (release, size-optimised)"
 crates/chessref-wasm/build-pkg.sh
