@@ -9,7 +9,8 @@
 # Tests:
 #   1. cargo test -p chessref-server -p chessref-wasm (HTTP API on 127.0.0.1:0, native helpers),
 #      then chessref-server again with --features evm (/v1/replay?engine=evm on revm)
-#   2. `chessref serve --addr 127.0.0.1:0`: one request, then SIGTERM must stop it cleanly;
+#   2. `chessref serve --addr 127.0.0.1:0`: /v1/check answers exactly as `chessref check --json`
+#      on a dozen moves of every form, then SIGTERM must stop it cleanly;
 #      schemathesis (PyPI, in a venv under target/) fuzzes it against its OpenAPI document
 #   3. the npm package (crates/chessref-wasm/build-pkg.sh), its bundle size, and its
 #      tests in Node, its .d.ts under tsc --strict, and the same tests in headless Chromium
@@ -88,21 +89,48 @@ if [ -z "$url" ]; then
   echo "web-test: chessref serve did not start" >&2
   exit 1
 fi
-answer="$(node -e '
-  fetch(process.argv[1] + "/v1/check", { method: "POST", headers: { "content-type": "application/json" },
-    body: JSON.stringify({ fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", move: "e2e5" }) })
-    .then((r) => r.text()).then((t) => console.log(t));' "$url")"
+# /v1/check must print exactly what `chessref check --json` prints, for every move form.
+cases=(
+  "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1|e2e4"
+  "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1|e2e5"
+  "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1|e7e5"
+  "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1|0x644400"
+  "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1|0x644800"
+  "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1|b7b8"
+  "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1|b7b8k"
+  "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1|b7b8n"
+  "4r1k1/8/8/8/8/8/8/R3K2R w KQ - 0 1|e1g1"
+  "5rk1/8/8/8/8/8/8/R3K2R w KQ - 0 1|e1g1"
+  "4r1k1/8/8/8/8/8/4N3/4K3 w - - 0 1|e2c3"
+  "8/8/8/K2pP2r/8/8/8/7k w - d6 0 2|e5d6"
+)
+passed=0
+failed=0
+for case in "${cases[@]}"; do
+  fen="${case%%|*}"
+  mv="${case#*|}"
+  answer="$(node -e '
+    fetch(process.argv[1] + "/v1/check", { method: "POST", headers: { "content-type": "application/json" },
+      body: JSON.stringify({ fen: process.argv[2], move: process.argv[3] }) })
+      .then((r) => r.text()).then((t) => console.log(t));' "$url" "$fen" "$mv")"
+  cli="$(target/debug/chessref check --fen "$fen" "$mv" --json || true)"
+  if [ "$answer" = "$cli" ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "MISMATCH $fen $mv: serve $answer, chessref check --json $cli" >&2
+  fi
+done
 kill -TERM "$serve_pid"
 serve_status=0
 wait "$serve_pid" || serve_status=$?
 rm -f "$out"
-cli="$(target/debug/chessref check --fen 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1' e2e5 --json || true)"
-echo "serve answered $answer; chessref check --json printed $cli; exit after SIGTERM: $serve_status"
-if [ "$answer" != "$cli" ] || [ "$serve_status" != 0 ]; then
+if [ "$serve_status" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "chessref serve exited $serve_status after SIGTERM" >&2; fi
+echo "$passed passed, $failed failed"
+if [ "$failed" != 0 ]; then
   echo "web-test: chessref serve smoke test failed" >&2
   exit 1
 fi
-echo "1 passed, 0 failed"
 
 step "schemathesis: the OpenAPI document against the running server (bounded, fixed seed)"
 venv="$root/target/web-test-venv"
