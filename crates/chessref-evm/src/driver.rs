@@ -157,16 +157,16 @@ impl GameDriver {
             mismatches: Vec::new(),
             move_gas: Vec::new(),
         };
-        driver.compare("created state", String::new(), start.to_hex(), alloy_primitives::hex::encode(created.state));
-        driver.compare("created history", String::new(), chain_start(key), created.history);
-        driver.compare("white", String::new(), white, joined.white);
-        driver.compare("black", String::new(), black, joined.black);
-        let on_chain = referee.commitment_of(driver.id)?;
-        driver.compare("commitment", String::new(), driver.position.commitment(), on_chain);
+        driver.compare("created state", "", start.to_hex(), alloy_primitives::hex::encode(created.state));
+        driver.compare("created history", "", chain_start(key), created.history);
+        driver.compare("white", "", white, joined.white);
+        driver.compare("black", "", black, joined.black);
+        let on_chain = referee.stored_commitment(driver.id)?;
+        driver.compare("commitment", "", driver.position.commitment(), on_chain);
         Ok(driver)
     }
 
-    fn compare<T: PartialEq + fmt::Debug>(&mut self, what: &'static str, mv: String, rust: T, evm: T) -> bool {
+    fn compare<T: PartialEq + fmt::Debug>(&mut self, what: &'static str, mv: &str, rust: T, evm: T) -> bool {
         if rust == evm {
             return true;
         }
@@ -177,7 +177,7 @@ impl GameDriver {
             rust: format!("{rust:?}"),
             evm: format!("{evm:?}"),
             state_hex: self.state.to_hex(),
-            mv,
+            mv: mv.to_string(),
         });
         false
     }
@@ -203,7 +203,7 @@ impl GameDriver {
             Ok(moved) => moved,
             Err(EvmError::Reverted { revert, .. }) => {
                 self.plies += 1;
-                self.compare("legal move accepted", uci, "accepted".to_string(), format!("reverted {revert}"));
+                self.compare("legal move accepted", &uci, "accepted".to_string(), format!("reverted {revert}"));
                 self.plies -= 1;
                 return Ok(false);
             }
@@ -212,17 +212,19 @@ impl GameDriver {
         self.plies += 1;
         self.move_gas.push(moved.receipt.gas_used);
         let history = history_after(self.position.history, &next);
-        self.compare("state", uci.clone(), next.to_hex(), alloy_primitives::hex::encode(moved.position.state));
-        self.compare("status", uci.clone(), next.status().code(), moved.status);
-        self.compare("ply", uci.clone(), self.plies as u32, moved.ply);
-        self.compare("event move", uci.clone(), packed, moved.mv);
-        self.compare("history", uci.clone(), history, moved.position.history);
-        self.compare("clock ply", uci.clone(), self.plies as u32, moved.position.ply());
+        if moved.position.state != *next.as_bytes() {
+            self.compare("state", &uci, next.to_hex(), alloy_primitives::hex::encode(moved.position.state));
+        }
+        self.compare("status", &uci, next.status().code(), moved.status);
+        self.compare("ply", &uci, self.plies as u32, moved.ply);
+        self.compare("event move", &uci, packed, moved.mv);
+        self.compare("history", &uci, history, moved.position.history);
+        self.compare("clock ply", &uci, self.plies as u32, moved.position.ply());
         let expected_ending = automatic_ending(&next);
-        self.compare("ending", uci.clone(), expected_ending, moved.ending);
-        let on_chain = referee.commitment_of(self.id)?;
+        self.compare("ending", &uci, expected_ending, moved.ending);
+        let on_chain = referee.stored_commitment(self.id)?;
         let expected = if moved.ending.is_some() { B256::ZERO } else { moved.position.commitment() };
-        self.compare("commitment", uci, expected, on_chain);
+        self.compare("commitment", &uci, expected, on_chain);
         if next.halfmove_clock() == 0 {
             self.chain_keys.clear();
         }
@@ -247,9 +249,9 @@ impl GameDriver {
             Err(EvmError::Reverted { revert, .. }) => revert.to_string(),
             Err(e) => return Err(e),
         };
-        self.compare("revert", label.clone(), ContractRevert::IllegalMove(code).to_string(), got);
-        let on_chain = referee.commitment_of(self.id)?;
-        self.compare("commitment after revert", label, self.position.commitment(), on_chain);
+        self.compare("revert", &label, ContractRevert::IllegalMove(code).to_string(), got);
+        let on_chain = referee.stored_commitment(self.id)?;
+        self.compare("commitment after revert", &label, self.position.commitment(), on_chain);
         Ok(code)
     }
 
@@ -285,7 +287,7 @@ impl GameDriver {
             }
             _ => return Ok(()),
         };
-        self.compare("ending", format!("result {}", pgn_result.unwrap_or("*")), Some(expected), acted.ending);
+        self.compare("ending", &format!("result {}", pgn_result.unwrap_or("*")), Some(expected), acted.ending);
         self.ending = acted.ending;
         Ok(())
     }
@@ -303,6 +305,6 @@ impl GameDriver {
 
     /// Records a mismatch found by the caller (e.g. credits).
     pub fn record<T: PartialEq + fmt::Debug>(&mut self, what: &'static str, rust: T, evm: T) -> bool {
-        self.compare(what, String::new(), rust, evm)
+        self.compare(what, "", rust, evm)
     }
 }

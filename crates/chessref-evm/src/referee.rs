@@ -163,6 +163,10 @@ pub struct Acted {
 pub struct Referee<C: Chain> {
     chain: C,
     address: Address,
+    /// Storage slot of the `games` mapping, once located (see [`Referee::stored_commitment`]).
+    games_slot: Option<U256>,
+    /// The last game's commitment slot: (game id, slot), saving a hash per read.
+    last_slot: Option<(U256, U256)>,
 }
 
 impl<C: Chain> Referee<C> {
@@ -170,12 +174,12 @@ impl<C: Chain> Referee<C> {
     pub fn deploy(mut chain: C) -> Result<Self, EvmError> {
         let deployer = chain.accounts()[0];
         let (address, _) = chain.deploy(deployer, R::BYTECODE.clone())?;
-        Ok(Referee { chain, address })
+        Ok(Referee { chain, address, games_slot: None, last_slot: None })
     }
 
     /// A `ChessReferee` already deployed at `address`.
     pub fn at(chain: C, address: Address) -> Self {
-        Referee { chain, address }
+        Referee { chain, address, games_slot: None, last_slot: None }
     }
 
     /// The contract's address.
@@ -397,6 +401,43 @@ impl<C: Chain> Referee<C> {
     /// `commitmentOf(id)`.
     pub fn commitment_of(&mut self, id: U256) -> Result<B256, EvmError> {
         self.view("commitmentOf", R::commitmentOfCall { gameId: id })
+    }
+
+    /// The commitment stored for game `id`, read straight from storage (one
+    /// slot read instead of a call); falls back to `commitmentOf` until the
+    /// `games` mapping's slot has been located from a running game.
+    pub fn stored_commitment(&mut self, id: U256) -> Result<B256, EvmError> {
+        if let Some(base) = self.games_slot {
+            let slot = match self.last_slot {
+                Some((last, slot)) if last == id => slot,
+                _ => {
+                    let slot = Self::game_slot(id, base);
+                    self.last_slot = Some((id, slot));
+                    slot
+                }
+            };
+            let word = self.chain.storage(self.address, slot)?;
+            return Ok(B256::from(word.to_be_bytes::<32>()));
+        }
+        let commitment = self.commitment_of(id)?;
+        if commitment != B256::ZERO {
+            // REFEREE.md section 6: slot 0 of a game's struct is its commitment.
+            for base in 0..16u64 {
+                let word = self.chain.storage(self.address, Self::game_slot(id, U256::from(base)))?;
+                if B256::from(word.to_be_bytes::<32>()) == commitment {
+                    self.games_slot = Some(U256::from(base));
+                    break;
+                }
+            }
+        }
+        Ok(commitment)
+    }
+
+    fn game_slot(id: U256, base: U256) -> U256 {
+        let mut buf = [0u8; 64];
+        buf[..32].copy_from_slice(&id.to_be_bytes::<32>());
+        buf[32..].copy_from_slice(&base.to_be_bytes::<32>());
+        U256::from_be_bytes(keccak256(buf).0)
     }
 
     /// `clocks(id, position)`: (white left, black left, white to move, deadline).
