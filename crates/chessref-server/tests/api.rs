@@ -443,21 +443,27 @@ async fn shutdown_finishes_requests_in_flight() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut s = server().await;
     let body = json!({"fen": INITIAL_FEN, "move": "e2e4"}).to_string();
-    let (first, rest) = body.as_bytes().split_at(10);
     let mut stream = tokio::net::TcpStream::connect(s.addr).await.expect("connect");
+    // `Expect: 100-continue`: the server answers "100 Continue" once the handler
+    // reads the body, so the request is provably in flight before shutdown starts.
     let head = format!(
-        "POST /v1/check HTTP/1.1\r\nhost: {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+        "POST /v1/check HTTP/1.1\r\nhost: {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nexpect: 100-continue\r\n\r\n",
         s.addr,
         body.len()
     );
     stream.write_all(head.as_bytes()).await.expect("write head");
-    stream.write_all(first).await.expect("write first part");
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let mut interim = [0u8; 25];
+    stream.read_exact(&mut interim).await.expect("read 100 Continue");
+    assert_eq!(&interim, b"HTTP/1.1 100 Continue\r\n\r\n");
     let _ = s.stop.take().expect("stop").send(());
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    stream.write_all(rest).await.expect("write the rest");
+    stream.write_all(body.as_bytes()).await.expect("write the body");
     let mut answer = Vec::new();
-    stream.read_to_end(&mut answer).await.expect("read");
+    // The server closes the connection after this last answer; bound the wait anyway.
+    tokio::time::timeout(std::time::Duration::from_secs(30), stream.read_to_end(&mut answer))
+        .await
+        .expect("the answer arrives and the connection closes")
+        .expect("read");
     let answer = String::from_utf8_lossy(&answer);
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     assert!(answer.ends_with(r#"{"legal":true,"code":0,"reason":"OK"}"#), "{answer}");
