@@ -3,7 +3,11 @@
 //! ```sh
 //! cargo bench -p chessref-core --bench vs_shakmaty   # about 3 minutes
 //! sh crates/chessref-core/benches/ratios.sh          # chessref/shakmaty throughput ratios
+//! cargo bench -p chessref-core --bench ratios        # the same ratios measured interleaved (~30 s)
 //! ```
+//!
+//! On a shared machine prefer the `ratios` bench for the ratios: it alternates
+//! the two sides run by run, so a change of load does not favour either.
 //!
 //! Groups (each has a `chessref-core` and a `shakmaty` entry; criterion prints
 //! elements per second, and `benches/ratios.sh` prints chessref/shakmaty):
@@ -28,45 +32,13 @@
 //!   `San::from_ascii` + `to_move` + `play_unchecked`; no end check on either side.
 
 use std::hint::black_box;
-use std::io::Cursor;
 use std::time::Duration;
 
-use chessref_core::{PgnReader, State, perft};
+use chessref_core::{State, perft};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-use shakmaty::fen::Fen;
-use shakmaty::san::{San, SanPlus};
-use shakmaty::{CastlingMode, Chess, Position};
 
-const INITIAL: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
-
-/// Generated games for the replay benchmarks.
-const GAMES: usize = 200;
-const MAX_PLIES: usize = 200;
-
-fn shakmaty_position(fen: &str) -> Chess {
-    Fen::from_ascii(fen.as_bytes())
-        .expect("FEN")
-        .into_position(CastlingMode::Standard)
-        .expect("position")
-}
-
-/// shakmaty perft without bulk counting: every move of the last ply is played.
-fn shakmaty_perft_leafwise(pos: &Chess, depth: u32) -> u64 {
-    if depth == 0 {
-        return 1;
-    }
-    pos.legal_moves()
-        .iter()
-        .map(|&m| {
-            let mut child = pos.clone();
-            child.play_unchecked(m);
-            shakmaty_perft_leafwise(&child, depth - 1)
-        })
-        .sum()
-}
+mod workloads;
+use workloads::*;
 
 fn bench_perft(c: &mut Criterion) {
     for (name, fen, depth, nodes) in [
@@ -99,114 +71,6 @@ fn bench_perft(c: &mut Criterion) {
         });
         group.finish();
     }
-}
-
-/// Seeded random games from the initial position, as SAN tokens (shakmaty's
-/// writer, with `+`/`#`), each until the game ends automatically or MAX_PLIES.
-fn generate_games() -> Vec<Vec<String>> {
-    let mut rng = ChaCha8Rng::seed_from_u64(2026);
-    (0..GAMES)
-        .map(|_| {
-            let mut pos = Chess::default();
-            let mut sans = Vec::new();
-            while sans.len() < MAX_PLIES && !pos.is_game_over() && pos.halfmoves() < 150 {
-                let moves = pos.legal_moves();
-                let m = moves[rng.random_range(0..moves.len())];
-                sans.push(SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string());
-            }
-            sans
-        })
-        .collect()
-}
-
-fn write_pgn(games: &[Vec<String>]) -> String {
-    let mut text = String::new();
-    for (i, sans) in games.iter().enumerate() {
-        text.push_str(&format!(
-            "[Event \"bench {}\"]\n[Site \"?\"]\n[Date \"2026.11.21\"]\n[Round \"{}\"]\n[White \"W\"]\n[Black \"B\"]\n[Result \"*\"]\n\n",
-            i + 1,
-            i + 1
-        ));
-        for (ply, san) in sans.iter().enumerate() {
-            if ply % 2 == 0 {
-                text.push_str(&format!("{}. ", ply / 2 + 1));
-            }
-            text.push_str(san);
-            text.push(if ply % 16 == 15 { '\n' } else { ' ' });
-        }
-        text.push_str("*\n\n");
-    }
-    text
-}
-
-fn replay_ours(pgn: &[u8]) -> usize {
-    let mut plies = 0;
-    for game in PgnReader::new(Cursor::new(pgn)) {
-        let game = game.expect("generated PGN reads");
-        plies += game.replay().expect("generated PGN replays").plies();
-    }
-    plies
-}
-
-/// A minimal PGN movetext scanner for shakmaty (it has no PGN reader).
-fn replay_shakmaty(pgn: &str, end_check: bool) -> usize {
-    let mut plies = 0;
-    let mut pos = Chess::default();
-    for line in pgn.lines() {
-        if line.starts_with('[') {
-            continue;
-        }
-        for token in line.split_ascii_whitespace() {
-            match token {
-                "*" | "1-0" | "0-1" | "1/2-1/2" => {
-                    pos = Chess::default();
-                    continue;
-                }
-                t if t.ends_with('.') && t.as_bytes()[0].is_ascii_digit() => continue,
-                _ => {}
-            }
-            if end_check {
-                assert!(
-                    !pos.is_game_over() && pos.halfmoves() < 150,
-                    "move after the end"
-                );
-            }
-            let san = SanPlus::from_ascii(token.as_bytes()).expect("SAN").san;
-            let m = san.to_move(&pos).expect("legal");
-            pos.play_unchecked(m);
-            plies += 1;
-        }
-    }
-    plies
-}
-
-fn san_replay_ours(games: &[Vec<String>]) -> usize {
-    let mut plies = 0;
-    for sans in games {
-        let mut state = State::initial();
-        for san in sans {
-            let mv = state.parse_san(san).expect("legal SAN");
-            state = state.play(mv).expect("legal");
-            plies += 1;
-        }
-    }
-    plies
-}
-
-fn san_replay_shakmaty(games: &[Vec<String>]) -> usize {
-    let mut plies = 0;
-    for sans in games {
-        let mut pos = Chess::default();
-        for san in sans {
-            let m = San::from_ascii(san.as_bytes())
-                .expect("SAN")
-                .to_move(&pos)
-                .expect("legal");
-            pos.play_unchecked(m);
-            plies += 1;
-        }
-    }
-    plies
 }
 
 fn bench_replay(c: &mut Criterion) {
