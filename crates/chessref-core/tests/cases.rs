@@ -1150,3 +1150,64 @@ fn counters_saturate_and_wrap() {
         Err(FenError::MoveCountTooLarge(_))
     ));
 }
+
+// ---------------------------------------------------------------- names and codes
+
+#[test]
+fn codes_and_names_are_encoding_md() {
+    let rejections = [
+        "OFF_BOARD",
+        "SAME_SQUARE",
+        "EMPTY_FROM",
+        "NOT_YOUR_PIECE",
+        "OWN_PIECE_ON_TARGET",
+        "BAD_GEOMETRY",
+        "PATH_BLOCKED",
+        "NO_CAPTURE_TARGET",
+        "CASTLING_NOT_ALLOWED",
+        "CASTLING_IN_CHECK",
+        "CASTLING_THROUGH_CHECK",
+        "PROMOTION_REQUIRED",
+        "INVALID_PROMOTION",
+        "KING_LEFT_IN_CHECK",
+    ];
+    for (i, name) in rejections.iter().enumerate() {
+        let code = i as u8 + 1;
+        let r = Rejection::from_code(code).unwrap_or_else(|| panic!("no rejection {code}"));
+        assert_eq!((r.code(), r.name()), (code, *name));
+        assert!(!r.to_string().is_empty());
+    }
+    assert_eq!(Rejection::from_code(0), None);
+    assert_eq!(Rejection::from_code(15), None);
+    let invalid = [
+        "BAD_PIECE_CODE",
+        "BAD_FLAG",
+        "KING_COUNT",
+        "KING_POS_MISMATCH",
+        "PAWN_ON_BACK_RANK",
+        "OPPONENT_IN_CHECK",
+        "BAD_CASTLING",
+        "BAD_EN_PASSANT",
+    ];
+    for (i, name) in invalid.iter().enumerate() {
+        let code = i as u8 + 1;
+        let v =
+            InvalidState::from_code(code).unwrap_or_else(|| panic!("no invalid-state code {code}"));
+        assert_eq!((v.code(), v.name()), (code, *name));
+    }
+    assert_eq!(InvalidState::from_code(0), None);
+    assert_eq!(InvalidState::from_code(9), None);
+    let statuses = [
+        "ONGOING",
+        "CHECKMATE",
+        "STALEMATE",
+        "INSUFFICIENT_MATERIAL",
+        "SEVENTY_FIVE_MOVES",
+    ];
+    for (i, name) in statuses.iter().enumerate() {
+        let status = Status::from_code(i as u8).unwrap_or_else(|| panic!("no status {i}"));
+        assert_eq!((status.code(), status.name()), (i as u8, *name));
+        assert_eq!(status.is_over(), i != 0);
+    }
+    assert_eq!(Status::from_code(5), None);
+}
