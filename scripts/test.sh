@@ -1,21 +1,30 @@
 #!/usr/bin/env bash
 # Runs every test of the project from a clean clone (the README's test command).
-# Installs the pinned toolchain first; needs only cargo, node and npm.
+# Installs what it needs first (pinned: npm packages from package-lock.json,
+# Rust crates from Cargo.lock, the wasm target, wasm-bindgen-cli, Debian chromium).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n==== %s ====\n' "$*"; }
+step() { printf '\n==== %s (at %ss) ====\n' "$*" "$SECONDS"; }
 export CARGO_TERM_COLOR=never
 
 step "toolchain"
 bash scripts/bootstrap.sh
 
-step "contracts: build, sizes, tests"
+step "contracts: build, sizes (each under 24 KiB), forge tests"
 node_modules/.bin/forge build --sizes
 node_modules/.bin/forge test
 
-step "rust: all tests (release: perft and conformance need the speed)"
+step "contracts: committed ABI/bytecode artifacts are up to date"
+bash scripts/build-contracts.sh --check
+
+step "rust: every workspace test (release: perft, differential and conformance need the speed)"
 cargo test --release --workspace --locked
 
 step "corpus check over ../shared/data"
 bash scripts/corpus-check.sh
+
+step "web: WASM package (node, Chromium), HTTP server, example page end to end"
+bash scripts/web-test.sh
+
+step "all passed"

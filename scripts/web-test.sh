@@ -68,16 +68,16 @@ if [ "${1:-}" = --install ]; then
 fi
 
 # ---------------------------------------------------------------- tests
-step "cargo test -p chessref-server -p chessref-wasm"
-cargo test -p chessref-server -p chessref-wasm
+step "cargo test --release -p chessref-server -p chessref-wasm (release: shares the workspace build)"
+cargo test --release -p chessref-server -p chessref-wasm
 
 step "cargo test -p chessref-server --features evm (replay through the contract rules on revm)"
-cargo test -p chessref-server --features evm
+cargo test --release -p chessref-server --features evm
 
 step "chessref serve smoke test"
-cargo build -p chessref
+cargo build --release -p chessref
 out="$(mktemp)"
-target/debug/chessref serve --addr 127.0.0.1:0 >"$out" &
+target/release/chessref serve --addr 127.0.0.1:0 >"$out" &
 serve_pid=$!
 for _ in $(seq 1 100); do
   grep -q "listening on" "$out" && break
@@ -113,7 +113,7 @@ for case in "${cases[@]}"; do
     fetch(process.argv[1] + "/v1/check", { method: "POST", headers: { "content-type": "application/json" },
       body: JSON.stringify({ fen: process.argv[2], move: process.argv[3] }) })
       .then((r) => r.text()).then((t) => console.log(t));' "$url" "$fen" "$mv")"
-  cli="$(target/debug/chessref check --fen "$fen" "$mv" --json || true)"
+  cli="$(target/release/chessref check --fen "$fen" "$mv" --json || true)"
   if [ "$answer" = "$cli" ]; then
     passed=$((passed + 1))
   else
@@ -139,7 +139,7 @@ if [ ! -x "$venv/bin/schemathesis" ]; then
   "$venv/bin/pip" install -q "schemathesis==4.32.5"
 fi
 out="$(mktemp)"
-target/debug/chessref serve --addr 127.0.0.1:0 >"$out" &
+target/release/chessref serve --addr 127.0.0.1:0 >"$out" &
 serve_pid=$!
 for _ in $(seq 1 100); do
   grep -q "listening on" "$out" && break
