@@ -4,6 +4,7 @@ pragma solidity ^0.8.30;
 import {Test, Vm} from "./utils/Test.sol";
 import {ChessReferee} from "../src/ChessReferee.sol";
 import {ChessRules} from "../src/ChessRules.sol";
+import {ChessTestKit} from "./rules/ChessTestKit.sol";
 
 /// @dev Cheatcodes the shared test base does not declare.
 interface VmExtra {
@@ -171,24 +172,9 @@ abstract contract RefereeBase is Test {
 
     // ---------------------------------------------------------------- UCI
 
-    /// @dev "e2e4" / "e7e8q" → (from << 16) | (to << 8) | promotion.
+    /// @dev "e2e4" / "e7e8q" → (from << 16) | (to << 8) | promotion (the rules tests' parser).
     function _uci(string memory s) internal pure returns (uint24) {
-        bytes memory b = bytes(s);
-        require(b.length == 4 || b.length == 5, "uci length");
-        uint256 from = _square(uint8(b[0]), uint8(b[1]));
-        uint256 to = _square(uint8(b[2]), uint8(b[3]));
-        uint256 promo;
-        if (b.length == 5) {
-            bytes1 c = b[4];
-            promo = c == "n" ? 2 : c == "b" ? 3 : c == "r" ? 4 : c == "q" ? 5 : 99;
-            require(promo != 99, "uci promotion");
-        }
-        return uint24((from << 16) | (to << 8) | promo);
-    }
-
-    function _square(uint8 file, uint8 rank) internal pure returns (uint256) {
-        require(file >= 0x61 && file <= 0x68 && rank >= 0x31 && rank <= 0x38, "uci square");
-        return (8 - (rank - 0x30)) * 16 + (file - 0x61);
+        return uint24(ChessTestKit.uci(s));
     }
 
     function _uciList(string memory s) internal pure returns (uint24[] memory out) {
@@ -214,80 +200,8 @@ abstract contract RefereeBase is Test {
 
     // ---------------------------------------------------------------- FEN
 
-    /// @dev FEN → 128-byte state (ENCODING.md sections 1-5); test helper, trusts its input.
-    function _fen(string memory fen) internal pure returns (bytes memory s) {
-        bytes memory f = bytes(fen);
-        s = new bytes(128);
-        uint256 i;
-        uint256 row;
-        uint256 col;
-        for (; f[i] != " "; ++i) {
-            bytes1 c = f[i];
-            if (c == "/") {
-                ++row;
-                col = 0;
-            } else if (c >= "1" && c <= "8") {
-                col += uint8(c) - 0x30;
-            } else {
-                int8 code = _pieceCode(c);
-                uint256 sq = row * 16 + col;
-                s[sq] = bytes1(uint8(code));
-                if (code == 6) s[123] = bytes1(uint8(sq));
-                if (code == -6) s[11] = bytes1(uint8(sq));
-                ++col;
-            }
-        }
-        ++i;
-        bool black = f[i] == "b";
-        s[56] = black ? bytes1(0xff) : bytes1(0x01);
-        i += 2;
-        s[62] = 0xff;
-        s[63] = 0xff;
-        s[78] = 0xff;
-        s[79] = 0xff;
-        for (; f[i] != " "; ++i) {
-            if (f[i] == "K") s[79] = 0;
-            if (f[i] == "Q") s[78] = 0;
-            if (f[i] == "k") s[63] = 0;
-            if (f[i] == "q") s[62] = 0;
-        }
-        ++i;
-        if (f[i] != "-") {
-            uint256 sq = _square(uint8(f[i]), uint8(f[i + 1]));
-            s[f[i + 1] == "3" ? 77 : 61] = bytes1(uint8(sq));
-            i += 2;
-        } else {
-            ++i;
-        }
-        ++i;
-        uint256 half;
-        for (; f[i] != " "; ++i) {
-            half = half * 10 + uint8(f[i]) - 0x30;
-        }
-        ++i;
-        uint256 full;
-        for (; i < f.length; ++i) {
-            full = full * 10 + uint8(f[i]) - 0x30;
-        }
-        s[10] = bytes1(uint8(half > 255 ? 255 : half));
-        uint256 ply = 2 * (full - 1) + (black ? 1 : 0);
-        s[8] = bytes1(uint8(ply / 128));
-        s[9] = bytes1(uint8(ply % 128));
-    }
-
-    function _pieceCode(bytes1 c) private pure returns (int8) {
-        if (c == "P") return 1;
-        if (c == "N") return 2;
-        if (c == "B") return 3;
-        if (c == "R") return 4;
-        if (c == "Q") return 5;
-        if (c == "K") return 6;
-        if (c == "p") return -1;
-        if (c == "n") return -2;
-        if (c == "b") return -3;
-        if (c == "r") return -4;
-        if (c == "q") return -5;
-        if (c == "k") return -6;
-        revert("fen piece");
+    /// @dev FEN → 128-byte state (the rules tests' parser; trusts its input).
+    function _fen(string memory fen) internal pure returns (bytes memory) {
+        return ChessTestKit.fen(fen);
     }
 }
