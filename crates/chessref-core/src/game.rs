@@ -90,12 +90,16 @@ pub struct Game {
     moves: Vec<Move>,
     /// Status of the last state (computed once per move: `play` needs it anyway).
     status: Status,
+    /// Whether the side to move is in check (found with the status; lets the next
+    /// move's legality check skip the attack scan for unpinned pieces).
+    in_check: bool,
 }
 
 impl Game {
     /// A game starting at `start` (any valid state, not only the initial position).
     pub fn new(start: State) -> Game {
-        Game { states: vec![start], moves: Vec::new(), status: start.status() }
+        let (status, in_check) = start.status_and_check();
+        Game { states: vec![start], moves: Vec::new(), status, in_check }
     }
 
     /// Reserves room for `plies` more moves (replaying a known main line).
@@ -134,7 +138,7 @@ impl Game {
     pub fn play(&mut self, mv: impl Into<RawMove>) -> Result<(), GameError> {
         self.ensure_running()?;
         let raw = mv.into();
-        let (legal, next) = self.state().check_and_play(raw)?;
+        let (legal, next) = self.state().check_and_play_known(raw, !self.in_check)?;
         self.push(legal, next);
         Ok(())
     }
@@ -142,7 +146,7 @@ impl Game {
     /// Plays a move given as SAN (or UCI); returns the move played.
     pub fn play_san(&mut self, san: &str) -> Result<Move, GameError> {
         self.ensure_running()?;
-        let (mv, next) = self.state().parse_move_and_play(san)?;
+        let (mv, next) = self.state().parse_move_and_play(san, !self.in_check)?;
         self.push(mv, next);
         Ok(mv)
     }
@@ -155,7 +159,7 @@ impl Game {
     }
 
     fn push(&mut self, mv: Move, next: State) {
-        self.status = next.status();
+        (self.status, self.in_check) = next.status_and_check();
         self.moves.push(mv);
         self.states.push(next);
     }
@@ -164,7 +168,7 @@ impl Game {
     pub fn undo(&mut self) -> Option<Move> {
         let mv = self.moves.pop()?;
         self.states.pop();
-        self.status = self.state().status();
+        (self.status, self.in_check) = self.state().status_and_check();
         Some(mv)
     }
 
@@ -349,6 +353,49 @@ mod tests {
     }
 
     const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    /// Game::play and play_san skip the attack scan for unpinned pieces out of check:
+    /// every raw move must still get exactly State::check's answer.
+    #[test]
+    fn play_agrees_with_check_on_every_raw_move() {
+        let fens = [
+            START,
+            "4k3/4r3/8/8/8/8/4N3/4K3 w - - 0 1",
+            "4k3/8/8/8/1b6/8/3P4/4K3 w - - 0 1",
+            "4k3/8/8/8/8/2b5/3R4/4K3 w - - 0 1",
+            "4k3/4r3/8/8/8/8/3Q4/4K3 w - - 0 1",
+            "8/8/8/K2pP2r/8/8/8/4k3 w - d6 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "rnb1kbnr/pppp1ppp/8/4p3/5P1q/8/PPPPP1PP/RNBQKBNR w KQkq - 1 3",
+            "4k3/1P2q3/8/8/8/8/8/4K2R w K - 0 1",
+            "r3k2r/8/8/8/8/8/8/R2QK2R b KQkq - 0 1",
+        ];
+        for fen in fens {
+            let state = State::from_fen(fen).unwrap();
+            for from in 0..128u8 {
+                for to in 0..128u8 {
+                    for promotion in [0u8, 2, 5] {
+                        let raw = RawMove { from, to, promotion };
+                        let mut game = Game::new(state);
+                        let expected = state.check(raw);
+                        assert_eq!(game.play(raw).map_err(|e| match e {
+                            GameError::Illegal(r) => r,
+                            other => panic!("{fen} {raw:?}: {other}"),
+                        }), expected.map(|_| ()), "{fen} {raw:?}");
+                        if let Ok(mv) = expected {
+                            assert_eq!(game.state(), &state.play(raw).unwrap(), "{fen} {raw:?}");
+                            let mut by_text = Game::new(state);
+                            assert_eq!(by_text.play_san(&mv.to_uci()).unwrap(), mv, "{fen} {raw:?}");
+                            let san = state.san(mv).unwrap();
+                            let mut by_san = Game::new(state);
+                            assert_eq!(by_san.play_san(&san).unwrap(), mv, "{fen} {san}");
+                            assert_eq!(by_san.state(), game.state(), "{fen} {san}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn plays_and_records_history() {

@@ -156,12 +156,13 @@ fn parse_pattern(original: &str, text: &[u8]) -> Result<Pattern, SanError> {
 }
 
 pub(crate) fn parse(state: &State, san: &str) -> Result<Move, SanError> {
-    parse_and_play(state, san).map(|(mv, _)| mv)
+    parse_and_play(state, san, false).map(|(mv, _)| mv)
 }
 
 /// [`parse`] and the state after the move, from the one legality check that
 /// resolved it (replay needs both; checking again to play would double the work).
-pub(crate) fn parse_and_play(state: &State, san: &str) -> Result<(Move, State), SanError> {
+/// `not_in_check` as for [`State::check_and_play_known`].
+pub(crate) fn parse_and_play(state: &State, san: &str, not_in_check: bool) -> Result<(Move, State), SanError> {
     let mut text = san.trim_ascii().as_bytes();
     while let [rest @ .., b'+' | b'#' | b'!' | b'?'] = text {
         text = rest;
@@ -183,7 +184,7 @@ pub(crate) fn parse_and_play(state: &State, san: &str) -> Result<(Move, State), 
     };
     if let Some(to) = castle {
         let is_king = b[home as usize] as i8 == KING * us;
-        return match state.check_and_play(RawMove { from: home, to, promotion: 0 }) {
+        return match state.check_and_play_known(RawMove { from: home, to, promotion: 0 }, not_in_check) {
             Ok(played) if is_king => Ok(played),
             _ => Err(SanError::Illegal { san: san.to_owned() }),
         };
@@ -211,7 +212,7 @@ pub(crate) fn parse_and_play(state: &State, san: &str) -> Result<(Move, State), 
         };
         let found = from
             .filter(|&sq| on_board(sq) && b[sq as usize] as i8 == piece)
-            .and_then(|from| state.check_and_play(RawMove { from, to, promotion }).ok());
+            .and_then(|from| state.check_and_play_known(RawMove { from, to, promotion }, not_in_check).ok());
         return found.ok_or_else(|| SanError::Illegal { san: san.to_owned() });
     }
     let (squares, len) = origins(b, pattern.role, to);
@@ -229,7 +230,7 @@ pub(crate) fn parse_and_play(state: &State, san: &str) -> Result<(Move, State), 
         }
         let raw = RawMove { from: sq, to, promotion };
         match found {
-            None => found = state.check_and_play(raw).ok(),
+            None => found = state.check_and_play_known(raw, not_in_check).ok(),
             Some(_) => {
                 if let Ok(mv) = state.check(raw) {
                     more.push(mv);

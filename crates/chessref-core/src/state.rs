@@ -397,12 +397,23 @@ impl State {
     /// [`State::check`] and [`State::play`] in one pass: the well-formed move and
     /// the state after it, or the section 6 rejection.
     pub fn check_and_play(&self, mv: impl Into<RawMove>) -> Result<(Move, State), Rejection> {
-        let raw = mv.into();
+        self.check_and_play_known(mv.into(), false)
+    }
+
+    /// [`State::check_and_play`] for a caller that may know the side to move is
+    /// not in check (`not_in_check`, e.g. from the status it computed): then a
+    /// plain move of an unpinned piece other than the king cannot leave the king
+    /// attacked, and the attack scan (check 14) is skipped. `false` always scans.
+    pub(crate) fn check_and_play_known(&self, raw: RawMove, not_in_check: bool) -> Result<(Move, State), Rejection> {
         let kind = self.precheck(raw)?;
         let mut next = self.0;
         let king = self.apply_pieces(&mut next, raw, kind);
         let us = self.0[idx::CURRENT_PLAYER] as i8;
-        if attacked(&next, king, -us) {
+        let safe_by_pins = not_in_check
+            && matches!(kind, MoveKind::Normal | MoveKind::DoubleStep)
+            && king != raw.to
+            && !self.is_pinned(raw.from, king, us);
+        if !safe_by_pins && attacked(&next, king, -us) {
             return Err(Rejection::KingLeftInCheck);
         }
         next[idx::WHITE_EN_PASSANT] = 0;
@@ -592,8 +603,18 @@ impl State {
 
     /// The status for the side to move (section 8).
     pub fn status(&self) -> Status {
-        if !self.has_legal_move() {
-            return if self.in_check() { Status::Checkmate } else { Status::Stalemate };
+        self.status_and_check().0
+    }
+
+    /// The status and whether the side to move is in check (one attack scan for both).
+    pub(crate) fn status_and_check(&self) -> (Status, bool) {
+        let checked = self.in_check();
+        (self.status_given_check(checked), checked)
+    }
+
+    fn status_given_check(&self, checked: bool) -> Status {
+        if !self.has_legal_move_given_check(checked) {
+            return if checked { Status::Checkmate } else { Status::Stalemate };
         }
         if self.both_sides_insufficient() {
             return Status::InsufficientMaterial;
@@ -606,6 +627,11 @@ impl State {
 
     /// Whether the side to move has a legal move.
     pub fn has_legal_move(&self) -> bool {
+        self.has_legal_move_given_check(self.in_check())
+    }
+
+    /// [`State::has_legal_move`] given [`State::in_check`] (`checked`).
+    fn has_legal_move_given_check(&self, checked: bool) -> bool {
         // Usually one of the first pieces tried, each with one move its kind can
         // make (a step onto an empty or enemy square), settles it. Out of check, a
         // step by a piece other than the king is legal iff the piece is not pinned
@@ -614,7 +640,6 @@ impl State {
         let b = &self.0;
         let us = b[idx::CURRENT_PLAYER] as i8;
         let king = if us > 0 { b[idx::WHITE_KING_POS] } else { b[idx::BLACK_KING_POS] };
-        let checked = attacked(b, king, -us);
         let mut board = *b;
         let free = |t: u8| on_board(t) && (b[t as usize] as i8) * us <= 0;
         let mut tries = 0;
@@ -803,19 +828,20 @@ impl State {
     /// do) is read as the king's two-square move (`e1g1`) when that is legal;
     /// the returned move, like every [`Move`] here, uses the two-square form.
     pub fn parse_move(&self, s: &str) -> Result<Move, SanError> {
-        self.parse_move_and_play(s).map(|(mv, _)| mv)
+        self.parse_move_and_play(s, false).map(|(mv, _)| mv)
     }
 
-    /// [`State::parse_move`] and the state after the move, in one legality check.
-    pub(crate) fn parse_move_and_play(&self, s: &str) -> Result<(Move, State), SanError> {
+    /// [`State::parse_move`] and the state after the move, in one legality check
+    /// (`not_in_check` as for [`State::check_and_play_known`]).
+    pub(crate) fn parse_move_and_play(&self, s: &str, not_in_check: bool) -> Result<(Move, State), SanError> {
         let text = s.trim();
         if let Ok(mv) = Move::from_uci(text) {
-            return self.check_and_play(mv).or_else(|rejection| {
+            return self.check_and_play_known(mv.into(), not_in_check).or_else(|rejection| {
                 let castling = self.king_takes_rook_castling(mv).and_then(|c| self.check_and_play(c).ok());
                 castling.ok_or_else(|| SanError::Rejected { uci: text.to_owned(), rejection })
             });
         }
-        crate::san::parse_and_play(self, text)
+        crate::san::parse_and_play(self, text, not_in_check)
     }
 
     /// The two-square castling move meant by a king-onto-own-rook move, if `mv` is one.
