@@ -87,7 +87,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 Ok(())
             })?;
         }
-        if count % 16 == 0 {
+        if count.is_multiple_of(16) {
             progress.set_position(reader.bytes_read());
         }
     }
