@@ -15,7 +15,7 @@ use alloy_primitives::B256;
 use crate::error::{Rejection, SanError};
 use crate::moves::{Move, RawMove};
 use crate::square::Color;
-use crate::state::{State, Status};
+use crate::state::{Played, State, Status};
 
 /// Why [`Game::play`] refused a move.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -138,16 +138,17 @@ impl Game {
     pub fn play(&mut self, mv: impl Into<RawMove>) -> Result<(), GameError> {
         self.ensure_running()?;
         let raw = mv.into();
-        let (legal, next) = self.state().check_and_play_known(raw, !self.in_check)?;
-        self.push(legal, next);
+        let played = self.state().check_and_play_known(raw, !self.in_check)?;
+        self.push(played);
         Ok(())
     }
 
     /// Plays a move given as SAN (or UCI); returns the move played.
     pub fn play_san(&mut self, san: &str) -> Result<Move, GameError> {
         self.ensure_running()?;
-        let (mv, next) = self.state().parse_move_and_play(san, !self.in_check)?;
-        self.push(mv, next);
+        let played = self.state().parse_move_and_play(san, !self.in_check)?;
+        let mv = played.mv;
+        self.push(played);
         Ok(mv)
     }
 
@@ -158,10 +159,11 @@ impl Game {
         Ok(())
     }
 
-    fn push(&mut self, mv: Move, next: State) {
-        (self.status, self.in_check) = next.status_and_check();
-        self.moves.push(mv);
-        self.states.push(next);
+    fn push(&mut self, played: Played) {
+        self.status = played.next.status_given_check(played.check);
+        self.in_check = played.check;
+        self.moves.push(played.mv);
+        self.states.push(played.next);
     }
 
     /// Undoes the last move; `None` at the start.

@@ -5,7 +5,7 @@ use crate::moves::{Move, RawMove};
 use crate::position::{KING, PAWN, Position};
 use crate::square::{Role, Square};
 use crate::attacks::{DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONALS, QUEEN_DIRECTIONS, on_board};
-use crate::state::State;
+use crate::state::{Played, State};
 
 fn is_castling(role: i8, mv: Move) -> bool {
     role == KING && mv.from.file().abs_diff(mv.to.file()) == 2
@@ -156,13 +156,13 @@ fn parse_pattern(original: &str, text: &[u8]) -> Result<Pattern, SanError> {
 }
 
 pub(crate) fn parse(state: &State, san: &str) -> Result<Move, SanError> {
-    parse_and_play(state, san, false).map(|(mv, _)| mv)
+    parse_and_play(state, san, false).map(|played| played.mv)
 }
 
 /// [`parse`] and the state after the move, from the one legality check that
 /// resolved it (replay needs both; checking again to play would double the work).
 /// `not_in_check` as for [`State::check_and_play_known`].
-pub(crate) fn parse_and_play(state: &State, san: &str, not_in_check: bool) -> Result<(Move, State), SanError> {
+pub(crate) fn parse_and_play(state: &State, san: &str, not_in_check: bool) -> Result<Played, SanError> {
     let mut text = san.trim_ascii().as_bytes();
     while let [rest @ .., b'+' | b'#' | b'!' | b'?'] = text {
         text = rest;
@@ -196,7 +196,7 @@ pub(crate) fn parse_and_play(state: &State, san: &str, not_in_check: bool) -> Re
     let piece = pattern.role.code() as i8 * us;
     let promotion = pattern.promotion.map_or(0, Role::code);
     let to = pattern.to.index();
-    let mut found: Option<(Move, State)> = None;
+    let mut found: Option<Played> = None;
     let mut more = Vec::new();
     if pattern.role == Role::Pawn {
         // A pawn comes from one row behind (or two, for a double step), on its
@@ -241,8 +241,8 @@ pub(crate) fn parse_and_play(state: &State, san: &str, not_in_check: bool) -> Re
     match found {
         None => Err(SanError::Illegal { san: san.to_owned() }),
         Some(played) if more.is_empty() => Ok(played),
-        Some((mv, _)) => {
-            more.insert(0, mv);
+        Some(played) => {
+            more.insert(0, played.mv);
             Err(SanError::Ambiguous { san: san.to_owned(), candidates: more })
         }
     }

@@ -107,6 +107,69 @@ const INITIAL: [u8; 128] = {
     b
 };
 
+/// A legal move played: the move, the state after it, and whether it gives check.
+pub(crate) struct Played {
+    pub mv: Move,
+    pub next: State,
+    pub check: bool,
+}
+
+/// An off-board index standing for "no square".
+const NO_SQUARE: u8 = 0x88;
+
+/// Whether the king on `king` is attacked by side `by` on board `b`, where the
+/// previous board had it unattacked (section 7: the waiting side is never in
+/// check) and the move put `by` pieces on `placed` and emptied `vacated`. Only
+/// a placed piece, or a slider whose line to the king crosses a vacated square,
+/// can attack it now: the other pieces' attacks on the king did not change.
+fn gives_check(b: &[u8; 128], king: u8, by: i8, placed: [u8; 2], vacated: [u8; 2]) -> bool {
+    for sq in placed {
+        if !on_board(sq) {
+            continue;
+        }
+        let attacks = match b[sq as usize] as i8 * by {
+            PAWN => {
+                let ahead = sq.wrapping_add((-16 * by) as u8);
+                king == ahead.wrapping_sub(1) || king == ahead.wrapping_add(1)
+            }
+            KNIGHT => is_knight_step(sq, king),
+            KING => is_king_step(sq, king),
+            role => {
+                let aligned = match role {
+                    BISHOP => is_diagonal(sq, king),
+                    ROOK => is_orthogonal(sq, king),
+                    _ => is_diagonal(sq, king) || is_orthogonal(sq, king),
+                };
+                aligned && {
+                    let d = line_step(sq, king).expect("aligned");
+                    let mut t = sq.wrapping_add(d);
+                    while t != king && b[t as usize] == 0 {
+                        t = t.wrapping_add(d);
+                    }
+                    t == king
+                }
+            }
+        };
+        if attacks {
+            return true;
+        }
+    }
+    for sq in vacated {
+        let Some(d) = (if on_board(sq) { line_step(king, sq) } else { None }) else { continue };
+        let mut t = king.wrapping_add(d);
+        while on_board(t) && b[t as usize] == 0 {
+            t = t.wrapping_add(d);
+        }
+        if on_board(t) {
+            let p = b[t as usize] as i8 * by;
+            if p == QUEEN || p == if is_diagonal(king, sq) { BISHOP } else { ROOK } {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// The kind of a move that passed the section 6 checks 1 to 13.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum MoveKind {
@@ -397,14 +460,15 @@ impl State {
     /// [`State::check`] and [`State::play`] in one pass: the well-formed move and
     /// the state after it, or the section 6 rejection.
     pub fn check_and_play(&self, mv: impl Into<RawMove>) -> Result<(Move, State), Rejection> {
-        self.check_and_play_known(mv.into(), false)
+        self.check_and_play_known(mv.into(), false).map(|played| (played.mv, played.next))
     }
 
     /// [`State::check_and_play`] for a caller that may know the side to move is
     /// not in check (`not_in_check`, e.g. from the status it computed): then a
     /// plain move of an unpinned piece other than the king cannot leave the king
     /// attacked, and the attack scan (check 14) is skipped. `false` always scans.
-    pub(crate) fn check_and_play_known(&self, raw: RawMove, not_in_check: bool) -> Result<(Move, State), Rejection> {
+    /// Also tells whether the move gives check, found from the squares it changed.
+    pub(crate) fn check_and_play_known(&self, raw: RawMove, not_in_check: bool) -> Result<Played, Rejection> {
         let kind = self.precheck(raw)?;
         let mut next = self.0;
         let king = self.apply_pieces(&mut next, raw, kind);
@@ -457,7 +521,14 @@ impl State {
             to: Square::from_index_unchecked(raw.to),
             promotion: Role::from_code(raw.promotion),
         };
-        Ok((mv, State(next)))
+        let their_king = if us > 0 { self.0[idx::BLACK_KING_POS] } else { self.0[idx::WHITE_KING_POS] };
+        let (placed, vacated) = match kind {
+            MoveKind::Normal | MoveKind::DoubleStep => ([raw.to, NO_SQUARE], [raw.from, NO_SQUARE]),
+            MoveKind::EnPassant => ([raw.to, NO_SQUARE], [raw.from, raw.to.wrapping_add((16 * us) as u8)]),
+            MoveKind::Castle { rook_from, rook_to } => ([rook_to, NO_SQUARE], [raw.from, rook_from]),
+        };
+        let check = gives_check(&next, their_king, us, placed, vacated);
+        Ok(Played { mv, next: State(next), check })
     }
 
     /// Section 6 checks 1 to 13, in order.
@@ -612,7 +683,8 @@ impl State {
         (self.status_given_check(checked), checked)
     }
 
-    fn status_given_check(&self, checked: bool) -> Status {
+    /// The status, given whether the side to move is in check ([`State::in_check`]).
+    pub(crate) fn status_given_check(&self, checked: bool) -> Status {
         if !self.has_legal_move_given_check(checked) {
             return if checked { Status::Checkmate } else { Status::Stalemate };
         }
@@ -828,16 +900,16 @@ impl State {
     /// do) is read as the king's two-square move (`e1g1`) when that is legal;
     /// the returned move, like every [`Move`] here, uses the two-square form.
     pub fn parse_move(&self, s: &str) -> Result<Move, SanError> {
-        self.parse_move_and_play(s, false).map(|(mv, _)| mv)
+        self.parse_move_and_play(s, false).map(|played| played.mv)
     }
 
     /// [`State::parse_move`] and the state after the move, in one legality check
     /// (`not_in_check` as for [`State::check_and_play_known`]).
-    pub(crate) fn parse_move_and_play(&self, s: &str, not_in_check: bool) -> Result<(Move, State), SanError> {
+    pub(crate) fn parse_move_and_play(&self, s: &str, not_in_check: bool) -> Result<Played, SanError> {
         let text = s.trim();
         if let Ok(mv) = Move::from_uci(text) {
             return self.check_and_play_known(mv.into(), not_in_check).or_else(|rejection| {
-                let castling = self.king_takes_rook_castling(mv).and_then(|c| self.check_and_play(c).ok());
+                let castling = self.king_takes_rook_castling(mv).and_then(|c| self.check_and_play_known(c.into(), false).ok());
                 castling.ok_or_else(|| SanError::Rejected { uci: text.to_owned(), rejection })
             });
         }
@@ -932,6 +1004,43 @@ mod tests {
         assert_eq!(checked, mv);
         assert_eq!(state.play(mv), Ok(next));
         next
+    }
+
+    /// The check flag found from the changed squares equals a full attack scan, and
+    /// the pin shortcut out of check plays exactly what the full check plays, on every
+    /// legal move of small trees from positions rich in pins, checks, castling, en
+    /// passant and promotions.
+    #[test]
+    fn incremental_check_and_pin_shortcut_are_exact() {
+        fn walk(state: &State, depth: u32, moves: &mut u64) {
+            let not_in_check = !state.in_check();
+            for mv in state.legal_moves() {
+                let full = state.check_and_play_known(mv.into(), false).unwrap();
+                let hinted = state.check_and_play_known(mv.into(), not_in_check).unwrap();
+                assert_eq!(full.next, hinted.next);
+                assert_eq!(full.check, full.next.in_check(), "{} {mv}", state.fen());
+                assert_eq!(hinted.check, full.check);
+                *moves += 1;
+                if depth > 1 {
+                    walk(&full.next, depth - 1, moves);
+                }
+            }
+        }
+        let mut moves = 0;
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+            "8/8/8/K2pP2r/8/8/8/4k3 w - d6 0 1",
+            "3k4/3p4/8/K1P4r/8/8/8/8 b - - 0 1",
+            // exd6 e.p. uncovers the bishop's diagonal through d5 to the black king.
+            "k7/8/8/3pP3/4B3/8/8/4K3 w - d6 0 1",
+        ] {
+            walk(&State::from_fen(fen).unwrap(), 3, &mut moves);
+        }
+        assert!(moves > 100_000, "{moves} moves walked");
     }
 
     #[test]
