@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use alloy_primitives::{B256, keccak256};
 
-use crate::attacks::{DIAGONALS, KNIGHT_OFFSETS, ORTHOGONALS, QUEEN_DIRECTIONS, attacked, is_diagonal, is_king_step, is_knight_step, is_orthogonal, line_step, on_board};
+use crate::attacks::{DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONALS, QUEEN_DIRECTIONS, attacked, is_diagonal, is_king_step, is_knight_step, is_orthogonal, line_step, on_board};
 use crate::error::{FenError, InvalidState, Rejection, SanError, StateError};
 use crate::moves::{Move, RawMove};
 use crate::position::{BISHOP, IMove, KING, KNIGHT, MoveList, PAWN, Position, QUEEN, ROOK};
@@ -707,66 +707,73 @@ impl State {
         // Usually one of the first pieces tried, each with one move its kind can
         // make (a step onto an empty or enemy square), settles it. Out of check, a
         // step by a piece other than the king is legal iff the piece is not pinned
-        // (a ray walk from the king); a king step iff its target is not attacked.
-        // In check, a step is legal iff it leaves the king safe. Otherwise, generate.
+        // (a ray walk from the king), so the king, whose steps need attack scans,
+        // comes last. In check, king steps come first (the usual escape), then up to
+        // four other pieces' steps, each legal iff it leaves the king safe.
+        // Otherwise, generate.
         let b = &self.0;
         let us = b[idx::CURRENT_PLAYER] as i8;
         let king = if us > 0 { b[idx::WHITE_KING_POS] } else { b[idx::BLACK_KING_POS] };
-        let mut board = *b;
         let free = |t: u8| on_board(t) && (b[t as usize] as i8) * us <= 0;
-        let mut tries = 0;
-        for from in board_squares_from(us) {
-            let piece = b[from as usize] as i8 * us;
-            if piece <= 0 {
-                continue;
-            }
-            let steps: &[u8] = match piece {
+        let steps_of = |piece: i8| -> &'static [u8] {
+            match piece {
                 KNIGHT => &KNIGHT_OFFSETS,
                 BISHOP => &DIAGONALS,
                 ROOK => &ORTHOGONALS,
-                QUEEN | KING => &QUEEN_DIRECTIONS,
+                QUEEN => &QUEEN_DIRECTIONS,
                 _ => &[],
-            };
-            if !checked && piece != KING {
+            }
+        };
+        if !checked {
+            for from in board_squares_from(us) {
+                let piece = b[from as usize] as i8 * us;
+                if piece <= 0 || piece == KING {
+                    continue;
+                }
                 let moves = if piece == PAWN {
                     // A single push (onto the last rank it promotes, which blocks the same).
                     b[from.wrapping_add((-16 * us) as u8) as usize] == 0
                 } else {
-                    steps.iter().any(|&d| free(from.wrapping_add(d)))
+                    steps_of(piece).iter().any(|&d| free(from.wrapping_add(d)))
                 };
                 if moves && !self.is_pinned(from, king, us) {
                     return true;
                 }
-                continue;
             }
-            if !checked {
-                // The king: each free step whose target is safe with the king lifted.
-                board[king as usize] = 0;
-                let safe = steps.iter().map(|&d| from.wrapping_add(d)).any(|t| free(t) && !attacked(&board, t, -us));
-                board[king as usize] = b[king as usize];
+        }
+        // King steps, tested with the king lifted so it cannot shield a square from a slider.
+        let mut board = *b;
+        board[king as usize] = 0;
+        if KING_OFFSETS.iter().map(|&d| king.wrapping_add(d)).any(|t| free(t) && !attacked(&board, t, -us)) {
+            return true;
+        }
+        board[king as usize] = b[king as usize];
+        if checked {
+            let mut tries = 0;
+            for from in board_squares_from(us) {
+                let piece = b[from as usize] as i8 * us;
+                if piece <= 0 || piece == KING {
+                    continue;
+                }
+                let to = if piece == PAWN {
+                    Some(from.wrapping_add((-16 * us) as u8)).filter(|&t| b[t as usize] == 0)
+                } else {
+                    steps_of(piece).iter().map(|&d| from.wrapping_add(d)).find(|&t| free(t))
+                };
+                let Some(to) = to else { continue };
+                let (moved, captured) = (board[from as usize], board[to as usize]);
+                board[to as usize] = moved;
+                board[from as usize] = 0;
+                let safe = !attacked(&board, king, -us);
+                board[from as usize] = moved;
+                board[to as usize] = captured;
                 if safe {
                     return true;
                 }
-                continue;
-            }
-            let to = if piece == PAWN {
-                Some(from.wrapping_add((-16 * us) as u8)).filter(|&t| b[t as usize] == 0)
-            } else {
-                steps.iter().map(|&d| from.wrapping_add(d)).find(|&t| free(t))
-            };
-            let Some(to) = to else { continue };
-            let (moved, captured) = (board[from as usize], board[to as usize]);
-            board[to as usize] = moved;
-            board[from as usize] = 0;
-            let safe = !attacked(&board, if piece == KING { to } else { king }, -us);
-            board[from as usize] = moved;
-            board[to as usize] = captured;
-            if safe {
-                return true;
-            }
-            tries += 1;
-            if tries == 4 {
-                break;
+                tries += 1;
+                if tries == 4 {
+                    break;
+                }
             }
         }
         Position::from_state(self).has_legal_move()
@@ -907,7 +914,10 @@ impl State {
     /// (`not_in_check` as for [`State::check_and_play_known`]).
     pub(crate) fn parse_move_and_play(&self, s: &str, not_in_check: bool) -> Result<Played, SanError> {
         let text = s.trim();
-        if let Ok(mv) = Move::from_uci(text) {
+        // UCI is two squares and an optional promotion: skip the UCI parse (and its
+        // error allocation) for every other text.
+        let uci_like = matches!(text.as_bytes(), [b'a'..=b'h', b'1'..=b'8', b'a'..=b'h', b'1'..=b'8', ..] if text.len() <= 5);
+        if let Some(mv) = uci_like.then(|| Move::from_uci(text).ok()).flatten() {
             return self.check_and_play_known(mv.into(), not_in_check).or_else(|rejection| {
                 let castling = self.king_takes_rook_castling(mv).and_then(|c| self.check_and_play_known(c.into(), false).ok());
                 castling.ok_or_else(|| SanError::Rejected { uci: text.to_owned(), rejection })
