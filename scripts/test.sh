@@ -21,6 +21,9 @@ bash scripts/build-contracts.sh --check
 step "rust: every workspace test (release: perft, differential and conformance need the speed)"
 cargo test --release --workspace --locked
 
+step "rust: benchmarks still build (criterion; run them with cargo bench, see README)"
+cargo bench --workspace --locked --no-run
+
 step "corpus check over ../shared/data"
 bash scripts/corpus-check.sh
 
