@@ -413,7 +413,8 @@ impl<R: BufRead> PgnReader<R> {
     /// Reads the next game; `Ok(None)` at the end of input.
     fn read_game(&mut self) -> io::Result<Option<Result<PgnGame, PgnError>>> {
         let mut tags = Vec::new();
-        let mut sans: Vec<String> = Vec::new();
+        // Room for a typical game up front: growing from empty costs several copies per game.
+        let mut sans: Vec<String> = Vec::with_capacity(128);
         let mut result = None;
         let mut section = Section::Tags;
         let mut depth = 0usize;
