@@ -12,7 +12,11 @@ pub fn board_squares() -> impl Iterator<Item = u8> {
 }
 
 fn raw(from: u8, to: u8, promotion: u8) -> RawMove {
-    RawMove { from, to, promotion }
+    RawMove {
+        from,
+        to,
+        promotion,
+    }
 }
 
 /// At least `min_illegal` distinct illegal raw moves for `state` (the Rust
@@ -43,16 +47,25 @@ pub fn illegal_candidates(state: &State, rng: &mut impl Rng, min_illegal: usize)
     let a = pick(&own, &mut r);
     add(raw(a, 8 + (r(8) as u8), 0), &mut set);
     add(raw(a, 128 + r(128) as u8, 0), &mut set);
-    add(raw(24 + 16 * r(7) as u8, pick(&on_board, &mut r), 0), &mut set);
+    add(
+        raw(24 + 16 * r(7) as u8, pick(&on_board, &mut r), 0),
+        &mut set,
+    );
     add(raw(128 + r(128) as u8, 255, 0), &mut set);
     // 2 SAME_SQUARE.
     add(raw(a, a, 0), &mut set);
     // 3 EMPTY_FROM.
     if !empty.is_empty() {
-        add(raw(pick(&empty, &mut r), pick(&on_board, &mut r), 0), &mut set);
+        add(
+            raw(pick(&empty, &mut r), pick(&on_board, &mut r), 0),
+            &mut set,
+        );
     }
     // 4 NOT_YOUR_PIECE.
-    add(raw(pick(&theirs, &mut r), pick(&on_board, &mut r), 0), &mut set);
+    add(
+        raw(pick(&theirs, &mut r), pick(&on_board, &mut r), 0),
+        &mut set,
+    );
     // 5 OWN_PIECE_ON_TARGET.
     if own.len() > 1 {
         let b = pick(&own, &mut r);
@@ -100,12 +113,18 @@ pub fn illegal_candidates(state: &State, rng: &mut impl Rng, min_illegal: usize)
         }
         let m = RawMove::from(legal[r(legal.len())]);
         if m.promotion == 0 {
-            add(raw(m.from, m.to, [1u8, 2, 3, 4, 5, 6, 9, 128, 255][r(9)]), &mut set);
+            add(
+                raw(m.from, m.to, [1u8, 2, 3, 4, 5, 6, 9, 128, 255][r(9)]),
+                &mut set,
+            );
         }
     }
     // Random moves of own pieces: geometry, blocked paths, pins, checks.
     for _ in 0..12 {
-        add(raw(pick(&own, &mut r), pick(&on_board, &mut r), 0), &mut set);
+        add(
+            raw(pick(&own, &mut r), pick(&on_board, &mut r), 0),
+            &mut set,
+        );
     }
 
     let legal_packed: BTreeSet<u32> = legal.iter().map(|&m| RawMove::from(m).packed()).collect();

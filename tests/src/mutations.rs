@@ -60,7 +60,10 @@ pub fn mutate(bytes: &[u8; 128], rng: &mut impl Rng) -> Vec<[u8; 128]> {
         m(&mut |s| s[123] = e as u8);
     }
     // 5 PAWN_ON_BACK_RANK
-    let back = [rng.random_range(0..8usize), 112 + rng.random_range(0..8usize)];
+    let back = [
+        rng.random_range(0..8usize),
+        112 + rng.random_range(0..8usize),
+    ];
     for b in back {
         if bytes[b] == 0 {
             m(&mut |s| s[b] = 1);

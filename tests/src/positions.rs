@@ -53,7 +53,10 @@ pub fn shared_perft_fens() -> Option<Vec<String>> {
     let mut files: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     files.sort();
     let mut fens = Vec::new();
-    for file in files.iter().filter(|p| p.extension().is_some_and(|e| e == "txt")) {
+    for file in files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+    {
         let text = std::fs::read_to_string(file).ok()?;
         for line in text.lines() {
             let line = line.trim();
@@ -99,7 +102,10 @@ fn weight(state: &State, mv: Move) -> u32 {
 /// castling, en passant, promotions and checks; distinct, at most `count`.
 pub fn random_game_positions(seed: u64, count: usize, max_plies: usize) -> Vec<State> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let starts: Vec<State> = START_FENS.iter().map(|f| State::from_fen(f).expect("start FEN")).collect();
+    let starts: Vec<State> = START_FENS
+        .iter()
+        .map(|f| State::from_fen(f).expect("start FEN"))
+        .collect();
     let mut seen = HashSet::new();
     let mut out = Vec::with_capacity(count);
     let mut game = 0usize;

@@ -18,10 +18,17 @@ pub struct Report {
 
 impl Report {
     /// Records one comparison; a mismatch if `rust != evm`.
-    pub fn compare<T: PartialEq + std::fmt::Debug>(&mut self, what: &str, context: impl FnOnce() -> String, rust: T, evm: T) {
+    pub fn compare<T: PartialEq + std::fmt::Debug>(
+        &mut self,
+        what: &str,
+        context: impl FnOnce() -> String,
+        rust: T,
+        evm: T,
+    ) {
         self.comparisons += 1;
         if rust != evm {
-            self.mismatches.push(format!("{what}: rust={rust:?} evm={evm:?} | {}", context()));
+            self.mismatches
+                .push(format!("{what}: rust={rust:?} evm={evm:?} | {}", context()));
         }
     }
 
@@ -30,7 +37,11 @@ impl Report {
         if self.mismatches.is_empty() {
             return;
         }
-        let mut text = format!("{title}: {} mismatches in {} comparisons\n", self.mismatches.len(), self.comparisons);
+        let mut text = format!(
+            "{title}: {} mismatches in {} comparisons\n",
+            self.mismatches.len(),
+            self.comparisons
+        );
         for line in self.mismatches.iter().take(40) {
             let _ = writeln!(text, "  {line}");
         }

@@ -9,30 +9,55 @@ use std::{fs::File, io::BufReader};
 
 use chessref_conformance::positions::shared_data_dir;
 use chessref_core::PgnReader;
-use chessref_evm::{RevmChain, Replayer, SimulateOptions, simulate};
+use chessref_evm::{Replayer, RevmChain, SimulateOptions, simulate};
 
 #[test]
 fn random_games_with_illegal_attempts_agree() {
-    let options = SimulateOptions { games: 60, seed: 2024, illegal_rate: 0.5, max_plies: 250 };
+    let options = SimulateOptions {
+        games: 60,
+        seed: 2024,
+        illegal_rate: 0.5,
+        max_plies: 250,
+    };
     let summary = simulate(RevmChain::new(), &options, |_| {}).expect("simulate");
     println!(
         "simulate: {} games, {} moves, {} illegal attempts by code {:?}, gas {:?}, endings {:?}",
-        summary.games, summary.plies, summary.illegal_attempts, summary.illegal_by_code, summary.gas, summary.endings
+        summary.games,
+        summary.plies,
+        summary.illegal_attempts,
+        summary.illegal_by_code,
+        summary.gas,
+        summary.endings
     );
-    assert!(summary.mismatches == 0, "mismatches:\n{}", summary.mismatch_details.join("\n"));
+    assert!(
+        summary.mismatches == 0,
+        "mismatches:\n{}",
+        summary.mismatch_details.join("\n")
+    );
     assert_eq!(summary.games, 60);
     assert!(summary.plies > 5_000, "{} plies", summary.plies);
     for code in [1, 2, 3, 4, 5, 6, 7, 8, 13, 14] {
-        assert!(summary.illegal_by_code[code] > 0, "no illegal attempt with code {code}: {:?}", summary.illegal_by_code);
+        assert!(
+            summary.illegal_by_code[code] > 0,
+            "no illegal attempt with code {code}: {:?}",
+            summary.illegal_by_code
+        );
     }
-    assert!(summary.endings.keys().any(|k| k.ends_with("/1")), "some random game ends in mate: {:?}", summary.endings);
+    assert!(
+        summary.endings.keys().any(|k| k.ends_with("/1")),
+        "some random game ends in mate: {:?}",
+        summary.endings
+    );
 }
 
 /// Replays the first `limit` games of a PGN of ../shared/data/pgn.
 fn replay_shared(file: &str, limit: usize) -> Option<chessref_evm::ReplaySummary> {
     let path = shared_data_dir().join("pgn").join(file);
     let Ok(input) = File::open(&path) else {
-        println!("{} is ABSENT: real-game replay not run (random games still are)", path.display());
+        println!(
+            "{} is ABSENT: real-game replay not run (random games still are)",
+            path.display()
+        );
         return None;
     };
     let mut replayer = Replayer::new(RevmChain::new()).expect("deploy");
@@ -43,7 +68,12 @@ fn replay_shared(file: &str, limit: usize) -> Option<chessref_evm::ReplaySummary
     }
     let summary = replayer.summary();
     println!("{file}: {summary:?}");
-    assert!(details.is_empty(), "{} mismatches in {file}:\n{}", details.len(), details[..details.len().min(40)].join("\n"));
+    assert!(
+        details.is_empty(),
+        "{} mismatches in {file}:\n{}",
+        details.len(),
+        details[..details.len().min(40)].join("\n")
+    );
     Some(summary)
 }
 

@@ -24,7 +24,11 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Seeded random games as PGN games (SAN), each resigned by black at its end.
-fn random_games(count: usize, max_plies: usize, seed: u64) -> (Vec<PgnGame>, Vec<Vec<Move>>, usize) {
+fn random_games(
+    count: usize,
+    max_plies: usize,
+    seed: u64,
+) -> (Vec<PgnGame>, Vec<Vec<Move>>, usize) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (mut games, mut lines, mut plies) = (Vec::new(), Vec::new(), 0);
     for index in 1..=count {
@@ -38,7 +42,12 @@ fn random_games(count: usize, max_plies: usize, seed: u64) -> (Vec<PgnGame>, Vec
             state = state.play(mv).expect("legal");
         }
         plies += moves.len();
-        games.push(PgnGame { index, tags: Vec::new(), sans, result: Some("1-0".to_string()) });
+        games.push(PgnGame {
+            index,
+            tags: Vec::new(),
+            sans,
+            result: Some("1-0".to_string()),
+        });
         lines.push(moves);
     }
     (games, lines, plies)
@@ -48,7 +57,9 @@ fn bench(c: &mut Criterion) {
     let (games, lines, plies) = random_games(24, 160, 42);
     let mut group = c.benchmark_group("replay_revm");
     group.throughput(Throughput::Elements(plies as u64));
-    group.sample_size(10).measurement_time(Duration::from_secs(10));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(10));
     group.bench_function("random_games", |b| {
         b.iter_batched(
             || Replayer::new(RevmChain::new()).expect("deploy"),
@@ -69,12 +80,23 @@ fn bench(c: &mut Criterion) {
                 let accounts = referee.chain().accounts().to_vec();
                 let (white, black): (Address, Address) = (accounts[0], accounts[1]);
                 for line in &lines {
-                    let created = referee.create_game(white, &GameSetup::eth(black, U256::ZERO)).expect("create");
-                    let joined = referee.join_game(black, created.id, U256::ZERO).expect("join");
-                    let mut position = Position { state: created.state, history: created.history, clock: joined.clock };
+                    let created = referee
+                        .create_game(white, &GameSetup::eth(black, U256::ZERO))
+                        .expect("create");
+                    let joined = referee
+                        .join_game(black, created.id, U256::ZERO)
+                        .expect("join");
+                    let mut position = Position {
+                        state: created.state,
+                        history: created.history,
+                        clock: joined.clock,
+                    };
                     for (i, &mv) in line.iter().enumerate() {
                         let player = if i % 2 == 0 { white } else { black };
-                        position = referee.play_move(player, created.id, &position, RawMove::from(mv).packed()).expect("move").position;
+                        position = referee
+                            .play_move(player, created.id, &position, RawMove::from(mv).packed())
+                            .expect("move")
+                            .position;
                     }
                 }
                 black_box(referee)

@@ -31,10 +31,16 @@ impl Anvil {
             return if path.is_file() {
                 Ok(path)
             } else {
-                Err(ChainError::Anvil(format!("$ANVIL points at {} which is not a file", path.display())))
+                Err(ChainError::Anvil(format!(
+                    "$ANVIL points at {} which is not a file",
+                    path.display()
+                )))
             };
         }
-        let starts = [std::env::current_dir().ok(), Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")))];
+        let starts = [
+            std::env::current_dir().ok(),
+            Some(PathBuf::from(env!("CARGO_MANIFEST_DIR"))),
+        ];
         for start in starts.iter().flatten() {
             for dir in start.ancestors() {
                 let modules = dir.join("node_modules");
@@ -70,24 +76,41 @@ impl Anvil {
             .port();
         let child = Command::new(binary)
             .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-            .args(["--hardfork", "prague", "--chain-id", "31337", "--accounts", "10", "--balance", "1000000"])
+            .args([
+                "--hardfork",
+                "prague",
+                "--chain-id",
+                "31337",
+                "--accounts",
+                "10",
+                "--balance",
+                "1000000",
+            ])
             .args(["--silent"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| ChainError::Anvil(format!("cannot start {}: {e}", binary.display())))?;
-        let mut anvil = Anvil { child, url: format!("http://127.0.0.1:{port}") };
+        let mut anvil = Anvil {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        };
         let started = Instant::now();
         loop {
             if let Ok(Some(status)) = anvil.child.try_wait() {
-                return Err(ChainError::Anvil(format!("{} exited at start with {status}", binary.display())));
+                return Err(ChainError::Anvil(format!(
+                    "{} exited at start with {status}",
+                    binary.display()
+                )));
             }
             if TcpStream::connect(("127.0.0.1", port)).is_ok() {
                 return Ok(anvil);
             }
             if started.elapsed() > START_TIMEOUT {
-                return Err(ChainError::Anvil(format!("not listening on port {port} after {START_TIMEOUT:?}")));
+                return Err(ChainError::Anvil(format!(
+                    "not listening on port {port} after {START_TIMEOUT:?}"
+                )));
             }
             std::thread::sleep(Duration::from_millis(50));
         }

@@ -24,12 +24,24 @@ pub struct TxRequest {
 impl TxRequest {
     /// A call of `to` with `data`, no value, and the default gas limit.
     pub fn call(from: Address, to: Address, data: impl Into<Bytes>) -> Self {
-        TxRequest { from, to: Some(to), value: U256::ZERO, data: data.into(), gas_limit: DEFAULT_GAS_LIMIT }
+        TxRequest {
+            from,
+            to: Some(to),
+            value: U256::ZERO,
+            data: data.into(),
+            gas_limit: DEFAULT_GAS_LIMIT,
+        }
     }
 
     /// A contract creation with `init_code`.
     pub fn create(from: Address, init_code: impl Into<Bytes>) -> Self {
-        TxRequest { from, to: None, value: U256::ZERO, data: init_code.into(), gas_limit: DEPLOY_GAS_LIMIT }
+        TxRequest {
+            from,
+            to: None,
+            value: U256::ZERO,
+            data: init_code.into(),
+            gas_limit: DEPLOY_GAS_LIMIT,
+        }
     }
 
     /// The same request sending `value` wei.
@@ -93,11 +105,17 @@ pub trait Chain {
     fn storage(&mut self, address: Address, slot: U256) -> Result<U256, ChainError>;
 
     /// Deploys `init_code` from `from`; fails if the creation reverts.
-    fn deploy(&mut self, from: Address, init_code: Bytes) -> Result<(Address, TxReceipt), ChainError> {
+    fn deploy(
+        &mut self,
+        from: Address,
+        init_code: Bytes,
+    ) -> Result<(Address, TxReceipt), ChainError> {
         let receipt = self.send(TxRequest::create(from, init_code))?;
         match (receipt.success, receipt.created) {
             (true, Some(address)) => Ok((address, receipt)),
-            _ => Err(ChainError::DeployFailed { revert: receipt.output }),
+            _ => Err(ChainError::DeployFailed {
+                revert: receipt.output,
+            }),
         }
     }
 }
@@ -140,7 +158,13 @@ pub fn connect(rpc: Option<&str>) -> Result<Box<dyn Chain>, ChainError> {
         None => Ok(Box::new(crate::RevmChain::new())),
         Some(url) => {
             let keys: Vec<String> = std::env::var(PRIVATE_KEYS_ENV)
-                .map(|v| v.split(',').map(str::trim).filter(|k| !k.is_empty()).map(String::from).collect())
+                .map(|v| {
+                    v.split(',')
+                        .map(str::trim)
+                        .filter(|k| !k.is_empty())
+                        .map(String::from)
+                        .collect()
+                })
                 .unwrap_or_default();
             Ok(Box::new(crate::RpcChain::connect_with_keys(url, &keys)?))
         }

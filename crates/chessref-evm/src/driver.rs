@@ -57,12 +57,21 @@ pub mod reason {
 /// The ending the referee must report when a move leaves `state` with an
 /// automatic end (status 1 to 4); `None` while the game goes on.
 pub fn automatic_ending(state: &State) -> Option<Ending> {
-    let draw = |reason| Some(Ending { result: result::DRAW, reason });
+    let draw = |reason| {
+        Some(Ending {
+            result: result::DRAW,
+            reason,
+        })
+    };
     match state.status() {
         Status::Ongoing => None,
         Status::Checkmate => Some(Ending {
             // The side to move is mated: the other side won.
-            result: if state.turn() == Color::White { result::BLACK_WINS } else { result::WHITE_WINS },
+            result: if state.turn() == Color::White {
+                result::BLACK_WINS
+            } else {
+                result::WHITE_WINS
+            },
             reason: reason::CHECKMATE,
         }),
         Status::Stalemate => draw(reason::STALEMATE),
@@ -150,14 +159,23 @@ impl GameDriver {
             black,
             stake,
             state: start,
-            position: Position { state: created.state, history: created.history, clock: joined.clock },
+            position: Position {
+                state: created.state,
+                history: created.history,
+                clock: joined.clock,
+            },
             chain_keys: vec![key],
             plies: 0,
             ending: None,
             mismatches: Vec::new(),
             move_gas: Vec::new(),
         };
-        driver.compare("created state", "", start.to_hex(), alloy_primitives::hex::encode(created.state));
+        driver.compare(
+            "created state",
+            "",
+            start.to_hex(),
+            alloy_primitives::hex::encode(created.state),
+        );
         driver.compare("created history", "", chain_start(key), created.history);
         driver.compare("white", "", white, joined.white);
         driver.compare("black", "", black, joined.black);
@@ -166,7 +184,13 @@ impl GameDriver {
         Ok(driver)
     }
 
-    fn compare<T: PartialEq + fmt::Debug>(&mut self, what: &'static str, mv: &str, rust: T, evm: T) -> bool {
+    fn compare<T: PartialEq + fmt::Debug>(
+        &mut self,
+        what: &'static str,
+        mv: &str,
+        rust: T,
+        evm: T,
+    ) -> bool {
         if rust == evm {
             return true;
         }
@@ -184,26 +208,42 @@ impl GameDriver {
 
     /// The account of the side to move.
     pub fn mover(&self) -> Address {
-        if self.state.turn() == Color::White { self.white } else { self.black }
+        if self.state.turn() == Color::White {
+            self.white
+        } else {
+            self.black
+        }
     }
 
     /// The account of the side not to move.
     pub fn waiter(&self) -> Address {
-        if self.state.turn() == Color::White { self.black } else { self.white }
+        if self.state.turn() == Color::White {
+            self.black
+        } else {
+            self.white
+        }
     }
 
     /// Plays a legal move as the side to move and compares everything the
     /// contract reports with the Rust mirror. Returns `false` if the
     /// contract refused it (recorded as a mismatch).
     pub fn play<C: Chain>(&mut self, referee: &mut Referee<C>, mv: Move) -> Result<bool, EvmError> {
-        let next = self.state.play(mv).expect("GameDriver::play takes legal moves");
+        let next = self
+            .state
+            .play(mv)
+            .expect("GameDriver::play takes legal moves");
         let packed = RawMove::from(mv).packed();
         let uci = mv.to_uci();
         let moved = match referee.play_move(self.mover(), self.id, &self.position, packed) {
             Ok(moved) => moved,
             Err(EvmError::Reverted { revert, .. }) => {
                 self.plies += 1;
-                self.compare("legal move accepted", &uci, "accepted".to_string(), format!("reverted {revert}"));
+                self.compare(
+                    "legal move accepted",
+                    &uci,
+                    "accepted".to_string(),
+                    format!("reverted {revert}"),
+                );
                 self.plies -= 1;
                 return Ok(false);
             }
@@ -213,7 +253,12 @@ impl GameDriver {
         self.move_gas.push(moved.receipt.gas_used);
         let history = history_after(self.position.history, &next);
         if moved.position.state != *next.as_bytes() {
-            self.compare("state", &uci, next.to_hex(), alloy_primitives::hex::encode(moved.position.state));
+            self.compare(
+                "state",
+                &uci,
+                next.to_hex(),
+                alloy_primitives::hex::encode(moved.position.state),
+            );
         }
         self.compare("status", &uci, next.status().code(), moved.status);
         self.compare("ply", &uci, self.plies as u32, moved.ply);
@@ -223,7 +268,11 @@ impl GameDriver {
         let expected_ending = automatic_ending(&next);
         self.compare("ending", &uci, expected_ending, moved.ending);
         let on_chain = referee.stored_commitment(self.id)?;
-        let expected = if moved.ending.is_some() { B256::ZERO } else { moved.position.commitment() };
+        let expected = if moved.ending.is_some() {
+            B256::ZERO
+        } else {
+            moved.position.commitment()
+        };
         self.compare("commitment", &uci, expected, on_chain);
         if next.halfmove_clock() == 0 {
             self.chain_keys.clear();
@@ -238,20 +287,37 @@ impl GameDriver {
     /// Sends an illegal raw move as the side to move: it must revert with
     /// exactly `IllegalMove(code)` of the Rust mirror and change nothing.
     /// Returns the Rust code.
-    pub fn attempt_illegal<C: Chain>(&mut self, referee: &mut Referee<C>, raw: RawMove) -> Result<u8, EvmError> {
+    pub fn attempt_illegal<C: Chain>(
+        &mut self,
+        referee: &mut Referee<C>,
+        raw: RawMove,
+    ) -> Result<u8, EvmError> {
         let code = match self.state.check(raw) {
             Err(rejection) => rejection.code(),
             Ok(_) => panic!("attempt_illegal takes illegal moves"),
         };
         let label = format!("raw 0x{:06x}", raw.packed());
         let got = match referee.play_move(self.mover(), self.id, &self.position, raw.packed()) {
-            Ok(moved) => format!("accepted (new state {})", alloy_primitives::hex::encode(moved.position.state)),
+            Ok(moved) => format!(
+                "accepted (new state {})",
+                alloy_primitives::hex::encode(moved.position.state)
+            ),
             Err(EvmError::Reverted { revert, .. }) => revert.to_string(),
             Err(e) => return Err(e),
         };
-        self.compare("revert", &label, ContractRevert::IllegalMove(code).to_string(), got);
+        self.compare(
+            "revert",
+            &label,
+            ContractRevert::IllegalMove(code).to_string(),
+            got,
+        );
         let on_chain = referee.stored_commitment(self.id)?;
-        self.compare("commitment after revert", &label, self.position.commitment(), on_chain);
+        self.compare(
+            "commitment after revert",
+            &label,
+            self.position.commitment(),
+            on_chain,
+        );
         Ok(code)
     }
 
@@ -260,34 +326,82 @@ impl GameDriver {
     /// threefold claim when the Rust mirror says one is open (else by
     /// agreement), `*` or nothing: left running. The ending must be the
     /// predicted one.
-    pub fn finish<C: Chain>(&mut self, referee: &mut Referee<C>, pgn_result: Option<&str>) -> Result<(), EvmError> {
+    pub fn finish<C: Chain>(
+        &mut self,
+        referee: &mut Referee<C>,
+        pgn_result: Option<&str>,
+    ) -> Result<(), EvmError> {
         if self.ending.is_some() {
             return Ok(());
         }
         let (acted, expected) = match pgn_result {
-            Some("1-0") => (referee.resign(self.black, self.id)?, Ending { result: result::WHITE_WINS, reason: reason::RESIGNATION }),
-            Some("0-1") => (referee.resign(self.white, self.id)?, Ending { result: result::BLACK_WINS, reason: reason::RESIGNATION }),
+            Some("1-0") => (
+                referee.resign(self.black, self.id)?,
+                Ending {
+                    result: result::WHITE_WINS,
+                    reason: reason::RESIGNATION,
+                },
+            ),
+            Some("0-1") => (
+                referee.resign(self.white, self.id)?,
+                Ending {
+                    result: result::BLACK_WINS,
+                    reason: reason::RESIGNATION,
+                },
+            ),
             Some("1/2-1/2") => {
-                let current = *self.chain_keys.last().expect("the chain holds the current key");
+                let current = *self
+                    .chain_keys
+                    .last()
+                    .expect("the chain holds the current key");
                 let occurrences = self.chain_keys.iter().filter(|&&k| k == current).count();
                 if self.state.halfmove_clock() >= 100 {
-                    let acted = referee.claim_draw(self.mover(), self.id, &self.position, Vec::new())?;
-                    (acted, Ending { result: result::DRAW, reason: reason::FIFTY_MOVES })
+                    let acted =
+                        referee.claim_draw(self.mover(), self.id, &self.position, Vec::new())?;
+                    (
+                        acted,
+                        Ending {
+                            result: result::DRAW,
+                            reason: reason::FIFTY_MOVES,
+                        },
+                    )
                 } else if occurrences >= 3 {
-                    let acted = referee.claim_draw(self.mover(), self.id, &self.position, self.chain_keys.clone())?;
-                    (acted, Ending { result: result::DRAW, reason: reason::THREEFOLD })
+                    let acted = referee.claim_draw(
+                        self.mover(),
+                        self.id,
+                        &self.position,
+                        self.chain_keys.clone(),
+                    )?;
+                    (
+                        acted,
+                        Ending {
+                            result: result::DRAW,
+                            reason: reason::THREEFOLD,
+                        },
+                    )
                 } else {
                     let offered = referee.offer_draw(self.mover(), self.id, &self.position)?;
                     if let Some(clock) = offered.clock {
                         self.position.clock = clock;
                     }
                     let acted = referee.accept_draw(self.waiter(), self.id, &self.position)?;
-                    (acted, Ending { result: result::DRAW, reason: reason::AGREEMENT })
+                    (
+                        acted,
+                        Ending {
+                            result: result::DRAW,
+                            reason: reason::AGREEMENT,
+                        },
+                    )
                 }
             }
             _ => return Ok(()),
         };
-        self.compare("ending", &format!("result {}", pgn_result.unwrap_or("*")), Some(expected), acted.ending);
+        self.compare(
+            "ending",
+            &format!("result {}", pgn_result.unwrap_or("*")),
+            Some(expected),
+            acted.ending,
+        );
         self.ending = acted.ending;
         Ok(())
     }
@@ -304,7 +418,12 @@ impl GameDriver {
     }
 
     /// Records a mismatch found by the caller (e.g. credits).
-    pub fn record<T: PartialEq + fmt::Debug>(&mut self, what: &'static str, rust: T, evm: T) -> bool {
+    pub fn record<T: PartialEq + fmt::Debug>(
+        &mut self,
+        what: &'static str,
+        rust: T,
+        evm: T,
+    ) -> bool {
         self.compare(what, "", rust, evm)
     }
 }

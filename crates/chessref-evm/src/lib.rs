@@ -21,14 +21,17 @@ mod rules;
 pub mod simulate;
 pub mod stats;
 
-pub use chain::{CallOutcome, Chain, DEFAULT_GAS_LIMIT, DEPLOY_GAS_LIMIT, PRIVATE_KEYS_ENV, TxReceipt, TxRequest, connect};
+pub use chain::{
+    CallOutcome, Chain, DEFAULT_GAS_LIMIT, DEPLOY_GAS_LIMIT, PRIVATE_KEYS_ENV, TxReceipt,
+    TxRequest, connect,
+};
 pub use driver::{GameDriver, Mismatch};
 pub use error::{ChainError, EvmError};
+pub use referee::{Acted, Created, Ending, GameSetup, Joined, Moved, Position, Referee};
+pub use replay::{GameReport, ReplaySummary, Replayer};
 pub use revert::ContractRevert;
 pub use revm_chain::{ACCOUNT_BALANCE, ACCOUNT_COUNT, CHAIN_ID, GENESIS_TIMESTAMP, RevmChain};
 pub use rpc_chain::RpcChain;
-pub use referee::{Acted, Created, Ending, GameSetup, Joined, Moved, Position, Referee};
-pub use replay::{GameReport, ReplaySummary, Replayer};
 pub use rules::{RulesView, evm_check};
 pub use simulate::{SimulateOptions, SimulateSummary, simulate};
 pub use stats::GasStats;

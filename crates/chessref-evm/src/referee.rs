@@ -58,7 +58,11 @@ pub fn chain_next(history: B256, key: B256) -> B256 {
 /// The history after a move to `next` (restarted after an irreversible move).
 pub fn history_after(history: B256, next: &chessref_core::State) -> B256 {
     let key = next.repetition_key();
-    if next.halfmove_clock() == 0 { chain_start(key) } else { chain_next(history, key) }
+    if next.halfmove_clock() == 0 {
+        chain_start(key)
+    } else {
+        chain_next(history, key)
+    }
 }
 
 /// Parameters of `createGame`.
@@ -174,12 +178,22 @@ impl<C: Chain> Referee<C> {
     pub fn deploy(mut chain: C) -> Result<Self, EvmError> {
         let deployer = chain.accounts()[0];
         let (address, _) = chain.deploy(deployer, R::BYTECODE.clone())?;
-        Ok(Referee { chain, address, games_slot: None, last_slot: None })
+        Ok(Referee {
+            chain,
+            address,
+            games_slot: None,
+            last_slot: None,
+        })
     }
 
     /// A `ChessReferee` already deployed at `address`.
     pub fn at(chain: C, address: Address) -> Self {
-        Referee { chain, address, games_slot: None, last_slot: None }
+        Referee {
+            chain,
+            address,
+            games_slot: None,
+            last_slot: None,
+        }
     }
 
     /// The contract's address.
@@ -192,25 +206,47 @@ impl<C: Chain> Referee<C> {
         &mut self.chain
     }
 
-    fn transact<T: SolCall>(&mut self, operation: &'static str, from: Address, value: U256, call: T) -> Result<TxReceipt, EvmError> {
+    fn transact<T: SolCall>(
+        &mut self,
+        operation: &'static str,
+        from: Address,
+        value: U256,
+        call: T,
+    ) -> Result<TxReceipt, EvmError> {
         let tx = TxRequest::call(from, self.address, call.abi_encode()).with_value(value);
         let receipt = self.chain.send(tx)?;
         if receipt.success {
             Ok(receipt)
         } else {
-            Err(EvmError::Reverted { operation, revert: ContractRevert::decode(&receipt.output), gas_used: receipt.gas_used })
+            Err(EvmError::Reverted {
+                operation,
+                revert: ContractRevert::decode(&receipt.output),
+                gas_used: receipt.gas_used,
+            })
         }
     }
 
-    fn view<T: SolCall>(&mut self, operation: &'static str, call: T) -> Result<T::Return, EvmError> {
+    fn view<T: SolCall>(
+        &mut self,
+        operation: &'static str,
+        call: T,
+    ) -> Result<T::Return, EvmError> {
         let from = self.chain.accounts()[0];
-        match self.chain.call(from, self.address, Bytes::from(call.abi_encode()))? {
+        match self
+            .chain
+            .call(from, self.address, Bytes::from(call.abi_encode()))?
+        {
             CallOutcome::Return(data) => {
-                T::abi_decode_returns(&data).map_err(|e| EvmError::Decode { operation, message: e.to_string() })
+                T::abi_decode_returns(&data).map_err(|e| EvmError::Decode {
+                    operation,
+                    message: e.to_string(),
+                })
             }
-            CallOutcome::Revert(data) => {
-                Err(EvmError::Reverted { operation, revert: ContractRevert::decode(&data), gas_used: 0 })
-            }
+            CallOutcome::Revert(data) => Err(EvmError::Reverted {
+                operation,
+                revert: ContractRevert::decode(&data),
+                gas_used: 0,
+            }),
         }
     }
 
@@ -223,14 +259,25 @@ impl<C: Chain> Referee<C> {
 
     fn ending(&self, logs: &[Log]) -> Option<Ending> {
         self.events(logs).into_iter().find_map(|e| match e {
-            Event::GameEnded(e) => Some(Ending { result: e.result, reason: e.reason }),
+            Event::GameEnded(e) => Some(Ending {
+                result: e.result,
+                reason: e.reason,
+            }),
             _ => None,
         })
     }
 
     /// `createGame`, paying `setup.stake` in ETH when the token is ETH.
-    pub fn create_game(&mut self, creator: Address, setup: &GameSetup) -> Result<Created, EvmError> {
-        let value = if setup.token == Address::ZERO { setup.stake } else { U256::ZERO };
+    pub fn create_game(
+        &mut self,
+        creator: Address,
+        setup: &GameSetup,
+    ) -> Result<Created, EvmError> {
+        let value = if setup.token == Address::ZERO {
+            setup.stake
+        } else {
+            U256::ZERO
+        };
         let call = R::createGameCall {
             opponent: setup.opponent,
             creatorWhite: setup.creator_white,
@@ -238,33 +285,70 @@ impl<C: Chain> Referee<C> {
             stake: setup.stake,
             initialTime: setup.initial_time,
             increment: setup.increment,
-            startState: setup.start.map(|s| Bytes::copy_from_slice(&s)).unwrap_or_default(),
+            startState: setup
+                .start
+                .map(|s| Bytes::copy_from_slice(&s))
+                .unwrap_or_default(),
         };
         let receipt = self.transact("createGame", creator, value, call)?;
-        let created = self.events(&receipt.logs).into_iter().find_map(|e| match e {
-            Event::GameCreated(e) => Some(e),
-            _ => None,
-        });
-        let e = created.ok_or(EvmError::MissingEvent { operation: "createGame", event: "GameCreated" })?;
-        let state = <[u8; 128]>::try_from(e.state.as_ref())
-            .map_err(|_| EvmError::Decode { operation: "createGame", message: format!("state of {} bytes", e.state.len()) })?;
-        Ok(Created { id: e.gameId, state, history: e.history, receipt })
+        let created = self
+            .events(&receipt.logs)
+            .into_iter()
+            .find_map(|e| match e {
+                Event::GameCreated(e) => Some(e),
+                _ => None,
+            });
+        let e = created.ok_or(EvmError::MissingEvent {
+            operation: "createGame",
+            event: "GameCreated",
+        })?;
+        let state = <[u8; 128]>::try_from(e.state.as_ref()).map_err(|_| EvmError::Decode {
+            operation: "createGame",
+            message: format!("state of {} bytes", e.state.len()),
+        })?;
+        Ok(Created {
+            id: e.gameId,
+            state,
+            history: e.history,
+            receipt,
+        })
     }
 
     /// `joinGame`, paying `value` wei.
-    pub fn join_game(&mut self, joiner: Address, id: U256, value: U256) -> Result<Joined, EvmError> {
+    pub fn join_game(
+        &mut self,
+        joiner: Address,
+        id: U256,
+        value: U256,
+    ) -> Result<Joined, EvmError> {
         let receipt = self.transact("joinGame", joiner, value, R::joinGameCall { gameId: id })?;
-        let joined = self.events(&receipt.logs).into_iter().find_map(|e| match e {
-            Event::GameJoined(e) => Some(e),
-            _ => None,
-        });
-        let e = joined.ok_or(EvmError::MissingEvent { operation: "joinGame", event: "GameJoined" })?;
-        Ok(Joined { white: e.white, black: e.black, clock: e.clock, receipt })
+        let joined = self
+            .events(&receipt.logs)
+            .into_iter()
+            .find_map(|e| match e {
+                Event::GameJoined(e) => Some(e),
+                _ => None,
+            });
+        let e = joined.ok_or(EvmError::MissingEvent {
+            operation: "joinGame",
+            event: "GameJoined",
+        })?;
+        Ok(Joined {
+            white: e.white,
+            black: e.black,
+            clock: e.clock,
+            receipt,
+        })
     }
 
     /// `cancelGame`.
     pub fn cancel_game(&mut self, creator: Address, id: U256) -> Result<TxReceipt, EvmError> {
-        self.transact("cancelGame", creator, U256::ZERO, R::cancelGameCall { gameId: id })
+        self.transact(
+            "cancelGame",
+            creator,
+            U256::ZERO,
+            R::cancelGameCall { gameId: id },
+        )
     }
 
     fn moved(&self, operation: &'static str, receipt: TxReceipt) -> Result<Moved, EvmError> {
@@ -273,21 +357,36 @@ impl<C: Chain> Referee<C> {
             Event::MovePlayed(e) => Some(e.clone()),
             _ => None,
         });
-        let e = played.ok_or(EvmError::MissingEvent { operation, event: "MovePlayed" })?;
-        let state = <[u8; 128]>::try_from(e.state.as_ref())
-            .map_err(|_| EvmError::Decode { operation, message: format!("state of {} bytes", e.state.len()) })?;
+        let e = played.ok_or(EvmError::MissingEvent {
+            operation,
+            event: "MovePlayed",
+        })?;
+        let state = <[u8; 128]>::try_from(e.state.as_ref()).map_err(|_| EvmError::Decode {
+            operation,
+            message: format!("state of {} bytes", e.state.len()),
+        })?;
         Ok(Moved {
             mv: e.r#move.to::<u32>(),
             ply: e.ply,
             status: e.status,
-            position: Position { state, history: e.history, clock: e.clock },
+            position: Position {
+                state,
+                history: e.history,
+                clock: e.clock,
+            },
             ending: self.ending(&receipt.logs),
             receipt,
         })
     }
 
     /// `move`: plays `packed_move` from `position` as `player`.
-    pub fn play_move(&mut self, player: Address, id: U256, position: &Position, packed_move: u32) -> Result<Moved, EvmError> {
+    pub fn play_move(
+        &mut self,
+        player: Address,
+        id: U256,
+        position: &Position,
+        packed_move: u32,
+    ) -> Result<Moved, EvmError> {
         let call = R::moveCall {
             gameId: id,
             state: Bytes::copy_from_slice(&position.state),
@@ -321,15 +420,28 @@ impl<C: Chain> Referee<C> {
     }
 
     fn acted(&self, receipt: TxReceipt) -> Acted {
-        let clock = self.events(&receipt.logs).into_iter().find_map(|e| match e {
-            Event::DrawOffered(e) => Some(e.clock),
-            _ => None,
-        });
-        Acted { ending: self.ending(&receipt.logs), clock, receipt }
+        let clock = self
+            .events(&receipt.logs)
+            .into_iter()
+            .find_map(|e| match e {
+                Event::DrawOffered(e) => Some(e.clock),
+                _ => None,
+            });
+        Acted {
+            ending: self.ending(&receipt.logs),
+            clock,
+            receipt,
+        }
     }
 
     /// `claimDraw` (fifty moves, or threefold with the witness `keys`).
-    pub fn claim_draw(&mut self, player: Address, id: U256, position: &Position, keys: Vec<B256>) -> Result<Acted, EvmError> {
+    pub fn claim_draw(
+        &mut self,
+        player: Address,
+        id: U256,
+        position: &Position,
+        keys: Vec<B256>,
+    ) -> Result<Acted, EvmError> {
         let call = R::claimDrawCall {
             gameId: id,
             state: Bytes::copy_from_slice(&position.state),
@@ -342,7 +454,12 @@ impl<C: Chain> Referee<C> {
     }
 
     /// `offerDraw`; the returned `clock` is the position's new clock word.
-    pub fn offer_draw(&mut self, player: Address, id: U256, position: &Position) -> Result<Acted, EvmError> {
+    pub fn offer_draw(
+        &mut self,
+        player: Address,
+        id: U256,
+        position: &Position,
+    ) -> Result<Acted, EvmError> {
         let call = R::offerDrawCall {
             gameId: id,
             state: Bytes::copy_from_slice(&position.state),
@@ -354,7 +471,12 @@ impl<C: Chain> Referee<C> {
     }
 
     /// `acceptDraw`.
-    pub fn accept_draw(&mut self, player: Address, id: U256, position: &Position) -> Result<Acted, EvmError> {
+    pub fn accept_draw(
+        &mut self,
+        player: Address,
+        id: U256,
+        position: &Position,
+    ) -> Result<Acted, EvmError> {
         let call = R::acceptDrawCall {
             gameId: id,
             state: Bytes::copy_from_slice(&position.state),
@@ -366,7 +488,12 @@ impl<C: Chain> Referee<C> {
     }
 
     /// `claimTimeout`.
-    pub fn claim_timeout(&mut self, player: Address, id: U256, position: &Position) -> Result<Acted, EvmError> {
+    pub fn claim_timeout(
+        &mut self,
+        player: Address,
+        id: U256,
+        position: &Position,
+    ) -> Result<Acted, EvmError> {
         let call = R::claimTimeoutCall {
             gameId: id,
             state: Bytes::copy_from_slice(&position.state),
@@ -423,7 +550,9 @@ impl<C: Chain> Referee<C> {
         if commitment != B256::ZERO {
             // REFEREE.md section 6: slot 0 of a game's struct is its commitment.
             for base in 0..16u64 {
-                let word = self.chain.storage(self.address, Self::game_slot(id, U256::from(base)))?;
+                let word = self
+                    .chain
+                    .storage(self.address, Self::game_slot(id, U256::from(base)))?;
                 if B256::from(word.to_be_bytes::<32>()) == commitment {
                     self.games_slot = Some(U256::from(base));
                     break;
@@ -441,7 +570,11 @@ impl<C: Chain> Referee<C> {
     }
 
     /// `clocks(id, position)`: (white left, black left, white to move, deadline).
-    pub fn clocks(&mut self, id: U256, position: &Position) -> Result<(U256, U256, bool, U256), EvmError> {
+    pub fn clocks(
+        &mut self,
+        id: U256,
+        position: &Position,
+    ) -> Result<(U256, U256, bool, U256), EvmError> {
         let r = self.view(
             "clocks",
             R::clocksCall {

@@ -84,8 +84,18 @@ impl<C: Chain> Replayer<C> {
         if accounts.len() < 2 {
             return Err(EvmError::Chain(crate::ChainError::NoAccounts));
         }
-        let summary = ReplaySummary { chain: describe, ..Default::default() };
-        Ok(Replayer { referee, white: accounts[0], black: accounts[1], gas: Vec::new(), summary, busy: Duration::ZERO })
+        let summary = ReplaySummary {
+            chain: describe,
+            ..Default::default()
+        };
+        Ok(Replayer {
+            referee,
+            white: accounts[0],
+            black: accounts[1],
+            gas: Vec::new(),
+            summary,
+            busy: Duration::ZERO,
+        })
     }
 
     /// The referee driven.
@@ -128,10 +138,16 @@ impl<C: Chain> Replayer<C> {
         };
         let start = *prefix.game.start();
         if start.status().is_over() {
-            return Ok(empty(game.index, format!("game {}: the start position is already over", game.index)));
+            return Ok(empty(
+                game.index,
+                format!("game {}: the start position is already over", game.index),
+            ));
         }
         let (white, black) = (self.white, self.black);
-        let credits_before = (self.referee.credits(white, Address::ZERO)?, self.referee.credits(black, Address::ZERO)?);
+        let credits_before = (
+            self.referee.credits(white, Address::ZERO)?,
+            self.referee.credits(black, Address::ZERO)?,
+        );
         let mut driver = GameDriver::start(&mut self.referee, white, black, start, REPLAY_STAKE)?;
         for &mv in prefix.game.moves() {
             if !driver.play(&mut self.referee, mv)? {
@@ -142,8 +158,15 @@ impl<C: Chain> Replayer<C> {
             driver.finish(&mut self.referee, game.result.as_deref())?;
         }
         let (dw, db) = driver.expected_credits();
-        let credits_after = (self.referee.credits(white, Address::ZERO)?, self.referee.credits(black, Address::ZERO)?);
-        driver.record("credits", (credits_before.0 + dw, credits_before.1 + db), credits_after);
+        let credits_after = (
+            self.referee.credits(white, Address::ZERO)?,
+            self.referee.credits(black, Address::ZERO)?,
+        );
+        driver.record(
+            "credits",
+            (credits_before.0 + dw, credits_before.1 + db),
+            credits_after,
+        );
         Ok(GameReport {
             index: game.index,
             plies: driver.plies,
@@ -159,7 +182,11 @@ impl<C: Chain> Replayer<C> {
         let mut summary = self.summary.clone();
         summary.gas = GasStats::of(&self.gas);
         summary.seconds = self.busy.as_secs_f64();
-        summary.moves_per_sec = if summary.seconds > 0.0 { summary.plies as f64 / summary.seconds } else { 0.0 };
+        summary.moves_per_sec = if summary.seconds > 0.0 {
+            summary.plies as f64 / summary.seconds
+        } else {
+            0.0
+        };
         summary
     }
 

@@ -1,7 +1,7 @@
 //! Decoding what a contract reverted with.
 
 use alloy_primitives::{Bytes, U256};
-use alloy_sol_types::{SolError, SolInterface, Panic, Revert};
+use alloy_sol_types::{Panic, Revert, SolError, SolInterface};
 
 use crate::bindings::ChessReferee::ChessRefereeErrors;
 

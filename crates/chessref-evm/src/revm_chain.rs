@@ -46,7 +46,9 @@ impl Default for RevmChain {
 
 impl std::fmt::Debug for RevmChain {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RevmChain").field("accounts", &self.accounts).finish_non_exhaustive()
+        f.debug_struct("RevmChain")
+            .field("accounts", &self.accounts)
+            .finish_non_exhaustive()
     }
 }
 
@@ -81,12 +83,21 @@ impl RevmChain {
     }
 
     fn nonce(&self, address: Address) -> u64 {
-        self.db().basic_ref(address).ok().flatten().map_or(0, |info| info.nonce)
+        self.db()
+            .basic_ref(address)
+            .ok()
+            .flatten()
+            .map_or(0, |info| info.nonce)
     }
 
     /// Runs a read-only call and returns the raw EVM result, committing
     /// nothing: the fast path the conformance suite uses for view functions.
-    pub fn call_raw(&mut self, from: Address, to: Address, data: Bytes) -> Result<ExecutionResult, ChainError> {
+    pub fn call_raw(
+        &mut self,
+        from: Address,
+        to: Address,
+        data: Bytes,
+    ) -> Result<ExecutionResult, ChainError> {
         let result = self.evm.system_call_one_with_caller(from, to, data);
         // Drop the journal: a view call must leave no trace.
         let _ = self.evm.finalize();
@@ -128,8 +139,13 @@ impl Chain for RevmChain {
             .chain_id(Some(CHAIN_ID))
             .build()
             .map_err(|e| ChainError::Evm(format!("{e:?}")))?;
-        let result = self.evm.transact_commit(env).map_err(|e| ChainError::Evm(e.to_string()))?;
-        self.evm.ctx.modify_block(|block| block.number += U256::from(1));
+        let result = self
+            .evm
+            .transact_commit(env)
+            .map_err(|e| ChainError::Evm(e.to_string()))?;
+        self.evm
+            .ctx
+            .modify_block(|block| block.number += U256::from(1));
         let gas_used = result.tx_gas_used();
         let created = result.created_address();
         Ok(match result {
@@ -141,9 +157,14 @@ impl Chain for RevmChain {
                 output: output.into_data(),
                 created,
             },
-            ExecutionResult::Revert { output, .. } => {
-                TxReceipt { success: false, gas_used, fee: U256::ZERO, logs: Vec::new(), output, created: None }
-            }
+            ExecutionResult::Revert { output, .. } => TxReceipt {
+                success: false,
+                gas_used,
+                fee: U256::ZERO,
+                logs: Vec::new(),
+                output,
+                created: None,
+            },
             ExecutionResult::Halt { .. } => TxReceipt {
                 success: false,
                 gas_used,
@@ -159,12 +180,19 @@ impl Chain for RevmChain {
         Ok(match self.call_raw(from, to, data)? {
             ExecutionResult::Success { output, .. } => CallOutcome::Return(output.into_data()),
             ExecutionResult::Revert { output, .. } => CallOutcome::Revert(output),
-            ExecutionResult::Halt { reason, .. } => return Err(ChainError::Evm(format!("call halted: {reason:?}"))),
+            ExecutionResult::Halt { reason, .. } => {
+                return Err(ChainError::Evm(format!("call halted: {reason:?}")));
+            }
         })
     }
 
     fn balance(&mut self, address: Address) -> Result<U256, ChainError> {
-        Ok(self.db().basic_ref(address).ok().flatten().map_or(U256::ZERO, |info| info.balance))
+        Ok(self
+            .db()
+            .basic_ref(address)
+            .ok()
+            .flatten()
+            .map_or(U256::ZERO, |info| info.balance))
     }
 
     fn timestamp(&mut self) -> Result<u64, ChainError> {
@@ -172,11 +200,15 @@ impl Chain for RevmChain {
     }
 
     fn advance_time(&mut self, seconds: u64) -> Result<(), ChainError> {
-        self.evm.ctx.modify_block(|block| block.timestamp += U256::from(seconds));
+        self.evm
+            .ctx
+            .modify_block(|block| block.timestamp += U256::from(seconds));
         Ok(())
     }
 
     fn storage(&mut self, address: Address, slot: U256) -> Result<U256, ChainError> {
-        self.db().storage_ref(address, slot).map_err(|e| ChainError::Evm(e.to_string()))
+        self.db()
+            .storage_ref(address, slot)
+            .map_err(|e| ChainError::Evm(e.to_string()))
     }
 }

@@ -35,7 +35,10 @@ pub struct RpcChain {
 
 impl std::fmt::Debug for RpcChain {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RpcChain").field("url", &self.url).field("accounts", &self.accounts).finish_non_exhaustive()
+        f.debug_struct("RpcChain")
+            .field("url", &self.url)
+            .field("accounts", &self.accounts)
+            .finish_non_exhaustive()
     }
 }
 
@@ -50,15 +53,23 @@ impl RpcChain {
     pub fn connect_with_keys(url: &str, keys: &[String]) -> Result<Self, ChainError> {
         let parsed = url
             .parse::<alloy::transports::http::reqwest::Url>()
-            .map_err(|e| ChainError::BadUrl { url: url.to_string(), message: e.to_string() })?;
+            .map_err(|e| ChainError::BadUrl {
+                url: url.to_string(),
+                message: e.to_string(),
+            })?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| ChainError::Rpc { url: url.to_string(), message: format!("cannot start the async runtime: {e}") })?;
+            .map_err(|e| ChainError::Rpc {
+                url: url.to_string(),
+                message: format!("cannot start the async runtime: {e}"),
+            })?;
         let mut signers = Vec::with_capacity(keys.len());
         for (i, key) in keys.iter().enumerate() {
-            let signer: PrivateKeySigner =
-                key.trim().parse().map_err(|e| ChainError::BadKey { index: i + 1, message: format!("{e}") })?;
+            let signer: PrivateKeySigner = key.trim().parse().map_err(|e| ChainError::BadKey {
+                index: i + 1,
+                message: format!("{e}"),
+            })?;
             signers.push(signer);
         }
         let provider = if signers.is_empty() {
@@ -68,9 +79,17 @@ impl RpcChain {
             for signer in &signers[1..] {
                 wallet.register_signer(signer.clone());
             }
-            ProviderBuilder::new().wallet(wallet).connect_http(parsed).erased()
+            ProviderBuilder::new()
+                .wallet(wallet)
+                .connect_http(parsed)
+                .erased()
         };
-        let mut chain = RpcChain { url: url.to_string(), runtime, provider, accounts: Vec::new() };
+        let mut chain = RpcChain {
+            url: url.to_string(),
+            runtime,
+            provider,
+            accounts: Vec::new(),
+        };
         chain.accounts = if signers.is_empty() {
             let provider = chain.provider.clone();
             let accounts = chain.block_on(async move { provider.get_accounts().await })?;
@@ -90,10 +109,16 @@ impl RpcChain {
     }
 
     fn rpc_error(&self, message: impl std::fmt::Display) -> ChainError {
-        ChainError::Rpc { url: self.url.clone(), message: message.to_string() }
+        ChainError::Rpc {
+            url: self.url.clone(),
+            message: message.to_string(),
+        }
     }
 
-    fn block_on<T>(&self, fut: impl Future<Output = Result<T, RpcError<TransportErrorKind>>>) -> Result<T, ChainError> {
+    fn block_on<T>(
+        &self,
+        fut: impl Future<Output = Result<T, RpcError<TransportErrorKind>>>,
+    ) -> Result<T, ChainError> {
         self.runtime.block_on(fut).map_err(|e| self.rpc_error(e))
     }
 
@@ -112,7 +137,11 @@ impl RpcChain {
     }
 
     /// eth_call of `req` at `block` (latest if `None`), with reverts as data.
-    fn eth_call(&self, req: TransactionRequest, block: Option<u64>) -> Result<CallOutcome, ChainError> {
+    fn eth_call(
+        &self,
+        req: TransactionRequest,
+        block: Option<u64>,
+    ) -> Result<CallOutcome, ChainError> {
         let provider = self.provider.clone();
         let result = self.runtime.block_on(async move {
             let call = provider.call(req);
@@ -146,16 +175,25 @@ impl Chain for RpcChain {
         }
         let req = Self::request(&tx);
         let provider = self.provider.clone();
-        let hash = self.block_on(async move { provider.send_transaction(req).await.map(|pending| *pending.tx_hash()) })?;
+        let hash = self.block_on(async move {
+            provider
+                .send_transaction(req)
+                .await
+                .map(|pending| *pending.tx_hash())
+        })?;
         // A dev node mines at once; poll briefly rather than alloy's block heartbeat.
         let started = std::time::Instant::now();
         let receipt = loop {
             let provider = self.provider.clone();
-            if let Some(receipt) = self.block_on(async move { provider.get_transaction_receipt(hash).await })? {
+            if let Some(receipt) =
+                self.block_on(async move { provider.get_transaction_receipt(hash).await })?
+            {
                 break receipt;
             }
             if started.elapsed() > RECEIPT_TIMEOUT {
-                return Err(self.rpc_error(format!("no receipt for {hash} after {RECEIPT_TIMEOUT:?}")));
+                return Err(
+                    self.rpc_error(format!("no receipt for {hash} after {RECEIPT_TIMEOUT:?}"))
+                );
             }
             std::thread::sleep(Duration::from_millis(2));
         };
@@ -172,7 +210,14 @@ impl Chain for RpcChain {
                 CallOutcome::Return(_) => Bytes::new(),
             }
         };
-        Ok(TxReceipt { success, gas_used: receipt.gas_used, fee, logs, output, created: receipt.contract_address })
+        Ok(TxReceipt {
+            success,
+            gas_used: receipt.gas_used,
+            fee,
+            logs,
+            output,
+            created: receipt.contract_address,
+        })
     }
 
     fn call(&mut self, from: Address, to: Address, data: Bytes) -> Result<CallOutcome, ChainError> {
@@ -192,14 +237,19 @@ impl Chain for RpcChain {
 
     fn timestamp(&mut self) -> Result<u64, ChainError> {
         let provider = self.provider.clone();
-        let block = self.block_on(async move { provider.get_block_by_number(Default::default()).await })?;
-        block.map(|b| b.header.timestamp).ok_or_else(|| self.rpc_error("the latest block is missing"))
+        let block =
+            self.block_on(async move { provider.get_block_by_number(Default::default()).await })?;
+        block
+            .map(|b| b.header.timestamp)
+            .ok_or_else(|| self.rpc_error("the latest block is missing"))
     }
 
     fn advance_time(&mut self, seconds: u64) -> Result<(), ChainError> {
         let provider = self.provider.clone();
         self.block_on(async move {
-            let _: serde_json::Value = provider.raw_request("evm_increaseTime".into(), (seconds,)).await?;
+            let _: serde_json::Value = provider
+                .raw_request("evm_increaseTime".into(), (seconds,))
+                .await?;
             let _: serde_json::Value = provider.raw_request("evm_mine".into(), ()).await?;
             Ok(())
         })

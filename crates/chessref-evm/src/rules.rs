@@ -24,13 +24,21 @@ impl<C: Chain> RulesView<C> {
     pub fn deploy(mut chain: C) -> Result<Self, EvmError> {
         let caller = chain.accounts()[0];
         let (address, _) = chain.deploy(caller, View::BYTECODE.clone())?;
-        Ok(RulesView { chain, address, caller })
+        Ok(RulesView {
+            chain,
+            address,
+            caller,
+        })
     }
 
     /// A `ChessRulesView` already deployed at `address`.
     pub fn at(chain: C, address: Address) -> Self {
         let caller = chain.accounts().first().copied().unwrap_or_default();
-        RulesView { chain, address, caller }
+        RulesView {
+            chain,
+            address,
+            caller,
+        }
     }
 
     /// The contract's address.
@@ -43,57 +51,104 @@ impl<C: Chain> RulesView<C> {
         &mut self.chain
     }
 
-    fn view<T: SolCall>(&mut self, operation: &'static str, call: T) -> Result<T::Return, EvmError> {
-        match self.chain.call(self.caller, self.address, Bytes::from(call.abi_encode()))? {
-            CallOutcome::Return(data) => T::abi_decode_returns(&data)
-                .map_err(|e| EvmError::Decode { operation, message: e.to_string() }),
-            CallOutcome::Revert(data) => {
-                Err(EvmError::Reverted { operation, revert: ContractRevert::decode(&data), gas_used: 0 })
+    fn view<T: SolCall>(
+        &mut self,
+        operation: &'static str,
+        call: T,
+    ) -> Result<T::Return, EvmError> {
+        match self
+            .chain
+            .call(self.caller, self.address, Bytes::from(call.abi_encode()))?
+        {
+            CallOutcome::Return(data) => {
+                T::abi_decode_returns(&data).map_err(|e| EvmError::Decode {
+                    operation,
+                    message: e.to_string(),
+                })
             }
+            CallOutcome::Revert(data) => Err(EvmError::Reverted {
+                operation,
+                revert: ContractRevert::decode(&data),
+                gas_used: 0,
+            }),
         }
     }
 
     /// `initialState()`.
     pub fn initial_state(&mut self) -> Result<Vec<u8>, EvmError> {
-        Ok(self.view("initialState", View::initialStateCall {})?.to_vec())
+        Ok(self
+            .view("initialState", View::initialStateCall {})?
+            .to_vec())
     }
 
     /// `validateState(bytes)`: 0 if valid, else the section 7 code.
     pub fn validate_state(&mut self, state: &[u8]) -> Result<u8, EvmError> {
-        self.view("validateState", View::validateStateCall { state: Bytes::copy_from_slice(state) })
+        self.view(
+            "validateState",
+            View::validateStateCall {
+                state: Bytes::copy_from_slice(state),
+            },
+        )
     }
 
     /// `check(state, move)`: 0 if legal, else the section 6 code.
     pub fn check(&mut self, state: &[u8], packed_move: u32) -> Result<u8, EvmError> {
-        let call = View::checkCall { state: Bytes::copy_from_slice(state), r#move: alloy_primitives::aliases::U24::from(packed_move & 0xff_ffff) };
+        let call = View::checkCall {
+            state: Bytes::copy_from_slice(state),
+            r#move: alloy_primitives::aliases::U24::from(packed_move & 0xff_ffff),
+        };
         self.view("check", call)
     }
 
     /// `play(state, move)`: the next state; an illegal move is
     /// `EvmError::Reverted` with `ContractRevert::IllegalMove(code)`.
     pub fn play(&mut self, state: &[u8], packed_move: u32) -> Result<Vec<u8>, EvmError> {
-        let call = View::playCall { state: Bytes::copy_from_slice(state), r#move: alloy_primitives::aliases::U24::from(packed_move & 0xff_ffff) };
+        let call = View::playCall {
+            state: Bytes::copy_from_slice(state),
+            r#move: alloy_primitives::aliases::U24::from(packed_move & 0xff_ffff),
+        };
         Ok(self.view("play", call)?.to_vec())
     }
 
     /// `status(state)`: the section 8 code.
     pub fn status(&mut self, state: &[u8]) -> Result<u8, EvmError> {
-        self.view("status", View::statusCall { state: Bytes::copy_from_slice(state) })
+        self.view(
+            "status",
+            View::statusCall {
+                state: Bytes::copy_from_slice(state),
+            },
+        )
     }
 
     /// `repetitionKey(state)` (section 9).
     pub fn repetition_key(&mut self, state: &[u8]) -> Result<B256, EvmError> {
-        self.view("repetitionKey", View::repetitionKeyCall { state: Bytes::copy_from_slice(state) })
+        self.view(
+            "repetitionKey",
+            View::repetitionKeyCall {
+                state: Bytes::copy_from_slice(state),
+            },
+        )
     }
 
     /// `insufficientMaterial(state, white)` for one side (section 8).
     pub fn insufficient_material(&mut self, state: &[u8], white: bool) -> Result<bool, EvmError> {
-        self.view("insufficientMaterial", View::insufficientMaterialCall { state: Bytes::copy_from_slice(state), white })
+        self.view(
+            "insufficientMaterial",
+            View::insufficientMaterialCall {
+                state: Bytes::copy_from_slice(state),
+                white,
+            },
+        )
     }
 
     /// `legalMoves(state)`: every legal move, packed.
     pub fn legal_moves(&mut self, state: &[u8]) -> Result<Vec<u32>, EvmError> {
-        let moves = self.view("legalMoves", View::legalMovesCall { state: Bytes::copy_from_slice(state) })?;
+        let moves = self.view(
+            "legalMoves",
+            View::legalMovesCall {
+                state: Bytes::copy_from_slice(state),
+            },
+        )?;
         Ok(moves.into_iter().map(|m| m.to::<u32>()).collect())
     }
 }
@@ -112,5 +167,8 @@ pub fn evm_check(
     }
     chessref_core::Rejection::from_code(code)
         .map(Err)
-        .ok_or(EvmError::Decode { operation: "check", message: format!("unknown rejection code {code}") })
+        .ok_or(EvmError::Decode {
+            operation: "check",
+            message: format!("unknown rejection code {code}"),
+        })
 }

@@ -34,7 +34,12 @@ pub struct SimulateOptions {
 
 impl Default for SimulateOptions {
     fn default() -> Self {
-        SimulateOptions { games: 10, seed: 1, illegal_rate: 0.0, max_plies: 300 }
+        SimulateOptions {
+            games: 10,
+            seed: 1,
+            illegal_rate: 0.0,
+            max_plies: 300,
+        }
     }
 }
 
@@ -78,9 +83,21 @@ pub fn random_illegal(state: &State, rng: &mut impl Rng) -> RawMove {
         let from = square(&mut any_board);
         let to = square(&mut any_board);
         let raw = match rng.random_range(0..10) {
-            0 => RawMove { from, to: rng.random(), promotion: 0 },
-            1 => RawMove { from: rng.random(), to, promotion: rng.random_range(0..8) },
-            2 => RawMove { from, to, promotion: rng.random() },
+            0 => RawMove {
+                from,
+                to: rng.random(),
+                promotion: 0,
+            },
+            1 => RawMove {
+                from: rng.random(),
+                to,
+                promotion: rng.random_range(0..8),
+            },
+            2 => RawMove {
+                from,
+                to,
+                promotion: rng.random(),
+            },
             _ => {
                 // Mostly the mover's own pieces: the interesting codes 6 to 14.
                 let own: Vec<u8> = (0..128u8)
@@ -92,8 +109,16 @@ pub fn random_illegal(state: &State, rng: &mut impl Rng) -> RawMove {
                     })
                     .collect();
                 let from = own[rng.random_range(0..own.len())];
-                let promotion = if rng.random_bool(0.1) { rng.random_range(0..7) } else { 0 };
-                RawMove { from, to, promotion }
+                let promotion = if rng.random_bool(0.1) {
+                    rng.random_range(0..7)
+                } else {
+                    0
+                };
+                RawMove {
+                    from,
+                    to,
+                    promotion,
+                }
             }
         };
         if state.check(raw).is_err() {
@@ -114,11 +139,15 @@ pub fn simulate<C: Chain>(
     let accounts = referee.chain().accounts().to_vec();
     let (white, black): (Address, Address) = (accounts[0], accounts[1]);
     let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
-    let mut summary = SimulateSummary { chain: describe, ..Default::default() };
+    let mut summary = SimulateSummary {
+        chain: describe,
+        ..Default::default()
+    };
     let mut mismatches: Vec<Mismatch> = Vec::new();
     let started = Instant::now();
     for _ in 0..options.games {
-        let mut driver = GameDriver::start(&mut referee, white, black, State::initial(), REPLAY_STAKE)?;
+        let mut driver =
+            GameDriver::start(&mut referee, white, black, State::initial(), REPLAY_STAKE)?;
         while driver.ending.is_none() && driver.plies < options.max_plies {
             if options.illegal_rate > 0.0 && rng.random_bool(options.illegal_rate.clamp(0.0, 1.0)) {
                 let raw = random_illegal(&driver.state, &mut rng);
@@ -133,13 +162,20 @@ pub fn simulate<C: Chain>(
             }
         }
         if driver.ending.is_none() {
-            let result = if driver.state.turn() == chessref_core::Color::White { "0-1" } else { "1-0" };
+            let result = if driver.state.turn() == chessref_core::Color::White {
+                "0-1"
+            } else {
+                "1-0"
+            };
             driver.finish(&mut referee, Some(result))?;
         }
         summary.games += 1;
         summary.plies += driver.plies;
         if let Some(e) = driver.ending {
-            *summary.endings.entry(format!("{}/{}", e.result, e.reason)).or_default() += 1;
+            *summary
+                .endings
+                .entry(format!("{}/{}", e.result, e.reason))
+                .or_default() += 1;
         }
         summary.move_gas.extend_from_slice(&driver.move_gas);
         on_game(&driver);
@@ -147,7 +183,11 @@ pub fn simulate<C: Chain>(
     }
     summary.seconds = started.elapsed().as_secs_f64();
     summary.mismatches = mismatches.len();
-    summary.mismatch_details = mismatches.iter().take(50).map(ToString::to_string).collect();
+    summary.mismatch_details = mismatches
+        .iter()
+        .take(50)
+        .map(ToString::to_string)
+        .collect();
     summary.gas = GasStats::of(&summary.move_gas);
     Ok(summary)
 }

@@ -36,16 +36,26 @@ pub struct Args {
 
 /// Replays every game; exit 1 if the contract and the Rust mirror disagree anywhere.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let io_error = |source| CliError::Io { path: args.path.clone(), source };
+    let io_error = |source| CliError::Io {
+        path: args.path.clone(),
+        source,
+    };
     let (input, size): (Box<dyn BufRead>, Option<u64>) = if args.path == "-" {
-        (Box::new(BufReader::with_capacity(1 << 16, io::stdin().lock())), None)
+        (
+            Box::new(BufReader::with_capacity(1 << 16, io::stdin().lock())),
+            None,
+        )
     } else {
         let file = File::open(&args.path).map_err(io_error)?;
         let size = file.metadata().map_err(io_error)?.len();
-        (Box::new(BufReader::with_capacity(1 << 16, file)), Some(size))
+        (
+            Box::new(BufReader::with_capacity(1 << 16, file)),
+            Some(size),
+        )
     };
     let evm_error = |e: chessref_evm::EvmError| CliError::Arg(format!("chain: {e}"));
-    let chain = chessref_evm::connect(args.rpc.as_deref()).map_err(|e| CliError::Arg(e.to_string()))?;
+    let chain =
+        chessref_evm::connect(args.rpc.as_deref()).map_err(|e| CliError::Arg(e.to_string()))?;
     let mut replayer = Replayer::new(chain).map_err(evm_error)?;
     let progress = progress_bar(size);
     let mut reader = PgnReader::new(input);
@@ -66,7 +76,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         details.extend(report.mismatches.iter().take(20).map(ToString::to_string));
         if !args.json {
             let gas = GasStats::of(&report.move_gas);
-            let ending = report.ending.map_or("running".to_string(), |(r, why)| format!("result {r} reason {why}"));
+            let ending = report.ending.map_or("running".to_string(), |(r, why)| {
+                format!("result {r} reason {why}")
+            });
             progress.suspend(|| -> io::Result<()> {
                 writeln!(
                     out,
@@ -122,7 +134,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         )?;
     }
     out.flush()?;
-    Ok(if summary.mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::from(EXIT_VERDICT) })
+    Ok(if summary.mismatches == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_VERDICT)
+    })
 }
 
 /// A bar on stderr when stderr is a terminal; hidden otherwise.
@@ -131,10 +147,14 @@ fn progress_bar(size: Option<u64>) -> ProgressBar {
         return ProgressBar::hidden();
     }
     match size {
-        Some(len) => ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr()).with_style(
-            ProgressStyle::with_template("replay {bar:40} {bytes}/{total_bytes} eta {eta}").expect("a valid template"),
+        Some(len) => ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr())
+            .with_style(
+                ProgressStyle::with_template("replay {bar:40} {bytes}/{total_bytes} eta {eta}")
+                    .expect("a valid template"),
+            ),
+        None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_style(
+            ProgressStyle::with_template("{spinner} replay: {bytes} read")
+                .expect("a valid template"),
         ),
-        None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
-            .with_style(ProgressStyle::with_template("{spinner} replay: {bytes} read").expect("a valid template")),
     }
 }

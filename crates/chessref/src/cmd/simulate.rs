@@ -38,21 +38,38 @@ pub struct Args {
 /// Runs the simulation; exit 1 on any disagreement.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if !(0.0..=1.0).contains(&args.illegal_rate) {
-        return Err(CliError::Arg(format!("--illegal-rate must be between 0 and 1, got {}", args.illegal_rate)));
+        return Err(CliError::Arg(format!(
+            "--illegal-rate must be between 0 and 1, got {}",
+            args.illegal_rate
+        )));
     }
-    let chain = chessref_evm::connect(args.rpc.as_deref()).map_err(|e| CliError::Arg(e.to_string()))?;
-    let options = SimulateOptions { games: args.games, seed: args.seed, illegal_rate: args.illegal_rate, max_plies: args.max_plies };
+    let chain =
+        chessref_evm::connect(args.rpc.as_deref()).map_err(|e| CliError::Arg(e.to_string()))?;
+    let options = SimulateOptions {
+        games: args.games,
+        seed: args.seed,
+        illegal_rate: args.illegal_rate,
+        max_plies: args.max_plies,
+    };
     let progress = if io::stderr().is_terminal() {
         ProgressBar::with_draw_target(Some(args.games as u64), ProgressDrawTarget::stderr())
-            .with_style(ProgressStyle::with_template("simulate {bar:40} {pos}/{len} games eta {eta}").expect("a valid template"))
+            .with_style(
+                ProgressStyle::with_template("simulate {bar:40} {pos}/{len} games eta {eta}")
+                    .expect("a valid template"),
+            )
     } else {
         ProgressBar::hidden()
     };
-    let summary = simulate(chain, &options, |_| progress.inc(1)).map_err(|e| CliError::Arg(format!("chain: {e}")))?;
+    let summary = simulate(chain, &options, |_| progress.inc(1))
+        .map_err(|e| CliError::Arg(format!("chain: {e}")))?;
     progress.finish_and_clear();
     let mut out = io::stdout().lock();
     if args.json {
-        writeln!(out, "{}", serde_json::to_string(&summary).expect("a summary serializes"))?;
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string(&summary).expect("a summary serializes")
+        )?;
     } else {
         for m in &summary.mismatch_details {
             writeln!(out, "MISMATCH {m}")?;
@@ -60,7 +77,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         writeln!(
             out,
             "{} games, {} moves, {} illegal attempts, {} mismatches in {:.2} s on {}",
-            summary.games, summary.plies, summary.illegal_attempts, summary.mismatches, summary.seconds, summary.chain
+            summary.games,
+            summary.plies,
+            summary.illegal_attempts,
+            summary.mismatches,
+            summary.seconds,
+            summary.chain
         )?;
         if summary.illegal_attempts > 0 {
             let codes: Vec<String> = summary
@@ -72,10 +94,22 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 .collect();
             writeln!(out, "illegal attempts by code: {}", codes.join(" "))?;
         }
-        let endings: Vec<String> = summary.endings.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+        let endings: Vec<String> = summary
+            .endings
+            .iter()
+            .map(|(k, v)| format!("{k}:{v}"))
+            .collect();
         writeln!(out, "endings (result/reason:games): {}", endings.join(" "))?;
-        writeln!(out, "gas per move: median {} p90 {} max {}", summary.gas.median, summary.gas.p90, summary.gas.max)?;
+        writeln!(
+            out,
+            "gas per move: median {} p90 {} max {}",
+            summary.gas.median, summary.gas.p90, summary.gas.max
+        )?;
         write!(out, "{}", histogram(&summary.move_gas, 12))?;
     }
-    Ok(if summary.mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::from(EXIT_VERDICT) })
+    Ok(if summary.mismatches == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_VERDICT)
+    })
 }
