@@ -5,6 +5,7 @@ use std::{
     net::{TcpListener, TcpStream},
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
+    sync::Mutex,
     time::{Duration, Instant},
 };
 
@@ -12,6 +13,8 @@ use crate::error::ChainError;
 
 /// How long anvil may take to start listening.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
+/// Fresh ports tried before giving up (see [`Anvil::spawn_with`]).
+const START_ATTEMPTS: usize = 5;
 
 /// A running anvil process (Prague hardfork, chain id 31337, ten funded
 /// unlocked accounts). Dropping it stops the process.
@@ -69,7 +72,26 @@ impl Anvil {
     }
 
     /// Starts the anvil at `binary` on a free port of 127.0.0.1.
+    ///
+    /// A free port is only free until someone binds it: tests that start
+    /// nodes in parallel can pick the same one, and the loser's anvil exits
+    /// while its port answers (the winner's node). So starts are serialised
+    /// within the process, the child must still be running once its port
+    /// answers, and a start that lost the port is retried on a new one.
     pub fn spawn_with(binary: &Path) -> Result<Anvil, ChainError> {
+        static START: Mutex<()> = Mutex::new(());
+        let _serialised = START.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut last_error = None;
+        for _attempt in 0..START_ATTEMPTS {
+            match Self::try_spawn(binary) {
+                Ok(anvil) => return Ok(anvil),
+                Err(e) => last_error = Some(e),
+            }
+        }
+        Err(last_error.unwrap_or_else(|| ChainError::Anvil("anvil did not start".into())))
+    }
+
+    fn try_spawn(binary: &Path) -> Result<Anvil, ChainError> {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|listener| listener.local_addr())
             .map_err(|e| ChainError::Anvil(format!("no free port on 127.0.0.1: {e}")))?
@@ -92,20 +114,32 @@ impl Anvil {
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| ChainError::Anvil(format!("cannot start {}: {e}", binary.display())))?;
+        // From here on, dropping `anvil` stops the child on every error path.
         let mut anvil = Anvil {
             child,
             url: format!("http://127.0.0.1:{port}"),
         };
+        let exited = |anvil: &mut Anvil| -> Option<ChainError> {
+            match anvil.child.try_wait() {
+                Ok(Some(status)) => Some(ChainError::Anvil(format!(
+                    "{} exited at start with {status} (port {port})",
+                    binary.display()
+                ))),
+                _ => None,
+            }
+        };
         let started = Instant::now();
         loop {
-            if let Ok(Some(status)) = anvil.child.try_wait() {
-                return Err(ChainError::Anvil(format!(
-                    "{} exited at start with {status}",
-                    binary.display()
-                )));
+            if let Some(e) = exited(&mut anvil) {
+                return Err(e);
             }
             if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return Ok(anvil);
+                // The port answers: make sure it is our node that does.
+                std::thread::sleep(Duration::from_millis(200));
+                return match exited(&mut anvil) {
+                    Some(e) => Err(e),
+                    None => Ok(anvil),
+                };
             }
             if started.elapsed() > START_TIMEOUT {
                 return Err(ChainError::Anvil(format!(
