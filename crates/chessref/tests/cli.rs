@@ -236,3 +236,57 @@ fn bad_usage_exits_2_without_panicking() {
         assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
     }
 }
+
+const REPLAY_GAMES: &str = r#"[Event "scholar"]
+[Result "1-0"]
+
+1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0
+
+[Event "en passant, castling, promotion"]
+[Result "*"]
+
+1. e4 Nf6 2. e5 d5 3. exd6 Nc6 4. dxc7 e5 5. cxd8=N Kxd8 6. Nf3 Bd6 7. Bc4 Ke7 8. O-O *
+"#;
+
+#[test]
+fn replay_json_reports_every_ply_matching_the_contract() {
+    let o = chessref_stdin(&["replay", "-", "--json"], REPLAY_GAMES);
+    assert_eq!(code(&o), 0, "stderr: {}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["games"], 2);
+    assert_eq!(v["plies"], 7 + 15);
+    assert_eq!(v["mismatches"], 0);
+    let median = v["gas"]["median"].as_u64().expect("gas median");
+    let max = v["gas"]["max"].as_u64().expect("gas max");
+    assert!(v["gas"]["p90"].as_u64().is_some());
+    assert!(21_000 < median && median <= max, "gas {median} .. {max}");
+    assert!(v["moves_per_sec"].as_f64().is_some_and(|r| r > 0.0));
+}
+
+#[test]
+fn replay_of_an_unreadable_file_is_bad_input() {
+    let o = chessref(&["replay", "/nonexistent/games.pgn"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("/nonexistent/games.pgn"), "{}", stderr(&o));
+}
+
+#[test]
+fn simulate_with_illegal_attempts_agrees_with_the_contract() {
+    let o = chessref(&["simulate", "--games", "2", "--seed", "3", "--illegal-rate", "0.3"]);
+    assert_eq!(code(&o), 0, "stderr: {}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("2 games"), "{out}");
+    assert!(out.contains(" 0 mismatches"), "{out}");
+    assert!(out.contains("gas per move: median"), "{out}");
+}
+
+#[test]
+fn check_on_the_evm_answers_like_the_rust_check() {
+    let fen = "r3k2r/8/8/8/8/8/6b1/R3K2R w KQkq - 0 1";
+    for mv in ["e1g1", "e1c1", "a1a8", "e1e3", "h1h2"] {
+        let rust = chessref(&["check", "--fen", fen, mv, "--json"]);
+        let evm = chessref(&["check", "--evm", "--fen", fen, mv, "--json"]);
+        assert_eq!(stdout(&rust), stdout(&evm), "{mv}");
+        assert_eq!(code(&rust), code(&evm), "{mv}");
+    }
+}

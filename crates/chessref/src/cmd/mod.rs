@@ -30,7 +30,7 @@ pub enum CliError {
         source: FenError,
     },
     /// A position given as hex that is not a valid state.
-    #[error("invalid state hex: {0}")]
+    #[error("{0}")]
     Hex(#[from] StateError),
     /// An argument with a bad value.
     #[error("{0}")]
