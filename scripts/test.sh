@@ -20,6 +20,9 @@ node_modules/.bin/forge snapshot --check
 step "contracts: committed ABI/bytecode artifacts are up to date"
 bash scripts/build-contracts.sh --check
 
+step "rust: formatting"
+cargo fmt --all --check
+
 step "rust: every workspace test (release: perft, differential and conformance need the speed)"
 cargo test --release --workspace --locked
 

@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use chessref_core::{Color, Game, GameError, Move, PgnError, PgnReader, RawMove, Rejection, Role, State, Status};
+use chessref_core::{
+    Color, Game, GameError, Move, PgnError, PgnReader, RawMove, Rejection, Role, State, Status,
+};
 use serde_json::Value;
 
 /// Perft depths with more leaf nodes than this are skipped (and counted).
@@ -31,11 +33,31 @@ const EXPECTED_PLAY_ON: usize = 12;
 const DELIBERATE: &[(&str, &str, &str)] = &[
     ("ep-impossible-check", "valid_position", IMPOSSIBLE_CHECK),
     ("invalid-triple-check", "valid_position", IMPOSSIBLE_CHECK),
-    ("invalid-impossible-alignment-1", "valid_position", IMPOSSIBLE_CHECK),
-    ("invalid-impossible-alignment-2", "valid_position", IMPOSSIBLE_CHECK),
-    ("invalid-impossible-alignment-3", "valid_position", IMPOSSIBLE_CHECK),
-    ("invalid-impossible-alignment-ep", "valid_position", IMPOSSIBLE_CHECK),
-    ("invalid-two-knight-checkers", "valid_position", IMPOSSIBLE_CHECK),
+    (
+        "invalid-impossible-alignment-1",
+        "valid_position",
+        IMPOSSIBLE_CHECK,
+    ),
+    (
+        "invalid-impossible-alignment-2",
+        "valid_position",
+        IMPOSSIBLE_CHECK,
+    ),
+    (
+        "invalid-impossible-alignment-3",
+        "valid_position",
+        IMPOSSIBLE_CHECK,
+    ),
+    (
+        "invalid-impossible-alignment-ep",
+        "valid_position",
+        IMPOSSIBLE_CHECK,
+    ),
+    (
+        "invalid-two-knight-checkers",
+        "valid_position",
+        IMPOSSIBLE_CHECK,
+    ),
     (
         "castle-invalid-rights-cleaned",
         "clean_castling_fen",
@@ -46,8 +68,16 @@ const DELIBERATE: &[(&str, &str, &str)] = &[
         "position",
         "the FEN has two white kings, which no state can hold (section 7 code 3, KING_COUNT); scalachess asks only a material question of it, which needs a position first",
     ),
-    ("fivefold-5th-occurrence", "game_over", FIVEFOLD_NOT_AUTOMATIC),
-    ("fivefold-lichess-BdvgPSMd", "game_over", FIVEFOLD_NOT_AUTOMATIC),
+    (
+        "fivefold-5th-occurrence",
+        "game_over",
+        FIVEFOLD_NOT_AUTOMATIC,
+    ),
+    (
+        "fivefold-lichess-BdvgPSMd",
+        "game_over",
+        FIVEFOLD_NOT_AUTOMATIC,
+    ),
 ];
 
 const IMPOSSIBLE_CHECK: &str = "section 7 validates codes 1-8 only; like shakmaty's legal-position rules it does not refuse check configurations that no legal game can reach (python-chess STATUS_IMPOSSIBLE_CHECK / too many checkers): the position is playable and its moves are still checked exactly";
@@ -112,8 +142,12 @@ fn main() -> ExitCode {
     }
     let started = Instant::now();
     let mut report = Report::default();
-    let sections: [(&str, Section); 4] =
-        [("perft", check_perft), ("rules", check_rules), ("fen", check_fens), ("pgn", check_pgns)];
+    let sections: [(&str, Section); 4] = [
+        ("perft", check_perft),
+        ("rules", check_rules),
+        ("fen", check_fens),
+        ("pgn", check_pgns),
+    ];
     for (name, run) in sections {
         let t = Instant::now();
         if let Err(e) = run(&dir, &mut report) {
@@ -133,7 +167,11 @@ fn main() -> ExitCode {
     }
     println!("corpus check took {:.1}s", started.elapsed().as_secs_f64());
     println!("{passed} passed, {failed} failed");
-    if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) }
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }
 
 fn files_with_extension(dir: &Path, ext: &str) -> Result<Vec<PathBuf>, String> {
@@ -166,7 +204,10 @@ fn check_perft(dir: &Path, report: &mut Report) -> Result<(), String> {
             let state = match State::from_fen(fen) {
                 Ok(s) => s,
                 Err(e) => {
-                    report.fail("perft", format!("{name}:{}: FEN {fen:?} refused: {e}", n + 1));
+                    report.fail(
+                        "perft",
+                        format!("{name}:{}: FEN {fen:?} refused: {e}", n + 1),
+                    );
                     continue;
                 }
             };
@@ -185,7 +226,10 @@ fn check_perft(dir: &Path, report: &mut Report) -> Result<(), String> {
                 }
                 let got = chessref_core::perft(&state, depth);
                 report.check("perft", got == expected, || {
-                    format!("{name}:{}: {fen} depth {depth}: expected {expected}, got {got}", n + 1)
+                    format!(
+                        "{name}:{}: {fen} depth {depth}: expected {expected}, got {got}",
+                        n + 1
+                    )
                 });
             }
         }
@@ -204,12 +248,17 @@ fn read_jsonl(path: &Path) -> Result<Vec<Value>, String> {
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .enumerate()
-        .map(|(i, l)| serde_json::from_str(l).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1)))
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))
+        })
         .collect()
 }
 
 fn deliberate_reason(id: &str, key: &str) -> Option<&'static str> {
-    DELIBERATE.iter().find(|(i, k, _)| *i == id && *k == key).map(|(_, _, r)| *r)
+    DELIBERATE
+        .iter()
+        .find(|(i, k, _)| *i == id && *k == key)
+        .map(|(_, _, r)| *r)
 }
 
 /// Translates python-chess's king-takes-rook castling alias into the king's two-square move.
@@ -231,12 +280,18 @@ fn castling_alias(state: &State, mv: Move) -> Option<Move> {
         0 => 2,
         _ => return None,
     };
-    Some(Move::new(mv.from, chessref_core::Square::from_coords(file, home)?))
+    Some(Move::new(
+        mv.from,
+        chessref_core::Square::from_coords(file, home)?,
+    ))
 }
 
 fn is_capture(state: &State, mv: Move) -> bool {
     state.piece_at(mv.to).is_some()
-        || (state.piece_at(mv.from).is_some_and(|p| p.role == Role::Pawn) && mv.from.file() != mv.to.file())
+        || (state
+            .piece_at(mv.from)
+            .is_some_and(|p| p.role == Role::Pawn)
+            && mv.from.file() != mv.to.file())
 }
 
 /// One rules case: the verdicts of our API for each `expect` key.
@@ -249,7 +304,11 @@ fn check_rules(dir: &Path, report: &mut Report) -> Result<(), String> {
         let start = State::from_fen(fen);
         let mut verdicts: Vec<(String, Value, Value)> = Vec::new(); // key, expected, ours
         if let Some(v) = expect.get("valid_position") {
-            verdicts.push(("valid_position".into(), v.clone(), Value::Bool(start.is_ok())));
+            verdicts.push((
+                "valid_position".into(),
+                v.clone(),
+                Value::Bool(start.is_ok()),
+            ));
         }
         if let Some(v) = expect.get("clean_castling_fen") {
             // We never clean: the FEN is either valid as given or refused.
@@ -262,7 +321,9 @@ fn check_rules(dir: &Path, report: &mut Report) -> Result<(), String> {
         let start = match start {
             Ok(s) => s,
             Err(e) => {
-                let only_validity = expect.keys().all(|k| k == "valid_position" || k == "clean_castling_fen");
+                let only_validity = expect
+                    .keys()
+                    .all(|k| k == "valid_position" || k == "clean_castling_fen");
                 if let Some(reason) = deliberate_reason(&id, "position") {
                     report.deliberate("rules", &format!("{id}: FEN refused: {e}"), reason);
                     continue;
@@ -288,16 +349,18 @@ fn check_rules(dir: &Path, report: &mut Report) -> Result<(), String> {
             }
         }
         for m in uci_moves.iter().filter_map(Value::as_str) {
-            let result = Move::from_uci(m).map_err(|e| e.to_string()).and_then(|mv| {
-                match game.play(mv) {
-                    Err(GameError::Illegal(Rejection::OwnPieceOnTarget)) => {
-                        let alias = castling_alias(game.state(), mv).ok_or("own piece on target")?;
-                        aliases += 1;
-                        game.play(alias).map_err(|e| e.to_string())
-                    }
-                    other => other.map_err(|e| e.to_string()),
-                }
-            });
+            let result =
+                Move::from_uci(m)
+                    .map_err(|e| e.to_string())
+                    .and_then(|mv| match game.play(mv) {
+                        Err(GameError::Illegal(Rejection::OwnPieceOnTarget)) => {
+                            let alias =
+                                castling_alias(game.state(), mv).ok_or("own piece on target")?;
+                            aliases += 1;
+                            game.play(alias).map_err(|e| e.to_string())
+                        }
+                        other => other.map_err(|e| e.to_string()),
+                    });
             if let Err(e) = result {
                 move_error = Some(format!("move {m}: {e}"));
                 break;
@@ -308,7 +371,11 @@ fn check_rules(dir: &Path, report: &mut Report) -> Result<(), String> {
             continue;
         }
         if aliases > 0 {
-            report.deliberate("rules", &format!("{id}: {aliases} king-takes-rook castling move(s) translated"), CASTLING_ALIAS);
+            report.deliberate(
+                "rules",
+                &format!("{id}: {aliases} king-takes-rook castling move(s) translated"),
+                CASTLING_ALIAS,
+            );
         }
         let state = *game.state();
         let before = *game.start();
@@ -318,20 +385,32 @@ fn check_rules(dir: &Path, report: &mut Report) -> Result<(), String> {
                 "legal" => {
                     let mut map = serde_json::Map::new();
                     for (uci, _) in expected.as_object().into_iter().flatten() {
-                        let legal = Move::from_uci(uci).is_ok_and(|m| state.check(RawMove::from(m)).is_ok());
+                        let legal = Move::from_uci(uci)
+                            .is_ok_and(|m| state.check(RawMove::from(m)).is_ok());
                         map.insert(uci.clone(), Value::Bool(legal));
                     }
                     Value::Object(map)
                 }
                 "legal_move_count" => state.legal_moves().len().into(),
-                "legal_capture_count" => state.legal_moves().into_iter().filter(|m| is_capture(&state, *m)).count().into(),
+                "legal_capture_count" => state
+                    .legal_moves()
+                    .into_iter()
+                    .filter(|m| is_capture(&state, *m))
+                    .count()
+                    .into(),
                 "check" => state.in_check().into(),
                 "checkmate" => (game.status() == Status::Checkmate).into(),
                 "stalemate" => (game.status() == Status::Stalemate).into(),
                 "seventyfive_moves" => (game.status() == Status::SeventyFiveMoves).into(),
                 "game_over" => game.outcome().is_some().into(),
                 "fen_after" => state.fen().into(),
-                "fen_after_epd" => state.fen().split(' ').take(4).collect::<Vec<_>>().join(" ").into(),
+                "fen_after_epd" => state
+                    .fen()
+                    .split(' ')
+                    .take(4)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    .into(),
                 "san" => {
                     let mut map = serde_json::Map::new();
                     for (uci, _) in expected.as_object().into_iter().flatten() {
@@ -349,21 +428,28 @@ fn check_rules(dir: &Path, report: &mut Report) -> Result<(), String> {
                 "can_claim_threefold" => game.can_claim_threefold().into(),
                 "is_repetition_3" => game.is_threefold().into(),
                 "fivefold_repetition" => game.is_fivefold().into(),
-                "insufficient_material" => {
-                    (state.has_insufficient_material(Color::White) && state.has_insufficient_material(Color::Black)).into()
-                }
+                "insufficient_material" => (state.has_insufficient_material(Color::White)
+                    && state.has_insufficient_material(Color::Black))
+                .into(),
                 "white_insufficient" => state.has_insufficient_material(Color::White).into(),
                 "black_insufficient" => state.has_insufficient_material(Color::Black).into(),
                 "perft" => {
                     let mut map = serde_json::Map::new();
                     for (depth, _) in expected.as_object().into_iter().flatten() {
-                        let n = depth.parse().map_or(Value::Null, |d| chessref_core::perft(&state, d).into());
+                        let n = depth
+                            .parse()
+                            .map_or(Value::Null, |d| chessref_core::perft(&state, d).into());
                         map.insert(depth.clone(), n);
                     }
                     Value::Object(map)
                 }
                 other => {
-                    report.fail("rules", format!("{id}: unknown expect key {other:?} (the checker must map every key)"));
+                    report.fail(
+                        "rules",
+                        format!(
+                            "{id}: unknown expect key {other:?} (the checker must map every key)"
+                        ),
+                    );
                     continue;
                 }
             };
@@ -371,7 +457,10 @@ fn check_rules(dir: &Path, report: &mut Report) -> Result<(), String> {
         }
         // The fivefold cases: our game goes on, but fivefold must really be detected.
         if deliberate_reason(&id, "game_over").is_some() && !game.is_fivefold() {
-            report.fail("rules", format!("{id}: listed as fivefold but Game::is_fivefold() is false"));
+            report.fail(
+                "rules",
+                format!("{id}: listed as fivefold but Game::is_fivefold() is false"),
+            );
         }
         judge(report, &id, verdicts);
     }
@@ -385,13 +474,19 @@ fn judge(report: &mut Report, id: &str, verdicts: Vec<(String, Value, Value)>) {
         let same = expected == ours;
         match (same, deliberate_reason(id, &key)) {
             (true, None) => report.tally("rules").passed += 1,
-            (false, Some(reason)) => {
-                report.deliberate("rules", &format!("{id} {key}: python-chess {expected}, ours {ours}"), reason)
-            }
-            (true, Some(_)) => {
-                report.fail("rules", format!("{id} {key}: listed as a deliberate difference but agrees ({ours})"))
-            }
-            (false, None) => report.fail("rules", format!("{id} {key}: expected {expected}, got {ours}")),
+            (false, Some(reason)) => report.deliberate(
+                "rules",
+                &format!("{id} {key}: python-chess {expected}, ours {ours}"),
+                reason,
+            ),
+            (true, Some(_)) => report.fail(
+                "rules",
+                format!("{id} {key}: listed as a deliberate difference but agrees ({ours})"),
+            ),
+            (false, None) => report.fail(
+                "rules",
+                format!("{id} {key}: expected {expected}, got {ours}"),
+            ),
         }
     }
 }
@@ -405,7 +500,9 @@ fn check_fens(dir: &Path, report: &mut Report) -> Result<(), String> {
     let cases = read_jsonl(&dir.join("fen/fen_cases.jsonl"))?;
     for (i, case) in cases.iter().enumerate() {
         let fen = case["fen_in"].as_str().unwrap_or("");
-        let label = case["label"].as_str().map_or_else(|| format!("case {}", i + 1), str::to_owned);
+        let label = case["label"]
+            .as_str()
+            .map_or_else(|| format!("case {}", i + 1), str::to_owned);
         let short: String = fen.chars().take(70).collect();
         let expected = case["python_chess_parse"] == "ok" && case["python_chess_valid"] == true;
         let ours = State::from_fen(fen);
@@ -419,7 +516,9 @@ fn check_fens(dir: &Path, report: &mut Report) -> Result<(), String> {
                 }
             )
         });
-        let (Ok(state), Some(normal)) = (&ours, case["python_chess_fen_out"].as_str()) else { continue };
+        let (Ok(state), Some(normal)) = (&ours, case["python_chess_fen_out"].as_str()) else {
+            continue;
+        };
         if !expected {
             continue;
         }
@@ -430,11 +529,19 @@ fn check_fens(dir: &Path, report: &mut Report) -> Result<(), String> {
         }
         let fields = |s: &str| s.split(' ').map(str::to_owned).collect::<Vec<_>>();
         let (a, b) = (fields(&out), fields(normal));
-        let only_ep = a.len() == 6 && b.len() == 6 && (0..6).all(|k| k == 3 || a[k] == b[k]) && b[3] == "-";
+        let only_ep =
+            a.len() == 6 && b.len() == 6 && (0..6).all(|k| k == 3 || a[k] == b[k]) && b[3] == "-";
         if only_ep {
-            report.deliberate("fen output", &format!("{label}: ours {out:?}, python-chess {normal:?}"), EP_KEPT);
+            report.deliberate(
+                "fen output",
+                &format!("{label}: ours {out:?}, python-chess {normal:?}"),
+                EP_KEPT,
+            );
         } else {
-            report.fail("fen output", format!("{label}: ours {out:?}, python-chess {normal:?}"));
+            report.fail(
+                "fen output",
+                format!("{label}: ours {out:?}, python-chess {normal:?}"),
+            );
         }
     }
     Ok(())
@@ -460,7 +567,8 @@ fn pass(state: State) -> Result<State, String> {
 fn play_after_pass(state: State, sans: &[String]) -> Result<usize, String> {
     let mut game = Game::new(pass(state)?);
     for (i, san) in sans.iter().enumerate() {
-        game.play_san(san).map_err(|e| format!("ply {} after the pass, {san:?}: {e}", i + 1))?;
+        game.play_san(san)
+            .map_err(|e| format!("ply {} after the pass, {san:?}: {e}", i + 1))?;
     }
     Ok(sans.len())
 }
@@ -475,7 +583,11 @@ fn check_pgns(dir: &Path, report: &mut Report) -> Result<(), String> {
     let mut play_on = Vec::new();
     let (mut mates, mut mates_agreeing) = (0usize, 0usize);
     for file in files {
-        let name = file.strip_prefix(&pgn_dir).unwrap_or(&file).display().to_string();
+        let name = file
+            .strip_prefix(&pgn_dir)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
         let threefold_file = name == "engine_threefold.pgn";
         let input = BufReader::new(File::open(&file).map_err(|e| format!("{name}: {e}"))?);
         let (mut games, mut plies) = (0usize, 0usize);
@@ -498,7 +610,13 @@ fn check_pgns(dir: &Path, report: &mut Report) -> Result<(), String> {
             plies += replay.game.plies();
             match &replay.error {
                 None => report.tally("pgn games").passed += 1,
-                Some(PgnError::GameOver { game, ended_at, status, san, .. }) => {
+                Some(PgnError::GameOver {
+                    game,
+                    ended_at,
+                    status,
+                    san,
+                    ..
+                }) => {
                     println!(
                         "ENDED [{name}] game {game}: ended automatically by {} at ply {ended_at}; the PGN plays on with {san:?} ({} more plies)",
                         status.name(),
@@ -524,7 +642,11 @@ fn check_pgns(dir: &Path, report: &mut Report) -> Result<(), String> {
             let game = &replay.game;
             if replay.error.is_none() && game.status() == Status::Checkmate {
                 mates += 1;
-                let winner = if game.state().turn() == Color::White { "0-1" } else { "1-0" };
+                let winner = if game.state().turn() == Color::White {
+                    "0-1"
+                } else {
+                    "1-0"
+                };
                 if pgn.result.as_deref() == Some(winner) {
                     mates_agreeing += 1;
                 }
@@ -532,7 +654,11 @@ fn check_pgns(dir: &Path, report: &mut Report) -> Result<(), String> {
             if threefold_file {
                 let ok = replay.error.is_none() && game.can_claim_threefold();
                 report.check("threefold claimable at end", ok, || {
-                    format!("{name} game {}: threefold not claimable after {} plies", pgn.index, game.plies())
+                    format!(
+                        "{name} game {}: threefold not claimable after {} plies",
+                        pgn.index,
+                        game.plies()
+                    )
                 });
             }
         }
@@ -542,7 +668,12 @@ fn check_pgns(dir: &Path, report: &mut Report) -> Result<(), String> {
     report.check("pgn play-on count", count_ok, || {
         format!("expected {EXPECTED_PLAY_ON} games to play on after an automatic end, found {}: {play_on:?}", play_on.len())
     });
-    println!("pgn: {} games play on after an automatic end (reported above, each at its ply)", play_on.len());
-    println!("pgn: {mates_agreeing} of {mates} games ending in checkmate carry the matching result token");
+    println!(
+        "pgn: {} games play on after an automatic end (reported above, each at its ply)",
+        play_on.len()
+    );
+    println!(
+        "pgn: {mates_agreeing} of {mates} games ending in checkmate carry the matching result token"
+    );
     Ok(())
 }

@@ -52,7 +52,11 @@ const DIFF: DiffTable = {
         kinds[(KNIGHT_OFFSETS[i] as i8 as i16 + 119) as usize] |= KNIGHT_BIT;
         kinds[(KING_OFFSETS[i] as i8 as i16 + 119) as usize] |= KING_BIT;
         let d = KING_OFFSETS[i] as i8 as i16;
-        let bit = if d == 16 || d == -16 || d == 1 || d == -1 { ORTHOGONAL_BIT } else { DIAGONAL_BIT };
+        let bit = if d == 16 || d == -16 || d == 1 || d == -1 {
+            ORTHOGONAL_BIT
+        } else {
+            DIAGONAL_BIT
+        };
         let mut k = 1;
         while k < 8 {
             kinds[(d * k + 119) as usize] |= bit;

@@ -20,7 +20,12 @@ pub(crate) fn parse(fen: &str) -> Result<State, FenError> {
     };
     bytes[idx::CURRENT_PLAYER] = if black_to_move { 0xff } else { 0x01 };
 
-    for i in [idx::WHITE_LEFT_CASTLING, idx::WHITE_RIGHT_CASTLING, idx::BLACK_LEFT_CASTLING, idx::BLACK_RIGHT_CASTLING] {
+    for i in [
+        idx::WHITE_LEFT_CASTLING,
+        idx::WHITE_RIGHT_CASTLING,
+        idx::BLACK_LEFT_CASTLING,
+        idx::BLACK_RIGHT_CASTLING,
+    ] {
         bytes[i] = 0xff;
     }
     let castling = fields[2];
@@ -36,7 +41,12 @@ pub(crate) fn parse(fen: &str) -> Result<State, FenError> {
                 Some(n) if n >= next => next = n + 1,
                 _ => return Err(FenError::Castling(castling.to_owned())),
             }
-            let i = [idx::WHITE_RIGHT_CASTLING, idx::WHITE_LEFT_CASTLING, idx::BLACK_RIGHT_CASTLING, idx::BLACK_LEFT_CASTLING];
+            let i = [
+                idx::WHITE_RIGHT_CASTLING,
+                idx::WHITE_LEFT_CASTLING,
+                idx::BLACK_RIGHT_CASTLING,
+                idx::BLACK_LEFT_CASTLING,
+            ];
             bytes[i[next - 1]] = 0;
         }
     }
@@ -51,10 +61,16 @@ pub(crate) fn parse(fen: &str) -> Result<State, FenError> {
         }
     }
 
-    let (halfmove, fullmove) = if fields.len() == 6 { (fields[4], fields[5]) } else { ("0", "1") };
-    let halfmove = parse_number(halfmove).ok_or_else(|| FenError::HalfmoveClock(halfmove.to_owned()))?;
+    let (halfmove, fullmove) = if fields.len() == 6 {
+        (fields[4], fields[5])
+    } else {
+        ("0", "1")
+    };
+    let halfmove =
+        parse_number(halfmove).ok_or_else(|| FenError::HalfmoveClock(halfmove.to_owned()))?;
     bytes[idx::HALFMOVE_CLOCK] = halfmove.min(255) as u8;
-    let fullmove_number = parse_number(fullmove).ok_or_else(|| FenError::FullmoveNumber(fullmove.to_owned()))?;
+    let fullmove_number =
+        parse_number(fullmove).ok_or_else(|| FenError::FullmoveNumber(fullmove.to_owned()))?;
     // Fullmove 0 is common in the wild and means the first move.
     let plies = 2 * (fullmove_number.max(1) - 1) + black_to_move as u64;
     if plies > MAX_PLY as u64 {
@@ -76,7 +92,10 @@ fn parse_number(s: &str) -> Option<u64> {
 }
 
 fn parse_board(field: &str, bytes: &mut [u8; 128]) -> Result<(), FenError> {
-    let error = |reason| FenError::Board { field: field.to_owned(), reason };
+    let error = |reason| FenError::Board {
+        field: field.to_owned(),
+        reason,
+    };
     let ranks: Vec<&str> = field.split('/').collect();
     if ranks.len() != 8 {
         return Err(error("expected 8 ranks separated by /"));
@@ -90,7 +109,9 @@ fn parse_board(field: &str, bytes: &mut [u8; 128]) -> Result<(), FenError> {
                 }
                 file += d as usize;
             } else {
-                let piece = Piece::from_char(c).ok_or(error("unknown piece letter (expected one of PNBRQK pnbrqk)"))?;
+                let piece = Piece::from_char(c).ok_or(error(
+                    "unknown piece letter (expected one of PNBRQK pnbrqk)",
+                ))?;
                 if file >= 8 {
                     return Err(error("a rank has more than 8 squares"));
                 }
@@ -160,7 +181,11 @@ pub(crate) fn format(state: &State) -> String {
         Some(sq) => s.push_str(&sq.to_string()),
         None => s.push('-'),
     }
-    s.push_str(&format!(" {} {}", state.halfmove_clock(), state.fullmove_number()));
+    s.push_str(&format!(
+        " {} {}",
+        state.halfmove_clock(),
+        state.fullmove_number()
+    ));
     s
 }
 
@@ -182,27 +207,74 @@ mod tests {
     fn clocks_are_optional_and_bounded() {
         let s = State::from_fen("4k3/8/8/8/8/8/8/4K3 b - -").unwrap();
         assert_eq!(s.ply(), 1);
-        assert_eq!(State::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 0").unwrap().ply(), 0);
-        assert_eq!(State::from_fen("4k3/8/8/8/8/8/8/4K3 b - - 0 8192").unwrap().ply(), 16383);
+        assert_eq!(
+            State::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 0")
+                .unwrap()
+                .ply(),
+            0
+        );
+        assert_eq!(
+            State::from_fen("4k3/8/8/8/8/8/8/4K3 b - - 0 8192")
+                .unwrap()
+                .ply(),
+            16383
+        );
         assert_eq!(
             State::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 8193"),
             Err(FenError::MoveCountTooLarge(8193))
         );
-        assert_eq!(State::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 300 9").unwrap().halfmove_clock(), 255);
+        assert_eq!(
+            State::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 300 9")
+                .unwrap()
+                .halfmove_clock(),
+            255
+        );
     }
 
     #[test]
     fn bad_fields_are_named() {
-        assert!(matches!(State::from_fen("8/8 w - - 0 1"), Err(FenError::Board { .. })));
-        assert!(matches!(State::from_fen("4k3/8/8/8/8/8/8/4K3 x - - 0 1"), Err(FenError::Turn(_))));
-        assert!(matches!(State::from_fen("4k3/8/8/8/8/8/8/4K3 w KK - 0 1"), Err(FenError::Castling(_))));
-        assert!(matches!(State::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w qK - 0 1"), Err(FenError::Castling(_))));
-        assert!(matches!(State::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w  - 0 1"), Err(FenError::FieldCount(5))));
-        assert_eq!(State::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w Kq - 0 1").unwrap().fen(), "r3k2r/8/8/8/8/8/8/R3K2R w Kq - 0 1");
-        assert!(matches!(State::from_fen("4k3/8/8/8/8/8/8/4K3 w - e4 0 1"), Err(FenError::EnPassant(_))));
-        assert!(matches!(State::from_fen("4k3/8/8/8/8/8/8/4K3 w - - x 1"), Err(FenError::HalfmoveClock(_))));
-        assert!(matches!(State::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 -1"), Err(FenError::FullmoveNumber(_))));
-        assert!(matches!(State::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0"), Err(FenError::FieldCount(5))));
+        assert!(matches!(
+            State::from_fen("8/8 w - - 0 1"),
+            Err(FenError::Board { .. })
+        ));
+        assert!(matches!(
+            State::from_fen("4k3/8/8/8/8/8/8/4K3 x - - 0 1"),
+            Err(FenError::Turn(_))
+        ));
+        assert!(matches!(
+            State::from_fen("4k3/8/8/8/8/8/8/4K3 w KK - 0 1"),
+            Err(FenError::Castling(_))
+        ));
+        assert!(matches!(
+            State::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w qK - 0 1"),
+            Err(FenError::Castling(_))
+        ));
+        assert!(matches!(
+            State::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w  - 0 1"),
+            Err(FenError::FieldCount(5))
+        ));
+        assert_eq!(
+            State::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w Kq - 0 1")
+                .unwrap()
+                .fen(),
+            "r3k2r/8/8/8/8/8/8/R3K2R w Kq - 0 1"
+        );
+        assert!(matches!(
+            State::from_fen("4k3/8/8/8/8/8/8/4K3 w - e4 0 1"),
+            Err(FenError::EnPassant(_))
+        ));
+        assert!(matches!(
+            State::from_fen("4k3/8/8/8/8/8/8/4K3 w - - x 1"),
+            Err(FenError::HalfmoveClock(_))
+        ));
+        assert!(matches!(
+            State::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 -1"),
+            Err(FenError::FullmoveNumber(_))
+        ));
+        assert!(matches!(
+            State::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0"),
+            Err(FenError::FieldCount(5))
+        ));
         assert_eq!(
             State::from_fen("4k3/8/8/8/8/8/8/4K3 w K - 0 1"),
             Err(FenError::Invalid(InvalidState::BadCastling))
@@ -211,6 +283,9 @@ mod tests {
             State::from_fen("4k3/8/8/8/8/8/8/4K3 w - e6 0 1"),
             Err(FenError::Invalid(InvalidState::BadEnPassant))
         );
-        assert_eq!(State::from_fen("8/8/8/8/8/8/8/4K3 w - - 0 1"), Err(FenError::Invalid(InvalidState::KingCount)));
+        assert_eq!(
+            State::from_fen("8/8/8/8/8/8/8/4K3 w - - 0 1"),
+            Err(FenError::Invalid(InvalidState::KingCount))
+        );
     }
 }

@@ -99,7 +99,12 @@ impl Game {
     /// A game starting at `start` (any valid state, not only the initial position).
     pub fn new(start: State) -> Game {
         let (status, in_check) = start.status_and_check();
-        Game { states: vec![start], moves: Vec::new(), status, in_check }
+        Game {
+            states: vec![start],
+            moves: Vec::new(),
+            status,
+            in_check,
+        }
     }
 
     /// Reserves room for `plies` more moves (replaying a known main line).
@@ -115,7 +120,9 @@ impl Game {
 
     /// The current state.
     pub fn state(&self) -> &State {
-        self.states.last().expect("a game always has its start state")
+        self.states
+            .last()
+            .expect("a game always has its start state")
     }
 
     /// Every state from the start to the current one (`plies() + 1` states).
@@ -154,7 +161,10 @@ impl Game {
 
     fn ensure_running(&self) -> Result<(), GameError> {
         if self.status.is_over() {
-            return Err(GameError::Over { status: self.status, ply: self.plies() });
+            return Err(GameError::Over {
+                status: self.status,
+                ply: self.plies(),
+            });
         }
         Ok(())
     }
@@ -187,15 +197,23 @@ impl Game {
                 Color::White => GameResult::BlackWins,
                 Color::Black => GameResult::WhiteWins,
             },
-            Status::Stalemate | Status::InsufficientMaterial | Status::SeventyFiveMoves => GameResult::Draw,
+            Status::Stalemate | Status::InsufficientMaterial | Status::SeventyFiveMoves => {
+                GameResult::Draw
+            }
         };
-        Some(Outcome { result, termination: self.status })
+        Some(Outcome {
+            result,
+            termination: self.status,
+        })
     }
 
     /// Index of the first state that can repeat later ones: the last state whose
     /// halfmove clock is 0 (after an irreversible move), else the start.
     fn window_start(&self) -> usize {
-        self.states.iter().rposition(|s| s.halfmove_clock() == 0).unwrap_or(0)
+        self.states
+            .iter()
+            .rposition(|s| s.halfmove_clock() == 0)
+            .unwrap_or(0)
     }
 
     /// Repetition keys (section 9) of the states in the window with `turn` to move.
@@ -212,7 +230,10 @@ impl Game {
     pub fn repetitions(&self) -> usize {
         let state = self.state();
         let key = state.repetition_key();
-        self.window_keys(state.turn()).iter().filter(|k| **k == key).count()
+        self.window_keys(state.turn())
+            .iter()
+            .filter(|k| **k == key)
+            .count()
     }
 
     /// The current position has occurred at least three times (a threefold claim now).
@@ -276,7 +297,10 @@ impl Game {
         let state = self.state();
         match state.halfmove_clock() {
             100.. => true,
-            99 => state.legal_moves().into_iter().any(|mv| state.play(mv).is_ok_and(|n| n.halfmove_clock() != 0)),
+            99 => state
+                .legal_moves()
+                .into_iter()
+                .any(|mv| state.play(mv).is_ok_and(|n| n.halfmove_clock() != 0)),
             _ => false,
         }
     }
@@ -286,11 +310,17 @@ impl Game {
     /// then the result: `result` if given, else the `[Result]` tag's, else the automatic
     /// outcome, else `*`.
     pub fn to_pgn(&self, tags: &[(String, String)], result: Option<&str>) -> String {
-        let tagged = tags.iter().find(|(k, _)| k == "Result").map(|(_, v)| v.as_str());
-        let result = result.or(tagged).map(str::to_owned).unwrap_or_else(|| match self.outcome() {
-            Some(o) => o.result.to_string(),
-            None => "*".to_owned(),
-        });
+        let tagged = tags
+            .iter()
+            .find(|(k, _)| k == "Result")
+            .map(|(_, v)| v.as_str());
+        let result = result
+            .or(tagged)
+            .map(str::to_owned)
+            .unwrap_or_else(|| match self.outcome() {
+                Some(o) => o.result.to_string(),
+                None => "*".to_owned(),
+            });
         let mut out = String::new();
         let has = |name: &str| tags.iter().any(|(k, _)| k == name);
         let write_tag = |out: &mut String, k: &str, v: &str| {
@@ -331,7 +361,9 @@ impl Game {
                 Color::Black if i == 0 => push_token(&mut out, &mut line, &format!("{number}...")),
                 Color::Black => {}
             }
-            let san = state.san(*mv).expect("every move in a game was legal when played");
+            let san = state
+                .san(*mv)
+                .expect("every move in a game was legal when played");
             push_token(&mut out, &mut line, &san);
         }
         push_token(&mut out, &mut line, &result);
@@ -377,17 +409,29 @@ mod tests {
             for from in 0..128u8 {
                 for to in 0..128u8 {
                     for promotion in [0u8, 2, 5] {
-                        let raw = RawMove { from, to, promotion };
+                        let raw = RawMove {
+                            from,
+                            to,
+                            promotion,
+                        };
                         let mut game = Game::new(state);
                         let expected = state.check(raw);
-                        assert_eq!(game.play(raw).map_err(|e| match e {
-                            GameError::Illegal(r) => r,
-                            other => panic!("{fen} {raw:?}: {other}"),
-                        }), expected.map(|_| ()), "{fen} {raw:?}");
+                        assert_eq!(
+                            game.play(raw).map_err(|e| match e {
+                                GameError::Illegal(r) => r,
+                                other => panic!("{fen} {raw:?}: {other}"),
+                            }),
+                            expected.map(|_| ()),
+                            "{fen} {raw:?}"
+                        );
                         if let Ok(mv) = expected {
                             assert_eq!(game.state(), &state.play(raw).unwrap(), "{fen} {raw:?}");
                             let mut by_text = Game::new(state);
-                            assert_eq!(by_text.play_san(&mv.to_uci()).unwrap(), mv, "{fen} {raw:?}");
+                            assert_eq!(
+                                by_text.play_san(&mv.to_uci()).unwrap(),
+                                mv,
+                                "{fen} {raw:?}"
+                            );
                             let san = state.san(mv).unwrap();
                             let mut by_san = Game::new(state);
                             assert_eq!(by_san.play_san(&san).unwrap(), mv, "{fen} {san}");
@@ -406,10 +450,16 @@ mod tests {
         let m = g.play_san("c5").unwrap();
         assert_eq!(m.to_uci(), "c7c5");
         assert_eq!(g.plies(), 2);
-        assert_eq!(g.moves().iter().map(Move::to_uci).collect::<Vec<_>>(), ["e2e4", "c7c5"]);
+        assert_eq!(
+            g.moves().iter().map(Move::to_uci).collect::<Vec<_>>(),
+            ["e2e4", "c7c5"]
+        );
         assert_eq!(g.start(), &State::initial());
         assert_eq!(g.states().len(), 3);
-        assert_eq!(g.state().fen(), "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq c6 0 2");
+        assert_eq!(
+            g.state().fen(),
+            "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq c6 0 2"
+        );
         assert_eq!(g.undo().unwrap().to_uci(), "c7c5");
         assert_eq!(g.plies(), 1);
     }
@@ -417,9 +467,21 @@ mod tests {
     #[test]
     fn illegal_moves_carry_the_section_6_code() {
         let mut g = Game::new(State::initial());
-        let e = g.play(RawMove { from: 116, to: 116, promotion: 0 }).unwrap_err();
+        let e = g
+            .play(RawMove {
+                from: 116,
+                to: 116,
+                promotion: 0,
+            })
+            .unwrap_err();
         assert_eq!(e, GameError::Illegal(Rejection::SameSquare));
-        let e = g.play(RawMove { from: 100, to: 52, promotion: 0 }).unwrap_err();
+        let e = g
+            .play(RawMove {
+                from: 100,
+                to: 52,
+                promotion: 0,
+            })
+            .unwrap_err();
         assert_eq!(e, GameError::Illegal(Rejection::BadGeometry));
         assert!(matches!(g.play_san("Ke2"), Err(GameError::San(_))));
         assert_eq!(g.plies(), 0);
@@ -429,10 +491,25 @@ mod tests {
     fn checkmate_ends_the_game_and_refuses_more_moves() {
         let mut g = game_from(START, &["f3", "e5", "g4", "Qh4#"]);
         assert_eq!(g.status(), Status::Checkmate);
-        assert_eq!(g.outcome(), Some(Outcome { result: GameResult::BlackWins, termination: Status::Checkmate }));
+        assert_eq!(
+            g.outcome(),
+            Some(Outcome {
+                result: GameResult::BlackWins,
+                termination: Status::Checkmate
+            })
+        );
         let e = g.play_san("Kf2").unwrap_err();
-        assert_eq!(e, GameError::Over { status: Status::Checkmate, ply: 4 });
-        assert!(e.to_string().contains("CHECKMATE") && e.to_string().contains("ply 4"), "{e}");
+        assert_eq!(
+            e,
+            GameError::Over {
+                status: Status::Checkmate,
+                ply: 4
+            }
+        );
+        assert!(
+            e.to_string().contains("CHECKMATE") && e.to_string().contains("ply 4"),
+            "{e}"
+        );
         assert!(g.play(Move::from_uci("e1f2").unwrap()).is_err());
         assert!(!g.can_claim_threefold() && !g.can_claim_fifty_moves());
     }
@@ -440,13 +517,28 @@ mod tests {
     #[test]
     fn draws_by_status_are_outcomes() {
         let g = game_from("k7/3N4/1K6/1B6/8/8/8/8 b - - 99 1", &[]);
-        assert_eq!(g.outcome(), Some(Outcome { result: GameResult::Draw, termination: Status::Stalemate }));
+        assert_eq!(
+            g.outcome(),
+            Some(Outcome {
+                result: GameResult::Draw,
+                termination: Status::Stalemate
+            })
+        );
         let mut g = game_from("8/8/8/4k3/8/8/3r4/4K3 w - - 0 1", &[]);
         assert_eq!(g.status(), Status::Ongoing);
         g.play_san("Kxd2").unwrap();
-        assert_eq!(g.outcome().map(|o| o.termination), Some(Status::InsufficientMaterial));
+        assert_eq!(
+            g.outcome().map(|o| o.termination),
+            Some(Status::InsufficientMaterial)
+        );
         let g = game_from("8/8/8/4k3/8/8/3R4/4K3 w - - 149 100", &["Rd3"]);
-        assert_eq!(g.outcome(), Some(Outcome { result: GameResult::Draw, termination: Status::SeventyFiveMoves }));
+        assert_eq!(
+            g.outcome(),
+            Some(Outcome {
+                result: GameResult::Draw,
+                termination: Status::SeventyFiveMoves
+            })
+        );
     }
 
     #[test]
@@ -466,7 +558,10 @@ mod tests {
             assert_eq!(g.can_claim_threefold(), n >= 7, "after {n} plies");
         }
         let g = game_from(START, &knights[..7]);
-        assert_eq!(g.threefold_claim_move_or_now(), Some(Some(Move::from_uci("f6g8").unwrap())));
+        assert_eq!(
+            g.threefold_claim_move_or_now(),
+            Some(Some(Move::from_uci("f6g8").unwrap()))
+        );
         let g = game_from(START, &[&knights[..], &["e4"]].concat());
         assert_eq!(g.repetitions(), 1);
         assert!(!g.can_claim_threefold());
@@ -487,7 +582,12 @@ mod tests {
     #[test]
     fn repetition_window_starts_at_the_last_irreversible_move() {
         // The start position occurs twice, then a pawn move; the next cycle starts afresh.
-        let g = game_from(START, &["Nf3", "Nf6", "Ng1", "Ng8", "e4", "e5", "Nf3", "Nf6", "Ng1", "Ng8"]);
+        let g = game_from(
+            START,
+            &[
+                "Nf3", "Nf6", "Ng1", "Ng8", "e4", "e5", "Nf3", "Nf6", "Ng1", "Ng8",
+            ],
+        );
         assert_eq!(g.repetitions(), 2);
         assert!(!g.can_claim_threefold());
     }
@@ -495,7 +595,10 @@ mod tests {
     #[test]
     fn en_passant_byte_without_a_legal_capture_does_not_make_positions_differ() {
         // After 1.e4 the ep byte is set but black cannot capture: section 9 ignores it.
-        let g = game_from(START, &["e4", "Nf6", "Nf3", "Ng8", "Ng1", "Nf6", "Nf3", "Ng8", "Ng1"]);
+        let g = game_from(
+            START,
+            &["e4", "Nf6", "Nf3", "Ng8", "Ng1", "Nf6", "Nf3", "Ng8", "Ng1"],
+        );
         assert_eq!(g.repetitions(), 3);
     }
 
@@ -510,23 +613,42 @@ mod tests {
         assert!(!g.is_fifty_moves() && !g.can_claim_fifty_moves());
         let g = game_from("k7/8/NKB5/8/8/8/8/8 b - - 105 176", &[]);
         assert_eq!(g.status(), Status::Checkmate);
-        assert!(!g.is_fifty_moves() && !g.can_claim_fifty_moves(), "mate takes precedence");
+        assert!(
+            !g.is_fifty_moves() && !g.can_claim_fifty_moves(),
+            "mate takes precedence"
+        );
         // Clock 99 but only captures or pawn moves: no claim with the next move.
         let g = game_from("7k/8/8/8/8/8/p7/K7 w - - 99 80", &[]);
         assert_eq!(g.state().legal_moves().len(), 2);
         assert!(g.can_claim_fifty_moves(), "Kb2 is quiet");
         let g = game_from("k7/8/8/8/8/8/1q6/K7 w - - 99 80", &[]);
-        assert_eq!(g.state().legal_moves().iter().map(Move::to_uci).collect::<Vec<_>>(), ["a1b2"]);
+        assert_eq!(
+            g.state()
+                .legal_moves()
+                .iter()
+                .map(Move::to_uci)
+                .collect::<Vec<_>>(),
+            ["a1b2"]
+        );
         assert!(!g.can_claim_fifty_moves(), "the only move is a capture");
     }
 
     #[test]
     fn pgn_export_round_trips() {
-        let g = game_from(START, &["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "O-O", "Nf6"]);
+        let g = game_from(
+            START,
+            &["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "O-O", "Nf6"],
+        );
         let tags = vec![("Event".to_owned(), "Test \"quoted\" \\ event".to_owned())];
         let pgn = g.to_pgn(&tags, None);
-        assert!(pgn.starts_with("[Event \"Test \\\"quoted\\\" \\\\ event\"]\n[Result \"*\"]\n\n"), "{pgn}");
-        assert!(pgn.contains("1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. O-O Nf6 *"), "{pgn}");
+        assert!(
+            pgn.starts_with("[Event \"Test \\\"quoted\\\" \\\\ event\"]\n[Result \"*\"]\n\n"),
+            "{pgn}"
+        );
+        assert!(
+            pgn.contains("1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. O-O Nf6 *"),
+            "{pgn}"
+        );
         let back: Vec<_> = PgnReader::new(pgn.as_bytes()).collect();
         let back = back[0].as_ref().unwrap();
         assert_eq!(back.tag("Event"), Some("Test \"quoted\" \\ event"));
@@ -537,14 +659,24 @@ mod tests {
     fn pgn_export_from_a_position_with_black_to_move_and_mate() {
         let g = game_from("4k3/8/8/8/8/8/4P3/4K3 b - - 0 30", &["Kd7", "e4"]);
         let pgn = g.to_pgn(&[], Some("1/2-1/2"));
-        assert!(pgn.contains("[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 30\"]"), "{pgn}");
+        assert!(
+            pgn.contains("[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 30\"]"),
+            "{pgn}"
+        );
         assert!(pgn.contains("30... Kd7 31. e4 1/2-1/2"), "{pgn}");
         let back: Vec<_> = PgnReader::new(pgn.as_bytes()).collect();
-        assert_eq!(back[0].as_ref().unwrap().replay().unwrap().state(), g.state());
+        assert_eq!(
+            back[0].as_ref().unwrap().replay().unwrap().state(),
+            g.state()
+        );
 
         let mate = game_from(START, &["f3", "e5", "g4", "Qh4#"]);
-        assert!(mate.to_pgn(&[], None).ends_with("1. f3 e5 2. g4 Qh4# 0-1\n"));
-        let resigned = game_from(START, &["e4"]).to_pgn(&[("Result".to_owned(), "1-0".to_owned())], None);
+        assert!(
+            mate.to_pgn(&[], None)
+                .ends_with("1. f3 e5 2. g4 Qh4# 0-1\n")
+        );
+        let resigned =
+            game_from(START, &["e4"]).to_pgn(&[("Result".to_owned(), "1-0".to_owned())], None);
         assert_eq!(resigned, "[Result \"1-0\"]\n\n1. e4 1-0\n");
     }
 

@@ -25,7 +25,11 @@ impl RawMove {
 
     /// Unpacks the low 24 bits of `p` (higher bits are ignored).
     pub const fn from_packed(p: u32) -> RawMove {
-        RawMove { from: (p >> 16) as u8, to: (p >> 8) as u8, promotion: p as u8 }
+        RawMove {
+            from: (p >> 16) as u8,
+            to: (p >> 8) as u8,
+            promotion: p as u8,
+        }
     }
 }
 
@@ -44,7 +48,11 @@ pub struct Move {
 impl Move {
     /// A move without promotion.
     pub const fn new(from: Square, to: Square) -> Move {
-        Move { from, to, promotion: None }
+        Move {
+            from,
+            to,
+            promotion: None,
+        }
     }
 
     /// Parses UCI: `e2e4`, `e7e8q` (promotion letter `n b r q`, either case).
@@ -55,7 +63,9 @@ impl Move {
         }
         let square = |i: usize| -> Result<Square, UciError> {
             match (b[i], b[i + 1]) {
-                (f @ b'a'..=b'h', r @ b'1'..=b'8') => Ok(Square::from_coords(f - b'a', r - b'1').expect("in range")),
+                (f @ b'a'..=b'h', r @ b'1'..=b'8') => {
+                    Ok(Square::from_coords(f - b'a', r - b'1').expect("in range"))
+                }
                 _ => Err(UciError::Square(s.to_owned())),
             }
         };
@@ -71,7 +81,11 @@ impl Move {
                 _ => return Err(UciError::Promotion(s.to_owned())),
             },
         };
-        Ok(Move { from, to, promotion })
+        Ok(Move {
+            from,
+            to,
+            promotion,
+        })
     }
 
     /// Formats as UCI (`e2e4`, `e7e8q`, castling as the king's move `e1g1`).
@@ -100,7 +114,11 @@ impl std::str::FromStr for Move {
 
 impl From<Move> for RawMove {
     fn from(m: Move) -> RawMove {
-        RawMove { from: m.from.index(), to: m.to.index(), promotion: m.promotion.map_or(0, Role::code) }
+        RawMove {
+            from: m.from.index(),
+            to: m.to.index(),
+            promotion: m.promotion.map_or(0, Role::code),
+        }
     }
 }
 
@@ -125,7 +143,14 @@ mod tests {
         let m = Move::from_uci("e7e8q").unwrap();
         assert_eq!(m.to_uci(), "e7e8q");
         let raw = RawMove::from(m);
-        assert_eq!(raw, RawMove { from: 20, to: 4, promotion: 5 });
+        assert_eq!(
+            raw,
+            RawMove {
+                from: 20,
+                to: 4,
+                promotion: 5
+            }
+        );
         assert_eq!(raw.packed(), 20 << 16 | 4 << 8 | 5);
         assert_eq!(RawMove::from_packed(raw.packed() | 0xff00_0000), raw);
         assert_eq!(Move::from_uci("E2E4"), Err(UciError::Square("E2E4".into())));

@@ -26,7 +26,11 @@ pub fn perft_divide(state: &State, depth: u32) -> Vec<(Move, u64)> {
     list.iter()
         .map(|&m| {
             let undo = pos.make(m);
-            let n = if depth == 1 { 1 } else { perft_position(&mut pos, depth - 1, &mut lists) };
+            let n = if depth == 1 {
+                1
+            } else {
+                perft_position(&mut pos, depth - 1, &mut lists)
+            };
             pos.unmake(m, undo);
             (to_move(m), n)
         })
@@ -62,12 +66,45 @@ mod tests {
 
     #[test]
     fn standard_positions_at_small_depths() {
-        assert_eq!(count("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 3), 8_902);
-        assert_eq!(count("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 3), 97_862);
-        assert_eq!(count("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 4), 43_238);
-        assert_eq!(count("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 3), 9_467);
-        assert_eq!(count("rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 3), 62_379);
-        assert_eq!(count("r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10", 3), 89_890);
+        assert_eq!(
+            count(
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                3
+            ),
+            8_902
+        );
+        assert_eq!(
+            count(
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                3
+            ),
+            97_862
+        );
+        assert_eq!(
+            count("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 4),
+            43_238
+        );
+        assert_eq!(
+            count(
+                "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+                3
+            ),
+            9_467
+        );
+        assert_eq!(
+            count(
+                "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+                3
+            ),
+            62_379
+        );
+        assert_eq!(
+            count(
+                "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+                3
+            ),
+            89_890
+        );
     }
 
     #[test]

@@ -92,7 +92,9 @@ pub enum PgnError {
     },
     /// A move after the game ended automatically (checkmate, stalemate,
     /// insufficient material, 75 moves): the referee accepts nothing more.
-    #[error("game {game}, ply {ply}: move {san:?} after the game ended ({status}) at ply {ended_at}")]
+    #[error(
+        "game {game}, ply {ply}: move {san:?} after the game ended ({status}) at ply {ended_at}"
+    )]
     GameOver {
         /// 1-based game number.
         game: usize,
@@ -147,14 +149,22 @@ pub struct Replay {
 impl PgnGame {
     /// The value of tag `name` (first occurrence, case-sensitive as PGN is).
     pub fn tag(&self, name: &str) -> Option<&str> {
-        self.tags.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        self.tags
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 
     /// The start position: the `[FEN]` tag if present (unless `[SetUp "0"]`), else the initial position.
     pub fn start(&self) -> Result<State, PgnError> {
         match self.tag("FEN") {
-            Some(fen) if self.tag("SetUp") != Some("0") => State::from_fen(fen.trim())
-                .map_err(|source| PgnError::BadFen { game: self.index, fen: fen.to_owned(), source }),
+            Some(fen) if self.tag("SetUp") != Some("0") => {
+                State::from_fen(fen.trim()).map_err(|source| PgnError::BadFen {
+                    game: self.index,
+                    fen: fen.to_owned(),
+                    source,
+                })
+            }
             _ => Ok(State::initial()),
         }
     }
@@ -177,26 +187,56 @@ impl PgnGame {
         for (i, san) in self.sans.iter().enumerate() {
             let ply = i + 1;
             if NULL_MOVES.contains(&san.as_str()) {
-                let error = PgnError::NullMove { game: self.index, ply, san: san.clone() };
-                return Ok(Replay { game, error: Some(error) });
+                let error = PgnError::NullMove {
+                    game: self.index,
+                    ply,
+                    san: san.clone(),
+                };
+                return Ok(Replay {
+                    game,
+                    error: Some(error),
+                });
             }
             if let Err(e) = game.play_san(san) {
                 let error = match e {
-                    GameError::Over { status, ply: ended_at } => {
-                        PgnError::GameOver { game: self.index, ply, san: san.clone(), status, ended_at }
-                    }
+                    GameError::Over {
+                        status,
+                        ply: ended_at,
+                    } => PgnError::GameOver {
+                        game: self.index,
+                        ply,
+                        san: san.clone(),
+                        status,
+                        ended_at,
+                    },
                     GameError::San(reason @ SanError::Ambiguous { .. }) => {
-                        PgnError::AmbiguousMove { game: self.index, ply, san: san.clone(), reason }
+                        PgnError::AmbiguousMove {
+                            game: self.index,
+                            ply,
+                            san: san.clone(),
+                            reason,
+                        }
                     }
-                    GameError::San(reason) => PgnError::IllegalMove { game: self.index, ply, san: san.clone(), reason },
+                    GameError::San(reason) => PgnError::IllegalMove {
+                        game: self.index,
+                        ply,
+                        san: san.clone(),
+                        reason,
+                    },
                     GameError::Illegal(rejection) => PgnError::IllegalMove {
                         game: self.index,
                         ply,
                         san: san.clone(),
-                        reason: SanError::Rejected { uci: san.clone(), rejection },
+                        reason: SanError::Rejected {
+                            uci: san.clone(),
+                            rejection,
+                        },
                     },
                 };
-                return Ok(Replay { game, error: Some(error) });
+                return Ok(Replay {
+                    game,
+                    error: Some(error),
+                });
             }
         }
         Ok(Replay { game, error: None })
@@ -261,14 +301,28 @@ impl Position {
 
 /// Bytes that end a symbol token.
 fn is_delimiter(b: u8) -> bool {
-    b.is_ascii_whitespace() || matches!(b, b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b'$' | b'"')
+    b.is_ascii_whitespace()
+        || matches!(
+            b,
+            b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b'$' | b'"'
+        )
 }
 
 impl<R: BufRead> PgnReader<R> {
     /// A reader over `inner`.
     pub fn new(inner: R) -> PgnReader<R> {
-        let position = Position { line: 1, at_line_start: true, line_has_content: false, bytes_read: 0 };
-        PgnReader { inner, position, games: 0, failed: false }
+        let position = Position {
+            line: 1,
+            at_line_start: true,
+            line_has_content: false,
+            bytes_read: 0,
+        };
+        PgnReader {
+            inner,
+            position,
+            games: 0,
+            failed: false,
+        }
     }
 
     /// Bytes consumed from the input so far.
@@ -295,7 +349,11 @@ impl<R: BufRead> PgnReader<R> {
     /// Consumes bytes while `keep` holds, handing each consumed run to `sink` (whole
     /// buffer slices at a time: this is the reader's hot path). Returns the byte that
     /// stopped it, left unread, or `None` at the end of input.
-    fn take_while(&mut self, keep: impl Fn(u8) -> bool, mut sink: impl FnMut(&[u8])) -> io::Result<Option<u8>> {
+    fn take_while(
+        &mut self,
+        keep: impl Fn(u8) -> bool,
+        mut sink: impl FnMut(&[u8]),
+    ) -> io::Result<Option<u8>> {
         loop {
             let buf = match self.inner.fill_buf() {
                 Ok(buf) => buf,
@@ -339,14 +397,21 @@ impl<R: BufRead> PgnReader<R> {
         let mut name = Vec::new();
         self.take_while(
             |b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'#' | b'=' | b':' | b'-'),
-            |chunk| name.extend_from_slice(&chunk[..chunk.len().min(MAX_TOKEN.saturating_sub(name.len()))]),
+            |chunk| {
+                name.extend_from_slice(
+                    &chunk[..chunk.len().min(MAX_TOKEN.saturating_sub(name.len()))],
+                )
+            },
         )?;
         if name.is_empty() {
             return Ok(Err("tag without a name".to_owned()));
         }
         self.take_while(|b| b == b' ' || b == b'\t', |_| {})?;
         if self.peek()? != Some(b'"') {
-            return Ok(Err(format!("tag {} has no quoted value", String::from_utf8_lossy(&name))));
+            return Ok(Err(format!(
+                "tag {} has no quoted value",
+                String::from_utf8_lossy(&name)
+            )));
         }
         self.bump(b'"');
         let mut value = Vec::new();
@@ -364,7 +429,10 @@ impl<R: BufRead> PgnReader<R> {
             )?;
             match stop {
                 None | Some(b'\n') => {
-                    return Ok(Err(format!("tag {} value is not closed on its line", String::from_utf8_lossy(&name))));
+                    return Ok(Err(format!(
+                        "tag {} value is not closed on its line",
+                        String::from_utf8_lossy(&name)
+                    )));
                 }
                 Some(b'"') => {
                     self.bump(b'"');
@@ -384,13 +452,22 @@ impl<R: BufRead> PgnReader<R> {
         }
         self.take_while(|b| matches!(b, b' ' | b'\t' | b'\r'), |_| {})?;
         if self.peek()? != Some(b']') {
-            return Ok(Err(format!("tag {} is not closed with ]", String::from_utf8_lossy(&name))));
+            return Ok(Err(format!(
+                "tag {} is not closed with ]",
+                String::from_utf8_lossy(&name)
+            )));
         }
         self.bump(b']');
         if too_long {
-            return Ok(Err(format!("tag {} value is longer than {MAX_TAG_VALUE} bytes", String::from_utf8_lossy(&name))));
+            return Ok(Err(format!(
+                "tag {} value is longer than {MAX_TAG_VALUE} bytes",
+                String::from_utf8_lossy(&name)
+            )));
         }
-        Ok(Ok((String::from_utf8_lossy(&name).into_owned(), String::from_utf8_lossy(&value).into_owned())))
+        Ok(Ok((
+            String::from_utf8_lossy(&name).into_owned(),
+            String::from_utf8_lossy(&value).into_owned(),
+        )))
     }
 
     /// Reads a symbol token (SAN, move number, result, glyph), keeping at most `MAX_TOKEN` bytes.
@@ -506,7 +583,11 @@ impl<R: BufRead> PgnReader<R> {
                     section = Section::Moves;
                     content = true;
                     if too_long {
-                        record(&mut syntax, line, format!("token longer than {MAX_TOKEN} bytes"));
+                        record(
+                            &mut syntax,
+                            line,
+                            format!("token longer than {MAX_TOKEN} bytes"),
+                        );
                         continue;
                     }
                     match classify(&token) {
@@ -520,14 +601,21 @@ impl<R: BufRead> PgnReader<R> {
                         Token::Move(san) => {
                             if depth == 0 {
                                 if sans.len() >= MAX_PLIES {
-                                    record(&mut syntax, line, format!("more than {MAX_PLIES} plies"));
+                                    record(
+                                        &mut syntax,
+                                        line,
+                                        format!("more than {MAX_PLIES} plies"),
+                                    );
                                 } else {
                                     match std::str::from_utf8(san) {
                                         Ok(s) => sans.push(s.to_owned()),
                                         Err(_) => record(
                                             &mut syntax,
                                             line,
-                                            format!("move {:?} is not text", String::from_utf8_lossy(san)),
+                                            format!(
+                                                "move {:?} is not text",
+                                                String::from_utf8_lossy(san)
+                                            ),
                                         ),
                                     }
                                 }
@@ -542,13 +630,26 @@ impl<R: BufRead> PgnReader<R> {
         }
         if depth > 0 {
             let line = self.position.line;
-            record(&mut syntax, line, format!("{depth} variation(s) not closed"));
+            record(
+                &mut syntax,
+                line,
+                format!("{depth} variation(s) not closed"),
+            );
         }
         self.games += 1;
         let index = self.games;
         Ok(Some(match syntax {
-            Some((line, message)) => Err(PgnError::Syntax { game: index, line, message }),
-            None => Ok(PgnGame { index, tags, sans, result }),
+            Some((line, message)) => Err(PgnError::Syntax {
+                game: index,
+                line,
+                message,
+            }),
+            None => Ok(PgnGame {
+                index,
+                tags,
+                sans,
+                result,
+            }),
         }))
     }
 }
@@ -588,9 +689,17 @@ fn classify(token: &[u8]) -> Token<'_> {
     }
     let dots = rest.iter().take_while(|&&b| b == b'.').count();
     rest = &rest[dots..];
-    let glyphs = rest.iter().rev().take_while(|&&b| b == b'!' || b == b'?').count();
+    let glyphs = rest
+        .iter()
+        .rev()
+        .take_while(|&&b| b == b'!' || b == b'?')
+        .count();
     rest = &rest[..rest.len() - glyphs];
-    if rest.is_empty() { Token::Skip } else { Token::Move(rest) }
+    if rest.is_empty() {
+        Token::Skip
+    } else {
+        Token::Move(rest)
+    }
 }
 
 impl<R: BufRead> Iterator for PgnReader<R> {
@@ -619,7 +728,10 @@ mod tests {
     }
 
     fn games(text: &str) -> Vec<PgnGame> {
-        read(text).into_iter().map(|g| g.expect("game reads")).collect()
+        read(text)
+            .into_iter()
+            .map(|g| g.expect("game reads"))
+            .collect()
     }
 
     #[test]
@@ -627,7 +739,13 @@ mod tests {
         let g = games("[Event \"Test\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 1-0\n");
         assert_eq!(g.len(), 1);
         assert_eq!(g[0].index, 1);
-        assert_eq!(g[0].tags, vec![("Event".into(), "Test".into()), ("Result".into(), "1-0".into())]);
+        assert_eq!(
+            g[0].tags,
+            vec![
+                ("Event".into(), "Test".into()),
+                ("Result".into(), "1-0".into())
+            ]
+        );
         assert_eq!(g[0].sans, ["e4", "e5", "Nf3", "Nc6", "Bb5"]);
         assert_eq!(g[0].result.as_deref(), Some("1-0"));
         assert_eq!(g[0].tag("Event"), Some("Test"));
@@ -666,7 +784,10 @@ mod tests {
         assert_eq!(g[3].tag("A"), Some("4"));
         assert!(g[4].tags.is_empty());
         assert_eq!(g[4].sans, ["e4"]);
-        assert_eq!(g.iter().map(|g| g.index).collect::<Vec<_>>(), [1, 2, 3, 4, 5]);
+        assert_eq!(
+            g.iter().map(|g| g.index).collect::<Vec<_>>(),
+            [1, 2, 3, 4, 5]
+        );
     }
 
     #[test]
@@ -678,10 +799,15 @@ mod tests {
 
     #[test]
     fn pathological_tag_values() {
-        let g = games(r#"[A "b\""] [B "b\""] [C "A]]"] [D "A]]["] [E "\"A]][\""] [F "\"A]][\"\\"] [G "\"]"]"#);
+        let g = games(
+            r#"[A "b\""] [B "b\""] [C "A]]"] [D "A]]["] [E "\"A]][\""] [F "\"A]][\"\\"] [G "\"]"]"#,
+        );
         assert_eq!(g.len(), 1);
         let values: Vec<&str> = g[0].tags.iter().map(|(_, v)| v.as_str()).collect();
-        assert_eq!(values, ["b\"", "b\"", "A]]", "A]][", "\"A]][\"", "\"A]][\"\\", "\"]"]);
+        assert_eq!(
+            values,
+            ["b\"", "b\"", "A]]", "A]][", "\"A]][\"", "\"A]][\"\\", "\"]"]
+        );
         assert!(g[0].sans.is_empty());
     }
 
@@ -691,18 +817,28 @@ mod tests {
         assert_eq!(r.len(), 4, "{r:?}");
         assert!(r[0].is_ok());
         match &r[1] {
-            Err(PgnError::Syntax { game: 2, line: 3, .. }) => {}
+            Err(PgnError::Syntax {
+                game: 2, line: 3, ..
+            }) => {}
             other => panic!("expected a syntax error in game 2 line 3, got {other:?}"),
         }
-        assert!(matches!(&r[2], Err(PgnError::Syntax { game: 3, message, .. }) if message.contains("unbalanced")));
+        assert!(
+            matches!(&r[2], Err(PgnError::Syntax { game: 3, message, .. }) if message.contains("unbalanced"))
+        );
         assert_eq!(r[3].as_ref().unwrap().sans, ["Nf3"]);
         assert_eq!(r[3].as_ref().unwrap().index, 4);
     }
 
     #[test]
     fn unterminated_comment_and_variation_are_errors() {
-        assert!(matches!(&read("1. e4 { never closed")[..], [Err(PgnError::Syntax { .. })]));
-        assert!(matches!(&read("1. e4 (1. d4 d5")[..], [Err(PgnError::Syntax { .. })]));
+        assert!(matches!(
+            &read("1. e4 { never closed")[..],
+            [Err(PgnError::Syntax { .. })]
+        ));
+        assert!(matches!(
+            &read("1. e4 (1. d4 d5")[..],
+            [Err(PgnError::Syntax { .. })]
+        ));
     }
 
     #[test]
@@ -744,7 +880,8 @@ mod tests {
         assert_eq!(expected[0].tag("Event"), Some("long \"value\" here"));
         assert_eq!(expected[0].sans, ["e4", "e5", "Nf3", "Nc6", "Bb5"]);
         for capacity in [1, 2, 3, 5, 7, 16] {
-            let mut reader = PgnReader::new(io::BufReader::with_capacity(capacity, text.as_bytes()));
+            let mut reader =
+                PgnReader::new(io::BufReader::with_capacity(capacity, text.as_bytes()));
             let got: Vec<PgnGame> = reader.by_ref().map(|g| g.unwrap()).collect();
             assert_eq!(got, expected, "buffer capacity {capacity}");
             assert_eq!(reader.bytes_read(), text.len() as u64);
@@ -761,7 +898,10 @@ mod tests {
         assert!(matches!(classify(b"Nf3+"), Token::Move(b"Nf3+")));
         assert!(matches!(classify(b"0-0-0"), Token::Move(b"0-0-0")));
         assert!(matches!(classify(b"1/2-1/2"), Token::Result("1/2-1/2")));
-        assert!(matches!(classify("\u{bd}-\u{bd}".as_bytes()), Token::Result("1/2-1/2")));
+        assert!(matches!(
+            classify("\u{bd}-\u{bd}".as_bytes()),
+            Token::Result("1/2-1/2")
+        ));
     }
 
     // Replay tests need the rules engine (State::parse_san, Game::play).
@@ -771,7 +911,10 @@ mod tests {
         let g = &games("1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *")[0];
         let game = g.replay().unwrap();
         assert_eq!(game.plies(), 6);
-        assert_eq!(game.state().fen(), "r1bqkbnr/1ppp1ppp/p1n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 0 4");
+        assert_eq!(
+            game.state().fen(),
+            "r1bqkbnr/1ppp1ppp/p1n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 0 4"
+        );
     }
 
     #[test]
@@ -785,13 +928,21 @@ mod tests {
 
     #[test]
     fn replay_errors_name_game_ply_and_san() {
-        let r = read("1. e4 e5 *\n\n1. e4 e5 2. Ke3 *\n\n[FEN \"4k3/8/8/8/8/8/K7/R6R w - - 0 1\"]\n\n1. Rd1 *\n\n[FEN \"4k3/8/8/8/8/8/K7/R6R w - - 0 1\"]\n\n1. Rad1 *");
+        let r = read(
+            "1. e4 e5 *\n\n1. e4 e5 2. Ke3 *\n\n[FEN \"4k3/8/8/8/8/8/K7/R6R w - - 0 1\"]\n\n1. Rd1 *\n\n[FEN \"4k3/8/8/8/8/8/K7/R6R w - - 0 1\"]\n\n1. Rad1 *",
+        );
         let err = r[1].as_ref().unwrap().replay().unwrap_err();
-        assert!(matches!(&err, PgnError::IllegalMove { game: 2, ply: 3, san, .. } if san == "Ke3"), "{err:?}");
+        assert!(
+            matches!(&err, PgnError::IllegalMove { game: 2, ply: 3, san, .. } if san == "Ke3"),
+            "{err:?}"
+        );
         assert!(err.to_string().contains("game 2, ply 3"), "{err}");
         assert!(err.to_string().contains("Ke3"), "{err}");
         let err = r[2].as_ref().unwrap().replay().unwrap_err();
-        assert!(matches!(&err, PgnError::AmbiguousMove { game: 3, ply: 1, san, .. } if san == "Rd1"), "{err:?}");
+        assert!(
+            matches!(&err, PgnError::AmbiguousMove { game: 3, ply: 1, san, .. } if san == "Rd1"),
+            "{err:?}"
+        );
         assert_eq!(r[3].as_ref().unwrap().replay().unwrap().plies(), 1);
     }
 
@@ -801,10 +952,26 @@ mod tests {
         let Replay { game, error } = g.replay_prefix().unwrap();
         assert_eq!(game.plies(), 4);
         match error {
-            Some(PgnError::GameOver { game: 1, ply: 5, ref san, status: Status::Checkmate, ended_at: 4 }) if san == "Kf2" => {}
+            Some(PgnError::GameOver {
+                game: 1,
+                ply: 5,
+                ref san,
+                status: Status::Checkmate,
+                ended_at: 4,
+            }) if san == "Kf2" => {}
             other => panic!("expected GameOver, got {other:?}"),
         }
         let err = games("1. e4 Z0 2. d4 *")[0].replay().unwrap_err();
-        assert!(matches!(err, PgnError::NullMove { game: 1, ply: 2, .. }), "{err:?}");
+        assert!(
+            matches!(
+                err,
+                PgnError::NullMove {
+                    game: 1,
+                    ply: 2,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
     }
 }

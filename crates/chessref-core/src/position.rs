@@ -4,9 +4,8 @@
 //! status and perft convert to this form.
 
 use crate::attacks::{
-    DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONALS, QUEEN_DIRECTIONS, attacked, is_diagonal, is_king_step, is_knight_step, is_orthogonal,
-    line_step,
-    on_board,
+    DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONALS, QUEEN_DIRECTIONS, attacked, is_diagonal,
+    is_king_step, is_knight_step, is_orthogonal, line_step, on_board,
 };
 use crate::state::{State, idx};
 
@@ -108,12 +107,26 @@ pub(crate) type MoveList = Vec<IMove>;
 impl Sink for Vec<IMove> {
     #[inline(always)]
     fn push(&mut self, from: u8, to: u8) {
-        Vec::push(self, IMove { from, to, promotion: 0 });
+        Vec::push(
+            self,
+            IMove {
+                from,
+                to,
+                promotion: 0,
+            },
+        );
     }
     #[inline(always)]
     fn push_promotions(&mut self, from: u8, to: u8) {
         for promotion in [QUEEN, ROOK, BISHOP, KNIGHT] {
-            Vec::push(self, IMove { from, to, promotion: promotion as u8 });
+            Vec::push(
+                self,
+                IMove {
+                    from,
+                    to,
+                    promotion: promotion as u8,
+                },
+            );
         }
     }
 }
@@ -239,7 +252,11 @@ impl Position {
         }
         for (r, diagonal) in [(2usize, true), (3, false), (4, true), (4, false)] {
             for &from in &self.list[s][r][..self.count[s][r] as usize] {
-                let aligned = if diagonal { is_diagonal(from, sq) } else { is_orthogonal(from, sq) };
+                let aligned = if diagonal {
+                    is_diagonal(from, sq)
+                } else {
+                    is_orthogonal(from, sq)
+                };
                 if aligned {
                     let d = line_step(from, sq).expect("aligned squares have a step");
                     let mut t = from.wrapping_add(d);
@@ -258,7 +275,11 @@ impl Position {
     /// Generates every legal move of the side to move into `sink`.
     pub fn generate<S: Sink>(&mut self, sink: &mut S) {
         // Monomorphised per side so colour tests fold into constant comparisons.
-        if self.turn > 0 { self.generate_side::<S, true>(sink) } else { self.generate_side::<S, false>(sink) }
+        if self.turn > 0 {
+            self.generate_side::<S, true>(sink)
+        } else {
+            self.generate_side::<S, false>(sink)
+        }
     }
 
     #[inline(always)]
@@ -281,7 +302,11 @@ impl Position {
         let enemy = side(them);
         for (r, diagonal) in [(2usize, true), (3, false), (4, true), (4, false)] {
             for &sq in &self.list[enemy][r][..self.count[enemy][r] as usize] {
-                let aligned = if diagonal { is_diagonal(ksq, sq) } else { is_orthogonal(ksq, sq) };
+                let aligned = if diagonal {
+                    is_diagonal(ksq, sq)
+                } else {
+                    is_orthogonal(ksq, sq)
+                };
                 if aligned {
                     let d = line_step(ksq, sq).expect("aligned squares have a step");
                     if !lines[..line_count].contains(&d) {
@@ -322,7 +347,8 @@ impl Position {
             while on_board(t) && self.board[t as usize] == 0 {
                 t = t.wrapping_add(d);
             }
-            if on_board(t) && (self.board[t as usize] == slider || self.board[t as usize] == queen) {
+            if on_board(t) && (self.board[t as usize] == slider || self.board[t as usize] == queen)
+            {
                 pinned |= bit(own);
                 pins[pin_count] = (own, d);
                 pin_count += 1;
@@ -362,7 +388,9 @@ impl Position {
                 self.castlings::<S, WHITE>(sink);
                 self.generate_pieces::<S, false, WHITE>(sink, !0, pinned, &pins[..pin_count]);
             }
-            1 => self.generate_pieces::<S, true, WHITE>(sink, check_mask, pinned, &pins[..pin_count]),
+            1 => {
+                self.generate_pieces::<S, true, WHITE>(sink, check_mask, pinned, &pins[..pin_count])
+            }
             _ => {}
         }
     }
@@ -388,7 +416,9 @@ impl Position {
         // else the pin direction.
         let pin_of = |from: u8| -> u8 {
             if pinned != 0 && pinned & bit(from) != 0 {
-                pins.iter().find(|&&(sq, _)| sq == from).map_or(0, |&(_, d)| d)
+                pins.iter()
+                    .find(|&&(sq, _)| sq == from)
+                    .map_or(0, |&(_, d)| d)
             } else {
                 0
             }
@@ -443,13 +473,20 @@ impl Position {
             }
             for &off in &KNIGHT_OFFSETS {
                 let t = from.wrapping_add(off);
-                if on_board(t) && self.board[t as usize] * us <= 0 && (!MASKED || mask & bit(t) != 0) {
+                if on_board(t)
+                    && self.board[t as usize] * us <= 0
+                    && (!MASKED || mask & bit(t) != 0)
+                {
                     sink.push(from, t);
                 }
             }
         }
 
-        for (r, dirs) in [(2usize, &DIAGONALS[..]), (3, &ORTHOGONALS[..]), (4, &QUEEN_DIRECTIONS[..])] {
+        for (r, dirs) in [
+            (2usize, &DIAGONALS[..]),
+            (3, &ORTHOGONALS[..]),
+            (4, &QUEEN_DIRECTIONS[..]),
+        ] {
             for n in 0..self.count[s][r] as usize {
                 if sink.satisfied() {
                     return;
@@ -499,8 +536,11 @@ impl Position {
     #[inline(always)]
     fn castlings<S: Sink, const WHITE: bool>(&self, sink: &mut S) {
         let us: i8 = if WHITE { 1 } else { -1 };
-        let (king_side, queen_side, home) =
-            if us > 0 { (WHITE_KING_SIDE, WHITE_QUEEN_SIDE, 116u8) } else { (BLACK_KING_SIDE, BLACK_QUEEN_SIDE, 4u8) };
+        let (king_side, queen_side, home) = if us > 0 {
+            (WHITE_KING_SIDE, WHITE_QUEEN_SIDE, 116u8)
+        } else {
+            (BLACK_KING_SIDE, BLACK_QUEEN_SIDE, 4u8)
+        };
         let b = &self.board;
         let h = home as usize;
         if self.castling & king_side != 0
@@ -532,7 +572,14 @@ impl Position {
         let moved = self.board[from as usize];
         let mut captured = self.board[to as usize];
         let mut captured_sq = to;
-        let undo_base = Undo { captured: 0, captured_sq: 0, moved, castling: self.castling, ep: self.ep, halfmove: self.halfmove };
+        let undo_base = Undo {
+            captured: 0,
+            captured_sq: 0,
+            moved,
+            castling: self.castling,
+            ep: self.ep,
+            halfmove: self.halfmove,
+        };
         let piece = moved * us;
         if piece == PAWN && captured == 0 && (from ^ to) & 0x0f != 0 {
             // En passant: the captured pawn stands behind the target.
@@ -571,9 +618,17 @@ impl Position {
             }
         }
         self.castling &= !(rights_cleared(from) | rights_cleared(to));
-        self.halfmove = if piece == PAWN || captured != 0 { 0 } else { self.halfmove.saturating_add(1) };
+        self.halfmove = if piece == PAWN || captured != 0 {
+            0
+        } else {
+            self.halfmove.saturating_add(1)
+        };
         self.turn = -us;
-        Undo { captured, captured_sq, ..undo_base }
+        Undo {
+            captured,
+            captured_sq,
+            ..undo_base
+        }
     }
 
     /// Takes back `m`, played by [`Position::make`] which returned `undo`.

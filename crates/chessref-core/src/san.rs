@@ -1,10 +1,12 @@
 //! Standard algebraic notation, written and read against our own move generator.
 
+use crate::attacks::{
+    DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONALS, QUEEN_DIRECTIONS, on_board,
+};
 use crate::error::{Rejection, SanError};
 use crate::moves::{Move, RawMove};
 use crate::position::{KING, PAWN, Position};
 use crate::square::{Role, Square};
-use crate::attacks::{DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONALS, QUEEN_DIRECTIONS, on_board};
 use crate::state::{Played, State};
 
 fn is_castling(role: i8, mv: Move) -> bool {
@@ -46,7 +48,8 @@ pub(crate) fn format(state: &State, mv: Move) -> Result<String, Rejection> {
     if is_castling(role, mv) {
         san.push_str(if mv.to.file() == 6 { "O-O" } else { "O-O-O" });
     } else {
-        let capture = b[mv.to.index() as usize] != 0 || (role == PAWN && mv.from.file() != mv.to.file());
+        let capture =
+            b[mv.to.index() as usize] != 0 || (role == PAWN && mv.from.file() != mv.to.file());
         if role == PAWN {
             if capture {
                 san.push(char::from(b'a' + mv.from.file()));
@@ -60,7 +63,13 @@ pub(crate) fn format(state: &State, mv: Move) -> Result<String, Rejection> {
             for &sq in &squares[..len] {
                 if sq != mv.from.index()
                     && b[sq as usize] == piece
-                    && state.check(RawMove { from: sq, to: mv.to.index(), promotion: 0 }).is_ok()
+                    && state
+                        .check(RawMove {
+                            from: sq,
+                            to: mv.to.index(),
+                            promotion: 0,
+                        })
+                        .is_ok()
                 {
                     let from = Square::new(sq).expect("on board");
                     others = true;
@@ -89,7 +98,11 @@ pub(crate) fn format(state: &State, mv: Move) -> Result<String, Rejection> {
     }
     let next = state.play(mv)?;
     if next.in_check() {
-        san.push(if Position::from_state(&next).has_legal_move() { '+' } else { '#' });
+        san.push(if Position::from_state(&next).has_legal_move() {
+            '+'
+        } else {
+            '#'
+        });
     }
     Ok(san)
 }
@@ -104,7 +117,10 @@ struct Pattern {
 }
 
 fn syntax(san: &str, reason: &'static str) -> SanError {
-    SanError::Syntax { san: san.to_owned(), reason }
+    SanError::Syntax {
+        san: san.to_owned(),
+        reason,
+    }
 }
 
 fn parse_pattern(original: &str, text: &[u8]) -> Result<Pattern, SanError> {
@@ -119,12 +135,20 @@ fn parse_pattern(original: &str, text: &[u8]) -> Result<Pattern, SanError> {
     let mut promotion = None;
     if let [init @ .., last] = rest {
         let explicit = init.last() == Some(&b'=');
-        let letter = matches!(last, b'N' | b'B' | b'R' | b'Q') || (explicit && matches!(last, b'n' | b'b' | b'r' | b'q'));
+        let letter = matches!(last, b'N' | b'B' | b'R' | b'Q')
+            || (explicit && matches!(last, b'n' | b'b' | b'r' | b'q'));
         if letter {
             promotion = Role::from_char(*last as char);
-            rest = if explicit { &init[..init.len() - 1] } else { init };
+            rest = if explicit {
+                &init[..init.len() - 1]
+            } else {
+                init
+            };
         } else if explicit {
-            return Err(syntax(original, "promotion piece must be one of N, B, R, Q"));
+            return Err(syntax(
+                original,
+                "promotion piece must be one of N, B, R, Q",
+            ));
         }
     }
     if promotion.is_some() && role != Role::Pawn {
@@ -134,7 +158,9 @@ fn parse_pattern(original: &str, text: &[u8]) -> Result<Pattern, SanError> {
         return Err(syntax(original, "missing target square"));
     };
     let to = match (file, rank) {
-        (f @ b'a'..=b'h', r @ b'1'..=b'8') => Square::from_coords(f - b'a', r - b'1').expect("in range"),
+        (f @ b'a'..=b'h', r @ b'1'..=b'8') => {
+            Square::from_coords(f - b'a', r - b'1').expect("in range")
+        }
         _ => return Err(syntax(original, "invalid target square")),
     };
     let origin = match origin {
@@ -150,9 +176,20 @@ fn parse_pattern(original: &str, text: &[u8]) -> Result<Pattern, SanError> {
             from_file = Some(f - b'a');
             from_rank = Some(r - b'1');
         }
-        _ => return Err(syntax(original, "invalid origin (disambiguation) before the target square")),
+        _ => {
+            return Err(syntax(
+                original,
+                "invalid origin (disambiguation) before the target square",
+            ));
+        }
     }
-    Ok(Pattern { role, from_file, from_rank, to, promotion })
+    Ok(Pattern {
+        role,
+        from_file,
+        from_rank,
+        to,
+        promotion,
+    })
 }
 
 pub(crate) fn parse(state: &State, san: &str) -> Result<Move, SanError> {
@@ -162,7 +199,11 @@ pub(crate) fn parse(state: &State, san: &str) -> Result<Move, SanError> {
 /// [`parse`] and the state after the move, from the one legality check that
 /// resolved it (replay needs both; checking again to play would double the work).
 /// `not_in_check` as for [`State::check_and_play_known`].
-pub(crate) fn parse_and_play(state: &State, san: &str, not_in_check: bool) -> Result<Played, SanError> {
+pub(crate) fn parse_and_play(
+    state: &State,
+    san: &str,
+    not_in_check: bool,
+) -> Result<Played, SanError> {
     let mut text = san.trim_ascii().as_bytes();
     while let [rest @ .., b'+' | b'#' | b'!' | b'?'] = text {
         text = rest;
@@ -184,9 +225,18 @@ pub(crate) fn parse_and_play(state: &State, san: &str, not_in_check: bool) -> Re
     };
     if let Some(to) = castle {
         let is_king = b[home as usize] as i8 == KING * us;
-        return match state.check_and_play_known(RawMove { from: home, to, promotion: 0 }, not_in_check) {
+        return match state.check_and_play_known(
+            RawMove {
+                from: home,
+                to,
+                promotion: 0,
+            },
+            not_in_check,
+        ) {
             Ok(played) if is_king => Ok(played),
-            _ => Err(SanError::Illegal { san: san.to_owned() }),
+            _ => Err(SanError::Illegal {
+                san: san.to_owned(),
+            }),
         };
     }
 
@@ -212,8 +262,21 @@ pub(crate) fn parse_and_play(state: &State, san: &str, not_in_check: bool) -> Re
         };
         let found = from
             .filter(|&sq| on_board(sq) && b[sq as usize] as i8 == piece)
-            .and_then(|from| state.check_and_play_known(RawMove { from, to, promotion }, not_in_check).ok());
-        return found.ok_or_else(|| SanError::Illegal { san: san.to_owned() });
+            .and_then(|from| {
+                state
+                    .check_and_play_known(
+                        RawMove {
+                            from,
+                            to,
+                            promotion,
+                        },
+                        not_in_check,
+                    )
+                    .ok()
+            });
+        return found.ok_or_else(|| SanError::Illegal {
+            san: san.to_owned(),
+        });
     }
     let (squares, len) = origins(b, pattern.role, to);
     for &sq in &squares[..len] {
@@ -221,14 +284,20 @@ pub(crate) fn parse_and_play(state: &State, san: &str, not_in_check: bool) -> Re
             continue;
         }
         let from = Square::new(sq).expect("on board");
-        if pattern.from_file.is_some_and(|f| f != from.file()) || pattern.from_rank.is_some_and(|r| r != from.rank()) {
+        if pattern.from_file.is_some_and(|f| f != from.file())
+            || pattern.from_rank.is_some_and(|r| r != from.rank())
+        {
             continue;
         }
         // Castling is written O-O / O-O-O, never as a king move.
         if pattern.role == Role::King && from.file().abs_diff(pattern.to.file()) == 2 {
             continue;
         }
-        let raw = RawMove { from: sq, to, promotion };
+        let raw = RawMove {
+            from: sq,
+            to,
+            promotion,
+        };
         match found {
             None => found = state.check_and_play_known(raw, not_in_check).ok(),
             Some(_) => {
@@ -239,11 +308,16 @@ pub(crate) fn parse_and_play(state: &State, san: &str, not_in_check: bool) -> Re
         }
     }
     match found {
-        None => Err(SanError::Illegal { san: san.to_owned() }),
+        None => Err(SanError::Illegal {
+            san: san.to_owned(),
+        }),
         Some(played) if more.is_empty() => Ok(played),
         Some(played) => {
             more.insert(0, played.mv);
-            Err(SanError::Ambiguous { san: san.to_owned(), candidates: more })
+            Err(SanError::Ambiguous {
+                san: san.to_owned(),
+                candidates: more,
+            })
         }
     }
 }
@@ -277,36 +351,94 @@ mod tests {
         assert_eq!(san("1k6/7K/8/8/4Q2Q/8/8/7Q w - - 0 1", "h1e1"), "Q1e1");
         assert_eq!(san("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8n"), "b8=N");
         assert_eq!(san("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8q"), "b8=Q+");
-        assert_eq!(san("rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2", "d8h4"), "Qh4#");
+        assert_eq!(
+            san(
+                "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2",
+                "d8h4"
+            ),
+            "Qh4#"
+        );
     }
 
     #[test]
     fn parses_lenient_san() {
         let start = State::initial();
-        assert_eq!(start.parse_san("Nf3").unwrap(), Move::from_uci("g1f3").unwrap());
-        assert_eq!(start.parse_san("e4!?").unwrap(), Move::from_uci("e2e4").unwrap());
-        assert_eq!(start.parse_san("Ng1f3").unwrap(), Move::from_uci("g1f3").unwrap());
-        assert!(matches!(start.parse_san("Nd4"), Err(SanError::Illegal { .. })));
-        assert!(matches!(start.parse_san("Zz9"), Err(SanError::Syntax { .. })));
+        assert_eq!(
+            start.parse_san("Nf3").unwrap(),
+            Move::from_uci("g1f3").unwrap()
+        );
+        assert_eq!(
+            start.parse_san("e4!?").unwrap(),
+            Move::from_uci("e2e4").unwrap()
+        );
+        assert_eq!(
+            start.parse_san("Ng1f3").unwrap(),
+            Move::from_uci("g1f3").unwrap()
+        );
+        assert!(matches!(
+            start.parse_san("Nd4"),
+            Err(SanError::Illegal { .. })
+        ));
+        assert!(matches!(
+            start.parse_san("Zz9"),
+            Err(SanError::Syntax { .. })
+        ));
         assert!(matches!(start.parse_san(""), Err(SanError::Syntax { .. })));
-        let kiwipete = state("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
-        assert_eq!(kiwipete.parse_san("0-0").unwrap(), Move::from_uci("e1g1").unwrap());
-        assert_eq!(kiwipete.parse_san("O-O-O+").unwrap(), Move::from_uci("e1c1").unwrap());
-        assert_eq!(kiwipete.parse_san("dxe6").unwrap(), Move::from_uci("d5e6").unwrap());
-        assert_eq!(kiwipete.parse_san("de6").unwrap(), Move::from_uci("d5e6").unwrap());
+        let kiwipete =
+            state("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
+        assert_eq!(
+            kiwipete.parse_san("0-0").unwrap(),
+            Move::from_uci("e1g1").unwrap()
+        );
+        assert_eq!(
+            kiwipete.parse_san("O-O-O+").unwrap(),
+            Move::from_uci("e1c1").unwrap()
+        );
+        assert_eq!(
+            kiwipete.parse_san("dxe6").unwrap(),
+            Move::from_uci("d5e6").unwrap()
+        );
+        assert_eq!(
+            kiwipete.parse_san("de6").unwrap(),
+            Move::from_uci("d5e6").unwrap()
+        );
         let rooks = state("4k3/8/8/8/8/8/4K3/R6R w - - 0 1");
         match rooks.parse_san("Rf1") {
             Err(SanError::Ambiguous { candidates, .. }) => assert_eq!(candidates.len(), 2),
             other => panic!("expected ambiguity, got {other:?}"),
         }
-        assert_eq!(rooks.parse_san("Rhf1").unwrap(), Move::from_uci("h1f1").unwrap());
-        assert_eq!(rooks.parse_san("Rh1f1").unwrap(), Move::from_uci("h1f1").unwrap());
+        assert_eq!(
+            rooks.parse_san("Rhf1").unwrap(),
+            Move::from_uci("h1f1").unwrap()
+        );
+        assert_eq!(
+            rooks.parse_san("Rh1f1").unwrap(),
+            Move::from_uci("h1f1").unwrap()
+        );
         let promo = state("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1");
-        assert_eq!(promo.parse_san("b8=N").unwrap(), Move::from_uci("b7b8n").unwrap());
-        assert_eq!(promo.parse_san("b8Q").unwrap(), Move::from_uci("b7b8q").unwrap());
-        assert_eq!(promo.parse_san("b8=q").unwrap(), Move::from_uci("b7b8q").unwrap());
-        assert!(matches!(promo.parse_san("b8"), Err(SanError::Illegal { .. })));
-        assert_eq!(promo.parse_move("b7b8r").unwrap(), Move::from_uci("b7b8r").unwrap());
-        assert!(matches!(promo.parse_move("b7b6"), Err(SanError::Rejected { .. })));
+        assert_eq!(
+            promo.parse_san("b8=N").unwrap(),
+            Move::from_uci("b7b8n").unwrap()
+        );
+        assert_eq!(
+            promo.parse_san("b8Q").unwrap(),
+            Move::from_uci("b7b8q").unwrap()
+        );
+        assert_eq!(
+            promo.parse_san("b8=q").unwrap(),
+            Move::from_uci("b7b8q").unwrap()
+        );
+        assert!(matches!(
+            promo.parse_san("b8"),
+            Err(SanError::Illegal { .. })
+        ));
+        assert_eq!(
+            promo.parse_move("b7b8r").unwrap(),
+            Move::from_uci("b7b8r").unwrap()
+        );
+        assert!(matches!(
+            promo.parse_move("b7b6"),
+            Err(SanError::Rejected { .. })
+        ));
     }
 }

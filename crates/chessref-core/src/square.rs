@@ -15,12 +15,20 @@ impl Square {
     /// The square with 0x88 index `index`, or `None` if `index` is off the board
     /// (≥ 128 or `index & 0x88 != 0`).
     pub const fn new(index: u8) -> Option<Square> {
-        if index & 0x88 == 0 { Some(Square(index)) } else { None }
+        if index & 0x88 == 0 {
+            Some(Square(index))
+        } else {
+            None
+        }
     }
 
     /// The square on `file` (0..8, a = 0) and `rank` (0..8, rank 1 = 0).
     pub const fn from_coords(file: u8, rank: u8) -> Option<Square> {
-        if file < 8 && rank < 8 { Some(Square((7 - rank) * 16 + file)) } else { None }
+        if file < 8 && rank < 8 {
+            Some(Square((7 - rank) * 16 + file))
+        } else {
+            None
+        }
     }
 
     /// The 0x88 index of this square.
@@ -55,7 +63,9 @@ impl FromStr for Square {
 
     fn from_str(s: &str) -> Result<Square, ParseSquareError> {
         match s.as_bytes() {
-            [f @ b'a'..=b'h', r @ b'1'..=b'8'] => Ok(Square::from_coords(f - b'a', r - b'1').expect("in range")),
+            [f @ b'a'..=b'h', r @ b'1'..=b'8'] => {
+                Ok(Square::from_coords(f - b'a', r - b'1').expect("in range"))
+            }
             _ => Err(ParseSquareError(s.to_owned())),
         }
     }
@@ -63,7 +73,12 @@ impl FromStr for Square {
 
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", (b'a' + self.file()) as char, (b'1' + self.rank()) as char)
+        write!(
+            f,
+            "{}{}",
+            (b'a' + self.file()) as char,
+            (b'1' + self.rank()) as char
+        )
     }
 }
 
@@ -143,7 +158,14 @@ pub enum Role {
 
 impl Role {
     /// All roles, pawn first.
-    pub const ALL: [Role; 6] = [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King];
+    pub const ALL: [Role; 6] = [
+        Role::Pawn,
+        Role::Knight,
+        Role::Bishop,
+        Role::Rook,
+        Role::Queen,
+        Role::King,
+    ];
 
     /// The role with (absolute) piece code `code` 1..=6.
     pub const fn from_code(code: u8) -> Option<Role> {
@@ -241,7 +263,11 @@ impl Piece {
 
     /// The piece for a FEN letter.
     pub const fn from_char(c: char) -> Option<Piece> {
-        let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+        let color = if c.is_ascii_uppercase() {
+            Color::White
+        } else {
+            Color::Black
+        };
         match Role::from_char(c) {
             Some(role) => Some(Piece { color, role }),
             None => None,

@@ -5,7 +5,10 @@ use std::str::FromStr;
 
 use alloy_primitives::{B256, keccak256};
 
-use crate::attacks::{DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONALS, QUEEN_DIRECTIONS, attacked, is_diagonal, is_king_step, is_knight_step, is_orthogonal, line_step, on_board};
+use crate::attacks::{
+    DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONALS, QUEEN_DIRECTIONS, attacked, is_diagonal,
+    is_king_step, is_knight_step, is_orthogonal, line_step, on_board,
+};
 use crate::error::{FenError, InvalidState, Rejection, SanError, StateError};
 use crate::moves::{Move, RawMove};
 use crate::position::{BISHOP, IMove, KING, KNIGHT, MoveList, PAWN, Position, QUEEN, ROOK};
@@ -155,7 +158,13 @@ fn gives_check(b: &[u8; 128], king: u8, by: i8, placed: [u8; 2], vacated: [u8; 2
         }
     }
     for sq in vacated {
-        let Some(d) = (if on_board(sq) { line_step(king, sq) } else { None }) else { continue };
+        let Some(d) = (if on_board(sq) {
+            line_step(king, sq)
+        } else {
+            None
+        }) else {
+            continue;
+        };
         let mut t = king.wrapping_add(d);
         while on_board(t) && b[t as usize] == 0 {
             t = t.wrapping_add(d);
@@ -195,9 +204,10 @@ fn validate(b: &[u8; 128]) -> Result<(), InvalidState> {
             idx::MOVE_COUNT_HIGH | idx::MOVE_COUNT_LOW => v <= 127,
             idx::HALFMOVE_CLOCK | idx::BLACK_KING_POS | idx::WHITE_KING_POS => true,
             idx::CURRENT_PLAYER => v == 0x01 || v == 0xff,
-            idx::BLACK_LEFT_CASTLING | idx::BLACK_RIGHT_CASTLING | idx::WHITE_LEFT_CASTLING | idx::WHITE_RIGHT_CASTLING => {
-                v == 0 || v == 0xff
-            }
+            idx::BLACK_LEFT_CASTLING
+            | idx::BLACK_RIGHT_CASTLING
+            | idx::WHITE_LEFT_CASTLING
+            | idx::WHITE_RIGHT_CASTLING => v == 0 || v == 0xff,
             idx::BLACK_EN_PASSANT => v == 0 || (32..=39).contains(&v),
             idx::WHITE_EN_PASSANT => v == 0 || (80..=87).contains(&v),
             _ => v == 0,
@@ -246,10 +256,22 @@ fn validate(b: &[u8; 128]) -> Result<(), InvalidState> {
     if wep != 0 && bep != 0 {
         return Err(InvalidState::BadEnPassant);
     }
-    if wep != 0 && (turn != -1 || !(80..=87).contains(&wep) || at(wep - 16) != PAWN || at(wep) != 0 || at(wep + 16) != 0) {
+    if wep != 0
+        && (turn != -1
+            || !(80..=87).contains(&wep)
+            || at(wep - 16) != PAWN
+            || at(wep) != 0
+            || at(wep + 16) != 0)
+    {
         return Err(InvalidState::BadEnPassant);
     }
-    if bep != 0 && (turn != 1 || !(32..=39).contains(&bep) || at(bep + 16) != -PAWN || at(bep) != 0 || at(bep - 16) != 0) {
+    if bep != 0
+        && (turn != 1
+            || !(32..=39).contains(&bep)
+            || at(bep + 16) != -PAWN
+            || at(bep) != 0
+            || at(bep - 16) != 0)
+    {
         return Err(InvalidState::BadEnPassant);
     }
     Ok(())
@@ -274,7 +296,6 @@ fn board_squares_from(us: i8) -> impl Iterator<Item = u8> {
     })
 }
 
-
 impl State {
     /// The standard initial position (section 4).
     pub fn initial() -> State {
@@ -283,7 +304,9 @@ impl State {
 
     /// Validates 128 bytes (length, then section 7 in code order).
     pub fn from_bytes(bytes: &[u8]) -> Result<State, StateError> {
-        let array: [u8; 128] = bytes.try_into().map_err(|_| StateError::BadLength(bytes.len()))?;
+        let array: [u8; 128] = bytes
+            .try_into()
+            .map_err(|_| StateError::BadLength(bytes.len()))?;
         validate(&array)?;
         Ok(State(array))
     }
@@ -296,12 +319,18 @@ impl State {
     /// Parses 256 hex digits (either case, optional `0x`) and validates them.
     pub fn from_hex(s: &str) -> Result<State, StateError> {
         let s = s.trim();
-        let digits = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")).unwrap_or(s);
+        let digits = s
+            .strip_prefix("0x")
+            .or_else(|| s.strip_prefix("0X"))
+            .unwrap_or(s);
         if !digits.is_ascii() {
             return Err(StateError::BadHex("not ASCII hex digits".into()));
         }
         if digits.len() != 256 {
-            return Err(StateError::BadHex(format!("expected 256 hex digits (128 bytes), got {} characters", digits.len())));
+            return Err(StateError::BadHex(format!(
+                "expected 256 hex digits (128 bytes), got {} characters",
+                digits.len()
+            )));
         }
         let mut bytes = [0u8; 128];
         for (i, pair) in digits.as_bytes().chunks(2).enumerate() {
@@ -354,7 +383,10 @@ impl State {
             s.push(' ');
             for file in 0..8u8 {
                 s.push(' ');
-                s.push(Piece::from_code(self.0[(row * 16 + file) as usize] as i8).map_or('.', Piece::char));
+                s.push(
+                    Piece::from_code(self.0[(row * 16 + file) as usize] as i8)
+                        .map_or('.', Piece::char),
+                );
             }
             s.push('\n');
         }
@@ -372,7 +404,11 @@ impl State {
 
     /// The side to move.
     pub fn turn(&self) -> Color {
-        if self.0[idx::CURRENT_PLAYER] == 1 { Color::White } else { Color::Black }
+        if self.0[idx::CURRENT_PLAYER] == 1 {
+            Color::White
+        } else {
+            Color::Black
+        }
     }
 
     /// Plies played since the standard initial position (bytes 8, 9).
@@ -406,7 +442,8 @@ impl State {
 
     /// The en-passant square (the one the last double step passed over), if set.
     pub fn en_passant_square(&self) -> Option<Square> {
-        Square::new(self.0[idx::WHITE_EN_PASSANT] | self.0[idx::BLACK_EN_PASSANT]).filter(|sq| sq.index() != 0)
+        Square::new(self.0[idx::WHITE_EN_PASSANT] | self.0[idx::BLACK_EN_PASSANT])
+            .filter(|sq| sq.index() != 0)
     }
 
     /// Whether `c` keeps its king-side (`king_side`) or queen-side castling right.
@@ -423,7 +460,11 @@ impl State {
     /// Whether the side to move is in check.
     pub fn in_check(&self) -> bool {
         let turn = self.0[idx::CURRENT_PLAYER] as i8;
-        let king = if turn > 0 { self.0[idx::WHITE_KING_POS] } else { self.0[idx::BLACK_KING_POS] };
+        let king = if turn > 0 {
+            self.0[idx::WHITE_KING_POS]
+        } else {
+            self.0[idx::BLACK_KING_POS]
+        };
         attacked(&self.0, king, -turn)
     }
 
@@ -460,7 +501,8 @@ impl State {
     /// [`State::check`] and [`State::play`] in one pass: the well-formed move and
     /// the state after it, or the section 6 rejection.
     pub fn check_and_play(&self, mv: impl Into<RawMove>) -> Result<(Move, State), Rejection> {
-        self.check_and_play_known(mv.into(), false).map(|played| (played.mv, played.next))
+        self.check_and_play_known(mv.into(), false)
+            .map(|played| (played.mv, played.next))
     }
 
     /// [`State::check_and_play`] for a caller that may know the side to move is
@@ -468,7 +510,11 @@ impl State {
     /// plain move of an unpinned piece other than the king cannot leave the king
     /// attacked, and the attack scan (check 14) is skipped. `false` always scans.
     /// Also tells whether the move gives check, found from the squares it changed.
-    pub(crate) fn check_and_play_known(&self, raw: RawMove, not_in_check: bool) -> Result<Played, Rejection> {
+    pub(crate) fn check_and_play_known(
+        &self,
+        raw: RawMove,
+        not_in_check: bool,
+    ) -> Result<Played, Rejection> {
         let kind = self.precheck(raw)?;
         let mut next = self.0;
         let king = self.apply_pieces(&mut next, raw, kind);
@@ -508,10 +554,17 @@ impl State {
         }
         if kind == MoveKind::DoubleStep {
             let passed = (raw.from + raw.to) / 2;
-            next[if us > 0 { idx::WHITE_EN_PASSANT } else { idx::BLACK_EN_PASSANT }] = passed;
+            next[if us > 0 {
+                idx::WHITE_EN_PASSANT
+            } else {
+                idx::BLACK_EN_PASSANT
+            }] = passed;
         }
-        next[idx::HALFMOVE_CLOCK] =
-            if moved == PAWN || captured { 0 } else { self.0[idx::HALFMOVE_CLOCK].saturating_add(1) };
+        next[idx::HALFMOVE_CLOCK] = if moved == PAWN || captured {
+            0
+        } else {
+            self.0[idx::HALFMOVE_CLOCK].saturating_add(1)
+        };
         let count = (self.ply() + 1).min(MAX_PLY);
         next[idx::MOVE_COUNT_HIGH] = (count >> 7) as u8;
         next[idx::MOVE_COUNT_LOW] = (count & 127) as u8;
@@ -521,19 +574,36 @@ impl State {
             to: Square::from_index_unchecked(raw.to),
             promotion: Role::from_code(raw.promotion),
         };
-        let their_king = if us > 0 { self.0[idx::BLACK_KING_POS] } else { self.0[idx::WHITE_KING_POS] };
+        let their_king = if us > 0 {
+            self.0[idx::BLACK_KING_POS]
+        } else {
+            self.0[idx::WHITE_KING_POS]
+        };
         let (placed, vacated) = match kind {
             MoveKind::Normal | MoveKind::DoubleStep => ([raw.to, NO_SQUARE], [raw.from, NO_SQUARE]),
-            MoveKind::EnPassant => ([raw.to, NO_SQUARE], [raw.from, raw.to.wrapping_add((16 * us) as u8)]),
-            MoveKind::Castle { rook_from, rook_to } => ([rook_to, NO_SQUARE], [raw.from, rook_from]),
+            MoveKind::EnPassant => (
+                [raw.to, NO_SQUARE],
+                [raw.from, raw.to.wrapping_add((16 * us) as u8)],
+            ),
+            MoveKind::Castle { rook_from, rook_to } => {
+                ([rook_to, NO_SQUARE], [raw.from, rook_from])
+            }
         };
         let check = gives_check(&next, their_king, us, placed, vacated);
-        Ok(Played { mv, next: State(next), check })
+        Ok(Played {
+            mv,
+            next: State(next),
+            check,
+        })
     }
 
     /// Section 6 checks 1 to 13, in order.
     fn precheck(&self, raw: RawMove) -> Result<MoveKind, Rejection> {
-        let RawMove { from, to, promotion } = raw;
+        let RawMove {
+            from,
+            to,
+            promotion,
+        } = raw;
         if !on_board(from) || !on_board(to) {
             return Err(Rejection::OffBoard);
         }
@@ -596,7 +666,11 @@ impl State {
                     if b[right] == 0xff || b[rook_from as usize] as i8 != ROOK * us {
                         return Err(Rejection::CastlingNotAllowed);
                     }
-                    let (lo, hi) = if king_side { (home + 1, rook_from) } else { (rook_from + 1, home) };
+                    let (lo, hi) = if king_side {
+                        (home + 1, rook_from)
+                    } else {
+                        (rook_from + 1, home)
+                    };
                     if (lo..hi).any(|sq| b[sq as usize] != 0) {
                         return Err(Rejection::PathBlocked);
                     }
@@ -628,7 +702,11 @@ impl State {
                     }
                     -15 | -17 => {
                         if target == 0 {
-                            let ep = if us > 0 { b[idx::BLACK_EN_PASSANT] } else { b[idx::WHITE_EN_PASSANT] };
+                            let ep = if us > 0 {
+                                b[idx::BLACK_EN_PASSANT]
+                            } else {
+                                b[idx::WHITE_EN_PASSANT]
+                            };
                             if ep == 0 || ep != to {
                                 return Err(Rejection::NoCaptureTarget);
                             }
@@ -654,7 +732,11 @@ impl State {
         let us = self.0[idx::CURRENT_PLAYER] as i8;
         let piece = board[raw.from as usize];
         board[raw.from as usize] = 0;
-        board[raw.to as usize] = if raw.promotion != 0 { (raw.promotion as i8 * us) as u8 } else { piece };
+        board[raw.to as usize] = if raw.promotion != 0 {
+            (raw.promotion as i8 * us) as u8
+        } else {
+            piece
+        };
         match kind {
             MoveKind::EnPassant => board[raw.to.wrapping_add((16 * us) as u8) as usize] = 0,
             MoveKind::Castle { rook_from, rook_to } => {
@@ -686,7 +768,11 @@ impl State {
     /// The status, given whether the side to move is in check ([`State::in_check`]).
     pub(crate) fn status_given_check(&self, checked: bool) -> Status {
         if !self.has_legal_move_given_check(checked) {
-            return if checked { Status::Checkmate } else { Status::Stalemate };
+            return if checked {
+                Status::Checkmate
+            } else {
+                Status::Stalemate
+            };
         }
         if self.both_sides_insufficient() {
             return Status::InsufficientMaterial;
@@ -713,7 +799,11 @@ impl State {
         // Otherwise, generate.
         let b = &self.0;
         let us = b[idx::CURRENT_PLAYER] as i8;
-        let king = if us > 0 { b[idx::WHITE_KING_POS] } else { b[idx::BLACK_KING_POS] };
+        let king = if us > 0 {
+            b[idx::WHITE_KING_POS]
+        } else {
+            b[idx::BLACK_KING_POS]
+        };
         let free = |t: u8| on_board(t) && (b[t as usize] as i8) * us <= 0;
         let steps_of = |piece: i8| -> &'static [u8] {
             match piece {
@@ -744,7 +834,11 @@ impl State {
         // King steps, tested with the king lifted so it cannot shield a square from a slider.
         let mut board = *b;
         board[king as usize] = 0;
-        if KING_OFFSETS.iter().map(|&d| king.wrapping_add(d)).any(|t| free(t) && !attacked(&board, t, -us)) {
+        if KING_OFFSETS
+            .iter()
+            .map(|&d| king.wrapping_add(d))
+            .any(|t| free(t) && !attacked(&board, t, -us))
+        {
             return true;
         }
         board[king as usize] = b[king as usize];
@@ -758,7 +852,10 @@ impl State {
                 let to = if piece == PAWN {
                     Some(from.wrapping_add((-16 * us) as u8)).filter(|&t| b[t as usize] == 0)
                 } else {
-                    steps_of(piece).iter().map(|&d| from.wrapping_add(d)).find(|&t| free(t))
+                    steps_of(piece)
+                        .iter()
+                        .map(|&d| from.wrapping_add(d))
+                        .find(|&t| free(t))
                 };
                 let Some(to) = to else { continue };
                 let (moved, captured) = (board[from as usize], board[to as usize]);
@@ -783,7 +880,9 @@ impl State {
     /// on a line from the king, and beyond it the first piece is an enemy slider
     /// moving along that line.
     fn is_pinned(&self, from: u8, king: u8, us: i8) -> bool {
-        let Some(d) = line_step(king, from) else { return false };
+        let Some(d) = line_step(king, from) else {
+            return false;
+        };
         let b = &self.0;
         let mut t = king.wrapping_add(d);
         while t != from {
@@ -800,7 +899,11 @@ impl State {
             return false;
         }
         let p = b[t as usize] as i8 * -us;
-        let slider = if is_diagonal(king, from) { BISHOP } else { ROOK };
+        let slider = if is_diagonal(king, from) {
+            BISHOP
+        } else {
+            ROOK
+        };
         p == slider || p == QUEEN
     }
 
@@ -878,17 +981,29 @@ impl State {
     /// Whether the side to move can legally capture en passant.
     pub fn has_legal_en_passant(&self) -> bool {
         let us = self.0[idx::CURRENT_PLAYER] as i8;
-        let ep = if us > 0 { self.0[idx::BLACK_EN_PASSANT] } else { self.0[idx::WHITE_EN_PASSANT] };
+        let ep = if us > 0 {
+            self.0[idx::BLACK_EN_PASSANT]
+        } else {
+            self.0[idx::WHITE_EN_PASSANT]
+        };
         if ep == 0 {
             return false;
         }
         // Our pawns that could capture onto ep stand one row behind it, one file aside.
         let row = ep.wrapping_add((16 * us) as u8);
-        [row.wrapping_sub(1), row.wrapping_add(1)].into_iter().any(|from| {
-            on_board(from)
-                && self.0[from as usize] as i8 == PAWN * us
-                && self.check(RawMove { from, to: ep, promotion: 0 }).is_ok()
-        })
+        [row.wrapping_sub(1), row.wrapping_add(1)]
+            .into_iter()
+            .any(|from| {
+                on_board(from)
+                    && self.0[from as usize] as i8 == PAWN * us
+                    && self
+                        .check(RawMove {
+                            from,
+                            to: ep,
+                            promotion: 0,
+                        })
+                        .is_ok()
+            })
     }
 
     /// The SAN of a legal move (`Nf3`, `exd5`, `O-O`, `e8=Q+`, `Qh4#`).
@@ -912,16 +1027,27 @@ impl State {
 
     /// [`State::parse_move`] and the state after the move, in one legality check
     /// (`not_in_check` as for [`State::check_and_play_known`]).
-    pub(crate) fn parse_move_and_play(&self, s: &str, not_in_check: bool) -> Result<Played, SanError> {
+    pub(crate) fn parse_move_and_play(
+        &self,
+        s: &str,
+        not_in_check: bool,
+    ) -> Result<Played, SanError> {
         let text = s.trim();
         // UCI is two squares and an optional promotion: skip the UCI parse (and its
         // error allocation) for every other text.
         let uci_like = matches!(text.as_bytes(), [b'a'..=b'h', b'1'..=b'8', b'a'..=b'h', b'1'..=b'8', ..] if text.len() <= 5);
         if let Some(mv) = uci_like.then(|| Move::from_uci(text).ok()).flatten() {
-            return self.check_and_play_known(mv.into(), not_in_check).or_else(|rejection| {
-                let castling = self.king_takes_rook_castling(mv).and_then(|c| self.check_and_play_known(c.into(), false).ok());
-                castling.ok_or_else(|| SanError::Rejected { uci: text.to_owned(), rejection })
-            });
+            return self
+                .check_and_play_known(mv.into(), not_in_check)
+                .or_else(|rejection| {
+                    let castling = self
+                        .king_takes_rook_castling(mv)
+                        .and_then(|c| self.check_and_play_known(c.into(), false).ok());
+                    castling.ok_or_else(|| SanError::Rejected {
+                        uci: text.to_owned(),
+                        rejection,
+                    })
+                });
         }
         crate::san::parse_and_play(self, text, not_in_check)
     }
@@ -972,7 +1098,10 @@ impl FromStr for State {
     /// reported as [`FenError::Invalid`] with its section 7 code.
     fn from_str(s: &str) -> Result<State, FenError> {
         let t = s.trim();
-        let digits = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t);
+        let digits = t
+            .strip_prefix("0x")
+            .or_else(|| t.strip_prefix("0X"))
+            .unwrap_or(t);
         if digits.len() == 256 && digits.bytes().all(|c| c.is_ascii_hexdigit()) {
             return State::from_hex(digits).map_err(|e| match e {
                 StateError::Invalid(code) => FenError::Invalid(code),
@@ -998,14 +1127,16 @@ impl AsRef<[u8]> for State {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// `[index] before->after` for every byte that differs.
     fn diff(before: &State, after: &State) -> Vec<(usize, u8, u8)> {
-        (0..128).filter(|&i| before.0[i] != after.0[i]).map(|i| (i, before.0[i], after.0[i])).collect()
+        (0..128)
+            .filter(|&i| before.0[i] != after.0[i])
+            .map(|i| (i, before.0[i], after.0[i]))
+            .collect()
     }
 
     fn play_uci(state: &State, uci: &str) -> State {
@@ -1067,7 +1198,10 @@ mod tests {
         ];
         let hex: String = rows.concat().split_whitespace().collect();
         assert_eq!(State::initial().to_hex(), hex);
-        assert_eq!(State::from_hex(&format!("0x{hex}")).unwrap(), State::initial());
+        assert_eq!(
+            State::from_hex(&format!("0x{hex}")).unwrap(),
+            State::initial()
+        );
     }
 
     /// A move in UCI and the bytes it changes.
@@ -1076,12 +1210,68 @@ mod tests {
     #[test]
     fn worked_examples_of_section_10() {
         let expected: [ByteChanges; 7] = [
-            ("e2e4", &[(9, 0x00, 0x01), (56, 0x01, 0xff), (68, 0x00, 0x01), (77, 0x00, 0x54), (100, 0x01, 0x00)]),
-            ("c7c5", &[(9, 0x01, 0x02), (18, 0xff, 0x00), (50, 0x00, 0xff), (56, 0xff, 0x01), (61, 0x00, 0x22), (77, 0x54, 0x00)]),
-            ("g1f3", &[(9, 0x02, 0x03), (10, 0x00, 0x01), (56, 0x01, 0xff), (61, 0x22, 0x00), (85, 0x00, 0x02), (118, 0x02, 0x00)]),
-            ("d7d6", &[(9, 0x03, 0x04), (10, 0x01, 0x00), (19, 0xff, 0x00), (35, 0x00, 0xff), (56, 0xff, 0x01)]),
-            ("f1b5", &[(9, 0x04, 0x05), (10, 0x00, 0x01), (49, 0x00, 0x03), (56, 0x01, 0xff), (117, 0x03, 0x00)]),
-            ("c8d7", &[(2, 0xfd, 0x00), (9, 0x05, 0x06), (10, 0x01, 0x02), (19, 0x00, 0xfd), (56, 0xff, 0x01)]),
+            (
+                "e2e4",
+                &[
+                    (9, 0x00, 0x01),
+                    (56, 0x01, 0xff),
+                    (68, 0x00, 0x01),
+                    (77, 0x00, 0x54),
+                    (100, 0x01, 0x00),
+                ],
+            ),
+            (
+                "c7c5",
+                &[
+                    (9, 0x01, 0x02),
+                    (18, 0xff, 0x00),
+                    (50, 0x00, 0xff),
+                    (56, 0xff, 0x01),
+                    (61, 0x00, 0x22),
+                    (77, 0x54, 0x00),
+                ],
+            ),
+            (
+                "g1f3",
+                &[
+                    (9, 0x02, 0x03),
+                    (10, 0x00, 0x01),
+                    (56, 0x01, 0xff),
+                    (61, 0x22, 0x00),
+                    (85, 0x00, 0x02),
+                    (118, 0x02, 0x00),
+                ],
+            ),
+            (
+                "d7d6",
+                &[
+                    (9, 0x03, 0x04),
+                    (10, 0x01, 0x00),
+                    (19, 0xff, 0x00),
+                    (35, 0x00, 0xff),
+                    (56, 0xff, 0x01),
+                ],
+            ),
+            (
+                "f1b5",
+                &[
+                    (9, 0x04, 0x05),
+                    (10, 0x00, 0x01),
+                    (49, 0x00, 0x03),
+                    (56, 0x01, 0xff),
+                    (117, 0x03, 0x00),
+                ],
+            ),
+            (
+                "c8d7",
+                &[
+                    (2, 0xfd, 0x00),
+                    (9, 0x05, 0x06),
+                    (10, 0x01, 0x02),
+                    (19, 0x00, 0xfd),
+                    (56, 0xff, 0x01),
+                ],
+            ),
             (
                 "e1g1",
                 &[
@@ -1105,22 +1295,45 @@ mod tests {
             assert_eq!(State::from_bytes(next.as_bytes()), Ok(next));
             state = next;
         }
-        assert_eq!(state.fen(), "rn1qkbnr/pp1bpppp/3p4/1Bp5/4P3/5N2/PPPP1PPP/RNBQ1RK1 b kq - 3 4");
+        assert_eq!(
+            state.fen(),
+            "rn1qkbnr/pp1bpppp/3p4/1Bp5/4P3/5N2/PPPP1PPP/RNBQ1RK1 b kq - 3 4"
+        );
 
         let underpromotion = State::from_fen("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1").unwrap();
         assert_eq!(
             diff(&underpromotion, &play_uci(&underpromotion, "b7b8n")),
-            [(1, 0x00, 0x02), (9, 0x00, 0x01), (17, 0x01, 0x00), (56, 0x01, 0xff)]
+            [
+                (1, 0x00, 0x02),
+                (9, 0x00, 0x01),
+                (17, 0x01, 0x00),
+                (56, 0x01, 0xff)
+            ]
         );
-        let en_passant = State::from_fen("rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 3").unwrap();
+        let en_passant =
+            State::from_fen("rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 3")
+                .unwrap();
         assert_eq!(
             diff(&en_passant, &play_uci(&en_passant, "d4e3")),
-            [(9, 0x05, 0x06), (56, 0xff, 0x01), (67, 0xff, 0x00), (68, 0x01, 0x00), (77, 0x54, 0x00), (84, 0x00, 0xff)]
+            [
+                (9, 0x05, 0x06),
+                (56, 0xff, 0x01),
+                (67, 0xff, 0x00),
+                (68, 0x01, 0x00),
+                (77, 0x54, 0x00),
+                (84, 0x00, 0xff)
+            ]
         );
         let corner = State::from_fen("r3k2r/8/8/8/8/8/6b1/R3K2R b KQkq - 0 1").unwrap();
         assert_eq!(
             diff(&corner, &play_uci(&corner, "g2h1")),
-            [(9, 0x01, 0x02), (56, 0xff, 0x01), (79, 0x00, 0xff), (102, 0xfd, 0x00), (119, 0x04, 0xfd)]
+            [
+                (9, 0x01, 0x02),
+                (56, 0xff, 0x01),
+                (79, 0x00, 0xff),
+                (102, 0xfd, 0x00),
+                (119, 0x04, 0xfd)
+            ]
         );
     }
 
@@ -1131,7 +1344,10 @@ mod tests {
         bytes[idx::HALFMOVE_CLOCK] = 255;
         let state = State::from_bytes(&bytes).unwrap();
         let next = play_uci(&state, "g1f3");
-        assert_eq!((next.0[idx::MOVE_COUNT_HIGH], next.0[idx::MOVE_COUNT_LOW]), (1, 0));
+        assert_eq!(
+            (next.0[idx::MOVE_COUNT_HIGH], next.0[idx::MOVE_COUNT_LOW]),
+            (1, 0)
+        );
         assert_eq!(next.halfmove_clock(), 255);
         assert_eq!(next.ply(), 128);
         bytes[idx::MOVE_COUNT_HIGH] = 127;
@@ -1148,7 +1364,14 @@ mod tests {
     }
 
     fn raw_code(state: &State, from: u8, to: u8, promotion: u8) -> u8 {
-        state.check(RawMove { from, to, promotion }).err().map_or(0, Rejection::code)
+        state
+            .check(RawMove {
+                from,
+                to,
+                promotion,
+            })
+            .err()
+            .map_or(0, Rejection::code)
     }
 
     #[test]
@@ -1216,9 +1439,15 @@ mod tests {
             State::from_bytes(&b).err()
         };
         let invalid = |code: InvalidState| Some(StateError::Invalid(code));
-        assert_eq!(State::from_bytes(&base[..127]), Err(StateError::BadLength(127)));
+        assert_eq!(
+            State::from_bytes(&base[..127]),
+            Err(StateError::BadLength(127))
+        );
         assert_eq!(with(&[(36, 7)]), invalid(InvalidState::BadPieceCode));
-        assert_eq!(with(&[(36, 0xf9), (12, 1)]), invalid(InvalidState::BadPieceCode));
+        assert_eq!(
+            with(&[(36, 0xf9), (12, 1)]),
+            invalid(InvalidState::BadPieceCode)
+        );
         assert_eq!(with(&[(12, 1)]), invalid(InvalidState::BadFlag));
         assert_eq!(with(&[(9, 128)]), invalid(InvalidState::BadFlag));
         assert_eq!(with(&[(56, 0)]), invalid(InvalidState::BadFlag));
@@ -1230,27 +1459,51 @@ mod tests {
         assert_eq!(with(&[(11, 8)]), invalid(InvalidState::KingPosMismatch));
         assert_eq!(with(&[(113, 1)]), invalid(InvalidState::PawnOnBackRank));
         assert_eq!(with(&[(21, 0), (37, 5)]), None);
-        assert_eq!(with(&[(101, 0), (71, 0xfb), (56, 0xff)]), invalid(InvalidState::OpponentInCheck));
+        assert_eq!(
+            with(&[(101, 0), (71, 0xfb), (56, 0xff)]),
+            invalid(InvalidState::OpponentInCheck)
+        );
         assert_eq!(with(&[(101, 0), (71, 0xfb)]), None);
         assert_eq!(with(&[(119, 0)]), invalid(InvalidState::BadCastling));
         assert_eq!(with(&[(119, 0), (79, 0xff)]), None);
         assert_eq!(with(&[(77, 84)]), invalid(InvalidState::BadEnPassant));
         assert_eq!(with(&[(77, 84), (56, 0xff), (100, 0), (68, 1)]), None);
-        assert_eq!(with(&[(77, 84), (61, 34), (56, 0xff), (100, 0), (68, 1)]), invalid(InvalidState::BadEnPassant));
+        assert_eq!(
+            with(&[(77, 84), (61, 34), (56, 0xff), (100, 0), (68, 1)]),
+            invalid(InvalidState::BadEnPassant)
+        );
         assert!(matches!(State::from_hex("zz"), Err(StateError::BadHex(_))));
     }
 
     #[test]
     fn status_and_material() {
         let status = |fen: &str| State::from_fen(fen).unwrap().status();
-        assert_eq!(status("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"), Status::Checkmate);
+        assert_eq!(
+            status("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"),
+            Status::Checkmate
+        );
         assert_eq!(status("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"), Status::Stalemate);
-        assert_eq!(status("7k/8/6K1/8/8/8/8/8 b - - 0 1"), Status::InsufficientMaterial);
-        assert_eq!(status("7k/8/6K1/8/8/8/8/6N1 b - - 0 1"), Status::InsufficientMaterial);
+        assert_eq!(
+            status("7k/8/6K1/8/8/8/8/8 b - - 0 1"),
+            Status::InsufficientMaterial
+        );
+        assert_eq!(
+            status("7k/8/6K1/8/8/8/8/6N1 b - - 0 1"),
+            Status::InsufficientMaterial
+        );
         assert_eq!(status("7k/8/6K1/8/8/8/8/5BB1 b - - 0 1"), Status::Ongoing);
-        assert_eq!(status("7k/8/6K1/8/8/8/8/4B1B1 b - - 0 1"), Status::InsufficientMaterial);
-        assert_eq!(status("7k/p7/6K1/8/8/8/8/6R1 b - - 150 90"), Status::SeventyFiveMoves);
-        assert_eq!(status("7k/p7/6K1/8/8/8/8/6R1 b - - 149 90"), Status::Ongoing);
+        assert_eq!(
+            status("7k/8/6K1/8/8/8/8/4B1B1 b - - 0 1"),
+            Status::InsufficientMaterial
+        );
+        assert_eq!(
+            status("7k/p7/6K1/8/8/8/8/6R1 b - - 150 90"),
+            Status::SeventyFiveMoves
+        );
+        assert_eq!(
+            status("7k/p7/6K1/8/8/8/8/6R1 b - - 149 90"),
+            Status::Ongoing
+        );
         let knight_vs_queen = State::from_fen("7k/8/6K1/8/8/8/8/5NQ1 b - - 0 1").unwrap();
         assert!(knight_vs_queen.has_insufficient_material(Color::Black));
         assert!(!knight_vs_queen.has_insufficient_material(Color::White));
@@ -1273,25 +1526,40 @@ mod tests {
         let f = State::from_fen("8/8/8/8/k2pP2R/8/8/4K3 b - - 0 1").unwrap();
         assert!(!e.has_legal_en_passant());
         assert_eq!(e.repetition_key(), f.repetition_key());
-        assert_eq!(a.repetition_key(), keccak256({
-            let mut bytes = *b.as_bytes();
-            bytes[8] = 0;
-            bytes[9] = 0;
-            bytes[10] = 0;
-            bytes
-        }));
+        assert_eq!(
+            a.repetition_key(),
+            keccak256({
+                let mut bytes = *b.as_bytes();
+                bytes[8] = 0;
+                bytes[9] = 0;
+                bytes[10] = 0;
+                bytes
+            })
+        );
     }
 
     #[test]
     fn parse_move_reads_king_takes_rook_castling() {
         let state = State::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1").unwrap();
-        assert_eq!(state.parse_move("e1h1").unwrap(), Move::from_uci("e1g1").unwrap());
-        assert_eq!(state.parse_move("e1a1").unwrap(), Move::from_uci("e1c1").unwrap());
-        assert_eq!(state.check(Move::from_uci("e1h1").unwrap()), Err(Rejection::OwnPieceOnTarget));
+        assert_eq!(
+            state.parse_move("e1h1").unwrap(),
+            Move::from_uci("e1g1").unwrap()
+        );
+        assert_eq!(
+            state.parse_move("e1a1").unwrap(),
+            Move::from_uci("e1c1").unwrap()
+        );
+        assert_eq!(
+            state.check(Move::from_uci("e1h1").unwrap()),
+            Err(Rejection::OwnPieceOnTarget)
+        );
         let no_right = State::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w Qkq - 0 1").unwrap();
         assert!(matches!(
             no_right.parse_move("e1h1"),
-            Err(SanError::Rejected { rejection: Rejection::OwnPieceOnTarget, .. })
+            Err(SanError::Rejected {
+                rejection: Rejection::OwnPieceOnTarget,
+                ..
+            })
         ));
     }
 
@@ -1299,7 +1567,10 @@ mod tests {
     fn hex_and_fen_parse_through_from_str() {
         let hex = State::initial().to_hex();
         assert_eq!(hex.parse::<State>().unwrap(), State::initial());
-        assert_eq!(State::initial().to_string().parse::<State>().unwrap(), State::initial());
+        assert_eq!(
+            State::initial().to_string().parse::<State>().unwrap(),
+            State::initial()
+        );
         assert!(State::initial().pretty().contains("r n b q k b n r"));
     }
 }

@@ -80,7 +80,9 @@ impl Anvil {
     /// answers, and a start that lost the port is retried on a new one.
     pub fn spawn_with(binary: &Path) -> Result<Anvil, ChainError> {
         static START: Mutex<()> = Mutex::new(());
-        let _serialised = START.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let _serialised = START
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let mut last_error = None;
         for _attempt in 0..START_ATTEMPTS {
             match Self::try_spawn(binary) {

@@ -17,14 +17,21 @@ use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
 
 fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 /// One keep-alive connection sending `count` copies of `body` to `path`; returns each latency.
 async fn client(addr: SocketAddr, path: &'static str, body: Bytes, count: usize) -> Vec<Duration> {
-    let stream = TcpStream::connect(addr).await.expect("connect to the bench server");
+    let stream = TcpStream::connect(addr)
+        .await
+        .expect("connect to the bench server");
     stream.set_nodelay(true).expect("nodelay");
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("handshake");
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .expect("handshake");
     tokio::spawn(conn);
     let mut latencies = Vec::with_capacity(count);
     for _ in 0..count {
@@ -49,14 +56,22 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-async fn run(addr: SocketAddr, name: &str, path: &'static str, body: &str, requests: usize, connections: usize) {
+async fn run(
+    addr: SocketAddr,
+    name: &str,
+    path: &'static str,
+    body: &str,
+    requests: usize,
+    connections: usize,
+) {
     let body = Bytes::from(body.to_owned());
     // Warm-up: open paths, fill allocator caches.
     client(addr, path, body.clone(), 200).await;
     let per_connection = requests / connections;
     let start = Instant::now();
-    let tasks: Vec<_> =
-        (0..connections).map(|_| tokio::spawn(client(addr, path, body.clone(), per_connection))).collect();
+    let tasks: Vec<_> = (0..connections)
+        .map(|_| tokio::spawn(client(addr, path, body.clone(), per_connection)))
+        .collect();
     let mut latencies = Vec::with_capacity(per_connection * connections);
     for task in tasks {
         latencies.extend(task.await.expect("client task"));
@@ -77,7 +92,10 @@ async fn run(addr: SocketAddr, name: &str, path: &'static str, body: &str, reque
 fn main() {
     let requests = env_usize("CHESSREF_LOAD_REQUESTS", 20_000);
     let connections = env_usize("CHESSREF_LOAD_CONNECTIONS", 16).max(1);
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
     runtime.block_on(async {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().expect("addr");

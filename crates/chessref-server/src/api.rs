@@ -63,10 +63,15 @@ impl CheckRequest {
 /// INVALID_PROMOTION), or the packed uint24 as `0x` hex.
 pub fn parse_raw_move(text: &str) -> Result<RawMove, ApiError> {
     let text = text.trim();
-    let bad = |reason: &str| ApiError::BadMove { input: text.to_owned(), reason: reason.to_owned() };
+    let bad = |reason: &str| ApiError::BadMove {
+        input: text.to_owned(),
+        reason: reason.to_owned(),
+    };
     if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
         return match u32::from_str_radix(hex, 16) {
-            Ok(packed) if packed <= MAX_PACKED as u32 && !hex.starts_with('+') => Ok(RawMove::from_packed(packed)),
+            Ok(packed) if packed <= MAX_PACKED as u32 && !hex.starts_with('+') => {
+                Ok(RawMove::from_packed(packed))
+            }
             _ => Err(bad("a packed move is 0x and at most 6 hex digits")),
         };
     }
@@ -83,7 +88,11 @@ pub fn parse_raw_move(text: &str) -> Result<RawMove, ApiError> {
             None => return Err(bad(uci)),
         },
     };
-    Ok(RawMove { from: from.index(), to: to.index(), promotion })
+    Ok(RawMove {
+        from: from.index(),
+        to: to.index(),
+        promotion,
+    })
 }
 
 /// The answer of `/v1/check`: the same object `chessref check --json` prints.
@@ -289,4 +298,3 @@ pub fn result_text(r: GameResult) -> String {
 pub fn status_text(s: Status) -> String {
     s.name().to_owned()
 }
-

@@ -173,8 +173,12 @@ impl ApiError {
     pub fn body(&self) -> ErrorBody {
         let invalid = |i: &InvalidState| (Some(i.code()), Some(i.name()));
         let (code, reason) = match self {
-            ApiError::BadFen(FenError::Invalid(i)) | ApiError::BadState(StateError::Invalid(i)) => invalid(i),
-            ApiError::IllegalMove { rejection, .. } => (Some(rejection.code()), Some(rejection.name())),
+            ApiError::BadFen(FenError::Invalid(i)) | ApiError::BadState(StateError::Invalid(i)) => {
+                invalid(i)
+            }
+            ApiError::IllegalMove { rejection, .. } => {
+                (Some(rejection.code()), Some(rejection.name()))
+            }
             _ => (None, None),
         };
         let index = match self {
@@ -184,20 +188,37 @@ impl ApiError {
             | ApiError::GameOver { index, .. } => Some(*index),
             _ => None,
         };
-        ErrorBody { error: self.kind(), message: self.to_string(), code, reason, index }
+        ErrorBody {
+            error: self.kind(),
+            message: self.to_string(),
+            code,
+            reason,
+            index,
+        }
     }
 
     /// The error for move text `input` at 1-based `index` that `State::parse_move` refused.
     pub fn from_san(index: usize, input: &str, err: SanError) -> ApiError {
         let input = input.to_owned();
         match err {
-            SanError::Syntax { reason, .. } => ApiError::BadMove { input, reason: reason.to_owned() },
+            SanError::Syntax { reason, .. } => ApiError::BadMove {
+                input,
+                reason: reason.to_owned(),
+            },
             SanError::Illegal { .. } => ApiError::NoMatchingMove { index, input },
-            SanError::Rejected { rejection, .. } => ApiError::IllegalMove { index, input, rejection },
+            SanError::Rejected { rejection, .. } => ApiError::IllegalMove {
+                index,
+                input,
+                rejection,
+            },
             SanError::Ambiguous { candidates, .. } => ApiError::AmbiguousMove {
                 index,
                 input,
-                candidates: candidates.iter().map(|m| m.to_uci()).collect::<Vec<_>>().join(", "),
+                candidates: candidates
+                    .iter()
+                    .map(|m| m.to_uci())
+                    .collect::<Vec<_>>()
+                    .join(", "),
             },
         }
     }
@@ -206,8 +227,16 @@ impl ApiError {
     pub fn from_game(index: usize, input: &str, err: GameError) -> ApiError {
         let input = input.to_owned();
         match err {
-            GameError::Over { status, .. } => ApiError::GameOver { index, input, status },
-            GameError::Illegal(rejection) => ApiError::IllegalMove { index, input, rejection },
+            GameError::Over { status, .. } => ApiError::GameOver {
+                index,
+                input,
+                status,
+            },
+            GameError::Illegal(rejection) => ApiError::IllegalMove {
+                index,
+                input,
+                rejection,
+            },
             GameError::San(e) => ApiError::from_san(index, &input, e),
         }
     }

@@ -34,8 +34,17 @@ impl<T: DeserializeOwned> FromRequest<AppState> for StrictJson<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &AppState) -> Result<Self, ApiError> {
-        let content_type = req.headers().get(CONTENT_TYPE).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-        let essence = content_type.as_deref().unwrap_or("").split(';').next().unwrap_or("").trim();
+        let content_type = req
+            .headers()
+            .get(CONTENT_TYPE)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        let essence = content_type
+            .as_deref()
+            .unwrap_or("")
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim();
         if !essence.eq_ignore_ascii_case("application/json") {
             return Err(ApiError::UnsupportedMediaType {
                 found: content_type.unwrap_or_default(),
@@ -43,7 +52,9 @@ impl<T: DeserializeOwned> FromRequest<AppState> for StrictJson<T> {
             });
         }
         let bytes = read_body(req, state, state.config.json_limit).await?;
-        serde_json::from_slice(&bytes).map(StrictJson).map_err(|e| ApiError::BadJson(e.to_string()))
+        serde_json::from_slice(&bytes)
+            .map(StrictJson)
+            .map_err(|e| ApiError::BadJson(e.to_string()))
     }
 }
 
@@ -52,8 +63,8 @@ impl FromRequest<AppState> for PgnBody {
 
     async fn from_request(req: Request, state: &AppState) -> Result<Self, ApiError> {
         let bytes = read_body(req, state, state.config.pgn_limit).await?;
-        let text =
-            String::from_utf8(bytes.to_vec()).map_err(|e| ApiError::BadBody(format!("the PGN is not UTF-8 text: {e}")))?;
+        let text = String::from_utf8(bytes.to_vec())
+            .map_err(|e| ApiError::BadBody(format!("the PGN is not UTF-8 text: {e}")))?;
         if text.trim().is_empty() {
             return Err(ApiError::BadBody("the PGN body is empty".into()));
         }

@@ -9,25 +9,37 @@ use axum::response::IntoResponse;
 use chessref_core::{Color, Game, RawMove};
 
 use crate::api::{
-    CheckRequest, CheckResponse, Claimable, MoveInfo, MovesResponse, PerSide, PlayRequest, PlayResponse,
-    PositionRequest, ReplayResponse, StatusResponse, color_name,
+    CheckRequest, CheckResponse, Claimable, MoveInfo, MovesResponse, PerSide, PlayRequest,
+    PlayResponse, PositionRequest, ReplayResponse, StatusResponse, color_name,
 };
 use crate::error::ApiError;
 use crate::extract::{PgnBody, StrictJson};
 use crate::replay::{Engine, replay_rust};
 
 /// `POST /v1/check`.
-pub async fn check(StrictJson(req): StrictJson<CheckRequest>) -> Result<Json<CheckResponse>, ApiError> {
+pub async fn check(
+    StrictJson(req): StrictJson<CheckRequest>,
+) -> Result<Json<CheckResponse>, ApiError> {
     let state = req.position()?;
     let mv: RawMove = req.raw_move()?;
     Ok(Json(match state.check(mv) {
-        Ok(_) => CheckResponse { legal: true, code: 0, reason: "OK".into() },
-        Err(r) => CheckResponse { legal: false, code: r.code(), reason: r.name().into() },
+        Ok(_) => CheckResponse {
+            legal: true,
+            code: 0,
+            reason: "OK".into(),
+        },
+        Err(r) => CheckResponse {
+            legal: false,
+            code: r.code(),
+            reason: r.name().into(),
+        },
     }))
 }
 
 /// `POST /v1/play`.
-pub async fn play(StrictJson(req): StrictJson<PlayRequest>) -> Result<Json<PlayResponse>, ApiError> {
+pub async fn play(
+    StrictJson(req): StrictJson<PlayRequest>,
+) -> Result<Json<PlayResponse>, ApiError> {
     let mut game = Game::new(req.position()?);
     let mut played = Vec::with_capacity(req.moves.len());
     for (i, text) in req.moves.iter().enumerate() {
@@ -35,11 +47,18 @@ pub async fn play(StrictJson(req): StrictJson<PlayRequest>) -> Result<Json<PlayR
         let before = *game.state();
         let status = game.status();
         if status.is_over() {
-            return Err(ApiError::GameOver { index, input: text.clone(), status });
+            return Err(ApiError::GameOver {
+                index,
+                input: text.clone(),
+                status,
+            });
         }
-        let mv = before.parse_move(text.trim()).map_err(|e| ApiError::from_san(index, text, e))?;
+        let mv = before
+            .parse_move(text.trim())
+            .map_err(|e| ApiError::from_san(index, text, e))?;
         let info = MoveInfo::new(&before, mv);
-        game.play(mv).map_err(|e| ApiError::from_game(index, text, e))?;
+        game.play(mv)
+            .map_err(|e| ApiError::from_game(index, text, e))?;
         played.push(info);
     }
     let state = game.state();
@@ -52,13 +71,18 @@ pub async fn play(StrictJson(req): StrictJson<PlayRequest>) -> Result<Json<PlayR
         in_check: state.in_check(),
         moves: played,
         repetitions: game.repetitions(),
-        claimable: Claimable { threefold: game.can_claim_threefold(), fifty_moves: game.can_claim_fifty_moves() },
+        claimable: Claimable {
+            threefold: game.can_claim_threefold(),
+            fifty_moves: game.can_claim_fifty_moves(),
+        },
         result: game.outcome().map(|o| o.result.to_string()),
     }))
 }
 
 /// `POST /v1/moves`.
-pub async fn moves(StrictJson(req): StrictJson<PositionRequest>) -> Result<Json<MovesResponse>, ApiError> {
+pub async fn moves(
+    StrictJson(req): StrictJson<PositionRequest>,
+) -> Result<Json<MovesResponse>, ApiError> {
     let state = req.position()?;
     let legal = state.legal_moves();
     let mut dests: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -71,11 +95,17 @@ pub async fn moves(StrictJson(req): StrictJson<PositionRequest>) -> Result<Json<
         }
     }
     let moves: Vec<MoveInfo> = legal.iter().map(|&mv| MoveInfo::new(&state, mv)).collect();
-    Ok(Json(MovesResponse { count: moves.len(), moves, dests }))
+    Ok(Json(MovesResponse {
+        count: moves.len(),
+        moves,
+        dests,
+    }))
 }
 
 /// `POST /v1/status`.
-pub async fn status(StrictJson(req): StrictJson<PositionRequest>) -> Result<Json<StatusResponse>, ApiError> {
+pub async fn status(
+    StrictJson(req): StrictJson<PositionRequest>,
+) -> Result<Json<StatusResponse>, ApiError> {
     let state = req.position()?;
     let status = state.status();
     Ok(Json(StatusResponse {
@@ -102,16 +132,24 @@ fn engine_from_query(query: Option<&str>) -> Result<Engine, ApiError> {
     for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
         if key != "engine" {
-            return Err(ApiError::BadQuery(format!("unknown query parameter {key:?} (only \"engine\" is accepted)")));
+            return Err(ApiError::BadQuery(format!(
+                "unknown query parameter {key:?} (only \"engine\" is accepted)"
+            )));
         }
-        engine = Engine::parse(value)
-            .ok_or_else(|| ApiError::BadQuery(format!("unknown engine {value:?}: expected \"rust\" or \"evm\"")))?;
+        engine = Engine::parse(value).ok_or_else(|| {
+            ApiError::BadQuery(format!(
+                "unknown engine {value:?}: expected \"rust\" or \"evm\""
+            ))
+        })?;
     }
     Ok(engine)
 }
 
 /// `POST /v1/replay`.
-pub async fn replay(RawQuery(query): RawQuery, PgnBody(pgn): PgnBody) -> Result<Json<ReplayResponse>, ApiError> {
+pub async fn replay(
+    RawQuery(query): RawQuery,
+    PgnBody(pgn): PgnBody,
+) -> Result<Json<ReplayResponse>, ApiError> {
     let engine = engine_from_query(query.as_deref())?;
     // Replay is CPU work (an EVM per move for `evm`): keep it off the async workers.
     let answer = tokio::task::spawn_blocking(move || match engine {

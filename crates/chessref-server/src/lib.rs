@@ -42,7 +42,10 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Config {
-        Config { json_limit: 64 * 1024, pgn_limit: 2 * 1024 * 1024 }
+        Config {
+            json_limit: 64 * 1024,
+            pgn_limit: 2 * 1024 * 1024,
+        }
     }
 }
 
@@ -57,7 +60,9 @@ pub struct AppState {
 pub fn router(config: Config) -> Router {
     let json = DefaultBodyLimit::max(config.json_limit);
     let pgn = DefaultBodyLimit::max(config.pgn_limit);
-    let state = AppState { config: Arc::new(config) };
+    let state = AppState {
+        config: Arc::new(config),
+    };
     Router::new()
         .route("/v1/check", post(handlers::check).layer(json))
         .route("/v1/play", post(handlers::play).layer(json))
@@ -66,7 +71,9 @@ pub fn router(config: Config) -> Router {
         .route("/v1/replay", post(handlers::replay).layer(pgn))
         .route("/openapi.json", get(handlers::openapi))
         .fallback(|uri: Uri| async move { ApiError::NotFound(uri.path().to_owned()) })
-        .method_not_allowed_fallback(|method: Method| async move { ApiError::MethodNotAllowed(method.to_string()) })
+        .method_not_allowed_fallback(|method: Method| async move {
+            ApiError::MethodNotAllowed(method.to_string())
+        })
         .layer(axum::middleware::from_fn(cors::cors))
         .with_state(state)
 }
@@ -77,7 +84,9 @@ pub async fn serve<F>(listener: TcpListener, config: Config, shutdown: F) -> std
 where
     F: Future<Output = ()> + Send + 'static,
 {
-    axum::serve(listener, router(config)).with_graceful_shutdown(shutdown).await
+    axum::serve(listener, router(config))
+        .with_graceful_shutdown(shutdown)
+        .await
 }
 
 /// Completes on Ctrl-C (SIGINT) or, on Unix, SIGTERM.

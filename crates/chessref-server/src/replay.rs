@@ -28,7 +28,10 @@ impl Engine {
 /// The section 6 code behind a refused move, when there is one.
 fn rejection_code(err: &PgnError) -> Option<u8> {
     match err {
-        PgnError::IllegalMove { reason: SanError::Rejected { rejection, .. }, .. } => Some(rejection.code()),
+        PgnError::IllegalMove {
+            reason: SanError::Rejected { rejection, .. },
+            ..
+        } => Some(rejection.code()),
         _ => None,
     }
 }
@@ -52,7 +55,10 @@ pub fn replay_rust(pgn: &str) -> ReplayResponse {
                 engine: "rust",
             },
             Ok(pgn_game) => {
-                let result = pgn_game.result.clone().or_else(|| pgn_game.tag("Result").map(str::to_owned));
+                let result = pgn_game
+                    .result
+                    .clone()
+                    .or_else(|| pgn_game.tag("Result").map(str::to_owned));
                 match pgn_game.replay_prefix() {
                     Err(e) => ReplayGame {
                         index: pgn_game.index,
@@ -87,7 +93,11 @@ pub fn replay_rust(pgn: &str) -> ReplayResponse {
         games.push(entry);
     }
     let failed = games.iter().filter(|g| g.error.is_some()).count();
-    ReplayResponse { count: games.len(), failed, games }
+    ReplayResponse {
+        count: games.len(),
+        failed,
+        games,
+    }
 }
 
 /// Most plies one `engine=evm` request may replay: each costs a few EVM calls.
@@ -113,7 +123,8 @@ pub fn replay_evm(pgn: &str) -> Result<ReplayResponse, crate::ApiError> {
     use chessref_core::{Color, State, Status};
     use chessref_evm::{ContractRevert, EvmError, RevmChain, RulesView};
 
-    let unavailable = |e: EvmError| crate::ApiError::EngineUnavailable(format!("revm chain failed: {e}"));
+    let unavailable =
+        |e: EvmError| crate::ApiError::EngineUnavailable(format!("revm chain failed: {e}"));
     let mut rules = RulesView::deploy(RevmChain::new()).map_err(unavailable)?;
     let mut games = Vec::new();
     let mut budget = EVM_MAX_PLIES;
@@ -136,7 +147,10 @@ pub fn replay_evm(pgn: &str) -> Result<ReplayResponse, crate::ApiError> {
                 continue;
             }
         };
-        let result = pgn_game.result.clone().or_else(|| pgn_game.tag("Result").map(str::to_owned));
+        let result = pgn_game
+            .result
+            .clone()
+            .or_else(|| pgn_game.tag("Result").map(str::to_owned));
         let mut state = match pgn_game.start() {
             Ok(s) => s,
             Err(e) => {
@@ -162,13 +176,17 @@ pub fn replay_evm(pgn: &str) -> Result<ReplayResponse, crate::ApiError> {
         for (i, san) in pgn_game.sans.iter().enumerate() {
             let ply = i + 1;
             if budget == 0 {
-                return Err(crate::ApiError::PayloadTooLarge { limit: EVM_MAX_PLIES });
+                return Err(crate::ApiError::PayloadTooLarge {
+                    limit: EVM_MAX_PLIES,
+                });
             }
             budget -= 1;
             let status = rules.status(state.as_bytes()).map_err(unavailable)?;
             if status != 0 {
                 let name = Status::from_code(status).map_or("UNKNOWN", Status::name);
-                error = Some(format!("game {game_no}, ply {ply}: move {san:?} after the game ended ({name}) at ply {plies}"));
+                error = Some(format!(
+                    "game {game_no}, ply {ply}: move {san:?} after the game ended ({name}) at ply {plies}"
+                ));
                 break;
             }
             let mv = match state.parse_move(san) {
@@ -177,7 +195,9 @@ pub fn replay_evm(pgn: &str) -> Result<ReplayResponse, crate::ApiError> {
                     if let chessref_core::SanError::Rejected { rejection, .. } = &e {
                         code = Some(rejection.code());
                     }
-                    error = Some(format!("game {game_no}, ply {ply}: {san:?} is no legal move to send: {e}"));
+                    error = Some(format!(
+                        "game {game_no}, ply {ply}: {san:?} is no legal move to send: {e}"
+                    ));
                     break;
                 }
             };
@@ -198,10 +218,16 @@ pub fn replay_evm(pgn: &str) -> Result<ReplayResponse, crate::ApiError> {
                         }
                     }
                 }
-                Err(EvmError::Reverted { revert: ContractRevert::IllegalMove(c), .. }) => {
+                Err(EvmError::Reverted {
+                    revert: ContractRevert::IllegalMove(c),
+                    ..
+                }) => {
                     code = Some(c);
-                    let name = chessref_core::Rejection::from_code(c).map_or("UNKNOWN", |r| r.name());
-                    error = Some(format!("game {game_no}, ply {ply}: {san:?} reverted IllegalMove({c}) {name}"));
+                    let name =
+                        chessref_core::Rejection::from_code(c).map_or("UNKNOWN", |r| r.name());
+                    error = Some(format!(
+                        "game {game_no}, ply {ply}: {san:?} reverted IllegalMove({c}) {name}"
+                    ));
                     break;
                 }
                 Err(e) => return Err(unavailable(e)),
@@ -211,7 +237,14 @@ pub fn replay_evm(pgn: &str) -> Result<ReplayResponse, crate::ApiError> {
         let status = Status::from_code(status_code);
         let outcome = status.and_then(|s| match s {
             Status::Ongoing => None,
-            Status::Checkmate => Some(if state.turn() == Color::White { "0-1" } else { "1-0" }.to_owned()),
+            Status::Checkmate => Some(
+                if state.turn() == Color::White {
+                    "0-1"
+                } else {
+                    "1-0"
+                }
+                .to_owned(),
+            ),
             _ => Some("1/2-1/2".to_owned()),
         });
         games.push(ReplayGame {
@@ -228,5 +261,9 @@ pub fn replay_evm(pgn: &str) -> Result<ReplayResponse, crate::ApiError> {
         });
     }
     let failed = games.iter().filter(|g| g.error.is_some()).count();
-    Ok(ReplayResponse { count: games.len(), failed, games })
+    Ok(ReplayResponse {
+        count: games.len(),
+        failed,
+        games,
+    })
 }

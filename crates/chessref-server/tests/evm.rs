@@ -37,7 +37,14 @@ const PGN: &str = r#"[Event "scholar"]
 "#;
 
 async fn replay(s: &TestServer, engine: &str) -> Value {
-    let (status, _, body) = s.raw("POST", &format!("/v1/replay?engine={engine}"), Some("application/x-chess-pgn"), PGN.as_bytes().to_vec()).await;
+    let (status, _, body) = s
+        .raw(
+            "POST",
+            &format!("/v1/replay?engine={engine}"),
+            Some("application/x-chess-pgn"),
+            PGN.as_bytes().to_vec(),
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
     serde_json::from_slice(&body).expect("json")
 }
@@ -49,19 +56,53 @@ async fn evm_engine_agrees_with_the_rust_engine() {
     let rust = replay(&s, "rust").await;
     assert_eq!(evm["count"], 5);
     assert_eq!(evm["failed"], rust["failed"]);
-    for (e, r) in evm["games"].as_array().expect("games").iter().zip(rust["games"].as_array().expect("games")) {
+    for (e, r) in evm["games"]
+        .as_array()
+        .expect("games")
+        .iter()
+        .zip(rust["games"].as_array().expect("games"))
+    {
         assert_eq!(e["engine"], "evm");
-        for field in ["index", "plies", "fen", "hex", "status", "result", "outcome", "code"] {
+        for field in [
+            "index", "plies", "fen", "hex", "status", "result", "outcome", "code",
+        ] {
             assert_eq!(e[field], r[field], "game {}: {field}", e["index"]);
         }
-        assert_eq!(e["error"].is_null(), r["error"].is_null(), "game {}", e["index"]);
+        assert_eq!(
+            e["error"].is_null(),
+            r["error"].is_null(),
+            "game {}",
+            e["index"]
+        );
     }
     let g = &evm["games"];
-    assert_eq!((g[0]["status"].as_str(), g[0]["outcome"].as_str(), g[0]["plies"].as_u64()), (Some("CHECKMATE"), Some("1-0"), Some(7)));
-    assert_eq!((g[1]["status"].as_str(), g[1]["plies"].as_u64()), (Some("CHECKMATE"), Some(33)));
+    assert_eq!(
+        (
+            g[0]["status"].as_str(),
+            g[0]["outcome"].as_str(),
+            g[0]["plies"].as_u64()
+        ),
+        (Some("CHECKMATE"), Some("1-0"), Some(7))
+    );
+    assert_eq!(
+        (g[1]["status"].as_str(), g[1]["plies"].as_u64()),
+        (Some("CHECKMATE"), Some(33))
+    );
     assert_eq!(g[2]["fen"], "1N6/5k2/8/8/8/8/4K3/8 b - - 0 4");
-    assert_eq!((g[3]["plies"].as_u64(), g[3]["outcome"].as_str()), (Some(4), Some("0-1")));
-    assert!(g[3]["error"].as_str().is_some_and(|e| e.contains("ply 5") && e.contains("ended")), "{}", g[3]["error"]);
-    assert_eq!((g[4]["plies"].as_u64(), g[4]["code"].as_u64()), (Some(2), Some(7)));
+    assert_eq!(
+        (g[3]["plies"].as_u64(), g[3]["outcome"].as_str()),
+        (Some(4), Some("0-1"))
+    );
+    assert!(
+        g[3]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("ply 5") && e.contains("ended")),
+        "{}",
+        g[3]["error"]
+    );
+    assert_eq!(
+        (g[4]["plies"].as_u64(), g[4]["code"].as_u64()),
+        (Some(2), Some(7))
+    );
     s.shutdown().await;
 }

@@ -14,15 +14,28 @@ const INITIAL_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 
 /// Objects are closed: a property the schema does not list is an error.
 fn validate(doc: &Value, schema: &Value, value: &Value, at: &str) -> Result<(), String> {
     if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
-        let target = doc.pointer(&r[1..]).ok_or_else(|| format!("{at}: unresolved {r}"))?;
+        let target = doc
+            .pointer(&r[1..])
+            .ok_or_else(|| format!("{at}: unresolved {r}"))?;
         return validate(doc, target, value, at);
     }
     if let Some(options) = schema.get("oneOf").and_then(Value::as_array) {
-        let matching = options.iter().filter(|s| validate(doc, s, value, at).is_ok()).count();
-        return if matching == 1 { Ok(()) } else { Err(format!("{at}: {value} matches {matching} of oneOf")) };
+        let matching = options
+            .iter()
+            .filter(|s| validate(doc, s, value, at).is_ok())
+            .count();
+        return if matching == 1 {
+            Ok(())
+        } else {
+            Err(format!("{at}: {value} matches {matching} of oneOf"))
+        };
     }
     if value.is_null() {
-        return if schema.get("nullable") == Some(&Value::Bool(true)) { Ok(()) } else { Err(format!("{at}: null not allowed")) };
+        return if schema.get("nullable") == Some(&Value::Bool(true)) {
+            Ok(())
+        } else {
+            Err(format!("{at}: null not allowed"))
+        };
     }
     if let Some(allowed) = schema.get("enum").and_then(Value::as_array)
         && !allowed.contains(value)
@@ -32,9 +45,16 @@ fn validate(doc: &Value, schema: &Value, value: &Value, at: &str) -> Result<(), 
     let ty = schema.get("type").and_then(Value::as_str);
     match ty {
         Some("object") => {
-            let obj = value.as_object().ok_or_else(|| format!("{at}: expected an object, got {value}"))?;
+            let obj = value
+                .as_object()
+                .ok_or_else(|| format!("{at}: expected an object, got {value}"))?;
             let props = schema.get("properties").and_then(Value::as_object);
-            for req in schema.get("required").and_then(Value::as_array).into_iter().flatten() {
+            for req in schema
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 let key = req.as_str().unwrap_or_default();
                 if !obj.contains_key(key) {
                     return Err(format!("{at}: missing required {key}"));
@@ -44,7 +64,9 @@ fn validate(doc: &Value, schema: &Value, value: &Value, at: &str) -> Result<(), 
                 match props.and_then(|p| p.get(key)) {
                     Some(s) => validate(doc, s, v, &format!("{at}.{key}"))?,
                     None => match schema.get("additionalProperties") {
-                        Some(extra) if extra.is_object() => validate(doc, extra, v, &format!("{at}.{key}"))?,
+                        Some(extra) if extra.is_object() => {
+                            validate(doc, extra, v, &format!("{at}.{key}"))?
+                        }
                         _ => return Err(format!("{at}: undocumented field {key}")),
                     },
                 }
@@ -52,14 +74,29 @@ fn validate(doc: &Value, schema: &Value, value: &Value, at: &str) -> Result<(), 
             Ok(())
         }
         Some("array") => {
-            let items = value.as_array().ok_or_else(|| format!("{at}: expected an array"))?;
-            let item_schema = schema.get("items").ok_or_else(|| format!("{at}: array without items"))?;
-            items.iter().enumerate().try_for_each(|(i, v)| validate(doc, item_schema, v, &format!("{at}[{i}]")))
+            let items = value
+                .as_array()
+                .ok_or_else(|| format!("{at}: expected an array"))?;
+            let item_schema = schema
+                .get("items")
+                .ok_or_else(|| format!("{at}: array without items"))?;
+            items
+                .iter()
+                .enumerate()
+                .try_for_each(|(i, v)| validate(doc, item_schema, v, &format!("{at}[{i}]")))
         }
-        Some("string") => value.as_str().map(|_| ()).ok_or_else(|| format!("{at}: expected a string, got {value}")),
-        Some("boolean") => value.as_bool().map(|_| ()).ok_or_else(|| format!("{at}: expected a boolean, got {value}")),
+        Some("string") => value
+            .as_str()
+            .map(|_| ())
+            .ok_or_else(|| format!("{at}: expected a string, got {value}")),
+        Some("boolean") => value
+            .as_bool()
+            .map(|_| ())
+            .ok_or_else(|| format!("{at}: expected a boolean, got {value}")),
         Some("integer") => {
-            let n = value.as_i64().ok_or_else(|| format!("{at}: expected an integer, got {value}"))?;
+            let n = value
+                .as_i64()
+                .ok_or_else(|| format!("{at}: expected an integer, got {value}"))?;
             if let Some(min) = schema.get("minimum").and_then(Value::as_i64)
                 && n < min
             {
@@ -72,7 +109,9 @@ fn validate(doc: &Value, schema: &Value, value: &Value, at: &str) -> Result<(), 
             }
             Ok(())
         }
-        Some(other) => Err(format!("{at}: schema type {other} not handled by this validator")),
+        Some(other) => Err(format!(
+            "{at}: schema type {other} not handled by this validator"
+        )),
         None => Ok(()),
     }
 }
@@ -90,7 +129,11 @@ fn response_schema<'a>(doc: &'a Value, path: &str, status: u16) -> &'a Value {
 
 #[tokio::test]
 async fn every_answer_matches_the_documented_schema() {
-    let s = TestServer::start(Config { json_limit: 4096, pgn_limit: 4096 }).await;
+    let s = TestServer::start(Config {
+        json_limit: 4096,
+        pgn_limit: 4096,
+    })
+    .await;
     let (_, _, body) = s.raw("GET", "/openapi.json", None, vec![]).await;
     let doc: Value = serde_json::from_slice(&body).expect("openapi");
 
@@ -100,18 +143,45 @@ async fn every_answer_matches_the_documented_schema() {
         ("/v1/check", json!({"fen": INITIAL_FEN, "move": "e2e5"})),
         ("/v1/check", json!({"fen": INITIAL_FEN, "move": "0x644800"})),
         ("/v1/check", json!({"fen": INITIAL_FEN})),
-        ("/v1/check", json!({"fen": "4k3/8/8/8/8/8/8/K3K3 w - - 0 1", "move": "e1e2"})),
+        (
+            "/v1/check",
+            json!({"fen": "4k3/8/8/8/8/8/8/K3K3 w - - 0 1", "move": "e1e2"}),
+        ),
         ("/v1/check", json!({"state": "00", "move": "e2e4"})),
         ("/v1/check", json!({"move": "e2e4"})),
-        ("/v1/play", json!({"fen": INITIAL_FEN, "moves": ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"]})),
-        ("/v1/play", json!({"fen": INITIAL_FEN, "moves": ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"]})),
-        ("/v1/play", json!({"fen": INITIAL_FEN, "moves": ["e4", "e4"]})),
-        ("/v1/play", json!({"fen": INITIAL_FEN, "moves": ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#", "a6"]})),
-        ("/v1/play", json!({"fen": "4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1", "moves": ["Nd2"]})),
-        ("/v1/play", json!({"fen": INITIAL_FEN, "moves": vec!["e2e4"; 1000]})),
-        ("/v1/moves", json!({"fen": "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1"})),
+        (
+            "/v1/play",
+            json!({"fen": INITIAL_FEN, "moves": ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"]}),
+        ),
+        (
+            "/v1/play",
+            json!({"fen": INITIAL_FEN, "moves": ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"]}),
+        ),
+        (
+            "/v1/play",
+            json!({"fen": INITIAL_FEN, "moves": ["e4", "e4"]}),
+        ),
+        (
+            "/v1/play",
+            json!({"fen": INITIAL_FEN, "moves": ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#", "a6"]}),
+        ),
+        (
+            "/v1/play",
+            json!({"fen": "4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1", "moves": ["Nd2"]}),
+        ),
+        (
+            "/v1/play",
+            json!({"fen": INITIAL_FEN, "moves": vec!["e2e4"; 1000]}),
+        ),
+        (
+            "/v1/moves",
+            json!({"fen": "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1"}),
+        ),
         ("/v1/moves", json!({"fen": INITIAL_FEN, "state": "00"})),
-        ("/v1/status", json!({"fen": "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"})),
+        (
+            "/v1/status",
+            json!({"fen": "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"}),
+        ),
         ("/v1/status", json!({"fen": INITIAL_FEN, "extra": true})),
     ];
     let mut statuses = std::collections::BTreeSet::new();
@@ -119,23 +189,63 @@ async fn every_answer_matches_the_documented_schema() {
         let (status, answer) = s.post_json(path, body).await;
         statuses.insert((path.to_string(), status.as_u16()));
         let schema = response_schema(&doc, path, status.as_u16());
-        validate(&doc, schema, &answer, path).unwrap_or_else(|e| panic!("{path} {body} -> {status} {answer}: {e}"));
+        validate(&doc, schema, &answer, path)
+            .unwrap_or_else(|e| panic!("{path} {body} -> {status} {answer}: {e}"));
     }
-    let (status, _, answer) = s.raw("POST", "/v1/check", Some("text/plain"), b"{}".to_vec()).await;
+    let (status, _, answer) = s
+        .raw("POST", "/v1/check", Some("text/plain"), b"{}".to_vec())
+        .await;
     let answer: Value = serde_json::from_slice(&answer).expect("json");
-    validate(&doc, response_schema(&doc, "/v1/check", status.as_u16()), &answer, "415").expect("415 body");
+    validate(
+        &doc,
+        response_schema(&doc, "/v1/check", status.as_u16()),
+        &answer,
+        "415",
+    )
+    .expect("415 body");
 
-    let pgns: [&[u8]; 3] = [b"1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n1. e4 e5 2. Ke3 *\n", b"[Event \"x\n", &[b' '; 5000]];
+    let pgns: [&[u8]; 3] = [
+        b"1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n1. e4 e5 2. Ke3 *\n",
+        b"[Event \"x\n",
+        &[b' '; 5000],
+    ];
     for pgn in pgns {
-        let (status, _, answer) = s.raw("POST", "/v1/replay", Some("application/x-chess-pgn"), pgn.to_vec()).await;
+        let (status, _, answer) = s
+            .raw(
+                "POST",
+                "/v1/replay",
+                Some("application/x-chess-pgn"),
+                pgn.to_vec(),
+            )
+            .await;
         let answer: Value = serde_json::from_slice(&answer).expect("json");
         statuses.insert(("/v1/replay".into(), status.as_u16()));
-        validate(&doc, response_schema(&doc, "/v1/replay", status.as_u16()), &answer, "/v1/replay")
-            .unwrap_or_else(|e| panic!("replay -> {status} {answer}: {e}"));
+        validate(
+            &doc,
+            response_schema(&doc, "/v1/replay", status.as_u16()),
+            &answer,
+            "/v1/replay",
+        )
+        .unwrap_or_else(|e| panic!("replay -> {status} {answer}: {e}"));
     }
     // The requests above reach every documented status but 500 (a bug only) and the replay 400.
-    for (path, status) in [("/v1/check", 200), ("/v1/check", 400), ("/v1/play", 200), ("/v1/play", 413), ("/v1/play", 422), ("/v1/moves", 200), ("/v1/moves", 400), ("/v1/status", 200), ("/v1/status", 400), ("/v1/replay", 200), ("/v1/replay", 413)] {
-        assert!(statuses.contains(&(path.to_string(), status)), "{path} {status} not exercised");
+    for (path, status) in [
+        ("/v1/check", 200),
+        ("/v1/check", 400),
+        ("/v1/play", 200),
+        ("/v1/play", 413),
+        ("/v1/play", 422),
+        ("/v1/moves", 200),
+        ("/v1/moves", 400),
+        ("/v1/status", 200),
+        ("/v1/status", 400),
+        ("/v1/replay", 200),
+        ("/v1/replay", 413),
+    ] {
+        assert!(
+            statuses.contains(&(path.to_string(), status)),
+            "{path} {status} not exercised"
+        );
     }
     s.shutdown().await;
 }
@@ -145,7 +255,13 @@ async fn every_answer_matches_the_documented_schema() {
 fn validator_rejects_drift() {
     let doc: Value = serde_json::from_str(chessref_server::OPENAPI_JSON).expect("openapi");
     let schema = json!({"$ref": "#/components/schemas/CheckResponse"});
-    validate(&doc, &schema, &json!({"legal": true, "code": 0, "reason": "OK"}), "ok").expect("valid");
+    validate(
+        &doc,
+        &schema,
+        &json!({"legal": true, "code": 0, "reason": "OK"}),
+        "ok",
+    )
+    .expect("valid");
     for bad in [
         json!({"legal": true, "code": 0, "reason": "OK", "extra": 1}),
         json!({"legal": "yes", "code": 0, "reason": "OK"}),
@@ -153,6 +269,9 @@ fn validator_rejects_drift() {
         json!({"legal": false, "code": 15, "reason": "OK"}),
         json!({"legal": false, "code": 6, "reason": "BAD_GEOMETRIE"}),
     ] {
-        assert!(validate(&doc, &schema, &bad, "bad").is_err(), "{bad} passed");
+        assert!(
+            validate(&doc, &schema, &bad, "bad").is_err(),
+            "{bad} passed"
+        );
     }
 }

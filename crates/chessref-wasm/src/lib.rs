@@ -113,9 +113,11 @@ fn san_error(e: SanError) -> JsValue {
     match &e {
         SanError::Syntax { .. } => error("bad_move", &e.to_string(), None),
         SanError::Illegal { .. } => error("illegal_move", &e.to_string(), None),
-        SanError::Rejected { rejection, .. } => {
-            error("illegal_move", &e.to_string(), Some((rejection.code(), rejection.name())))
-        }
+        SanError::Rejected { rejection, .. } => error(
+            "illegal_move",
+            &e.to_string(),
+            Some((rejection.code(), rejection.name())),
+        ),
         SanError::Ambiguous { .. } => error("ambiguous_move", &e.to_string(), None),
     }
 }
@@ -151,7 +153,11 @@ fn parse_uci(uci: &str) -> Result<Move, JsValue> {
 
 fn packed_move(packed: u32) -> Result<RawMove, JsValue> {
     if packed > 0xFF_FFFF {
-        return Err(error("bad_move", &format!("packed move {packed} does not fit a uint24"), None));
+        return Err(error(
+            "bad_move",
+            &format!("packed move {packed} does not fit a uint24"),
+            None,
+        ));
     }
     Ok(RawMove::from_packed(packed))
 }
@@ -169,32 +175,42 @@ impl Chess {
     #[wasm_bindgen(constructor)]
     #[allow(clippy::new_without_default)]
     pub fn new() -> Chess {
-        Chess { game: Game::new(State::initial()) }
+        Chess {
+            game: Game::new(State::initial()),
+        }
     }
 
     /// A game from a FEN. Throws `bad_fen` (with the section 7 code for an invalid position).
     #[wasm_bindgen(js_name = fromFen)]
     pub fn from_fen(fen: &str) -> Result<Chess, JsValue> {
-        Ok(Chess { game: Game::new(State::from_fen(fen.trim()).map_err(fen_error)?) })
+        Ok(Chess {
+            game: Game::new(State::from_fen(fen.trim()).map_err(fen_error)?),
+        })
     }
 
     /// A game from a 128-byte state as hex (optional `0x`), e.g. read from the
     /// contract. Throws `bad_state` (with the section 7 code for an invalid state).
     #[wasm_bindgen(js_name = fromStateHex)]
     pub fn from_state_hex(hex: &str) -> Result<Chess, JsValue> {
-        Ok(Chess { game: Game::new(State::from_hex(hex.trim()).map_err(state_error)?) })
+        Ok(Chess {
+            game: Game::new(State::from_hex(hex.trim()).map_err(state_error)?),
+        })
     }
 
     /// A game from the 128 state bytes.
     #[wasm_bindgen(js_name = fromStateBytes)]
     pub fn from_state_bytes(bytes: &[u8]) -> Result<Chess, JsValue> {
-        Ok(Chess { game: Game::new(State::from_bytes(bytes).map_err(state_error)?) })
+        Ok(Chess {
+            game: Game::new(State::from_bytes(bytes).map_err(state_error)?),
+        })
     }
 
     /// An independent copy (same start and history).
     #[wasm_bindgen(js_name = clone)]
     pub fn clone_game(&self) -> Chess {
-        Chess { game: self.game.clone() }
+        Chess {
+            game: self.game.clone(),
+        }
     }
 
     fn state(&self) -> &State {
@@ -240,21 +256,33 @@ impl Chess {
     /// The legal moves in UCI.
     #[wasm_bindgen(js_name = legalMoves)]
     pub fn legal_moves(&self) -> Vec<String> {
-        self.state().legal_moves().iter().map(Move::to_uci).collect()
+        self.state()
+            .legal_moves()
+            .iter()
+            .map(Move::to_uci)
+            .collect()
     }
 
     /// The legal moves in SAN.
     #[wasm_bindgen(js_name = legalMovesSan)]
     pub fn legal_moves_san(&self) -> Vec<String> {
         let state = self.state();
-        state.legal_moves().into_iter().map(|mv| MoveForms::of(state, mv).san).collect()
+        state
+            .legal_moves()
+            .into_iter()
+            .map(|mv| MoveForms::of(state, mv).san)
+            .collect()
     }
 
     /// The legal moves with UCI, SAN and packed forms.
     #[wasm_bindgen(js_name = legalMoveInfos, unchecked_return_type = "MoveInfo[]")]
     pub fn legal_move_infos(&self) -> Array {
         let state = self.state();
-        state.legal_moves().into_iter().map(|mv| move_object(MoveForms::of(state, mv))).collect()
+        state
+            .legal_moves()
+            .into_iter()
+            .map(|mv| move_object(MoveForms::of(state, mv)))
+            .collect()
     }
 
     /// For board widgets: origin square -> destination squares (`Map<string, string[]>`).
@@ -276,7 +304,10 @@ impl Chess {
     /// The FEN letter of the piece on `square` (`"e4"`), or undefined.
     #[wasm_bindgen(js_name = pieceAt)]
     pub fn piece_at(&self, square: &str) -> Result<Option<String>, JsValue> {
-        let sq: Square = square.trim().parse().map_err(|_| error("bad_square", &format!("invalid square {square:?}"), None))?;
+        let sq: Square = square
+            .trim()
+            .parse()
+            .map_err(|_| error("bad_square", &format!("invalid square {square:?}"), None))?;
         Ok(self.state().piece_at(sq).map(|p| p.char().to_string()))
     }
 
@@ -284,13 +315,19 @@ impl Chess {
     /// Throws `bad_move` when the text is not UCI.
     #[wasm_bindgen(unchecked_return_type = "CheckResult")]
     pub fn check(&self, uci: &str) -> Result<JsValue, JsValue> {
-        Ok(verdict_object(Verdict::of(self.state(), parse_uci(uci)?.into())))
+        Ok(verdict_object(Verdict::of(
+            self.state(),
+            parse_uci(uci)?.into(),
+        )))
     }
 
     /// What the contract says about a packed `uint24` move, any bytes (off-board included).
     #[wasm_bindgen(js_name = checkPacked, unchecked_return_type = "CheckResult")]
     pub fn check_packed(&self, packed: u32) -> Result<JsValue, JsValue> {
-        Ok(verdict_object(Verdict::of(self.state(), packed_move(packed)?)))
+        Ok(verdict_object(Verdict::of(
+            self.state(),
+            packed_move(packed)?,
+        )))
     }
 
     /// Plays a move in UCI or SAN; returns its forms. Throws `illegal_move`
@@ -300,7 +337,11 @@ impl Chess {
     pub fn play(&mut self, text: &str) -> Result<JsValue, JsValue> {
         let state = *self.state();
         if let Some(outcome) = self.game.outcome() {
-            let msg = format!("the game is over: {} ({})", outcome.termination.name(), outcome.result);
+            let msg = format!(
+                "the game is over: {} ({})",
+                outcome.termination.name(),
+                outcome.result
+            );
             return Err(error("game_over", &msg, None));
         }
         let mv = state.parse_move(text.trim()).map_err(san_error)?;
@@ -314,7 +355,11 @@ impl Chess {
         let state = *self.state();
         let raw = packed_move(packed)?;
         self.game.play(raw).map_err(game_error)?;
-        let mv = *self.game.moves().last().ok_or_else(|| error("bad_move", "no move was recorded", None))?;
+        let mv = *self
+            .game
+            .moves()
+            .last()
+            .ok_or_else(|| error("bad_move", "no move was recorded", None))?;
         Ok(move_object(MoveForms::of(&state, mv)))
     }
 
@@ -371,7 +416,13 @@ impl Chess {
         let color = match side {
             "white" | "w" => Color::White,
             "black" | "b" => Color::Black,
-            _ => return Err(error("bad_move", &format!("side must be \"white\" or \"black\", got {side:?}"), None)),
+            _ => {
+                return Err(error(
+                    "bad_move",
+                    &format!("side must be \"white\" or \"black\", got {side:?}"),
+                    None,
+                ));
+            }
         };
         Ok(self.state().has_insufficient_material(color))
     }
@@ -395,7 +446,10 @@ impl Chess {
     /// position already occurred three times).
     #[wasm_bindgen(js_name = threefoldClaimMove)]
     pub fn threefold_claim_move(&self) -> Option<String> {
-        self.game.threefold_claim_move_or_now().flatten().map(|m| m.to_uci())
+        self.game
+            .threefold_claim_move_or_now()
+            .flatten()
+            .map(|m| m.to_uci())
     }
 
     /// Whether the current position occurred five times (reported; the contract does not end on it).
@@ -447,7 +501,14 @@ pub fn packed_to_uci(packed: u32) -> Option<String> {
         code @ 2..=5 => chessref_core::Role::from_code(code),
         _ => return None,
     };
-    Some(Move { from, to, promotion }.to_uci())
+    Some(
+        Move {
+            from,
+            to,
+            promotion,
+        }
+        .to_uci(),
+    )
 }
 
 /// The 0x88 index of a square name (`"e4"` -> 68). Throws `bad_square`.
@@ -476,11 +537,14 @@ pub fn initial_state_hex() -> String {
 #[wasm_bindgen(js_name = validateStateHex, unchecked_return_type = "StateValidation")]
 pub fn validate_state_hex(hex: &str) -> JsValue {
     let obj = Object::new();
-    let (valid, code, reason, message): (bool, i32, &str, String) = match State::from_hex(hex.trim()) {
-        Ok(_) => (true, 0, "OK", "valid state".into()),
-        Err(e @ StateError::Invalid(i)) => (false, i32::from(i.code()), i.name(), e.to_string()),
-        Err(e) => (false, -1, "BAD_ENCODING", e.to_string()),
-    };
+    let (valid, code, reason, message): (bool, i32, &str, String) =
+        match State::from_hex(hex.trim()) {
+            Ok(_) => (true, 0, "OK", "valid state".into()),
+            Err(e @ StateError::Invalid(i)) => {
+                (false, i32::from(i.code()), i.name(), e.to_string())
+            }
+            Err(e) => (false, -1, "BAD_ENCODING", e.to_string()),
+        };
     set(&obj, "valid", valid);
     set(&obj, "code", code);
     set(&obj, "reason", reason);

@@ -20,14 +20,24 @@ impl Verdict {
     /// The verdict of `state.check(mv)`.
     pub fn of(state: &State, mv: RawMove) -> Verdict {
         match state.check(mv) {
-            Ok(_) => Verdict { legal: true, code: 0, reason: "OK", message: "legal move".into() },
+            Ok(_) => Verdict {
+                legal: true,
+                code: 0,
+                reason: "OK",
+                message: "legal move".into(),
+            },
             Err(r) => Verdict::rejected(r),
         }
     }
 
     /// The verdict for rejection `r`.
     pub fn rejected(r: Rejection) -> Verdict {
-        Verdict { legal: false, code: r.code(), reason: r.name(), message: r.to_string() }
+        Verdict {
+            legal: false,
+            code: r.code(),
+            reason: r.name(),
+            message: r.to_string(),
+        }
     }
 }
 
@@ -78,7 +88,8 @@ pub fn board(state: &State) -> Vec<String> {
     let mut squares = Vec::with_capacity(64);
     for rank in (0..8).rev() {
         for file in 0..8 {
-            let piece = chessref_core::Square::from_coords(file, rank).and_then(|sq| state.piece_at(sq));
+            let piece =
+                chessref_core::Square::from_coords(file, rank).and_then(|sq| state.piece_at(sq));
             squares.push(piece.map(|p| p.char().to_string()).unwrap_or_default());
         }
     }
@@ -94,9 +105,23 @@ mod tests {
         let s = State::initial();
         let e2e4 = Move::from_uci("e2e4").expect("uci");
         assert_eq!(Verdict::of(&s, e2e4.into()).code, 0);
-        let v = Verdict::of(&s, RawMove { from: 100, to: 52, promotion: 0 });
+        let v = Verdict::of(
+            &s,
+            RawMove {
+                from: 100,
+                to: 52,
+                promotion: 0,
+            },
+        );
         assert_eq!((v.legal, v.code, v.reason), (false, 6, "BAD_GEOMETRY"));
-        let v = Verdict::of(&s, RawMove { from: 100, to: 8, promotion: 0 });
+        let v = Verdict::of(
+            &s,
+            RawMove {
+                from: 100,
+                to: 8,
+                promotion: 0,
+            },
+        );
         assert_eq!((v.code, v.reason), (1, "OFF_BOARD"));
         assert!(!v.message.is_empty());
     }
@@ -105,7 +130,14 @@ mod tests {
     fn move_forms_carry_the_packed_uint24() {
         let s = State::initial();
         let f = MoveForms::of(&s, Move::from_uci("g1f3").expect("uci"));
-        assert_eq!(f, MoveForms { uci: "g1f3".into(), san: "Nf3".into(), packed: (118 << 16) | (85 << 8) });
+        assert_eq!(
+            f,
+            MoveForms {
+                uci: "g1f3".into(),
+                san: "Nf3".into(),
+                packed: (118 << 16) | (85 << 8)
+            }
+        );
     }
 
     #[test]
@@ -118,14 +150,23 @@ mod tests {
         tos.sort();
         assert_eq!(tos, ["e3", "e4"]);
         let promo = dests(&State::from_fen("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1").expect("fen"));
-        assert_eq!(promo.iter().find(|(f, _)| f == "b7").map(|(_, t)| t.clone()), Some(vec!["b8".to_owned()]));
+        assert_eq!(
+            promo
+                .iter()
+                .find(|(f, _)| f == "b7")
+                .map(|(_, t)| t.clone()),
+            Some(vec!["b8".to_owned()])
+        );
     }
 
     #[test]
     fn board_is_in_fen_order() {
         let b = board(&State::initial());
         assert_eq!(b.len(), 64);
-        assert_eq!((b[0].as_str(), b[4].as_str(), b[60].as_str(), b[63].as_str()), ("r", "k", "K", "R"));
+        assert_eq!(
+            (b[0].as_str(), b[4].as_str(), b[60].as_str(), b[63].as_str()),
+            ("r", "k", "K", "R")
+        );
         assert_eq!(b[32], "");
     }
 }

@@ -6,7 +6,10 @@ use std::process::{Command, Output, Stdio};
 use serde_json::Value;
 
 fn chessref(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chessref")).args(args).output().expect("the binary runs")
+    Command::new(env!("CARGO_BIN_EXE_chessref"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
 }
 
 fn chessref_stdin(args: &[&str], input: &str) -> Output {
@@ -17,7 +20,12 @@ fn chessref_stdin(args: &[&str], input: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the binary runs");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
     child.wait_with_output().unwrap()
 }
 
@@ -34,7 +42,8 @@ fn code(o: &Output) -> i32 {
 }
 
 fn json(o: &Output) -> Value {
-    serde_json::from_str(stdout(o).trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(o)))
+    serde_json::from_str(stdout(o).trim())
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(o)))
 }
 
 const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
@@ -57,7 +66,10 @@ fn perft_divide_lists_every_move_then_the_total() {
     assert_eq!(lines.len(), 21);
     assert!(lines.contains(&"e2e4: 20"), "{out}");
     assert!(lines.contains(&"g1f3: 20"), "{out}");
-    let sum: u64 = lines[..20].iter().map(|l| l.split(": ").nth(1).unwrap().parse::<u64>().unwrap()).sum();
+    let sum: u64 = lines[..20]
+        .iter()
+        .map(|l| l.split(": ").nth(1).unwrap().parse::<u64>().unwrap())
+        .sum();
     assert_eq!(sum, 400);
     assert_eq!(lines[20], "400");
     let o = chessref(&["perft", "0", "--divide"]);
@@ -70,43 +82,101 @@ fn moves_lists_legal_moves_in_uci() {
     let out = stdout(&o);
     assert_eq!(out.lines().count(), 20);
     assert!(out.lines().any(|l| l == "b1c3"));
-    let o = chessref(&["moves", "--fen", "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "--json"]);
+    let o = chessref(&[
+        "moves",
+        "--fen",
+        "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1",
+        "--json",
+    ]);
     let v = json(&o);
-    let moves: Vec<&str> = v["moves"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
+    let moves: Vec<&str> = v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
     for promo in ["b7b8q", "b7b8r", "b7b8b", "b7b8n"] {
         assert!(moves.contains(&promo), "{moves:?}");
     }
     assert_eq!(v["san"].as_array().unwrap().len(), moves.len());
-    assert!(v["san"].as_array().unwrap().iter().any(|s| s == "b8=Q+"), "{v}");
+    assert!(
+        v["san"].as_array().unwrap().iter().any(|s| s == "b8=Q+"),
+        "{v}"
+    );
 }
 
 #[test]
 fn check_exit_codes_and_json() {
-    let o = chessref(&["check", "--fen", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "e2e4", "--json"]);
+    let o = chessref(&[
+        "check",
+        "--fen",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "e2e4",
+        "--json",
+    ]);
     assert_eq!(code(&o), 0);
-    assert_eq!(json(&o), serde_json::json!({"legal": true, "code": 0, "reason": "OK"}));
+    assert_eq!(
+        json(&o),
+        serde_json::json!({"legal": true, "code": 0, "reason": "OK"})
+    );
 
-    let o = chessref(&["check", "--fen", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "e2e5", "--json"]);
+    let o = chessref(&[
+        "check",
+        "--fen",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "e2e5",
+        "--json",
+    ]);
     assert_eq!(code(&o), 1);
-    assert_eq!(json(&o), serde_json::json!({"legal": false, "code": 6, "reason": "BAD_GEOMETRY"}));
+    assert_eq!(
+        json(&o),
+        serde_json::json!({"legal": false, "code": 6, "reason": "BAD_GEOMETRY"})
+    );
 
     // A pinned knight: KING_LEFT_IN_CHECK.
-    let o = chessref(&["check", "--fen", "4k3/4r3/8/8/8/8/4N3/4K3 w - - 0 1", "e2c3", "--json"]);
+    let o = chessref(&[
+        "check",
+        "--fen",
+        "4k3/4r3/8/8/8/8/4N3/4K3 w - - 0 1",
+        "e2c3",
+        "--json",
+    ]);
     assert_eq!(json(&o)["code"], 14);
     assert_eq!(json(&o)["reason"], "KING_LEFT_IN_CHECK");
 
     // Syntactically odd but well-formed squares are checked, not refused as input.
     let o = chessref(&["check", "e2e2", "--json"]);
-    assert_eq!((code(&o), json(&o)["reason"].clone()), (1, "SAME_SQUARE".into()));
-    let o = chessref(&["check", "--fen", "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8k", "--json"]);
+    assert_eq!(
+        (code(&o), json(&o)["reason"].clone()),
+        (1, "SAME_SQUARE".into())
+    );
+    let o = chessref(&[
+        "check",
+        "--fen",
+        "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1",
+        "b7b8k",
+        "--json",
+    ]);
     assert_eq!(json(&o)["reason"], "INVALID_PROMOTION");
-    let o = chessref(&["check", "--fen", "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8", "--json"]);
+    let o = chessref(&[
+        "check",
+        "--fen",
+        "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1",
+        "b7b8",
+        "--json",
+    ]);
     assert_eq!(json(&o)["reason"], "PROMOTION_REQUIRED");
     // The packed uint24 form reaches off-board squares.
     let o = chessref(&["check", "0x640800", "--json"]);
-    assert_eq!(json(&o), serde_json::json!({"legal": false, "code": 1, "reason": "OFF_BOARD"}));
+    assert_eq!(
+        json(&o),
+        serde_json::json!({"legal": false, "code": 1, "reason": "OFF_BOARD"})
+    );
     let o = chessref(&["check", "0x644400"]);
-    assert_eq!((code(&o), stdout(&o).trim().to_owned()), (0, "legal".to_owned()));
+    assert_eq!(
+        (code(&o), stdout(&o).trim().to_owned()),
+        (0, "legal".to_owned())
+    );
 
     let o = chessref(&["check", "e2e4x"]);
     assert_eq!(code(&o), 2);
@@ -121,7 +191,10 @@ fn play_accepts_uci_and_san() {
     let o = chessref(&["play", "e2e4", "c5", "Nf3"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let out = stdout(&o);
-    assert!(out.contains("fen: rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"), "{out}");
+    assert!(
+        out.contains("fen: rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"),
+        "{out}"
+    );
     assert!(out.contains("status: ONGOING (0)"), "{out}");
     let hex = out.lines().find_map(|l| l.strip_prefix("hex: ")).unwrap();
     assert_eq!(hex.len(), 256);
@@ -129,7 +202,10 @@ fn play_accepts_uci_and_san() {
     let o = chessref(&["play", "--json", "f3", "e5", "g4", "Qh4#"]);
     let v = json(&o);
     assert_eq!(v["status"], "CHECKMATE");
-    assert_eq!(v["moves"], serde_json::json!(["f2f3", "e7e5", "g2g4", "d8h4"]));
+    assert_eq!(
+        v["moves"],
+        serde_json::json!(["f2f3", "e7e5", "g2g4", "d8h4"])
+    );
 
     // A move after mate is refused, naming the end.
     let o = chessref(&["play", "f3", "e5", "g4", "Qh4#", "Kf2"]);
@@ -142,7 +218,11 @@ fn play_accepts_uci_and_san() {
 
 #[test]
 fn state_decodes_fen_and_hex_both_ways() {
-    let o = chessref(&["state", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "--json"]);
+    let o = chessref(&[
+        "state",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "--json",
+    ]);
     assert_eq!(code(&o), 0);
     let v = json(&o);
     let hex = v["hex"].as_str().unwrap().to_owned();
@@ -151,7 +231,10 @@ fn state_decodes_fen_and_hex_both_ways() {
     assert_eq!(v["in_check"], false);
 
     let o = chessref(&["state", &hex, "--json"]);
-    assert_eq!(json(&o)["fen"], "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+    assert_eq!(
+        json(&o)["fen"],
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    );
     let o = chessref(&["state", &format!("0x{hex}")]);
     assert_eq!(code(&o), 0);
     assert!(stdout(&o).contains("fen: rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"));
@@ -163,10 +246,17 @@ fn state_reports_invalid_states_with_their_section_7_code() {
     let o = chessref(&["state", "4k3/8/8/8/8/8/4Q3/4K3 w - - 0 1", "--json"]);
     assert_eq!(code(&o), 1);
     let v = json(&o);
-    assert_eq!((v["valid"].clone(), v["code"].clone(), v["reason"].clone()), (false.into(), 6.into(), "OPPONENT_IN_CHECK".into()));
+    assert_eq!(
+        (v["valid"].clone(), v["code"].clone(), v["reason"].clone()),
+        (false.into(), 6.into(), "OPPONENT_IN_CHECK".into())
+    );
 
     // Hex with a bad piece code on a1: BAD_PIECE_CODE (1).
-    let o = chessref(&["state", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "--json"]);
+    let o = chessref(&[
+        "state",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "--json",
+    ]);
     let mut bytes = hex_bytes(json(&o)["hex"].as_str().unwrap());
     bytes[112] = 9;
     let o = chessref(&["state", &to_hex(&bytes), "--json"]);
@@ -183,7 +273,10 @@ fn state_reports_invalid_states_with_their_section_7_code() {
 }
 
 fn hex_bytes(s: &str) -> Vec<u8> {
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
 }
 
 fn to_hex(b: &[u8]) -> String {
@@ -195,9 +288,16 @@ const TWO_GAMES: &str = "[Event \"a\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 
 #[test]
 fn pgn_json_reports_every_game() {
     let o = chessref_stdin(&["pgn", "-", "--json"], TWO_GAMES);
-    assert_eq!(code(&o), 1, "a game with an illegal move makes the exit status non-zero");
+    assert_eq!(
+        code(&o),
+        1,
+        "a game with an illegal move makes the exit status non-zero"
+    );
     let out = stdout(&o);
-    let rows: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let rows: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0]["index"], 1);
     assert_eq!(rows[0]["plies"], 4);
@@ -207,9 +307,15 @@ fn pgn_json_reports_every_game() {
     assert_eq!(rows[0]["hex"].as_str().unwrap().len(), 256);
     assert_eq!(rows[1]["index"], 2);
     assert_eq!(rows[1]["plies"], 2);
-    assert_eq!(rows[1]["fen"], "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 0 2");
+    assert_eq!(
+        rows[1]["fen"],
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 0 2"
+    );
     let err = rows[1]["error"].as_str().unwrap();
-    assert!(err.contains("game 2") && err.contains("ply 3") && err.contains("Ke3"), "{err}");
+    assert!(
+        err.contains("game 2") && err.contains("ply 3") && err.contains("Ke3"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -230,7 +336,14 @@ fn pgn_plain_summarises_and_succeeds_on_clean_files() {
 
 #[test]
 fn bad_usage_exits_2_without_panicking() {
-    for args in [&["perft"][..], &["perft", "x"], &["nonsense"], &["check"], &["perft", "99"], &["moves", "--fen", ""]] {
+    for args in [
+        &["perft"][..],
+        &["perft", "x"],
+        &["nonsense"],
+        &["check"],
+        &["perft", "99"],
+        &["moves", "--fen", ""],
+    ] {
         let o = chessref(args);
         assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
         assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
@@ -267,12 +380,24 @@ fn replay_json_reports_every_ply_matching_the_contract() {
 fn replay_of_an_unreadable_file_is_bad_input() {
     let o = chessref(&["replay", "/nonexistent/games.pgn"]);
     assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("/nonexistent/games.pgn"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("/nonexistent/games.pgn"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
 fn simulate_with_illegal_attempts_agrees_with_the_contract() {
-    let o = chessref(&["simulate", "--games", "2", "--seed", "3", "--illegal-rate", "0.3"]);
+    let o = chessref(&[
+        "simulate",
+        "--games",
+        "2",
+        "--seed",
+        "3",
+        "--illegal-rate",
+        "0.3",
+    ]);
     assert_eq!(code(&o), 0, "stderr: {}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("2 games"), "{out}");

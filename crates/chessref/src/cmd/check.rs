@@ -48,8 +48,16 @@ impl CheckVerdict {
     /// The verdict for a check result.
     pub fn from_result(result: Result<(), Rejection>) -> CheckVerdict {
         match result {
-            Ok(()) => CheckVerdict { legal: true, code: 0, reason: "OK" },
-            Err(r) => CheckVerdict { legal: false, code: r.code(), reason: r.name() },
+            Ok(()) => CheckVerdict {
+                legal: true,
+                code: 0,
+                reason: "OK",
+            },
+            Err(r) => CheckVerdict {
+                legal: false,
+                code: r.code(),
+                reason: r.name(),
+            },
         }
     }
 }
@@ -60,10 +68,16 @@ pub fn parse_raw_move(text: &str) -> Result<RawMove, CliError> {
     if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
         return match u32::from_str_radix(hex, 16) {
             Ok(packed) if packed <= 0xff_ffff => Ok(RawMove::from_packed(packed)),
-            _ => Err(CliError::Arg(format!("invalid packed move {text:?}: expected 0x and at most 6 hex digits"))),
+            _ => Err(CliError::Arg(format!(
+                "invalid packed move {text:?}: expected 0x and at most 6 hex digits"
+            ))),
         };
     }
-    let bad = || CliError::Arg(format!("invalid move {text:?}: expected UCI like e2e4 or e7e8q, or a packed 0x uint24"));
+    let bad = || {
+        CliError::Arg(format!(
+            "invalid move {text:?}: expected UCI like e2e4 or e7e8q, or a packed 0x uint24"
+        ))
+    };
     if !text.is_ascii() || !(4..=5).contains(&text.len()) {
         return Err(bad());
     }
@@ -79,7 +93,11 @@ pub fn parse_raw_move(text: &str) -> Result<RawMove, CliError> {
         Some(b'k') => 6,
         Some(_) => return Err(bad()),
     };
-    Ok(RawMove { from: from.index(), to: to.index(), promotion })
+    Ok(RawMove {
+        from: from.index(),
+        to: to.index(),
+        promotion,
+    })
 }
 
 /// Checks the move; exit 0 when legal, 1 when illegal.
@@ -87,18 +105,26 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let state = parse_position(args.fen.as_deref())?;
     let raw = parse_raw_move(&args.mv)?;
     let verdict = if args.evm {
-        let answer = chessref_evm::evm_check(&state, raw).map_err(|e| CliError::Arg(format!("EVM check failed: {e}")))?;
+        let answer = chessref_evm::evm_check(&state, raw)
+            .map_err(|e| CliError::Arg(format!("EVM check failed: {e}")))?;
         CheckVerdict::from_result(answer)
     } else {
         CheckVerdict::of(&state, raw)
     };
     if args.json {
-        println!("{}", serde_json::to_string(&verdict).expect("a verdict serializes"));
+        println!(
+            "{}",
+            serde_json::to_string(&verdict).expect("a verdict serializes")
+        );
     } else if verdict.legal {
         println!("legal");
     } else {
         let rejection = Rejection::from_code(verdict.code).expect("a rejection code");
         println!("illegal: {} {}: {rejection}", verdict.code, verdict.reason);
     }
-    Ok(if verdict.legal { ExitCode::SUCCESS } else { ExitCode::from(EXIT_VERDICT) })
+    Ok(if verdict.legal {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_VERDICT)
+    })
 }

@@ -50,18 +50,26 @@ pub enum CliError {
 
 /// Whether `text` is meant as a state in hex (256 hex digits, optional `0x`) rather than FEN.
 pub fn looks_like_hex(text: &str) -> bool {
-    let digits = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")).unwrap_or(text);
+    let digits = text
+        .strip_prefix("0x")
+        .or_else(|| text.strip_prefix("0X"))
+        .unwrap_or(text);
     !text.contains('/') && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// Parses a position given as FEN or as a 256-hex-digit state; `None` is the initial position.
 pub fn parse_position(text: Option<&str>) -> Result<State, CliError> {
-    let Some(text) = text else { return Ok(State::initial()) };
+    let Some(text) = text else {
+        return Ok(State::initial());
+    };
     let text = text.trim();
     if looks_like_hex(text) {
         Ok(State::from_hex(text)?)
     } else {
-        State::from_fen(text).map_err(|source| CliError::Fen { text: text.to_owned(), source })
+        State::from_fen(text).map_err(|source| CliError::Fen {
+            text: text.to_owned(),
+            source,
+        })
     }
 }
 

@@ -25,7 +25,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     moves.sort_by_key(|m| m.to_uci());
     if args.json {
         let uci: Vec<String> = moves.iter().map(|m| m.to_uci()).collect();
-        let san: Vec<String> = moves.iter().map(|m| state.san(*m).unwrap_or_else(|_| m.to_uci())).collect();
+        let san: Vec<String> = moves
+            .iter()
+            .map(|m| state.san(*m).unwrap_or_else(|_| m.to_uci()))
+            .collect();
         print_json(&json!({ "moves": uci, "san": san }));
     } else {
         for m in moves {

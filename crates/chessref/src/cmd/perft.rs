@@ -23,7 +23,10 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let state = parse_position(args.fen.as_deref())?;
     if args.depth > 20 {
-        return Err(CliError::Arg(format!("perft depth {} is too deep (at most 20)", args.depth)));
+        return Err(CliError::Arg(format!(
+            "perft depth {} is too deep (at most 20)",
+            args.depth
+        )));
     }
     // Depth 0 has no moves to divide by: its one node is the position itself.
     let total = if args.divide && args.depth > 0 {

@@ -28,13 +28,22 @@ const PROGRESS_MIN_BYTES: u64 = 4 << 20;
 
 /// Validates every game; exit 1 if any game has an error.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let io_error = |source| CliError::Io { path: args.path.clone(), source };
+    let io_error = |source| CliError::Io {
+        path: args.path.clone(),
+        source,
+    };
     let (input, size): (Box<dyn BufRead>, Option<u64>) = if args.path == "-" {
-        (Box::new(BufReader::with_capacity(1 << 16, io::stdin().lock())), None)
+        (
+            Box::new(BufReader::with_capacity(1 << 16, io::stdin().lock())),
+            None,
+        )
     } else {
         let file = File::open(&args.path).map_err(io_error)?;
         let size = file.metadata().map_err(io_error)?.len();
-        (Box::new(BufReader::with_capacity(1 << 16, file)), Some(size))
+        (
+            Box::new(BufReader::with_capacity(1 << 16, file)),
+            Some(size),
+        )
     };
     let progress = progress_bar(size);
     let mut reader = PgnReader::new(input);
@@ -47,7 +56,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 progress.finish_and_clear();
                 return Err(io_error(source));
             }
-            Err(e) => GameReport { index: e.game().unwrap_or(games + 1), game: None, result: None, error: Some(e) },
+            Err(e) => GameReport {
+                index: e.game().unwrap_or(games + 1),
+                game: None,
+                result: None,
+                error: Some(e),
+            },
             Ok(pgn) => GameReport::replay(&pgn),
         };
         games += 1;
@@ -72,7 +86,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         writeln!(out, "{games} games, {plies} plies, {failed} with errors")?;
     }
     out.flush()?;
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(EXIT_VERDICT) })
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_VERDICT)
+    })
 }
 
 /// A bar on stderr for large inputs when stderr is a terminal; hidden otherwise.
@@ -81,12 +99,17 @@ fn progress_bar(size: Option<u64>) -> ProgressBar {
         return ProgressBar::hidden();
     }
     match size {
-        Some(len) => ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr()).with_style(
-            ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
+        Some(len) => ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr())
+            .with_style(
+                ProgressStyle::with_template(
+                    "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+                )
+                .expect("a valid template"),
+            ),
+        None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_style(
+            ProgressStyle::with_template("{spinner} {bytes} read {bytes_per_sec}")
                 .expect("a valid template"),
         ),
-        None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
-            .with_style(ProgressStyle::with_template("{spinner} {bytes} read {bytes_per_sec}").expect("a valid template")),
     }
 }
 
@@ -104,8 +127,18 @@ impl GameReport {
     fn replay(pgn: &PgnGame) -> GameReport {
         let result = pgn.result.clone();
         match pgn.replay_prefix() {
-            Ok(Replay { game, error }) => GameReport { index: pgn.index, game: Some(game), result, error },
-            Err(e) => GameReport { index: pgn.index, game: None, result, error: Some(e) },
+            Ok(Replay { game, error }) => GameReport {
+                index: pgn.index,
+                game: Some(game),
+                result,
+                error,
+            },
+            Err(e) => GameReport {
+                index: pgn.index,
+                game: None,
+                result,
+                error: Some(e),
+            },
         }
     }
 

@@ -25,7 +25,9 @@ pub struct Args {
 
 /// Serves until a shutdown signal, then finishes the requests in flight.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(args.addr)
             .await
@@ -35,7 +37,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         let mut out = std::io::stdout();
         writeln!(out, "chessref serve: listening on http://{addr}")?;
         out.flush()?;
-        let config = chessref_server::Config { json_limit: args.json_limit, pgn_limit: args.pgn_limit };
+        let config = chessref_server::Config {
+            json_limit: args.json_limit,
+            pgn_limit: args.pgn_limit,
+        };
         chessref_server::serve(listener, config, chessref_server::shutdown_signal()).await?;
         eprintln!("chessref serve: stopped");
         Ok(ExitCode::SUCCESS)

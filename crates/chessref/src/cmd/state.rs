@@ -26,13 +26,22 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let text = args.position.trim();
     let parsed = if looks_like_hex(text) {
         State::from_hex(text).map_err(|e| match e {
-            StateError::Invalid(code) => Invalid { code, message: e.to_string() },
+            StateError::Invalid(code) => Invalid {
+                code,
+                message: e.to_string(),
+            },
             other => NotAState(CliError::Hex(other)),
         })
     } else {
         State::from_fen(text).map_err(|e| match e {
-            FenError::Invalid(code) => Invalid { code, message: e.to_string() },
-            source => NotAState(CliError::Fen { text: text.to_owned(), source }),
+            FenError::Invalid(code) => Invalid {
+                code,
+                message: e.to_string(),
+            },
+            source => NotAState(CliError::Fen {
+                text: text.to_owned(),
+                source,
+            }),
         })
     };
     let state = match parsed {
@@ -40,9 +49,15 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         Err(NotAState(e)) => return Err(e),
         Err(Invalid { code, message }) => {
             if args.json {
-                print_json(&json!({ "valid": false, "code": code.code(), "reason": code.name(), "error": message }));
+                print_json(
+                    &json!({ "valid": false, "code": code.code(), "reason": code.name(), "error": message }),
+                );
             } else {
-                println!("invalid state: code {} {}: {message}", code.code(), code.name());
+                println!(
+                    "invalid state: code {} {}: {message}",
+                    code.code(),
+                    code.name()
+                );
             }
             return Ok(ExitCode::from(EXIT_VERDICT));
         }
