@@ -18,6 +18,11 @@ if [ ! -x node_modules/.bin/forge ] || [ ! -x node_modules/.bin/anvil ] || [ pac
   npm install --no-audit --no-fund --loglevel=error
 fi
 
+# rustfmt for the formatting check (part of the usual rustup profile; added if missing).
+if ! cargo fmt --version >/dev/null 2>&1; then
+  rustup component add rustfmt
+fi
+
 chmod +x scripts/solc-shim
 echo "bootstrap: $(node_modules/.bin/forge --version | head -1)"
 echo "bootstrap: $(node_modules/.bin/anvil --version | head -1)"
