@@ -73,6 +73,44 @@ pub fn parse_position(text: Option<&str>) -> Result<State, CliError> {
     }
 }
 
+/// Opens a PGN input for streaming: a file (with its size, for a progress
+/// bar) or standard input for `-`.
+pub fn open_input(path: &str) -> Result<(Box<dyn std::io::BufRead>, Option<u64>), CliError> {
+    use std::io::BufReader;
+    const BUFFER: usize = 1 << 16;
+    if path == "-" {
+        return Ok((
+            Box::new(BufReader::with_capacity(BUFFER, std::io::stdin().lock())),
+            None,
+        ));
+    }
+    let io_error = |source| CliError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io_error)?;
+    let size = file.metadata().map_err(io_error)?.len();
+    Ok((Box::new(BufReader::with_capacity(BUFFER, file)), Some(size)))
+}
+
+/// A progress bar over the bytes read, on stderr when stderr is a terminal
+/// and the input is not known to be smaller than `min_bytes`; hidden otherwise.
+pub fn byte_progress(size: Option<u64>, label: &str, min_bytes: u64) -> indicatif::ProgressBar {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() || size.is_some_and(|s| s < min_bytes) {
+        return ProgressBar::hidden();
+    }
+    let template = match size {
+        Some(_) => {
+            format!("{label} {{bar:40}} {{bytes}}/{{total_bytes}} {{bytes_per_sec}} eta {{eta}}")
+        }
+        None => format!("{{spinner}} {label}: {{bytes}} read {{bytes_per_sec}}"),
+    };
+    ProgressBar::with_draw_target(size, ProgressDrawTarget::stderr())
+        .with_style(ProgressStyle::with_template(&template).expect("a valid template"))
+}
+
 /// Prints a JSON value as one line on stdout.
 pub fn print_json(value: &serde_json::Value) {
     println!("{value}");

@@ -1,15 +1,13 @@
 //! `chessref pgn <file or -> [--json]`: validate every game of a PGN, streaming.
 
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal, Write};
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use chessref_core::{Game, PgnError, PgnGame, PgnReader, Replay};
 use clap::Args as ClapArgs;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{Value, json};
 
-use super::{CliError, EXIT_VERDICT};
+use super::{CliError, EXIT_VERDICT, byte_progress, open_input};
 
 /// Arguments of `chessref pgn`.
 #[derive(ClapArgs)]
@@ -32,20 +30,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         path: args.path.clone(),
         source,
     };
-    let (input, size): (Box<dyn BufRead>, Option<u64>) = if args.path == "-" {
-        (
-            Box::new(BufReader::with_capacity(1 << 16, io::stdin().lock())),
-            None,
-        )
-    } else {
-        let file = File::open(&args.path).map_err(io_error)?;
-        let size = file.metadata().map_err(io_error)?.len();
-        (
-            Box::new(BufReader::with_capacity(1 << 16, file)),
-            Some(size),
-        )
-    };
-    let progress = progress_bar(size);
+    let (input, size) = open_input(&args.path)?;
+    let progress = byte_progress(size, "pgn", PROGRESS_MIN_BYTES);
     let mut reader = PgnReader::new(input);
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
@@ -91,26 +77,6 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     } else {
         ExitCode::from(EXIT_VERDICT)
     })
-}
-
-/// A bar on stderr for large inputs when stderr is a terminal; hidden otherwise.
-fn progress_bar(size: Option<u64>) -> ProgressBar {
-    if !io::stderr().is_terminal() || size.is_some_and(|s| s < PROGRESS_MIN_BYTES) {
-        return ProgressBar::hidden();
-    }
-    match size {
-        Some(len) => ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr())
-            .with_style(
-                ProgressStyle::with_template(
-                    "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-                )
-                .expect("a valid template"),
-            ),
-        None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_style(
-            ProgressStyle::with_template("{spinner} {bytes} read {bytes_per_sec}")
-                .expect("a valid template"),
-        ),
-    }
 }
 
 /// What `pgn` reports for one game.

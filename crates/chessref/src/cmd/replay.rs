@@ -2,17 +2,15 @@
 //! transactions through ChessReferee, every ply compared byte for byte with
 //! chessref-core. The logic lives in `chessref_evm::replay`.
 
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal, Write};
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use chessref_core::{PgnError, PgnReader};
 use chessref_evm::{GasStats, Replayer};
 use clap::Args as ClapArgs;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
-use super::{CliError, EXIT_VERDICT};
+use super::{CliError, EXIT_VERDICT, byte_progress, open_input};
 
 /// Arguments of `chessref replay`.
 #[derive(ClapArgs)]
@@ -40,24 +38,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         path: args.path.clone(),
         source,
     };
-    let (input, size): (Box<dyn BufRead>, Option<u64>) = if args.path == "-" {
-        (
-            Box::new(BufReader::with_capacity(1 << 16, io::stdin().lock())),
-            None,
-        )
-    } else {
-        let file = File::open(&args.path).map_err(io_error)?;
-        let size = file.metadata().map_err(io_error)?.len();
-        (
-            Box::new(BufReader::with_capacity(1 << 16, file)),
-            Some(size),
-        )
-    };
+    let (input, size) = open_input(&args.path)?;
     let evm_error = |e: chessref_evm::EvmError| CliError::Arg(format!("chain: {e}"));
     let chain =
         chessref_evm::connect(args.rpc.as_deref()).map_err(|e| CliError::Arg(e.to_string()))?;
     let mut replayer = Replayer::new(chain).map_err(evm_error)?;
-    let progress = progress_bar(size);
+    let progress = byte_progress(size, "replay", 0);
     let mut reader = PgnReader::new(input);
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
@@ -139,22 +125,4 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     } else {
         ExitCode::from(EXIT_VERDICT)
     })
-}
-
-/// A bar on stderr when stderr is a terminal; hidden otherwise.
-fn progress_bar(size: Option<u64>) -> ProgressBar {
-    if !io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    match size {
-        Some(len) => ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr())
-            .with_style(
-                ProgressStyle::with_template("replay {bar:40} {bytes}/{total_bytes} eta {eta}")
-                    .expect("a valid template"),
-            ),
-        None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_style(
-            ProgressStyle::with_template("{spinner} replay: {bytes} read")
-                .expect("a valid template"),
-        ),
-    }
 }
