@@ -82,6 +82,29 @@ pub enum CallOutcome {
     Revert(Bytes),
 }
 
+impl CallOutcome {
+    /// The ABI-decoded return of `T`, or the decoded revert as an error
+    /// naming `operation`.
+    pub fn decode<T: alloy_sol_types::SolCall>(
+        self,
+        operation: &'static str,
+    ) -> Result<T::Return, crate::EvmError> {
+        match self {
+            CallOutcome::Return(data) => {
+                T::abi_decode_returns(&data).map_err(|e| crate::EvmError::Decode {
+                    operation,
+                    message: e.to_string(),
+                })
+            }
+            CallOutcome::Revert(data) => Err(crate::EvmError::Reverted {
+                operation,
+                revert: crate::ContractRevert::decode(&data),
+                gas_used: 0,
+            }),
+        }
+    }
+}
+
 /// A chain the harness can deploy to, transact with and read from.
 ///
 /// Implemented by [`crate::RevmChain`] (in process, the default) and

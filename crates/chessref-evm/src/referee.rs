@@ -7,7 +7,7 @@ use alloy_sol_types::{SolCall, SolEventInterface};
 
 use crate::{
     bindings::ChessReferee::{self as R, ChessRefereeEvents as Event},
-    chain::{CallOutcome, Chain, TxReceipt, TxRequest},
+    chain::{Chain, TxReceipt, TxRequest},
     error::EvmError,
     revert::ContractRevert,
 };
@@ -232,22 +232,9 @@ impl<C: Chain> Referee<C> {
         call: T,
     ) -> Result<T::Return, EvmError> {
         let from = self.chain.accounts()[0];
-        match self
-            .chain
+        self.chain
             .call(from, self.address, Bytes::from(call.abi_encode()))?
-        {
-            CallOutcome::Return(data) => {
-                T::abi_decode_returns(&data).map_err(|e| EvmError::Decode {
-                    operation,
-                    message: e.to_string(),
-                })
-            }
-            CallOutcome::Revert(data) => Err(EvmError::Reverted {
-                operation,
-                revert: ContractRevert::decode(&data),
-                gas_used: 0,
-            }),
-        }
+            .decode::<T>(operation)
     }
 
     fn events(&self, logs: &[Log]) -> Vec<Event> {

@@ -4,12 +4,7 @@
 use alloy_primitives::{Address, B256, Bytes};
 use alloy_sol_types::SolCall;
 
-use crate::{
-    bindings::ChessRulesView as View,
-    chain::{CallOutcome, Chain},
-    error::EvmError,
-    revert::ContractRevert,
-};
+use crate::{bindings::ChessRulesView as View, chain::Chain, error::EvmError};
 
 /// A deployed `ChessRulesView` on some chain.
 #[derive(Debug)]
@@ -56,22 +51,9 @@ impl<C: Chain> RulesView<C> {
         operation: &'static str,
         call: T,
     ) -> Result<T::Return, EvmError> {
-        match self
-            .chain
+        self.chain
             .call(self.caller, self.address, Bytes::from(call.abi_encode()))?
-        {
-            CallOutcome::Return(data) => {
-                T::abi_decode_returns(&data).map_err(|e| EvmError::Decode {
-                    operation,
-                    message: e.to_string(),
-                })
-            }
-            CallOutcome::Revert(data) => Err(EvmError::Reverted {
-                operation,
-                revert: ContractRevert::decode(&data),
-                gas_used: 0,
-            }),
-        }
+            .decode::<T>(operation)
     }
 
     /// `initialState()`.
