@@ -16,13 +16,15 @@ bin=target/release/chessref
 
 if [ "$#" -eq 0 ]; then
   data="$(cd .. && pwd)/shared/data/pgn"
-  if [ -d "$data" ]; then
-    mapfile -t files < <(find "$data" -name '*.pgn' | sort)
-    set -- "${files[@]}"
-  else
+  if [ ! -d "$data" ]; then
     echo "main: no PGN given and $data is absent: simulating 200 seeded random games instead" >&2
     exec "$bin" simulate --games 200 --seed 1
   fi
+  mapfile -t files < <(find "$data" -name '*.pgn' | sort)
+  echo "main: replaying ${#files[@]} PGN files from $data as one stream" >&2
+  # One stream, one grand total; a blank line keeps games of adjacent files apart.
+  for f in "${files[@]}"; do cat "$f"; printf '\n\n'; done | "$bin" replay -
+  exit "${PIPESTATUS[1]}"
 fi
 
 status=0
