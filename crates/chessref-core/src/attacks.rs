@@ -129,7 +129,7 @@ pub(crate) fn attacked<B: Board>(b: &B, sq: u8, by: i8) -> bool {
     // Diagonals: the first square may hold a king, or a pawn if the step points
     // towards `by`'s side (a `by` pawn attacks forward, so it sits "behind" sq).
     for &d in &DIAGONALS {
-        let mut t = sq.wrapping_add(d);
+        let t = sq.wrapping_add(d);
         if !on_board(t) {
             continue;
         }
@@ -141,22 +141,13 @@ pub(crate) fn attacked<B: Board>(b: &B, sq: u8, by: i8) -> bool {
             }
             continue;
         }
-        loop {
-            t = t.wrapping_add(d);
-            if !on_board(t) {
-                break;
-            }
-            let p = b.at(t);
-            if p != 0 {
-                if p == bishop || p == queen {
-                    return true;
-                }
-                break;
-            }
+        let p = first_piece_beyond(b, t, d);
+        if p == bishop || p == queen {
+            return true;
         }
     }
     for &d in &ORTHOGONALS {
-        let mut t = sq.wrapping_add(d);
+        let t = sq.wrapping_add(d);
         if !on_board(t) {
             continue;
         }
@@ -167,18 +158,9 @@ pub(crate) fn attacked<B: Board>(b: &B, sq: u8, by: i8) -> bool {
             }
             continue;
         }
-        loop {
-            t = t.wrapping_add(d);
-            if !on_board(t) {
-                break;
-            }
-            let p = b.at(t);
-            if p != 0 {
-                if p == rook || p == queen {
-                    return true;
-                }
-                break;
-            }
+        let p = first_piece_beyond(b, t, d);
+        if p == rook || p == queen {
+            return true;
         }
     }
     for &off in &KNIGHT_OFFSETS {
@@ -188,6 +170,23 @@ pub(crate) fn attacked<B: Board>(b: &B, sq: u8, by: i8) -> bool {
         }
     }
     false
+}
+
+/// The first piece on the ray from `from` (exclusive) in direction `d`, or 0
+/// when the ray leaves the board empty: what a slider on that ray would meet.
+#[inline(always)]
+fn first_piece_beyond<B: Board>(b: &B, from: u8, d: u8) -> i8 {
+    let mut t = from;
+    loop {
+        t = t.wrapping_add(d);
+        if !on_board(t) {
+            return 0;
+        }
+        let p = b.at(t);
+        if p != 0 {
+            return p;
+        }
+    }
 }
 
 #[cfg(test)]
