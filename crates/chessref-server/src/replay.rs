@@ -26,6 +26,24 @@ impl Engine {
 }
 
 /// The section 6 code behind a refused move, when there is one.
+/// The entry of a game the PGN reader could not read (`next_index` when the
+/// error names no game). A reader error is never a rejected move, so `code`
+/// stays empty for both engines.
+fn unreadable_game(err: &PgnError, next_index: usize, engine: &'static str) -> ReplayGame {
+    ReplayGame {
+        index: err.game().unwrap_or(next_index),
+        plies: 0,
+        fen: None,
+        hex: None,
+        status: None,
+        result: None,
+        outcome: None,
+        code: rejection_code(err),
+        error: Some(err.to_string()),
+        engine,
+    }
+}
+
 fn rejection_code(err: &PgnError) -> Option<u8> {
     match err {
         PgnError::IllegalMove {
@@ -42,18 +60,7 @@ pub fn replay_rust(pgn: &str) -> ReplayResponse {
     // Each game takes at least one byte: a bound that holds whatever the reader does.
     for item in PgnReader::new(pgn.as_bytes()).take(pgn.len() + 1) {
         let entry = match item {
-            Err(e) => ReplayGame {
-                index: e.game().unwrap_or(games.len() + 1),
-                plies: 0,
-                fen: None,
-                hex: None,
-                status: None,
-                result: None,
-                outcome: None,
-                code: rejection_code(&e),
-                error: Some(e.to_string()),
-                engine: "rust",
-            },
+            Err(e) => unreadable_game(&e, games.len() + 1, "rust"),
             Ok(pgn_game) => {
                 let result = pgn_game
                     .result
@@ -132,18 +139,7 @@ pub fn replay_evm(pgn: &str) -> Result<ReplayResponse, crate::ApiError> {
         let pgn_game = match item {
             Ok(g) => g,
             Err(e) => {
-                games.push(ReplayGame {
-                    index: e.game().unwrap_or(games.len() + 1),
-                    plies: 0,
-                    fen: None,
-                    hex: None,
-                    status: None,
-                    result: None,
-                    outcome: None,
-                    code: None,
-                    error: Some(e.to_string()),
-                    engine: "evm",
-                });
+                games.push(unreadable_game(&e, games.len() + 1, "evm"));
                 continue;
             }
         };
