@@ -14,7 +14,10 @@ need npm
 # the lock can never list forge's/anvil's darwin-amd64 and linux-arm64 optional
 # packages (the registry has none), so `npm ci` refuses it as out of sync;
 # `npm install` honours the lock and the exact versions of package.json.
-if [ ! -x node_modules/.bin/forge ] || [ ! -x node_modules/.bin/anvil ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+# The native binaries are what scripts/foundry runs (never node_modules/.bin's
+# wrappers, which hide exit codes).
+if ! scripts/foundry --path forge >/dev/null 2>&1 || ! scripts/foundry --path anvil >/dev/null 2>&1 \
+  || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm install --no-audit --no-fund --loglevel=error
 fi
 
@@ -23,8 +26,12 @@ if ! cargo fmt --version >/dev/null 2>&1; then
   rustup component add rustfmt
 fi
 
-chmod +x scripts/solc-shim
-echo "bootstrap: $(node_modules/.bin/forge --version | head -1)"
-echo "bootstrap: $(node_modules/.bin/anvil --version | head -1)"
-echo "bootstrap: $(scripts/solc-shim --version | tail -1) (solc-js)"
+chmod +x scripts/solc-shim scripts/foundry
+# Each tool must run: a failed version query stops the bootstrap here.
+forge_version="$(scripts/foundry forge --version)"
+anvil_version="$(scripts/foundry anvil --version)"
+solc_version="$(scripts/solc-shim --version)"
+echo "bootstrap: ${forge_version%%$'\n'*}"
+echo "bootstrap: ${anvil_version%%$'\n'*}"
+echo "bootstrap: ${solc_version##*$'\n'} (solc-js)"
 echo "bootstrap: $(cargo --version)"

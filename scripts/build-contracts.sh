@@ -27,11 +27,8 @@ case "${1:-}" in
   *) echo "usage: $0 [--check]" >&2; exit 2 ;;
 esac
 
-FORGE=${FORGE:-node_modules/.bin/forge}
-if [ ! -x "$FORGE" ]; then
-  echo "build-contracts: forge not found at $FORGE; run scripts/bootstrap.sh first" >&2
-  exit 2
-fi
+# The native forge (scripts/foundry says why not node_modules/.bin/forge).
+FORGE="$(scripts/foundry --path forge)" || exit 2
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -23,8 +23,13 @@ if [ "$#" -eq 0 ]; then
   mapfile -t files < <(find "$data" -name '*.pgn' | sort)
   echo "main: replaying ${#files[@]} PGN files from $data as one stream" >&2
   # One stream, one grand total; a blank line keeps games of adjacent files apart.
-  for f in "${files[@]}"; do cat "$f"; printf '\n\n'; done | "$bin" replay -
-  exit "${PIPESTATUS[1]}"
+  for f in "${files[@]}"; do cat "$f" || exit 1; printf '\n\n'; done | "$bin" replay -
+  statuses=("${PIPESTATUS[@]}")
+  if [ "${statuses[0]}" != 0 ]; then
+    echo "main: reading the PGN files failed" >&2
+    exit 1
+  fi
+  exit "${statuses[1]}"
 fi
 
 status=0

@@ -11,11 +11,14 @@ export CARGO_TERM_COLOR=never
 step "toolchain"
 bash scripts/bootstrap.sh
 
+step "contracts: forge reports failures (a failing test, a gas change, an oversized contract, a compile error)"
+bash scripts/forge-gate-selftest.sh
+
 step "contracts: build, sizes (each under 24 KiB), forge tests with the committed gas snapshot"
-node_modules/.bin/forge build --sizes
+scripts/foundry forge build --sizes
 # Runs every forge test and fails if any test's gas differs from .gas-snapshot
-# (regenerate with `forge snapshot` when a change is meant to move gas).
-node_modules/.bin/forge snapshot --check
+# (regenerate with `scripts/foundry forge snapshot` when a change is meant to move gas).
+scripts/foundry forge snapshot --check
 
 step "contracts: committed ABI/bytecode artifacts are up to date"
 bash scripts/build-contracts.sh --check

@@ -14,7 +14,7 @@
 #      schemathesis (PyPI, in a venv under target/) fuzzes it against its OpenAPI document
 #   3. the npm package (crates/chessref-wasm/build-pkg.sh), its bundle size, and its
 #      tests in Node, its .d.ts under tsc --strict, and the same tests in headless Chromium
-#   4. examples/web end to end: anvil (node_modules/.bin/anvil from scripts/bootstrap.sh),
+#   4. examples/web end to end: anvil (scripts/foundry's native binary, from scripts/bootstrap.sh),
 #      the referee deployed, the page in headless Chromium; screenshot in
 #      examples/web/test-output/e2e.png
 #
@@ -25,6 +25,46 @@ cd "$(dirname "$0")/.."
 root="$(pwd)"
 
 step() { echo; echo "== web-test: $* (at ${SECONDS}s)"; }
+
+# `chessref serve` in the background: start_serve sets serve_pid and url (and
+# fails unless the server says it listens); stop_serve sends SIGTERM and fails
+# unless the server then exits 0. A server still running when this script
+# exits, whatever the reason, is killed.
+serve_pid=""
+serve_log=""
+cleanup() {
+  if [ -n "$serve_pid" ]; then kill -KILL "$serve_pid" 2>/dev/null || true; fi
+  if [ -n "$serve_log" ]; then rm -f "$serve_log"; fi
+}
+trap cleanup EXIT
+start_serve() {
+  serve_log="$(mktemp)"
+  target/release/chessref serve --addr 127.0.0.1:0 >"$serve_log" &
+  serve_pid=$!
+  for _ in $(seq 1 100); do
+    grep -q "listening on" "$serve_log" && break
+    kill -0 "$serve_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  url="$(sed -n 's/.*listening on //p' "$serve_log")"
+  if [ -z "$url" ]; then
+    echo "web-test: chessref serve did not start" >&2
+    cat "$serve_log" >&2
+    exit 1
+  fi
+}
+stop_serve() {
+  local status=0
+  kill -TERM "$serve_pid"
+  wait "$serve_pid" || status=$?
+  serve_pid=""
+  rm -f "$serve_log"
+  serve_log=""
+  if [ "$status" != 0 ]; then
+    echo "web-test: chessref serve exited $status after SIGTERM (expected a clean exit 0)" >&2
+    return 1
+  fi
+}
 
 # ---------------------------------------------------------------- installs
 step "install: wasm32-unknown-unknown target"
@@ -57,7 +97,7 @@ if [ ! -x /usr/bin/chromium ]; then
     sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
   fi
 fi
-/usr/bin/chromium --version 2>/dev/null || true
+/usr/bin/chromium --version
 
 step "install: npm ci"
 (cd crates/chessref-wasm/js && npm ci --no-audit --no-fund --loglevel=error)
@@ -76,19 +116,7 @@ cargo test --release -p chessref-server --features evm
 
 step "chessref serve smoke test"
 cargo build --release -p chessref
-out="$(mktemp)"
-target/release/chessref serve --addr 127.0.0.1:0 >"$out" &
-serve_pid=$!
-for _ in $(seq 1 100); do
-  grep -q "listening on" "$out" && break
-  sleep 0.1
-done
-url="$(sed -n 's/.*listening on //p' "$out")"
-if [ -z "$url" ]; then
-  kill "$serve_pid" 2>/dev/null || true
-  echo "web-test: chessref serve did not start" >&2
-  exit 1
-fi
+start_serve
 # /v1/check must print exactly what `chessref check --json` prints, for every move form.
 cases=(
   "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1|e2e4"
@@ -113,19 +141,21 @@ for case in "${cases[@]}"; do
     fetch(process.argv[1] + "/v1/check", { method: "POST", headers: { "content-type": "application/json" },
       body: JSON.stringify({ fen: process.argv[2], move: process.argv[3] }) })
       .then((r) => r.text()).then((t) => console.log(t));' "$url" "$fen" "$mv")"
-  cli="$(target/release/chessref check --fen "$fen" "$mv" --json || true)"
-  if [ "$answer" = "$cli" ]; then
+  # check exits 0 (legal), 1 (illegal) or 2 (bad input); anything else (a
+  # panic, a signal) is a failure whatever it printed.
+  cli_status=0
+  cli="$(target/release/chessref check --fen "$fen" "$mv" --json)" || cli_status=$?
+  if [ "$cli_status" -gt 2 ]; then
+    failed=$((failed + 1))
+    echo "chessref check --fen '$fen' $mv --json exited $cli_status" >&2
+  elif [ "$answer" = "$cli" ]; then
     passed=$((passed + 1))
   else
     failed=$((failed + 1))
     echo "MISMATCH $fen $mv: serve $answer, chessref check --json $cli" >&2
   fi
 done
-kill -TERM "$serve_pid"
-serve_status=0
-wait "$serve_pid" || serve_status=$?
-rm -f "$out"
-if [ "$serve_status" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "chessref serve exited $serve_status after SIGTERM" >&2; fi
+if stop_serve; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 echo "$passed passed, $failed failed"
 if [ "$failed" != 0 ]; then
   echo "web-test: chessref serve smoke test failed" >&2
@@ -138,22 +168,13 @@ if [ ! -x "$venv/bin/schemathesis" ]; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q "schemathesis==4.32.5"
 fi
-out="$(mktemp)"
-target/release/chessref serve --addr 127.0.0.1:0 >"$out" &
-serve_pid=$!
-for _ in $(seq 1 100); do
-  grep -q "listening on" "$out" && break
-  sleep 0.1
-done
-url="$(sed -n 's/.*listening on //p' "$out")"
+start_serve
 st_status=0
 # Every check but positive_data_acceptance: a syntactically valid FEN or state
 # can still be an invalid position, which the service rightly refuses.
 "$venv/bin/schemathesis" run "$url/openapi.json" --checks all --exclude-checks positive_data_acceptance \
   --max-examples 60 --seed 20261121 --no-color || st_status=$?
-kill -TERM "$serve_pid"
-wait "$serve_pid" || true
-rm -f "$out"
+stop_serve
 if [ "$st_status" != 0 ]; then
   echo "web-test: schemathesis found failures" >&2
   exit 1
@@ -166,9 +187,8 @@ step "wasm package tests: node, TypeScript declarations, headless chromium"
 (cd crates/chessref-wasm/js && node --test node.test.mjs types.test.mjs browser.test.mjs)
 
 step "examples/web end to end (anvil + headless chromium)"
-if [ ! -x node_modules/.bin/anvil ] && [ -z "${ANVIL:-}" ]; then
-  echo "web-test: node_modules/.bin/anvil missing: run scripts/bootstrap.sh first" >&2
-  exit 1
+if [ -z "${ANVIL:-}" ]; then
+  scripts/foundry --path anvil >/dev/null
 fi
 (cd examples/web && node --test test/)
 

@@ -48,4 +48,11 @@ rm -f "$out/web/.gitignore" "$out/node/.gitignore"
 raw=$(stat -c %s "$out/web/chessref_wasm_bg.wasm")
 gz=$(gzip -9 -c "$out/web/chessref_wasm_bg.wasm" | wc -c)
 js=$(gzip -9 -c "$out/web/chessref_wasm.js" | wc -c)
-echo "chessref-wasm bundle: wasm $raw bytes, $gz bytes gzipped; JS glue $js bytes gzipped; total $((gz + js)) bytes gzipped ($(( (gz + js + 1023) / 1024 )) KiB)"
+total_kib=$(( (gz + js + 1023) / 1024 ))
+echo "chessref-wasm bundle: wasm $raw bytes, $gz bytes gzipped; JS glue $js bytes gzipped; total $((gz + js)) bytes gzipped ($total_kib KiB)"
+# The size a front end pays for the checker; the aim set for the package.
+max_kib=300
+if [ "$total_kib" -gt "$max_kib" ]; then
+  echo "build-pkg: the bundle is $total_kib KiB gzipped, over the $max_kib KiB aim" >&2
+  exit 1
+fi

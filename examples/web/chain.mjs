@@ -1,8 +1,8 @@
 // A local chain for the example: anvil (the repository's pinned npm binary)
 // on 127.0.0.1, the ChessReferee deployed from its committed artifact, and a
 // game created and joined by two of anvil's funded, unlocked accounts.
-import { spawn } from "node:child_process";
-import { readFileSync, existsSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer, connect } from "node:net";
 import { fileURLToPath } from "node:url";
 import { ethers } from "ethers";
@@ -16,11 +16,14 @@ export function refereeArtifact() {
   return { abi: artifact.abi, bytecode: artifact.bytecode.object };
 }
 
+/** The native anvil as scripts/foundry resolves it (never node_modules/.bin's wrapper). */
 function anvilBinary() {
   if (process.env.ANVIL) return process.env.ANVIL;
-  const bin = `${ROOT}node_modules/.bin/anvil`;
-  if (!existsSync(bin)) throw new Error(`anvil not found at ${bin}: run scripts/bootstrap.sh (or set ANVIL)`);
-  return bin;
+  try {
+    return execFileSync(`${ROOT}scripts/foundry`, ["--path", "anvil"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+  } catch (e) {
+    throw new Error(`anvil not found (${String(e.stderr || e.message).trim()}): run scripts/bootstrap.sh (or set ANVIL)`);
+  }
 }
 
 function freePort() {

@@ -26,8 +26,11 @@ pub struct Anvil {
 
 impl Anvil {
     /// Finds the anvil binary: `$ANVIL` if set, else the native binary of
-    /// `@foundry-rs/anvil` or `node_modules/.bin/anvil` in the nearest
-    /// `node_modules` above the current directory or this crate.
+    /// this platform's `@foundry-rs/anvil-*` package in the nearest
+    /// `node_modules` above the current directory or this crate (the path
+    /// `scripts/foundry` resolves). Never `node_modules/.bin/anvil`: that is
+    /// npm's JavaScript wrapper, which hides the exit status and leaves the
+    /// real node running when it is killed.
     pub fn binary() -> Result<PathBuf, ChainError> {
         if let Some(path) = std::env::var_os("ANVIL") {
             let path = PathBuf::from(path);
@@ -44,26 +47,29 @@ impl Anvil {
             std::env::current_dir().ok(),
             Some(PathBuf::from(env!("CARGO_MANIFEST_DIR"))),
         ];
+        let platform = match (std::env::consts::OS, std::env::consts::ARCH) {
+            ("linux", "x86_64") => "linux-amd64",
+            ("linux", "aarch64") => "linux-arm64",
+            ("macos", "aarch64") => "darwin-arm64",
+            ("macos", "x86_64") => "darwin-amd64",
+            (os, arch) => {
+                return Err(ChainError::Anvil(format!(
+                    "no @foundry-rs/anvil npm package for {os} {arch}: set $ANVIL"
+                )));
+            }
+        };
+        let package = format!("@foundry-rs/anvil-{platform}/bin/anvil");
         for start in starts.iter().flatten() {
             for dir in start.ancestors() {
-                let modules = dir.join("node_modules");
-                for candidate in [
-                    modules.join("@foundry-rs/anvil-linux-amd64/bin/anvil"),
-                    modules.join("@foundry-rs/anvil-linux-arm64/bin/anvil"),
-                    modules.join("@foundry-rs/anvil-darwin-arm64/bin/anvil"),
-                    modules.join("@foundry-rs/anvil-darwin-amd64/bin/anvil"),
-                    modules.join(".bin/anvil"),
-                ] {
-                    if candidate.is_file() {
-                        return Ok(candidate);
-                    }
+                let candidate = dir.join("node_modules").join(&package);
+                if candidate.is_file() {
+                    return Ok(candidate);
                 }
             }
         }
-        Err(ChainError::Anvil(
-            "anvil not found: run scripts/bootstrap.sh (npm installs @foundry-rs/anvil into node_modules) or set $ANVIL"
-                .to_string(),
-        ))
+        Err(ChainError::Anvil(format!(
+            "anvil not found (node_modules/{package}): run scripts/bootstrap.sh or set $ANVIL"
+        )))
     }
 
     /// Starts anvil on a free port of 127.0.0.1 and waits until it listens.
