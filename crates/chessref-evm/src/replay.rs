@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use alloy_primitives::{Address, U256};
-use chessref_core::{PgnError, PgnGame, Replay, Status};
+use chessref_core::{Move, PgnError, PgnGame, RawMove, Replay, SanError, Status};
 use serde::Serialize;
 
 use crate::{
@@ -36,6 +36,10 @@ pub struct GameReport {
     pub note: Option<String>,
     /// The game's ending on chain, if it ended.
     pub ending: Option<Ending>,
+    /// The section 6 code of the move given as squares that chessref-core
+    /// refused, when it was sent to the contract too (which must revert with
+    /// the same code; another answer is a mismatch).
+    pub refused_code: Option<u8>,
 }
 
 impl GameReport {
@@ -48,6 +52,7 @@ impl GameReport {
             mismatches: Vec::new(),
             note: Some(note),
             ending: None,
+            refused_code: None,
         }
     }
 }
@@ -184,6 +189,7 @@ impl<C: Chain> Replayer<C> {
         );
         let mut driver = GameDriver::start(&mut self.referee, white, black, start, REPLAY_STAKE)?;
         let last = replayed.plies();
+        let mut all_played = true;
         for (ply, (&mv, &next)) in (1..).zip(replayed.moves().iter().zip(&replayed.states()[1..])) {
             // A game takes moves only while it goes on: every state but the last is ongoing.
             let status = if ply == last {
@@ -192,11 +198,27 @@ impl<C: Chain> Replayer<C> {
                 Status::Ongoing
             };
             if !driver.play_known(&mut self.referee, mv, next, status)? {
+                all_played = false;
                 break;
             }
         }
-        if prefix.error.is_none() {
-            driver.finish(&mut self.referee, game.result.as_deref())?;
+        let mut refused_code = None;
+        match &prefix.error {
+            None => driver.finish(&mut self.referee, game.result.as_deref())?,
+            // A move given as squares that chessref-core refused: the contract must
+            // refuse it with the same code.
+            Some(PgnError::IllegalMove {
+                reason: SanError::Rejected { uci, .. },
+                ..
+            }) if all_played => {
+                let raw = Move::from_uci(uci).map(RawMove::from);
+                if let Ok(raw) = raw
+                    && driver.state.check(raw).is_err()
+                {
+                    refused_code = Some(driver.attempt_illegal(&mut self.referee, raw)?);
+                }
+            }
+            Some(_) => {}
         }
         let (dw, db) = driver.expected_credits();
         let credits_after = (
@@ -215,6 +237,7 @@ impl<C: Chain> Replayer<C> {
             mismatches: std::mem::take(&mut driver.mismatches),
             note: prefix.error.as_ref().map(ToString::to_string),
             ending: driver.ending,
+            refused_code,
         })
     }
 

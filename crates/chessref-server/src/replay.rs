@@ -136,7 +136,8 @@ pub fn replay_evm(_pgn: &str) -> Result<ReplayResponse, crate::ApiError> {
 /// in-process revm chain (`chessref_evm::Replayer`, the engine of `chessref
 /// replay`): every state, status, event and ending the contract reports is
 /// compared with chessref-core's, and a difference is reported as the game's
-/// error. Moves the Rust replay refused are not sent.
+/// error. A refused move given as squares is sent too and must revert with
+/// the same section 6 code.
 #[cfg(feature = "evm")]
 pub fn replay_evm(pgn: &str) -> Result<ReplayResponse, crate::ApiError> {
     use chessref_evm::{EvmError, Replayer, RevmChain};
