@@ -10,10 +10,8 @@ use alloy_primitives::{Address, U256};
 use chessref_conformance::positions::shared_data_dir;
 use chessref_core::{Move, PgnReader, RawMove, State};
 use chessref_evm::{
-    Chain, Ending, GameSetup, Position, Referee, Replayer, RevmChain, RpcChain, SimulateOptions,
-    anvil::Anvil,
-    driver::{reason, result},
-    simulate,
+    Chain, EndReason, EndResult, Ending, GameSetup, Position, Referee, Replayer, RevmChain,
+    RpcChain, SimulateOptions, anvil::Anvil, simulate,
 };
 
 fn node() -> (Anvil, RpcChain) {
@@ -146,8 +144,8 @@ fn timeout_lifecycle_with_fees_on_anvil() {
     assert_eq!(
         acted.ending,
         Some(Ending {
-            result: result::BLACK_WINS,
-            reason: reason::TIMEOUT
+            result: EndResult::BlackWins,
+            reason: EndReason::Timeout
         })
     );
     let withdrawn = referee.withdraw(black, Address::ZERO).expect("withdraw");

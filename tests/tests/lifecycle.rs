@@ -8,9 +8,8 @@
 use alloy_primitives::{Address, B256, U256};
 use chessref_core::{Move, RawMove, State, Status};
 use chessref_evm::{
-    Chain, ContractRevert, Ending, EvmError, GameSetup, Position, Referee, RevmChain,
-    driver::{reason, result},
-    referee::history_after,
+    Chain, ContractRevert, EndReason, EndResult, Ending, EvmError, GameSetup, Position, Referee,
+    RevmChain, referee::history_after,
 };
 
 const ETH: U256 = U256::from_limbs([1_000_000_000_000_000_000, 0, 0, 0]);
@@ -174,8 +173,8 @@ fn checkmate_pays_the_winner_both_stakes() {
     assert_eq!(
         t.play(&mut p, "d8h4"),
         Some(Ending {
-            result: result::BLACK_WINS,
-            reason: reason::CHECKMATE
+            result: EndResult::BlackWins,
+            reason: EndReason::Checkmate
         })
     );
     assert_eq!(p.state.status(), Status::Checkmate);
@@ -183,7 +182,7 @@ fn checkmate_pays_the_winner_both_stakes() {
     let info = t.referee.game(p.id).unwrap();
     assert_eq!(
         (info.phase, info.result, info.reason),
-        (3, result::BLACK_WINS, reason::CHECKMATE)
+        (3, EndResult::BlackWins.code(), EndReason::Checkmate.code())
     );
     // Nothing more can happen in an ended game.
     assert_eq!(
@@ -245,8 +244,8 @@ fn resignation_and_who_may_act() {
     assert_eq!(
         acted.ending,
         Some(Ending {
-            result: result::BLACK_WINS,
-            reason: reason::RESIGNATION
+            result: EndResult::BlackWins,
+            reason: EndReason::Resignation
         })
     );
     assert_eq!(t.net(), (-ONE, ONE));
@@ -294,8 +293,8 @@ fn draw_by_agreement_refunds_each_stake() {
     assert_eq!(
         acted.ending,
         Some(Ending {
-            result: result::DRAW,
-            reason: reason::AGREEMENT
+            result: EndResult::Draw,
+            reason: EndReason::Agreement
         })
     );
     assert_eq!(t.net(), (0, 0));
@@ -340,8 +339,8 @@ fn threefold_claims_with_witness_and_with_the_move() {
     assert_eq!(
         moved.ending,
         Some(Ending {
-            result: result::DRAW,
-            reason: reason::THREEFOLD
+            result: EndResult::Draw,
+            reason: EndReason::Threefold
         })
     );
     assert_eq!(moved.position.state, *next.as_bytes());
@@ -361,8 +360,8 @@ fn threefold_claims_with_witness_and_with_the_move() {
     assert_eq!(
         acted.ending,
         Some(Ending {
-            result: result::DRAW,
-            reason: reason::THREEFOLD
+            result: EndResult::Draw,
+            reason: EndReason::Threefold
         })
     );
     assert_eq!(t.net(), (0, 0));
@@ -391,8 +390,8 @@ fn fifty_move_claim() {
     assert_eq!(
         acted.ending,
         Some(Ending {
-            result: result::DRAW,
-            reason: reason::FIFTY_MOVES
+            result: EndResult::Draw,
+            reason: EndReason::FiftyMoves
         })
     );
     assert_eq!(t.net(), (0, 0));
@@ -405,8 +404,8 @@ fn stalemate_and_insufficient_material_end_in_draws() {
     assert_eq!(
         t.play(&mut p, "b6c7"),
         Some(Ending {
-            result: result::DRAW,
-            reason: reason::STALEMATE
+            result: EndResult::Draw,
+            reason: EndReason::Stalemate
         })
     );
     assert_eq!(p.state.status(), Status::Stalemate);
@@ -414,8 +413,8 @@ fn stalemate_and_insufficient_material_end_in_draws() {
     assert_eq!(
         t.play(&mut p, "e1d2"),
         Some(Ending {
-            result: result::DRAW,
-            reason: reason::INSUFFICIENT_MATERIAL
+            result: EndResult::Draw,
+            reason: EndReason::InsufficientMaterial
         })
     );
     // A start that is already over is refused; so is an invalid one.
@@ -490,8 +489,8 @@ fn timeouts_with_time_advanced() {
     assert_eq!(
         acted.ending,
         Some(Ending {
-            result: result::BLACK_WINS,
-            reason: reason::TIMEOUT
+            result: EndResult::BlackWins,
+            reason: EndReason::Timeout
         })
     );
     assert_eq!(t.net(), (-ONE, ONE));
@@ -505,8 +504,8 @@ fn timeouts_with_time_advanced() {
     assert_eq!(
         acted.ending,
         Some(Ending {
-            result: result::DRAW,
-            reason: reason::TIMEOUT_DRAW
+            result: EndResult::Draw,
+            reason: EndReason::TimeoutDraw
         })
     );
     assert_eq!(t.net(), (-ONE, ONE));
@@ -518,8 +517,8 @@ fn timeouts_with_time_advanced() {
     assert_eq!(
         acted.ending,
         Some(Ending {
-            result: result::ABORTED,
-            reason: reason::ABORTED
+            result: EndResult::Aborted,
+            reason: EndReason::Aborted
         })
     );
     assert_eq!(t.net(), (-ONE, ONE));

@@ -9,7 +9,7 @@ use std::{fs::File, io::BufReader};
 
 use chessref_conformance::positions::shared_data_dir;
 use chessref_core::PgnReader;
-use chessref_evm::{Replayer, RevmChain, SimulateOptions, simulate};
+use chessref_evm::{EndReason, Replayer, RevmChain, SimulateOptions, simulate};
 
 #[test]
 fn random_games_with_illegal_attempts_agree() {
@@ -44,10 +44,27 @@ fn random_games_with_illegal_attempts_agree() {
         );
     }
     assert!(
-        summary.endings.keys().any(|k| k.ends_with("/1")),
+        summary
+            .endings
+            .iter()
+            .any(|(ending, _)| ending.reason == EndReason::Checkmate),
         "some random game ends in mate: {:?}",
         summary.endings
     );
+}
+
+#[test]
+fn a_move_refused_by_the_rust_replay_is_refused_on_chain_with_the_same_code() {
+    let pgn = "[Event \"illegal\"]\n\n1. e4 e5 2. d1d4 *\n";
+    let mut replayer = Replayer::new(RevmChain::new()).expect("deploy");
+    let game = PgnReader::new(pgn.as_bytes()).next().expect("one game");
+    let report = replayer.replay(game).expect("replay");
+    assert_eq!(report.plies, 2);
+    assert!(report.mismatches.is_empty(), "{:?}", report.mismatches);
+    // d1d4 passes over d2 and d3: PATH_BLOCKED, code 7, from the contract too.
+    assert_eq!(report.refused_code, Some(7));
+    assert!(report.note.is_some_and(|n| n.contains("d1d4")));
+    assert_eq!(report.ending, None);
 }
 
 /// Replays the first `limit` games of a PGN of ../shared/data/pgn.

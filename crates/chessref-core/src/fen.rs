@@ -1,7 +1,7 @@
 //! FEN in and out (ENCODING.md section 5).
 
 use crate::error::FenError;
-use crate::position::KING;
+use crate::piece_code::KING;
 use crate::square::Piece;
 use crate::state::{MAX_PLY, State, idx, validate_bytes};
 

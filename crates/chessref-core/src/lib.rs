@@ -27,6 +27,7 @@ mod game;
 mod moves;
 mod perft;
 mod pgn;
+mod piece_code;
 mod position;
 mod san;
 mod square;

@@ -7,14 +7,8 @@ use crate::attacks::{
     DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONALS, QUEEN_DIRECTIONS, attacked, is_diagonal,
     is_king_step, is_knight_step, is_orthogonal, line_step, on_board,
 };
+use crate::piece_code::{BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK};
 use crate::state::{State, idx};
-
-pub(crate) const PAWN: i8 = 1;
-pub(crate) const KNIGHT: i8 = 2;
-pub(crate) const BISHOP: i8 = 3;
-pub(crate) const ROOK: i8 = 4;
-pub(crate) const QUEEN: i8 = 5;
-pub(crate) const KING: i8 = 6;
 
 /// Castling-right bits of [`Position::castling`].
 pub(crate) const WHITE_KING_SIDE: u8 = 1;

@@ -5,7 +5,8 @@ use crate::attacks::{
 };
 use crate::error::{Rejection, SanError};
 use crate::moves::{Move, RawMove};
-use crate::position::{KING, PAWN, Position};
+use crate::piece_code::{KING, PAWN};
+use crate::position::Position;
 use crate::square::{Role, Square};
 use crate::state::{Played, State};
 

@@ -11,74 +11,11 @@ use chessref_core::{Color, Move, RawMove, State, Status};
 
 use crate::{
     chain::Chain,
+    ending::{EndReason, EndResult, Ending},
     error::EvmError,
-    referee::{Ending, GameSetup, Position, Referee, chain_start, history_after},
+    referee::{GameSetup, Position, Referee, chain_start, history_after},
     revert::ContractRevert,
 };
-
-/// `GameEnded.result` codes (REFEREE.md section 2).
-pub mod result {
-    /// White wins.
-    pub const WHITE_WINS: u8 = 1;
-    /// Black wins.
-    pub const BLACK_WINS: u8 = 2;
-    /// Draw.
-    pub const DRAW: u8 = 3;
-    /// Aborted, both refunded.
-    pub const ABORTED: u8 = 4;
-}
-
-/// `GameEnded.reason` codes (REFEREE.md section 2).
-pub mod reason {
-    /// Checkmate.
-    pub const CHECKMATE: u8 = 1;
-    /// Stalemate.
-    pub const STALEMATE: u8 = 2;
-    /// Insufficient material on both sides.
-    pub const INSUFFICIENT_MATERIAL: u8 = 3;
-    /// Seventy-five-move rule.
-    pub const SEVENTY_FIVE_MOVES: u8 = 4;
-    /// Resignation.
-    pub const RESIGNATION: u8 = 5;
-    /// Timeout, claimant wins.
-    pub const TIMEOUT: u8 = 6;
-    /// Timeout, claimant cannot mate.
-    pub const TIMEOUT_DRAW: u8 = 7;
-    /// Draw by agreement.
-    pub const AGREEMENT: u8 = 8;
-    /// Fifty-move rule claimed.
-    pub const FIFTY_MOVES: u8 = 9;
-    /// Threefold repetition claimed.
-    pub const THREEFOLD: u8 = 10;
-    /// The flagged player never moved.
-    pub const ABORTED: u8 = 11;
-}
-
-/// The ending the referee must report when a move leaves `state` with an
-/// automatic end (status 1 to 4); `None` while the game goes on.
-pub fn automatic_ending(state: &State) -> Option<Ending> {
-    let draw = |reason| {
-        Some(Ending {
-            result: result::DRAW,
-            reason,
-        })
-    };
-    match state.status() {
-        Status::Ongoing => None,
-        Status::Checkmate => Some(Ending {
-            // The side to move is mated: the other side won.
-            result: if state.turn() == Color::White {
-                result::BLACK_WINS
-            } else {
-                result::WHITE_WINS
-            },
-            reason: reason::CHECKMATE,
-        }),
-        Status::Stalemate => draw(reason::STALEMATE),
-        Status::InsufficientMaterial => draw(reason::INSUFFICIENT_MATERIAL),
-        Status::SeventyFiveMoves => draw(reason::SEVENTY_FIVE_MOVES),
-    }
-}
 
 /// One disagreement between the contract and the Rust mirror.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -232,6 +169,20 @@ impl GameDriver {
             .state
             .play(mv)
             .expect("GameDriver::play takes legal moves");
+        let status = next.status();
+        self.play_known(referee, mv, next, status)
+    }
+
+    /// [`GameDriver::play`] for a legal move whose next state and status the
+    /// caller already has (a [`chessref_core::Game`] computed them while
+    /// replaying): the Rust side computes nothing again.
+    pub fn play_known<C: Chain>(
+        &mut self,
+        referee: &mut Referee<C>,
+        mv: Move,
+        next: State,
+        status: Status,
+    ) -> Result<bool, EvmError> {
         let packed = RawMove::from(mv).packed();
         let uci = mv.to_uci();
         let moved = match referee.play_move(self.mover(), self.id, &self.position, packed) {
@@ -260,12 +211,12 @@ impl GameDriver {
                 alloy_primitives::hex::encode(moved.position.state),
             );
         }
-        self.compare("status", &uci, next.status().code(), moved.status);
+        self.compare("status", &uci, status.code(), moved.status);
         self.compare("ply", &uci, self.plies as u32, moved.ply);
         self.compare("event move", &uci, packed, moved.mv);
         self.compare("history", &uci, history, moved.position.history);
         self.compare("clock ply", &uci, self.plies as u32, moved.position.ply());
-        let expected_ending = automatic_ending(&next);
+        let expected_ending = Ending::automatic(status, next.turn());
         self.compare("ending", &uci, expected_ending, moved.ending);
         let on_chain = referee.stored_commitment(self.id)?;
         let expected = if moved.ending.is_some() {
@@ -338,15 +289,15 @@ impl GameDriver {
             Some("1-0") => (
                 referee.resign(self.black, self.id)?,
                 Ending {
-                    result: result::WHITE_WINS,
-                    reason: reason::RESIGNATION,
+                    result: EndResult::WhiteWins,
+                    reason: EndReason::Resignation,
                 },
             ),
             Some("0-1") => (
                 referee.resign(self.white, self.id)?,
                 Ending {
-                    result: result::BLACK_WINS,
-                    reason: reason::RESIGNATION,
+                    result: EndResult::BlackWins,
+                    reason: EndReason::Resignation,
                 },
             ),
             Some("1/2-1/2") => {
@@ -361,8 +312,8 @@ impl GameDriver {
                     (
                         acted,
                         Ending {
-                            result: result::DRAW,
-                            reason: reason::FIFTY_MOVES,
+                            result: EndResult::Draw,
+                            reason: EndReason::FiftyMoves,
                         },
                     )
                 } else if occurrences >= 3 {
@@ -375,8 +326,8 @@ impl GameDriver {
                     (
                         acted,
                         Ending {
-                            result: result::DRAW,
-                            reason: reason::THREEFOLD,
+                            result: EndResult::Draw,
+                            reason: EndReason::Threefold,
                         },
                     )
                 } else {
@@ -388,8 +339,8 @@ impl GameDriver {
                     (
                         acted,
                         Ending {
-                            result: result::DRAW,
-                            reason: reason::AGREEMENT,
+                            result: EndResult::Draw,
+                            reason: EndReason::Agreement,
                         },
                     )
                 }
@@ -410,8 +361,8 @@ impl GameDriver {
     pub fn expected_credits(&self) -> (U256, U256) {
         let both = self.stake + self.stake;
         match self.ending.map(|e| e.result) {
-            Some(result::WHITE_WINS) => (both, U256::ZERO),
-            Some(result::BLACK_WINS) => (U256::ZERO, both),
+            Some(EndResult::WhiteWins) => (both, U256::ZERO),
+            Some(EndResult::BlackWins) => (U256::ZERO, both),
             Some(_) => (self.stake, self.stake),
             None => (U256::ZERO, U256::ZERO),
         }

@@ -11,6 +11,7 @@ pub mod anvil;
 pub mod bindings;
 mod chain;
 pub mod driver;
+pub mod ending;
 mod error;
 pub mod referee;
 pub mod replay;
@@ -26,6 +27,7 @@ pub use chain::{
     TxRequest, connect,
 };
 pub use driver::{GameDriver, Mismatch};
+pub use ending::{EndReason, EndResult, EndingCounts, UnknownCode};
 pub use error::{ChainError, EvmError};
 pub use referee::{Acted, Created, Ending, GameSetup, Joined, Moved, Position, Referee};
 pub use replay::{GameReport, ReplaySummary, Replayer};

@@ -99,14 +99,7 @@ impl GameSetup {
     }
 }
 
-/// How a game ended (`GameEnded`): REFEREE.md section 2 codes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Ending {
-    /// 1 white wins, 2 black wins, 3 draw, 4 aborted.
-    pub result: u8,
-    /// 1 checkmate ... 11 aborted (REFEREE.md table).
-    pub reason: u8,
-}
+pub use crate::ending::Ending;
 
 /// A created game (`GameCreated`).
 #[derive(Clone, Debug)]
@@ -244,14 +237,18 @@ impl<C: Chain> Referee<C> {
             .collect()
     }
 
-    fn ending(&self, logs: &[Log]) -> Option<Ending> {
-        self.events(logs).into_iter().find_map(|e| match e {
-            Event::GameEnded(e) => Some(Ending {
-                result: e.result,
-                reason: e.reason,
-            }),
+    fn ending(&self, logs: &[Log]) -> Result<Option<Ending>, EvmError> {
+        let ended = self.events(logs).into_iter().find_map(|e| match e {
+            Event::GameEnded(e) => Some((e.result, e.reason)),
             _ => None,
-        })
+        });
+        ended
+            .map(|(result, reason)| Ending::from_codes(result, reason))
+            .transpose()
+            .map_err(|e| EvmError::Decode {
+                operation: "GameEnded",
+                message: e.to_string(),
+            })
     }
 
     /// `createGame`, paying `setup.stake` in ETH when the token is ETH.
@@ -361,7 +358,7 @@ impl<C: Chain> Referee<C> {
                 history: e.history,
                 clock: e.clock,
             },
-            ending: self.ending(&receipt.logs),
+            ending: self.ending(&receipt.logs)?,
             receipt,
         })
     }
@@ -406,7 +403,7 @@ impl<C: Chain> Referee<C> {
         self.moved("moveAndClaimDraw", receipt)
     }
 
-    fn acted(&self, receipt: TxReceipt) -> Acted {
+    fn acted(&self, receipt: TxReceipt) -> Result<Acted, EvmError> {
         let clock = self
             .events(&receipt.logs)
             .into_iter()
@@ -414,11 +411,11 @@ impl<C: Chain> Referee<C> {
                 Event::DrawOffered(e) => Some(e.clock),
                 _ => None,
             });
-        Acted {
-            ending: self.ending(&receipt.logs),
+        Ok(Acted {
+            ending: self.ending(&receipt.logs)?,
             clock,
             receipt,
-        }
+        })
     }
 
     /// `claimDraw` (fifty moves, or threefold with the witness `keys`).
@@ -437,7 +434,7 @@ impl<C: Chain> Referee<C> {
             keys,
         };
         let receipt = self.transact("claimDraw", player, U256::ZERO, call)?;
-        Ok(self.acted(receipt))
+        self.acted(receipt)
     }
 
     /// `offerDraw`; the returned `clock` is the position's new clock word.
@@ -454,7 +451,7 @@ impl<C: Chain> Referee<C> {
             clock: position.clock,
         };
         let receipt = self.transact("offerDraw", player, U256::ZERO, call)?;
-        Ok(self.acted(receipt))
+        self.acted(receipt)
     }
 
     /// `acceptDraw`.
@@ -471,7 +468,7 @@ impl<C: Chain> Referee<C> {
             clock: position.clock,
         };
         let receipt = self.transact("acceptDraw", player, U256::ZERO, call)?;
-        Ok(self.acted(receipt))
+        self.acted(receipt)
     }
 
     /// `claimTimeout`.
@@ -488,13 +485,13 @@ impl<C: Chain> Referee<C> {
             clock: position.clock,
         };
         let receipt = self.transact("claimTimeout", player, U256::ZERO, call)?;
-        Ok(self.acted(receipt))
+        self.acted(receipt)
     }
 
     /// `resign`.
     pub fn resign(&mut self, player: Address, id: U256) -> Result<Acted, EvmError> {
         let receipt = self.transact("resign", player, U256::ZERO, R::resignCall { gameId: id })?;
-        Ok(self.acted(receipt))
+        self.acted(receipt)
     }
 
     /// `withdraw(token)`; `Address::ZERO` for ETH.

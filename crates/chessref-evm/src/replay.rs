@@ -4,12 +4,13 @@
 use std::time::{Duration, Instant};
 
 use alloy_primitives::{Address, U256};
-use chessref_core::{PgnError, PgnGame};
+use chessref_core::{Move, PgnError, PgnGame, RawMove, Replay, SanError, Status};
 use serde::Serialize;
 
 use crate::{
     chain::Chain,
     driver::{GameDriver, Mismatch},
+    ending::{Ending, EndingCounts},
     error::EvmError,
     referee::Referee,
     stats::GasStats,
@@ -33,8 +34,27 @@ pub struct GameReport {
     /// Why the PGN's main line stopped before its end (an illegal move, a
     /// move after an automatic end), if it did: not a contract mismatch.
     pub note: Option<String>,
-    /// The game's ending on chain: (result, reason), if it ended.
-    pub ending: Option<(u8, u8)>,
+    /// The game's ending on chain, if it ended.
+    pub ending: Option<Ending>,
+    /// The section 6 code of the move given as squares that chessref-core
+    /// refused, when it was sent to the contract too (which must revert with
+    /// the same code; another answer is a mismatch).
+    pub refused_code: Option<u8>,
+}
+
+impl GameReport {
+    /// The report of game `index`, not played on chain because of `note`.
+    fn unplayed(index: usize, note: String) -> GameReport {
+        GameReport {
+            index,
+            plies: 0,
+            move_gas: Vec::new(),
+            mismatches: Vec::new(),
+            note: Some(note),
+            ending: None,
+            refused_code: None,
+        }
+    }
 }
 
 /// Totals over a replay.
@@ -48,6 +68,8 @@ pub struct ReplaySummary {
     pub mismatches: usize,
     /// Games whose PGN stopped early (illegal move, play after the end) or could not be read.
     pub pgn_errors: usize,
+    /// Games per ending on chain.
+    pub endings: EndingCounts,
     /// Gas per move transaction.
     pub gas: GasStats,
     /// Plies per second of wall time, comparisons included.
@@ -106,7 +128,35 @@ impl<C: Chain> Replayer<C> {
     /// Replays one game (or records why its PGN is unreadable).
     pub fn replay(&mut self, game: Result<PgnGame, PgnError>) -> Result<GameReport, EvmError> {
         let started = Instant::now();
-        let report = self.replay_inner(game);
+        let report = match game {
+            Err(e) => Ok(GameReport::unplayed(e.game().unwrap_or(0), e.to_string())),
+            Ok(game) => match game.replay_prefix() {
+                Err(e) => Ok(GameReport::unplayed(game.index, e.to_string())),
+                Ok(prefix) => self.play_prefix(&game, &prefix),
+            },
+        };
+        self.account(started, report)
+    }
+
+    /// Replays on chain a game chessref-core has already replayed (`prefix`,
+    /// from [`PgnGame::replay_prefix`]): each ply's state and status come
+    /// from that replay and are compared with the contract's, not computed again.
+    pub fn replay_known(
+        &mut self,
+        game: &PgnGame,
+        prefix: &Replay,
+    ) -> Result<GameReport, EvmError> {
+        let started = Instant::now();
+        let report = self.play_prefix(game, prefix);
+        self.account(started, report)
+    }
+
+    /// Adds a game's report to the totals.
+    fn account(
+        &mut self,
+        started: Instant,
+        report: Result<GameReport, EvmError>,
+    ) -> Result<GameReport, EvmError> {
         self.busy += started.elapsed();
         let report = report?;
         self.summary.games += 1;
@@ -115,30 +165,19 @@ impl<C: Chain> Replayer<C> {
         if report.note.is_some() {
             self.summary.pgn_errors += 1;
         }
+        if let Some(ending) = report.ending {
+            self.summary.endings.add(ending);
+        }
         self.gas.extend_from_slice(&report.move_gas);
         Ok(report)
     }
 
-    fn replay_inner(&mut self, game: Result<PgnGame, PgnError>) -> Result<GameReport, EvmError> {
-        let empty = |index, note: String| GameReport {
-            index,
-            plies: 0,
-            move_gas: Vec::new(),
-            mismatches: Vec::new(),
-            note: Some(note),
-            ending: None,
-        };
-        let game = match game {
-            Ok(game) => game,
-            Err(e) => return Ok(empty(e.game().unwrap_or(0), e.to_string())),
-        };
-        let prefix = match game.replay_prefix() {
-            Ok(prefix) => prefix,
-            Err(e) => return Ok(empty(game.index, e.to_string())),
-        };
-        let start = *prefix.game.start();
-        if start.status().is_over() {
-            return Ok(empty(
+    fn play_prefix(&mut self, game: &PgnGame, prefix: &Replay) -> Result<GameReport, EvmError> {
+        let replayed = &prefix.game;
+        let start = *replayed.start();
+        // The game's status is its last state's: the start's when no move was played.
+        if replayed.plies() == 0 && replayed.status().is_over() {
+            return Ok(GameReport::unplayed(
                 game.index,
                 format!("game {}: the start position is already over", game.index),
             ));
@@ -149,13 +188,37 @@ impl<C: Chain> Replayer<C> {
             self.referee.credits(black, Address::ZERO)?,
         );
         let mut driver = GameDriver::start(&mut self.referee, white, black, start, REPLAY_STAKE)?;
-        for &mv in prefix.game.moves() {
-            if !driver.play(&mut self.referee, mv)? {
+        let last = replayed.plies();
+        let mut all_played = true;
+        for (ply, (&mv, &next)) in (1..).zip(replayed.moves().iter().zip(&replayed.states()[1..])) {
+            // A game takes moves only while it goes on: every state but the last is ongoing.
+            let status = if ply == last {
+                replayed.status()
+            } else {
+                Status::Ongoing
+            };
+            if !driver.play_known(&mut self.referee, mv, next, status)? {
+                all_played = false;
                 break;
             }
         }
-        if prefix.error.is_none() {
-            driver.finish(&mut self.referee, game.result.as_deref())?;
+        let mut refused_code = None;
+        match &prefix.error {
+            None => driver.finish(&mut self.referee, game.result.as_deref())?,
+            // A move given as squares that chessref-core refused: the contract must
+            // refuse it with the same code.
+            Some(PgnError::IllegalMove {
+                reason: SanError::Rejected { uci, .. },
+                ..
+            }) if all_played => {
+                let raw = Move::from_uci(uci).map(RawMove::from);
+                if let Ok(raw) = raw
+                    && driver.state.check(raw).is_err()
+                {
+                    refused_code = Some(driver.attempt_illegal(&mut self.referee, raw)?);
+                }
+            }
+            Some(_) => {}
         }
         let (dw, db) = driver.expected_credits();
         let credits_after = (
@@ -172,8 +235,9 @@ impl<C: Chain> Replayer<C> {
             plies: driver.plies,
             move_gas: std::mem::take(&mut driver.move_gas),
             mismatches: std::mem::take(&mut driver.mismatches),
-            note: prefix.error.map(|e| e.to_string()),
-            ending: driver.ending.map(|e| (e.result, e.reason)),
+            note: prefix.error.as_ref().map(ToString::to_string),
+            ending: driver.ending,
+            refused_code,
         })
     }
 

@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::{
     chain::Chain,
     driver::{GameDriver, Mismatch},
+    ending::EndingCounts,
     error::EvmError,
     referee::Referee,
     replay::REPLAY_STAKE,
@@ -60,8 +61,8 @@ pub struct SimulateSummary {
     pub mismatch_details: Vec<String>,
     /// Gas per legal move transaction.
     pub gas: GasStats,
-    /// Games per (result, reason) ending, e.g. "1/1" for white mates.
-    pub endings: std::collections::BTreeMap<String, usize>,
+    /// Games per ending.
+    pub endings: EndingCounts,
     /// Wall time, seconds.
     pub seconds: f64,
     /// The chain used.
@@ -171,11 +172,8 @@ pub fn simulate<C: Chain>(
         }
         summary.games += 1;
         summary.plies += driver.plies;
-        if let Some(e) = driver.ending {
-            *summary
-                .endings
-                .entry(format!("{}/{}", e.result, e.reason))
-                .or_default() += 1;
+        if let Some(ending) = driver.ending {
+            summary.endings.add(ending);
         }
         summary.move_gas.extend_from_slice(&driver.move_gas);
         on_game(&driver);

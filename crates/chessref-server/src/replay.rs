@@ -1,7 +1,7 @@
 //! `POST /v1/replay`: every game of a PGN replayed move by move, reporting
 //! the last position reached and the first refused move.
 
-use chessref_core::{PgnError, PgnReader, SanError};
+use chessref_core::{PgnError, PgnGame, PgnReader, Replay, SanError};
 
 use crate::api::{ReplayGame, ReplayResponse};
 
@@ -25,7 +25,6 @@ impl Engine {
     }
 }
 
-/// The section 6 code behind a refused move, when there is one.
 /// The entry of a game the PGN reader could not read (`next_index` when the
 /// error names no game). A reader error is never a rejected move, so `code`
 /// stays empty for both engines.
@@ -44,6 +43,7 @@ fn unreadable_game(err: &PgnError, next_index: usize, engine: &'static str) -> R
     }
 }
 
+/// The section 6 code behind a refused move, when there is one.
 fn rejection_code(err: &PgnError) -> Option<u8> {
     match err {
         PgnError::IllegalMove {
@@ -54,6 +54,58 @@ fn rejection_code(err: &PgnError) -> Option<u8> {
     }
 }
 
+/// The entry of a game the reader could read, from chessref-core's replay of
+/// its main line (`prefix`, [`PgnGame::replay_prefix`]'s answer).
+fn game_entry(
+    pgn_game: &PgnGame,
+    prefix: Result<&Replay, &PgnError>,
+    engine: &'static str,
+) -> ReplayGame {
+    let result = pgn_game
+        .result
+        .clone()
+        .or_else(|| pgn_game.tag("Result").map(str::to_owned));
+    match prefix {
+        Err(e) => ReplayGame {
+            index: pgn_game.index,
+            plies: 0,
+            fen: None,
+            hex: None,
+            status: None,
+            result,
+            outcome: None,
+            code: rejection_code(e),
+            error: Some(e.to_string()),
+            engine,
+        },
+        Ok(replay) => {
+            let state = replay.game.state();
+            ReplayGame {
+                index: pgn_game.index,
+                plies: replay.game.plies(),
+                fen: Some(state.fen()),
+                hex: Some(state.to_hex()),
+                status: Some(replay.game.status().name().to_owned()),
+                result,
+                outcome: replay.game.outcome().map(|o| o.result.to_string()),
+                code: replay.error.as_ref().and_then(rejection_code),
+                error: replay.error.as_ref().map(ToString::to_string),
+                engine,
+            }
+        }
+    }
+}
+
+/// The response listing `games`.
+fn response(games: Vec<ReplayGame>) -> ReplayResponse {
+    let failed = games.iter().filter(|g| g.error.is_some()).count();
+    ReplayResponse {
+        count: games.len(),
+        failed,
+        games,
+    }
+}
+
 /// Replays every game of `pgn` with chessref-core.
 pub fn replay_rust(pgn: &str) -> ReplayResponse {
     let mut games = Vec::new();
@@ -61,50 +113,11 @@ pub fn replay_rust(pgn: &str) -> ReplayResponse {
     for item in PgnReader::new(pgn.as_bytes()).take(pgn.len() + 1) {
         let entry = match item {
             Err(e) => unreadable_game(&e, games.len() + 1, "rust"),
-            Ok(pgn_game) => {
-                let result = pgn_game
-                    .result
-                    .clone()
-                    .or_else(|| pgn_game.tag("Result").map(str::to_owned));
-                match pgn_game.replay_prefix() {
-                    Err(e) => ReplayGame {
-                        index: pgn_game.index,
-                        plies: 0,
-                        fen: None,
-                        hex: None,
-                        status: None,
-                        result,
-                        outcome: None,
-                        code: rejection_code(&e),
-                        error: Some(e.to_string()),
-                        engine: "rust",
-                    },
-                    Ok(replay) => {
-                        let state = replay.game.state();
-                        ReplayGame {
-                            index: pgn_game.index,
-                            plies: replay.game.plies(),
-                            fen: Some(state.fen()),
-                            hex: Some(state.to_hex()),
-                            status: Some(replay.game.status().name().to_owned()),
-                            result,
-                            outcome: replay.game.outcome().map(|o| o.result.to_string()),
-                            code: replay.error.as_ref().and_then(rejection_code),
-                            error: replay.error.map(|e| e.to_string()),
-                            engine: "rust",
-                        }
-                    }
-                }
-            }
+            Ok(pgn_game) => game_entry(&pgn_game, pgn_game.replay_prefix().as_ref(), "rust"),
         };
         games.push(entry);
     }
-    let failed = games.iter().filter(|g| g.error.is_some()).count();
-    ReplayResponse {
-        count: games.len(),
-        failed,
-        games,
-    }
+    response(games)
 }
 
 /// Most plies one `engine=evm` request may replay: each costs a few EVM calls.
@@ -118,21 +131,20 @@ pub fn replay_evm(_pgn: &str) -> Result<ReplayResponse, crate::ApiError> {
     ))
 }
 
-/// Replays every game of `pgn` through `ChessRulesView` (the rules the
-/// `ChessReferee` runs) on a fresh in-process revm chain: each SAN is
-/// resolved to its packed move in Rust (the contract takes no SAN), then the
-/// contract decides: `status` before the move (a finished game takes
-/// nothing), `play` for the next state (or `IllegalMove(code)`). Every state
-/// the contract returns is compared with chessref-core's; a difference is
-/// reported as the game's error.
+/// Replays every game of `pgn` with chessref-core, then plays each replayed
+/// main line as transactions through the compiled `ChessReferee` on a fresh
+/// in-process revm chain (`chessref_evm::Replayer`, the engine of `chessref
+/// replay`): every state, status, event and ending the contract reports is
+/// compared with chessref-core's, and a difference is reported as the game's
+/// error. A refused move given as squares is sent too and must revert with
+/// the same section 6 code.
 #[cfg(feature = "evm")]
 pub fn replay_evm(pgn: &str) -> Result<ReplayResponse, crate::ApiError> {
-    use chessref_core::{Color, State, Status};
-    use chessref_evm::{ContractRevert, EvmError, RevmChain, RulesView};
+    use chessref_evm::{EvmError, Replayer, RevmChain};
 
     let unavailable =
         |e: EvmError| crate::ApiError::EngineUnavailable(format!("revm chain failed: {e}"));
-    let mut rules = RulesView::deploy(RevmChain::new()).map_err(unavailable)?;
+    let mut replayer = Replayer::new(RevmChain::new()).map_err(unavailable)?;
     let mut games = Vec::new();
     let mut budget = EVM_MAX_PLIES;
     for item in PgnReader::new(pgn.as_bytes()).take(pgn.len() + 1) {
@@ -143,123 +155,27 @@ pub fn replay_evm(pgn: &str) -> Result<ReplayResponse, crate::ApiError> {
                 continue;
             }
         };
-        let result = pgn_game
-            .result
-            .clone()
-            .or_else(|| pgn_game.tag("Result").map(str::to_owned));
-        let mut state = match pgn_game.start() {
-            Ok(s) => s,
-            Err(e) => {
-                games.push(ReplayGame {
-                    index: pgn_game.index,
-                    plies: 0,
-                    fen: None,
-                    hex: None,
-                    status: None,
-                    result,
-                    outcome: None,
-                    code: None,
-                    error: Some(e.to_string()),
-                    engine: "evm",
-                });
-                continue;
-            }
-        };
-        let mut plies = 0;
-        let mut error: Option<String> = None;
-        let mut code: Option<u8> = None;
-        let game_no = pgn_game.index;
-        for (i, san) in pgn_game.sans.iter().enumerate() {
-            let ply = i + 1;
-            if budget == 0 {
-                return Err(crate::ApiError::PayloadTooLarge {
+        let prefix = pgn_game.replay_prefix();
+        let mut entry = game_entry(&pgn_game, prefix.as_ref(), "evm");
+        if let Ok(replay) = &prefix {
+            budget = budget.checked_sub(replay.game.plies()).ok_or(
+                crate::ApiError::PayloadTooLarge {
                     limit: EVM_MAX_PLIES,
-                });
-            }
-            budget -= 1;
-            let status = rules.status(state.as_bytes()).map_err(unavailable)?;
-            if status != 0 {
-                let name = Status::from_code(status).map_or("UNKNOWN", Status::name);
-                error = Some(format!(
-                    "game {game_no}, ply {ply}: move {san:?} after the game ended ({name}) at ply {plies}"
+                },
+            )?;
+            let report = replayer
+                .replay_known(&pgn_game, replay)
+                .map_err(unavailable)?;
+            entry.plies = report.plies;
+            if let Some(first) = report.mismatches.first() {
+                entry.error = Some(format!(
+                    "game {}: the contract disagrees with chessref-core ({} differences, first: {first}; a bug: please report)",
+                    pgn_game.index,
+                    report.mismatches.len()
                 ));
-                break;
-            }
-            let mv = match state.parse_move(san) {
-                Ok(mv) => mv,
-                Err(e) => {
-                    if let chessref_core::SanError::Rejected { rejection, .. } = &e {
-                        code = Some(rejection.code());
-                    }
-                    error = Some(format!(
-                        "game {game_no}, ply {ply}: {san:?} is no legal move to send: {e}"
-                    ));
-                    break;
-                }
-            };
-            let packed = chessref_core::RawMove::from(mv).packed();
-            match rules.play(state.as_bytes(), packed) {
-                Ok(bytes) => {
-                    let ours = state.play(mv).ok();
-                    match State::from_bytes(&bytes) {
-                        Ok(next) if Some(next) == ours => {
-                            state = next;
-                            plies += 1;
-                        }
-                        Ok(_) | Err(_) => {
-                            error = Some(format!(
-                                "game {game_no}, ply {ply}: {san:?}: the contract's state differs from chessref-core's (a bug: please report)"
-                            ));
-                            break;
-                        }
-                    }
-                }
-                Err(EvmError::Reverted {
-                    revert: ContractRevert::IllegalMove(c),
-                    ..
-                }) => {
-                    code = Some(c);
-                    let name =
-                        chessref_core::Rejection::from_code(c).map_or("UNKNOWN", |r| r.name());
-                    error = Some(format!(
-                        "game {game_no}, ply {ply}: {san:?} reverted IllegalMove({c}) {name}"
-                    ));
-                    break;
-                }
-                Err(e) => return Err(unavailable(e)),
             }
         }
-        let status_code = rules.status(state.as_bytes()).map_err(unavailable)?;
-        let status = Status::from_code(status_code);
-        let outcome = status.and_then(|s| match s {
-            Status::Ongoing => None,
-            Status::Checkmate => Some(
-                if state.turn() == Color::White {
-                    "0-1"
-                } else {
-                    "1-0"
-                }
-                .to_owned(),
-            ),
-            _ => Some("1/2-1/2".to_owned()),
-        });
-        games.push(ReplayGame {
-            index: game_no,
-            plies,
-            fen: Some(state.fen()),
-            hex: Some(state.to_hex()),
-            status: status.map(|s| s.name().to_owned()),
-            result,
-            outcome,
-            code,
-            error,
-            engine: "evm",
-        });
+        games.push(entry);
     }
-    let failed = games.iter().filter(|g| g.error.is_some()).count();
-    Ok(ReplayResponse {
-        count: games.len(),
-        failed,
-        games,
-    })
+    Ok(response(games))
 }

@@ -374,6 +374,33 @@ fn replay_json_reports_every_ply_matching_the_contract() {
     assert!(v["gas"]["p90"].as_u64().is_some());
     assert!(21_000 < median && median <= max, "gas {median} .. {max}");
     assert!(v["moves_per_sec"].as_f64().is_some_and(|r| r > 0.0));
+    // The scholar's mate ended on chain; the second game is still running.
+    assert_eq!(
+        v["endings"],
+        serde_json::json!([{
+            "result": {"code": 1, "name": "white_wins"},
+            "reason": {"code": 1, "name": "checkmate"},
+            "games": 1,
+        }])
+    );
+}
+
+#[test]
+fn replay_text_names_results_and_reasons() {
+    let o = chessref_stdin(&["replay", "-"], REPLAY_GAMES);
+    assert_eq!(code(&o), 0, "stderr: {}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("game 1:") && l.ends_with(", white_wins, checkmate")),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("game 2:") && l.ends_with(", running")),
+        "{out}"
+    );
+    assert!(out.contains("endings white_wins, checkmate: 1;"), "{out}");
 }
 
 #[test]
@@ -403,6 +430,27 @@ fn simulate_with_illegal_attempts_agrees_with_the_contract() {
     assert!(out.contains("2 games"), "{out}");
     assert!(out.contains(" 0 mismatches"), "{out}");
     assert!(out.contains("gas per move: median"), "{out}");
+    // Seed 3 with illegal attempts: one mate, one game resigned at the ply limit.
+    assert!(
+        out.contains(
+            "endings (result, reason: games): black_wins, checkmate: 1; black_wins, resignation: 1"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn simulate_json_gives_each_ending_as_code_and_name() {
+    let o = chessref(&["simulate", "--games", "2", "--seed", "3", "--json"]);
+    assert_eq!(code(&o), 0, "stderr: {}", stderr(&o));
+    assert_eq!(
+        json(&o)["endings"],
+        serde_json::json!([{
+            "result": {"code": 2, "name": "black_wins"},
+            "reason": {"code": 5, "name": "resignation"},
+            "games": 2,
+        }])
+    );
 }
 
 #[test]

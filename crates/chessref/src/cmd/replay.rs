@@ -62,9 +62,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         details.extend(report.mismatches.iter().take(20).map(ToString::to_string));
         if !args.json {
             let gas = GasStats::of(&report.move_gas);
-            let ending = report.ending.map_or("running".to_string(), |(r, why)| {
-                format!("result {r} reason {why}")
-            });
+            let ending = report
+                .ending
+                .map_or("running".to_string(), |ending| ending.to_string());
             progress.suspend(|| -> io::Result<()> {
                 writeln!(
                     out,
@@ -97,6 +97,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             "plies": summary.plies,
             "mismatches": summary.mismatches,
             "pgn_errors": summary.pgn_errors,
+            "endings": summary.endings,
             "gas": {"median": summary.gas.median, "p90": summary.gas.p90, "max": summary.gas.max},
             "moves_per_sec": (summary.moves_per_sec * 10.0).round() / 10.0,
             "seconds": (summary.seconds * 1000.0).round() / 1000.0,
@@ -107,11 +108,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     } else {
         writeln!(
             out,
-            "total: {} games, {} plies, {} mismatches, {} PGN notes; gas per move median {} p90 {} max {}; {:.0} moves/s on {}",
+            "total: {} games, {} plies, {} mismatches, {} PGN notes; endings {}; gas per move median {} p90 {} max {}; {:.0} moves/s on {}",
             summary.games,
             summary.plies,
             summary.mismatches,
             summary.pgn_errors,
+            summary.endings,
             summary.gas.median,
             summary.gas.p90,
             summary.gas.max,

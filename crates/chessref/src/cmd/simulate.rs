@@ -94,12 +94,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 .collect();
             writeln!(out, "illegal attempts by code: {}", codes.join(" "))?;
         }
-        let endings: Vec<String> = summary
-            .endings
-            .iter()
-            .map(|(k, v)| format!("{k}:{v}"))
-            .collect();
-        writeln!(out, "endings (result/reason:games): {}", endings.join(" "))?;
+        writeln!(out, "endings (result, reason: games): {}", summary.endings)?;
         writeln!(
             out,
             "gas per move: median {} p90 {} max {}",

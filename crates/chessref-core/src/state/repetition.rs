@@ -1,0 +1,86 @@
+//! ENCODING.md section 9: the repetition key.
+
+use alloy_primitives::{B256, keccak256};
+
+use crate::attacks::on_board;
+use crate::moves::RawMove;
+use crate::piece_code::PAWN;
+
+use super::State;
+use super::layout::idx;
+
+impl State {
+    /// The repetition key (section 9): keccak256 of the bytes with the move
+    /// count and halfmove clock zeroed, and the en-passant byte zeroed unless
+    /// the side to move has a legal en-passant capture.
+    pub fn repetition_key(&self) -> B256 {
+        let mut bytes = self.0;
+        bytes[idx::MOVE_COUNT_HIGH] = 0;
+        bytes[idx::MOVE_COUNT_LOW] = 0;
+        bytes[idx::HALFMOVE_CLOCK] = 0;
+        if !self.has_legal_en_passant() {
+            bytes[idx::WHITE_EN_PASSANT] = 0;
+            bytes[idx::BLACK_EN_PASSANT] = 0;
+        }
+        keccak256(bytes)
+    }
+
+    /// Whether the side to move can legally capture en passant.
+    pub fn has_legal_en_passant(&self) -> bool {
+        let us = self.0[idx::CURRENT_PLAYER] as i8;
+        let ep = if us > 0 {
+            self.0[idx::BLACK_EN_PASSANT]
+        } else {
+            self.0[idx::WHITE_EN_PASSANT]
+        };
+        if ep == 0 {
+            return false;
+        }
+        // Our pawns that could capture onto ep stand one row behind it, one file aside.
+        let row = ep.wrapping_add((16 * us) as u8);
+        [row.wrapping_sub(1), row.wrapping_add(1)]
+            .into_iter()
+            .any(|from| {
+                on_board(from)
+                    && self.0[from as usize] as i8 == PAWN * us
+                    && self
+                        .check(RawMove {
+                            from,
+                            to: ep,
+                            promotion: 0,
+                        })
+                        .is_ok()
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repetition_key_ignores_clocks_and_unusable_en_passant() {
+        let a = State::from_fen("4k3/8/8/8/4P3/8/8/4K3 b - e3 0 1").unwrap();
+        let b = State::from_fen("4k3/8/8/8/4P3/8/8/4K3 b - - 7 30").unwrap();
+        assert_eq!(a.repetition_key(), b.repetition_key());
+        let c = State::from_fen("4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1").unwrap();
+        let d = State::from_fen("4k3/8/8/8/3pP3/8/8/4K3 b - - 0 1").unwrap();
+        assert!(c.has_legal_en_passant());
+        assert_ne!(c.repetition_key(), d.repetition_key());
+        // The en-passant capture would expose the black king on the rank: not legal, key ignores it.
+        let e = State::from_fen("8/8/8/8/k2pP2R/8/8/4K3 b - e3 0 1").unwrap();
+        let f = State::from_fen("8/8/8/8/k2pP2R/8/8/4K3 b - - 0 1").unwrap();
+        assert!(!e.has_legal_en_passant());
+        assert_eq!(e.repetition_key(), f.repetition_key());
+        assert_eq!(
+            a.repetition_key(),
+            keccak256({
+                let mut bytes = *b.as_bytes();
+                bytes[8] = 0;
+                bytes[9] = 0;
+                bytes[10] = 0;
+                bytes
+            })
+        );
+    }
+}
