@@ -1,7 +1,7 @@
 //! `POST /v1/replay`: every game of a PGN replayed move by move, reporting
 //! the last position reached and the first refused move.
 
-use chessref_core::{PgnError, PgnReader, SanError};
+use chessref_core::{PgnReader, PgnReport};
 
 use crate::api::{ReplayGame, ReplayResponse};
 
@@ -25,86 +25,18 @@ impl Engine {
     }
 }
 
-/// The section 6 code behind a refused move, when there is one.
-/// The entry of a game the PGN reader could not read (`next_index` when the
-/// error names no game). A reader error is never a rejected move, so `code`
-/// stays empty for both engines.
-fn unreadable_game(err: &PgnError, next_index: usize, engine: &'static str) -> ReplayGame {
-    ReplayGame {
-        index: err.game().unwrap_or(next_index),
-        plies: 0,
-        fen: None,
-        hex: None,
-        status: None,
-        result: None,
-        outcome: None,
-        code: rejection_code(err),
-        error: Some(err.to_string()),
-        engine,
-    }
-}
-
-fn rejection_code(err: &PgnError) -> Option<u8> {
-    match err {
-        PgnError::IllegalMove {
-            reason: SanError::Rejected { rejection, .. },
-            ..
-        } => Some(rejection.code()),
-        _ => None,
-    }
-}
-
 /// Replays every game of `pgn` with chessref-core.
 pub fn replay_rust(pgn: &str) -> ReplayResponse {
-    let mut games = Vec::new();
     // Each game takes at least one byte: a bound that holds whatever the reader does.
-    for item in PgnReader::new(pgn.as_bytes()).take(pgn.len() + 1) {
-        let entry = match item {
-            Err(e) => unreadable_game(&e, games.len() + 1, "rust"),
-            Ok(pgn_game) => {
-                let result = pgn_game
-                    .result
-                    .clone()
-                    .or_else(|| pgn_game.tag("Result").map(str::to_owned));
-                match pgn_game.replay_prefix() {
-                    Err(e) => ReplayGame {
-                        index: pgn_game.index,
-                        plies: 0,
-                        fen: None,
-                        hex: None,
-                        status: None,
-                        result,
-                        outcome: None,
-                        code: rejection_code(&e),
-                        error: Some(e.to_string()),
-                        engine: "rust",
-                    },
-                    Ok(replay) => {
-                        let state = replay.game.state();
-                        ReplayGame {
-                            index: pgn_game.index,
-                            plies: replay.game.plies(),
-                            fen: Some(state.fen()),
-                            hex: Some(state.to_hex()),
-                            status: Some(replay.game.status().name().to_owned()),
-                            result,
-                            outcome: replay.game.outcome().map(|o| o.result.to_string()),
-                            code: replay.error.as_ref().and_then(rejection_code),
-                            error: replay.error.map(|e| e.to_string()),
-                            engine: "rust",
-                        }
-                    }
-                }
-            }
-        };
-        games.push(entry);
-    }
-    let failed = games.iter().filter(|g| g.error.is_some()).count();
-    ReplayResponse {
-        count: games.len(),
-        failed,
-        games,
-    }
+    let games: Vec<ReplayGame> = PgnReader::new(pgn.as_bytes())
+        .take(pgn.len() + 1)
+        .enumerate()
+        .map(|(i, item)| ReplayGame {
+            report: PgnReport::read(&item, i + 1),
+            engine: "rust",
+        })
+        .collect();
+    ReplayResponse::of(games)
 }
 
 /// Most plies one `engine=evm` request may replay: each costs a few EVM calls.
@@ -127,7 +59,7 @@ pub fn replay_evm(_pgn: &str) -> Result<ReplayResponse, crate::ApiError> {
 /// reported as the game's error.
 #[cfg(feature = "evm")]
 pub fn replay_evm(pgn: &str) -> Result<ReplayResponse, crate::ApiError> {
-    use chessref_core::{Color, State, Status};
+    use chessref_core::{Outcome, State, Status};
     use chessref_evm::{ContractRevert, EvmError, RevmChain, RulesView};
 
     let unavailable =
@@ -139,7 +71,10 @@ pub fn replay_evm(pgn: &str) -> Result<ReplayResponse, crate::ApiError> {
         let pgn_game = match item {
             Ok(g) => g,
             Err(e) => {
-                games.push(unreadable_game(&e, games.len() + 1, "evm"));
+                games.push(ReplayGame {
+                    report: PgnReport::unreadable(&e, games.len() + 1),
+                    engine: "evm",
+                });
                 continue;
             }
         };
@@ -151,15 +86,10 @@ pub fn replay_evm(pgn: &str) -> Result<ReplayResponse, crate::ApiError> {
             Ok(s) => s,
             Err(e) => {
                 games.push(ReplayGame {
-                    index: pgn_game.index,
-                    plies: 0,
-                    fen: None,
-                    hex: None,
-                    status: None,
-                    result,
-                    outcome: None,
-                    code: None,
-                    error: Some(e.to_string()),
+                    report: PgnReport {
+                        result,
+                        ..PgnReport::unreadable(&e, pgn_game.index)
+                    },
                     engine: "evm",
                 });
                 continue;
@@ -231,35 +161,21 @@ pub fn replay_evm(pgn: &str) -> Result<ReplayResponse, crate::ApiError> {
         }
         let status_code = rules.status(state.as_bytes()).map_err(unavailable)?;
         let status = Status::from_code(status_code);
-        let outcome = status.and_then(|s| match s {
-            Status::Ongoing => None,
-            Status::Checkmate => Some(
-                if state.turn() == Color::White {
-                    "0-1"
-                } else {
-                    "1-0"
-                }
-                .to_owned(),
-            ),
-            _ => Some("1/2-1/2".to_owned()),
-        });
         games.push(ReplayGame {
-            index: game_no,
-            plies,
-            fen: Some(state.fen()),
-            hex: Some(state.to_hex()),
-            status: status.map(|s| s.name().to_owned()),
-            result,
-            outcome,
-            code,
-            error,
+            report: PgnReport {
+                index: game_no,
+                plies,
+                state: Some(state),
+                status,
+                outcome: status.and_then(|s| Outcome::of(s, state.turn())),
+                result,
+                fivefold: None,
+                moves_after_end: 0,
+                error,
+                code,
+            },
             engine: "evm",
         });
     }
-    let failed = games.iter().filter(|g| g.error.is_some()).count();
-    Ok(ReplayResponse {
-        count: games.len(),
-        failed,
-        games,
-    })
+    Ok(ReplayResponse::of(games))
 }
