@@ -665,12 +665,8 @@ async fn status_reports_section_8_and_the_repetition_key() {
     s.shutdown().await;
 }
 
-#[tokio::test]
-async fn replay_reports_every_game() {
-    let s = server().await;
-    let pgn = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
-               [Event \"b\"]\n\n1. e4 e5 2. Ke3 *\n\n\
-               [Event \"c\"]\n[FEN \"4k3/8/8/8/8/8/8/R3K3 w Q - 0 1\"]\n[SetUp \"1\"]\n\n1. O-O-O Kf7 *\n";
+/// The answer of `POST /v1/replay` (Rust engine) for `pgn`, which must be 200.
+async fn replay_ok(s: &TestServer, pgn: &str) -> Value {
     let (status, _, body) = s
         .raw(
             "POST",
@@ -680,7 +676,16 @@ async fn replay_reports_every_game() {
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
-    let body: Value = serde_json::from_slice(&body).expect("json");
+    serde_json::from_slice(&body).expect("json")
+}
+
+#[tokio::test]
+async fn replay_reports_every_game() {
+    let s = server().await;
+    let pgn = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
+               [Event \"b\"]\n\n1. e4 e5 2. Ke3 *\n\n\
+               [Event \"c\"]\n[FEN \"4k3/8/8/8/8/8/8/R3K3 w Q - 0 1\"]\n[SetUp \"1\"]\n\n1. O-O-O Kf7 *\n";
+    let body = replay_ok(&s, pgn).await;
     assert_eq!(
         (body["count"].as_u64(), body["failed"].as_u64()),
         (Some(3), Some(1))
@@ -721,16 +726,7 @@ async fn replay_reports_automatic_draws_variants_and_fivefold_like_the_cli() {
                [Variant \"Antichess\"]\n\n1. e3 b5 2. Bxb5 *\n\n\
                1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 5. Nf3 Nf6 6. Ng1 Ng8 \
                7. Nf3 Nf6 8. Ng1 Ng8 *\n";
-    let (status, _, body) = s
-        .raw(
-            "POST",
-            "/v1/replay",
-            Some("application/x-chess-pgn"),
-            pgn.as_bytes().to_vec(),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
-    let body: Value = serde_json::from_slice(&body).expect("json");
+    let body = replay_ok(&s, pgn).await;
     assert_eq!(
         (body["count"].as_u64(), body["failed"].as_u64()),
         (Some(3), Some(1))
