@@ -191,20 +191,7 @@ impl Game {
 
     /// The automatic end (status 1 to 4), if the game has ended.
     pub fn outcome(&self) -> Option<Outcome> {
-        let result = match self.status {
-            Status::Ongoing => return None,
-            Status::Checkmate => match self.state().turn() {
-                Color::White => GameResult::BlackWins,
-                Color::Black => GameResult::WhiteWins,
-            },
-            Status::Stalemate | Status::InsufficientMaterial | Status::SeventyFiveMoves => {
-                GameResult::Draw
-            }
-        };
-        Some(Outcome {
-            result,
-            termination: self.status,
-        })
+        Outcome::of(self.status, self.state().turn())
     }
 
     /// Index of the first state that can repeat later ones: the last state whose

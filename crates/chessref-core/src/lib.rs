@@ -21,22 +21,34 @@
 #![warn(missing_docs)]
 
 mod attacks;
+mod destinations;
 mod error;
 mod fen;
+mod fivefold;
 mod game;
+mod move_info;
+mod move_text;
 mod moves;
+mod outcome;
 mod perft;
 mod pgn;
+mod pgn_report;
 mod piece_code;
 mod position;
 mod san;
 mod square;
 mod state;
+mod verdict;
 
 pub use error::{FenError, InvalidState, Rejection, SanError, StateError, UciError};
+pub use fivefold::Fivefold;
 pub use game::*;
+pub use move_info::{MoveFlags, MoveInfo};
+pub use move_text::{MAX_PACKED, RawMoveError};
 pub use moves::{Move, RawMove};
 pub use perft::{perft, perft_divide};
 pub use pgn::*;
+pub use pgn_report::PgnReport;
 pub use square::{Color, ParseSquareError, Piece, Role, Square};
 pub use state::{State, Status};
+pub use verdict::Verdict;

@@ -107,6 +107,17 @@ pub enum PgnError {
         /// Number of plies played when it ended.
         ended_at: usize,
     },
+    /// A `[Variant]` tag naming another game than standard chess (Chess960,
+    /// crazyhouse, antichess, ...): the referee plays standard chess only.
+    #[error(
+        "game {game}: variant {variant:?} is not supported (the referee plays standard chess only)"
+    )]
+    UnsupportedVariant {
+        /// 1-based game number.
+        game: usize,
+        /// The tag value.
+        variant: String,
+    },
     /// A null move (`--`, `Z0`, ...): a pass, which chess and the referee do not have.
     #[error("game {game}, ply {ply}: null move {san:?} is not a chess move")]
     NullMove {
@@ -131,6 +142,7 @@ impl PgnError {
             | PgnError::IllegalMove { game, .. }
             | PgnError::AmbiguousMove { game, .. }
             | PgnError::GameOver { game, .. }
+            | PgnError::UnsupportedVariant { game, .. }
             | PgnError::NullMove { game, .. } => Some(*game),
             PgnError::Io(_) => None,
         }
@@ -155,8 +167,17 @@ impl PgnGame {
             .map(|(_, v)| v.as_str())
     }
 
-    /// The start position: the `[FEN]` tag if present (unless `[SetUp "0"]`), else the initial position.
+    /// The start position: the `[FEN]` tag if present (unless `[SetUp "0"]`), else the
+    /// initial position. A game of another variant than standard chess has none.
     pub fn start(&self) -> Result<State, PgnError> {
+        if let Some(variant) = self.tag("Variant")
+            && !is_standard_variant(variant)
+        {
+            return Err(PgnError::UnsupportedVariant {
+                game: self.index,
+                variant: variant.to_owned(),
+            });
+        }
         match self.tag("FEN") {
             Some(fen) if self.tag("SetUp") != Some("0") => {
                 State::from_fen(fen.trim()).map_err(|source| PgnError::BadFen {
@@ -241,6 +262,21 @@ impl PgnGame {
         }
         Ok(Replay { game, error: None })
     }
+}
+
+/// Whether a `[Variant]` tag value names standard chess: the names real files
+/// use for it (lichess writes "From Position" for standard chess from a FEN).
+fn is_standard_variant(value: &str) -> bool {
+    const STANDARD: [&str; 6] = [
+        "",
+        "standard",
+        "chess",
+        "normal",
+        "from position",
+        "fromposition",
+    ];
+    let value = value.trim();
+    STANDARD.iter().any(|name| value.eq_ignore_ascii_case(name))
 }
 
 /// Whether the reader is before the movetext (tags) or inside it.
@@ -924,6 +960,27 @@ mod tests {
         assert_eq!(game.state().fen(), "8/3k4/8/8/4P3/8/8/4K3 b - e3 0 2");
         let bad = games("[FEN \"not a fen\"]\n\n1. e4 *")[0].replay();
         assert!(matches!(bad, Err(PgnError::BadFen { game: 1, .. })));
+    }
+
+    #[test]
+    fn other_variants_are_refused_by_name_and_reading_goes_on() {
+        let r = read(concat!(
+            "[Variant \"Antichess\"]\n\n1. e3 b5 2. Bxb5 *\n\n",
+            "[Variant \"Chess960\"]\n[FEN \"bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9\"]\n\n9. g3 *\n\n",
+            "[Variant \"From Position\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"]\n\n1. e4 *\n\n",
+            "[Variant \"Standard\"]\n\n1. e4 *",
+        ));
+        assert_eq!(r.len(), 4);
+        for (i, name) in [(0, "Antichess"), (1, "Chess960")] {
+            let err = r[i].as_ref().unwrap().replay_prefix().unwrap_err();
+            assert!(
+                matches!(&err, PgnError::UnsupportedVariant { game, variant } if *game == i + 1 && variant == name),
+                "{err:?}"
+            );
+            assert!(err.to_string().contains("not supported"), "{err}");
+        }
+        assert_eq!(r[2].as_ref().unwrap().replay().unwrap().plies(), 1);
+        assert_eq!(r[3].as_ref().unwrap().replay().unwrap().plies(), 1);
     }
 
     #[test]

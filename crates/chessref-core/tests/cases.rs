@@ -150,26 +150,6 @@ fn diff(before: &State, after: &State) -> Vec<(usize, u8, u8)> {
         .collect()
 }
 
-/// Parses the ENCODING.md notation `[9] 00->01, [56] 01->ff`.
-fn parse_diff(text: &str) -> Vec<(usize, u8, u8)> {
-    text.split(',')
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .map(|item| {
-            let (index, change) = item
-                .trim_start_matches('[')
-                .split_once("] ")
-                .expect("[i] a->b");
-            let (a, b) = change.split_once("->").expect("a->b");
-            (
-                index.parse().unwrap(),
-                u8::from_str_radix(a, 16).unwrap(),
-                u8::from_str_radix(b, 16).unwrap(),
-            )
-        })
-        .collect()
-}
-
 fn legal_set(s: &State) -> BTreeSet<String> {
     s.legal_moves().iter().map(|m| m.to_uci()).collect()
 }
@@ -198,91 +178,46 @@ fn initial_state_is_section_4() {
     );
 }
 
+/// ENCODING.md section 10, shared with the server and WASM tests.
+const WORKED_EXAMPLES: &str = include_str!("../../../tests/fixtures/encoding-examples.json");
+
 #[test]
-fn worked_example_opening_byte_diffs() {
-    let steps = [
-        (
-            "e2e4",
-            "[9] 00->01, [56] 01->ff, [68] 00->01, [77] 00->54, [100] 01->00",
-        ),
-        (
-            "c7c5",
-            "[9] 01->02, [18] ff->00, [50] 00->ff, [56] ff->01, [61] 00->22, [77] 54->00",
-        ),
-        (
-            "g1f3",
-            "[9] 02->03, [10] 00->01, [56] 01->ff, [61] 22->00, [85] 00->02, [118] 02->00",
-        ),
-        (
-            "d7d6",
-            "[9] 03->04, [10] 01->00, [19] ff->00, [35] 00->ff, [56] ff->01",
-        ),
-        (
-            "f1b5",
-            "[9] 04->05, [10] 00->01, [49] 00->03, [56] 01->ff, [117] 03->00",
-        ),
-        (
-            "c8d7",
-            "[2] fd->00, [9] 05->06, [10] 01->02, [19] 00->fd, [56] ff->01",
-        ),
-        (
-            "e1g1",
-            "[9] 06->07, [10] 02->03, [56] 01->ff, [78] 00->ff, [79] 00->ff, \
-             [116] 06->00, [117] 00->04, [118] 00->06, [119] 04->00, [123] 74->76",
-        ),
-    ];
-    let mut s = State::initial();
-    for (uci, expected) in steps {
-        let next = s.play(raw(uci, 0)).unwrap_or_else(|e| panic!("{uci}: {e}"));
-        assert_eq!(
-            diff(&s, &next),
-            parse_diff(expected),
-            "bytes changed by {uci}"
-        );
-        s = next;
+fn worked_examples_change_exactly_the_listed_bytes() {
+    let fixture: serde_json::Value = serde_json::from_str(WORKED_EXAMPLES).unwrap();
+    let examples = fixture["examples"].as_array().unwrap();
+    assert_eq!(examples.len(), 4);
+    for example in examples {
+        let name = example["name"].as_str().unwrap();
+        let mut s = state(example["fen"].as_str().unwrap());
+        for step in example["moves"].as_array().unwrap() {
+            let uci = step["uci"].as_str().unwrap();
+            let mv = chessref_core::Move::from_uci(uci).unwrap();
+            assert_eq!(
+                s.san(mv).unwrap(),
+                step["san"].as_str().unwrap(),
+                "{name}: {uci}"
+            );
+            let next = s.play(mv).unwrap_or_else(|e| panic!("{name}: {uci}: {e}"));
+            let expected: Vec<(usize, u8, u8)> =
+                serde_json::from_value(step["changes"].clone()).unwrap();
+            assert_eq!(diff(&s, &next), expected, "{name}: bytes changed by {uci}");
+            s = next;
+        }
+        assert_eq!(s.fen(), example["final_fen"].as_str().unwrap(), "{name}");
     }
-    assert_eq!(
-        s.fen(),
-        "rn1qkbnr/pp1bpppp/3p4/1Bp5/4P3/5N2/PPPP1PPP/RNBQ1RK1 b kq - 3 4"
-    );
 }
 
 #[test]
-fn worked_example_underpromotion() {
-    let before = state("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1");
-    let after = before.play(raw("b7b8", 2)).unwrap();
-    assert_eq!(
-        diff(&before, &after),
-        parse_diff("[1] 00->02, [9] 00->01, [17] 01->00, [56] 01->ff")
-    );
-}
-
-#[test]
-fn worked_example_en_passant() {
-    let before = state("rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 3");
-    let after = before.play(raw("d4e3", 0)).unwrap();
-    assert_eq!(
-        diff(&before, &after),
-        parse_diff("[9] 05->06, [56] ff->01, [67] ff->00, [68] 01->00, [77] 54->00, [84] 00->ff")
-    );
-}
-
-#[test]
-fn worked_example_corner_capture_then_castling_is_gone() {
-    let fen = "r3k2r/8/8/8/8/8/6b1/R3K2R b KQkq - 0 1";
-    let before = state(fen);
-    let after = before.play(raw("g2h1", 0)).unwrap();
-    assert_eq!(
-        diff(&before, &after),
-        parse_diff("[9] 01->02, [56] ff->01, [79] 00->ff, [102] fd->00, [119] 04->fd")
-    );
+fn corner_capture_then_castling_is_gone() {
+    let after = state("r3k2r/8/8/8/8/8/6b1/R3K2R b KQkq - 0 1")
+        .play(raw("g2h1", 0))
+        .unwrap();
     // The king-side right went with the rook; the queen side is untouched.
     assert_eq!(
         after.check(raw("e1g1", 0)),
         Err(Rejection::CastlingNotAllowed)
     );
     assert!(after.check(raw("e1c1", 0)).is_ok());
-    assert_eq!(after.fen(), "r3k2r/8/8/8/8/8/8/R3K2b w Qkq - 0 2");
 }
 
 // ---------------------------------------------------------------- section 6, codes 1..14

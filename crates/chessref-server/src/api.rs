@@ -1,14 +1,17 @@
 //! Request and response bodies of the `/v1` endpoints. Field names are part
 //! of the public contract (see `openapi.json`): other tools call them.
 
-use chessref_core::{Color, GameResult, Move, RawMove, Role, Square, State, Status};
+use chessref_core::{Color, GameResult, PgnReport, RawMove, RawMoveError, State, Status};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::ApiError;
 
-/// Largest packed move the contract's `uint24` can carry.
-const MAX_PACKED: u64 = 0xFF_FFFF;
+/// The answer of `/v1/check`: the same object `chessref check --json` prints.
+pub use chessref_core::Verdict as CheckResponse;
+
+/// One move as every representation names it (`/v1/play`, `/v1/moves`).
+pub use chessref_core::MoveInfo;
 
 /// Exactly one of a FEN or a 128-byte state hex, as every position-taking request carries it.
 fn position(fen: &Option<String>, state: &Option<String>) -> Result<State, ApiError> {
@@ -38,72 +41,28 @@ impl CheckRequest {
         position(&self.fen, &self.state)
     }
 
-    /// The move as the contract would receive it.
+    /// The move as the contract would receive it: the wire text of
+    /// [`RawMove::parse`], or the packed `uint24` as a JSON integer.
     pub fn raw_move(&self) -> Result<RawMove, ApiError> {
-        match &self.mv {
-            Value::String(text) => parse_raw_move(text),
+        let parsed = match &self.mv {
+            Value::String(text) => RawMove::parse(text),
             Value::Number(n) => match n.as_u64() {
-                Some(p) if p <= MAX_PACKED => Ok(RawMove::from_packed(p as u32)),
-                _ => Err(ApiError::BadMove {
-                    input: n.to_string(),
-                    reason: "a packed move is an integer in 0..=16777215 (uint24)".into(),
-                }),
+                Some(packed) => RawMove::from_uint24(packed),
+                None => Err(RawMoveError::PackedRange(n.to_string())),
             },
-            other => Err(ApiError::BadMove {
-                input: other.to_string(),
-                reason: "\"move\" is a UCI string, a packed uint24 integer or its 0x hex".into(),
-            }),
-        }
-    }
-}
-
-/// Reads a move text the way `chessref check` does, so both give the same
-/// verdict: UCI squares as 0x88 indices with any promotion letter of
-/// `p n b r q k` (the rules, not the parser, reject `p` and `k` with
-/// INVALID_PROMOTION), or the packed uint24 as `0x` hex.
-pub fn parse_raw_move(text: &str) -> Result<RawMove, ApiError> {
-    let text = text.trim();
-    let bad = |reason: &str| ApiError::BadMove {
-        input: text.to_owned(),
-        reason: reason.to_owned(),
-    };
-    if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
-        return match u32::from_str_radix(hex, 16) {
-            Ok(packed) if packed <= MAX_PACKED as u32 && !hex.starts_with('+') => {
-                Ok(RawMove::from_packed(packed))
+            other => {
+                return Err(ApiError::BadMove {
+                    input: other.to_string(),
+                    reason: "\"move\" is a UCI string, a packed uint24 integer or its 0x hex"
+                        .into(),
+                });
             }
-            _ => Err(bad("a packed move is 0x and at most 6 hex digits")),
         };
+        parsed.map_err(|e| ApiError::BadMove {
+            input: e.input().to_owned(),
+            reason: e.reason().to_owned(),
+        })
     }
-    let uci = "expected UCI like e2e4 or e7e8q, or a packed 0x uint24";
-    if !text.is_ascii() || !(4..=5).contains(&text.len()) {
-        return Err(bad(uci));
-    }
-    let from: Square = text[0..2].parse().map_err(|_| bad(uci))?;
-    let to: Square = text[2..4].parse().map_err(|_| bad(uci))?;
-    let promotion = match text.as_bytes().get(4).map(u8::to_ascii_lowercase) {
-        None => 0,
-        Some(letter) => match Role::from_char(char::from(letter)) {
-            Some(role) => role.code(),
-            None => return Err(bad(uci)),
-        },
-    };
-    Ok(RawMove {
-        from: from.index(),
-        to: to.index(),
-        promotion,
-    })
-}
-
-/// The answer of `/v1/check`: the same object `chessref check --json` prints.
-#[derive(Debug, Serialize, PartialEq, Eq)]
-pub struct CheckResponse {
-    /// Whether the contract accepts the move.
-    pub legal: bool,
-    /// 0 when legal, else the section 6 code.
-    pub code: u8,
-    /// `"OK"` when legal, else the section 6 name.
-    pub reason: String,
 }
 
 /// `POST /v1/play`: apply a list of moves.
@@ -122,29 +81,6 @@ impl PlayRequest {
     /// The start position.
     pub fn position(&self) -> Result<State, ApiError> {
         position(&self.fen, &self.state)
-    }
-}
-
-/// One move as every representation names it.
-#[derive(Debug, Serialize, PartialEq, Eq, Clone)]
-pub struct MoveInfo {
-    /// UCI text.
-    pub uci: String,
-    /// SAN text (with `+`/`#`).
-    pub san: String,
-    /// The contract's `uint24`: `(from << 16) | (to << 8) | promotion`.
-    pub packed: u32,
-}
-
-impl MoveInfo {
-    /// Describes legal move `mv` in `state` (SAN needs the position).
-    pub fn new(state: &State, mv: Move) -> MoveInfo {
-        MoveInfo {
-            uci: mv.to_uci(),
-            // `mv` is legal in `state`, so SAN always exists; UCI is a readable fallback.
-            san: state.san(mv).unwrap_or_else(|_| mv.to_uci()),
-            packed: RawMove::from(mv).packed(),
-        }
     }
 }
 
@@ -245,27 +181,12 @@ pub struct StatusResponse {
     pub repetition_key: String,
 }
 
-/// One game of `/v1/replay`, the fields of `chessref pgn --json` and a few more.
+/// One game of `/v1/replay`: the object `chessref pgn --json` prints, plus the engine.
 #[derive(Debug, Serialize)]
 pub struct ReplayGame {
-    /// 1-based index of the game in the PGN.
-    pub index: usize,
-    /// Plies accepted.
-    pub plies: usize,
-    /// FEN of the last position reached.
-    pub fen: Option<String>,
-    /// State hex of the last position reached.
-    pub hex: Option<String>,
-    /// Status name of the last position reached.
-    pub status: Option<String>,
-    /// The result given by the PGN (tag or movetext), if any.
-    pub result: Option<String>,
-    /// The result of an automatic end, if the game reached one.
-    pub outcome: Option<String>,
-    /// Null when every move was legal, else what went wrong (game, ply, SAN).
-    pub error: Option<String>,
-    /// Section 6 code of the first illegal move, when one applies.
-    pub code: Option<u8>,
+    /// What reading and replaying the game found.
+    #[serde(flatten)]
+    pub report: PgnReport,
     /// Which engine replayed the game: `"rust"` or `"evm"`.
     pub engine: &'static str,
 }
@@ -279,6 +200,17 @@ pub struct ReplayResponse {
     pub failed: usize,
     /// One entry per game, in order.
     pub games: Vec<ReplayGame>,
+}
+
+impl ReplayResponse {
+    /// The answer listing `games`, in order.
+    pub fn of(games: Vec<ReplayGame>) -> ReplayResponse {
+        ReplayResponse {
+            count: games.len(),
+            failed: games.iter().filter(|g| g.report.failed()).count(),
+            games,
+        }
+    }
 }
 
 /// `"white"` or `"black"`.

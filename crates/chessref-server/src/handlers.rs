@@ -1,12 +1,10 @@
 //! The endpoint handlers: thin glue from request bodies to chessref-core.
 
-use std::collections::BTreeMap;
-
 use axum::Json;
 use axum::extract::RawQuery;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::IntoResponse;
-use chessref_core::{Color, Game, RawMove};
+use chessref_core::{Color, Game, Verdict};
 
 use crate::api::{
     CheckRequest, CheckResponse, Claimable, MoveInfo, MovesResponse, PerSide, PlayRequest,
@@ -21,19 +19,7 @@ pub async fn check(
     StrictJson(req): StrictJson<CheckRequest>,
 ) -> Result<Json<CheckResponse>, ApiError> {
     let state = req.position()?;
-    let mv: RawMove = req.raw_move()?;
-    Ok(Json(match state.check(mv) {
-        Ok(_) => CheckResponse {
-            legal: true,
-            code: 0,
-            reason: "OK".into(),
-        },
-        Err(r) => CheckResponse {
-            legal: false,
-            code: r.code(),
-            reason: r.name().into(),
-        },
-    }))
+    Ok(Json(Verdict::of(&state, req.raw_move()?)))
 }
 
 /// `POST /v1/play`.
@@ -84,17 +70,17 @@ pub async fn moves(
     StrictJson(req): StrictJson<PositionRequest>,
 ) -> Result<Json<MovesResponse>, ApiError> {
     let state = req.position()?;
-    let legal = state.legal_moves();
-    let mut dests: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for mv in &legal {
-        let to = dests.entry(mv.from.to_string()).or_default();
-        let target = mv.to.to_string();
-        // Promotions share a destination; a board widget lists it once.
-        if !to.contains(&target) {
-            to.push(target);
-        }
-    }
-    let moves: Vec<MoveInfo> = legal.iter().map(|&mv| MoveInfo::new(&state, mv)).collect();
+    let dests = state
+        .destinations()
+        .into_iter()
+        .map(|(from, to)| {
+            (
+                from.to_string(),
+                to.iter().map(ToString::to_string).collect(),
+            )
+        })
+        .collect();
+    let moves = MoveInfo::all(&state);
     Ok(Json(MovesResponse {
         count: moves.len(),
         moves,

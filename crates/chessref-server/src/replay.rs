@@ -1,7 +1,7 @@
 //! `POST /v1/replay`: every game of a PGN replayed move by move, reporting
 //! the last position reached and the first refused move.
 
-use chessref_core::{PgnError, PgnGame, PgnReader, Replay, SanError};
+use chessref_core::{PgnReader, PgnReport};
 
 use crate::api::{ReplayGame, ReplayResponse};
 
@@ -25,99 +25,18 @@ impl Engine {
     }
 }
 
-/// The entry of a game the PGN reader could not read (`next_index` when the
-/// error names no game). A reader error is never a rejected move, so `code`
-/// stays empty for both engines.
-fn unreadable_game(err: &PgnError, next_index: usize, engine: &'static str) -> ReplayGame {
-    ReplayGame {
-        index: err.game().unwrap_or(next_index),
-        plies: 0,
-        fen: None,
-        hex: None,
-        status: None,
-        result: None,
-        outcome: None,
-        code: rejection_code(err),
-        error: Some(err.to_string()),
-        engine,
-    }
-}
-
-/// The section 6 code behind a refused move, when there is one.
-fn rejection_code(err: &PgnError) -> Option<u8> {
-    match err {
-        PgnError::IllegalMove {
-            reason: SanError::Rejected { rejection, .. },
-            ..
-        } => Some(rejection.code()),
-        _ => None,
-    }
-}
-
-/// The entry of a game the reader could read, from chessref-core's replay of
-/// its main line (`prefix`, [`PgnGame::replay_prefix`]'s answer).
-fn game_entry(
-    pgn_game: &PgnGame,
-    prefix: Result<&Replay, &PgnError>,
-    engine: &'static str,
-) -> ReplayGame {
-    let result = pgn_game
-        .result
-        .clone()
-        .or_else(|| pgn_game.tag("Result").map(str::to_owned));
-    match prefix {
-        Err(e) => ReplayGame {
-            index: pgn_game.index,
-            plies: 0,
-            fen: None,
-            hex: None,
-            status: None,
-            result,
-            outcome: None,
-            code: rejection_code(e),
-            error: Some(e.to_string()),
-            engine,
-        },
-        Ok(replay) => {
-            let state = replay.game.state();
-            ReplayGame {
-                index: pgn_game.index,
-                plies: replay.game.plies(),
-                fen: Some(state.fen()),
-                hex: Some(state.to_hex()),
-                status: Some(replay.game.status().name().to_owned()),
-                result,
-                outcome: replay.game.outcome().map(|o| o.result.to_string()),
-                code: replay.error.as_ref().and_then(rejection_code),
-                error: replay.error.as_ref().map(ToString::to_string),
-                engine,
-            }
-        }
-    }
-}
-
-/// The response listing `games`.
-fn response(games: Vec<ReplayGame>) -> ReplayResponse {
-    let failed = games.iter().filter(|g| g.error.is_some()).count();
-    ReplayResponse {
-        count: games.len(),
-        failed,
-        games,
-    }
-}
-
 /// Replays every game of `pgn` with chessref-core.
 pub fn replay_rust(pgn: &str) -> ReplayResponse {
-    let mut games = Vec::new();
     // Each game takes at least one byte: a bound that holds whatever the reader does.
-    for item in PgnReader::new(pgn.as_bytes()).take(pgn.len() + 1) {
-        let entry = match item {
-            Err(e) => unreadable_game(&e, games.len() + 1, "rust"),
-            Ok(pgn_game) => game_entry(&pgn_game, pgn_game.replay_prefix().as_ref(), "rust"),
-        };
-        games.push(entry);
-    }
-    response(games)
+    let games: Vec<ReplayGame> = PgnReader::new(pgn.as_bytes())
+        .take(pgn.len() + 1)
+        .enumerate()
+        .map(|(i, item)| ReplayGame {
+            report: PgnReport::read(&item, i + 1),
+            engine: "rust",
+        })
+        .collect();
+    ReplayResponse::of(games)
 }
 
 /// Most plies one `engine=evm` request may replay: each costs a few EVM calls.
@@ -151,31 +70,36 @@ pub fn replay_evm(pgn: &str) -> Result<ReplayResponse, crate::ApiError> {
         let pgn_game = match item {
             Ok(g) => g,
             Err(e) => {
-                games.push(unreadable_game(&e, games.len() + 1, "evm"));
+                games.push(ReplayGame {
+                    report: PgnReport::unreadable(&e, games.len() + 1),
+                    engine: "evm",
+                });
                 continue;
             }
         };
         let prefix = pgn_game.replay_prefix();
-        let mut entry = game_entry(&pgn_game, prefix.as_ref(), "evm");
+        let mut report = PgnReport::of_prefix(&pgn_game, prefix.as_ref());
         if let Ok(replay) = &prefix {
             budget = budget.checked_sub(replay.game.plies()).ok_or(
                 crate::ApiError::PayloadTooLarge {
                     limit: EVM_MAX_PLIES,
                 },
             )?;
-            let report = replayer
+            let chain = replayer
                 .replay_known(&pgn_game, replay)
                 .map_err(unavailable)?;
-            entry.plies = report.plies;
-            if let Some(first) = report.mismatches.first() {
-                entry.error = Some(format!(
+            if let Some(first) = chain.mismatches.first() {
+                report.error = Some(format!(
                     "game {}: the contract disagrees with chessref-core ({} differences, first: {first}; a bug: please report)",
                     pgn_game.index,
-                    report.mismatches.len()
+                    chain.mismatches.len()
                 ));
             }
         }
-        games.push(entry);
+        games.push(ReplayGame {
+            report,
+            engine: "evm",
+        });
     }
-    Ok(response(games))
+    Ok(ReplayResponse::of(games))
 }

@@ -359,12 +359,17 @@ async fn body_size_is_limited() {
     s.shutdown().await;
 }
 
-/// Applies ENCODING.md section 10's `[index] before->after` lists to a hex state.
-fn patch(hex: &str, changes: &[(usize, u8, u8)]) -> String {
+/// ENCODING.md section 10, shared with the chessref-core and WASM tests.
+const WORKED_EXAMPLES: &str = include_str!("../../../tests/fixtures/encoding-examples.json");
+
+/// Applies ENCODING.md section 10's `[index, before, after]` lists to a hex state.
+fn patch(hex: &str, changes: &Value) -> String {
     let mut bytes: Vec<u8> = (0..128)
         .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).expect("hex"))
         .collect();
-    for &(i, before, after) in changes {
+    let changes: Vec<(usize, u8, u8)> =
+        serde_json::from_value(changes.clone()).expect("[index, before, after] lists");
+    for (i, before, after) in changes {
         assert_eq!(bytes[i], before, "byte {i}");
         bytes[i] = after;
     }
@@ -372,79 +377,42 @@ fn patch(hex: &str, changes: &[(usize, u8, u8)]) -> String {
 }
 
 #[tokio::test]
-async fn play_reproduces_the_worked_example_byte_for_byte() {
+async fn play_reproduces_the_worked_examples_byte_for_byte() {
+    let s = server().await;
+    let fixture: Value = serde_json::from_str(WORKED_EXAMPLES).expect("fixture");
+    let examples = fixture["examples"].as_array().expect("examples");
+    assert_eq!(examples.len(), 4);
+    for example in examples {
+        let name = example["name"].as_str().expect("name");
+        let (_, start) = s
+            .post_json("/v1/play", &json!({"fen": example["fen"], "moves": []}))
+            .await;
+        let mut expected = start["state"].as_str().expect("state").to_owned();
+        let mut sans = Vec::new();
+        let mut fen = Value::Null;
+        for step in example["moves"].as_array().expect("moves") {
+            sans.push(step["san"].clone());
+            let (status, body) = s
+                .post_json("/v1/play", &json!({"state": start["state"], "moves": sans}))
+                .await;
+            assert_eq!(status, StatusCode::OK, "{name}: {body}");
+            expected = patch(&expected, &step["changes"]);
+            assert_eq!(body["state"], expected, "{name}: after {}", step["san"]);
+            fen = body["fen"].clone();
+        }
+        assert_eq!(fen, example["final_fen"], "{name}");
+    }
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn play_reports_the_moves_of_the_worked_example() {
     let s = server().await;
     let moves = ["e4", "c5", "Nf3", "d6", "Bb5+", "Bd7", "O-O"];
     let (status, body) = s
         .post_json("/v1/play", &json!({"state": INITIAL_HEX, "moves": moves}))
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let mut expected = INITIAL_HEX.to_owned();
-    for changes in [
-        &[
-            (9, 0x00, 0x01),
-            (56, 0x01, 0xff),
-            (68, 0x00, 0x01),
-            (77, 0x00, 0x54),
-            (100, 0x01, 0x00),
-        ][..],
-        &[
-            (9, 0x01, 0x02),
-            (18, 0xff, 0x00),
-            (50, 0x00, 0xff),
-            (56, 0xff, 0x01),
-            (61, 0x00, 0x22),
-            (77, 0x54, 0x00),
-        ],
-        &[
-            (9, 0x02, 0x03),
-            (10, 0x00, 0x01),
-            (56, 0x01, 0xff),
-            (61, 0x22, 0x00),
-            (85, 0x00, 0x02),
-            (118, 0x02, 0x00),
-        ],
-        &[
-            (9, 0x03, 0x04),
-            (10, 0x01, 0x00),
-            (19, 0xff, 0x00),
-            (35, 0x00, 0xff),
-            (56, 0xff, 0x01),
-        ],
-        &[
-            (9, 0x04, 0x05),
-            (10, 0x00, 0x01),
-            (49, 0x00, 0x03),
-            (56, 0x01, 0xff),
-            (117, 0x03, 0x00),
-        ],
-        &[
-            (2, 0xfd, 0x00),
-            (9, 0x05, 0x06),
-            (10, 0x01, 0x02),
-            (19, 0x00, 0xfd),
-            (56, 0xff, 0x01),
-        ],
-        &[
-            (9, 0x06, 0x07),
-            (10, 0x02, 0x03),
-            (56, 0x01, 0xff),
-            (78, 0x00, 0xff),
-            (79, 0x00, 0xff),
-            (116, 0x06, 0x00),
-            (117, 0x00, 0x04),
-            (118, 0x00, 0x06),
-            (119, 0x04, 0x00),
-            (123, 0x74, 0x76),
-        ],
-    ] {
-        expected = patch(&expected, changes);
-    }
-    assert_eq!(body["state"], expected);
-    assert_eq!(
-        body["fen"],
-        "rn1qkbnr/pp1bpppp/3p4/1Bp5/4P3/5N2/PPPP1PPP/RNBQ1RK1 b kq - 3 4"
-    );
     assert_eq!(body["status"], "ONGOING");
     assert_eq!(body["in_check"], false);
     let sans: Vec<&str> = body["moves"]
@@ -697,12 +665,8 @@ async fn status_reports_section_8_and_the_repetition_key() {
     s.shutdown().await;
 }
 
-#[tokio::test]
-async fn replay_reports_every_game() {
-    let s = server().await;
-    let pgn = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
-               [Event \"b\"]\n\n1. e4 e5 2. Ke3 *\n\n\
-               [Event \"c\"]\n[FEN \"4k3/8/8/8/8/8/8/R3K3 w Q - 0 1\"]\n[SetUp \"1\"]\n\n1. O-O-O Kf7 *\n";
+/// The answer of `POST /v1/replay` (Rust engine) for `pgn`, which must be 200.
+async fn replay_ok(s: &TestServer, pgn: &str) -> Value {
     let (status, _, body) = s
         .raw(
             "POST",
@@ -712,7 +676,16 @@ async fn replay_reports_every_game() {
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
-    let body: Value = serde_json::from_slice(&body).expect("json");
+    serde_json::from_slice(&body).expect("json")
+}
+
+#[tokio::test]
+async fn replay_reports_every_game() {
+    let s = server().await;
+    let pgn = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
+               [Event \"b\"]\n\n1. e4 e5 2. Ke3 *\n\n\
+               [Event \"c\"]\n[FEN \"4k3/8/8/8/8/8/8/R3K3 w Q - 0 1\"]\n[SetUp \"1\"]\n\n1. O-O-O Kf7 *\n";
+    let body = replay_ok(&s, pgn).await;
     assert_eq!(
         (body["count"].as_u64(), body["failed"].as_u64()),
         (Some(3), Some(1))
@@ -743,6 +716,73 @@ async fn replay_reports_every_game() {
         (Some(2), Some("rust"))
     );
     assert_eq!(g[2]["fen"], "8/5k2/8/8/8/8/8/2KR4 w - - 2 2");
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn replay_reports_automatic_draws_variants_and_fivefold_like_the_cli() {
+    let s = server().await;
+    let pgn = "[FEN \"4k3/8/8/8/8/8/3p4/4K3 w - - 0 1\"]\n\n1. Kxd2 Kd7 2. Kc3 1/2-1/2\n\n\
+               [Variant \"Antichess\"]\n\n1. e3 b5 2. Bxb5 *\n\n\
+               1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 5. Nf3 Nf6 6. Ng1 Ng8 \
+               7. Nf3 Nf6 8. Ng1 Ng8 *\n";
+    let body = replay_ok(&s, pgn).await;
+    assert_eq!(
+        (body["count"].as_u64(), body["failed"].as_u64()),
+        (Some(3), Some(1))
+    );
+    let g = &body["games"];
+    assert_eq!(
+        (
+            &g[0]["plies"],
+            &g[0]["status"],
+            &g[0]["moves_after_end"],
+            &g[0]["error"]
+        ),
+        (
+            &json!(1),
+            &json!("INSUFFICIENT_MATERIAL"),
+            &json!(2),
+            &Value::Null
+        )
+    );
+    let variant = g[1]["error"].as_str().expect("error");
+    assert!(
+        variant.contains("\"Antichess\" is not supported"),
+        "{variant}"
+    );
+    assert_eq!(
+        (&g[2]["status"], &g[2]["fivefold_ply"]),
+        (&json!("ONGOING"), &json!(16))
+    );
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn moves_flag_captures_castling_promotions_and_checks() {
+    let s = server().await;
+    let (status, body) = s
+        .post_json(
+            "/v1/moves",
+            &json!({"fen": "1n2k3/P7/8/8/8/8/8/R3K3 w Q - 0 1"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let flags = |uci: &str| {
+        body["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .find(|m| m["uci"] == uci)
+            .map(|m| m.get("flags").cloned())
+            .expect("a legal move")
+    };
+    assert_eq!(
+        flags("a7b8q"),
+        Some(json!(["capture", "promotion", "check"]))
+    );
+    assert_eq!(flags("e1c1"), Some(json!(["castling"])));
+    assert_eq!(flags("e1e2"), None, "a quiet move has no flags");
     s.shutdown().await;
 }
 

@@ -2,6 +2,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
 import { cases } from "./cases.mjs";
 import { serveStatic } from "./static-server.mjs";
 import { launchChromium } from "./chromium.mjs";
@@ -12,7 +13,12 @@ let results;
 const pageErrors = [];
 
 before(async () => {
-  http = await serveStatic(fileURLToPath(new URL("..", import.meta.url)));
+  // cases.mjs imports the section 10 fixture from the repository's tests/fixtures,
+  // which is outside the served package directory: serve it at the URL it resolves to.
+  const fixture = new URL("../../../tests/fixtures/encoding-examples.json", import.meta.url);
+  http = await serveStatic(fileURLToPath(new URL("..", import.meta.url)), {
+    "/tests/fixtures/encoding-examples.json": () => ["application/json", readFileSync(fixture)],
+  });
   browser = await launchChromium();
   const page = await browser.context.newPage();
   page.on("pageerror", (e) => pageErrors.push(String(e)));

@@ -2,6 +2,9 @@
 // (node.test.mjs) and in headless Chromium (browser.test.mjs).
 // Each case gets the package's exports and throws on failure.
 
+// ENCODING.md section 10, shared with the chessref-core and chessref-server tests.
+import WORKED_EXAMPLES from "../../../tests/fixtures/encoding-examples.json" with { type: "json" };
+
 const INITIAL_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 // ENCODING.md section 4.
 const INITIAL_HEX =
@@ -126,24 +129,36 @@ export const cases = [
   }],
 
   ["play follows ENCODING.md section 10 byte for byte", (w) => {
-    const g = new w.Chess();
-    let expected = INITIAL_HEX;
-    const steps = [
-      ["e4", [[9, 0x00, 0x01], [56, 0x01, 0xff], [68, 0x00, 0x01], [77, 0x00, 0x54], [100, 0x01, 0x00]]],
-      ["c5", [[9, 0x01, 0x02], [18, 0xff, 0x00], [50, 0x00, 0xff], [56, 0xff, 0x01], [61, 0x00, 0x22], [77, 0x54, 0x00]]],
-      ["g1f3", [[9, 0x02, 0x03], [10, 0x00, 0x01], [56, 0x01, 0xff], [61, 0x22, 0x00], [85, 0x00, 0x02], [118, 0x02, 0x00]]],
-      ["d6", [[9, 0x03, 0x04], [10, 0x01, 0x00], [19, 0xff, 0x00], [35, 0x00, 0xff], [56, 0xff, 0x01]]],
-      ["Bb5+", [[9, 0x04, 0x05], [10, 0x00, 0x01], [49, 0x00, 0x03], [56, 0x01, 0xff], [117, 0x03, 0x00]]],
-      ["Bd7", [[2, 0xfd, 0x00], [9, 0x05, 0x06], [10, 0x01, 0x02], [19, 0x00, 0xfd], [56, 0xff, 0x01]]],
-      ["O-O", [[9, 0x06, 0x07], [10, 0x02, 0x03], [56, 0x01, 0xff], [78, 0x00, 0xff], [79, 0x00, 0xff], [116, 0x06, 0x00],
-        [117, 0x00, 0x04], [118, 0x00, 0x06], [119, 0x04, 0x00], [123, 0x74, 0x76]]],
-    ];
-    for (const [move, changes] of steps) {
-      g.play(move);
-      expected = patch(expected, changes);
-      eq(g.stateHex(), expected, `state after ${move}`);
+    eq(WORKED_EXAMPLES.examples.length, 4, "worked examples");
+    for (const example of WORKED_EXAMPLES.examples) {
+      const g = w.Chess.fromFen(example.fen);
+      let expected = g.stateHex();
+      for (const step of example.moves) {
+        eq(g.play(step.san).uci, step.uci, `${example.name}: ${step.san}`);
+        expected = patch(expected, step.changes);
+        eq(g.stateHex(), expected, `${example.name}: state after ${step.san}`);
+      }
+      eq(g.history(), example.moves.map((m) => m.uci), `${example.name}: history`);
+      eq(g.fen(), example.final_fen, `${example.name}: final FEN`);
     }
-    eq(g.history(), ["e2e4", "c7c5", "g1f3", "d7d6", "f1b5", "c8d7", "e1g1"], "history");
+  }],
+
+  ["check reads a move as chessref check and the HTTP server do", (w) => {
+    const p = w.Chess.fromFen("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1");
+    const king = p.check("b7b8k");
+    eq([king.legal, king.code, king.reason], [false, 13, "INVALID_PROMOTION"], "king promotion");
+    eq(p.check("b7b8p").code, 13, "pawn promotion");
+    eq(p.check("0x110106"), king, "the same move packed as 0x hex");
+    eq(w.encodeMove("b7b8k"), packed(17, 1, 6), "encodeMove keeps the promotion byte");
+    throwsKind(() => p.check("b7b8x"), "bad_move");
+  }],
+
+  ["move forms name captures, castling, promotions and checks", (w) => {
+    const flags = (fen, uci) => w.Chess.fromFen(fen).legalMoveInfos().find((m) => m.uci === uci).flags;
+    eq(flags("8/8/8/3pP3/8/8/8/K6k w - d6 0 2", "e5d6"), ["capture", "en_passant"], "en passant");
+    eq(flags("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "e1g1"), ["castling"], "castling");
+    eq(flags("1n2k3/P7/8/8/8/8/8/4K3 w - - 0 1", "a7b8q"), ["capture", "promotion", "check"], "promotion");
+    eq(flags(INITIAL_FEN, "e2e4"), undefined, "a quiet move has none");
   }],
 
   ["play returns the move forms and refuses bad moves untouched", (w) => {

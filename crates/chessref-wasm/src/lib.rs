@@ -16,12 +16,11 @@
 pub mod verdict;
 
 use chessref_core::{
-    Color, FenError, Game, GameError, Move, RawMove, SanError, Square, State, StateError,
+    Color, FenError, Game, GameError, Move, MoveInfo, RawMove, RawMoveError, SanError, Square,
+    State, StateError, Verdict,
 };
 use js_sys::{Array, Map, Object, Reflect};
 use wasm_bindgen::prelude::*;
-
-use crate::verdict::{MoveForms, Verdict};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
@@ -42,6 +41,8 @@ export interface MoveInfo {
   san: string;
   /** The contract's uint24: (from << 16) | (to << 8) | promotion. */
   packed: number;
+  /** What kind of move it is; absent for a quiet move. */
+  flags?: Array<"capture" | "en_passant" | "castling" | "promotion" | "check" | "checkmate">;
 }
 /** Draws the side to move may claim now or with its next move (FIDE 9.2, 9.3). */
 export interface ClaimableDraws {
@@ -132,34 +133,32 @@ fn game_error(e: GameError) -> JsValue {
 
 fn verdict_object(v: Verdict) -> JsValue {
     let obj = Object::new();
-    set(&obj, "legal", v.legal);
-    set(&obj, "code", v.code);
-    set(&obj, "reason", v.reason);
-    set(&obj, "message", v.message);
+    set(&obj, "legal", v.legal());
+    set(&obj, "code", v.code());
+    set(&obj, "reason", v.name());
+    set(&obj, "message", v.message());
     obj.into()
 }
 
-fn move_object(f: MoveForms) -> JsValue {
+/// The JS form of a move: the fields of core's JSON form (`flags` only when set).
+fn move_object(info: MoveInfo) -> JsValue {
     let obj = Object::new();
-    set(&obj, "uci", f.uci);
-    set(&obj, "san", f.san);
-    set(&obj, "packed", f.packed);
+    set(&obj, "uci", info.uci);
+    set(&obj, "san", info.san);
+    set(&obj, "packed", info.packed);
+    if !info.flags.is_empty() {
+        let flags: Array = info.flags.names().map(JsValue::from_str).collect();
+        set(&obj, "flags", flags);
+    }
     obj.into()
 }
 
-fn parse_uci(uci: &str) -> Result<Move, JsValue> {
-    Move::from_uci(uci.trim()).map_err(|e| error("bad_move", &e.to_string(), None))
+fn bad_move(e: RawMoveError) -> JsValue {
+    error("bad_move", &e.to_string(), None)
 }
 
 fn packed_move(packed: u32) -> Result<RawMove, JsValue> {
-    if packed > 0xFF_FFFF {
-        return Err(error(
-            "bad_move",
-            &format!("packed move {packed} does not fit a uint24"),
-            None,
-        ));
-    }
-    Ok(RawMove::from_packed(packed))
+    RawMove::from_uint24(packed.into()).map_err(bad_move)
 }
 
 /// A game as the referee runs it: a start position plus the moves played,
@@ -270,18 +269,16 @@ impl Chess {
         state
             .legal_moves()
             .into_iter()
-            .map(|mv| MoveForms::of(state, mv).san)
+            .map(|mv| MoveInfo::new(state, mv).san)
             .collect()
     }
 
     /// The legal moves with UCI, SAN and packed forms.
     #[wasm_bindgen(js_name = legalMoveInfos, unchecked_return_type = "MoveInfo[]")]
     pub fn legal_move_infos(&self) -> Array {
-        let state = self.state();
-        state
-            .legal_moves()
+        MoveInfo::all(self.state())
             .into_iter()
-            .map(|mv| move_object(MoveForms::of(state, mv)))
+            .map(move_object)
             .collect()
     }
 
@@ -289,9 +286,9 @@ impl Chess {
     #[wasm_bindgen(unchecked_return_type = "Map<string, string[]>")]
     pub fn dests(&self) -> Map {
         let map = Map::new();
-        for (from, tos) in verdict::dests(self.state()) {
-            let arr: Array = tos.into_iter().map(JsValue::from).collect();
-            map.set(&JsValue::from(from), &arr);
+        for (from, tos) in self.state().destinations() {
+            let arr: Array = tos.iter().map(|to| JsValue::from(to.to_string())).collect();
+            map.set(&JsValue::from(from.to_string()), &arr);
         }
         map
     }
@@ -311,23 +308,23 @@ impl Chess {
         Ok(self.state().piece_at(sq).map(|p| p.char().to_string()))
     }
 
-    /// What the contract says about a UCI move here (section 6 code; nothing is played).
-    /// Throws `bad_move` when the text is not UCI.
+    /// What the contract says about a move here (section 6 code; nothing is
+    /// played): UCI with any promotion letter (`e7e8k` is INVALID_PROMOTION, as
+    /// the contract says), or the packed `uint24` as `0x` hex, read as
+    /// `chessref check` and the HTTP server read it. Throws `bad_move` otherwise.
     #[wasm_bindgen(unchecked_return_type = "CheckResult")]
     pub fn check(&self, uci: &str) -> Result<JsValue, JsValue> {
-        Ok(verdict_object(Verdict::of(
-            self.state(),
-            parse_uci(uci)?.into(),
-        )))
+        verdict::check_text(self.state(), uci)
+            .map(verdict_object)
+            .map_err(bad_move)
     }
 
     /// What the contract says about a packed `uint24` move, any bytes (off-board included).
     #[wasm_bindgen(js_name = checkPacked, unchecked_return_type = "CheckResult")]
     pub fn check_packed(&self, packed: u32) -> Result<JsValue, JsValue> {
-        Ok(verdict_object(Verdict::of(
-            self.state(),
-            packed_move(packed)?,
-        )))
+        verdict::check_packed(self.state(), packed)
+            .map(verdict_object)
+            .map_err(bad_move)
     }
 
     /// Plays a move in UCI or SAN; returns its forms. Throws `illegal_move`
@@ -346,7 +343,7 @@ impl Chess {
         }
         let mv = state.parse_move(text.trim()).map_err(san_error)?;
         self.game.play(mv).map_err(game_error)?;
-        Ok(move_object(MoveForms::of(&state, mv)))
+        Ok(move_object(MoveInfo::new(&state, mv)))
     }
 
     /// Plays a packed `uint24` move exactly as the contract would receive it.
@@ -360,7 +357,7 @@ impl Chess {
             .moves()
             .last()
             .ok_or_else(|| error("bad_move", "no move was recorded", None))?;
-        Ok(move_object(MoveForms::of(&state, mv)))
+        Ok(move_object(MoveInfo::new(&state, mv)))
     }
 
     /// Takes back the last move; returns it in UCI, or undefined at the start.
@@ -470,10 +467,11 @@ impl Chess {
     }
 }
 
-/// The contract's `uint24` for a UCI move. Throws `bad_move`.
+/// The contract's `uint24` for a move's wire text (UCI with any promotion
+/// letter, or `0x` hex), as `chessref check` reads it. Throws `bad_move`.
 #[wasm_bindgen(js_name = encodeMove)]
 pub fn encode_move(uci: &str) -> Result<u32, JsValue> {
-    Ok(RawMove::from(parse_uci(uci)?).packed())
+    RawMove::parse(uci).map(RawMove::packed).map_err(bad_move)
 }
 
 /// The bytes of a packed move (any value up to 2^24 - 1).

@@ -463,3 +463,124 @@ fn check_on_the_evm_answers_like_the_rust_check() {
         assert_eq!(code(&rust), code(&evm), "{mv}");
     }
 }
+
+#[test]
+fn play_takes_flags_after_the_moves() {
+    let o = chessref(&["play", "e2e4", "--json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(json(&o)["moves"], serde_json::json!(["e2e4"]));
+    let fen = "7k/8/8/8/8/K6n/6P1/2r5 w - - 0 1";
+    let o = chessref(&["play", "--fen", fen, "g2h3", "c1h1", "--json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(json(&o)["fen"], "7k/8/8/8/8/K6P/8/7r w - - 1 2");
+    // A move never starts with `--`: an unknown flag is bad usage, not a move.
+    let o = chessref(&["play", "e2e4", "--jsn"]);
+    assert_eq!(code(&o), 2);
+    assert!(!stderr(&o).contains("as a move"), "{}", stderr(&o));
+}
+
+#[test]
+fn play_and_pgn_say_when_a_game_reached_fivefold_repetition() {
+    let shuffle = ["Nf3", "Nf6", "Ng1", "Ng8"].repeat(4);
+    let mut args = vec!["play"];
+    args.extend(shuffle.iter().copied());
+    let o = chessref(&args);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("status: ONGOING (0)"), "{out}");
+    assert!(
+        out.contains("fivefold repetition at ply 16: drawn under FIDE 9.6.1, claimable on-chain"),
+        "{out}"
+    );
+    args.push("--json");
+    assert_eq!(json(&chessref(&args))["fivefold_ply"], 16);
+
+    let pgn = "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 5. Nf3 Nf6 6. Ng1 Ng8 \
+               7. Nf3 Nf6 8. Ng1 Ng8 9. e4 *\n";
+    let o = chessref_stdin(&["pgn", "-"], pgn);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("game 1: fivefold repetition at ply 16: drawn under FIDE 9.6.1"),
+        "{}",
+        stdout(&o)
+    );
+    let o = chessref_stdin(&["pgn", "-", "--json"], pgn);
+    assert_eq!(json(&o)["fivefold_ply"], 16);
+    assert_eq!(json(&o)["status"], "ONGOING");
+}
+
+#[test]
+fn pgn_reports_other_variants_per_game_and_goes_on() {
+    let pgn = "[Variant \"Antichess\"]\n\n1. e3 b5 2. Bxb5 Bb7 3. Bxd7 *\n\n\
+               [Variant \"Crazyhouse\"]\n\n1. e4 d5 2. exd5 Qxd5 3. Nc3 Qa5 4. P@b4 *\n\n\
+               [Variant \"Standard\"]\n\n1. e4 e5 *\n";
+    let o = chessref_stdin(&["pgn", "-"], pgn);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("game 1: variant \"Antichess\" is not supported"),
+        "{out}"
+    );
+    assert!(
+        out.contains("game 2: variant \"Crazyhouse\" is not supported"),
+        "{out}"
+    );
+    assert!(out.ends_with("3 games, 2 plies, 2 with errors\n"), "{out}");
+}
+
+/// Game 2 plays on after Kxd2 left two bare kings (an automatic draw).
+const PLAYED_ON_AFTER_A_DRAW: &str = "1. e4 e5 *\n\n\
+    [FEN \"4k3/8/8/8/8/8/3p4/4K3 w - - 0 1\"]\n[Result \"1/2-1/2\"]\n\n1. Kxd2 Kd7 2. Kc3 1/2-1/2\n";
+
+#[test]
+fn pgn_and_replay_agree_on_games_played_on_after_an_automatic_draw() {
+    let o = chessref_stdin(&["pgn", "-"], PLAYED_ON_AFTER_A_DRAW);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains(
+            "game 2: ended at ply 1 (INSUFFICIENT_MATERIAL, 1/2-1/2); 2 moves written after the end not played"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("2 games, 3 plies, 0 with errors, 1 with moves after an automatic draw\n"),
+        "{out}"
+    );
+    let o = chessref_stdin(&["pgn", "-", "--json"], PLAYED_ON_AFTER_A_DRAW);
+    let row: Value = serde_json::from_str(stdout(&o).lines().nth(1).unwrap()).unwrap();
+    assert_eq!(
+        (
+            &row["plies"],
+            &row["status"],
+            &row["moves_after_end"],
+            &row["error"]
+        ),
+        (
+            &serde_json::json!(1),
+            &serde_json::json!("INSUFFICIENT_MATERIAL"),
+            &serde_json::json!(2),
+            &Value::Null
+        )
+    );
+    let o = chessref_stdin(&["replay", "-", "--json"], PLAYED_ON_AFTER_A_DRAW);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        (json(&o)["plies"].clone(), json(&o)["mismatches"].clone()),
+        (3.into(), 0.into())
+    );
+}
+
+#[test]
+fn long_runs_stay_quiet_when_piped() {
+    // stderr is a pipe here: no progress bar, no control characters.
+    for o in [
+        chessref_stdin(&["pgn", "-"], REPLAY_GAMES),
+        chessref_stdin(&["replay", "-"], REPLAY_GAMES),
+        chessref(&["simulate", "--games", "2", "--seed", "5"]),
+    ] {
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        assert_eq!(stderr(&o), "");
+        assert!(!stdout(&o).contains('\u{1b}'), "{}", stdout(&o));
+    }
+}

@@ -96,10 +96,8 @@ pub fn open_input(path: &str) -> Result<(Box<dyn std::io::BufRead>, Option<u64>)
 /// A progress bar over the bytes read, on stderr when stderr is a terminal
 /// and the input is not known to be smaller than `min_bytes`; hidden otherwise.
 pub fn byte_progress(size: Option<u64>, label: &str, min_bytes: u64) -> indicatif::ProgressBar {
-    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() || size.is_some_and(|s| s < min_bytes) {
-        return ProgressBar::hidden();
+    if size.is_some_and(|s| s < min_bytes) {
+        return indicatif::ProgressBar::hidden();
     }
     let template = match size {
         Some(_) => {
@@ -107,8 +105,28 @@ pub fn byte_progress(size: Option<u64>, label: &str, min_bytes: u64) -> indicati
         }
         None => format!("{{spinner}} {label}: {{bytes}} read {{bytes_per_sec}}"),
     };
-    ProgressBar::with_draw_target(size, ProgressDrawTarget::stderr())
-        .with_style(ProgressStyle::with_template(&template).expect("a valid template"))
+    terminal_progress(size, &template)
+}
+
+/// A progress bar over `total` items (`unit` names them), on stderr when
+/// stderr is a terminal; hidden otherwise.
+pub fn count_progress(total: u64, label: &str, unit: &str) -> indicatif::ProgressBar {
+    terminal_progress(
+        Some(total),
+        &format!("{label} {{bar:40}} {{pos}}/{{len}} {unit} eta {{eta}}"),
+    )
+}
+
+/// A bar drawn with `template` on stderr if it is a terminal: piped output
+/// (a file, another program, a test) stays free of control characters.
+fn terminal_progress(len: Option<u64>, template: &str) -> indicatif::ProgressBar {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    ProgressBar::with_draw_target(len, ProgressDrawTarget::stderr())
+        .with_style(ProgressStyle::with_template(template).expect("a valid template"))
 }
 
 /// Prints a JSON value as one line on stdout.

@@ -3,9 +3,8 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use chessref_core::{Game, PgnError, PgnGame, PgnReader, Replay};
+use chessref_core::{PgnError, PgnReader, PgnReport};
 use clap::Args as ClapArgs;
-use serde_json::{Value, json};
 
 use super::{CliError, EXIT_VERDICT, byte_progress, open_input};
 
@@ -16,7 +15,8 @@ pub struct Args {
     #[arg(value_name = "FILE")]
     path: String,
     /// One JSON object per game per line: `{"index", "plies", "fen", "hex", "status",
-    /// "result", "outcome", "error"}` (final position reached; `error` null when every move was legal).
+    /// "result", "outcome", "error", "code", "fivefold_ply", "moves_after_end"}` (final
+    /// position reached; `error` null when the game was played to its end).
     #[arg(long)]
     json: bool,
 }
@@ -26,40 +26,31 @@ const PROGRESS_MIN_BYTES: u64 = 4 << 20;
 
 /// Validates every game; exit 1 if any game has an error.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let io_error = |source| CliError::Io {
-        path: args.path.clone(),
-        source,
-    };
     let (input, size) = open_input(&args.path)?;
     let progress = byte_progress(size, "pgn", PROGRESS_MIN_BYTES);
     let mut reader = PgnReader::new(input);
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let (mut games, mut plies, mut failed) = (0usize, 0usize, 0usize);
+    let (mut games, mut plies, mut failed, mut ended) = (0usize, 0usize, 0usize, 0usize);
     while let Some(item) = reader.next() {
-        let report = match item {
-            Err(PgnError::Io(source)) => {
-                progress.finish_and_clear();
-                return Err(io_error(source));
-            }
-            Err(e) => GameReport {
-                index: e.game().unwrap_or(games + 1),
-                game: None,
-                result: None,
-                error: Some(e),
-            },
-            Ok(pgn) => GameReport::replay(&pgn),
-        };
-        games += 1;
-        plies += report.game.as_ref().map_or(0, Game::plies);
-        if report.error.is_some() {
-            failed += 1;
+        if let Err(PgnError::Io(source)) = item {
+            progress.finish_and_clear();
+            return Err(CliError::Io {
+                path: args.path.clone(),
+                source,
+            });
         }
+        let report = PgnReport::read(&item, games + 1);
+        games += 1;
+        plies += report.plies;
+        failed += usize::from(report.failed());
+        ended += usize::from(report.moves_after_end > 0);
         if args.json {
-            writeln!(out, "{}", report.json())?;
-        } else if let Some(e) = &report.error {
+            let line = serde_json::to_string(&report).expect("a report serializes");
+            writeln!(out, "{line}")?;
+        } else if let Some(remark) = report.remark() {
             progress.suspend(|| -> io::Result<()> {
-                writeln!(out, "{e}")?;
+                writeln!(out, "{remark}")?;
                 out.flush()
             })?;
         }
@@ -69,7 +60,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     progress.finish_and_clear();
     if !args.json {
-        writeln!(out, "{games} games, {plies} plies, {failed} with errors")?;
+        write!(out, "{games} games, {plies} plies, {failed} with errors")?;
+        if ended > 0 {
+            write!(out, ", {ended} with moves after an automatic draw")?;
+        }
+        writeln!(out)?;
     }
     out.flush()?;
     Ok(if failed == 0 {
@@ -77,49 +72,4 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     } else {
         ExitCode::from(EXIT_VERDICT)
     })
-}
-
-/// What `pgn` reports for one game.
-struct GameReport {
-    index: usize,
-    /// The game as far as it was legal (`None` when it could not be read or had no valid start).
-    game: Option<Game>,
-    /// The PGN result token.
-    result: Option<String>,
-    error: Option<PgnError>,
-}
-
-impl GameReport {
-    fn replay(pgn: &PgnGame) -> GameReport {
-        let result = pgn.result.clone();
-        match pgn.replay_prefix() {
-            Ok(Replay { game, error }) => GameReport {
-                index: pgn.index,
-                game: Some(game),
-                result,
-                error,
-            },
-            Err(e) => GameReport {
-                index: pgn.index,
-                game: None,
-                result,
-                error: Some(e),
-            },
-        }
-    }
-
-    fn json(&self) -> Value {
-        let game = self.game.as_ref();
-        let state = game.map(Game::state);
-        json!({
-            "index": self.index,
-            "plies": game.map_or(0, Game::plies),
-            "fen": state.map(|s| s.fen()),
-            "hex": state.map(|s| s.to_hex()),
-            "status": game.map(|g| g.status().name()),
-            "result": self.result,
-            "outcome": game.and_then(Game::outcome).map(|o| o.result.to_string()),
-            "error": self.error.as_ref().map(ToString::to_string),
-        })
-    }
 }

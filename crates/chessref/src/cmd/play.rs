@@ -14,11 +14,11 @@ pub struct Args {
     /// Start position as FEN or state hex (default: the initial position).
     #[arg(long)]
     fen: Option<String>,
-    /// Print `{"fen", "hex", "status", "moves"}` as JSON.
+    /// Print `{"fen", "hex", "status", "status_code", "in_check", "moves", "fivefold_ply"}` as JSON.
     #[arg(long)]
     json: bool,
-    /// Moves in UCI (`e2e4`) or SAN (`Nf3`, `O-O`, `e8=Q+`).
-    #[arg(value_name = "MOVE", allow_hyphen_values = true)]
+    /// Moves in UCI (`e2e4`) or SAN (`Nf3`, `O-O`, `e8=Q+`); flags may follow them.
+    #[arg(value_name = "MOVE")]
     moves: Vec<String>,
 }
 
@@ -55,10 +55,14 @@ fn print_state(game: &Game, json: bool) {
             "status_code": status.code(),
             "in_check": state.in_check(),
             "moves": moves,
+            "fivefold_ply": game.fivefold().map(|f| f.ply),
         }));
     } else {
         println!("fen: {}", state.fen());
         println!("hex: {}", state.to_hex());
         println!("status: {} ({})", status.name(), status.code());
+        if let Some(fivefold) = game.fivefold() {
+            println!("{fivefold}");
+        }
     }
 }

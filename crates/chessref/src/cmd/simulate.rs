@@ -3,14 +3,13 @@
 //! revert with exactly the code the Rust mirror predicts; a gas histogram at
 //! the end. The logic lives in `chessref_evm::simulate`.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use chessref_evm::{SimulateOptions, simulate, stats::histogram};
 use clap::Args as ClapArgs;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{CliError, EXIT_VERDICT};
+use super::{CliError, EXIT_VERDICT, count_progress};
 
 /// Arguments of `chessref simulate`.
 #[derive(ClapArgs)]
@@ -51,15 +50,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         illegal_rate: args.illegal_rate,
         max_plies: args.max_plies,
     };
-    let progress = if io::stderr().is_terminal() {
-        ProgressBar::with_draw_target(Some(args.games as u64), ProgressDrawTarget::stderr())
-            .with_style(
-                ProgressStyle::with_template("simulate {bar:40} {pos}/{len} games eta {eta}")
-                    .expect("a valid template"),
-            )
-    } else {
-        ProgressBar::hidden()
-    };
+    let progress = count_progress(args.games as u64, "simulate", "games");
     let summary = simulate(chain, &options, |_| progress.inc(1))
         .map_err(|e| CliError::Arg(format!("chain: {e}")))?;
     progress.finish_and_clear();
