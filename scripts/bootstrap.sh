@@ -21,9 +21,13 @@ if ! scripts/foundry --path forge >/dev/null 2>&1 || ! scripts/foundry --path an
   npm install --no-audit --no-fund --loglevel=error
 fi
 
-# rustfmt for the formatting check (part of the usual rustup profile; added if missing).
+# rustfmt and clippy for the formatting and lint checks (part of the usual
+# rustup profile; added if missing).
 if ! cargo fmt --version >/dev/null 2>&1; then
   rustup component add rustfmt
+fi
+if ! cargo clippy --version >/dev/null 2>&1; then
+  rustup component add clippy
 fi
 
 chmod +x scripts/solc-shim scripts/foundry

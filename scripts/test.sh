@@ -26,6 +26,9 @@ bash scripts/build-contracts.sh --check
 step "rust: formatting"
 cargo fmt --all --check
 
+step "rust: clippy, every crate, target and feature, warnings are errors (lints: [workspace.lints])"
+cargo clippy --workspace --all-targets --all-features --locked --release -- -D warnings
+
 step "rust: every workspace test (release: perft, differential and conformance need the speed)"
 cargo test --release --workspace --locked
 

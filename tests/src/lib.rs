@@ -2,8 +2,6 @@
 //! contracts (`chessref-evm`): the generators of positions, illegal move
 //! candidates and mutated states the integration tests in `tests/` feed to
 //! both implementations.
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod candidates;
 pub mod mutations;

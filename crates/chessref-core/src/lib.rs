@@ -17,8 +17,6 @@
 //! assert_eq!(e4.status(), Status::Ongoing);
 //! assert_eq!(chessref_core::perft(&start, 3), 8_902);
 //! ```
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 mod attacks;
 mod destinations;

@@ -4,8 +4,6 @@
 //! (revm, Prague, in memory: the default everywhere) and [`RpcChain`]
 //! (alloy over HTTP, e.g. a local anvil started by [`anvil::Anvil`]).
 //! On top of it: [`RulesView`] (the deployed rules) and the referee client.
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod anvil;
 pub mod bindings;

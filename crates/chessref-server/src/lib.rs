@@ -7,8 +7,6 @@
 //! is wrong, with the ENCODING.md section 6 or 7 code when one applies.
 //! Answers carry `Access-Control-Allow-Origin: *` so browser front ends can
 //! call the service directly.
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod api;
 mod cors;

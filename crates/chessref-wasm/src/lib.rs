@@ -10,8 +10,6 @@
 //! (`"bad_fen"`, `"bad_state"`, `"bad_move"`, `"illegal_move"`,
 //! `"ambiguous_move"`, `"game_over"`) and, where one applies, the ENCODING.md
 //! section 6 or 7 `code` and its `reason` name.
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod verdict;
 
