@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-pragma solidity ^0.8.24;
+pragma solidity ^0.8.30;
 
 /// @notice A move was rejected; `code` is the ENCODING.md section 6 rejection code (1-14).
 error IllegalMove(uint8 code);
@@ -116,6 +116,20 @@ library ChessRules {
             hex"00000000000000000000000000000000" hex"00000000000000000100000000000000"
             hex"00000000000000000000000000000000" hex"00000000000000000000000000000000"
             hex"01010101010101010000000000000000" hex"04020305060302040000007400000000";
+    }
+
+    /// @notice Whether white is the side to move (byte 56, CURRENT_PLAYER, is 1).
+    function whiteToMove(bytes memory s) internal pure returns (bool w) {
+        assembly ("memory-safe") {
+            w := eq(byte(0, mload(add(s, 88))), 1) // 32 (length word) + 56
+        }
+    }
+
+    /// @notice The halfmove clock (byte 10): plies since the last capture or pawn move.
+    function halfmoveClock(bytes memory s) internal pure returns (uint256 hm) {
+        assembly ("memory-safe") {
+            hm := byte(10, mload(add(s, 32)))
+        }
     }
 
     /// @notice Section 7 validation: 0 if `s` is a valid state, else the first failing code.

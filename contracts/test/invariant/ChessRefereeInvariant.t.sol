@@ -61,8 +61,9 @@ contract RefereeHandler {
             bytes32 t = l.topics[0];
             uint256 id = l.topics.length > 1 ? uint256(l.topics[1]) : 0;
             if (t == ChessReferee.GameCreated.selector) {
-                (,,,,, bytes memory state, bytes32 history) =
-                    abi.decode(l.data, (bool, address, uint256, uint32, uint32, bytes, bytes32));
+                (,,,,,,, bytes memory state, bytes32 history) = abi.decode(
+                    l.data, (bool, address, uint256, uint32, uint32, uint32, bytes32, bytes, bytes32)
+                );
                 pos[id].state = state;
                 pos[id].history = history;
             } else if (t == ChessReferee.GameJoined.selector) {
@@ -88,9 +89,9 @@ contract RefereeHandler {
         vm.recordLogs();
         vm.prank(creator);
         if (useToken) {
-            ref.createGame(opponent, creatorWhite, address(token), stake, 60, 2, "");
+            ref.createGame(opponent, creatorWhite, address(token), stake, 60, 2, 0, "");
         } else {
-            ref.createGame{value: stake}(opponent, creatorWhite, address(0), stake, 60, 2, "");
+            ref.createGame{value: stake}(opponent, creatorWhite, address(0), stake, 60, 2, 0, "");
         }
         _absorb();
     }
@@ -106,9 +107,10 @@ contract RefereeHandler {
         address joiner = invited != address(0) ? invited : _actor(actorSeed);
         if (joiner == creator) joiner = _actor(actorSeed % 3 + 1);
         if (joiner == creator) return;
+        bytes32 terms = ref.getGame(id).terms;
         vm.recordLogs();
         vm.prank(joiner);
-        ref.joinGame{value: g.token == address(0) ? g.stake : 0}(id);
+        ref.joinGame{value: g.token == address(0) ? g.stake : 0}(id, terms);
         _absorb();
     }
 
