@@ -378,9 +378,10 @@ contract ChessReferee {
     /// @param mv `(from << 16) | (to << 8) | promotion`, 0x88 squares; an illegal move
     /// reverts `IllegalMove(code)` with the section 6 code.
     function move(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock, uint24 mv) external {
-        (bytes memory s, bytes32 h, uint256 c, uint256 st) = _play(gameId, state, history, clock, mv);
+        Game storage g = games[gameId];
+        (bytes memory s, bytes32 h, uint256 c, uint256 st) = _play(g, gameId, state, history, clock, mv);
         if (st != 0) _endByStatus(gameId, s, st);
-        else games[gameId].commitment = _seal(_inner(s, h), c);
+        else g.commitment = _seal(_inner(s, h), c);
     }
 
     /// @notice Plays `mv` and claims a draw that this move brings about (FIDE 9.2, 9.3):
@@ -397,7 +398,7 @@ contract ChessReferee {
         uint24 mv,
         bytes32[] calldata keys
     ) external {
-        (bytes memory s, bytes32 h,, uint256 st) = _play(gameId, state, history, clock, mv);
+        (bytes memory s, bytes32 h,, uint256 st) = _play(games[gameId], gameId, state, history, clock, mv);
         if (st != 0) {
             _endByStatus(gameId, s, st);
             return;
@@ -420,21 +421,23 @@ contract ChessReferee {
     /// never stales the mover's pending call: every call also accepts the clock without it.
     /// @param gameId The game; `state`, `history`, `clock`: the current position.
     function offerDraw(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock) external {
+        Game storage g = games[gameId];
         bytes memory s;
-        (s, clock) = _load(gameId, state, history, clock);
-        bool isWhite = _playerColour(gameId);
+        (s, clock) = _load(g, gameId, state, history, clock);
+        bool isWhite = _playerColour(g);
         if (_overdue(clock, ChessRules.whiteToMove(s))) revert TimeUp();
         clock = ClockWord.withOffer(clock, isWhite);
-        games[gameId].commitment = _seal(_inner(s, history), clock);
+        g.commitment = _seal(_inner(s, history), clock);
         emit DrawOffered(gameId, msg.sender, clock);
     }
 
     /// @notice Accepts the opponent's draw offer made in the current position.
     /// @param gameId The game; `state`, `history`, `clock`: the current position.
     function acceptDraw(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock) external {
+        Game storage g = games[gameId];
         bytes memory s;
-        (s, clock) = _load(gameId, state, history, clock);
-        bool isWhite = _playerColour(gameId);
+        (s, clock) = _load(g, gameId, state, history, clock);
+        bool isWhite = _playerColour(g);
         if (!ClockWord.offers(clock, !isWhite)) {
             if (ClockWord.offers(clock, isWhite)) revert CannotAcceptOwnOffer();
             revert NoDrawOffer();
@@ -452,10 +455,11 @@ contract ChessReferee {
     function claimDraw(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock, bytes32[] calldata keys)
         external
     {
+        Game storage g = games[gameId];
         bytes memory s;
-        (s, clock) = _load(gameId, state, history, clock);
+        (s, clock) = _load(g, gameId, state, history, clock);
         bool whiteToMove = ChessRules.whiteToMove(s);
-        if (_playerColour(gameId) != whiteToMove) revert NotYourTurn();
+        if (_playerColour(g) != whiteToMove) revert NotYourTurn();
         if (_overdue(clock, whiteToMove)) revert TimeUp();
         _end(gameId, RESULT_DRAW, _drawReason(s, history, keys));
     }
@@ -469,10 +473,11 @@ contract ChessReferee {
     /// the side facing a lost start position escape).
     /// @param gameId The game; `state`, `history`, `clock`: the current position.
     function claimTimeout(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock) external {
+        Game storage g = games[gameId];
         bytes memory s;
-        (s, clock) = _load(gameId, state, history, clock);
+        (s, clock) = _load(g, gameId, state, history, clock);
         bool whiteToMove = ChessRules.whiteToMove(s);
-        if (_playerColour(gameId) == whiteToMove) revert NotYourTurn();
+        if (_playerColour(g) == whiteToMove) revert NotYourTurn();
         uint256 deadline = ClockWord.deadline(clock, whiteToMove);
         bool abort = ClockWord.ply(clock) < 2 && !ClockWord.customStart(clock);
         if (abort) {
@@ -618,7 +623,7 @@ contract ChessReferee {
         returns (uint256 whiteLeft, uint256 blackLeft, bool whiteToMove, uint256 deadline)
     {
         bytes memory s;
-        (s, clock) = _load(gameId, state, history, clock);
+        (s, clock) = _load(games[gameId], gameId, state, history, clock);
         whiteToMove = ChessRules.whiteToMove(s);
         uint256 elapsed = block.timestamp - ClockWord.lastTimestamp(clock);
         whiteLeft = _shown(ClockWord.budget(clock, true), whiteToMove ? elapsed : 0);
@@ -732,13 +737,13 @@ contract ChessReferee {
     }
 
     /// @dev Checks and applies a move; returns the new state, history, clock and status.
-    function _play(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock, uint24 mv)
+    function _play(Game storage g, uint256 gameId, bytes calldata state, bytes32 history, uint256 clock, uint24 mv)
         private
         returns (bytes memory s, bytes32 h, uint256 c, uint256 st)
     {
-        (s, clock) = _load(gameId, state, history, clock);
+        (s, clock) = _load(g, gameId, state, history, clock);
         bool whiteToMove = ChessRules.whiteToMove(s);
-        _checkMover(gameId, whiteToMove);
+        _checkMover(g, whiteToMove);
         c = ClockWord.tick(clock, whiteToMove);
         if (c == 0) revert TimeUp();
         uint256 code = ChessRules.applyMove(s, mv);
@@ -772,8 +777,7 @@ contract ChessReferee {
     }
 
     /// @dev Reverts unless the caller is the player to move.
-    function _checkMover(uint256 gameId, bool whiteToMove) private view {
-        Game storage g = games[gameId];
+    function _checkMover(Game storage g, bool whiteToMove) private view {
         if (msg.sender != (whiteToMove ? g.white : g.black)) {
             if (msg.sender == (whiteToMove ? g.black : g.white)) revert NotYourTurn();
             revert NotAPlayer();
@@ -784,12 +788,12 @@ contract ChessReferee {
     /// returns the state and the game's clock word. The clock may be passed without the
     /// waiting player's draw offer: that offer can land between the moment the caller
     /// read the clock and its call, and must never make a timely call fail (issue 9).
-    function _load(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock)
+    function _load(Game storage g, uint256 gameId, bytes calldata state, bytes32 history, uint256 clock)
         private
         view
         returns (bytes memory s, uint256 current)
     {
-        bytes32 stored = games[gameId].commitment;
+        bytes32 stored = g.commitment;
         if (stored == 0) revert GameNotRunning(gameId);
         if (state.length != 128) revert BadStateLength(state.length);
         s = state;
@@ -802,8 +806,7 @@ contract ChessReferee {
     }
 
     /// @dev True if the caller is white, false if black; reverts for anyone else.
-    function _playerColour(uint256 gameId) private view returns (bool isWhite) {
-        Game storage g = games[gameId];
+    function _playerColour(Game storage g) private view returns (bool isWhite) {
         if (msg.sender == g.white) return true;
         if (msg.sender != g.black) revert NotAPlayer();
     }
