@@ -18,9 +18,9 @@ import {IERC20, SafeERC20, TokenTransferFailed} from "./SafeERC20.sol";
 /// commitment, applies the move in memory and stores the new commitment. Events carry
 /// the full new position, so a client always knows what to send next.
 ///
-/// A draw offer by the player who waits also changes the commitment; every call that takes
-/// a position therefore also accepts the clock word without that offer, so an offer can
-/// never make the mover's move (or claim) stale (issue 9).
+/// A draw offer also changes the commitment; every call that takes a position therefore
+/// also accepts the clock word without offers made after the caller read it, so an offer
+/// can never make the other player's move or claim stale (issue 9).
 contract ChessReferee {
     using SafeERC20 for address;
 
@@ -785,9 +785,11 @@ contract ChessReferee {
     }
 
     /// @dev Checks that the game runs and that (state, history, clock) is its position;
-    /// returns the state and the game's clock word. The clock may be passed without the
-    /// waiting player's draw offer: that offer can land between the moment the caller
-    /// read the clock and its call, and must never make a timely call fail (issue 9).
+    /// returns the state and the game's clock word. The clock may be passed without draw
+    /// offers made after the caller read it: an offer can land between that moment and the
+    /// call (front-run from the mempool, by either player) and must never make a timely
+    /// call fail (issue 9). Offers are only ever added to a position, so a clock with an
+    /// offer bit the game does not have is still stale.
     function _load(Game storage g, uint256 gameId, bytes calldata state, bytes32 history, uint256 clock)
         private
         view
@@ -799,10 +801,18 @@ contract ChessReferee {
         s = state;
         bytes32 inner = _inner(s, history);
         current = clock;
-        if (_seal(inner, current) != stored) {
-            current = ClockWord.withOffer(clock, !ChessRules.whiteToMove(s));
-            if (_seal(inner, current) != stored) revert StalePosition();
+        if (_seal(inner, current) != stored) current = _withLateOffers(inner, clock, stored);
+    }
+
+    /// @dev The clock word `clock` plus the offer bits it lacks that make the position
+    /// match `stored`; reverts `StalePosition` if none do. Off the common path: a call
+    /// whose clock matches at once never gets here.
+    function _withLateOffers(bytes32 inner, uint256 clock, bytes32 stored) private pure returns (uint256 current) {
+        for (uint256 offers = 1; offers <= ClockWord.BOTH_OFFERS; ++offers) {
+            current = clock | (offers << ClockWord.OFFER_SHIFT);
+            if (current != clock && _seal(inner, current) == stored) return current;
         }
+        revert StalePosition();
     }
 
     /// @dev True if the caller is white, false if black; reverts for anyone else.

@@ -16,6 +16,8 @@ library ClockWord {
     uint256 internal constant INCREMENT_SHIFT = 104;
     uint256 internal constant PLY_SHIFT = 136;
     uint256 internal constant OFFER_SHIFT = 168;
+    /// @dev Both offer bits, as a number below OFFER_SHIFT (white 1, black 2).
+    uint256 internal constant BOTH_OFFERS = 3;
     uint256 internal constant CUSTOM_START_SHIFT = 170;
     uint256 internal constant WINDOW_SHIFT = 176;
     uint256 internal constant MASK_32 = 0xffffffff;
@@ -93,7 +95,7 @@ library ClockWord {
             left = left - elapsed + ((clock >> INCREMENT_SHIFT) & MASK_32);
             if (left > MASK_32) left = MASK_32;
             uint256 nextPly = ((clock >> PLY_SHIFT) & MASK_32) + 1;
-            next = clock & ~(MASK_40 | (MASK_32 << shift) | (MASK_32 << PLY_SHIFT) | (uint256(3) << OFFER_SHIFT));
+            next = clock & ~(MASK_40 | (MASK_32 << shift) | (MASK_32 << PLY_SHIFT) | (BOTH_OFFERS << OFFER_SHIFT));
             next |= block.timestamp | (left << shift) | (nextPly << PLY_SHIFT);
         }
     }

@@ -113,13 +113,37 @@ contract ChessRefereeReviewTest is RefereeBase {
         ref.move(id, p.state, p.history, p.clock | (1 << 168), _uci("e7e5"));
     }
 
-    function test_OfferRace_MoverOwnOfferBitNotAssumed() public {
+    function test_OfferRace_OfferBitTheGameLacksRejected() public {
         uint256 id = _blackToMove();
         Position memory p = pos[id];
-        // Only the WAITING player's offer is tolerated: a mover's bit that is not stored is a forgery.
+        // Offers are only ever added: a clock claiming one the game does not have is forged.
         vm.prank(bob);
         vm.expectRevert(ChessReferee.StalePosition.selector);
         ref.move(id, p.state, p.history, p.clock | (2 << 168), _uci("e7e5"));
+    }
+
+    function test_OfferRace_MoverOfferCannotDelayFirstMoveAbort() public {
+        // White never moves; after the window black claims the abort, and white front-runs
+        // the claim with a draw offer (allowed: white's clock has not run out).
+        uint256 id = _startGame();
+        vm.warp(T0 + ref.DEFAULT_FIRST_MOVE_WINDOW() + 1);
+        Position memory before = pos[id];
+        _offerFrom(id, alice);
+        vm.prank(bob);
+        ref.claimTimeout(id, before.state, before.history, before.clock);
+        (uint8 result, uint8 reason) = _result(id);
+        assertEq(result, ABORTED);
+        assertEq(reason, 11);
+    }
+
+    function test_OfferRace_BothOffersLandBeforeTheMove() public {
+        uint256 id = _blackToMove();
+        Position memory before = pos[id];
+        _offerFrom(id, alice);
+        _offerFrom(id, bob);
+        vm.prank(bob);
+        ref.move(id, before.state, before.history, before.clock, _uci("e7e5"));
+        assertEq(_phase(id), PHASE_RUNNING);
     }
 
     /// @dev Issue 12's measurement: 60 s + 12 s, 12-second blocks, each move sent in the
