@@ -344,9 +344,8 @@ contract ChessReferee {
         g.phase = PHASE_RUNNING;
         if (customStart) g.startInner = 0;
 
-        uint256 clock = ClockWord.start(
-            block.timestamp, g.initialTime + GRACE_PERIOD, g.increment, g.firstMoveWindow, customStart
-        );
+        uint256 clock =
+            ClockWord.start(block.timestamp, g.initialTime + GRACE_PERIOD, g.increment, g.firstMoveWindow, customStart);
         g.commitment = _seal(inner, clock);
 
         emit GameJoined(gameId, g.white, g.black, clock);
@@ -550,7 +549,8 @@ contract ChessReferee {
         });
         if (info.phase == PHASE_OPEN) {
             bytes32 start = g.startInner;
-            (address creator, address opponent) = info.creatorWhite ? (info.white, info.black) : (info.black, info.white);
+            (address creator, address opponent) =
+                info.creatorWhite ? (info.white, info.black) : (info.black, info.white);
             info.terms = _termsOf(g, creator, opponent, start == 0 ? INITIAL_INNER : start);
         }
     }
@@ -714,11 +714,7 @@ contract ChessReferee {
     }
 
     /// @dev The terms hash of an open game, from storage.
-    function _termsOf(Game storage g, address creator, address opponent, bytes32 start)
-        private
-        view
-        returns (bytes32)
-    {
+    function _termsOf(Game storage g, address creator, address opponent, bytes32 start) private view returns (bytes32) {
         return keccak256(
             abi.encode(
                 Terms({

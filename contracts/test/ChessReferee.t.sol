@@ -943,7 +943,8 @@ contract ChessRefereeLifecycleTest is RefereeBase {
             Vm.Log memory l = allLogs[i];
             if (uint256(l.topics[1]) != id) continue;
             if (l.topics[0] == ChessReferee.GameCreated.selector) {
-                (,,,,,,, state,) = abi.decode(l.data, (bool, address, uint256, uint32, uint32, uint32, bytes32, bytes, bytes32));
+                (,,,,,,, state,) =
+                    abi.decode(l.data, (bool, address, uint256, uint32, uint32, uint32, bytes32, bytes, bytes32));
             } else if (l.topics[0] == ChessReferee.MovePlayed.selector) {
                 (uint24 mv, uint32 ply,,,, bytes memory next) =
                     abi.decode(l.data, (uint24, uint32, uint8, bytes32, uint256, bytes));

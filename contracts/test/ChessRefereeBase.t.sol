@@ -129,9 +129,8 @@ abstract contract RefereeBase is Test {
             bytes32 t = l.topics[0];
             uint256 id = l.topics.length > 1 ? uint256(l.topics[1]) : 0;
             if (t == ChessReferee.GameCreated.selector) {
-                (,,,,,,, bytes memory state, bytes32 history) = abi.decode(
-                    l.data, (bool, address, uint256, uint32, uint32, uint32, bytes32, bytes, bytes32)
-                );
+                (,,,,,,, bytes memory state, bytes32 history) =
+                    abi.decode(l.data, (bool, address, uint256, uint32, uint32, uint32, bytes32, bytes, bytes32));
                 pos[id].state = state;
                 pos[id].history = history;
                 delete keysSince[id];
