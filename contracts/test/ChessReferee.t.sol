@@ -478,14 +478,6 @@ contract ChessRefereeLifecycleTest is RefereeBase {
 
     // ================================================================ draw offers
 
-    function _offer(uint256 id, address who) internal {
-        Position storage p = pos[id];
-        vm.recordLogs();
-        vm.prank(who);
-        ref.offerDraw(id, p.state, p.history, p.clock);
-        _absorb(vm.getRecordedLogs());
-    }
-
     function test_DrawOffer_AcceptedEndsInDraw() public {
         uint256 id = _startGame();
         _move(id, "e2e4");
@@ -720,12 +712,6 @@ contract ChessRefereeLifecycleTest is RefereeBase {
     }
 
     // ================================================================ timeouts
-
-    function _claimTimeout(uint256 id, address who) internal {
-        Position memory p = pos[id];
-        vm.prank(who);
-        ref.claimTimeout(id, p.state, p.history, p.clock);
-    }
 
     function test_ClaimTimeout_WinsForOpponent() public {
         uint256 id = _startGame();

@@ -106,6 +106,22 @@ abstract contract RefereeBase is Test {
         }
     }
 
+    /// @dev `who` offers a draw in game `id`'s current position.
+    function _offer(uint256 id, address who) internal {
+        Position storage p = pos[id];
+        vm.recordLogs();
+        vm.prank(who);
+        ref.offerDraw(id, p.state, p.history, p.clock);
+        _absorb(vm.getRecordedLogs());
+    }
+
+    /// @dev `who` claims game `id` on time with its current position.
+    function _claimTimeout(uint256 id, address who) internal {
+        Position memory p = pos[id];
+        vm.prank(who);
+        ref.claimTimeout(id, p.state, p.history, p.clock);
+    }
+
     /// @dev The player whose turn it is in game `id`.
     function _mover(uint256 id) internal view returns (address) {
         ChessReferee.GameInfo memory g = ref.getGame(id);

@@ -39,18 +39,10 @@ contract ChessRefereeReviewTest is RefereeBase {
         _move(id, "e2e4");
     }
 
-    function _offerFrom(uint256 id, address who) internal {
-        Position memory p = pos[id];
-        vm.recordLogs();
-        vm.prank(who);
-        ref.offerDraw(id, p.state, p.history, p.clock);
-        _absorb(vm.getRecordedLogs());
-    }
-
     function test_OfferRace_MoveBuiltBeforeWaitingOfferLands() public {
         uint256 id = _blackToMove();
         Position memory before = pos[id];
-        _offerFrom(id, alice); // front-runs bob's move
+        _offer(id, alice); // front-runs bob's move
         vm.prank(bob);
         ref.move(id, before.state, before.history, before.clock, _uci("e7e5"));
         assertEq(_phase(id), PHASE_RUNNING);
@@ -59,7 +51,7 @@ contract ChessRefereeReviewTest is RefereeBase {
     function test_OfferRace_MoveClearsTheFrontRunOffer() public {
         uint256 id = _blackToMove();
         Position memory before = pos[id];
-        _offerFrom(id, alice);
+        _offer(id, alice);
         vm.recordLogs();
         vm.prank(bob);
         ref.move(id, before.state, before.history, before.clock, _uci("e7e5"));
@@ -77,7 +69,7 @@ contract ChessRefereeReviewTest is RefereeBase {
         uint256 id = _startGame();
         _playAll(id, "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8", 1); // start position a third time, white to move
         Position memory before = pos[id];
-        _offerFrom(id, bob);
+        _offer(id, bob);
         vm.prank(alice);
         ref.claimDraw(id, before.state, before.history, before.clock, _keys(id));
         (uint8 result, uint8 reason) = _result(id);
@@ -88,7 +80,7 @@ contract ChessRefereeReviewTest is RefereeBase {
     function test_OfferRace_MoverOfferBuiltBeforeWaitingOfferLands() public {
         uint256 id = _blackToMove();
         Position memory before = pos[id];
-        _offerFrom(id, alice);
+        _offer(id, alice);
         vm.prank(bob);
         ref.offerDraw(id, before.state, before.history, before.clock);
         (,,,,, bool whiteOffers, bool blackOffers,,) = ref.decodeClock(before.clock | (3 << 168));
@@ -100,7 +92,7 @@ contract ChessRefereeReviewTest is RefereeBase {
     function test_OfferRace_ClocksViewAcceptsPreOfferClock() public {
         uint256 id = _blackToMove();
         Position memory before = pos[id];
-        _offerFrom(id, alice);
+        _offer(id, alice);
         (,, bool whiteToMove,) = ref.clocks(id, before.state, before.history, before.clock);
         assertFalse(whiteToMove);
     }
@@ -128,7 +120,7 @@ contract ChessRefereeReviewTest is RefereeBase {
         uint256 id = _startGame();
         vm.warp(T0 + ref.DEFAULT_FIRST_MOVE_WINDOW() + 1);
         Position memory before = pos[id];
-        _offerFrom(id, alice);
+        _offer(id, alice);
         vm.prank(bob);
         ref.claimTimeout(id, before.state, before.history, before.clock);
         (uint8 result, uint8 reason) = _result(id);
@@ -139,8 +131,8 @@ contract ChessRefereeReviewTest is RefereeBase {
     function test_OfferRace_BothOffersLandBeforeTheMove() public {
         uint256 id = _blackToMove();
         Position memory before = pos[id];
-        _offerFrom(id, alice);
-        _offerFrom(id, bob);
+        _offer(id, alice);
+        _offer(id, bob);
         vm.prank(bob);
         ref.move(id, before.state, before.history, before.clock, _uci("e7e5"));
         assertEq(_phase(id), PHASE_RUNNING);
@@ -159,7 +151,7 @@ contract ChessRefereeReviewTest is RefereeBase {
         for (uint256 i; i < mvs.length; ++i) {
             vm.warp(block.timestamp + 12);
             Position memory before = pos[id];
-            _offerFrom(id, _waiter(id));
+            _offer(id, _waiter(id));
             address mover = _mover(id);
             vm.recordLogs();
             vm.prank(mover);
@@ -172,17 +164,11 @@ contract ChessRefereeReviewTest is RefereeBase {
 
     // ================================================================ issue 12 finding 1: no refund from a lost custom start
 
-    function _claim(uint256 id, address who) internal {
-        Position memory p = pos[id];
-        vm.prank(who);
-        ref.claimTimeout(id, p.state, p.history, p.clock);
-    }
-
     function test_CustomStart_LostBlackNeverMovingLosesOnTime() public {
         uint256 id = _create(alice, bob, true, STAKE, _fen("7k/8/5K2/8/8/8/8/6Q1 b - - 0 1"));
         _join(id, bob, STAKE);
         vm.warp(block.timestamp + 1 days);
-        _claim(id, alice);
+        _claimTimeout(id, alice);
         (uint8 result, uint8 reason) = _result(id);
         assertEq(result, WHITE_WINS);
         assertEq(reason, 6);
@@ -195,7 +181,7 @@ contract ChessRefereeReviewTest is RefereeBase {
         _join(id, bob, STAKE);
         _move(id, "g1g2");
         vm.warp(block.timestamp + 1 days);
-        _claim(id, alice);
+        _claimTimeout(id, alice);
         (uint8 result, uint8 reason) = _result(id);
         assertEq(result, WHITE_WINS);
         assertEq(reason, 6);
@@ -205,7 +191,7 @@ contract ChessRefereeReviewTest is RefereeBase {
         uint256 id = _create(alice, bob, true, STAKE, _fen("6q1/8/8/8/8/5k2/8/7K w - - 0 1"));
         _join(id, bob, STAKE);
         vm.warp(block.timestamp + 1 days);
-        _claim(id, bob);
+        _claimTimeout(id, bob);
         (uint8 result, uint8 reason) = _result(id);
         assertEq(result, BLACK_WINS);
         assertEq(reason, 6);
@@ -217,7 +203,7 @@ contract ChessRefereeReviewTest is RefereeBase {
         uint256 id = _create(alice, bob, true, STAKE, _fen("7k/8/5K2/8/8/8/8/6Q1 w - - 0 1"));
         _join(id, bob, STAKE);
         vm.warp(block.timestamp + 1 days);
-        _claim(id, bob);
+        _claimTimeout(id, bob);
         (uint8 result, uint8 reason) = _result(id);
         assertEq(result, DRAW);
         assertEq(reason, 7);
@@ -314,7 +300,7 @@ contract ChessRefereeReviewTest is RefereeBase {
         vm.expectRevert(abi.encodeWithSelector(ChessReferee.TimeNotUp.selector, windowEnd));
         ref.claimTimeout(id, p.state, p.history, p.clock);
         vm.warp(windowEnd + 1); // long before white's clock (600 s + grace) runs out
-        _claim(id, alice);
+        _claimTimeout(id, alice);
         (uint8 result, uint8 reason) = _result(id);
         assertEq(result, ABORTED);
         assertEq(reason, 11);
@@ -327,7 +313,7 @@ contract ChessRefereeReviewTest is RefereeBase {
         vm.warp(T0 + 100);
         _move(id, "e2e4");
         vm.warp(T0 + 100 + ref.DEFAULT_FIRST_MOVE_WINDOW() + 1);
-        _claim(id, alice);
+        _claimTimeout(id, alice);
         (uint8 result, uint8 reason) = _result(id);
         assertEq(result, ABORTED);
         assertEq(reason, 11);
@@ -370,7 +356,7 @@ contract ChessRefereeReviewTest is RefereeBase {
         _absorb(vm.getRecordedLogs());
         _join(id, bob, STAKE);
         vm.warp(T0 + 60 + ref.GRACE_PERIOD() + 1);
-        _claim(id, bob);
+        _claimTimeout(id, bob);
         (uint8 result,) = _result(id);
         assertEq(result, ABORTED);
     }
