@@ -2,6 +2,7 @@
 pragma solidity ^0.8.30;
 
 import {ChessRules, IllegalMove, InvalidState, BadStateLength} from "./ChessRules.sol";
+import {ClockWord} from "./ClockWord.sol";
 import {IERC20, SafeERC20, TokenTransferFailed} from "./SafeERC20.sol";
 
 /// @title ChessReferee
@@ -16,6 +17,10 @@ import {IERC20, SafeERC20, TokenTransferFailed} from "./SafeERC20.sol";
 /// `history`, packed `clock` word) in calldata; the contract checks it against the
 /// commitment, applies the move in memory and stores the new commitment. Events carry
 /// the full new position, so a client always knows what to send next.
+///
+/// A draw offer also changes the commitment; every call that takes a position therefore
+/// also accepts the clock word without offers made after the caller read it, so an offer
+/// can never make the other player's move or claim stale (issue 9).
 contract ChessReferee {
     using SafeERC20 for address;
 
@@ -35,6 +40,13 @@ contract ChessReferee {
     uint256 public constant MAX_INITIAL_TIME = 90 days;
     /// @notice Largest Fischer increment per move.
     uint256 public constant MAX_INCREMENT = 1 days;
+    /// @notice First-move window used when `createGame` is given 0: five minutes.
+    uint256 public constant DEFAULT_FIRST_MOVE_WINDOW = 5 minutes;
+    /// @notice Smallest first-move window (several L1 blocks, a human noticing the join).
+    uint256 public constant MIN_FIRST_MOVE_WINDOW = 60;
+    /// @notice Largest first-move window: bounds how long a player who never moves can
+    /// keep the other's stake locked in a game from the standard start.
+    uint256 public constant MAX_FIRST_MOVE_WINDOW = 1 days;
     /// @notice Most repetition keys a threefold witness may hold. The chain restarts at
     /// every capture or pawn move, so it holds halfmove clock + 1 keys at most, and from a
     /// halfmove clock of 100 on the fifty-move rule applies without any witness.
@@ -66,17 +78,6 @@ contract ChessReferee {
     uint8 internal constant REASON_THREEFOLD = 10;
     uint8 internal constant REASON_NO_FIRST_MOVE = 11;
 
-    // Clock word layout (bit offsets); see docs/REFEREE.md.
-    uint256 internal constant CLOCK_WHITE_SHIFT = 40;
-    uint256 internal constant CLOCK_BLACK_SHIFT = 72;
-    uint256 internal constant CLOCK_INCREMENT_SHIFT = 104;
-    uint256 internal constant CLOCK_PLY_SHIFT = 136;
-    uint256 internal constant CLOCK_OFFER_SHIFT = 168;
-    uint256 internal constant MASK_32 = 0xffffffff;
-    uint256 internal constant MASK_40 = 0xffffffffff;
-    uint256 internal constant OFFER_WHITE = 1;
-    uint256 internal constant OFFER_BLACK = 2;
-
     // ------------------------------------------------------------------ storage
 
     /// @dev Slot 0 is the only word written by a move; slots 1 and 2 are read by it
@@ -91,6 +92,7 @@ contract ChessReferee {
         uint8 reason;
         bool creatorWhite;
         address black;
+        uint32 firstMoveWindow; // seconds; see `claimTimeout`
         address token; // address(0) = ETH
         uint256 stake; // paid by each player
         bytes32 startInner; // keccak256(state ‖ history) of a custom start position; 0 = standard
@@ -109,6 +111,21 @@ contract ChessReferee {
         uint8 reason;
         bool creatorWhite;
         bytes32 commitment;
+        uint32 firstMoveWindow;
+        bytes32 terms; // what `joinGame` must be given (see `termsHash`); 0 unless open
+    }
+
+    /// @dev What a joiner agrees to; `termsHash` is keccak256(abi.encode(Terms)).
+    struct Terms {
+        address creator;
+        address opponent; // address(0) for an open game
+        bool creatorWhite;
+        address token;
+        uint256 stake;
+        uint256 initialTime;
+        uint256 increment;
+        uint256 firstMoveWindow; // after the default for 0 is applied
+        bytes32 start; // keccak256(state ‖ history) of the start position
     }
 
     /// @notice Id the next `createGame` returns (ids start at 1).
@@ -130,7 +147,8 @@ contract ChessReferee {
     // ------------------------------------------------------------------ events
 
     /// @notice A game was created. `state` and `history` are the start position
-    /// (always 128 bytes, also for the standard start).
+    /// (always 128 bytes, also for the standard start); `terms` is what `joinGame` must be
+    /// given (`termsHash` of these terms).
     event GameCreated(
         uint256 indexed gameId,
         address indexed creator,
@@ -140,11 +158,13 @@ contract ChessReferee {
         uint256 stake,
         uint32 initialTime,
         uint32 increment,
+        uint32 firstMoveWindow,
+        bytes32 terms,
         bytes state,
         bytes32 history
     );
-    /// @notice The opponent joined; the game runs and white's clock started. `clock`
-    /// completes the start position of `GameCreated`.
+    /// @notice The opponent joined; the game runs and the side to move's clock started
+    /// (white's from the standard start). `clock` completes the start position of `GameCreated`.
     event GameJoined(uint256 indexed gameId, address indexed white, address indexed black, uint256 clock);
     /// @notice The creator cancelled an open game; the stake was credited back.
     event GameCancelled(uint256 indexed gameId);
@@ -160,13 +180,23 @@ contract ChessReferee {
     /// @notice The game ended. `result`: 1 white wins, 2 black wins, 3 draw, 4 aborted
     /// (both refunded). `reason`: see docs/REFEREE.md (1-4 = section 8 status codes).
     event GameEnded(uint256 indexed gameId, uint8 result, uint8 reason);
-    /// @notice `account` withdrew `amount` of `token` (address(0) = ETH).
-    event Withdrawn(address indexed account, address indexed token, uint256 amount);
+    /// @notice `account` withdrew `amount` of `token` (address(0) = ETH), sent to `to`.
+    event Withdrawn(address indexed account, address indexed token, address to, uint256 amount);
 
     // ------------------------------------------------------------------ errors
 
+    /// @dev Every error this contract raises is declared here, but for those of the
+    /// libraries it uses: `IllegalMove`, `InvalidState`, `BadStateLength` (ChessRules.sol)
+    /// and `TokenTransferFailed` (SafeERC20.sol).
+
     /// @notice Time control out of range.
     error BadTimeControl(uint256 initialTime, uint256 increment);
+    /// @notice First-move window out of range (MIN_FIRST_MOVE_WINDOW..MAX_FIRST_MOVE_WINDOW, or 0).
+    error BadFirstMoveWindow(uint256 firstMoveWindow);
+    /// @notice The terms passed to `joinGame` are not the game's; `terms` is the game's.
+    error WrongTerms(bytes32 terms);
+    /// @notice A withdrawal to address(0).
+    error ZeroRecipient();
     /// @notice ETH sent does not match what the call requires.
     error WrongEthAmount(uint256 expected, uint256 received);
     /// @notice The token delivered less (or more) than the stake: fee-on-transfer and
@@ -233,6 +263,9 @@ contract ChessReferee {
     /// @param stake Amount each player pays; the winner gets both, a draw refunds each.
     /// @param initialTime Seconds on each clock, MIN_INITIAL_TIME..MAX_INITIAL_TIME.
     /// @param increment Fischer increment in seconds added after each move, 0..MAX_INCREMENT.
+    /// @param firstMoveWindow Seconds each player has for its first move in a game from the
+    /// standard start before the opponent may abort it (`claimTimeout`);
+    /// MIN_FIRST_MOVE_WINDOW..MAX_FIRST_MOVE_WINDOW, or 0 for DEFAULT_FIRST_MOVE_WINDOW.
     /// @param startState Empty for the standard initial position, else a 128-byte state
     /// that must be valid (section 7) and not already decided (section 8 status 0).
     /// @return gameId The new game's id.
@@ -243,30 +276,26 @@ contract ChessReferee {
         uint256 stake,
         uint32 initialTime,
         uint32 increment,
+        uint32 firstMoveWindow,
         bytes calldata startState
     ) external payable nonReentrant returns (uint256 gameId) {
         if (initialTime < MIN_INITIAL_TIME || initialTime > MAX_INITIAL_TIME || increment > MAX_INCREMENT) {
             revert BadTimeControl(initialTime, increment);
         }
         if (opponent == msg.sender) revert CannotPlaySelf();
-
-        bytes memory s;
-        bytes32 history;
-        bytes32 startInner;
-        if (startState.length == 0) {
-            s = ChessRules.initialState();
-            history = INITIAL_HISTORY;
-        } else {
-            if (startState.length != 128) revert BadStateLength(startState.length);
-            s = startState;
-            uint256 invalid = ChessRules.validateState(s);
-            // forge-lint: disable-next-line(unsafe-typecast) section 7 codes are 1..8
-            if (invalid != 0) revert InvalidState(uint8(invalid));
-            uint256 st = ChessRules.status(s);
-            if (st != 0) revert StartPositionOver(st);
-            history = _chainStart(ChessRules.repetitionKey(s));
-            startInner = _inner(s, history);
-        }
+        Terms memory t = Terms({
+            creator: msg.sender,
+            opponent: opponent,
+            creatorWhite: creatorWhite,
+            token: token,
+            stake: stake,
+            initialTime: initialTime,
+            increment: increment,
+            firstMoveWindow: _firstMoveWindow(firstMoveWindow),
+            start: 0
+        });
+        (bytes memory s, bytes32 history, bytes32 startInner) = _startPosition(startState);
+        t.start = startInner == 0 ? INITIAL_INNER : startInner;
 
         gameId = nextGameId++;
         Game storage g = games[gameId];
@@ -281,18 +310,22 @@ contract ChessReferee {
         g.increment = increment;
         g.phase = PHASE_OPEN;
         g.creatorWhite = creatorWhite;
+        g.firstMoveWindow = uint32(t.firstMoveWindow);
         if (token != address(0)) g.token = token;
         if (stake != 0) g.stake = stake;
         if (startInner != 0) g.startInner = startInner;
 
-        emit GameCreated(gameId, msg.sender, opponent, creatorWhite, token, stake, initialTime, increment, s, history);
+        _emitGameCreated(gameId, t, s, history);
         _collectStake(token, stake);
     }
 
     /// @notice Joins an open game (or one created for the caller), paying the same stake;
-    /// the game starts and white's clock runs from now.
+    /// the game starts and the side to move's clock runs from now.
     /// @param gameId The game to join.
-    function joinGame(uint256 gameId) external payable nonReentrant {
+    /// @param terms The `termsHash` of the terms the caller agrees to (from `GameCreated`,
+    /// `getGame` or `termsHash`); reverts `WrongTerms` if the game's terms differ, so an
+    /// id that now names another game than the caller expected can never be joined.
+    function joinGame(uint256 gameId, bytes32 terms) external payable nonReentrant {
         Game storage g = games[gameId];
         if (g.phase != PHASE_OPEN) revert GameNotOpen(gameId);
         bool creatorWhite = g.creatorWhite;
@@ -300,20 +333,19 @@ contract ChessReferee {
         address invited = creatorWhite ? g.black : g.white;
         if (invited != address(0) && invited != msg.sender) revert NotInvited(invited);
         if (msg.sender == creator) revert CannotPlaySelf();
+        bytes32 inner = g.startInner;
+        bool customStart = inner != 0;
+        if (!customStart) inner = INITIAL_INNER;
+        bytes32 expected = _termsOf(g, creator, invited, inner);
+        if (terms != expected) revert WrongTerms(expected);
 
         if (creatorWhite) g.black = msg.sender;
         else g.white = msg.sender;
         g.phase = PHASE_RUNNING;
+        if (customStart) g.startInner = 0;
 
-        uint256 t = g.initialTime + GRACE_PERIOD;
-        uint256 clock = block.timestamp | (t << CLOCK_WHITE_SHIFT) | (t << CLOCK_BLACK_SHIFT)
-            | (uint256(g.increment) << CLOCK_INCREMENT_SHIFT);
-        bytes32 inner = g.startInner;
-        if (inner == 0) {
-            inner = INITIAL_INNER;
-        } else {
-            g.startInner = 0;
-        }
+        uint256 clock =
+            ClockWord.start(block.timestamp, g.initialTime + GRACE_PERIOD, g.increment, g.firstMoveWindow, customStart);
         g.commitment = _seal(inner, clock);
 
         emit GameJoined(gameId, g.white, g.black, clock);
@@ -345,9 +377,10 @@ contract ChessReferee {
     /// @param mv `(from << 16) | (to << 8) | promotion`, 0x88 squares; an illegal move
     /// reverts `IllegalMove(code)` with the section 6 code.
     function move(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock, uint24 mv) external {
-        (bytes memory s, bytes32 h, uint256 c, uint256 st) = _play(gameId, state, history, clock, mv);
+        Game storage g = games[gameId];
+        (bytes memory s, bytes32 h, uint256 c, uint256 st) = _play(g, gameId, state, history, clock, mv);
         if (st != 0) _endByStatus(gameId, s, st);
-        else games[gameId].commitment = _seal(_inner(s, h), c);
+        else g.commitment = _seal(_inner(s, h), c);
     }
 
     /// @notice Plays `mv` and claims a draw that this move brings about (FIDE 9.2, 9.3):
@@ -364,7 +397,7 @@ contract ChessReferee {
         uint24 mv,
         bytes32[] calldata keys
     ) external {
-        (bytes memory s, bytes32 h,, uint256 st) = _play(gameId, state, history, clock, mv);
+        (bytes memory s, bytes32 h,, uint256 st) = _play(games[gameId], gameId, state, history, clock, mv);
         if (st != 0) {
             _endByStatus(gameId, s, st);
             return;
@@ -383,28 +416,32 @@ contract ChessReferee {
     }
 
     /// @notice Offers a draw in the current position. The offer is part of the clock word
-    /// (see `DrawOffered`) and lapses with the next move.
+    /// (see `DrawOffered`) and lapses with the next move. An offer by the player who waits
+    /// never stales the mover's pending call: every call also accepts the clock without it.
     /// @param gameId The game; `state`, `history`, `clock`: the current position.
     function offerDraw(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock) external {
-        bytes memory s = _load(gameId, state, history, clock);
-        bool isWhite = _playerColour(gameId);
-        if (_overdue(clock, _whiteToMove(s))) revert TimeUp();
-        clock |= (isWhite ? OFFER_WHITE : OFFER_BLACK) << CLOCK_OFFER_SHIFT;
-        games[gameId].commitment = _seal(_inner(s, history), clock);
+        Game storage g = games[gameId];
+        bytes memory s;
+        (s, clock) = _load(g, gameId, state, history, clock);
+        bool isWhite = _playerColour(g);
+        if (_overdue(clock, ChessRules.whiteToMove(s))) revert TimeUp();
+        clock = ClockWord.withOffer(clock, isWhite);
+        g.commitment = _seal(_inner(s, history), clock);
         emit DrawOffered(gameId, msg.sender, clock);
     }
 
     /// @notice Accepts the opponent's draw offer made in the current position.
     /// @param gameId The game; `state`, `history`, `clock`: the current position.
     function acceptDraw(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock) external {
-        bytes memory s = _load(gameId, state, history, clock);
-        bool isWhite = _playerColour(gameId);
-        uint256 offers = clock >> CLOCK_OFFER_SHIFT;
-        if (offers & (isWhite ? OFFER_BLACK : OFFER_WHITE) == 0) {
-            if (offers & (isWhite ? OFFER_WHITE : OFFER_BLACK) != 0) revert CannotAcceptOwnOffer();
+        Game storage g = games[gameId];
+        bytes memory s;
+        (s, clock) = _load(g, gameId, state, history, clock);
+        bool isWhite = _playerColour(g);
+        if (!ClockWord.offers(clock, !isWhite)) {
+            if (ClockWord.offers(clock, isWhite)) revert CannotAcceptOwnOffer();
             revert NoDrawOffer();
         }
-        if (_overdue(clock, _whiteToMove(s))) revert TimeUp();
+        if (_overdue(clock, ChessRules.whiteToMove(s))) revert TimeUp();
         _end(gameId, RESULT_DRAW, REASON_AGREEMENT);
     }
 
@@ -417,31 +454,44 @@ contract ChessReferee {
     function claimDraw(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock, bytes32[] calldata keys)
         external
     {
-        bytes memory s = _load(gameId, state, history, clock);
-        bool whiteToMove = _whiteToMove(s);
-        if (_playerColour(gameId) != whiteToMove) revert NotYourTurn();
+        Game storage g = games[gameId];
+        bytes memory s;
+        (s, clock) = _load(g, gameId, state, history, clock);
+        bool whiteToMove = ChessRules.whiteToMove(s);
+        if (_playerColour(g) != whiteToMove) revert NotYourTurn();
         if (_overdue(clock, whiteToMove)) revert TimeUp();
         _end(gameId, RESULT_DRAW, _drawReason(s, history, keys));
     }
 
     /// @notice Claims the game because the side to move ran out of time (grace included),
-    /// by its opponent: a win, a draw if the claimant has insufficient mating material
-    /// (FIDE 6.9), or an abort with both stakes refunded if the flagged player never moved.
+    /// by its opponent: a win, or a draw if the claimant has insufficient mating material
+    /// (FIDE 6.9). In a game from the standard start, a player who has not made its first
+    /// move within the first-move window (or its clock, if shorter) lets its opponent
+    /// abort the game instead, both stakes refunded. From a custom start there is no
+    /// abort: a player who never moves loses on time like any other (a refund would let
+    /// the side facing a lost start position escape).
     /// @param gameId The game; `state`, `history`, `clock`: the current position.
     function claimTimeout(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock) external {
-        bytes memory s = _load(gameId, state, history, clock);
-        bool whiteToMove = _whiteToMove(s);
-        if (_playerColour(gameId) == whiteToMove) revert NotYourTurn();
-        uint256 deadline = _deadline(clock, whiteToMove);
+        Game storage g = games[gameId];
+        bytes memory s;
+        (s, clock) = _load(g, gameId, state, history, clock);
+        bool whiteToMove = ChessRules.whiteToMove(s);
+        if (_playerColour(g) == whiteToMove) revert NotYourTurn();
+        uint256 deadline = ClockWord.deadline(clock, whiteToMove);
+        bool abort = ClockWord.ply(clock) < 2 && !ClockWord.customStart(clock);
+        if (abort) {
+            uint256 windowEnd = ClockWord.lastTimestamp(clock) + ClockWord.firstMoveWindow(clock);
+            if (windowEnd < deadline) deadline = windowEnd;
+        }
         // forge-lint: disable-next-line(block-timestamp) the clock is defined on block time, with a grace
         if (block.timestamp <= deadline) revert TimeNotUp(deadline);
         // Never let a flag beat a result already on the board. A running game's position
         // is never decided (moves end games at once and decided start states are refused),
         // so this only guards the invariant.
         uint256 st = ChessRules.status(s);
-        if (st != 0) {
+        if (st != ChessRules.ONGOING) {
             _endByStatus(gameId, s, st);
-        } else if ((clock >> CLOCK_PLY_SHIFT) & MASK_32 < 2) {
+        } else if (abort) {
             _end(gameId, RESULT_ABORTED, REASON_NO_FIRST_MOVE);
         } else if (ChessRules.insufficientMaterial(s, whiteToMove ? -1 : int256(1))) {
             _end(gameId, RESULT_DRAW, REASON_TIMEOUT_VS_INSUFFICIENT_MATERIAL);
@@ -455,17 +505,16 @@ contract ChessReferee {
     /// @notice Sends the caller all their credit in `token` (address(0) = ETH).
     /// @param token The asset to withdraw.
     function withdraw(address token) external nonReentrant {
-        uint256 slot = creditSlots[msg.sender][token];
-        if (slot <= 1) revert NothingToWithdraw();
-        uint256 amount = slot - 1;
-        creditSlots[msg.sender][token] = 1;
-        emit Withdrawn(msg.sender, token, amount);
-        if (token == address(0)) {
-            (bool ok,) = msg.sender.call{value: amount}("");
-            if (!ok) revert EthTransferFailed();
-        } else {
-            token.safeTransfer(msg.sender, amount);
-        }
+        _withdraw(token, msg.sender);
+    }
+
+    /// @notice Sends the caller's whole credit in `token` to `to`: for an owner that cannot
+    /// receive it itself (a contract refusing ETH, an address the token blocks).
+    /// @param token The asset to withdraw (address(0) = ETH).
+    /// @param to The recipient; not address(0).
+    function withdrawTo(address token, address to) external nonReentrant {
+        if (to == address(0)) revert ZeroRecipient();
+        _withdraw(token, to);
     }
 
     // ------------------------------------------------------------------ views
@@ -494,8 +543,57 @@ contract ChessReferee {
             result: g.result,
             reason: g.reason,
             creatorWhite: g.creatorWhite,
-            commitment: g.commitment
+            commitment: g.commitment,
+            firstMoveWindow: g.firstMoveWindow,
+            terms: 0
         });
+        if (info.phase == PHASE_OPEN) {
+            bytes32 start = g.startInner;
+            (address creator, address opponent) =
+                info.creatorWhite ? (info.white, info.black) : (info.black, info.white);
+            info.terms = _termsOf(g, creator, opponent, start == 0 ? INITIAL_INNER : start);
+        }
+    }
+
+    /// @notice The terms hash `joinGame` expects for a game with these terms (what
+    /// `GameCreated` and `getGame` report): keccak256(abi.encode(Terms)).
+    /// @param creator The creator.
+    /// @param opponent The invited address, or address(0) for an open game.
+    /// @param creatorWhite As given to `createGame`.
+    /// @param token As given to `createGame`.
+    /// @param stake As given to `createGame`.
+    /// @param initialTime As given to `createGame`.
+    /// @param increment As given to `createGame`.
+    /// @param firstMoveWindow As given to `createGame` (0 means the default, as there).
+    /// @param startState Empty for the standard start, else the 128-byte start state.
+    function termsHash(
+        address creator,
+        address opponent,
+        bool creatorWhite,
+        address token,
+        uint256 stake,
+        uint32 initialTime,
+        uint32 increment,
+        uint32 firstMoveWindow,
+        bytes calldata startState
+    ) external view returns (bytes32) {
+        Terms memory t = Terms({
+            creator: creator,
+            opponent: opponent,
+            creatorWhite: creatorWhite,
+            token: token,
+            stake: stake,
+            initialTime: initialTime,
+            increment: increment,
+            firstMoveWindow: firstMoveWindow == 0 ? DEFAULT_FIRST_MOVE_WINDOW : firstMoveWindow,
+            start: INITIAL_INNER
+        });
+        if (startState.length != 0) {
+            if (startState.length != 128) revert BadStateLength(startState.length);
+            bytes memory s = startState;
+            t.start = _inner(s, _chainStart(ChessRules.repetitionKey(s)));
+        }
+        return keccak256(abi.encode(t));
     }
 
     /// @notice The commitment of a running game's position (0 if not running).
@@ -524,12 +622,13 @@ contract ChessReferee {
         view
         returns (uint256 whiteLeft, uint256 blackLeft, bool whiteToMove, uint256 deadline)
     {
-        bytes memory s = _load(gameId, state, history, clock);
-        whiteToMove = _whiteToMove(s);
-        uint256 elapsed = block.timestamp - (clock & MASK_40);
-        whiteLeft = _shown((clock >> CLOCK_WHITE_SHIFT) & MASK_32, whiteToMove ? elapsed : 0);
-        blackLeft = _shown((clock >> CLOCK_BLACK_SHIFT) & MASK_32, whiteToMove ? 0 : elapsed);
-        deadline = _deadline(clock, whiteToMove);
+        bytes memory s;
+        (s, clock) = _load(games[gameId], gameId, state, history, clock);
+        whiteToMove = ChessRules.whiteToMove(s);
+        uint256 elapsed = block.timestamp - ClockWord.lastTimestamp(clock);
+        whiteLeft = _shown(ClockWord.budget(clock, true), whiteToMove ? elapsed : 0);
+        blackLeft = _shown(ClockWord.budget(clock, false), whiteToMove ? 0 : elapsed);
+        deadline = ClockWord.deadline(clock, whiteToMove);
     }
 
     /// @notice Splits a clock word into its fields (see docs/REFEREE.md).
@@ -541,6 +640,8 @@ contract ChessReferee {
     /// @return ply Moves played in this game.
     /// @return whiteOffersDraw White offered a draw in this position.
     /// @return blackOffersDraw Black offered a draw in this position.
+    /// @return customStart The game started from a custom position (no first-move abort).
+    /// @return firstMoveWindow Seconds each player has for its first move (standard start).
     function decodeClock(uint256 clock)
         external
         pure
@@ -551,37 +652,104 @@ contract ChessReferee {
             uint256 increment,
             uint256 ply,
             bool whiteOffersDraw,
-            bool blackOffersDraw
+            bool blackOffersDraw,
+            bool customStart,
+            uint256 firstMoveWindow
         )
     {
-        lastTimestamp = clock & MASK_40;
-        whiteBudget = (clock >> CLOCK_WHITE_SHIFT) & MASK_32;
-        blackBudget = (clock >> CLOCK_BLACK_SHIFT) & MASK_32;
-        increment = (clock >> CLOCK_INCREMENT_SHIFT) & MASK_32;
-        ply = (clock >> CLOCK_PLY_SHIFT) & MASK_32;
-        whiteOffersDraw = (clock >> CLOCK_OFFER_SHIFT) & OFFER_WHITE != 0;
-        blackOffersDraw = (clock >> CLOCK_OFFER_SHIFT) & OFFER_BLACK != 0;
+        lastTimestamp = ClockWord.lastTimestamp(clock);
+        whiteBudget = ClockWord.budget(clock, true);
+        blackBudget = ClockWord.budget(clock, false);
+        increment = ClockWord.increment(clock);
+        ply = ClockWord.ply(clock);
+        whiteOffersDraw = ClockWord.offers(clock, true);
+        blackOffersDraw = ClockWord.offers(clock, false);
+        customStart = ClockWord.customStart(clock);
+        firstMoveWindow = ClockWord.firstMoveWindow(clock);
     }
 
     // ------------------------------------------------------------------ internals
 
+    /// @dev The first-move window for `requested` seconds (0 = the default); reverts out of range.
+    function _firstMoveWindow(uint32 requested) private pure returns (uint256 window) {
+        window = requested == 0 ? DEFAULT_FIRST_MOVE_WINDOW : requested;
+        if (window < MIN_FIRST_MOVE_WINDOW || window > MAX_FIRST_MOVE_WINDOW) revert BadFirstMoveWindow(requested);
+    }
+
+    /// @dev The start position of a new game: the standard one for an empty `startState`,
+    /// else the validated custom state; `startInner` is 0 for the standard start.
+    function _startPosition(bytes calldata startState)
+        private
+        view
+        returns (bytes memory s, bytes32 history, bytes32 startInner)
+    {
+        if (startState.length == 0) return (ChessRules.initialState(), INITIAL_HISTORY, 0);
+        if (startState.length != 128) revert BadStateLength(startState.length);
+        s = startState;
+        uint256 invalid = ChessRules.validateState(s);
+        // forge-lint: disable-next-line(unsafe-typecast) section 7 codes are 1..8
+        if (invalid != 0) revert InvalidState(uint8(invalid));
+        uint256 st = ChessRules.status(s);
+        if (st != ChessRules.ONGOING) revert StartPositionOver(st);
+        history = _chainStart(ChessRules.repetitionKey(s));
+        startInner = _inner(s, history);
+    }
+
+    /// @dev `emit GameCreated`, from the terms (kept apart: createGame's stack is full).
+    function _emitGameCreated(uint256 gameId, Terms memory t, bytes memory s, bytes32 history) private {
+        emit GameCreated(
+            gameId,
+            t.creator,
+            t.opponent,
+            t.creatorWhite,
+            t.token,
+            t.stake,
+            uint32(t.initialTime),
+            uint32(t.increment),
+            uint32(t.firstMoveWindow),
+            keccak256(abi.encode(t)),
+            s,
+            history
+        );
+    }
+
+    /// @dev The terms hash of an open game, from storage.
+    function _termsOf(Game storage g, address creator, address opponent, bytes32 start) private view returns (bytes32) {
+        return keccak256(
+            abi.encode(
+                Terms({
+                    creator: creator,
+                    opponent: opponent,
+                    creatorWhite: g.creatorWhite,
+                    token: g.token,
+                    stake: g.stake,
+                    initialTime: g.initialTime,
+                    increment: g.increment,
+                    firstMoveWindow: g.firstMoveWindow,
+                    start: start
+                })
+            )
+        );
+    }
+
     /// @dev Checks and applies a move; returns the new state, history, clock and status.
-    function _play(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock, uint24 mv)
+    function _play(Game storage g, uint256 gameId, bytes calldata state, bytes32 history, uint256 clock, uint24 mv)
         private
         returns (bytes memory s, bytes32 h, uint256 c, uint256 st)
     {
-        s = _load(gameId, state, history, clock);
-        bool whiteToMove = _whiteToMove(s);
-        _checkMover(gameId, whiteToMove);
-        c = _tick(clock, whiteToMove);
+        (s, clock) = _load(g, gameId, state, history, clock);
+        bool whiteToMove = ChessRules.whiteToMove(s);
+        _checkMover(g, whiteToMove);
+        c = ClockWord.tick(clock, whiteToMove);
+        if (c == 0) revert TimeUp();
         uint256 code = ChessRules.applyMove(s, mv);
         // forge-lint: disable-next-line(unsafe-typecast) section 6 codes are 1..14
         if (code != 0) revert IllegalMove(uint8(code));
         // Repetition chain: restart at every irreversible move (halfmove clock 0).
         bytes32 key = ChessRules.repetitionKey(s);
-        h = _halfmoveClock(s) == 0 ? _chainStart(key) : _chainNext(history, key);
+        h = ChessRules.halfmoveClock(s) == 0 ? _chainStart(key) : _chainNext(history, key);
         st = ChessRules.status(s);
-        _emitMovePlayed(gameId, mv, (c >> CLOCK_PLY_SHIFT) & MASK_32, st, h, c, s);
+        _emitMovePlayed(gameId, mv, ClockWord.ply(c), st, h, c, s);
     }
 
     /// @dev `emit MovePlayed(...)` with the standard ABI layout, encoded by hand: Solidity's
@@ -605,54 +773,48 @@ contract ChessReferee {
     }
 
     /// @dev Reverts unless the caller is the player to move.
-    function _checkMover(uint256 gameId, bool whiteToMove) private view {
-        Game storage g = games[gameId];
+    function _checkMover(Game storage g, bool whiteToMove) private view {
         if (msg.sender != (whiteToMove ? g.white : g.black)) {
             if (msg.sender == (whiteToMove ? g.black : g.white)) revert NotYourTurn();
             revert NotAPlayer();
         }
     }
 
-    /// @dev The clock word after the side to move moves now (Fischer): its budget loses
-    /// the time since the last move and gains the increment; the timestamp is now, the
-    /// ply +1, draw offers cleared. Reverts `TimeUp` once the budget is spent.
-    function _tick(uint256 clock, bool whiteToMove) private view returns (uint256 c) {
-        uint256 shift = whiteToMove ? CLOCK_WHITE_SHIFT : CLOCK_BLACK_SHIFT;
-        uint256 left = (clock >> shift) & MASK_32;
-        uint256 elapsed = block.timestamp - (clock & MASK_40);
-        if (elapsed > left) revert TimeUp();
-        unchecked {
-            left = left - elapsed + ((clock >> CLOCK_INCREMENT_SHIFT) & MASK_32);
-            if (left > MASK_32) left = MASK_32;
-            uint256 ply = ((clock >> CLOCK_PLY_SHIFT) & MASK_32) + 1;
-            c = clock
-                & ~(MASK_40 | (MASK_32 << shift) | (MASK_32 << CLOCK_PLY_SHIFT) | (uint256(3) << CLOCK_OFFER_SHIFT));
-            c |= block.timestamp | (left << shift) | (ply << CLOCK_PLY_SHIFT);
-        }
-    }
-
-    /// @dev Checks that the game runs and that (state, history, clock) is its position.
-    function _load(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock)
+    /// @dev Checks that the game runs and that (state, history, clock) is its position;
+    /// returns the state and the game's clock word. The clock may be passed without draw
+    /// offers made after the caller read it: an offer can land between that moment and the
+    /// call (front-run from the mempool, by either player) and must never make a timely
+    /// call fail (issue 9). Offers are only ever added to a position, so a clock with an
+    /// offer bit the game does not have is still stale.
+    function _load(Game storage g, uint256 gameId, bytes calldata state, bytes32 history, uint256 clock)
         private
         view
-        returns (bytes memory s)
+        returns (bytes memory s, uint256 current)
     {
-        bytes32 stored = games[gameId].commitment;
+        bytes32 stored = g.commitment;
         if (stored == 0) revert GameNotRunning(gameId);
         if (state.length != 128) revert BadStateLength(state.length);
         s = state;
-        if (_seal(_inner(s, history), clock) != stored) revert StalePosition();
+        bytes32 inner = _inner(s, history);
+        current = clock;
+        if (_seal(inner, current) != stored) current = _withLateOffers(inner, clock, stored);
+    }
+
+    /// @dev The clock word `clock` plus the offer bits it lacks that make the position
+    /// match `stored`; reverts `StalePosition` if none do. Off the common path: a call
+    /// whose clock matches at once never gets here.
+    function _withLateOffers(bytes32 inner, uint256 clock, bytes32 stored) private pure returns (uint256 current) {
+        for (uint256 offers = 1; offers <= ClockWord.BOTH_OFFERS; ++offers) {
+            current = clock | (offers << ClockWord.OFFER_SHIFT);
+            if (current != clock && _seal(inner, current) == stored) return current;
+        }
+        revert StalePosition();
     }
 
     /// @dev True if the caller is white, false if black; reverts for anyone else.
-    function _playerColour(uint256 gameId) private view returns (bool isWhite) {
-        Game storage g = games[gameId];
+    function _playerColour(Game storage g) private view returns (bool isWhite) {
         if (msg.sender == g.white) return true;
         if (msg.sender != g.black) revert NotAPlayer();
-    }
-
-    function _deadline(uint256 clock, bool whiteToMove) private pure returns (uint256) {
-        return (clock & MASK_40) + ((clock >> (whiteToMove ? CLOCK_WHITE_SHIFT : CLOCK_BLACK_SHIFT)) & MASK_32);
     }
 
     /// @dev Seconds a player sees left: budget minus running time minus the grace, >= 0.
@@ -663,12 +825,12 @@ contract ChessReferee {
 
     function _overdue(uint256 clock, bool whiteToMove) private view returns (bool) {
         // forge-lint: disable-next-line(block-timestamp) the clock is defined on block time, with a grace
-        return block.timestamp > _deadline(clock, whiteToMove);
+        return block.timestamp > ClockWord.deadline(clock, whiteToMove);
     }
 
     /// @dev Reason of a draw claim in position `s` with chain head `h`; reverts if none applies.
     function _drawReason(bytes memory s, bytes32 h, bytes32[] calldata keys) private pure returns (uint8) {
-        if (_halfmoveClock(s) >= 100) return REASON_FIFTY_MOVES;
+        if (ChessRules.halfmoveClock(s) >= 100) return REASON_FIFTY_MOVES;
         uint256 n = keys.length;
         if (n == 0) revert DrawNotClaimable();
         if (n > MAX_WITNESS_KEYS) revert BadWitness();
@@ -685,13 +847,18 @@ contract ChessReferee {
         return REASON_THREEFOLD;
     }
 
+    /// @dev Ends a game whose position `s` is decided (section 8 status `st`, 1-4).
     function _endByStatus(uint256 gameId, bytes memory s, uint256 st) private {
-        if (st == 1) {
-            // Checkmate: the side to move is mated.
-            _end(gameId, _whiteToMove(s) ? RESULT_BLACK_WINS : RESULT_WHITE_WINS, REASON_CHECKMATE);
+        if (st == ChessRules.CHECKMATE) {
+            // The side to move is mated.
+            _end(gameId, ChessRules.whiteToMove(s) ? RESULT_BLACK_WINS : RESULT_WHITE_WINS, REASON_CHECKMATE);
+        } else if (st == ChessRules.STALEMATE) {
+            _end(gameId, RESULT_DRAW, REASON_STALEMATE);
+        } else if (st == ChessRules.INSUFFICIENT_MATERIAL) {
+            _end(gameId, RESULT_DRAW, REASON_INSUFFICIENT_MATERIAL);
         } else {
-            // forge-lint: disable-next-line(unsafe-typecast) section 8 statuses are 0..4
-            _end(gameId, RESULT_DRAW, uint8(st));
+            // ChessRules.SEVENTY_FIVE_MOVES, the one decided status left.
+            _end(gameId, RESULT_DRAW, REASON_SEVENTY_FIVE_MOVES);
         }
     }
 
@@ -717,6 +884,22 @@ contract ChessReferee {
         }
     }
 
+    /// @dev Sends the caller's whole credit in `token` to `to`; the credit is zeroed
+    /// (set to the 1 sentinel) before the transfer.
+    function _withdraw(address token, address to) private {
+        uint256 slot = creditSlots[msg.sender][token];
+        if (slot <= 1) revert NothingToWithdraw();
+        uint256 amount = slot - 1;
+        creditSlots[msg.sender][token] = 1;
+        emit Withdrawn(msg.sender, token, to, amount);
+        if (token == address(0)) {
+            (bool ok,) = to.call{value: amount}("");
+            if (!ok) revert EthTransferFailed();
+        } else {
+            token.safeTransfer(to, amount);
+        }
+    }
+
     function _credit(address account, address token, uint256 amount) private {
         uint256 slot = creditSlots[account][token];
         creditSlots[account][token] = (slot == 0 ? 1 : slot) + amount;
@@ -738,18 +921,6 @@ contract ChessReferee {
         uint256 received = IERC20(token).balanceOf(address(this));
         received = received > before ? received - before : 0;
         if (received != stake) revert TokenShortPaid(stake, received);
-    }
-
-    function _whiteToMove(bytes memory s) private pure returns (bool w) {
-        assembly ("memory-safe") {
-            w := eq(byte(0, mload(add(s, 88))), 1) // byte 56: CURRENT_PLAYER
-        }
-    }
-
-    function _halfmoveClock(bytes memory s) private pure returns (uint256 hm) {
-        assembly ("memory-safe") {
-            hm := byte(10, mload(add(s, 32))) // byte 10: HALFMOVE_CLOCK
-        }
     }
 
     function _chainStart(bytes32 key) private pure returns (bytes32) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-pragma solidity ^0.8.24;
+pragma solidity ^0.8.30;
 
 /// @notice A move was rejected; `code` is the ENCODING.md section 6 rejection code (1-14).
 error IllegalMove(uint8 code);
@@ -94,8 +94,8 @@ library ChessRules {
     uint256 private constant KNIGHT_STEPS = 0x211f120edfe1eef2 << 192;
     /// @dev Bit `0x77 + d` set for each king step d: tests adjacency of two squares
     /// with one shift, since the 0x88 difference of two squares identifies the vector.
-    uint256 private constant KING_ADJACENT = (1 << 0x78) | (1 << 0x76) | (1 << 0x87) | (1 << 0x67) | (1 << 0x86)
-        | (1 << 0x68) | (1 << 0x88) | (1 << 0x66);
+    uint256 private constant KING_ADJACENT =
+        (1 << 0x78) | (1 << 0x76) | (1 << 0x87) | (1 << 0x67) | (1 << 0x86) | (1 << 0x68) | (1 << 0x88) | (1 << 0x66);
 
     /// @dev Context of the "any legal move?" search, kept in memory to stay below the stack limit.
     struct Search {
@@ -116,6 +116,20 @@ library ChessRules {
             hex"00000000000000000000000000000000" hex"00000000000000000100000000000000"
             hex"00000000000000000000000000000000" hex"00000000000000000000000000000000"
             hex"01010101010101010000000000000000" hex"04020305060302040000007400000000";
+    }
+
+    /// @notice Whether white is the side to move (byte 56, CURRENT_PLAYER, is 1).
+    function whiteToMove(bytes memory s) internal pure returns (bool w) {
+        assembly ("memory-safe") {
+            w := eq(byte(0, mload(add(s, 88))), 1) // 32 (length word) + 56
+        }
+    }
+
+    /// @notice The halfmove clock (byte 10): plies since the last capture or pawn move.
+    function halfmoveClock(bytes memory s) internal pure returns (uint256 hm) {
+        assembly ("memory-safe") {
+            hm := byte(10, mload(add(s, 32)))
+        }
     }
 
     /// @notice Section 7 validation: 0 if `s` is a valid state, else the first failing code.
@@ -346,7 +360,8 @@ library ChessRules {
             bool diagonal = adf == adr;
             bool straight = adf == 0 || adr == 0;
             if (role == BISHOP ? !diagonal : role == ROOK ? !straight : !(diagonal || straight)) return BAD_GEOMETRY;
-            int256 step = (dr > 0 ? int256(16) : dr < 0 ? -16 : int256(0)) + (df > 0 ? int256(1) : df < 0 ? -1 : int256(0));
+            int256 step =
+                (dr > 0 ? int256(16) : dr < 0 ? -16 : int256(0)) + (df > 0 ? int256(1) : df < 0 ? -1 : int256(0));
             for (uint256 t = uint256(int256(from) + step); t != to; t = uint256(int256(t) + step)) {
                 if (_raw(s, t) != 0) return PATH_BLOCKED;
             }
@@ -837,7 +852,8 @@ library ChessRules {
             int256 dr = int256(from >> 4) - int256(king >> 4);
             bool straight = df == 0 || dr == 0;
             if (!straight && df != dr && df != -dr) return 0;
-            int256 step = (dr > 0 ? int256(16) : dr < 0 ? -16 : int256(0)) + (df > 0 ? int256(1) : df < 0 ? -1 : int256(0));
+            int256 step =
+                (dr > 0 ? int256(16) : dr < 0 ? -16 : int256(0)) + (df > 0 ? int256(1) : df < 0 ? -1 : int256(0));
             uint256 t = uint256(int256(king) + step);
             for (; t != from; t = uint256(int256(t) + step)) {
                 if (_raw(s, t) != 0) return 0;
@@ -887,8 +903,10 @@ library ChessRules {
         if (i == MOVE_COUNT_HIGH || i == MOVE_COUNT_LOW) return v <= 127;
         if (i == HALFMOVE_CLOCK || i == BLACK_KING_POS || i == WHITE_KING_POS) return true;
         if (i == CURRENT_PLAYER) return v == 0x01 || v == 0xff;
-        if (i == BLACK_LEFT_CASTLING || i == BLACK_RIGHT_CASTLING || i == WHITE_LEFT_CASTLING
-                || i == WHITE_RIGHT_CASTLING) return v == 0 || v == 0xff;
+        if (
+            i == BLACK_LEFT_CASTLING || i == BLACK_RIGHT_CASTLING || i == WHITE_LEFT_CASTLING
+                || i == WHITE_RIGHT_CASTLING
+        ) return v == 0 || v == 0xff;
         if (i == BLACK_EN_PASSANT) return v == 0 || (v >= 32 && v <= 39);
         if (i == WHITE_EN_PASSANT) return v == 0 || (v >= 80 && v <= 87);
         return v == 0;

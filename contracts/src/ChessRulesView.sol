@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-pragma solidity ^0.8.24;
+pragma solidity ^0.8.30;
 
 import {ChessRules, BadStateLength, InvalidState} from "./ChessRules.sol";
 
@@ -9,6 +9,9 @@ import {ChessRules, BadStateLength, InvalidState} from "./ChessRules.sol";
 /// (else `BadStateLength(length)`) and valid per ENCODING.md section 7 (else
 /// `InvalidState(code)`), the same boundary the Rust `State` type enforces.
 contract ChessRulesView {
+    /// @notice Most legal moves one piece can have: a queen in the middle of an empty board.
+    uint256 public constant MAX_MOVES_PER_PIECE = 27;
+
     /// @notice The standard initial position (ENCODING.md section 4).
     /// @return The 128-byte state.
     function initialState() external pure returns (bytes memory) {
@@ -72,25 +75,41 @@ contract ChessRulesView {
     /// @return moves Packed moves `(from << 16) | (to << 8) | promotion`, by from then to square.
     function legalMoves(bytes memory state) external pure returns (uint24[] memory moves) {
         _requireValid(state);
-        uint24[] memory buffer = new uint24[](256);
+        bool white = ChessRules.whiteToMove(state);
+        // A valid state may hold any number of pieces (section 7 bounds only the kings),
+        // so the list is sized by the side's pieces: no piece has more than
+        // MAX_MOVES_PER_PIECE moves (a queen on an empty board; a promoting pawn has at
+        // most 3 targets x 4 pieces, a king 8 steps + 2 castlings).
+        uint256 pieces;
+        for (uint256 sq = 0; sq < 120; ++sq) {
+            if (sq & 8 == 0 && _own(state, sq, white)) ++pieces;
+        }
+        moves = new uint24[](pieces * MAX_MOVES_PER_PIECE);
         uint256 n;
         for (uint256 from = 0; from < 120; ++from) {
-            if (from & 8 != 0) continue;
+            if (from & 8 != 0 || !_own(state, from, white)) continue;
             for (uint256 to = 0; to < 120; ++to) {
                 if (to & 8 != 0) continue;
                 uint256 move = (from << 16) | (to << 8);
                 uint256 code = ChessRules.check(state, move);
                 if (code == 0) {
-                    buffer[n++] = uint24(move);
+                    moves[n++] = uint24(move);
                 } else if (code == ChessRules.PROMOTION_REQUIRED) {
                     for (uint256 promotion = 2; promotion <= 5; ++promotion) {
-                        if (ChessRules.check(state, move | promotion) == 0) buffer[n++] = uint24(move | promotion);
+                        if (ChessRules.check(state, move | promotion) == 0) moves[n++] = uint24(move | promotion);
                     }
                 }
             }
         }
-        moves = new uint24[](n);
-        for (uint256 i = 0; i < n; ++i) moves[i] = buffer[i];
+        assembly ("memory-safe") {
+            mstore(moves, n) // shrink to the moves found
+        }
+    }
+
+    /// @dev Whether square `sq` holds a piece of `white` (or black).
+    function _own(bytes memory state, uint256 sq, bool white) private pure returns (bool) {
+        int8 piece = int8(uint8(state[sq]));
+        return white ? piece > 0 : piece < 0;
     }
 
     function _requireValid(bytes memory state) private pure {

@@ -37,25 +37,25 @@ contract ChessRefereeLifecycleTest is RefereeBase {
     function test_CreateGame_RevertsOnWrongEth() public {
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(ChessReferee.WrongEthAmount.selector, STAKE, STAKE - 1));
-        ref.createGame{value: STAKE - 1}(bob, true, address(0), STAKE, INITIAL, INCREMENT, "");
+        ref.createGame{value: STAKE - 1}(bob, true, address(0), STAKE, INITIAL, INCREMENT, 0, "");
     }
 
     function test_CreateGame_RevertsOnTooShortClock() public {
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(ChessReferee.BadTimeControl.selector, 59, 0));
-        ref.createGame(bob, true, address(0), 0, 59, 0, "");
+        ref.createGame(bob, true, address(0), 0, 59, 0, 0, "");
     }
 
     function test_CreateGame_RevertsOnTooLargeIncrement() public {
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(ChessReferee.BadTimeControl.selector, 600, 1 days + 1));
-        ref.createGame(bob, true, address(0), 0, 600, 1 days + 1, "");
+        ref.createGame(bob, true, address(0), 0, 600, 1 days + 1, 0, "");
     }
 
     function test_CreateGame_RevertsAgainstSelf() public {
         vm.prank(alice);
         vm.expectRevert(ChessReferee.CannotPlaySelf.selector);
-        ref.createGame(alice, true, address(0), 0, INITIAL, INCREMENT, "");
+        ref.createGame(alice, true, address(0), 0, INITIAL, INCREMENT, 0, "");
     }
 
     function test_CreateGame_AcceptsValidCustomStart() public {
@@ -72,13 +72,13 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         start[123] = bytes1(uint8(0x75)); // white king byte points at f1, the king is on e1
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(InvalidState.selector, uint8(4)));
-        ref.createGame(bob, true, address(0), 0, INITIAL, INCREMENT, start);
+        ref.createGame(bob, true, address(0), 0, INITIAL, INCREMENT, 0, start);
     }
 
     function test_CreateGame_RevertsOnShortStartState() public {
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(BadStateLength.selector, 127));
-        ref.createGame(bob, true, address(0), 0, INITIAL, INCREMENT, new bytes(127));
+        ref.createGame(bob, true, address(0), 0, INITIAL, INCREMENT, 0, new bytes(127));
     }
 
     function test_CreateGame_RevertsOnDecidedStartState() public {
@@ -86,7 +86,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         bytes memory start = _fen("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(ChessReferee.StartPositionOver.selector, 2));
-        ref.createGame(bob, true, address(0), 0, INITIAL, INCREMENT, start);
+        ref.createGame(bob, true, address(0), 0, INITIAL, INCREMENT, 0, start);
     }
 
     // ================================================================ join
@@ -97,7 +97,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         assertEq(g.black, bob);
         assertEq(g.phase, PHASE_RUNNING);
         assertEq(g.commitment, ref.positionCommitment(pos[id].state, pos[id].history, pos[id].clock));
-        (uint256 last, uint256 w, uint256 b, uint256 inc, uint256 ply, bool wo, bool bo) =
+        (uint256 last, uint256 w, uint256 b, uint256 inc, uint256 ply, bool wo, bool bo,,) =
             ref.decodeClock(pos[id].clock);
         assertEq(last, T0);
         assertEq(w, INITIAL + ref.GRACE_PERIOD());
@@ -120,37 +120,42 @@ contract ChessRefereeLifecycleTest is RefereeBase {
 
     function test_JoinGame_RevertsForUninvited() public {
         uint256 id = _create(alice, bob, true, STAKE, "");
+        bytes32 terms = ref.getGame(id).terms;
         vm.prank(carol);
         vm.expectRevert(abi.encodeWithSelector(ChessReferee.NotInvited.selector, bob));
-        ref.joinGame{value: STAKE}(id);
+        ref.joinGame{value: STAKE}(id, terms);
     }
 
     function test_JoinGame_RevertsOnDoubleJoin() public {
         uint256 id = _create(alice, address(0), true, STAKE, "");
         _join(id, bob, STAKE);
+        bytes32 terms = ref.getGame(id).terms;
         vm.prank(carol);
         vm.expectRevert(abi.encodeWithSelector(ChessReferee.GameNotOpen.selector, id));
-        ref.joinGame{value: STAKE}(id);
+        ref.joinGame{value: STAKE}(id, terms);
     }
 
     function test_JoinGame_RevertsForCreator() public {
         uint256 id = _create(alice, address(0), true, STAKE, "");
+        bytes32 terms = ref.getGame(id).terms;
         vm.prank(alice);
         vm.expectRevert(ChessReferee.CannotPlaySelf.selector);
-        ref.joinGame{value: STAKE}(id);
+        ref.joinGame{value: STAKE}(id, terms);
     }
 
     function test_JoinGame_RevertsOnWrongStake() public {
         uint256 id = _create(alice, bob, true, STAKE, "");
+        bytes32 terms = ref.getGame(id).terms;
         vm.prank(bob);
         vm.expectRevert(abi.encodeWithSelector(ChessReferee.WrongEthAmount.selector, STAKE, STAKE / 2));
-        ref.joinGame{value: STAKE / 2}(id);
+        ref.joinGame{value: STAKE / 2}(id, terms);
     }
 
     function test_JoinGame_RevertsForUnknownGame() public {
+        bytes32 terms = ref.getGame(42).terms;
         vm.prank(bob);
         vm.expectRevert(abi.encodeWithSelector(ChessReferee.GameNotOpen.selector, 42));
-        ref.joinGame(42);
+        ref.joinGame(42, terms);
     }
 
     // ================================================================ cancel
@@ -186,9 +191,10 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         uint256 id = _create(alice, bob, true, STAKE, "");
         vm.prank(alice);
         ref.cancelGame(id);
+        bytes32 terms = ref.getGame(id).terms;
         vm.prank(bob);
         vm.expectRevert(abi.encodeWithSelector(ChessReferee.GameNotOpen.selector, id));
-        ref.joinGame{value: STAKE}(id);
+        ref.joinGame{value: STAKE}(id, terms);
     }
 
     // ================================================================ move
@@ -219,7 +225,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         uint256 id = _startGame();
         vm.warp(T0 + 100);
         _move(id, "e2e4");
-        (uint256 last, uint256 w, uint256 b,,,,) = ref.decodeClock(pos[id].clock);
+        (uint256 last, uint256 w, uint256 b,,,,,,) = ref.decodeClock(pos[id].clock);
         assertEq(last, T0 + 100);
         assertEq(w, INITIAL + ref.GRACE_PERIOD() - 100 + INCREMENT);
         assertEq(b, INITIAL + ref.GRACE_PERIOD());
@@ -306,7 +312,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         uint256 id = _startGame();
         vm.warp(T0 + INITIAL + ref.GRACE_PERIOD());
         _move(id, "e2e4");
-        (, uint256 w,,,,,) = ref.decodeClock(pos[id].clock);
+        (, uint256 w,,,,,,,) = ref.decodeClock(pos[id].clock);
         assertEq(w, INCREMENT);
     }
 
@@ -315,7 +321,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
     function test_Move_GraceBorrowedStaysBorrowed() public {
         vm.recordLogs();
         vm.prank(alice);
-        uint256 id = ref.createGame(bob, true, address(0), 0, 60, 0, "");
+        uint256 id = ref.createGame(bob, true, address(0), 0, 60, 0, 0, "");
         _absorb(vm.getRecordedLogs());
         _join(id, bob, 0);
         vm.warp(T0 + 60 + 10); // 10 s into the 15 s grace
@@ -418,7 +424,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
     function _expectInvalidStart(bytes memory start, uint8 code) internal {
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(InvalidState.selector, code));
-        ref.createGame(bob, true, address(0), 0, INITIAL, INCREMENT, start);
+        ref.createGame(bob, true, address(0), 0, INITIAL, INCREMENT, 0, start);
     }
 
     /// @notice Every ENCODING.md section 7 code refuses a custom start through `createGame`.
@@ -471,14 +477,6 @@ contract ChessRefereeLifecycleTest is RefereeBase {
     }
 
     // ================================================================ draw offers
-
-    function _offer(uint256 id, address who) internal {
-        Position storage p = pos[id];
-        vm.recordLogs();
-        vm.prank(who);
-        ref.offerDraw(id, p.state, p.history, p.clock);
-        _absorb(vm.getRecordedLogs());
-    }
 
     function test_DrawOffer_AcceptedEndsInDraw() public {
         uint256 id = _startGame();
@@ -715,12 +713,6 @@ contract ChessRefereeLifecycleTest is RefereeBase {
 
     // ================================================================ timeouts
 
-    function _claimTimeout(uint256 id, address who) internal {
-        Position memory p = pos[id];
-        vm.prank(who);
-        ref.claimTimeout(id, p.state, p.history, p.clock);
-    }
-
     function test_ClaimTimeout_WinsForOpponent() public {
         uint256 id = _startGame();
         _playAll(id, "e2e4 e7e5", 10);
@@ -937,7 +929,8 @@ contract ChessRefereeLifecycleTest is RefereeBase {
             Vm.Log memory l = allLogs[i];
             if (uint256(l.topics[1]) != id) continue;
             if (l.topics[0] == ChessReferee.GameCreated.selector) {
-                (,,,,, state,) = abi.decode(l.data, (bool, address, uint256, uint32, uint32, bytes, bytes32));
+                (,,,,,,, state,) =
+                    abi.decode(l.data, (bool, address, uint256, uint32, uint32, uint32, bytes32, bytes, bytes32));
             } else if (l.topics[0] == ChessReferee.MovePlayed.selector) {
                 (uint24 mv, uint32 ply,,,, bytes memory next) =
                     abi.decode(l.data, (uint24, uint32, uint8, bytes32, uint256, bytes));

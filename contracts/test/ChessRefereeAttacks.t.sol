@@ -34,14 +34,15 @@ contract ChessRefereeAttacksTest is RefereeBase {
     function _createToken(address t) internal returns (uint256 id) {
         vm.recordLogs();
         vm.prank(alice);
-        id = ref.createGame(bob, true, t, STAKE, INITIAL, INCREMENT, "");
+        id = ref.createGame(bob, true, t, STAKE, INITIAL, INCREMENT, 0, "");
         _absorb(vm.getRecordedLogs());
     }
 
     function _joinToken(uint256 id) internal {
+        bytes32 terms = ref.getGame(id).terms;
         vm.recordLogs();
         vm.prank(bob);
-        ref.joinGame(id);
+        ref.joinGame(id, terms);
         _absorb(vm.getRecordedLogs());
     }
 
@@ -64,7 +65,7 @@ contract ChessRefereeAttacksTest is RefereeBase {
         _fund(address(fot), alice);
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(ChessReferee.TokenShortPaid.selector, STAKE, STAKE - STAKE / 100));
-        ref.createGame(bob, true, address(fot), STAKE, INITIAL, INCREMENT, "");
+        ref.createGame(bob, true, address(fot), STAKE, INITIAL, INCREMENT, 0, "");
     }
 
     function test_Token_FeeSwitchedOnBeforeJoinRejected() public {
@@ -73,9 +74,10 @@ contract ChessRefereeAttacksTest is RefereeBase {
         _fund(address(sw), bob);
         uint256 id = _createToken(address(sw));
         sw.setFee(true);
+        bytes32 terms = ref.getGame(id).terms;
         vm.prank(bob);
         vm.expectRevert(abi.encodeWithSelector(ChessReferee.TokenShortPaid.selector, STAKE, STAKE - STAKE / 100));
-        ref.joinGame(id);
+        ref.joinGame(id, terms);
         assertEq(_phase(id), PHASE_OPEN);
         assertEq(sw.balanceOf(address(ref)), STAKE);
     }
@@ -86,7 +88,7 @@ contract ChessRefereeAttacksTest is RefereeBase {
         vm.prank(alice);
         usdt.approve(address(ref), STAKE);
         vm.prank(alice);
-        uint256 id = ref.createGame(bob, true, address(usdt), STAKE, INITIAL, INCREMENT, "");
+        uint256 id = ref.createGame(bob, true, address(usdt), STAKE, INITIAL, INCREMENT, 0, "");
         vm.prank(alice);
         ref.cancelGame(id);
         vm.prank(alice);
@@ -98,29 +100,30 @@ contract ChessRefereeAttacksTest is RefereeBase {
         FalseReturnToken bad = new FalseReturnToken();
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(TokenTransferFailed.selector, address(bad)));
-        ref.createGame(bob, true, address(bad), STAKE, INITIAL, INCREMENT, "");
+        ref.createGame(bob, true, address(bad), STAKE, INITIAL, INCREMENT, 0, "");
     }
 
     function test_Token_AddressWithoutCodeRejected() public {
         address notAToken = address(0xDEAD);
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(TokenTransferFailed.selector, notAToken));
-        ref.createGame(bob, true, notAToken, STAKE, INITIAL, INCREMENT, "");
+        ref.createGame(bob, true, notAToken, STAKE, INITIAL, INCREMENT, 0, "");
     }
 
     function test_Token_EthWithTokenGameRejected() public {
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(ChessReferee.WrongEthAmount.selector, 0, 1));
-        ref.createGame{value: 1}(bob, true, address(token), STAKE, INITIAL, INCREMENT, "");
+        ref.createGame{value: 1}(bob, true, address(token), STAKE, INITIAL, INCREMENT, 0, "");
     }
 
     function test_Token_JoinWithoutAllowanceReverts() public {
         uint256 id = _createToken(address(token));
         vm.prank(bob);
         token.approve(address(ref), 0);
+        bytes32 terms = ref.getGame(id).terms;
         vm.prank(bob);
         vm.expectRevert(abi.encodeWithSelector(TokenTransferFailed.selector, address(token)));
-        ref.joinGame(id);
+        ref.joinGame(id, terms);
         assertEq(_phase(id), PHASE_OPEN);
     }
 
@@ -151,10 +154,11 @@ contract ChessRefereeAttacksTest is RefereeBase {
         vm.prank(alice);
         ref.cancelGame(eth);
         vm.prank(alice);
-        uint256 id = ref.createGame(bob, true, address(hook), STAKE, INITIAL, INCREMENT, "");
+        uint256 id = ref.createGame(bob, true, address(hook), STAKE, INITIAL, INCREMENT, 0, "");
         hook.arm(ref, abi.encodeCall(ChessReferee.withdraw, (address(0))));
+        bytes32 terms = ref.getGame(id).terms;
         vm.prank(bob);
-        ref.joinGame(id);
+        ref.joinGame(id, terms);
         assertEq(hook.hooks(), 1);
         assertFalse(hook.hookSucceeded());
         assertEq(bytes4(hook.hookRevert()), ChessReferee.Reentrancy.selector);
@@ -165,10 +169,10 @@ contract ChessRefereeAttacksTest is RefereeBase {
         HookToken hook = new HookToken();
         _fund(address(hook), alice);
         vm.prank(alice);
-        uint256 id = ref.createGame(bob, true, address(hook), STAKE, INITIAL, INCREMENT, "");
+        uint256 id = ref.createGame(bob, true, address(hook), STAKE, INITIAL, INCREMENT, 0, "");
         vm.prank(alice);
         ref.cancelGame(id);
-        hook.arm(ref, abi.encodeCall(ChessReferee.createGame, (bob, true, address(hook), 1, INITIAL, 0, "")));
+        hook.arm(ref, abi.encodeCall(ChessReferee.createGame, (bob, true, address(hook), 1, INITIAL, 0, 0, "")));
         vm.prank(alice);
         ref.withdraw(address(hook));
         assertFalse(hook.hookSucceeded());

@@ -71,14 +71,15 @@ abstract contract RefereeBase is Test {
     {
         vm.recordLogs();
         vm.prank(creator);
-        id = ref.createGame{value: stake}(opponent, creatorWhite, address(0), stake, INITIAL, INCREMENT, start);
+        id = ref.createGame{value: stake}(opponent, creatorWhite, address(0), stake, INITIAL, INCREMENT, 0, start);
         _absorb(vm.getRecordedLogs());
     }
 
     function _join(uint256 id, address who, uint256 stake) internal {
+        bytes32 terms = ref.getGame(id).terms;
         vm.recordLogs();
         vm.prank(who);
-        ref.joinGame{value: stake}(id);
+        ref.joinGame{value: stake}(id, terms);
         _absorb(vm.getRecordedLogs());
     }
 
@@ -105,6 +106,22 @@ abstract contract RefereeBase is Test {
         }
     }
 
+    /// @dev `who` offers a draw in game `id`'s current position.
+    function _offer(uint256 id, address who) internal {
+        Position storage p = pos[id];
+        vm.recordLogs();
+        vm.prank(who);
+        ref.offerDraw(id, p.state, p.history, p.clock);
+        _absorb(vm.getRecordedLogs());
+    }
+
+    /// @dev `who` claims game `id` on time with its current position.
+    function _claimTimeout(uint256 id, address who) internal {
+        Position memory p = pos[id];
+        vm.prank(who);
+        ref.claimTimeout(id, p.state, p.history, p.clock);
+    }
+
     /// @dev The player whose turn it is in game `id`.
     function _mover(uint256 id) internal view returns (address) {
         ChessReferee.GameInfo memory g = ref.getGame(id);
@@ -128,8 +145,8 @@ abstract contract RefereeBase is Test {
             bytes32 t = l.topics[0];
             uint256 id = l.topics.length > 1 ? uint256(l.topics[1]) : 0;
             if (t == ChessReferee.GameCreated.selector) {
-                (,,,,, bytes memory state, bytes32 history) =
-                    abi.decode(l.data, (bool, address, uint256, uint32, uint32, bytes, bytes32));
+                (,,,,,,, bytes memory state, bytes32 history) =
+                    abi.decode(l.data, (bool, address, uint256, uint32, uint32, uint32, bytes32, bytes, bytes32));
                 pos[id].state = state;
                 pos[id].history = history;
                 delete keysSince[id];
@@ -167,7 +184,7 @@ abstract contract RefereeBase is Test {
     }
 
     function _ply(uint256 id) internal view returns (uint256 ply) {
-        (,,,, ply,,) = ref.decodeClock(pos[id].clock);
+        (,,,, ply,,,,) = ref.decodeClock(pos[id].clock);
     }
 
     // ---------------------------------------------------------------- UCI

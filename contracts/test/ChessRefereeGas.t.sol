@@ -102,12 +102,12 @@ contract ChessRefereeGasTest is RefereeBase {
         gas = _tx(
             creator,
             stake,
-            abi.encodeCall(ChessReferee.createGame, (opponent, true, address(0), stake, INITIAL, INCREMENT, start))
+            abi.encodeCall(ChessReferee.createGame, (opponent, true, address(0), stake, INITIAL, INCREMENT, 0, start))
         );
     }
 
     function _joinTx(uint256 id, address who, uint256 stake) internal returns (uint256) {
-        return _tx(who, stake, abi.encodeCall(ChessReferee.joinGame, (id)));
+        return _tx(who, stake, abi.encodeCall(ChessReferee.joinGame, (id, ref.getGame(id).terms)));
     }
 
     /// @dev Plays a whole real game, one transaction per move, recording each move's gas.
@@ -308,7 +308,7 @@ contract ChessRefereeGasTest is RefereeBase {
         uint256 create = _tx(
             alice,
             0,
-            abi.encodeCall(ChessReferee.createGame, (bob, true, address(token), STAKE, INITIAL, INCREMENT, ""))
+            abi.encodeCall(ChessReferee.createGame, (bob, true, address(token), STAKE, INITIAL, INCREMENT, 0, ""))
         );
         uint256 join = _joinTx(id, bob, 0);
         emit log_named_uint("createGame (ERC-20)", create);
@@ -421,7 +421,7 @@ contract ChessRefereeGasTest is RefereeBase {
         token.approve(address(ref), STAKE);
         uint256 id = ref.nextGameId();
         vm.prank(alice);
-        ref.createGame(bob, true, address(token), STAKE, INITIAL, INCREMENT, "");
+        ref.createGame(bob, true, address(token), STAKE, INITIAL, INCREMENT, 0, "");
         vm.prank(alice);
         ref.cancelGame(id);
         uint256 withdraw = _tx(alice, 0, abi.encodeCall(ChessReferee.withdraw, (address(token))));

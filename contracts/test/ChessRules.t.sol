@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-pragma solidity ^0.8.24;
+pragma solidity ^0.8.30;
 
 import {Test} from "./utils/Test.sol";
 import {ChessRules, IllegalMove} from "../src/ChessRules.sol";
@@ -77,7 +77,9 @@ contract ChessRulesMoveTest is Test {
     }
 
     function test_NotYourPiece_BlackMovesWhite() public pure {
-        assertEq(_code("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1", "d2d4"), ChessRules.NOT_YOUR_PIECE);
+        assertEq(
+            _code("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1", "d2d4"), ChessRules.NOT_YOUR_PIECE
+        );
     }
 
     // ---------------------------------------------------------------- 5 OWN_PIECE_ON_TARGET
@@ -334,12 +336,21 @@ contract ChessRulesMoveTest is Test {
 
     // ---------------------------------------------------------------- section 10 worked examples
 
-    function _expect(bytes memory before, uint256[] memory idx, uint8[] memory vals) internal pure returns (bytes memory e) {
+    function _expect(bytes memory before, uint256[] memory idx, uint8[] memory vals)
+        internal
+        pure
+        returns (bytes memory e)
+    {
         e = bytes.concat(before);
-        for (uint256 i = 0; i < idx.length; ++i) e[idx[i]] = bytes1(vals[i]);
+        for (uint256 i = 0; i < idx.length; ++i) {
+            e[idx[i]] = bytes1(vals[i]);
+        }
     }
 
-    function _assertDiff(bytes memory before, bytes memory afterState, uint256[] memory idx, uint8[] memory vals) internal pure {
+    function _assertDiff(bytes memory before, bytes memory afterState, uint256[] memory idx, uint8[] memory vals)
+        internal
+        pure
+    {
         assertEq(afterState, _expect(before, idx, vals));
     }
 

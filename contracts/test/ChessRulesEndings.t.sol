@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-pragma solidity ^0.8.24;
+pragma solidity ^0.8.30;
 
 import {Test} from "./utils/Test.sol";
 import {ChessRules} from "../src/ChessRules.sol";

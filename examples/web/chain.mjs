@@ -102,10 +102,12 @@ export async function createGame(url, referee, { stake = ethers.parseEther("1"),
   const white = await p.getSigner(1);
   const black = await p.getSigner(2);
   const asWhite = new ethers.Contract(referee, abi, white);
-  const tx = await asWhite.createGame(black.address, true, ethers.ZeroAddress, stake, 600, 5, startState, { value: stake });
+  // 0: the default first-move window (docs/REFEREE.md).
+  const tx = await asWhite.createGame(black.address, true, ethers.ZeroAddress, stake, 600, 5, 0, startState, { value: stake });
   const receipt = await tx.wait();
   const created = receipt.logs.map((l) => asWhite.interface.parseLog(l)).find((e) => e && e.name === "GameCreated");
   const gameId = created.args.gameId;
-  await (await new ethers.Contract(referee, abi, black).joinGame(gameId, { value: stake })).wait();
+  // The joiner binds the terms it agreed to (here: those the creation announced).
+  await (await new ethers.Contract(referee, abi, black).joinGame(gameId, created.args.terms, { value: stake })).wait();
   return { gameId, white: white.address, black: black.address };
 }

@@ -600,3 +600,97 @@ fn cancel_open_games_and_withdraw_once() {
     );
     assert_eq!(t.net(), (12345, 0));
 }
+
+#[test]
+fn join_binds_the_agreed_terms() {
+    let mut t = Table::new();
+    let setup = GameSetup::eth(t.black, ETH);
+    let created = t.referee.create_game(t.white, &setup).unwrap();
+    assert_eq!(t.referee.game(created.id).unwrap().terms, created.terms);
+    // Terms the joiner agreed to for another stake: refused, the game stays open.
+    let wrong = B256::repeat_byte(0x11);
+    assert_eq!(
+        revert_name(
+            t.referee
+                .join_game_with_terms(t.black, created.id, wrong, ETH)
+                .unwrap_err()
+        ),
+        "WrongTerms"
+    );
+    let joined = t
+        .referee
+        .join_game_with_terms(t.black, created.id, created.terms, ETH)
+        .unwrap();
+    assert_eq!((joined.white, joined.black), (t.white, t.black));
+    assert_eq!(t.referee.game(created.id).unwrap().terms, B256::ZERO);
+}
+
+#[test]
+fn first_move_window_aborts_only_from_the_standard_start() {
+    let mut t = Table::new();
+    // Standard start, 1 day on the clock, a 60 s first-move window: aborted after 61 s.
+    let mut setup = GameSetup::eth(t.black, ETH);
+    setup.initial_time = DAY;
+    setup.first_move_window = 60;
+    let created = t.referee.create_game(t.white, &setup).unwrap();
+    let joined = t.referee.join_game(t.black, created.id, ETH).unwrap();
+    let position = Position {
+        state: created.state,
+        history: created.history,
+        clock: joined.clock,
+    };
+    t.referee.chain().advance_time(61).unwrap();
+    let acted = t
+        .referee
+        .claim_timeout(t.black, created.id, &position)
+        .unwrap();
+    assert_eq!(
+        acted.ending,
+        Some(Ending {
+            result: result::ABORTED,
+            reason: reason::ABORTED
+        })
+    );
+    assert_eq!(t.net(), (0, 0));
+
+    // A lost custom start (black to move, never moves): a loss on time, never a refund.
+    let p = t.start(Some("7k/8/5K2/8/8/8/8/6Q1 b - - 0 1"), ETH, 60);
+    t.referee.chain().advance_time(60 + GRACE + 1).unwrap();
+    let acted = t.referee.claim_timeout(t.white, p.id, &p.position).unwrap();
+    assert_eq!(
+        acted.ending,
+        Some(Ending {
+            result: result::WHITE_WINS,
+            reason: reason::TIMEOUT
+        })
+    );
+    assert_eq!(t.net(), (ONE, -ONE));
+}
+
+#[test]
+fn withdraw_to_sends_the_credit_elsewhere() {
+    let mut t = Table::new();
+    let p = t.start(None, ETH, 600);
+    t.referee.resign(t.black, p.id).unwrap();
+    let elsewhere = t.referee.chain().accounts()[7];
+    let before = t.referee.chain().balance(elsewhere).unwrap();
+    assert_eq!(
+        revert_name(
+            t.referee
+                .withdraw_to(t.white, Address::ZERO, Address::ZERO)
+                .unwrap_err()
+        ),
+        "ZeroRecipient"
+    );
+    t.referee
+        .withdraw_to(t.white, Address::ZERO, elsewhere)
+        .unwrap();
+    assert_eq!(
+        t.referee.chain().balance(elsewhere).unwrap() - before,
+        ETH * U256::from(2)
+    );
+    assert_eq!(
+        t.referee.credits(t.white, Address::ZERO).unwrap(),
+        U256::ZERO
+    );
+}

@@ -5,6 +5,7 @@ import {Test, Vm} from "../utils/Test.sol";
 import {ChessReferee} from "../../src/ChessReferee.sol";
 import {ChessRules} from "../../src/ChessRules.sol";
 import {MockERC20} from "../mocks/MockERC20.sol";
+import {ChessTestKit} from "../rules/ChessTestKit.sol";
 
 /// @notice Drives the referee with random lifecycles of many games between three actors,
 /// in ETH and in a token: create, join, cancel, random legal moves, resign, draw
@@ -26,6 +27,10 @@ contract RefereeHandler {
     uint256 public calls;
     uint256 public movesPlayed;
     uint256 public gamesEnded;
+    uint256 public gamesAborted;
+    uint256 public customStartTimeouts;
+    uint256 public customStartAborts;
+    uint256 public withdrawalsElsewhere;
 
     constructor(ChessReferee referee, MockERC20 t) {
         ref = referee;
@@ -61,8 +66,8 @@ contract RefereeHandler {
             bytes32 t = l.topics[0];
             uint256 id = l.topics.length > 1 ? uint256(l.topics[1]) : 0;
             if (t == ChessReferee.GameCreated.selector) {
-                (,,,,, bytes memory state, bytes32 history) =
-                    abi.decode(l.data, (bool, address, uint256, uint32, uint32, bytes, bytes32));
+                (,,,,,,, bytes memory state, bytes32 history) =
+                    abi.decode(l.data, (bool, address, uint256, uint32, uint32, uint32, bytes32, bytes, bytes32));
                 pos[id].state = state;
                 pos[id].history = history;
             } else if (t == ChessReferee.GameJoined.selector) {
@@ -76,8 +81,24 @@ contract RefereeHandler {
                 pos[id].clock = abi.decode(l.data, (uint256));
             } else if (t == ChessReferee.GameEnded.selector) {
                 ++gamesEnded;
+                (uint8 result, uint8 reason) = abi.decode(l.data, (uint8, uint8));
+                (,,,,,,, bool customStart,) = ref.decodeClock(pos[id].clock);
+                if (result == 4) {
+                    ++gamesAborted;
+                    if (customStart) ++customStartAborts;
+                }
+                if (customStart && (reason == 6 || reason == 7)) ++customStartTimeouts;
             }
         }
+    }
+
+    /// @dev Start positions the handler picks from: the standard one (half the games), a
+    /// lost one for black to move (no timeout may refund it) and one with white to move.
+    function _start(uint256 seed) internal pure returns (bytes memory) {
+        uint256 k = seed % 4;
+        if (k == 1) return ChessTestKit.fen("7k/8/5K2/8/8/8/8/6Q1 b - - 0 1");
+        if (k == 2) return ChessTestKit.fen("4k3/4p3/8/8/8/8/4P3/4K3 w - - 0 1");
+        return "";
     }
 
     function create(uint256 actorSeed, uint256 stakeSeed, bool useToken, bool open, bool creatorWhite) external {
@@ -85,12 +106,15 @@ contract RefereeHandler {
         address creator = _actor(actorSeed);
         address opponent = open ? address(0) : _actor(actorSeed % 3 + 1 + stakeSeed % 2);
         uint256 stake = stakeSeed % 5 ether;
+        // first-move window 60..180 s (inside the 60 s clock + grace or beyond it)
+        uint32 window = uint32(60 + (stakeSeed >> 128) % 121);
+        bytes memory start = _start(stakeSeed >> 64);
         vm.recordLogs();
         vm.prank(creator);
         if (useToken) {
-            ref.createGame(opponent, creatorWhite, address(token), stake, 60, 2, "");
+            ref.createGame(opponent, creatorWhite, address(token), stake, 60, 2, window, start);
         } else {
-            ref.createGame{value: stake}(opponent, creatorWhite, address(0), stake, 60, 2, "");
+            ref.createGame{value: stake}(opponent, creatorWhite, address(0), stake, 60, 2, window, start);
         }
         _absorb();
     }
@@ -106,9 +130,10 @@ contract RefereeHandler {
         address joiner = invited != address(0) ? invited : _actor(actorSeed);
         if (joiner == creator) joiner = _actor(actorSeed % 3 + 1);
         if (joiner == creator) return;
+        bytes32 terms = ref.getGame(id).terms;
         vm.recordLogs();
         vm.prank(joiner);
-        ref.joinGame{value: g.token == address(0) ? g.stake : 0}(id);
+        ref.joinGame{value: g.token == address(0) ? g.stake : 0}(id, terms);
         _absorb();
     }
 
@@ -199,6 +224,8 @@ contract RefereeHandler {
         if (g.phase != 2) return;
         Position memory p = pos[id];
         (,, bool whiteToMove, uint256 deadline) = ref.clocks(id, p.state, p.history, p.clock);
+        (uint256 last,,,, uint256 ply,,, bool customStart, uint256 window) = ref.decodeClock(p.clock);
+        if (ply < 2 && !customStart && last + window < deadline) deadline = last + window;
         if (block.timestamp <= deadline) return;
         vm.recordLogs();
         vm.prank(whiteToMove ? g.black : g.white);
@@ -213,6 +240,17 @@ contract RefereeHandler {
         if (ref.credits(who, t) == 0) return;
         vm.prank(who);
         ref.withdraw(t);
+    }
+
+    /// @dev Withdraws an actor's credit to an address outside the game (the money leaves).
+    function withdrawTo(uint256 actorSeed, bool useToken, uint160 toSeed) external {
+        ++calls;
+        address who = _actor(actorSeed);
+        address t = useToken ? address(token) : address(0);
+        if (ref.credits(who, t) == 0) return;
+        vm.prank(who);
+        ref.withdrawTo(t, address(uint160(0xF00D0000) + toSeed % 1000));
+        ++withdrawalsElsewhere;
     }
 }
 
@@ -230,7 +268,7 @@ contract ChessRefereeInvariantTest is Test {
         token = new MockERC20();
         handler = new RefereeHandler(ref, token);
         targetContract(address(handler));
-        bytes4[] memory selectors = new bytes4[](8);
+        bytes4[] memory selectors = new bytes4[](9);
         selectors[0] = RefereeHandler.create.selector;
         selectors[1] = RefereeHandler.join.selector;
         selectors[2] = RefereeHandler.cancel.selector;
@@ -239,6 +277,7 @@ contract ChessRefereeInvariantTest is Test {
         selectors[5] = RefereeHandler.agreeDraw.selector;
         selectors[6] = RefereeHandler.timeout.selector;
         selectors[7] = RefereeHandler.withdraw.selector;
+        selectors[8] = RefereeHandler.withdrawTo.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
     }
 
@@ -265,6 +304,27 @@ contract ChessRefereeInvariantTest is Test {
         invariant_TokenBalanceEqualsStakesPlusCredits();
         invariant_OnlyRunningGamesHaveACommitment();
         invariant_EventsAlwaysCarryTheCommittedPosition();
+    }
+
+    /// @notice The handler reaches the money paths of issue 12: first-move aborts, timeouts
+    /// from custom starts (a win, never a refund), withdrawals to another address.
+    function test_HandlerReachesFirstMoveAbortCustomTimeoutAndWithdrawTo() public {
+        // Game seeds pick game 1 + seed % games: 0 is game 1, 1 is game 2 once it exists.
+        handler.create(0, 1 ether, false, false, true); // game 1: standard start, 60 s window
+        handler.join(0, 1);
+        handler.create(1, 1 ether + (uint256(1) << 64), true, false, true); // game 2: lost custom start, black to move
+        handler.join(1, 2);
+        handler.timeout(0, 181); // past game 1's window and both 75 s budgets
+        handler.timeout(1, 0);
+        assertEq(handler.gamesAborted(), 1);
+        assertEq(handler.customStartTimeouts(), 1);
+        for (uint256 i; i < 3; ++i) {
+            handler.withdrawTo(i, i == 1, uint160(i));
+        }
+        assertGe(handler.withdrawalsElsewhere(), 2);
+        invariant_EthBalanceEqualsStakesPlusCredits();
+        invariant_TokenBalanceEqualsStakesPlusCredits();
+        invariant_OnlyRunningGamesHaveACommitment();
     }
 
     /// @dev Stakes the contract must hold for games not yet settled, in `asset`.
@@ -303,6 +363,12 @@ contract ChessRefereeInvariantTest is Test {
             (bytes memory state, bytes32 history, uint256 clock) = handler.position(id);
             assertEq(ref.positionCommitment(state, history, clock), g.commitment);
         }
+    }
+
+    /// @notice Issue 12 finding 1: a game from a custom start is never aborted with refunds.
+    /// forge-config: default.invariant.fail-on-revert = true
+    function invariant_NoCustomStartGameIsAborted() public view {
+        assertEq(handler.customStartAborts(), 0);
     }
 
     /// forge-config: default.invariant.fail-on-revert = true

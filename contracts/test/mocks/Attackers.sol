@@ -17,7 +17,7 @@ contract ReentrantPlayer {
     }
 
     function create(address opponent, uint256 stake) external returns (uint256) {
-        return ref.createGame{value: stake}(opponent, true, address(0), stake, 600, 0, "");
+        return ref.createGame{value: stake}(opponent, true, address(0), stake, 600, 0, 0, "");
     }
 
     function cancel(uint256 id) external {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-pragma solidity ^0.8.24;
+pragma solidity ^0.8.30;
 
 import {ChessRules} from "../../src/ChessRules.sol";
 
@@ -87,10 +87,14 @@ library ChessTestKit {
         }
         ++i;
         uint256 halfmove;
-        for (; i < f.length && f[i] != " "; ++i) halfmove = halfmove * 10 + uint8(f[i]) - 48;
+        for (; i < f.length && f[i] != " "; ++i) {
+            halfmove = halfmove * 10 + uint8(f[i]) - 48;
+        }
         ++i;
         uint256 fullmove;
-        for (; i < f.length && f[i] != " "; ++i) fullmove = fullmove * 10 + uint8(f[i]) - 48;
+        for (; i < f.length && f[i] != " "; ++i) {
+            fullmove = fullmove * 10 + uint8(f[i]) - 48;
+        }
         if (fullmove == 0) fullmove = 1;
         uint256 count = 2 * (fullmove - 1) + (white ? 0 : 1);
         s[10] = bytes1(uint8(halfmove > 255 ? 255 : halfmove));
@@ -138,7 +142,9 @@ library ChessTestKit {
             }
         }
         moves = new uint256[](n);
-        for (uint256 i = 0; i < n; ++i) moves[i] = buffer[i];
+        for (uint256 i = 0; i < n; ++i) {
+            moves[i] = buffer[i];
+        }
     }
 
     /// @notice Leaf count of the legal-move tree of `depth` plies.
@@ -158,7 +164,9 @@ library ChessTestKit {
             if (i == b.length || b[i] == " ") {
                 if (i > start) {
                     bytes memory word = new bytes(i - start);
-                    for (uint256 j = 0; j < word.length; ++j) word[j] = b[start + j];
+                    for (uint256 j = 0; j < word.length; ++j) {
+                        word[j] = b[start + j];
+                    }
                     s = ChessRules.play(s, uci(string(word)));
                 }
                 start = i + 1;
@@ -171,7 +179,9 @@ library ChessTestKit {
     function parseLine(string memory line) internal pure returns (uint256[] memory moves) {
         bytes memory b = bytes(line);
         uint256 count;
-        for (uint256 i = 0; i < b.length; ++i) if (b[i] != " " && (i == 0 || b[i - 1] == " ")) ++count;
+        for (uint256 i = 0; i < b.length; ++i) {
+            if (b[i] != " " && (i == 0 || b[i - 1] == " ")) ++count;
+        }
         moves = new uint256[](count);
         uint256 n;
         uint256 start;
@@ -179,7 +189,9 @@ library ChessTestKit {
             if (i == b.length || b[i] == " ") {
                 if (i > start) {
                     bytes memory word = new bytes(i - start);
-                    for (uint256 j = 0; j < word.length; ++j) word[j] = b[start + j];
+                    for (uint256 j = 0; j < word.length; ++j) {
+                        word[j] = b[start + j];
+                    }
                     moves[n++] = uci(string(word));
                 }
                 start = i + 1;

@@ -44,8 +44,7 @@ interface Vm {
     function expectRevert(bytes4 revertData) external;
     function expectRevert(bytes calldata revertData) external;
     function expectEmit(bool checkTopic1, bool checkTopic2, bool checkTopic3, bool checkData) external;
-    function expectEmit(bool checkTopic1, bool checkTopic2, bool checkTopic3, bool checkData, address emitter)
-        external;
+    function expectEmit(bool checkTopic1, bool checkTopic2, bool checkTopic3, bool checkData, address emitter) external;
     function expectEmit() external;
     function recordLogs() external;
     function getRecordedLogs() external returns (Log[] memory logs);
@@ -92,35 +91,121 @@ abstract contract Test {
     address[] private excludedSenders;
 
     // ---- assertions ----
-    function assertTrue(bool c) internal pure { vm.assertTrue(c, ""); }
-    function assertTrue(bool c, string memory err) internal pure { vm.assertTrue(c, err); }
-    function assertFalse(bool c) internal pure { vm.assertFalse(c, ""); }
-    function assertFalse(bool c, string memory err) internal pure { vm.assertFalse(c, err); }
-    function assertEq(bool a, bool b) internal pure { vm.assertEq(a, b, ""); }
-    function assertEq(bool a, bool b, string memory err) internal pure { vm.assertEq(a, b, err); }
-    function assertEq(uint256 a, uint256 b) internal pure { vm.assertEq(a, b, ""); }
-    function assertEq(uint256 a, uint256 b, string memory err) internal pure { vm.assertEq(a, b, err); }
-    function assertEq(int256 a, int256 b) internal pure { vm.assertEq(a, b, ""); }
-    function assertEq(int256 a, int256 b, string memory err) internal pure { vm.assertEq(a, b, err); }
-    function assertEq(address a, address b) internal pure { vm.assertEq(a, b, ""); }
-    function assertEq(address a, address b, string memory err) internal pure { vm.assertEq(a, b, err); }
-    function assertEq(bytes32 a, bytes32 b) internal pure { vm.assertEq(a, b, ""); }
-    function assertEq(bytes32 a, bytes32 b, string memory err) internal pure { vm.assertEq(a, b, err); }
-    function assertEq(bytes memory a, bytes memory b) internal pure { vm.assertEq(a, b, ""); }
-    function assertEq(bytes memory a, bytes memory b, string memory err) internal pure { vm.assertEq(a, b, err); }
-    function assertEq(string memory a, string memory b) internal pure { vm.assertEq(a, b, ""); }
-    function assertEq(string memory a, string memory b, string memory err) internal pure { vm.assertEq(a, b, err); }
-    function assertNotEq(uint256 a, uint256 b) internal pure { vm.assertNotEq(a, b, ""); }
-    function assertNotEq(bytes32 a, bytes32 b) internal pure { vm.assertNotEq(a, b, ""); }
-    function assertNotEq(bytes memory a, bytes memory b) internal pure { vm.assertNotEq(a, b, ""); }
-    function assertLt(uint256 a, uint256 b) internal pure { vm.assertLt(a, b, ""); }
-    function assertLt(uint256 a, uint256 b, string memory err) internal pure { vm.assertLt(a, b, err); }
-    function assertLe(uint256 a, uint256 b) internal pure { vm.assertLe(a, b, ""); }
-    function assertLe(uint256 a, uint256 b, string memory err) internal pure { vm.assertLe(a, b, err); }
-    function assertGt(uint256 a, uint256 b) internal pure { vm.assertGt(a, b, ""); }
-    function assertGt(uint256 a, uint256 b, string memory err) internal pure { vm.assertGt(a, b, err); }
-    function assertGe(uint256 a, uint256 b) internal pure { vm.assertGe(a, b, ""); }
-    function assertGe(uint256 a, uint256 b, string memory err) internal pure { vm.assertGe(a, b, err); }
+    function assertTrue(bool c) internal pure {
+        vm.assertTrue(c, "");
+    }
+
+    function assertTrue(bool c, string memory err) internal pure {
+        vm.assertTrue(c, err);
+    }
+
+    function assertFalse(bool c) internal pure {
+        vm.assertFalse(c, "");
+    }
+
+    function assertFalse(bool c, string memory err) internal pure {
+        vm.assertFalse(c, err);
+    }
+
+    function assertEq(bool a, bool b) internal pure {
+        vm.assertEq(a, b, "");
+    }
+
+    function assertEq(bool a, bool b, string memory err) internal pure {
+        vm.assertEq(a, b, err);
+    }
+
+    function assertEq(uint256 a, uint256 b) internal pure {
+        vm.assertEq(a, b, "");
+    }
+
+    function assertEq(uint256 a, uint256 b, string memory err) internal pure {
+        vm.assertEq(a, b, err);
+    }
+
+    function assertEq(int256 a, int256 b) internal pure {
+        vm.assertEq(a, b, "");
+    }
+
+    function assertEq(int256 a, int256 b, string memory err) internal pure {
+        vm.assertEq(a, b, err);
+    }
+
+    function assertEq(address a, address b) internal pure {
+        vm.assertEq(a, b, "");
+    }
+
+    function assertEq(address a, address b, string memory err) internal pure {
+        vm.assertEq(a, b, err);
+    }
+
+    function assertEq(bytes32 a, bytes32 b) internal pure {
+        vm.assertEq(a, b, "");
+    }
+
+    function assertEq(bytes32 a, bytes32 b, string memory err) internal pure {
+        vm.assertEq(a, b, err);
+    }
+
+    function assertEq(bytes memory a, bytes memory b) internal pure {
+        vm.assertEq(a, b, "");
+    }
+
+    function assertEq(bytes memory a, bytes memory b, string memory err) internal pure {
+        vm.assertEq(a, b, err);
+    }
+
+    function assertEq(string memory a, string memory b) internal pure {
+        vm.assertEq(a, b, "");
+    }
+
+    function assertEq(string memory a, string memory b, string memory err) internal pure {
+        vm.assertEq(a, b, err);
+    }
+
+    function assertNotEq(uint256 a, uint256 b) internal pure {
+        vm.assertNotEq(a, b, "");
+    }
+
+    function assertNotEq(bytes32 a, bytes32 b) internal pure {
+        vm.assertNotEq(a, b, "");
+    }
+
+    function assertNotEq(bytes memory a, bytes memory b) internal pure {
+        vm.assertNotEq(a, b, "");
+    }
+
+    function assertLt(uint256 a, uint256 b) internal pure {
+        vm.assertLt(a, b, "");
+    }
+
+    function assertLt(uint256 a, uint256 b, string memory err) internal pure {
+        vm.assertLt(a, b, err);
+    }
+
+    function assertLe(uint256 a, uint256 b) internal pure {
+        vm.assertLe(a, b, "");
+    }
+
+    function assertLe(uint256 a, uint256 b, string memory err) internal pure {
+        vm.assertLe(a, b, err);
+    }
+
+    function assertGt(uint256 a, uint256 b) internal pure {
+        vm.assertGt(a, b, "");
+    }
+
+    function assertGt(uint256 a, uint256 b, string memory err) internal pure {
+        vm.assertGt(a, b, err);
+    }
+
+    function assertGe(uint256 a, uint256 b) internal pure {
+        vm.assertGe(a, b, "");
+    }
+
+    function assertGe(uint256 a, uint256 b, string memory err) internal pure {
+        vm.assertGe(a, b, err);
+    }
 
     /// @dev Maps any fuzz input onto [min, max] without discarding runs.
     function bound(uint256 x, uint256 min, uint256 max) internal pure returns (uint256) {
@@ -131,18 +216,30 @@ abstract contract Test {
     }
 
     // ---- invariant targets (read by forge's invariant runner) ----
-    function targetContract(address target) internal { targetedContracts.push(target); }
+    function targetContract(address target) internal {
+        targetedContracts.push(target);
+    }
 
-    function targetSelector(FuzzSelector memory selector) internal { targetedSelectors.push(selector); }
+    function targetSelector(FuzzSelector memory selector) internal {
+        targetedSelectors.push(selector);
+    }
 
-    function excludeSender(address sender) internal { excludedSenders.push(sender); }
+    function excludeSender(address sender) internal {
+        excludedSenders.push(sender);
+    }
 
     /// @notice Contracts the invariant runner calls.
-    function targetContracts() public view returns (address[] memory) { return targetedContracts; }
+    function targetContracts() public view returns (address[] memory) {
+        return targetedContracts;
+    }
 
     /// @notice Selectors the invariant runner calls.
-    function targetSelectors() public view returns (FuzzSelector[] memory) { return targetedSelectors; }
+    function targetSelectors() public view returns (FuzzSelector[] memory) {
+        return targetedSelectors;
+    }
 
     /// @notice Senders the invariant runner never uses.
-    function excludeSenders() public view returns (address[] memory) { return excludedSenders; }
+    function excludeSenders() public view returns (address[] memory) {
+        return excludedSenders;
+    }
 }

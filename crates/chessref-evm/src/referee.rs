@@ -80,6 +80,9 @@ pub struct GameSetup {
     pub initial_time: u32,
     /// Fischer increment, seconds.
     pub increment: u32,
+    /// Seconds each player has for its first move before a game from the standard start
+    /// may be aborted; 0 for the contract's default (`DEFAULT_FIRST_MOVE_WINDOW`).
+    pub first_move_window: u32,
     /// Custom start state; `None` for the standard initial position.
     pub start: Option<[u8; 128]>,
 }
@@ -94,6 +97,7 @@ impl GameSetup {
             stake,
             initial_time: 30 * 86_400,
             increment: 0,
+            first_move_window: 0,
             start: None,
         }
     }
@@ -110,6 +114,8 @@ pub struct Created {
     pub state: [u8; 128],
     /// Its start history.
     pub history: B256,
+    /// Its terms hash, what `joinGame` must be given (`GameCreated.terms`).
+    pub terms: B256,
     /// The creation transaction.
     pub receipt: TxReceipt,
 }
@@ -269,6 +275,7 @@ impl<C: Chain> Referee<C> {
             stake: setup.stake,
             initialTime: setup.initial_time,
             increment: setup.increment,
+            firstMoveWindow: setup.first_move_window,
             startState: setup
                 .start
                 .map(|s| Bytes::copy_from_slice(&s))
@@ -294,18 +301,34 @@ impl<C: Chain> Referee<C> {
             id: e.gameId,
             state,
             history: e.history,
+            terms: e.terms,
             receipt,
         })
     }
 
-    /// `joinGame`, paying `value` wei.
+    /// `joinGame` under the terms the game has now (read with `getGame`), paying `value`
+    /// wei. A joiner that agreed to terms beforehand uses [`Referee::join_game_with_terms`].
     pub fn join_game(
         &mut self,
         joiner: Address,
         id: U256,
         value: U256,
     ) -> Result<Joined, EvmError> {
-        let receipt = self.transact("joinGame", joiner, value, R::joinGameCall { gameId: id })?;
+        let terms = self.game(id)?.terms;
+        self.join_game_with_terms(joiner, id, terms, value)
+    }
+
+    /// `joinGame(id, terms)`, paying `value` wei: reverts `WrongTerms` unless `terms` is
+    /// the game's terms hash (`Created::terms`, `termsHash`).
+    pub fn join_game_with_terms(
+        &mut self,
+        joiner: Address,
+        id: U256,
+        terms: B256,
+        value: U256,
+    ) -> Result<Joined, EvmError> {
+        let call = R::joinGameCall { gameId: id, terms };
+        let receipt = self.transact("joinGame", joiner, value, call)?;
         let joined = self
             .events(&receipt.logs)
             .into_iter()
@@ -502,6 +525,21 @@ impl<C: Chain> Referee<C> {
     /// `credits(account, token)`.
     pub fn credits(&mut self, account: Address, token: Address) -> Result<U256, EvmError> {
         self.view("credits", R::creditsCall { account, token })
+    }
+
+    /// `withdrawTo(token, to)`: the account's whole credit in `token` sent to `to`.
+    pub fn withdraw_to(
+        &mut self,
+        account: Address,
+        token: Address,
+        to: Address,
+    ) -> Result<TxReceipt, EvmError> {
+        self.transact(
+            "withdrawTo",
+            account,
+            U256::ZERO,
+            R::withdrawToCall { token, to },
+        )
     }
 
     /// `getGame(id)`.

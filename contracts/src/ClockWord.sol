@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+pragma solidity ^0.8.30;
+
+/// @title ClockWord
+/// @notice The packed clock word of a running game (docs/REFEREE.md section 3), bit
+/// offsets from the least significant bit: 0..39 timestamp of the join or last move,
+/// 40..71 white's budget, 72..103 black's budget (seconds left + unused grace), 104..135
+/// increment, 136..167 ply, 168 white offers a draw, 169 black offers a draw, 170 the game
+/// started from a custom position, 176..207 first-move window (seconds), the rest 0.
+/// @dev The word is committed with the position, so every field is as trustworthy as
+/// the state. A move rewrites timestamp, the mover's budget and ply, and clears the
+/// offers; the other fields are fixed at join.
+library ClockWord {
+    uint256 internal constant WHITE_SHIFT = 40;
+    uint256 internal constant BLACK_SHIFT = 72;
+    uint256 internal constant INCREMENT_SHIFT = 104;
+    uint256 internal constant PLY_SHIFT = 136;
+    uint256 internal constant OFFER_SHIFT = 168;
+    /// @dev Both offer bits, as a number below OFFER_SHIFT (white 1, black 2).
+    uint256 internal constant BOTH_OFFERS = 3;
+    uint256 internal constant CUSTOM_START_SHIFT = 170;
+    uint256 internal constant WINDOW_SHIFT = 176;
+    uint256 internal constant MASK_32 = 0xffffffff;
+    uint256 internal constant MASK_40 = 0xffffffffff;
+
+    /// @notice The clock word at join: both budgets full, ply 0, no offers.
+    function start(uint256 timestamp, uint256 fullBudget, uint256 fischer, uint256 window, bool custom)
+        internal
+        pure
+        returns (uint256)
+    {
+        return timestamp | (fullBudget << WHITE_SHIFT) | (fullBudget << BLACK_SHIFT) | (fischer << INCREMENT_SHIFT)
+            | (custom ? uint256(1) << CUSTOM_START_SHIFT : 0) | (window << WINDOW_SHIFT);
+    }
+
+    /// @notice When the side to move's clock started.
+    function lastTimestamp(uint256 clock) internal pure returns (uint256) {
+        return clock & MASK_40;
+    }
+
+    /// @notice A side's budget as of `lastTimestamp`: seconds left plus unused grace.
+    function budget(uint256 clock, bool white) internal pure returns (uint256) {
+        return (clock >> (white ? WHITE_SHIFT : BLACK_SHIFT)) & MASK_32;
+    }
+
+    /// @notice The Fischer increment.
+    function increment(uint256 clock) internal pure returns (uint256) {
+        return (clock >> INCREMENT_SHIFT) & MASK_32;
+    }
+
+    /// @notice Moves played in this game.
+    function ply(uint256 clock) internal pure returns (uint256) {
+        return (clock >> PLY_SHIFT) & MASK_32;
+    }
+
+    /// @notice Whether `white` (or black) offers a draw in this position.
+    function offers(uint256 clock, bool white) internal pure returns (bool) {
+        return clock & offerBit(white) != 0;
+    }
+
+    /// @notice The clock word with `white`'s (or black's) draw offer set.
+    function withOffer(uint256 clock, bool white) internal pure returns (uint256) {
+        return clock | offerBit(white);
+    }
+
+    /// @notice The bit of `white`'s (or black's) draw offer.
+    function offerBit(bool white) internal pure returns (uint256) {
+        return (white ? uint256(1) : 2) << OFFER_SHIFT;
+    }
+
+    /// @notice Whether the game started from a custom position.
+    function customStart(uint256 clock) internal pure returns (bool) {
+        return (clock >> CUSTOM_START_SHIFT) & 1 != 0;
+    }
+
+    /// @notice Seconds each player has for its first move before the game may be aborted.
+    function firstMoveWindow(uint256 clock) internal pure returns (uint256) {
+        return (clock >> WINDOW_SHIFT) & MASK_32;
+    }
+
+    /// @notice Last timestamp at which the side to move may still move (grace included).
+    function deadline(uint256 clock, bool whiteToMove) internal pure returns (uint256) {
+        return lastTimestamp(clock) + budget(clock, whiteToMove);
+    }
+
+    /// @notice The clock word after the side to move moves at `block.timestamp` (Fischer):
+    /// its budget loses the time since the last move and gains the increment (capped at
+    /// 2^32-1); timestamp now, ply + 1, offers cleared. 0 if its budget is spent.
+    function tick(uint256 clock, bool whiteToMove) internal view returns (uint256 next) {
+        uint256 shift = whiteToMove ? WHITE_SHIFT : BLACK_SHIFT;
+        uint256 left = (clock >> shift) & MASK_32;
+        uint256 elapsed = block.timestamp - (clock & MASK_40);
+        if (elapsed > left) return 0;
+        unchecked {
+            left = left - elapsed + ((clock >> INCREMENT_SHIFT) & MASK_32);
+            if (left > MASK_32) left = MASK_32;
+            uint256 nextPly = ((clock >> PLY_SHIFT) & MASK_32) + 1;
+            next = clock & ~(MASK_40 | (MASK_32 << shift) | (MASK_32 << PLY_SHIFT) | (BOTH_OFFERS << OFFER_SHIFT));
+            next |= block.timestamp | (left << shift) | (nextPly << PLY_SHIFT);
+        }
+    }
+}
