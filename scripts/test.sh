@@ -14,7 +14,8 @@ bash scripts/bootstrap.sh
 step "contracts: forge reports failures (a failing test, a gas change, an oversized contract, a compile error)"
 bash scripts/forge-gate-selftest.sh
 
-step "contracts: build, sizes (each under 24 KiB), forge tests with the committed gas snapshot"
+step "contracts: formatting (forge fmt), build, sizes (each under 24 KiB), forge tests with the committed gas snapshot"
+scripts/foundry forge fmt --check
 scripts/foundry forge build --sizes
 # Runs every forge test and fails if any test's gas differs from .gas-snapshot
 # (regenerate with `scripts/foundry forge snapshot` when a change is meant to move gas).

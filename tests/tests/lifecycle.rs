@@ -647,8 +647,8 @@ fn first_move_window_aborts_only_from_the_standard_start() {
     assert_eq!(
         acted.ending,
         Some(Ending {
-            result: result::ABORTED,
-            reason: reason::ABORTED
+            result: EndResult::Aborted,
+            reason: EndReason::Aborted
         })
     );
     assert_eq!(t.net(), (0, 0));
@@ -660,8 +660,8 @@ fn first_move_window_aborts_only_from_the_standard_start() {
     assert_eq!(
         acted.ending,
         Some(Ending {
-            result: result::WHITE_WINS,
-            reason: reason::TIMEOUT
+            result: EndResult::WhiteWins,
+            reason: EndReason::Timeout
         })
     );
     assert_eq!(t.net(), (ONE, -ONE));
