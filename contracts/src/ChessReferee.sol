@@ -677,7 +677,8 @@ contract ChessReferee {
     }
 
     /// @dev The start position of a new game: the standard one for an empty `startState`,
-    /// else the validated custom state; `startInner` is 0 for the standard start.
+    /// else the validated custom state; `startInner` is 0 for the standard start (also when
+    /// `startState` is exactly its bytes).
     function _startPosition(bytes calldata startState)
         private
         view
@@ -693,6 +694,9 @@ contract ChessReferee {
         if (st != ChessRules.ONGOING) revert StartPositionOver(st);
         history = _chainStart(ChessRules.repetitionKey(s));
         startInner = _inner(s, history);
+        // The standard position given as bytes is the standard start: it has the same
+        // terms hash, so it must also keep the first-move abort a joiner expects.
+        if (startInner == INITIAL_INNER) startInner = 0;
     }
 
     /// @dev `emit GameCreated`, from the terms (kept apart: createGame's stack is full).

@@ -349,6 +349,21 @@ contract ChessRefereeReviewTest is RefereeBase {
         ref.claimTimeout(id, p.state, p.history, p.clock);
     }
 
+    function test_FirstMoveWindow_StandardPositionGivenAsBytesIsTheStandardStart() public {
+        // Passing the standard position's bytes as a "custom" start hashes to the same terms
+        // as a standard game, so it must be one: the joiner keeps the first-move abort.
+        uint256 id = _create(alice, bob, false, STAKE, _fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"));
+        assertEq(ref.getGame(id).terms, ref.termsHash(alice, bob, false, address(0), STAKE, INITIAL, INCREMENT, 0, ""));
+        _join(id, bob, STAKE);
+        (,,,,,,, bool customStart,) = ref.decodeClock(pos[id].clock);
+        assertFalse(customStart);
+        vm.warp(T0 + ref.DEFAULT_FIRST_MOVE_WINDOW() + 1);
+        _claimTimeout(id, alice);
+        (uint8 result, uint8 reason) = _result(id);
+        assertEq(result, ABORTED);
+        assertEq(reason, 11);
+    }
+
     function test_FirstMoveWindow_ShorterClockGoverns() public {
         vm.recordLogs();
         vm.prank(alice);
