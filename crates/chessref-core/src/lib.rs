@@ -48,5 +48,5 @@ pub use perft::{perft, perft_divide};
 pub use pgn::*;
 pub use pgn_report::PgnReport;
 pub use square::{Color, ParseSquareError, Piece, Role, Square};
-pub use state::{State, Status};
+pub use state::{State, Status, chain};
 pub use verdict::Verdict;

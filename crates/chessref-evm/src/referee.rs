@@ -42,27 +42,20 @@ impl Position {
     }
 }
 
-/// The repetition chain's first link for a position with key `key`.
+/// The repetition chain's first link for a position with key `key` (see
+/// [`chessref_core::chain`], where the chain is defined once).
 pub fn chain_start(key: B256) -> B256 {
-    chain_next(B256::ZERO, key)
+    chessref_core::chain::start(key)
 }
 
 /// The repetition chain extended by `key`.
 pub fn chain_next(history: B256, key: B256) -> B256 {
-    let mut buf = [0u8; 64];
-    buf[..32].copy_from_slice(history.as_slice());
-    buf[32..].copy_from_slice(key.as_slice());
-    keccak256(buf)
+    chessref_core::chain::next(history, key)
 }
 
 /// The history after a move to `next` (restarted after an irreversible move).
 pub fn history_after(history: B256, next: &chessref_core::State) -> B256 {
-    let key = next.repetition_key();
-    if next.halfmove_clock() == 0 {
-        chain_start(key)
-    } else {
-        chain_next(history, key)
-    }
+    chessref_core::chain::after(history, next)
 }
 
 /// Parameters of `createGame`.

@@ -19,6 +19,8 @@ use crate::square::{Color, Piece};
 mod apply;
 mod layout;
 mod repetition;
+
+pub use repetition::chain;
 mod status;
 mod validate;
 

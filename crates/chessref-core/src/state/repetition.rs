@@ -84,3 +84,42 @@ mod tests {
         );
     }
 }
+
+/// The repetition chain of docs/REFEREE.md section 4: a hash over the repetition keys
+/// of every position since the last irreversible move, which the contract commits to
+/// and a threefold witness must fold to.
+pub mod chain {
+    use alloy_primitives::{B256, keccak256};
+
+    use crate::State;
+
+    /// The chain's first link for a position with key `key`: `keccak256(0 ‖ key)`.
+    pub fn start(key: B256) -> B256 {
+        next(B256::ZERO, key)
+    }
+
+    /// The chain `history` extended by `key`: `keccak256(history ‖ key)`.
+    pub fn next(history: B256, key: B256) -> B256 {
+        let mut buf = [0u8; 64];
+        buf[..32].copy_from_slice(history.as_slice());
+        buf[32..].copy_from_slice(key.as_slice());
+        keccak256(buf)
+    }
+
+    /// The chain head of a game's start position (also for a custom start, whatever
+    /// its halfmove clock).
+    pub fn of_start(start: &State) -> B256 {
+        self::start(start.repetition_key())
+    }
+
+    /// The chain head after a move to `next` from a position whose head was
+    /// `history`: restarted when the move was irreversible (halfmove clock 0).
+    pub fn after(history: B256, next: &State) -> B256 {
+        let key = next.repetition_key();
+        if next.halfmove_clock() == 0 {
+            start(key)
+        } else {
+            self::next(history, key)
+        }
+    }
+}
