@@ -12,7 +12,7 @@ use chessref_channel::{
     ChannelDomain, ChannelGame, Delegation, Move, Resignation, ResultMessage, SignedDelegation,
     check_successor,
 };
-use chessref_core::{Color, State, chain};
+use chessref_core::{Color, State};
 use serde_json::{Value, json};
 
 /// Anvil's well-known test accounts 1 and 2 (never use them for anything real).
@@ -92,25 +92,8 @@ fn uci(packed: u32) -> String {
 
 /// The move `uci` from `previous`'s position with the author's time spent.
 fn successor(previous: &Move, uci: &str, spent: u32) -> Move {
-    let before = State::from_bytes(&previous.state).expect("a valid position");
     let mv = chessref_core::Move::from_uci(uci).expect("UCI");
-    let after = before.play(mv).expect("a legal move");
-    let (mut white, mut black) = (previous.whiteTime, previous.blackTime);
-    if before.turn() == Color::White {
-        white = white - spent + INCREMENT;
-    } else {
-        black = black - spent + INCREMENT;
-    }
-    Move {
-        gameId: previous.gameId,
-        ply: previous.ply + 1,
-        mv: U24::from(chessref_core::RawMove::from(mv).packed()),
-        state: Bytes::copy_from_slice(after.as_bytes()),
-        history: chain::after(previous.history, &after),
-        whiteTime: white,
-        blackTime: black,
-        previous: previous.hash(),
-    }
+    chessref_channel::transition::successor(previous, mv, spent, INCREMENT).expect("a legal move")
 }
 
 /// Builds the whole fixture.

@@ -23,4 +23,4 @@ pub use domain::ChannelDomain;
 pub use game::ChannelGame;
 pub use messages::{Delegation, Move, Resignation, Result as ResultMessage, author_of};
 pub use transcript::{Transcript, TranscriptError, TranscriptReport};
-pub use transition::{TransitionError, check_successor};
+pub use transition::{TransitionError, check_successor, successor};

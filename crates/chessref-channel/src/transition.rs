@@ -168,3 +168,36 @@ fn check_times(previous: &Move, next: &Move, increment: u32) -> Result<(), Trans
     }
     Ok(())
 }
+
+/// The move message that plays `mv` after `previous`, its author having spent `spent`
+/// seconds (clamped at its remaining time) and gained `increment`: what an honest
+/// client signs. Errors if `previous` is not a live valid position or `mv` is illegal.
+pub fn successor(
+    previous: &Move,
+    mv: impl Into<chessref_core::RawMove>,
+    spent: u32,
+    increment: u32,
+) -> Result<Move, TransitionError> {
+    let before = State::from_bytes(&previous.state).map_err(TransitionError::InvalidPosition)?;
+    let status = before.status();
+    if status != Status::Ongoing {
+        return Err(TransitionError::GameOver(status));
+    }
+    let raw = mv.into();
+    let after = before.play(raw).map_err(TransitionError::IllegalMove)?;
+    let tick = |time: u32| time.saturating_sub(spent).saturating_add(increment);
+    let (white, black) = match before.turn() {
+        chessref_core::Color::White => (tick(previous.whiteTime), previous.blackTime),
+        chessref_core::Color::Black => (previous.whiteTime, tick(previous.blackTime)),
+    };
+    Ok(Move {
+        gameId: previous.gameId,
+        ply: previous.ply.saturating_add(1),
+        mv: alloy_primitives::aliases::U24::from(raw.packed()),
+        state: alloy_primitives::Bytes::copy_from_slice(after.as_bytes()),
+        history: chain::after(previous.history, &after),
+        whiteTime: white,
+        blackTime: black,
+        previous: previous.hash(),
+    })
+}
