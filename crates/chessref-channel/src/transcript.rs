@@ -480,7 +480,7 @@ impl Transcript {
     /// that applies, or registers it for on-chain play.
     fn dispute(&self, chain: &[(Move, Auth)], status: Status, position: &State) -> Settlement {
         if chain.len() == 1 {
-            return settlement::register_start(self.game.game_id);
+            return settlement::register_start(&chain[0].0);
         }
         let (previous, previous_auth) = &chain[chain.len() - 2];
         let (last, last_auth) = &chain[chain.len() - 1];
