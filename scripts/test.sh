@@ -37,6 +37,10 @@ cargo test --release --workspace --locked
 step "rust: benchmarks still build (criterion; run them with cargo bench, see README)"
 cargo bench --workspace --locked --no-run
 
+step "off-chain play: signed transcripts and every settlement path on revm (chessref simulate --channel; exit 1 on any mismatch)"
+cargo run --release --locked -q -p chessref -- channel verify tests/fixtures/channel-examples.json
+cargo run --release --locked -q -p chessref -- simulate --channel --games 70 --seed 7
+
 step "corpus check over ../shared/data"
 bash scripts/corpus-check.sh
 

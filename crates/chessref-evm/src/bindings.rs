@@ -15,3 +15,9 @@ sol!(
     ChessReferee,
     "artifacts/ChessReferee.json"
 );
+
+sol!(
+    #[sol(all_derives)]
+    ChessChannel,
+    "artifacts/ChessChannel.json"
+);

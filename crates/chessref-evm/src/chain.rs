@@ -123,6 +123,8 @@ pub trait Chain {
     fn balance(&mut self, address: Address) -> Result<U256, ChainError>;
     /// Timestamp the next transaction will see (the latest block's on a node).
     fn timestamp(&mut self) -> Result<u64, ChainError>;
+    /// The chain id (`block.chainid`): part of every EIP-712 domain.
+    fn chain_id(&mut self) -> Result<u64, ChainError>;
     /// Moves the clock `seconds` forward for the following transactions.
     fn advance_time(&mut self, seconds: u64) -> Result<(), ChainError>;
     /// Reads one storage slot of `address`.
@@ -169,6 +171,9 @@ impl<C: Chain + ?Sized> Chain for Box<C> {
     }
     fn timestamp(&mut self) -> Result<u64, ChainError> {
         (**self).timestamp()
+    }
+    fn chain_id(&mut self) -> Result<u64, ChainError> {
+        (**self).chain_id()
     }
     fn advance_time(&mut self, seconds: u64) -> Result<(), ChainError> {
         (**self).advance_time(seconds)

@@ -110,6 +110,10 @@ referee_codes!(
         Threefold = 10, "threefold";
         /// The flagged player never moved.
         Aborted = 11, "aborted";
+        /// The loser signed two different moves for one ply (docs/CHANNEL.md).
+        Equivocation = 12, "equivocation";
+        /// The loser signed a move that is not a valid successor (docs/CHANNEL.md).
+        IllegalSignedMove = 13, "illegal_signed_move";
     }
 );
 
@@ -225,7 +229,7 @@ mod tests {
         for code in 1..=4 {
             assert_eq!(EndResult::try_from(code).unwrap().code(), code);
         }
-        for code in 1..=11 {
+        for code in 1..=13 {
             assert_eq!(EndReason::try_from(code).unwrap().code(), code);
         }
         assert_eq!(
@@ -236,8 +240,8 @@ mod tests {
             })
         );
         assert_eq!(
-            EndReason::try_from(12).unwrap_err().to_string(),
-            "unknown reason code 12"
+            EndReason::try_from(14).unwrap_err().to_string(),
+            "unknown reason code 14"
         );
         assert!(Ending::from_codes(3, 99).is_err());
     }

@@ -8,6 +8,8 @@
 pub mod anvil;
 pub mod bindings;
 mod chain;
+pub mod channel;
+pub mod channel_sim;
 pub mod driver;
 pub mod ending;
 mod error;

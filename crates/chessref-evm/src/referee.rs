@@ -81,6 +81,22 @@ pub struct GameSetup {
 }
 
 impl GameSetup {
+    /// Wei the creator sends: the stake for an ETH game, else nothing.
+    pub fn value(&self) -> U256 {
+        if self.token == Address::ZERO {
+            self.stake
+        } else {
+            U256::ZERO
+        }
+    }
+
+    /// The `startState` argument: empty for the standard start.
+    pub fn start_bytes(&self) -> Bytes {
+        self.start
+            .map(|s| Bytes::copy_from_slice(&s))
+            .unwrap_or_default()
+    }
+
     /// An ETH game against `opponent`, the creator white, 30 days each, no increment.
     pub fn eth(opponent: Address, stake: U256) -> Self {
         GameSetup {
@@ -198,7 +214,7 @@ impl<C: Chain> Referee<C> {
         &mut self.chain
     }
 
-    fn transact<T: SolCall>(
+    pub(crate) fn transact<T: SolCall>(
         &mut self,
         operation: &'static str,
         from: Address,
@@ -218,7 +234,7 @@ impl<C: Chain> Referee<C> {
         }
     }
 
-    fn view<T: SolCall>(
+    pub(crate) fn view<T: SolCall>(
         &mut self,
         operation: &'static str,
         call: T,
@@ -229,14 +245,14 @@ impl<C: Chain> Referee<C> {
             .decode::<T>(operation)
     }
 
-    fn events(&self, logs: &[Log]) -> Vec<Event> {
+    pub(crate) fn events(&self, logs: &[Log]) -> Vec<Event> {
         logs.iter()
             .filter(|log| log.address == self.address)
             .filter_map(|log| Event::decode_log(log).ok().map(|l| l.data))
             .collect()
     }
 
-    fn ending(&self, logs: &[Log]) -> Result<Option<Ending>, EvmError> {
+    pub(crate) fn ending(&self, logs: &[Log]) -> Result<Option<Ending>, EvmError> {
         let ended = self.events(logs).into_iter().find_map(|e| match e {
             Event::GameEnded(e) => Some((e.result, e.reason)),
             _ => None,
@@ -256,11 +272,7 @@ impl<C: Chain> Referee<C> {
         creator: Address,
         setup: &GameSetup,
     ) -> Result<Created, EvmError> {
-        let value = if setup.token == Address::ZERO {
-            setup.stake
-        } else {
-            U256::ZERO
-        };
+        let value = setup.value();
         let call = R::createGameCall {
             opponent: setup.opponent,
             creatorWhite: setup.creator_white,
@@ -269,12 +281,18 @@ impl<C: Chain> Referee<C> {
             initialTime: setup.initial_time,
             increment: setup.increment,
             firstMoveWindow: setup.first_move_window,
-            startState: setup
-                .start
-                .map(|s| Bytes::copy_from_slice(&s))
-                .unwrap_or_default(),
+            startState: setup.start_bytes(),
         };
         let receipt = self.transact("createGame", creator, value, call)?;
+        self.created("createGame", receipt)
+    }
+
+    /// The `GameCreated` of a creation receipt.
+    pub(crate) fn created(
+        &self,
+        operation: &'static str,
+        receipt: TxReceipt,
+    ) -> Result<Created, EvmError> {
         let created = self
             .events(&receipt.logs)
             .into_iter()
@@ -283,11 +301,11 @@ impl<C: Chain> Referee<C> {
                 _ => None,
             });
         let e = created.ok_or(EvmError::MissingEvent {
-            operation: "createGame",
+            operation,
             event: "GameCreated",
         })?;
         let state = <[u8; 128]>::try_from(e.state.as_ref()).map_err(|_| EvmError::Decode {
-            operation: "createGame",
+            operation,
             message: format!("state of {} bytes", e.state.len()),
         })?;
         Ok(Created {
@@ -419,7 +437,7 @@ impl<C: Chain> Referee<C> {
         self.moved("moveAndClaimDraw", receipt)
     }
 
-    fn acted(&self, receipt: TxReceipt) -> Result<Acted, EvmError> {
+    pub(crate) fn acted(&self, receipt: TxReceipt) -> Result<Acted, EvmError> {
         let clock = self
             .events(&receipt.logs)
             .into_iter()

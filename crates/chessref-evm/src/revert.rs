@@ -3,6 +3,7 @@
 use alloy_primitives::{Bytes, U256};
 use alloy_sol_types::{Panic, Revert, SolError, SolInterface};
 
+use crate::bindings::ChessChannel::ChessChannelErrors;
 use crate::bindings::ChessReferee::ChessRefereeErrors;
 
 /// Why a contract call or transaction reverted, decoded from its revert data.
@@ -20,6 +21,9 @@ pub enum ContractRevert {
     /// Another custom error of the referee, by name with its decoded fields.
     #[error("{0}")]
     Referee(String),
+    /// A custom error of the channel contract (docs/CHANNEL.md), by name with its fields.
+    #[error("{0}")]
+    Channel(String),
     /// A Solidity panic (`Panic(uint256)`), e.g. 0x11 for an overflow.
     #[error("Panic(0x{0:x})")]
     Panic(U256),
@@ -33,7 +37,7 @@ pub enum ContractRevert {
 }
 
 impl ContractRevert {
-    /// Decodes revert data of ChessReferee or ChessRulesView.
+    /// Decodes revert data of ChessReferee, ChessChannel or ChessRulesView.
     pub fn decode(data: &[u8]) -> ContractRevert {
         if let Ok(error) = ChessRefereeErrors::abi_decode(data) {
             return match error {
@@ -42,6 +46,9 @@ impl ContractRevert {
                 ChessRefereeErrors::BadStateLength(e) => ContractRevert::BadStateLength(e.length),
                 other => ContractRevert::Referee(format!("{other:?}")),
             };
+        }
+        if let Ok(error) = ChessChannelErrors::abi_decode(data) {
+            return ContractRevert::Channel(format!("{error:?}"));
         }
         if let Ok(panic) = Panic::abi_decode(data) {
             return ContractRevert::Panic(panic.code);
@@ -58,7 +65,9 @@ impl ContractRevert {
             ContractRevert::IllegalMove(_) => "IllegalMove".into(),
             ContractRevert::InvalidState(_) => "InvalidState".into(),
             ContractRevert::BadStateLength(_) => "BadStateLength".into(),
-            ContractRevert::Referee(s) => s.split(['(', ' ', '{']).next().unwrap_or(s).to_string(),
+            ContractRevert::Referee(s) | ContractRevert::Channel(s) => {
+                s.split(['(', ' ', '{']).next().unwrap_or(s).to_string()
+            }
             ContractRevert::Panic(_) => "Panic".into(),
             ContractRevert::Message(_) => "Error".into(),
             ContractRevert::Unknown(_) => "Unknown".into(),

@@ -210,6 +210,10 @@ impl Chain for RevmChain {
             .map_or(U256::ZERO, |info| info.balance))
     }
 
+    fn chain_id(&mut self) -> Result<u64, ChainError> {
+        Ok(CHAIN_ID)
+    }
+
     fn timestamp(&mut self) -> Result<u64, ChainError> {
         Ok(self.evm.ctx.block.timestamp.saturating_to())
     }

@@ -253,6 +253,11 @@ impl Chain for RpcChain {
             .ok_or_else(|| self.rpc_error("the latest block is missing"))
     }
 
+    fn chain_id(&mut self) -> Result<u64, ChainError> {
+        let provider = self.provider.clone();
+        self.block_on(async move { provider.get_chain_id().await })
+    }
+
     fn advance_time(&mut self, seconds: u64) -> Result<(), ChainError> {
         let provider = self.provider.clone();
         self.block_on(async move {

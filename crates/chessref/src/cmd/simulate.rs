@@ -32,6 +32,11 @@ pub struct Args {
     /// Print one summary object instead of text.
     #[arg(long)]
     json: bool,
+    /// Play the games off-chain with signed moves (docs/CHANNEL.md), each ending by one
+    /// protocol path (agreed, resigned, decided, stalled, overtaken, equivocation,
+    /// illegal), settled on the chain and checked against the mirror's prediction.
+    #[arg(long)]
+    channel: bool,
 }
 
 /// Runs the simulation; exit 1 on any disagreement.
@@ -44,6 +49,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     let chain =
         chessref_evm::connect(args.rpc.as_deref()).map_err(|e| CliError::Arg(e.to_string()))?;
+    if args.channel {
+        return channel(chain, &args);
+    }
     let options = SimulateOptions {
         games: args.games,
         seed: args.seed,
@@ -92,6 +100,65 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             summary.gas.median, summary.gas.p90, summary.gas.max
         )?;
         write!(out, "{}", histogram(&summary.move_gas, 12))?;
+    }
+    Ok(if summary.mismatches == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_VERDICT)
+    })
+}
+
+/// `simulate --channel`: exit 1 on any mismatch.
+fn channel(chain: Box<dyn chessref_evm::Chain>, args: &Args) -> Result<ExitCode, CliError> {
+    if args.illegal_rate != 0.0 {
+        return Err(CliError::Arg(
+            "--illegal-rate is for on-chain games; --channel seeds its own cheating".into(),
+        ));
+    }
+    let options = chessref_evm::channel_sim::ChannelSimOptions {
+        games: args.games,
+        seed: args.seed,
+        max_plies: args.max_plies.clamp(2, 300),
+    };
+    let summary = chessref_evm::channel_sim::simulate_channel(chain, &options)
+        .map_err(|e| CliError::Arg(format!("chain: {e}")))?;
+    let mut out = io::stdout().lock();
+    if args.json {
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string(&summary).expect("a summary serializes")
+        )?;
+    } else {
+        for m in &summary.mismatch_details {
+            writeln!(out, "MISMATCH {m}")?;
+        }
+        writeln!(
+            out,
+            "{} channel games, {} signed moves, {} mismatches in {:.2} s on {}",
+            summary.games, summary.signed_moves, summary.mismatches, summary.seconds, summary.chain
+        )?;
+        let endings: Vec<String> = summary
+            .endings
+            .iter()
+            .map(|(k, n)| format!("{k}: {n}"))
+            .collect();
+        writeln!(out, "endings: {}", endings.join(", "))?;
+        let g = |s: &chessref_evm::GasStats| format!("median {}, max {}", s.median, s.max);
+        writeln!(
+            out,
+            "gas per game settled without a dispute (create + join + settle): {}",
+            g(&summary.game_gas)
+        )?;
+        writeln!(
+            out,
+            "gas per registration: {}; per proof of cheating: {}",
+            g(&summary.register_gas),
+            g(&summary.proof_gas)
+        )?;
+        for (kind, gas) in &summary.gas_by_ending {
+            writeln!(out, "  whole game, {kind}: {}", g(gas))?;
+        }
     }
     Ok(if summary.mismatches == 0 {
         ExitCode::SUCCESS

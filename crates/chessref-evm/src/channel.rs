@@ -1,0 +1,247 @@
+//! Channel games on a `ChessReferee` (docs/CHANNEL.md): created and joined with
+//! stakes like any game, played off-chain with signed moves (`chessref-channel`), and
+//! settled or disputed through the referee's `ChessChannel`.
+
+use alloy_primitives::{Address, B256, Bytes, U256};
+use alloy_sol_types::SolCall;
+use chessref_channel::messages::Message;
+use chessref_channel::settlement::Settlement;
+use chessref_channel::{ChannelDomain, ChannelGame, Move};
+
+use crate::bindings::ChessChannel as K;
+use crate::bindings::ChessReferee::{self as R, ChessRefereeEvents as Event};
+use crate::chain::{Chain, TxRequest};
+use crate::error::EvmError;
+use crate::referee::{Acted, Created, GameSetup, Position, Referee};
+use crate::revert::ContractRevert;
+
+/// A position the channel registered for on-chain play (`PositionRegistered`).
+#[derive(Clone, Debug)]
+pub struct Registered {
+    /// The registered ply.
+    pub ply: u32,
+    /// The position on-chain play continues from.
+    pub position: Position,
+}
+
+impl<C: Chain> Referee<C> {
+    /// The referee's `ChessChannel` (`channel()`).
+    pub fn channel(&mut self) -> Result<Address, EvmError> {
+        self.view("channel", R::channelCall {})
+    }
+
+    /// The EIP-712 domain of this referee's channel on this chain.
+    pub fn channel_domain(&mut self) -> Result<ChannelDomain, EvmError> {
+        let verifying_contract = self.channel()?;
+        let chain_id = self.chain().chain_id()?;
+        Ok(ChannelDomain {
+            chain_id,
+            verifying_contract,
+        })
+    }
+
+    /// `createChannelGame`: `setup`'s terms plus the response window.
+    pub fn create_channel_game(
+        &mut self,
+        creator: Address,
+        setup: &GameSetup,
+        response_window: u32,
+    ) -> Result<Created, EvmError> {
+        let value = setup.value();
+        let call = R::createChannelGameCall {
+            opponent: setup.opponent,
+            creatorWhite: setup.creator_white,
+            token: setup.token,
+            stake: setup.stake,
+            initialTime: setup.initial_time,
+            increment: setup.increment,
+            firstMoveWindow: setup.first_move_window,
+            startState: setup.start_bytes(),
+            responseWindow: response_window,
+        };
+        let receipt = self.transact("createChannelGame", creator, value, call)?;
+        self.created("createChannelGame", receipt)
+    }
+
+    /// The protocol's view of channel game `id` (players and terms), from `getGame`.
+    pub fn channel_game(
+        &mut self,
+        id: U256,
+        start: Option<[u8; 128]>,
+    ) -> Result<ChannelGame, EvmError> {
+        let info = self.game(id)?;
+        Ok(ChannelGame {
+            game_id: id,
+            white: info.white,
+            black: info.black,
+            initial_time: info.initialTime,
+            increment: info.increment,
+            response_window: info.responseWindow,
+            start_state: start.map(|s| Bytes::copy_from_slice(&s)),
+        })
+    }
+
+    /// Sends a `ChessChannel` call (from `chessref_channel::settlement`) from `from`.
+    pub fn send_channel(
+        &mut self,
+        from: Address,
+        settlement: &Settlement,
+    ) -> Result<Acted, EvmError> {
+        let channel = self.channel()?;
+        let tx = TxRequest::call(from, channel, settlement.calldata.clone());
+        let receipt = self.chain().send(tx)?;
+        if !receipt.success {
+            return Err(EvmError::Reverted {
+                operation: settlement.call,
+                revert: ContractRevert::decode(&receipt.output),
+                gas_used: receipt.gas_used,
+            });
+        }
+        self.acted(receipt)
+    }
+
+    /// The `PositionRegistered` of a registration's receipt, if any.
+    pub fn registered(&self, acted: &Acted) -> Option<Registered> {
+        self.events(&acted.receipt.logs)
+            .into_iter()
+            .find_map(|e| match e {
+                Event::PositionRegistered(e) => Some(Registered {
+                    ply: e.ply,
+                    position: Position {
+                        state: <[u8; 128]>::try_from(e.state.as_ref()).ok()?,
+                        history: e.history,
+                        clock: e.clock,
+                    },
+                }),
+                _ => None,
+            })
+    }
+
+    /// `hashMove`, `hashDelegation`, ... and `digestOf` as the contract computes them:
+    /// `(hashStruct, digest)` of `message`.
+    pub fn contract_hashes<M: Message + ContractHash>(
+        &mut self,
+        message: &M,
+    ) -> Result<(B256, B256), EvmError> {
+        let channel = self.channel()?;
+        let from = self.chain().accounts()[0];
+        let hash = match self.chain().call(from, channel, message.hash_call())? {
+            crate::CallOutcome::Return(data) => {
+                B256::from_slice(data.get(..32).ok_or(EvmError::Decode {
+                    operation: "hash",
+                    message: "short return".into(),
+                })?)
+            }
+            crate::CallOutcome::Revert(data) => {
+                return Err(EvmError::Reverted {
+                    operation: "hash",
+                    revert: ContractRevert::decode(&data),
+                    gas_used: 0,
+                });
+            }
+        };
+        let digest = self
+            .chain()
+            .call(
+                from,
+                channel,
+                K::digestOfCall { structHash: hash }.abi_encode().into(),
+            )?
+            .decode::<K::digestOfCall>("digestOf")?;
+        Ok((hash, digest))
+    }
+
+    /// `transitionCode(gameId, increment, q, m)`: the contract's CHANNEL.md section 6
+    /// verdict, `(code, ruleCode)`, `(0, 0)` for a valid successor.
+    pub fn contract_transition(
+        &mut self,
+        game_id: U256,
+        increment: u32,
+        previous: &Move,
+        next: &Move,
+    ) -> Result<(u8, u8), EvmError> {
+        let channel = self.channel()?;
+        let from = self.chain().accounts()[0];
+        let call = K::transitionCodeCall {
+            gameId: game_id,
+            increment: U256::from(increment),
+            q: convert(previous),
+            m: convert(next),
+        };
+        let r = self
+            .chain()
+            .call(from, channel, call.abi_encode().into())?
+            .decode::<K::transitionCodeCall>("transitionCode")?;
+        Ok((
+            r.code.saturating_to::<u8>(),
+            r.ruleCode.saturating_to::<u8>(),
+        ))
+    }
+}
+
+/// A message the channel contract hashes with a view of its own.
+pub trait ContractHash {
+    /// The calldata of its hashing view.
+    fn hash_call(&self) -> Bytes;
+}
+
+fn convert(m: &Move) -> K::Move {
+    K::Move {
+        gameId: m.gameId,
+        ply: m.ply,
+        mv: m.mv,
+        state: m.state.clone(),
+        history: m.history,
+        whiteTime: m.whiteTime,
+        blackTime: m.blackTime,
+        previous: m.previous,
+    }
+}
+
+impl ContractHash for Move {
+    fn hash_call(&self) -> Bytes {
+        K::hashMoveCall { m: convert(self) }.abi_encode().into()
+    }
+}
+
+impl ContractHash for chessref_channel::Delegation {
+    fn hash_call(&self) -> Bytes {
+        K::hashDelegationCall {
+            d: K::Delegation {
+                gameId: self.gameId,
+                sessionKey: self.sessionKey,
+                firstPly: self.firstPly,
+                lastPly: self.lastPly,
+            },
+        }
+        .abi_encode()
+        .into()
+    }
+}
+
+impl ContractHash for chessref_channel::Resignation {
+    fn hash_call(&self) -> Bytes {
+        K::hashResignationCall {
+            r: K::Resignation {
+                gameId: self.gameId,
+                ply: self.ply,
+            },
+        }
+        .abi_encode()
+        .into()
+    }
+}
+
+impl ContractHash for chessref_channel::ResultMessage {
+    fn hash_call(&self) -> Bytes {
+        K::hashResultCall {
+            r: K::Result {
+                gameId: self.gameId,
+                ply: self.ply,
+                result: self.result,
+            },
+        }
+        .abi_encode()
+        .into()
+    }
+}

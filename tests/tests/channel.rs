@@ -1,0 +1,312 @@
+//! docs/CHANNEL.md: the ChessChannel contract and the Rust verifier (chessref-channel)
+//! agree on every type hash, digest and transition verdict, over the shared fixture
+//! and seeded random transcripts with cheating; and a channel game runs end to end
+//! on revm (create, join, off-chain play, settle or register and play on).
+
+use alloy_primitives::{Address, B256, Bytes, U256, aliases::U24};
+use chessref_channel::client::{OffChainGame, Seat};
+use chessref_channel::messages::Message;
+use chessref_channel::{ChannelGame, Move, check_successor, settlement, successor};
+use chessref_core::{State, Status};
+use chessref_evm::{Chain, GameSetup, Referee, RevmChain};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::Value;
+
+const FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/fixtures/channel-examples.json"
+);
+
+fn fixture() -> Value {
+    serde_json::from_str(&std::fs::read_to_string(FIXTURE).expect("fixture")).expect("JSON")
+}
+
+fn b256(v: &Value) -> B256 {
+    v.as_str().expect("hex").parse().expect("32 bytes")
+}
+
+fn message(v: &Value) -> Move {
+    Move {
+        gameId: U256::from(v["gameId"].as_u64().expect("gameId")),
+        ply: v["ply"].as_u64().expect("ply") as u32,
+        mv: U24::from(v["mv"].as_u64().expect("mv") as u32),
+        state: v["state"]
+            .as_str()
+            .expect("state")
+            .parse::<Bytes>()
+            .expect("hex"),
+        history: b256(&v["history"]),
+        whiteTime: v["whiteTime"].as_u64().expect("whiteTime") as u32,
+        blackTime: v["blackTime"].as_u64().expect("blackTime") as u32,
+        previous: b256(&v["previous"]),
+    }
+}
+
+#[test]
+fn contract_and_verifier_agree_on_the_fixture() {
+    let f = fixture();
+    let mut referee = Referee::deploy(RevmChain::new()).expect("deploy");
+    let domain = referee.channel_domain().expect("domain");
+    let moves: Vec<Value> = std::iter::once(f["start"].clone())
+        .chain(f["moves"].as_array().expect("moves").iter().cloned())
+        .chain(
+            ["a", "b"]
+                .iter()
+                .map(|k| f["negative"]["equivocation"][*k].clone()),
+        )
+        .collect();
+    for v in &moves {
+        let m = message(v);
+        let (hash, digest) = referee.contract_hashes(&m).expect("hashMove");
+        assert_eq!(hash, b256(&v["hash"]), "hashStruct of ply {}", m.ply);
+        assert_eq!(digest, m.digest(&domain), "digest of ply {}", m.ply);
+    }
+    let increment = f["game"]["increment"].as_u64().expect("increment") as u32;
+    let id = U256::from(f["game"]["gameId"].as_u64().expect("id"));
+    for t in f["negative"]["transitions"]
+        .as_array()
+        .expect("transitions")
+    {
+        let (q, m) = (message(&t["previous"]), message(&t["move"]));
+        let on_chain = referee
+            .contract_transition(id, increment, &q, &m)
+            .expect("transitionCode");
+        let code = (
+            t["code"].as_u64().unwrap() as u8,
+            t["ruleCode"].as_u64().unwrap() as u8,
+        );
+        assert_eq!(on_chain, code, "{}", t["name"]);
+    }
+    let plies: Vec<Move> = f["moves"].as_array().unwrap().iter().map(message).collect();
+    let mut previous = message(&f["start"]);
+    for m in &plies {
+        assert_eq!(
+            referee
+                .contract_transition(id, increment, &previous, m)
+                .unwrap(),
+            (0, 0)
+        );
+        previous = m.clone();
+    }
+}
+
+fn random_key(rng: &mut ChaCha8Rng) -> alloy_signer_local::PrivateKeySigner {
+    loop {
+        if let Ok(k) =
+            alloy_signer_local::PrivateKeySigner::from_bytes(&B256::from(rng.random::<[u8; 32]>()))
+        {
+            return k;
+        }
+    }
+}
+
+#[test]
+fn contract_and_verifier_agree_on_random_transitions_with_cheating() {
+    let mut referee = Referee::deploy(RevmChain::new()).expect("deploy");
+    let mut rng = ChaCha8Rng::seed_from_u64(0x5eed);
+    let (mut honest, mut cheats) = (0, 0);
+    for game in 1..=12u64 {
+        let game_terms = ChannelGame {
+            game_id: U256::from(game),
+            white: Address::repeat_byte(1),
+            black: Address::repeat_byte(2),
+            initial_time: 600,
+            increment: 5,
+            response_window: 300,
+            start_state: None,
+        };
+        let mut previous = game_terms.start_move().unwrap();
+        for _ in 0..60 {
+            let state = State::from_bytes(&previous.state).unwrap();
+            if state.status() != Status::Ongoing {
+                break;
+            }
+            let legal = state.legal_moves();
+            let next = successor(
+                &previous,
+                legal[rng.random_range(0..legal.len())],
+                rng.random_range(0..9),
+                5,
+            )
+            .unwrap();
+            // One cheat per ply, of a random kind, judged by both.
+            let bad = match rng.random_range(0..6) {
+                0 => Move {
+                    mv: U24::from(rng.random_range(0..0x78_78_06u32)),
+                    ..next.clone()
+                },
+                1 => Move {
+                    whiteTime: next.whiteTime.wrapping_add(rng.random_range(1..20)),
+                    ..next.clone()
+                },
+                2 => Move {
+                    blackTime: next.blackTime.wrapping_sub(rng.random_range(1..20)),
+                    ..next.clone()
+                },
+                3 => Move {
+                    history: B256::repeat_byte(3),
+                    ..next.clone()
+                },
+                4 => Move {
+                    ply: next.ply + rng.random_range(1..3),
+                    ..next.clone()
+                },
+                _ => {
+                    let mut s = next.state.to_vec();
+                    let i = rng.random_range(0..128);
+                    s[i] = s[i].wrapping_add(1);
+                    Move {
+                        state: s.into(),
+                        ..next.clone()
+                    }
+                }
+            };
+            for m in [&next, &bad] {
+                let rust = check_successor(&previous, m, 5)
+                    .map_or_else(|e| (e.code(), e.rule_code()), |_| (0, 0));
+                let evm = referee
+                    .contract_transition(game_terms.game_id, 5, &previous, m)
+                    .unwrap();
+                assert_eq!(evm, rust, "game {game} ply {}: {m:?}", m.ply);
+                if rust == (0, 0) {
+                    honest += 1
+                } else {
+                    cheats += 1
+                }
+            }
+            previous = next;
+        }
+    }
+    assert!(
+        honest > 300 && cheats > 300,
+        "{honest} valid, {cheats} invalid transitions compared"
+    );
+}
+
+/// Two funded accounts with known keys, a channel game between them, and its domain.
+fn channel_game(referee: &mut Referee<RevmChain>, stake: u64) -> (OffChainGame, Address, Address) {
+    let accounts = referee.chain().accounts().to_vec();
+    let (white, black) = (accounts[1], accounts[2]);
+    let mut setup = GameSetup::eth(black, U256::from(stake));
+    setup.initial_time = 300;
+    setup.increment = 2;
+    let created = referee
+        .create_channel_game(white, &setup, 600)
+        .expect("create");
+    referee
+        .join_game(black, created.id, U256::from(stake))
+        .expect("join");
+    let domain = referee.channel_domain().unwrap();
+    let terms = referee.channel_game(created.id, None).unwrap();
+    let ws = referee.chain().signer(white).unwrap();
+    let bs = referee.chain().signer(black).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let white_seat = Seat::with_session(ws, random_key(&mut rng), &domain, &terms).unwrap();
+    let black_seat = Seat::wallet(bs);
+    (
+        OffChainGame::new(domain, terms, white_seat, black_seat).unwrap(),
+        white,
+        black,
+    )
+}
+
+fn play(g: &mut OffChainGame, ucis: &[&str]) {
+    for u in ucis {
+        g.play(chessref_core::Move::from_uci(u).unwrap(), 3)
+            .unwrap();
+    }
+}
+
+#[test]
+fn a_signed_result_settles_in_one_transaction_and_pays_once() {
+    let mut referee = Referee::deploy(RevmChain::new()).expect("deploy");
+    let (mut g, white, black) = channel_game(&mut referee, 1000);
+    play(&mut g, &["e2e4", "e7e5", "g1f3", "b8c6"]);
+    let t = g.transcript_agreed(1).unwrap();
+    let report = t.verify(&chessref_channel::NoContractWallets).unwrap();
+    let acted = referee
+        .send_channel(black, &report.settlement)
+        .expect("settle");
+    let ending = acted.ending.expect("ended");
+    assert_eq!((ending.result.code(), ending.reason.code()), (1, 8));
+    assert_eq!(
+        referee.credits(white, Address::ZERO).unwrap(),
+        U256::from(2000)
+    );
+    assert_eq!(referee.credits(black, Address::ZERO).unwrap(), U256::ZERO);
+    let again = referee.send_channel(white, &report.settlement).unwrap_err();
+    assert!(again.to_string().contains("GameNotRunning"), "{again}");
+}
+
+#[test]
+fn a_registered_position_continues_on_chain_and_a_mate_by_registration_ends_it() {
+    let mut referee = Referee::deploy(RevmChain::new()).expect("deploy");
+    let (mut g, white, black) = channel_game(&mut referee, 500);
+    play(&mut g, &["f2f3", "e7e5"]);
+    let report = g
+        .transcript()
+        .verify(&chessref_channel::NoContractWallets)
+        .unwrap();
+    assert_eq!(report.settlement.call, "register");
+    let acted = referee
+        .send_channel(black, &report.settlement)
+        .expect("register");
+    let registered = referee.registered(&acted).expect("PositionRegistered");
+    assert_eq!(registered.ply, 2);
+    // On-chain play from the registered position with the referee's ordinary move.
+    let id = g.game.game_id;
+    let moved = referee
+        .play_move(
+            white,
+            id,
+            &registered.position,
+            chessref_core::RawMove::from(chessref_core::Move::from_uci("g2g4").unwrap()).packed(),
+        )
+        .expect("move on-chain");
+    let mate = referee
+        .play_move(
+            black,
+            id,
+            &moved.position,
+            chessref_core::RawMove::from(chessref_core::Move::from_uci("d8h4").unwrap()).packed(),
+        )
+        .expect("mate on-chain");
+    let ending = mate.ending.expect("mate ends it");
+    assert_eq!((ending.result.code(), ending.reason.code()), (2, 1));
+    assert_eq!(
+        referee.credits(black, Address::ZERO).unwrap(),
+        U256::from(1000)
+    );
+    // Off-chain, the same mate ends a fresh game by registration alone.
+    let (mut g, _, black) = channel_game(&mut referee, 500);
+    play(&mut g, &["f2f3", "e7e5", "g2g4", "d8h4"]);
+    let report = g
+        .transcript()
+        .verify(&chessref_channel::NoContractWallets)
+        .unwrap();
+    assert_eq!(report.settlement.ends, Some((2, 1)));
+    let acted = referee
+        .send_channel(black, &report.settlement)
+        .expect("register the mate");
+    let ending = acted.ending.expect("ended by the registration");
+    assert_eq!((ending.result.code(), ending.reason.code()), (2, 1));
+    let _ = settlement::REASON_AGREEMENT;
+}
+
+#[test]
+fn simulated_channel_games_end_as_the_mirror_predicts_on_every_path() {
+    let options = chessref_evm::channel_sim::ChannelSimOptions {
+        games: 35,
+        seed: 11,
+        max_plies: 120,
+    };
+    let summary =
+        chessref_evm::channel_sim::simulate_channel(RevmChain::new(), &options).expect("simulate");
+    assert_eq!(summary.mismatches, 0, "{:?}", summary.mismatch_details);
+    assert_eq!(summary.games, 35);
+    for kind in chessref_evm::channel_sim::KINDS {
+        assert_eq!(summary.endings.get(kind), Some(&5), "{kind}");
+    }
+    assert!(summary.register_gas.max > 0 && summary.proof_gas.max > 0);
+}
