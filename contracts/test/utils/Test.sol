@@ -31,6 +31,17 @@ interface Vm {
     function startPrank(address sender) external;
     function stopPrank() external;
     function addr(uint256 privateKey) external pure returns (address);
+    function sign(uint256 privateKey, bytes32 digest) external pure returns (uint8 v, bytes32 r, bytes32 s);
+    function chainId(uint256 newChainId) external;
+    function parseJson(string calldata json, string calldata key) external pure returns (bytes memory);
+    function parseJsonUint(string calldata json, string calldata key) external pure returns (uint256);
+    function parseJsonInt(string calldata json, string calldata key) external pure returns (int256);
+    function parseJsonBytes(string calldata json, string calldata key) external pure returns (bytes memory);
+    function parseJsonBytes32(string calldata json, string calldata key) external pure returns (bytes32);
+    function parseJsonAddress(string calldata json, string calldata key) external pure returns (address);
+    function parseJsonString(string calldata json, string calldata key) external pure returns (string memory);
+    function parseJsonKeys(string calldata json, string calldata key) external pure returns (string[] memory);
+    function keyExistsJson(string calldata json, string calldata key) external pure returns (bool);
     function label(address account, string calldata newLabel) external;
     function assume(bool condition) external pure;
     function toString(uint256 value) external pure returns (string memory);
