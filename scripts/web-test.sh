@@ -184,7 +184,7 @@ step "wasm package (release, size-optimised)"
 crates/chessref-wasm/build-pkg.sh
 
 step "wasm package tests: node, TypeScript declarations, headless chromium"
-(cd crates/chessref-wasm/js && node --test node.test.mjs types.test.mjs browser.test.mjs)
+(cd crates/chessref-wasm/js && node --test node.test.mjs types.test.mjs channel.test.mjs browser.test.mjs)
 
 step "examples/web end to end (anvil + headless chromium)"
 if [ -z "${ANVIL:-}" ]; then

@@ -42,6 +42,8 @@ enum Command {
     Replay(cmd::replay::Args),
     /// Play random games through ChessReferee, with random illegal attempts that must revert with the predicted code.
     Simulate(cmd::simulate::Args),
+    /// Off-chain games with signed moves (docs/CHANNEL.md): verify a transcript and find the call that settles it.
+    Channel(cmd::channel::Args),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +58,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => cmd::serve::run(args),
         Command::Replay(args) => cmd::replay::run(args),
         Command::Simulate(args) => cmd::simulate::run(args),
+        Command::Channel(args) => cmd::channel::run(args),
     };
     match outcome {
         Ok(code) => code,

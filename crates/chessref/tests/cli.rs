@@ -584,3 +584,49 @@ fn long_runs_stay_quiet_when_piped() {
         assert!(!stdout(&o).contains('\u{1b}'), "{}", stdout(&o));
     }
 }
+
+const CHANNEL_FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/fixtures/channel-examples.json"
+);
+
+#[test]
+fn channel_verify_accepts_the_fixture_and_names_the_settling_call() {
+    let out = chessref(&["channel", "verify", CHANNEL_FIXTURE]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("valid: 4 signed plies"), "{stdout}");
+    assert!(stdout.contains("ChessChannel.settle"), "{stdout}");
+}
+
+#[test]
+fn channel_verify_reports_the_first_bad_ply_with_exit_1() {
+    let mut f: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(CHANNEL_FIXTURE).unwrap()).unwrap();
+    // Replace ply 2 by the fixture's validly signed move that cuts white's time.
+    let cut = f["negative"]["transitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "opponent's time cut")
+        .unwrap()["move"]
+        .clone();
+    f["moves"][1] = cut;
+    let out = chessref_stdin(&["channel", "verify", "-", "--json"], &f.to_string());
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["validPlies"], 1);
+    let error = report["error"].as_str().unwrap();
+    assert!(
+        error.contains("ply 2") && error.contains("BAD_TIME"),
+        "{error}"
+    );
+    assert_eq!(report["settlement"]["call"], "proveIllegalMove");
+}
+
+#[test]
+fn channel_verify_refuses_junk_with_exit_2() {
+    let out = chessref_stdin(&["channel", "verify", "-"], "{\"moves\": 3}");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a transcript"));
+}

@@ -1,6 +1,7 @@
 //! One module per subcommand, plus what they share: the error type, exit codes
 //! and position parsing.
 
+pub mod channel;
 pub mod check;
 pub mod moves;
 pub mod perft;

@@ -1,0 +1,26 @@
+//! Off-chain play with signed moves, the protocol of `docs/CHANNEL.md`.
+//!
+//! Two players of a `ChessReferee` channel game sign each move as an EIP-712
+//! [`Move`] message (the game, the ply, the move, the resulting position, both
+//! remaining times and the hash of the move before it). This crate builds, signs and
+//! verifies those messages ([`messages`], [`auth`]), judges one transition the way the
+//! contract does ([`transition`]), walks a whole transcript ([`transcript`]) and says
+//! which `ChessChannel` call settles or disputes it, with its calldata ([`settlement`]).
+//! The rules themselves are `chessref-core`'s: nothing here knows chess.
+
+pub mod auth;
+pub mod domain;
+pub mod game;
+pub mod messages;
+pub mod settlement;
+#[cfg(feature = "signer")]
+pub mod signer;
+pub mod transcript;
+pub mod transition;
+
+pub use auth::{Auth, AuthError, Authorised, ContractWallets, NoContractWallets, SignedDelegation};
+pub use domain::ChannelDomain;
+pub use game::ChannelGame;
+pub use messages::{Delegation, Move, Resignation, Result as ResultMessage, author_of};
+pub use transcript::{Transcript, TranscriptError, TranscriptReport};
+pub use transition::{TransitionError, check_successor, successor};

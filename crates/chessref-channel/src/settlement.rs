@@ -1,0 +1,210 @@
+//! Which `ChessChannel` call (CHANNEL.md section 7) ends or continues a game, with
+//! its calldata.
+
+use alloy_primitives::{B256, Bytes, U256};
+use alloy_sol_types::SolCall;
+use serde::Serialize;
+
+use crate::auth::Auth;
+use crate::messages::{
+    AuthAbi, Delegation, IChessChannel, Move, Resignation, Result as ResultMessage,
+};
+
+/// A game result code as the referee reports it (`GameEnded.result`).
+pub type ResultCode = u8;
+/// A reason code as the referee reports it (`GameEnded.reason`, REFEREE.md and
+/// CHANNEL.md 7.6).
+pub type ReasonCode = u8;
+
+/// Reason 5: resignation.
+pub const REASON_RESIGNATION: ReasonCode = 5;
+/// Reason 8: agreement (a `Result` both signed).
+pub const REASON_AGREEMENT: ReasonCode = 8;
+/// Reason 9: fifty-move rule claimed.
+pub const REASON_FIFTY_MOVES: ReasonCode = 9;
+/// Reason 10: threefold repetition claimed.
+pub const REASON_THREEFOLD: ReasonCode = 10;
+/// Reason 12: the loser signed two different moves for one ply.
+pub const REASON_EQUIVOCATION: ReasonCode = 12;
+/// Reason 13: the loser signed a move that is not a valid successor.
+pub const REASON_ILLEGAL_SIGNED_MOVE: ReasonCode = 13;
+
+/// One `ChessChannel` call, ready to send.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Settlement {
+    /// The function's name (`settle`, `register`, ...).
+    pub call: &'static str,
+    /// Why this call.
+    pub why: String,
+    /// The game's end it brings, `(result, reason)`, or `None` when the game goes on
+    /// on-chain (a registration of an undecided position).
+    pub ends: Option<(ResultCode, ReasonCode)>,
+    /// ABI-encoded calldata (selector included).
+    pub calldata: Bytes,
+}
+
+impl From<&Auth> for AuthAbi {
+    fn from(auth: &Auth) -> AuthAbi {
+        match &auth.delegation {
+            None => AuthAbi {
+                signature: auth.signature.clone(),
+                delegation: Delegation {
+                    gameId: U256::ZERO,
+                    sessionKey: alloy_primitives::Address::ZERO,
+                    firstPly: 0,
+                    lastPly: 0,
+                },
+                delegationSignature: Bytes::new(),
+            },
+            Some(d) => AuthAbi {
+                signature: auth.signature.clone(),
+                delegation: d.delegation.clone(),
+                delegationSignature: d.signature.clone(),
+            },
+        }
+    }
+}
+
+/// The authorisation of the unsigned start move (ignored by the contract).
+pub fn no_auth() -> Auth {
+    Auth::direct(Bytes::new())
+}
+
+/// `settle(result, white, black)`.
+pub fn settle(result: &ResultMessage, white: &Auth, black: &Auth) -> Settlement {
+    Settlement {
+        call: "settle",
+        why: format!("a result both players signed ({})", result.result),
+        ends: Some((result.result, REASON_AGREEMENT)),
+        calldata: IChessChannel::settleCall {
+            result: result.clone(),
+            white: white.into(),
+            black: black.into(),
+        }
+        .abi_encode()
+        .into(),
+    }
+}
+
+/// `resignBySignature(resignation, auth, white)`.
+pub fn resign(resignation: &Resignation, auth: &Auth, white: bool) -> Settlement {
+    Settlement {
+        call: "resignBySignature",
+        why: format!(
+            "{} signed a resignation",
+            if white { "white" } else { "black" }
+        ),
+        ends: Some((if white { 2 } else { 1 }, REASON_RESIGNATION)),
+        calldata: IChessChannel::resignBySignatureCall {
+            resignation: resignation.clone(),
+            auth: auth.into(),
+            white,
+        }
+        .abi_encode()
+        .into(),
+    }
+}
+
+/// `register(previous, previousAuth, last, lastAuth, currentInner, currentClock)`;
+/// `ends` is the decided result of `last`'s position, if any.
+pub fn register(
+    previous: (&Move, &Auth),
+    last: (&Move, &Auth),
+    current: (B256, U256),
+    ends: Option<(ResultCode, ReasonCode)>,
+    why: String,
+) -> Settlement {
+    Settlement {
+        call: "register",
+        why,
+        ends,
+        calldata: IChessChannel::registerCall {
+            previous: previous.0.clone(),
+            previousAuth: previous.1.into(),
+            last: last.0.clone(),
+            lastAuth: last.1.into(),
+            currentInner: current.0,
+            currentClock: current.1,
+        }
+        .abi_encode()
+        .into(),
+    }
+}
+
+/// `registerStart(gameId)`.
+pub fn register_start(game_id: U256) -> Settlement {
+    Settlement {
+        call: "registerStart",
+        why: "no move was signed: on-chain play starts from the start position".into(),
+        ends: None,
+        calldata: IChessChannel::registerStartCall { gameId: game_id }
+            .abi_encode()
+            .into(),
+    }
+}
+
+/// `claimDraw(previous, previousAuth, last, lastAuth, keys)`.
+pub fn claim_draw(
+    previous: (&Move, &Auth),
+    last: (&Move, &Auth),
+    keys: Vec<B256>,
+    reason: ReasonCode,
+) -> Settlement {
+    Settlement {
+        call: "claimDraw",
+        why: if reason == REASON_FIFTY_MOVES {
+            "the fifty-move rule applies after the last signed move".into()
+        } else {
+            "the position after the last signed move occurred three times".into()
+        },
+        ends: Some((3, reason)),
+        calldata: IChessChannel::claimDrawCall {
+            previous: previous.0.clone(),
+            previousAuth: previous.1.into(),
+            last: last.0.clone(),
+            lastAuth: last.1.into(),
+            keys,
+        }
+        .abi_encode()
+        .into(),
+    }
+}
+
+/// `proveIllegalMove(previous, bad, badAuth)`: `bad`'s author loses.
+pub fn prove_illegal(
+    previous: &Move,
+    bad: (&Move, &Auth),
+    author_white: bool,
+    why: String,
+) -> Settlement {
+    Settlement {
+        call: "proveIllegalMove",
+        why,
+        ends: Some((if author_white { 2 } else { 1 }, REASON_ILLEGAL_SIGNED_MOVE)),
+        calldata: IChessChannel::proveIllegalMoveCall {
+            previous: previous.clone(),
+            bad: bad.0.clone(),
+            badAuth: bad.1.into(),
+        }
+        .abi_encode()
+        .into(),
+    }
+}
+
+/// `proveEquivocation(a, aAuth, b, bAuth)`: the common author loses.
+pub fn prove_equivocation(a: (&Move, &Auth), b: (&Move, &Auth), author_white: bool) -> Settlement {
+    Settlement {
+        call: "proveEquivocation",
+        why: format!("two different moves signed for ply {}", a.0.ply),
+        ends: Some((if author_white { 2 } else { 1 }, REASON_EQUIVOCATION)),
+        calldata: IChessChannel::proveEquivocationCall {
+            a: a.0.clone(),
+            aAuth: a.1.into(),
+            b: b.0.clone(),
+            bAuth: b.1.into(),
+        }
+        .abi_encode()
+        .into(),
+    }
+}

@@ -1,0 +1,203 @@
+//! CHANNEL.md section 6: when a move message is a valid successor of the one before.
+
+use alloy_primitives::U256;
+use chessref_core::{Rejection, State, StateError, Status, chain};
+use thiserror::Error;
+
+use crate::messages::{Message, Move, author_of};
+
+/// Why a move message is not a valid successor of its predecessor; [`code`] is the
+/// transition code of CHANNEL.md section 6 (what `proveIllegalMove` proves).
+///
+/// [`code`]: TransitionError::code
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum TransitionError {
+    /// Code 1: the two messages name different games.
+    #[error("the move is for game {got}, its predecessor for game {expected}")]
+    WrongGame {
+        /// The predecessor's game.
+        expected: U256,
+        /// The move's game.
+        got: U256,
+    },
+    /// Code 2: the ply is not the predecessor's plus one.
+    #[error("ply {got} does not follow ply {previous}")]
+    WrongPly {
+        /// The predecessor's ply.
+        previous: u32,
+        /// The move's ply.
+        got: u32,
+    },
+    /// Code 3: `previous` is not the predecessor's `hashStruct`.
+    #[error("the move names another predecessor than this one")]
+    WrongPrevious,
+    /// Code 4: the mover cut the opponent's time, or raised its own by more than the
+    /// increment (or the state is not 128 bytes, so there is no mover).
+    #[error("{0}")]
+    BadTime(String),
+    /// Code 6 with rule code 0: the predecessor's state is not a valid state (not 128
+    /// bytes, or a section 7 rule broken).
+    #[error("the predecessor's state is invalid: {0}")]
+    InvalidPosition(StateError),
+    /// Code 5: the predecessor's position had already ended the game.
+    #[error("the game had already ended ({}) before this move", .0.name())]
+    GameOver(Status),
+    /// Code 6: the move is illegal in the predecessor's position (section 6 code).
+    #[error("illegal move: {} ({})", .0.name(), .0.code())]
+    IllegalMove(Rejection),
+    /// Code 7: the state is not the one the move produces.
+    #[error("the signed state is not the position the move produces")]
+    WrongState,
+    /// Code 8: the history is not the chain head after the move.
+    #[error("the signed history is not the repetition chain after the move")]
+    WrongHistory,
+}
+
+impl TransitionError {
+    /// The transition code (CHANNEL.md section 6).
+    pub fn code(&self) -> u8 {
+        match self {
+            TransitionError::WrongGame { .. } => 1,
+            TransitionError::WrongPly { .. } => 2,
+            TransitionError::WrongPrevious => 3,
+            TransitionError::BadTime(_) => 4,
+            TransitionError::GameOver(_) => 5,
+            TransitionError::InvalidPosition(_) | TransitionError::IllegalMove(_) => 6,
+            TransitionError::WrongState => 7,
+            TransitionError::WrongHistory => 8,
+        }
+    }
+
+    /// The ENCODING.md section 6 code beside transition code 6 (0 for an invalid
+    /// predecessor state and for every other transition code).
+    pub fn rule_code(&self) -> u8 {
+        match self {
+            TransitionError::IllegalMove(r) => r.code(),
+            _ => 0,
+        }
+    }
+
+    /// The code's name, as CHANNEL.md section 6 writes it.
+    pub fn name(&self) -> &'static str {
+        match self.code() {
+            1 => "WRONG_GAME",
+            2 => "WRONG_PLY",
+            3 => "WRONG_PREVIOUS",
+            4 => "BAD_TIME",
+            5 => "GAME_OVER",
+            6 => "ILLEGAL_MOVE",
+            7 => "WRONG_STATE",
+            _ => "WRONG_HISTORY",
+        }
+    }
+}
+
+/// Checks that `next` is a valid successor of `previous` in a game with Fischer
+/// increment `increment`, in the order of CHANNEL.md section 6; returns the state
+/// after the move.
+pub fn check_successor(
+    previous: &Move,
+    next: &Move,
+    increment: u32,
+) -> Result<State, TransitionError> {
+    if next.game_id() != previous.game_id() {
+        return Err(TransitionError::WrongGame {
+            expected: previous.game_id(),
+            got: next.game_id(),
+        });
+    }
+    if u64::from(next.ply) != u64::from(previous.ply) + 1 {
+        return Err(TransitionError::WrongPly {
+            previous: previous.ply,
+            got: next.ply,
+        });
+    }
+    if next.previous != previous.hash() {
+        return Err(TransitionError::WrongPrevious);
+    }
+    check_times(previous, next, increment)?;
+    let before = State::from_bytes(&previous.state).map_err(TransitionError::InvalidPosition)?;
+    let status = before.status();
+    if status != Status::Ongoing {
+        return Err(TransitionError::GameOver(status));
+    }
+    let after = before
+        .play(next.packed())
+        .map_err(TransitionError::IllegalMove)?;
+    if after.as_bytes().as_slice() != next.state.as_ref() {
+        return Err(TransitionError::WrongState);
+    }
+    if chain::after(previous.history, &after) != next.history {
+        return Err(TransitionError::WrongHistory);
+    }
+    Ok(after)
+}
+
+/// Code 4: the author may lower its own time or raise it by at most the increment;
+/// the opponent's time must be what the predecessor said.
+fn check_times(previous: &Move, next: &Move, increment: u32) -> Result<(), TransitionError> {
+    let Some(author) = author_of(next) else {
+        return Err(TransitionError::BadTime(format!(
+            "the state is {} bytes, not 128, so the move has no author",
+            next.state.len()
+        )));
+    };
+    let (own_before, own, other_before, other) = match author {
+        chessref_core::Color::White => (
+            previous.whiteTime,
+            next.whiteTime,
+            previous.blackTime,
+            next.blackTime,
+        ),
+        chessref_core::Color::Black => (
+            previous.blackTime,
+            next.blackTime,
+            previous.whiteTime,
+            next.whiteTime,
+        ),
+    };
+    if other != other_before {
+        return Err(TransitionError::BadTime(format!(
+            "the mover set the opponent's time to {other} s; it was {other_before} s"
+        )));
+    }
+    if u64::from(own) > u64::from(own_before) + u64::from(increment) {
+        return Err(TransitionError::BadTime(format!(
+            "the mover raised its own time from {own_before} s to {own} s, more than the increment of {increment} s"
+        )));
+    }
+    Ok(())
+}
+
+/// The move message that plays `mv` after `previous`, its author having spent `spent`
+/// seconds (clamped at its remaining time) and gained `increment`: what an honest
+/// client signs. Errors if `previous` is not a live valid position or `mv` is illegal.
+pub fn successor(
+    previous: &Move,
+    mv: impl Into<chessref_core::RawMove>,
+    spent: u32,
+    increment: u32,
+) -> Result<Move, TransitionError> {
+    let before = State::from_bytes(&previous.state).map_err(TransitionError::InvalidPosition)?;
+    let status = before.status();
+    if status != Status::Ongoing {
+        return Err(TransitionError::GameOver(status));
+    }
+    let raw = mv.into();
+    let after = before.play(raw).map_err(TransitionError::IllegalMove)?;
+    let tick = |time: u32| time.saturating_sub(spent).saturating_add(increment);
+    let (white, black) = match before.turn() {
+        chessref_core::Color::White => (tick(previous.whiteTime), previous.blackTime),
+        chessref_core::Color::Black => (previous.whiteTime, tick(previous.blackTime)),
+    };
+    Ok(Move {
+        gameId: previous.gameId,
+        ply: previous.ply.saturating_add(1),
+        mv: alloy_primitives::aliases::U24::from(raw.packed()),
+        state: alloy_primitives::Bytes::copy_from_slice(after.as_bytes()),
+        history: chain::after(previous.history, &after),
+        whiteTime: white,
+        blackTime: black,
+        previous: previous.hash(),
+    })
+}
