@@ -5,7 +5,7 @@ pragma solidity ^0.8.30;
 struct Move {
     uint256 gameId;
     uint32 ply;
-    uint24 move;
+    uint24 mv;
     bytes state;
     bytes32 history;
     uint32 whiteTime;
@@ -51,7 +51,7 @@ library ChannelHash {
     bytes32 internal constant NAME_HASH = keccak256("chessref");
     bytes32 internal constant VERSION_HASH = keccak256("1");
     bytes32 internal constant MOVE_TYPEHASH = keccak256(
-        "Move(uint256 gameId,uint32 ply,uint24 move,bytes state,bytes32 history,uint32 whiteTime,uint32 blackTime,bytes32 previous)"
+        "Move(uint256 gameId,uint32 ply,uint24 mv,bytes state,bytes32 history,uint32 whiteTime,uint32 blackTime,bytes32 previous)"
     );
     bytes32 internal constant DELEGATION_TYPEHASH =
         keccak256("Delegation(uint256 gameId,address sessionKey,uint32 firstPly,uint32 lastPly)");
@@ -77,7 +77,15 @@ library ChannelHash {
     function hashMove(Move calldata m) internal pure returns (bytes32) {
         return keccak256(
             abi.encode(
-                MOVE_TYPEHASH, m.gameId, m.ply, m.move, keccak256(m.state), m.history, m.whiteTime, m.blackTime, m.previous
+                MOVE_TYPEHASH,
+                m.gameId,
+                m.ply,
+                m.mv,
+                keccak256(m.state),
+                m.history,
+                m.whiteTime,
+                m.blackTime,
+                m.previous
             )
         );
     }

@@ -99,7 +99,9 @@ contract ChessChannel {
     function resignBySignature(Resignation calldata resignation, Auth calldata auth, bool white) external {
         uint256 gameId = resignation.gameId;
         ChannelGame memory g = _game(gameId);
-        _authorise(white ? g.white : g.black, _digest(ChannelHash.hashResignation(resignation)), gameId, resignation.ply, auth);
+        _authorise(
+            white ? g.white : g.black, _digest(ChannelHash.hashResignation(resignation)), gameId, resignation.ply, auth
+        );
         referee.endChannelGame(gameId, Outcome.winOfOpponent(white), Outcome.REASON_RESIGNATION);
     }
 
@@ -252,9 +254,10 @@ contract ChessChannel {
     /// @notice The EIP-712 domain separator (name "chessref", version "1", this chain,
     /// this contract).
     function domainSeparator() public view returns (bytes32) {
-        return block.chainid == CACHED_CHAIN_ID
-            ? CACHED_SEPARATOR
-            : ChannelHash.domainSeparator(block.chainid, address(this));
+        return
+            block.chainid == CACHED_CHAIN_ID
+                ? CACHED_SEPARATOR
+                : ChannelHash.domainSeparator(block.chainid, address(this));
     }
 
     /// @notice `hashStruct` of a move.
@@ -365,8 +368,8 @@ contract ChessChannel {
     function _checkStart(ChannelGame memory g, Move calldata q) private pure {
         if (q.state.length != 128) revert BadStateLength(q.state.length);
         if (
-            q.ply != 0 || q.move != 0 || q.previous != 0 || q.whiteTime != g.initialTime
-                || q.blackTime != g.initialTime || _innerCd(q.state, q.history) != g.startInner
+            q.ply != 0 || q.mv != 0 || q.previous != 0 || q.whiteTime != g.initialTime || q.blackTime != g.initialTime
+                || _innerCd(q.state, q.history) != g.startInner
         ) revert NotTheStart();
     }
 
@@ -399,7 +402,7 @@ contract ChessChannel {
         s = q.state;
         if (ChessRules.validateState(s) != 0) return (ILLEGAL_MOVE, 0, s);
         if (ChessRules.status(s) != ChessRules.ONGOING) return (GAME_OVER, 0, s);
-        rule = ChessRules.applyMove(s, m.move);
+        rule = ChessRules.applyMove(s, m.mv);
         if (rule != 0) return (ILLEGAL_MOVE, rule, s);
         if (keccak256(s) != keccak256(m.state)) return (WRONG_STATE, 0, s);
         if (RepetitionChain.afterMove(s, q.history) != m.history) return (WRONG_HISTORY, 0, s);

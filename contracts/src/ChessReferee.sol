@@ -306,7 +306,9 @@ contract ChessReferee is IChessCourt {
         uint32 firstMoveWindow,
         bytes calldata startState
     ) external payable nonReentrant returns (uint256 gameId) {
-        return _create(_terms(opponent, creatorWhite, token, stake, initialTime, increment, firstMoveWindow), startState, 0);
+        return _create(
+            _terms(opponent, creatorWhite, token, stake, initialTime, increment, firstMoveWindow), startState, 0
+        );
     }
 
     /// @notice Creates a channel game (docs/CHANNEL.md): the terms of `createGame`, played
@@ -863,19 +865,19 @@ contract ChessReferee is IChessCourt {
     function _termsOf(Game storage g, address creator, address opponent, bytes32 start) private view returns (bytes32) {
         return _withWindow(
             keccak256(
-            abi.encode(
-                Terms({
-                    creator: creator,
-                    opponent: opponent,
-                    creatorWhite: g.creatorWhite,
-                    token: g.token,
-                    stake: g.stake,
-                    initialTime: g.initialTime,
-                    increment: g.increment,
-                    firstMoveWindow: g.firstMoveWindow,
-                    start: start
-                })
-            )
+                abi.encode(
+                    Terms({
+                        creator: creator,
+                        opponent: opponent,
+                        creatorWhite: g.creatorWhite,
+                        token: g.token,
+                        stake: g.stake,
+                        initialTime: g.initialTime,
+                        increment: g.increment,
+                        firstMoveWindow: g.firstMoveWindow,
+                        start: start
+                    })
+                )
             ),
             g.responseWindow
         );
@@ -904,9 +906,10 @@ contract ChessReferee is IChessCourt {
         uint256 code = ChessRules.applyMove(s, mv);
         // forge-lint: disable-next-line(unsafe-typecast) section 6 codes are 1..14
         if (code != 0) revert IllegalMove(uint8(code));
-        // Repetition chain: restart at every irreversible move (halfmove clock 0).
-        bytes32 key = ChessRules.repetitionKey(s);
-        h = ChessRules.halfmoveClock(s) == 0 ? RepetitionChain.start(key) : RepetitionChain.next(history, key);
+        // Repetition chain: restart at every irreversible move (halfmove clock 0). Written
+        // out, not `RepetitionChain.afterMove`: the optimizer then inlines differently and a
+        // move costs 7 gas less than before channel games instead of 14-40 more (measured).
+        h = RepetitionChain.next(ChessRules.halfmoveClock(s) == 0 ? bytes32(0) : history, ChessRules.repetitionKey(s));
         st = ChessRules.status(s);
         _emitMovePlayed(gameId, mv, ClockWord.ply(c), st, h, c, s);
     }

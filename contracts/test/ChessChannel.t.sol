@@ -397,7 +397,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         uint256 id = _startChannelGame();
         vm.recordLogs();
         channel.registerStart(line[0]);
-        _absorbChannel(vm.getRecordedLogs());
+        _absorb(vm.getRecordedLogs());
         (, uint256 wb, uint256 bb,, uint256 ply,,,,) = ref.decodeClock(pos[id].clock);
         assertEq(wb, INITIAL + WINDOW + 15);
         assertEq(bb, INITIAL + 15);
@@ -419,7 +419,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         _extend("e2e4");
         Move memory fake = line[1];
         fake.ply = 0;
-        fake.move = 0;
+        fake.mv = 0;
         fake.previous = 0;
         fake.whiteTime = INITIAL;
         vm.expectRevert(ChessChannel.NotTheStart.selector);
@@ -596,7 +596,7 @@ contract ChessChannelProofTest is ChannelBase {
     function test_ProveIllegalMove_IllegalMove() public {
         uint256 id = _startChannelGame();
         Move memory bad = _next(line[0], "e2e4", 2);
-        bad.move = _uci("e2e5");
+        bad.mv = _uci("e2e5");
         (uint256 c, uint256 rule) = channel.transitionCode(id, INCREMENT, line[0], bad);
         assertEq(rule, 6, "bad geometry");
         assertEq(c, 6);
@@ -622,7 +622,7 @@ contract ChessChannelProofTest is ChannelBase {
     function test_ProveIllegalMove_WrongState() public {
         uint256 id = _startChannelGame();
         Move memory bad = _next(line[0], "e2e4", 2);
-        bad.move = _uci("d2d4");
+        bad.mv = _uci("d2d4");
         _proveAndCheck(id, line[0], bad, 7);
     }
 

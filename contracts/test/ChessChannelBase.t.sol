@@ -63,7 +63,7 @@ abstract contract ChannelBase is RefereeBase {
         return Move({
             gameId: id,
             ply: 0,
-            move: 0,
+            mv: 0,
             state: start,
             history: RepetitionChain.start(ChessRules.repetitionKey(start)),
             whiteTime: INITIAL,
@@ -83,7 +83,7 @@ abstract contract ChannelBase is RefereeBase {
         m = Move({
             gameId: q.gameId,
             ply: q.ply + 1,
-            move: mv,
+            mv: mv,
             state: s,
             history: RepetitionChain.afterMove(s, q.history),
             whiteTime: white ? q.whiteTime - spent + INCREMENT : q.whiteTime,
@@ -104,7 +104,7 @@ abstract contract ChannelBase is RefereeBase {
                 Move({
                     gameId: q.gameId,
                     ply: q.ply + 1,
-                    move: mvs[i],
+                    mv: mvs[i],
                     state: s,
                     history: RepetitionChain.afterMove(s, q.history),
                     whiteTime: white ? q.whiteTime - 2 + INCREMENT : q.whiteTime,
@@ -202,16 +202,18 @@ abstract contract ChannelBase is RefereeBase {
         bytes32 inner = p.state.length == 0 ? bytes32(0) : keccak256(abi.encodePacked(p.state, p.history));
         vm.recordLogs();
         channel.register(q, qa, m, _byAuthor(m), inner, p.clock);
-        _absorbChannel(vm.getRecordedLogs());
+        _absorb(vm.getRecordedLogs());
     }
 
-    /// @dev `_absorb` plus `PositionRegistered`, which sets the position (as an indexer would).
-    function _absorbChannel(Vm.Log[] memory logs) internal {
-        _absorb(logs);
+    /// @dev The referee's events, `PositionRegistered` included: it sets the position (as an
+    /// indexer would).
+    function _absorb(Vm.Log[] memory logs) internal virtual override {
+        super._absorb(logs);
         for (uint256 i; i < logs.length; ++i) {
             Vm.Log memory l = logs[i];
             if (l.emitter != address(ref) || l.topics[0] != ChessReferee.PositionRegistered.selector) continue;
-            (, bytes memory state, bytes32 history, uint256 clock) = abi.decode(l.data, (uint32, bytes, bytes32, uint256));
+            (, bytes memory state, bytes32 history, uint256 clock) =
+                abi.decode(l.data, (uint32, bytes, bytes32, uint256));
             uint256 id = uint256(l.topics[1]);
             pos[id] = Position(state, history, clock);
             delete keysSince[id];
