@@ -33,6 +33,9 @@ interface Vm {
     function addr(uint256 privateKey) external pure returns (address);
     function sign(uint256 privateKey, bytes32 digest) external pure returns (uint8 v, bytes32 r, bytes32 s);
     function chainId(uint256 newChainId) external;
+    function setNonce(address account, uint64 newNonce) external;
+    function snapshotState() external returns (uint256 snapshotId);
+    function revertToState(uint256 snapshotId) external returns (bool success);
     function parseJson(string calldata json, string calldata key) external pure returns (bytes memory);
     function parseJsonUint(string calldata json, string calldata key) external pure returns (uint256);
     function parseJsonInt(string calldata json, string calldata key) external pure returns (int256);
