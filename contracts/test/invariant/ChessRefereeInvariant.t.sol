@@ -6,16 +6,23 @@ import {ChessReferee} from "../../src/ChessReferee.sol";
 import {ChessRules} from "../../src/ChessRules.sol";
 import {MockERC20} from "../mocks/MockERC20.sol";
 import {ChessTestKit} from "../rules/ChessTestKit.sol";
+import {ChessChannel} from "../../src/ChessChannel.sol";
+import {RepetitionChain} from "../../src/RepetitionChain.sol";
+import {Move, Delegation, Resignation, Result, Auth} from "../../src/ChannelHash.sol";
 
 /// @notice Drives the referee with random lifecycles of many games between three actors,
 /// in ETH and in a token: create, join, cancel, random legal moves, resign, draw
-/// offers, timeouts, withdrawals. Tracks each game's position from events only.
+/// offers, timeouts, withdrawals; and channel games: create, join, signed moves off-chain,
+/// settlement, signed resignation, registration (then on-chain play), proofs of cheating.
+/// Tracks each game's position from events only.
 contract RefereeHandler {
     Vm internal constant vm = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
 
     ChessReferee public immutable ref;
     MockERC20 public immutable token;
-    address[3] public actors = [address(0xA1), address(0xA2), address(0xA3)];
+    ChessChannel public immutable channel;
+    uint256[3] internal keys = [uint256(0xA1), 0xA2, 0xA3];
+    address[3] public actors;
 
     struct Position {
         bytes state;
@@ -31,11 +38,20 @@ contract RefereeHandler {
     uint256 public customStartTimeouts;
     uint256 public customStartAborts;
     uint256 public withdrawalsElsewhere;
+    uint256 public channelEndings;
+    uint256 public registrations;
+    /// @dev Games that emitted GameEnded more than once (must stay 0).
+    uint256 public endedTwice;
+    mapping(uint256 gameId => bool) internal ended;
+    /// @dev Each channel game's signed transcript (start move first) while it is off-chain.
+    mapping(uint256 gameId => Move[]) internal lines;
 
     constructor(ChessReferee referee, MockERC20 t) {
         ref = referee;
         token = t;
+        channel = referee.channel();
         for (uint256 i; i < 3; ++i) {
+            actors[i] = vm.addr(keys[i]);
             vm.deal(actors[i], 1_000 ether);
             t.mint(actors[i], 1_000 ether);
             vm.prank(actors[i]);
@@ -79,7 +95,14 @@ contract RefereeHandler {
                 ++movesPlayed;
             } else if (t == ChessReferee.DrawOffered.selector) {
                 pos[id].clock = abi.decode(l.data, (uint256));
+            } else if (t == ChessReferee.PositionRegistered.selector) {
+                (, bytes memory state, bytes32 history, uint256 clock) =
+                    abi.decode(l.data, (uint32, bytes, bytes32, uint256));
+                pos[id] = Position(state, history, clock);
+                ++registrations;
             } else if (t == ChessReferee.GameEnded.selector) {
+                if (ended[id]) ++endedTwice;
+                ended[id] = true;
                 ++gamesEnded;
                 (uint8 result, uint8 reason) = abi.decode(l.data, (uint8, uint8));
                 (,,,,,,, bool customStart,) = ref.decodeClock(pos[id].clock);
@@ -150,7 +173,7 @@ contract RefereeHandler {
     function play(uint256 gameSeed, uint256 moveSeed) external {
         ++calls;
         uint256 id = _game(gameSeed);
-        if (id == 0 || ref.getGame(id).phase != 2) return;
+        if (id == 0 || ref.getGame(id).commitment == 0) return;
         Position memory p = pos[id];
         (bool found, uint24 mv) = _findMove(p.state, moveSeed);
         if (!found) return;
@@ -200,7 +223,7 @@ contract RefereeHandler {
         uint256 id = _game(gameSeed);
         if (id == 0) return;
         ChessReferee.GameInfo memory g = ref.getGame(id);
-        if (g.phase != 2) return;
+        if (g.commitment == 0) return;
         Position memory p = pos[id];
         (,,, uint256 deadline) = ref.clocks(id, p.state, p.history, p.clock);
         if (block.timestamp > deadline) return;
@@ -221,7 +244,7 @@ contract RefereeHandler {
         uint256 id = _game(gameSeed);
         if (id == 0) return;
         ChessReferee.GameInfo memory g = ref.getGame(id);
-        if (g.phase != 2) return;
+        if (g.commitment == 0) return;
         Position memory p = pos[id];
         (,, bool whiteToMove, uint256 deadline) = ref.clocks(id, p.state, p.history, p.clock);
         (uint256 last,,,, uint256 ply,,, bool customStart, uint256 window) = ref.decodeClock(p.clock);
@@ -231,6 +254,173 @@ contract RefereeHandler {
         vm.prank(whiteToMove ? g.black : g.white);
         ref.claimTimeout(id, p.state, p.history, p.clock);
         _absorb();
+    }
+
+    // ---------------------------------------------------------------- channel games
+
+    function createChannel(uint256 actorSeed, uint256 stakeSeed, bool useToken, bool open, bool creatorWhite) external {
+        ++calls;
+        address creator = _actor(actorSeed);
+        address opponent = open ? address(0) : _actor(actorSeed % 3 + 1 + stakeSeed % 2);
+        uint256 stake = stakeSeed % 5 ether;
+        uint32 window = uint32(60 + (stakeSeed >> 128) % 121);
+        bytes memory start = _start(stakeSeed >> 64);
+        vm.recordLogs();
+        vm.prank(creator);
+        uint256 id;
+        if (useToken) {
+            id = ref.createChannelGame(opponent, creatorWhite, address(token), stake, 60, 2, 0, start, window);
+        } else {
+            id = ref.createChannelGame{value: stake}(opponent, creatorWhite, address(0), stake, 60, 2, 0, start, window);
+        }
+        _absorb();
+        bytes memory s = pos[id].state;
+        lines[id].push(Move(id, 0, 0, s, pos[id].history, 60, 60, 0));
+    }
+
+    /// @dev The running channel game `gameSeed` picks while it is off-chain, else 0.
+    function _offChain(uint256 gameSeed) internal view returns (uint256 id) {
+        id = _game(gameSeed);
+        if (id == 0) return 0;
+        ChessReferee.GameInfo memory g = ref.getGame(id);
+        if (g.phase != 2 || g.responseWindow == 0 || g.commitment != 0) return 0;
+    }
+
+    function _key(address player) internal view returns (uint256) {
+        for (uint256 i; i < 3; ++i) {
+            if (actors[i] == player) return keys[i];
+        }
+        revert("not an actor");
+    }
+
+    function _sign(address player, bytes32 structHash) internal view returns (Auth memory a) {
+        (uint8 v, bytes32 r, bytes32 s) = vm.sign(_key(player), channel.digestOf(structHash));
+        a.signature = abi.encodePacked(r, s, v);
+    }
+
+    /// @dev The author (white or black address) of move `m` in game `g`.
+    function _author(ChessReferee.GameInfo memory g, Move memory m) internal pure returns (address) {
+        return uint8(m.state[56]) == 1 ? g.black : g.white;
+    }
+
+    /// @dev One more signed move off-chain (a random legal one, 1 s spent).
+    function channelMove(uint256 gameSeed, uint256 moveSeed) external {
+        ++calls;
+        uint256 id = _offChain(gameSeed);
+        if (id == 0) return;
+        Move memory q = lines[id][lines[id].length - 1];
+        if (ChessRules.status(q.state) != 0) return;
+        (bool found, uint24 mv) = _findMove(q.state, moveSeed);
+        if (!found) return;
+        bytes memory s = bytes.concat(q.state);
+        ChessRules.applyMove(s, mv);
+        bool white = uint8(q.state[56]) == 1;
+        lines[id].push(
+            Move({
+                gameId: id,
+                ply: q.ply + 1,
+                mv: mv,
+                state: s,
+                history: RepetitionChain.afterMove(s, q.history),
+                whiteTime: white ? q.whiteTime + 1 : q.whiteTime,
+                blackTime: white ? q.blackTime : q.blackTime + 1,
+                previous: channel.hashMove(q)
+            })
+        );
+    }
+
+    function settle(uint256 gameSeed, uint8 resultSeed) external {
+        ++calls;
+        uint256 id = _game(gameSeed);
+        if (id == 0) return;
+        ChessReferee.GameInfo memory g = ref.getGame(id);
+        if (g.phase != 2 || g.responseWindow == 0) return;
+        Result memory r = Result(id, 0, 1 + resultSeed % 3);
+        bytes32 h = channel.hashResult(r);
+        vm.recordLogs();
+        channel.settle(r, _sign(g.white, h), _sign(g.black, h));
+        _absorb();
+        ++channelEndings;
+    }
+
+    function resignBySignature(uint256 gameSeed, bool white) external {
+        ++calls;
+        uint256 id = _game(gameSeed);
+        if (id == 0) return;
+        ChessReferee.GameInfo memory g = ref.getGame(id);
+        if (g.phase != 2 || g.responseWindow == 0) return;
+        Resignation memory r = Resignation(id, 0);
+        vm.recordLogs();
+        channel.resignBySignature(r, _sign(white ? g.white : g.black, channel.hashResignation(r)), white);
+        _absorb();
+        ++channelEndings;
+    }
+
+    /// @dev Registers the latest signed pair; the game continues on-chain (or ends if decided).
+    function register(uint256 gameSeed) external {
+        ++calls;
+        uint256 id = _offChain(gameSeed);
+        if (id == 0) return;
+        uint256 n = lines[id].length;
+        if (n < 2) return;
+        ChessReferee.GameInfo memory g = ref.getGame(id);
+        Move memory q = lines[id][n - 2];
+        Move memory m = lines[id][n - 1];
+        Auth memory qa;
+        if (q.ply != 0) qa = _sign(_author(g, q), channel.hashMove(q));
+        Auth memory ma = _sign(_author(g, m), channel.hashMove(m));
+        vm.recordLogs();
+        channel.register(q, qa, m, ma, 0, 0);
+        _absorb();
+    }
+
+    /// @dev The author of the latest signed move also signs another move for that ply.
+    function proveEquivocation(uint256 gameSeed) external {
+        ++calls;
+        uint256 id = _game(gameSeed);
+        if (id == 0 || ref.getGame(id).phase != 2) return;
+        uint256 n = lines[id].length;
+        if (n < 2) return;
+        ChessReferee.GameInfo memory g = ref.getGame(id);
+        Move memory a = lines[id][n - 1];
+        Move memory b = lines[id][n - 1];
+        // the same position with another claimed time: a different message for the same ply
+        if (uint8(a.state[56]) == 1) b.blackTime = a.blackTime + 1;
+        else b.whiteTime = a.whiteTime + 1;
+        address author = _author(g, a);
+        vm.recordLogs();
+        channel.proveEquivocation(a, _sign(author, channel.hashMove(a)), b, _sign(author, channel.hashMove(b)));
+        _absorb();
+        ++channelEndings;
+    }
+
+    /// @dev The side to move signs a move that cuts its opponent's time (code 4).
+    function proveIllegalMove(uint256 gameSeed, uint256 moveSeed) external {
+        ++calls;
+        uint256 id = _game(gameSeed);
+        if (id == 0 || ref.getGame(id).phase != 2 || lines[id].length == 0) return;
+        ChessReferee.GameInfo memory g = ref.getGame(id);
+        Move memory q = lines[id][lines[id].length - 1];
+        if (ChessRules.status(q.state) != 0) return;
+        (bool found, uint24 mv) = _findMove(q.state, moveSeed);
+        if (!found) return;
+        bytes memory s = bytes.concat(q.state);
+        ChessRules.applyMove(s, mv);
+        bool white = uint8(q.state[56]) == 1;
+        Move memory bad = Move({
+            gameId: id,
+            ply: q.ply + 1,
+            mv: mv,
+            state: s,
+            history: RepetitionChain.afterMove(s, q.history),
+            whiteTime: white ? q.whiteTime : q.whiteTime - 1,
+            blackTime: white ? q.blackTime - 1 : q.blackTime,
+            previous: channel.hashMove(q)
+        });
+        vm.recordLogs();
+        channel.proveIllegalMove(q, bad, _sign(_author(g, bad), channel.hashMove(bad)));
+        _absorb();
+        ++channelEndings;
     }
 
     function withdraw(uint256 actorSeed, bool useToken) external {
@@ -268,7 +458,7 @@ contract ChessRefereeInvariantTest is Test {
         token = new MockERC20();
         handler = new RefereeHandler(ref, token);
         targetContract(address(handler));
-        bytes4[] memory selectors = new bytes4[](9);
+        bytes4[] memory selectors = new bytes4[](17);
         selectors[0] = RefereeHandler.create.selector;
         selectors[1] = RefereeHandler.join.selector;
         selectors[2] = RefereeHandler.cancel.selector;
@@ -278,6 +468,14 @@ contract ChessRefereeInvariantTest is Test {
         selectors[6] = RefereeHandler.timeout.selector;
         selectors[7] = RefereeHandler.withdraw.selector;
         selectors[8] = RefereeHandler.withdrawTo.selector;
+        selectors[9] = RefereeHandler.createChannel.selector;
+        selectors[10] = RefereeHandler.channelMove.selector;
+        selectors[11] = RefereeHandler.settle.selector;
+        selectors[12] = RefereeHandler.resignBySignature.selector;
+        selectors[13] = RefereeHandler.register.selector;
+        selectors[14] = RefereeHandler.proveEquivocation.selector;
+        selectors[15] = RefereeHandler.proveIllegalMove.selector;
+        selectors[16] = RefereeHandler.channelMove.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
     }
 
@@ -327,6 +525,36 @@ contract ChessRefereeInvariantTest is Test {
         invariant_OnlyRunningGamesHaveACommitment();
     }
 
+    /// @notice The handler reaches every channel path: settlement, signed resignation,
+    /// registration then on-chain play, both proofs.
+    function test_HandlerReachesChannelPaths() public {
+        for (uint256 i; i < 5; ++i) {
+            handler.createChannel(i, 1 ether + i, i % 2 == 0, false, true); // standard starts
+            handler.join(i, i + 1);
+        }
+        for (uint256 k; k < 4; ++k) {
+            for (uint256 i; i < 5; ++i) {
+                handler.channelMove(i, uint256(keccak256(abi.encode(i, k))));
+            }
+        }
+        handler.settle(0, 0);
+        handler.resignBySignature(1, true);
+        handler.register(2);
+        handler.play(2, 7);
+        handler.proveEquivocation(3);
+        for (uint256 seed; ref.getGame(5).phase == 2 && seed < 20; ++seed) {
+            handler.proveIllegalMove(4, seed); // until a seed finds a legal move to distort
+        }
+        assertEq(handler.channelEndings(), 4);
+        assertEq(handler.registrations(), 1);
+        assertEq(ref.getGame(3).phase, 2, "game 3 continues on-chain");
+        invariant_EthBalanceEqualsStakesPlusCredits();
+        invariant_TokenBalanceEqualsStakesPlusCredits();
+        invariant_OnlyRunningGamesHaveACommitment();
+        invariant_EventsAlwaysCarryTheCommittedPosition();
+        invariant_NoGameEndsTwice();
+    }
+
     /// @dev Stakes the contract must hold for games not yet settled, in `asset`.
     function _held(address asset) internal view returns (uint256 sum) {
         uint256 n = ref.nextGameId();
@@ -359,7 +587,7 @@ contract ChessRefereeInvariantTest is Test {
         uint256 n = ref.nextGameId();
         for (uint256 id = 1; id < n; ++id) {
             ChessReferee.GameInfo memory g = ref.getGame(id);
-            if (g.phase != 2) continue;
+            if (g.phase != 2 || g.commitment == 0) continue;
             (bytes memory state, bytes32 history, uint256 clock) = handler.position(id);
             assertEq(ref.positionCommitment(state, history, clock), g.commitment);
         }
@@ -376,7 +604,14 @@ contract ChessRefereeInvariantTest is Test {
         uint256 n = ref.nextGameId();
         for (uint256 id = 1; id < n; ++id) {
             ChessReferee.GameInfo memory g = ref.getGame(id);
-            assertEq(g.commitment != bytes32(0), g.phase == 2);
+            // a running game without one is a channel game played off-chain
+            assertEq(g.commitment != bytes32(0), g.phase == 2 && (g.responseWindow == 0 || g.commitment != 0));
         }
+    }
+
+    /// @notice Nothing ends twice (so nothing is paid twice), whatever path ended it.
+    /// forge-config: default.invariant.fail-on-revert = true
+    function invariant_NoGameEndsTwice() public view {
+        assertEq(handler.endedTwice(), 0);
     }
 }
