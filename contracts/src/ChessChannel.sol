@@ -8,6 +8,7 @@ import {ChannelHash, Move, Delegation, Resignation, Result, Auth} from "./Channe
 import {SignatureCheck} from "./SignatureCheck.sol";
 import {RepetitionChain} from "./RepetitionChain.sol";
 import {Outcome} from "./Outcome.sol";
+import {Commitment} from "./Commitment.sol";
 
 /// @title ChessChannel
 /// @notice The court of off-chain play (docs/CHANNEL.md): settles a channel game of its
@@ -133,10 +134,12 @@ contract ChessChannel {
         ChannelGame memory g = _game(gameId);
         bytes memory s = _signedSuccessor(g, previous, previousAuth, last, lastAuth);
         if (g.commitment != 0) {
-            if (_seal(currentInner, currentClock) != g.commitment) revert StalePosition();
+            if (Commitment.seal(currentInner, currentClock) != g.commitment) revert StalePosition();
             uint256 currentPly = ClockWord.ply(currentClock);
-            if (last.ply < currentPly || (last.ply == currentPly && _innerCd(last.state, last.history) == currentInner))
-            {
+            if (
+                last.ply < currentPly
+                    || (last.ply == currentPly && Commitment.innerCalldata(last.state, last.history) == currentInner)
+            ) {
                 revert StaleRegistration(currentPly);
             }
         }
@@ -369,7 +372,7 @@ contract ChessChannel {
         if (q.state.length != 128) revert BadStateLength(q.state.length);
         if (
             q.ply != 0 || q.mv != 0 || q.previous != 0 || q.whiteTime != g.initialTime || q.blackTime != g.initialTime
-                || _innerCd(q.state, q.history) != g.startInner
+                || Commitment.innerCalldata(q.state, q.history) != g.startInner
         ) revert NotTheStart();
     }
 
@@ -406,22 +409,5 @@ contract ChessChannel {
         if (rule != 0) return (ILLEGAL_MOVE, rule, s);
         if (keccak256(s) != keccak256(m.state)) return (WRONG_STATE, 0, s);
         if (RepetitionChain.afterMove(s, q.history) != m.history) return (WRONG_HISTORY, 0, s);
-    }
-
-    function _innerCd(bytes calldata s, bytes32 history) private pure returns (bytes32 r) {
-        assembly ("memory-safe") {
-            let p := mload(0x40)
-            calldatacopy(p, s.offset, 128)
-            mstore(add(p, 128), history)
-            r := keccak256(p, 160)
-        }
-    }
-
-    function _seal(bytes32 inner, uint256 clock) private pure returns (bytes32 r) {
-        assembly ("memory-safe") {
-            mstore(0, inner)
-            mstore(32, clock)
-            r := keccak256(0, 64)
-        }
     }
 }

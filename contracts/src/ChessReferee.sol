@@ -8,6 +8,7 @@ import {ChessChannel} from "./ChessChannel.sol";
 import {ChannelGame, IChessCourt} from "./ChessCourt.sol";
 import {RepetitionChain} from "./RepetitionChain.sol";
 import {Outcome} from "./Outcome.sol";
+import {Commitment} from "./Commitment.sol";
 
 /// @title ChessReferee
 /// @notice Runs chess games with equal stakes (ETH or one ERC-20 token) between two players:
@@ -276,7 +277,7 @@ contract ChessReferee is IChessCourt {
         bytes memory s = ChessRules.initialState();
         bytes32 h = RepetitionChain.start(ChessRules.repetitionKey(s));
         INITIAL_HISTORY = h;
-        INITIAL_INNER = _inner(s, h);
+        INITIAL_INNER = Commitment.inner(s, h);
         channel = new ChessChannel();
     }
 
@@ -378,7 +379,7 @@ contract ChessReferee is IChessCourt {
             clock = ClockWord.start(
                 block.timestamp, g.initialTime + GRACE_PERIOD, g.increment, g.firstMoveWindow, customStart
             );
-            g.commitment = _seal(inner, clock);
+            g.commitment = Commitment.seal(inner, clock);
         }
 
         emit GameJoined(gameId, g.white, g.black, clock);
@@ -413,7 +414,7 @@ contract ChessReferee is IChessCourt {
         Game storage g = games[gameId];
         (bytes memory s, bytes32 h, uint256 c, uint256 st) = _play(g, gameId, state, history, clock, mv);
         if (st != 0) _endByStatus(gameId, s, st);
-        else g.commitment = _seal(_inner(s, h), c);
+        else g.commitment = Commitment.seal(Commitment.inner(s, h), c);
     }
 
     /// @notice Plays `mv` and claims a draw that this move brings about (FIDE 9.2, 9.3):
@@ -459,7 +460,7 @@ contract ChessReferee is IChessCourt {
         bool isWhite = _playerColour(g);
         if (_overdue(clock, ChessRules.whiteToMove(s))) revert TimeUp();
         clock = ClockWord.withOffer(clock, isWhite);
-        g.commitment = _seal(_inner(s, history), clock);
+        g.commitment = Commitment.seal(Commitment.inner(s, history), clock);
         emit DrawOffered(gameId, msg.sender, clock);
     }
 
@@ -538,7 +539,7 @@ contract ChessReferee is IChessCourt {
     /// @inheritdoc IChessCourt
     function registerPosition(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock) external {
         if (msg.sender != address(channel)) revert NotChannel();
-        games[gameId].commitment = _seal(_innerCd(state, history), clock);
+        games[gameId].commitment = Commitment.seal(Commitment.innerCalldata(state, history), clock);
         // forge-lint: disable-next-line(unsafe-typecast) the clock word's ply field is 32 bits
         emit PositionRegistered(gameId, uint32(ClockWord.ply(clock)), state, history, clock);
     }
@@ -662,7 +663,7 @@ contract ChessReferee is IChessCourt {
         if (startState.length != 0) {
             if (startState.length != 128) revert BadStateLength(startState.length);
             bytes memory s = startState;
-            t.start = _inner(s, RepetitionChain.start(ChessRules.repetitionKey(s)));
+            t.start = Commitment.inner(s, RepetitionChain.start(ChessRules.repetitionKey(s)));
         }
         return keccak256(abi.encode(t));
     }
@@ -687,7 +688,7 @@ contract ChessReferee is IChessCourt {
     /// @param clock Clock word.
     function positionCommitment(bytes calldata state, bytes32 history, uint256 clock) external pure returns (bytes32) {
         if (state.length != 128) revert BadStateLength(state.length);
-        return _seal(_innerCd(state, history), clock);
+        return Commitment.seal(Commitment.innerCalldata(state, history), clock);
     }
 
     /// @notice The clocks of a running game as of now, given its current position.
@@ -835,7 +836,7 @@ contract ChessReferee is IChessCourt {
         uint256 st = ChessRules.status(s);
         if (st != ChessRules.ONGOING) revert StartPositionOver(st);
         history = RepetitionChain.start(ChessRules.repetitionKey(s));
-        startInner = _inner(s, history);
+        startInner = Commitment.inner(s, history);
         // The standard position given as bytes is the standard start: it has the same
         // terms hash, so it must also keep the first-move abort a joiner expects.
         if (startInner == INITIAL_INNER) startInner = 0;
@@ -907,8 +908,8 @@ contract ChessReferee is IChessCourt {
         // forge-lint: disable-next-line(unsafe-typecast) section 6 codes are 1..14
         if (code != 0) revert IllegalMove(uint8(code));
         // Repetition chain: restart at every irreversible move (halfmove clock 0). Written
-        // out, not `RepetitionChain.afterMove`: the optimizer then inlines differently and a
-        // move costs 7 gas less than before channel games instead of 14-40 more (measured).
+        // out, not `RepetitionChain.afterMove`: the optimizer inlines that differently, and the
+        // median move of the gas test's 641 real moves costs 46 gas more (measured).
         h = RepetitionChain.next(ChessRules.halfmoveClock(s) == 0 ? bytes32(0) : history, ChessRules.repetitionKey(s));
         st = ChessRules.status(s);
         _emitMovePlayed(gameId, mv, ClockWord.ply(c), st, h, c, s);
@@ -960,9 +961,9 @@ contract ChessReferee is IChessCourt {
         }
         if (state.length != 128) revert BadStateLength(state.length);
         s = state;
-        bytes32 inner = _inner(s, history);
+        bytes32 inner = Commitment.inner(s, history);
         current = clock;
-        if (_seal(inner, current) != stored) current = _withLateOffers(inner, clock, stored);
+        if (Commitment.seal(inner, current) != stored) current = _withLateOffers(inner, clock, stored);
     }
 
     /// @dev The clock word `clock` plus the offer bits it lacks that make the position
@@ -971,7 +972,7 @@ contract ChessReferee is IChessCourt {
     function _withLateOffers(bytes32 inner, uint256 clock, bytes32 stored) private pure returns (uint256 current) {
         for (uint256 offers = 1; offers <= ClockWord.BOTH_OFFERS; ++offers) {
             current = clock | (offers << ClockWord.OFFER_SHIFT);
-            if (current != clock && _seal(inner, current) == stored) return current;
+            if (current != clock && Commitment.seal(inner, current) == stored) return current;
         }
         revert StalePosition();
     }
@@ -1067,32 +1068,5 @@ contract ChessReferee is IChessCourt {
         uint256 received = IERC20(token).balanceOf(address(this));
         received = received > before ? received - before : 0;
         if (received != stake) revert TokenShortPaid(stake, received);
-    }
-
-    /// @dev keccak256(state ‖ history) over the 128 state bytes.
-    function _inner(bytes memory s, bytes32 history) private pure returns (bytes32 r) {
-        assembly ("memory-safe") {
-            let p := mload(0x40)
-            mcopy(p, add(s, 32), 128)
-            mstore(add(p, 128), history)
-            r := keccak256(p, 160)
-        }
-    }
-
-    function _innerCd(bytes calldata s, bytes32 history) private pure returns (bytes32 r) {
-        assembly ("memory-safe") {
-            let p := mload(0x40)
-            calldatacopy(p, s.offset, 128)
-            mstore(add(p, 128), history)
-            r := keccak256(p, 160)
-        }
-    }
-
-    function _seal(bytes32 inner, uint256 clock) private pure returns (bytes32 r) {
-        assembly ("memory-safe") {
-            mstore(0, inner)
-            mstore(32, clock)
-            r := keccak256(0, 64)
-        }
     }
 }

@@ -10,18 +10,40 @@ import {ChessChannel} from "../../src/ChessChannel.sol";
 import {RepetitionChain} from "../../src/RepetitionChain.sol";
 import {Move, Delegation, Resignation, Result, Auth} from "../../src/ChannelHash.sol";
 
+/// @notice Picks a random legal move (at most 48 tries), for the handlers.
+library MovePicker {
+    function find(bytes memory s, uint256 seed) internal pure returns (bool, uint24) {
+        int256 side = uint8(s[56]) == 1 ? int256(1) : -1;
+        uint256[16] memory own;
+        uint256 n;
+        for (uint256 sq; sq < 120; ++sq) {
+            int256 p = int8(uint8(s[sq]));
+            if (sq & 0x88 == 0 && p != 0 && (p > 0) == (side > 0) && n < 16) own[n++] = sq;
+        }
+        for (uint256 t; t < 48; ++t) {
+            uint256 r = uint256(keccak256(abi.encode(seed, t)));
+            uint256 from = own[r % n];
+            int256 piece = int8(uint8(s[from]));
+            uint256 to = ((r >> 16) % 8) * 16 + ((r >> 24) % 8);
+            bool promotes = (piece == 1 && to < 8) || (piece == -1 && to >= 112);
+            uint24 mv = uint24((from << 16) | (to << 8) | (promotes ? 5 : 0));
+            if (ChessRules.check(s, mv) == 0) return (true, mv);
+        }
+        return (false, 0);
+    }
+}
+
 /// @notice Drives the referee with random lifecycles of many games between three actors,
 /// in ETH and in a token: create, join, cancel, random legal moves, resign, draw
-/// offers, timeouts, withdrawals; and channel games: create, join, signed moves off-chain,
-/// settlement, signed resignation, registration (then on-chain play), proofs of cheating.
+/// offers, timeouts, withdrawals (channel games: ChannelHandler, whose events it takes in).
 /// Tracks each game's position from events only.
 contract RefereeHandler {
     Vm internal constant vm = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
 
     ChessReferee public immutable ref;
     MockERC20 public immutable token;
-    ChessChannel public immutable channel;
-    uint256[3] internal keys = [uint256(0xA1), 0xA2, 0xA3];
+    /// @notice The actors' private keys (they sign channel messages).
+    uint256[3] public keys = [uint256(0xA1), 0xA2, 0xA3];
     address[3] public actors;
 
     struct Position {
@@ -38,18 +60,14 @@ contract RefereeHandler {
     uint256 public customStartTimeouts;
     uint256 public customStartAborts;
     uint256 public withdrawalsElsewhere;
-    uint256 public channelEndings;
     uint256 public registrations;
     /// @dev Games that emitted GameEnded more than once (must stay 0).
     uint256 public endedTwice;
     mapping(uint256 gameId => bool) internal ended;
-    /// @dev Each channel game's signed transcript (start move first) while it is off-chain.
-    mapping(uint256 gameId => Move[]) internal lines;
 
     constructor(ChessReferee referee, MockERC20 t) {
         ref = referee;
         token = t;
-        channel = referee.channel();
         for (uint256 i; i < 3; ++i) {
             actors[i] = vm.addr(keys[i]);
             vm.deal(actors[i], 1_000 ether);
@@ -75,7 +93,16 @@ contract RefereeHandler {
     }
 
     function _absorb() internal {
-        Vm.Log[] memory logs = vm.getRecordedLogs();
+        _absorbLogs(vm.getRecordedLogs());
+    }
+
+    /// @notice Takes in the referee's logs of a transaction another handler sent (the
+    /// channel handler), so positions and endings are tracked from every event.
+    function absorb(Vm.Log[] calldata logs) external {
+        _absorbLogs(logs);
+    }
+
+    function _absorbLogs(Vm.Log[] memory logs) internal {
         for (uint256 i; i < logs.length; ++i) {
             Vm.Log memory l = logs[i];
             if (l.emitter != address(ref)) continue;
@@ -175,7 +202,7 @@ contract RefereeHandler {
         uint256 id = _game(gameSeed);
         if (id == 0 || ref.getGame(id).commitment == 0) return;
         Position memory p = pos[id];
-        (bool found, uint24 mv) = _findMove(p.state, moveSeed);
+        (bool found, uint24 mv) = MovePicker.find(p.state, moveSeed);
         if (!found) return;
         (,, bool whiteToMove, uint256 deadline) = ref.clocks(id, p.state, p.history, p.clock);
         if (block.timestamp > deadline) return;
@@ -184,26 +211,6 @@ contract RefereeHandler {
         vm.prank(whiteToMove ? g.white : g.black);
         ref.move(id, p.state, p.history, p.clock, mv);
         _absorb();
-    }
-
-    function _findMove(bytes memory s, uint256 seed) internal pure returns (bool, uint24) {
-        int256 side = uint8(s[56]) == 1 ? int256(1) : -1;
-        uint256[16] memory own;
-        uint256 n;
-        for (uint256 sq; sq < 120; ++sq) {
-            int256 p = int8(uint8(s[sq]));
-            if (sq & 0x88 == 0 && p != 0 && (p > 0) == (side > 0) && n < 16) own[n++] = sq;
-        }
-        for (uint256 t; t < 48; ++t) {
-            uint256 r = uint256(keccak256(abi.encode(seed, t)));
-            uint256 from = own[r % n];
-            int256 piece = int8(uint8(s[from]));
-            uint256 to = ((r >> 16) % 8) * 16 + ((r >> 24) % 8);
-            bool promotes = (piece == 1 && to < 8) || (piece == -1 && to >= 112);
-            uint24 mv = uint24((from << 16) | (to << 8) | (promotes ? 5 : 0));
-            if (ChessRules.check(s, mv) == 0) return (true, mv);
-        }
-        return (false, 0);
     }
 
     function resign(uint256 gameSeed, bool white) external {
@@ -256,7 +263,66 @@ contract RefereeHandler {
         _absorb();
     }
 
-    // ---------------------------------------------------------------- channel games
+    function withdraw(uint256 actorSeed, bool useToken) external {
+        ++calls;
+        address who = _actor(actorSeed);
+        address t = useToken ? address(token) : address(0);
+        if (ref.credits(who, t) == 0) return;
+        vm.prank(who);
+        ref.withdraw(t);
+    }
+
+    /// @dev Withdraws an actor's credit to an address outside the game (the money leaves).
+    function withdrawTo(uint256 actorSeed, bool useToken, uint160 toSeed) external {
+        ++calls;
+        address who = _actor(actorSeed);
+        address t = useToken ? address(token) : address(0);
+        if (ref.credits(who, t) == 0) return;
+        vm.prank(who);
+        ref.withdrawTo(t, address(uint160(0xF00D0000) + toSeed % 1000));
+        ++withdrawalsElsewhere;
+    }
+}
+
+/// @notice The channel paths of the invariant run: channel games created and joined, signed
+/// moves off-chain, settlement, signed resignation, registration (then on-chain play through
+/// RefereeHandler), both proofs. Kept apart from RefereeHandler (24 KiB); hands every
+/// referee event to it.
+contract ChannelHandler {
+    Vm internal constant vm = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
+
+    ChessReferee public immutable ref;
+    ChessChannel public immutable channel;
+    RefereeHandler public immutable main;
+    address public immutable token;
+    uint256 public calls;
+    uint256 public channelEndings;
+    /// @dev Each channel game's signed transcript (start move first).
+    mapping(uint256 gameId => Move[]) internal lines;
+    /// @dev A custom start (given, not parsed here: the FEN parser would not fit in 24 KiB).
+    bytes internal customStart;
+
+    constructor(ChessReferee referee, RefereeHandler handler, bytes memory custom) {
+        ref = referee;
+        customStart = custom;
+        channel = referee.channel();
+        main = handler;
+        token = address(handler.token());
+    }
+
+    function _actor(uint256 seed) internal view returns (address) {
+        return main.actors(seed % 3);
+    }
+
+    function _game(uint256 seed) internal view returns (uint256) {
+        uint256 n = ref.nextGameId() - 1;
+        return n == 0 ? 0 : 1 + seed % n;
+    }
+
+    /// @dev The standard start for three games in four, else the custom one.
+    function _start(uint256 seed) internal view returns (bytes memory) {
+        return seed % 4 == 2 ? customStart : bytes("");
+    }
 
     function createChannel(uint256 actorSeed, uint256 stakeSeed, bool useToken, bool open, bool creatorWhite) external {
         ++calls;
@@ -273,9 +339,9 @@ contract RefereeHandler {
         } else {
             id = ref.createChannelGame{value: stake}(opponent, creatorWhite, address(0), stake, 60, 2, 0, start, window);
         }
-        _absorb();
-        bytes memory s = pos[id].state;
-        lines[id].push(Move(id, 0, 0, s, pos[id].history, 60, 60, 0));
+        main.absorb(vm.getRecordedLogs());
+        (bytes memory s, bytes32 history,) = main.position(id);
+        lines[id].push(Move(id, 0, 0, s, history, 60, 60, 0));
     }
 
     /// @dev The running channel game `gameSeed` picks while it is off-chain, else 0.
@@ -288,7 +354,7 @@ contract RefereeHandler {
 
     function _key(address player) internal view returns (uint256) {
         for (uint256 i; i < 3; ++i) {
-            if (actors[i] == player) return keys[i];
+            if (main.actors(i) == player) return main.keys(i);
         }
         revert("not an actor");
     }
@@ -310,7 +376,7 @@ contract RefereeHandler {
         if (id == 0) return;
         Move memory q = lines[id][lines[id].length - 1];
         if (ChessRules.status(q.state) != 0) return;
-        (bool found, uint24 mv) = _findMove(q.state, moveSeed);
+        (bool found, uint24 mv) = MovePicker.find(q.state, moveSeed);
         if (!found) return;
         bytes memory s = bytes.concat(q.state);
         ChessRules.applyMove(s, mv);
@@ -339,7 +405,7 @@ contract RefereeHandler {
         bytes32 h = channel.hashResult(r);
         vm.recordLogs();
         channel.settle(r, _sign(g.white, h), _sign(g.black, h));
-        _absorb();
+        main.absorb(vm.getRecordedLogs());
         ++channelEndings;
     }
 
@@ -352,7 +418,7 @@ contract RefereeHandler {
         Resignation memory r = Resignation(id, 0);
         vm.recordLogs();
         channel.resignBySignature(r, _sign(white ? g.white : g.black, channel.hashResignation(r)), white);
-        _absorb();
+        main.absorb(vm.getRecordedLogs());
         ++channelEndings;
     }
 
@@ -371,7 +437,7 @@ contract RefereeHandler {
         Auth memory ma = _sign(_author(g, m), channel.hashMove(m));
         vm.recordLogs();
         channel.register(q, qa, m, ma, 0, 0);
-        _absorb();
+        main.absorb(vm.getRecordedLogs());
     }
 
     /// @dev The author of the latest signed move also signs another move for that ply.
@@ -390,7 +456,7 @@ contract RefereeHandler {
         address author = _author(g, a);
         vm.recordLogs();
         channel.proveEquivocation(a, _sign(author, channel.hashMove(a)), b, _sign(author, channel.hashMove(b)));
-        _absorb();
+        main.absorb(vm.getRecordedLogs());
         ++channelEndings;
     }
 
@@ -402,7 +468,7 @@ contract RefereeHandler {
         ChessReferee.GameInfo memory g = ref.getGame(id);
         Move memory q = lines[id][lines[id].length - 1];
         if (ChessRules.status(q.state) != 0) return;
-        (bool found, uint24 mv) = _findMove(q.state, moveSeed);
+        (bool found, uint24 mv) = MovePicker.find(q.state, moveSeed);
         if (!found) return;
         bytes memory s = bytes.concat(q.state);
         ChessRules.applyMove(s, mv);
@@ -419,28 +485,8 @@ contract RefereeHandler {
         });
         vm.recordLogs();
         channel.proveIllegalMove(q, bad, _sign(_author(g, bad), channel.hashMove(bad)));
-        _absorb();
+        main.absorb(vm.getRecordedLogs());
         ++channelEndings;
-    }
-
-    function withdraw(uint256 actorSeed, bool useToken) external {
-        ++calls;
-        address who = _actor(actorSeed);
-        address t = useToken ? address(token) : address(0);
-        if (ref.credits(who, t) == 0) return;
-        vm.prank(who);
-        ref.withdraw(t);
-    }
-
-    /// @dev Withdraws an actor's credit to an address outside the game (the money leaves).
-    function withdrawTo(uint256 actorSeed, bool useToken, uint160 toSeed) external {
-        ++calls;
-        address who = _actor(actorSeed);
-        address t = useToken ? address(token) : address(0);
-        if (ref.credits(who, t) == 0) return;
-        vm.prank(who);
-        ref.withdrawTo(t, address(uint160(0xF00D0000) + toSeed % 1000));
-        ++withdrawalsElsewhere;
     }
 }
 
@@ -451,14 +497,17 @@ contract ChessRefereeInvariantTest is Test {
     ChessReferee internal ref;
     MockERC20 internal token;
     RefereeHandler internal handler;
+    ChannelHandler internal channelHandler;
 
     function setUp() public {
         vm.warp(1_700_000_000);
         ref = new ChessReferee();
         token = new MockERC20();
         handler = new RefereeHandler(ref, token);
+        channelHandler = new ChannelHandler(ref, handler, ChessTestKit.fen("4k3/4p3/8/8/8/8/4P3/4K3 w - - 0 1"));
         targetContract(address(handler));
-        bytes4[] memory selectors = new bytes4[](17);
+        targetContract(address(channelHandler));
+        bytes4[] memory selectors = new bytes4[](9);
         selectors[0] = RefereeHandler.create.selector;
         selectors[1] = RefereeHandler.join.selector;
         selectors[2] = RefereeHandler.cancel.selector;
@@ -468,15 +517,17 @@ contract ChessRefereeInvariantTest is Test {
         selectors[6] = RefereeHandler.timeout.selector;
         selectors[7] = RefereeHandler.withdraw.selector;
         selectors[8] = RefereeHandler.withdrawTo.selector;
-        selectors[9] = RefereeHandler.createChannel.selector;
-        selectors[10] = RefereeHandler.channelMove.selector;
-        selectors[11] = RefereeHandler.settle.selector;
-        selectors[12] = RefereeHandler.resignBySignature.selector;
-        selectors[13] = RefereeHandler.register.selector;
-        selectors[14] = RefereeHandler.proveEquivocation.selector;
-        selectors[15] = RefereeHandler.proveIllegalMove.selector;
-        selectors[16] = RefereeHandler.channelMove.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
+        bytes4[] memory channelSelectors = new bytes4[](8);
+        channelSelectors[0] = ChannelHandler.createChannel.selector;
+        channelSelectors[1] = ChannelHandler.channelMove.selector;
+        channelSelectors[2] = ChannelHandler.settle.selector;
+        channelSelectors[3] = ChannelHandler.resignBySignature.selector;
+        channelSelectors[4] = ChannelHandler.register.selector;
+        channelSelectors[5] = ChannelHandler.proveEquivocation.selector;
+        channelSelectors[6] = ChannelHandler.proveIllegalMove.selector;
+        channelSelectors[7] = ChannelHandler.channelMove.selector; // twice: games need moves
+        targetSelector(FuzzSelector({addr: address(channelHandler), selectors: channelSelectors}));
     }
 
     /// @notice The handler really plays and settles games (so the invariants are not
@@ -529,23 +580,23 @@ contract ChessRefereeInvariantTest is Test {
     /// registration then on-chain play, both proofs.
     function test_HandlerReachesChannelPaths() public {
         for (uint256 i; i < 5; ++i) {
-            handler.createChannel(i, 1 ether + i, i % 2 == 0, false, true); // standard starts
+            channelHandler.createChannel(i, 1 ether + i, i % 2 == 0, false, true); // standard starts
             handler.join(i, i + 1);
         }
         for (uint256 k; k < 4; ++k) {
             for (uint256 i; i < 5; ++i) {
-                handler.channelMove(i, uint256(keccak256(abi.encode(i, k))));
+                channelHandler.channelMove(i, uint256(keccak256(abi.encode(i, k))));
             }
         }
-        handler.settle(0, 0);
-        handler.resignBySignature(1, true);
-        handler.register(2);
+        channelHandler.settle(0, 0);
+        channelHandler.resignBySignature(1, true);
+        channelHandler.register(2);
         handler.play(2, 7);
-        handler.proveEquivocation(3);
+        channelHandler.proveEquivocation(3);
         for (uint256 seed; ref.getGame(5).phase == 2 && seed < 20; ++seed) {
-            handler.proveIllegalMove(4, seed); // until a seed finds a legal move to distort
+            channelHandler.proveIllegalMove(4, seed); // until a seed finds a legal move to distort
         }
-        assertEq(handler.channelEndings(), 4);
+        assertEq(channelHandler.channelEndings(), 4);
         assertEq(handler.registrations(), 1);
         assertEq(ref.getGame(3).phase, 2, "game 3 continues on-chain");
         invariant_EthBalanceEqualsStakesPlusCredits();
