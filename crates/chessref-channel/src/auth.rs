@@ -185,9 +185,26 @@ impl Auth {
         player: Address,
         wallets: &impl ContractWallets,
     ) -> Result<Authorised, AuthError> {
-        let digest = message.digest(domain);
+        match &self.delegation {
+            None => verify_player(player, message.digest(domain), &self.signature, wallets),
+            Some(signed) => {
+                let outer = signed.verify(domain, player, wallets)?;
+                self.verify_by_session(domain, message)?;
+                Ok(outer)
+            }
+        }
+    }
+
+    /// The session-key half of [`verify`](Auth::verify): the delegation's game and ply
+    /// range fit `message`, and the session key signed it. The delegation's own
+    /// signature is the caller's to check (once: [`SignedDelegation::verify`]).
+    pub fn verify_by_session<M: Message>(
+        &self,
+        domain: &ChannelDomain,
+        message: &M,
+    ) -> Result<(), AuthError> {
         let Some(signed) = &self.delegation else {
-            return verify_player(player, digest, &self.signature, wallets);
+            return Ok(());
         };
         let d = &signed.delegation;
         if d.sessionKey == Address::ZERO {
@@ -207,14 +224,33 @@ impl Auth {
                 last: d.lastPly,
             });
         }
-        let outer = verify_player(player, d.digest(domain), &signed.signature, wallets)?;
-        let signer = recover(digest, &self.signature)?;
+        let signer = recover(message.digest(domain), &self.signature)?;
         if signer != d.sessionKey {
             return Err(AuthError::WrongSigner {
                 expected: d.sessionKey,
                 signer,
             });
         }
-        Ok(outer)
+        Ok(())
+    }
+}
+
+impl SignedDelegation {
+    /// Checks that `player` signed this delegation under `domain`.
+    pub fn verify(
+        &self,
+        domain: &ChannelDomain,
+        player: Address,
+        wallets: &impl ContractWallets,
+    ) -> Result<Authorised, AuthError> {
+        if self.delegation.sessionKey == Address::ZERO {
+            return Err(AuthError::ZeroSessionKey);
+        }
+        verify_player(
+            player,
+            self.delegation.digest(domain),
+            &self.signature,
+            wallets,
+        )
     }
 }

@@ -9,6 +9,8 @@
 //! The rules themselves are `chessref-core`'s: nothing here knows chess.
 
 pub mod auth;
+#[cfg(feature = "signer")]
+pub mod client;
 pub mod domain;
 pub mod game;
 pub mod messages;

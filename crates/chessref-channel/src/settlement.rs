@@ -132,15 +132,17 @@ pub fn register(
     }
 }
 
-/// `registerStart(gameId)`.
-pub fn register_start(game_id: U256) -> Settlement {
+/// `registerStart(start)`: on-chain play from the game's start move.
+pub fn register_start(start: &Move) -> Settlement {
     Settlement {
         call: "registerStart",
         why: "no move was signed: on-chain play starts from the start position".into(),
         ends: None,
-        calldata: IChessChannel::registerStartCall { gameId: game_id }
-            .abi_encode()
-            .into(),
+        calldata: IChessChannel::registerStartCall {
+            start: start.clone(),
+        }
+        .abi_encode()
+        .into(),
     }
 }
 

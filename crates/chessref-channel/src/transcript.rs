@@ -308,6 +308,9 @@ impl Transcript {
         let mut unchecked = Vec::new();
         let mut error = None;
         let mut bad_settlement = None;
+        // Each delegation's wallet signature is checked once, when first used.
+        let mut delegations: Vec<Option<Result<Authorised, AuthError>>> =
+            vec![None; self.delegations.len()];
         for i in 0..self.moves.len() {
             let mv = self.message(i);
             let entry = &self.moves[i];
@@ -331,7 +334,14 @@ impl Transcript {
                     break;
                 }
             };
-            let signed = auth.verify(&self.domain, &mv, self.game.player(side.into()), wallets);
+            let signed = self.check(
+                &auth,
+                entry.delegation,
+                &mv,
+                side,
+                wallets,
+                &mut delegations,
+            );
             match signed {
                 Ok(Authorised::Valid) => {}
                 Ok(Authorised::Unchecked(a)) => unchecked.push(a),
@@ -385,6 +395,28 @@ impl Transcript {
             unchecked,
             settlement,
         })
+    }
+
+    /// Checks `auth` for `message` on `side`'s behalf, the delegation's own signature
+    /// from `cache` (checked there on first use).
+    fn check<M: crate::messages::Message>(
+        &self,
+        auth: &Auth,
+        delegation: i64,
+        message: &M,
+        side: Side,
+        wallets: &impl ContractWallets,
+        cache: &mut [Option<Result<Authorised, AuthError>>],
+    ) -> Result<Authorised, AuthError> {
+        let player = self.game.player(side.into());
+        let (Some(signed), Ok(index)) = (&auth.delegation, usize::try_from(delegation)) else {
+            return auth.verify(&self.domain, message, player, wallets);
+        };
+        let outer = cache[index]
+            .get_or_insert_with(|| signed.verify(&self.domain, player, wallets))
+            .clone()?;
+        auth.verify_by_session(&self.domain, message)?;
+        Ok(outer)
     }
 
     /// The signed result or resignation, checked, as its settling call.
@@ -448,7 +480,7 @@ impl Transcript {
     /// that applies, or registers it for on-chain play.
     fn dispute(&self, chain: &[(Move, Auth)], status: Status, position: &State) -> Settlement {
         if chain.len() == 1 {
-            return settlement::register_start(self.game.game_id);
+            return settlement::register_start(&chain[0].0);
         }
         let (previous, previous_auth) = &chain[chain.len() - 2];
         let (last, last_auth) = &chain[chain.len() - 1];

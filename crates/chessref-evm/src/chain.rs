@@ -1,6 +1,7 @@
 //! One interface over every chain the harness drives: the in-process revm
 //! chain and any JSON-RPC node.
 
+use alloy::signers::local::PrivateKeySigner;
 use alloy_primitives::{Address, Bytes, Log, U256};
 
 use crate::error::ChainError;
@@ -126,6 +127,13 @@ pub trait Chain {
     fn advance_time(&mut self, seconds: u64) -> Result<(), ChainError>;
     /// Reads one storage slot of `address`.
     fn storage(&mut self, address: Address, slot: U256) -> Result<U256, ChainError>;
+    /// The private key of `account`, when the harness holds it (to sign off-chain
+    /// messages as that player: docs/CHANNEL.md); `None` for a node's unlocked account
+    /// whose key it does not know.
+    fn signer(&self, account: Address) -> Option<PrivateKeySigner> {
+        let _ = account;
+        None
+    }
 
     /// Deploys `init_code` from `from`; fails if the creation reverts.
     fn deploy(
@@ -167,6 +175,9 @@ impl<C: Chain + ?Sized> Chain for Box<C> {
     }
     fn storage(&mut self, address: Address, slot: U256) -> Result<U256, ChainError> {
         (**self).storage(address, slot)
+    }
+    fn signer(&self, account: Address) -> Option<PrivateKeySigner> {
+        (**self).signer(account)
     }
 }
 

@@ -1,5 +1,6 @@
 //! The in-process chain: revm with an in-memory database, Prague rules.
 
+use alloy::signers::local::PrivateKeySigner;
 use alloy_primitives::{Address, Bytes, U256, keccak256};
 use revm::{
     Context, DatabaseRef, ExecuteCommitEvm, ExecuteEvm, MainBuilder, MainContext, SystemCallEvm,
@@ -36,6 +37,7 @@ type Evm = MainnetEvm<MainnetContext<Db>>;
 pub struct RevmChain {
     evm: Evm,
     accounts: Vec<Address>,
+    keys: Vec<PrivateKeySigner>,
 }
 
 impl Default for RevmChain {
@@ -56,9 +58,15 @@ impl RevmChain {
     /// A fresh chain at [`GENESIS_TIMESTAMP`] with the funded accounts.
     pub fn new() -> Self {
         let mut db = CacheDB::new(EmptyDB::default());
-        let accounts: Vec<Address> = (0..ACCOUNT_COUNT)
-            .map(|i| Address::from_word(keccak256(format!("chessref account {i}"))))
+        // Each account's private key is keccak256("chessref account i"), so the harness
+        // can sign off-chain messages as any of them (`Chain::signer`).
+        let keys: Vec<PrivateKeySigner> = (0..ACCOUNT_COUNT)
+            .map(|i| {
+                PrivateKeySigner::from_bytes(&keccak256(format!("chessref account {i}")))
+                    .expect("a keccak256 output below the curve order")
+            })
             .collect();
+        let accounts: Vec<Address> = keys.iter().map(|k| k.address()).collect();
         for &account in &accounts {
             db.insert_account_info(account, AccountInfo::from_balance(ACCOUNT_BALANCE));
         }
@@ -75,7 +83,11 @@ impl RevmChain {
                 block.basefee = 0;
             })
             .build_mainnet();
-        RevmChain { evm, accounts }
+        RevmChain {
+            evm,
+            accounts,
+            keys,
+        }
     }
 
     fn db(&self) -> &Db {
@@ -120,6 +132,9 @@ impl Chain for RevmChain {
 
     fn accounts(&self) -> &[Address] {
         &self.accounts
+    }
+    fn signer(&self, account: Address) -> Option<PrivateKeySigner> {
+        self.keys.iter().find(|k| k.address() == account).cloned()
     }
 
     fn send(&mut self, tx: TxRequest) -> Result<TxReceipt, ChainError> {

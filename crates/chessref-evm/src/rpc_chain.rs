@@ -31,6 +31,7 @@ pub struct RpcChain {
     runtime: tokio::runtime::Runtime,
     provider: DynProvider,
     accounts: Vec<Address>,
+    keys: Vec<PrivateKeySigner>,
 }
 
 impl std::fmt::Debug for RpcChain {
@@ -89,6 +90,7 @@ impl RpcChain {
             runtime,
             provider,
             accounts: Vec::new(),
+            keys: signers.clone(),
         };
         chain.accounts = if signers.is_empty() {
             let provider = chain.provider.clone();
@@ -167,6 +169,13 @@ impl Chain for RpcChain {
 
     fn accounts(&self) -> &[Address] {
         &self.accounts
+    }
+    fn signer(&self, account: Address) -> Option<PrivateKeySigner> {
+        self.keys
+            .iter()
+            .find(|k| k.address() == account)
+            .cloned()
+            .or_else(|| crate::anvil::default_signer(account))
     }
 
     fn send(&mut self, tx: TxRequest) -> Result<TxReceipt, ChainError> {

@@ -138,6 +138,12 @@ fn exercise(chain: &mut dyn Chain) -> Figures {
 fn revm_chain_deploys_transacts_and_decodes() {
     let mut chain = RevmChain::new();
     assert_eq!(chain.accounts().len(), chessref_evm::ACCOUNT_COUNT);
+    for &account in chain.accounts() {
+        let key = chain
+            .signer(account)
+            .expect("the harness holds every revm account's key");
+        assert_eq!(key.address(), account);
+    }
     let figures = exercise(&mut chain);
     assert!(figures.revert_gas > 21_000);
 }
@@ -148,6 +154,12 @@ fn revm_and_anvil_agree_on_everything_including_gas() {
         Anvil::spawn().expect("anvil (the npm-installed node) must be available for this test");
     let mut rpc = RpcChain::connect(anvil.url()).expect("connect to anvil");
     assert_eq!(rpc.accounts().len(), 10);
+    for &account in rpc.accounts() {
+        let key = rpc
+            .signer(account)
+            .expect("anvil's default accounts have well-known keys");
+        assert_eq!(key.address(), account);
+    }
     let on_anvil = exercise(&mut rpc);
     let on_revm = exercise(&mut RevmChain::new());
     assert_eq!(
