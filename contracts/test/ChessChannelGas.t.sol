@@ -151,6 +151,22 @@ contract ChessChannelGasTest is ChannelBase, RefereeGasBase {
         assertLe(overtake, 120_000, "issue 10 bar");
     }
 
+    /// @notice A registration whose two moves are signed by session keys (each delegation
+    /// travels with its move): over the 120,000 bar by the delegations' calldata and checks.
+    function test_Gas_RegisterBySessionKeys() public {
+        (uint256 id,,) = _channelGameTx();
+        _realOpening(id);
+        Move memory q = line[18];
+        Move memory m = line[19];
+        Delegation memory dw = _delegation(id, SESSION1_PK, 1, type(uint32).max);
+        Delegation memory db = _delegation(id, SESSION2_PK, 1, type(uint32).max);
+        Auth memory qa = _bySession(BOB_PK, SESSION2_PK, db, _moveDigest(q));
+        Auth memory ma = _bySession(ALICE_PK, SESSION1_PK, dw, _moveDigest(m));
+        uint256 gas = _txTo(address(channel), carol, 0, abi.encodeCall(ChessChannel.register, (q, qa, m, ma, 0, 0)));
+        emit log_named_uint("register, both moves by session keys (ply 19)", gas);
+        assertLe(gas, 150_000);
+    }
+
     function test_Gas_RegisterDecidedPositionSettles() public {
         _warmCredits();
         (uint256 id,,) = _channelGameTx();
