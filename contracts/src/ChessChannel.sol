@@ -223,12 +223,11 @@ contract ChessChannel {
     function proveEquivocation(Move calldata a, Auth calldata aAuth, Move calldata b, Auth calldata bAuth) external {
         uint256 gameId = a.gameId;
         ChannelGame memory g = _game(gameId);
-        bool authorWhite = _authoriseMove(g, a, aAuth);
-        bool bAuthorWhite = _authoriseMove(g, b, bAuth);
-        if (
-            b.gameId != gameId || b.ply != a.ply || bAuthorWhite != authorWhite
-                || ChannelHash.hashMove(a) == ChannelHash.hashMove(b)
-        ) revert NotEquivocation();
+        (bool authorWhite, bytes32 aHash) = _authoriseMove(g, a, aAuth);
+        (bool bAuthorWhite, bytes32 bHash) = _authoriseMove(g, b, bAuth);
+        if (b.gameId != gameId || b.ply != a.ply || bAuthorWhite != authorWhite || aHash == bHash) {
+            revert NotEquivocation();
+        }
         referee.endChannelGame(gameId, Outcome.winOfOpponent(authorWhite), Outcome.REASON_EQUIVOCATION);
     }
 
@@ -243,10 +242,11 @@ contract ChessChannel {
     function proveIllegalMove(Move calldata previous, Move calldata bad, Auth calldata badAuth) external {
         uint256 gameId = bad.gameId;
         ChannelGame memory g = _game(gameId);
-        bool authorWhite = _authoriseMove(g, bad, badAuth);
-        if (bad.previous != ChannelHash.hashMove(previous)) revert NotIllegal();
+        (bool authorWhite,) = _authoriseMove(g, bad, badAuth);
+        bytes32 previousHash = ChannelHash.hashMove(previous);
+        if (bad.previous != previousHash) revert NotIllegal();
         if (previous.ply == 0) _checkStart(g, previous);
-        (uint256 code,,) = _transition(gameId, g.increment, previous, bad);
+        (uint256 code,,) = _transition(gameId, g.increment, previous, previousHash, bad);
         if (code == WRONG_GAME) revert WrongGame();
         if (code == 0) revert NotIllegal();
         referee.endChannelGame(gameId, Outcome.winOfOpponent(authorWhite), Outcome.REASON_ILLEGAL_SIGNED_MOVE);
@@ -304,7 +304,7 @@ contract ChessChannel {
         pure
         returns (uint256 code, uint256 ruleCode)
     {
-        (code, ruleCode,) = _transition(gameId, increment, q, m);
+        (code, ruleCode,) = _transition(gameId, increment, q, ChannelHash.hashMove(q), m);
     }
 
     // ------------------------------------------------------------------ internals
@@ -336,15 +336,17 @@ contract ChessChannel {
         if (!ok) revert BadSignature(player);
     }
 
-    /// @dev Checks that `m` is signed on behalf of its author; returns whether that is white.
+    /// @dev Checks that `m` is signed on behalf of its author; returns whether that is white,
+    /// and `m`'s hashStruct.
     function _authoriseMove(ChannelGame memory g, Move calldata m, Auth calldata auth)
         private
         view
-        returns (bool authorWhite)
+        returns (bool authorWhite, bytes32 structHash)
     {
         if (m.state.length != 128) revert BadStateLength(m.state.length);
         authorWhite = m.state[ChessRules.CURRENT_PLAYER] != 0x01;
-        _authorise(authorWhite ? g.white : g.black, _digest(ChannelHash.hashMove(m)), m.gameId, m.ply, auth);
+        structHash = ChannelHash.hashMove(m);
+        _authorise(authorWhite ? g.white : g.black, _digest(structHash), m.gameId, m.ply, auth);
     }
 
     /// @dev Checks `(previous, last)` as `register` and `claimDraw` take it: both signed on
@@ -358,11 +360,16 @@ contract ChessChannel {
         Auth calldata lastAuth
     ) private view returns (bytes memory s) {
         _authoriseMove(g, last, lastAuth);
-        if (last.ply == 1) _checkStart(g, previous);
-        else _authoriseMove(g, previous, previousAuth);
+        bytes32 previousHash;
+        if (last.ply == 1) {
+            _checkStart(g, previous);
+            previousHash = ChannelHash.hashMove(previous);
+        } else {
+            (, previousHash) = _authoriseMove(g, previous, previousAuth);
+        }
         uint256 code;
         uint256 rule;
-        (code, rule, s) = _transition(last.gameId, g.increment, previous, last);
+        (code, rule, s) = _transition(last.gameId, g.increment, previous, previousHash, last);
         // forge-lint: disable-next-line(unsafe-typecast) codes are 1..8, move codes 0..14
         if (code != 0) revert InvalidTransition(uint8(code), uint8(rule));
     }
@@ -385,16 +392,17 @@ contract ChessChannel {
         return true;
     }
 
-    /// @dev Section 6: the first failing transition code of `m` after `q` (0 if `m` is a
-    /// valid successor), the move code for code 6, and the state after the move.
-    function _transition(uint256 gameId, uint256 increment, Move calldata q, Move calldata m)
+    /// @dev Section 6: the first failing transition code of `m` after `q` (whose hashStruct
+    /// is `qHash`; 0 if `m` is a valid successor), the move code for code 6, and the state
+    /// after the move.
+    function _transition(uint256 gameId, uint256 increment, Move calldata q, bytes32 qHash, Move calldata m)
         private
         pure
         returns (uint256 code, uint256 rule, bytes memory s)
     {
         if (m.gameId != gameId || q.gameId != gameId) return (WRONG_GAME, 0, s);
         if (m.ply != uint256(q.ply) + 1) return (WRONG_PLY, 0, s);
-        if (m.previous != ChannelHash.hashMove(q)) return (WRONG_PREVIOUS, 0, s);
+        if (m.previous != qHash) return (WRONG_PREVIOUS, 0, s);
         if (m.state.length != 128) revert BadStateLength(m.state.length);
         if (m.state[ChessRules.CURRENT_PLAYER] == 0x01) {
             // black moved: its time may grow by the increment at most, white's stays

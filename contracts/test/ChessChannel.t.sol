@@ -4,7 +4,7 @@ pragma solidity ^0.8.30;
 import {ChannelBase} from "./ChessChannelBase.t.sol";
 import {ChessReferee} from "../src/ChessReferee.sol";
 import {ChessChannel} from "../src/ChessChannel.sol";
-import {ChessRules} from "../src/ChessRules.sol";
+import {ChessRules, BadStateLength} from "../src/ChessRules.sol";
 import {ChannelGame} from "../src/ChessCourt.sol";
 import {Move, Delegation, Resignation, Result, Auth} from "../src/ChannelHash.sol";
 
@@ -310,6 +310,16 @@ contract ChessChannelRegisterTest is ChannelBase {
         (Auth memory qa, Auth memory ma) = (_byAuthor(line[1]), _signMove(ALICE_PK, line[2]));
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob));
         channel.register(line[1], qa, line[2], ma, 0, 0);
+    }
+
+    function test_Register_RejectsStateOfWrongLength() public {
+        _startChannelGame();
+        _extend("e2e4 e7e5");
+        Move memory m = line[2];
+        m.state = bytes.concat(m.state, hex"00");
+        (Auth memory qa, Auth memory ma) = (_byAuthor(line[1]), _direct(""));
+        vm.expectRevert(abi.encodeWithSelector(BadStateLength.selector, 129));
+        channel.register(line[1], qa, m, ma, 0, 0);
     }
 
     function test_Register_StaleRegistrationOvertakenByHigherPly() public {
