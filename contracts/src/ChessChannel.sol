@@ -160,12 +160,15 @@ contract ChessChannel {
     }
 
     /// @notice Starts on-chain play from the start move, while the game is off-chain: for a
-    /// player whose opponent never made (or never answered) the first move. Both budgets
+    /// player whose opponent never made (or never answered) the first move. Players only. Both budgets
     /// are the initial time plus the grace, the side to move's plus the response window.
     /// @param start The game's start move (ply 0; `NotTheStart` otherwise).
     function registerStart(Move calldata start) external {
         uint256 gameId = start.gameId;
         ChannelGame memory g = _game(gameId);
+        // Only a player: it needs no signature, so anyone else could force any channel game
+        // on-chain and start its clock.
+        if (msg.sender != g.white && msg.sender != g.black) revert NotAPlayer();
         if (g.commitment != 0) revert AlreadyOnChain(gameId);
         _checkStart(g, start);
         bool whiteToMove = start.state[ChessRules.CURRENT_PLAYER] == 0x01;

@@ -406,6 +406,7 @@ contract ChessChannelRegisterTest is ChannelBase {
     function test_RegisterStart_StartsOnChainWithWindowForWhite() public {
         uint256 id = _startChannelGame();
         vm.recordLogs();
+        vm.prank(bob);
         channel.registerStart(line[0]);
         _absorb(vm.getRecordedLogs());
         (, uint256 wb, uint256 bb,, uint256 ply,,,,) = ref.decodeClock(pos[id].clock);
@@ -420,6 +421,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         uint256 id = _startChannelGame();
         _extend("e2e4");
         _register(1);
+        vm.prank(alice);
         vm.expectRevert(_err(ChessChannel.AlreadyOnChain.selector, id));
         channel.registerStart(line[0]);
     }
@@ -432,8 +434,17 @@ contract ChessChannelRegisterTest is ChannelBase {
         fake.mv = 0;
         fake.previous = 0;
         fake.whiteTime = INITIAL;
+        vm.prank(alice);
         vm.expectRevert(ChessChannel.NotTheStart.selector);
         channel.registerStart(fake);
+    }
+
+    function test_RegisterStart_RejectsNonPlayer() public {
+        _startChannelGame();
+        Move memory start = line[0];
+        vm.prank(carol);
+        vm.expectRevert(ChessChannel.NotAPlayer.selector);
+        channel.registerStart(start);
     }
 }
 
