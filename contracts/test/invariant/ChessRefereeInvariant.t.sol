@@ -151,14 +151,25 @@ contract RefereeHandler {
         return "";
     }
 
+    /// @notice The terms a create call draws from its seeds (also for ChannelHandler):
+    /// creator, opponent (0 when open), stake, a window of 60..180 s (inside the 60 s clock +
+    /// grace or beyond it) and the start position.
+    function termsFor(uint256 actorSeed, uint256 stakeSeed, bool open)
+        public
+        view
+        returns (address creator, address opponent, uint256 stake, uint32 window, bytes memory start)
+    {
+        creator = _actor(actorSeed);
+        opponent = open ? address(0) : _actor(actorSeed % 3 + 1 + stakeSeed % 2);
+        stake = stakeSeed % 5 ether;
+        window = uint32(60 + (stakeSeed >> 128) % 121);
+        start = _start(stakeSeed >> 64);
+    }
+
     function create(uint256 actorSeed, uint256 stakeSeed, bool useToken, bool open, bool creatorWhite) external {
         ++calls;
-        address creator = _actor(actorSeed);
-        address opponent = open ? address(0) : _actor(actorSeed % 3 + 1 + stakeSeed % 2);
-        uint256 stake = stakeSeed % 5 ether;
-        // first-move window 60..180 s (inside the 60 s clock + grace or beyond it)
-        uint32 window = uint32(60 + (stakeSeed >> 128) % 121);
-        bytes memory start = _start(stakeSeed >> 64);
+        (address creator, address opponent, uint256 stake, uint32 window, bytes memory start) =
+            termsFor(actorSeed, stakeSeed, open);
         vm.recordLogs();
         vm.prank(creator);
         if (useToken) {
@@ -299,12 +310,9 @@ contract ChannelHandler {
     uint256 public channelEndings;
     /// @dev Each channel game's signed transcript (start move first).
     mapping(uint256 gameId => Move[]) internal lines;
-    /// @dev A custom start (given, not parsed here: the FEN parser would not fit in 24 KiB).
-    bytes internal customStart;
 
-    constructor(ChessReferee referee, RefereeHandler handler, bytes memory custom) {
+    constructor(ChessReferee referee, RefereeHandler handler) {
         ref = referee;
-        customStart = custom;
         channel = referee.channel();
         main = handler;
         token = address(handler.token());
@@ -319,18 +327,11 @@ contract ChannelHandler {
         return n == 0 ? 0 : 1 + seed % n;
     }
 
-    /// @dev The standard start for three games in four, else the custom one.
-    function _start(uint256 seed) internal view returns (bytes memory) {
-        return seed % 4 == 2 ? customStart : bytes("");
-    }
-
     function createChannel(uint256 actorSeed, uint256 stakeSeed, bool useToken, bool open, bool creatorWhite) external {
         ++calls;
-        address creator = _actor(actorSeed);
-        address opponent = open ? address(0) : _actor(actorSeed % 3 + 1 + stakeSeed % 2);
-        uint256 stake = stakeSeed % 5 ether;
-        uint32 window = uint32(60 + (stakeSeed >> 128) % 121);
-        bytes memory start = _start(stakeSeed >> 64);
+        // the response window drawn like the first-move window of on-chain games
+        (address creator, address opponent, uint256 stake, uint32 window, bytes memory start) =
+            main.termsFor(actorSeed, stakeSeed, open);
         vm.recordLogs();
         vm.prank(creator);
         uint256 id;
@@ -504,7 +505,7 @@ contract ChessRefereeInvariantTest is Test {
         ref = new ChessReferee();
         token = new MockERC20();
         handler = new RefereeHandler(ref, token);
-        channelHandler = new ChannelHandler(ref, handler, ChessTestKit.fen("4k3/4p3/8/8/8/8/4P3/4K3 w - - 0 1"));
+        channelHandler = new ChannelHandler(ref, handler);
         targetContract(address(handler));
         targetContract(address(channelHandler));
         bytes4[] memory selectors = new bytes4[](9);
