@@ -15,6 +15,8 @@ cd "$(dirname "$0")/.."
 SOURCES=(
   "ChessRulesView=contracts/src/ChessRulesView.sol"
   "ChessReferee=contracts/src/ChessReferee.sol"
+  # The court of channel games; ChessReferee deploys it (its address: ChessReferee.channel()).
+  "ChessChannel=contracts/src/ChessChannel.sol"
   # A tiny contract the harness's own tests use (deploy, value, events, errors, time).
   "Probe=crates/chessref-evm/tests/fixtures/Probe.sol"
 )

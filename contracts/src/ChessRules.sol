@@ -139,26 +139,54 @@ library ChessRules {
     function validateState(bytes memory s) internal pure returns (uint256) {
         if (s.length != 128) revert BadStateLength(s.length);
         unchecked {
-            // 1: board bytes in -6..6
-            for (uint256 i = 0; i < 128; ++i) {
-                if (i & 8 != 0) continue;
-                int256 v = _at(s, i);
-                if (v < -6 || v > 6) return BAD_PIECE_CODE;
-            }
-            // 2: shadow bytes
-            for (uint256 i = 8; i < 128; ++i) {
-                if (i & 8 == 0) continue;
-                if (!_flagInDomain(i, _raw(s, i))) return BAD_FLAG;
-            }
-            // 3: exactly one king of each colour
+            // 1 and 3 over the 64 board bytes a word at a time (a byte loop costs 11,000-60,000
+            // gas, too much for the channel's per-transition check). A piece code is in -6..6
+            // iff (byte + 6) mod 256 <= 12; kings are 6 and -6 (0xfa).
+            uint256 badPiece;
             uint256 whiteKings;
             uint256 blackKings;
-            for (uint256 i = 0; i < 120; ++i) {
-                if (i & 8 != 0) continue;
-                int256 v = _at(s, i);
-                if (v == KING) ++whiteKings;
-                else if (v == -KING) ++blackKings;
+            assembly ("memory-safe") {
+                // bytes equal to zero in `e`, counted (0x80 marks each, summed by multiplication)
+                function zeroBytes(e) -> n {
+                    let lo7 := 0x7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f
+                    let z := not(or(or(add(and(e, lo7), lo7), e), lo7))
+                    n := shr(248, mul(shr(7, z), 0x0101010101010101010101010101010101010101010101010101010101010101))
+                }
+                let p := add(s, 0x20)
+                for { let k := 0 } lt(k, 128) { k := add(k, 32) } {
+                    // the board bytes of two rows (bytes 0..7 and 16..23 of the word), others 0
+                    let x := and(mload(add(p, k)), 0xffffffffffffffff0000000000000000ffffffffffffffff0000000000000000)
+                    let hi := and(x, 0x8080808080808080808080808080808080808080808080808080808080808080)
+                    // per byte (b + 6) mod 256, then >= 13 sets the byte's top bit
+                    let t :=
+                        xor(add(xor(x, hi), 0x0606060606060606060606060606060606060606060606060606060606060606), hi)
+                    badPiece := or(
+                        badPiece,
+                        and(
+                            or(
+                                t,
+                                add(
+                                    and(t, 0x7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f),
+                                    0x7373737373737373737373737373737373737373737373737373737373737373
+                                )
+                            ),
+                            0x8080808080808080808080808080808080808080808080808080808080808080
+                        )
+                    )
+                    whiteKings := add(
+                        whiteKings,
+                        zeroBytes(xor(x, 0x0606060606060606060606060606060606060606060606060606060606060606))
+                    )
+                    blackKings := add(
+                        blackKings,
+                        zeroBytes(xor(x, 0xfafafafafafafafafafafafafafafafafafafafafafafafafafafafafafafafa))
+                    )
+                }
             }
+            if (badPiece != 0) return BAD_PIECE_CODE;
+            // 2: shadow bytes (bytes 8..15 of each row): 0 but for the flags, checked one by one
+            if (!_shadowBytesInDomain(s)) return BAD_FLAG;
+            // 3: exactly one king of each colour
             if (whiteKings != 1 || blackKings != 1) return KING_COUNT;
             // 4: king position bytes
             uint256 wk = _raw(s, WHITE_KING_POS);
@@ -899,17 +927,38 @@ library ChessRules {
     // Validation helpers
     // =====================================================================
 
-    function _flagInDomain(uint256 i, uint256 v) private pure returns (bool) {
-        if (i == MOVE_COUNT_HIGH || i == MOVE_COUNT_LOW) return v <= 127;
-        if (i == HALFMOVE_CLOCK || i == BLACK_KING_POS || i == WHITE_KING_POS) return true;
-        if (i == CURRENT_PLAYER) return v == 0x01 || v == 0xff;
-        if (
-            i == BLACK_LEFT_CASTLING || i == BLACK_RIGHT_CASTLING || i == WHITE_LEFT_CASTLING
-                || i == WHITE_RIGHT_CASTLING
-        ) return v == 0 || v == 0xff;
-        if (i == BLACK_EN_PASSANT) return v == 0 || (v >= 32 && v <= 39);
-        if (i == WHITE_EN_PASSANT) return v == 0 || (v >= 80 && v <= 87);
-        return v == 0;
+    /// @dev Section 7 code 2 over all shadow bytes at once: every shadow byte that is not a
+    /// flag is 0 (one masked OR over the four state words), and each flag is in its domain.
+    function _shadowBytesInDomain(bytes memory s) private pure returns (bool) {
+        uint256 stray;
+        assembly ("memory-safe") {
+            let p := add(s, 0x20)
+            stray := or(
+                or(
+                    and(mload(p), 0x000000000000000000000000ffffffff0000000000000000ffffffffffffffff),
+                    and(mload(add(p, 32)), 0x0000000000000000ffffffffffffffff000000000000000000ffffffff000000)
+                ),
+                or(
+                    and(mload(add(p, 64)), 0x0000000000000000ffffffffff0000000000000000000000ffffffffffffffff),
+                    and(mload(add(p, 96)), 0x0000000000000000ffffffffffffffff0000000000000000ffffff00ffffffff)
+                )
+            )
+        }
+        if (stray != 0) return false;
+        if (_raw(s, MOVE_COUNT_HIGH) > 127 || _raw(s, MOVE_COUNT_LOW) > 127) return false;
+        uint256 v = _raw(s, CURRENT_PLAYER);
+        if (v != 0x01 && v != 0xff) return false;
+        if (!_isFlag(_raw(s, BLACK_LEFT_CASTLING)) || !_isFlag(_raw(s, BLACK_RIGHT_CASTLING))) return false;
+        if (!_isFlag(_raw(s, WHITE_LEFT_CASTLING)) || !_isFlag(_raw(s, WHITE_RIGHT_CASTLING))) return false;
+        v = _raw(s, BLACK_EN_PASSANT);
+        if (v != 0 && (v < 32 || v > 39)) return false;
+        v = _raw(s, WHITE_EN_PASSANT);
+        return v == 0 || (v >= 80 && v <= 87);
+    }
+
+    /// @dev A castling flag: 0 or 0xff.
+    function _isFlag(uint256 v) private pure returns (bool) {
+        return v == 0 || v == 0xff;
     }
 
     function _rightConsistent(bytes memory s, uint256 right, uint256 kingSq, uint256 rookSq, int256 king, int256 rook)

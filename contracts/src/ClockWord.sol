@@ -11,6 +11,9 @@ pragma solidity ^0.8.30;
 /// the state. A move rewrites timestamp, the mover's budget and ply, and clears the
 /// offers; the other fields are fixed at join.
 library ClockWord {
+    /// @notice Seconds each player may overdraw its clock over a whole game (docs/REFEREE.md
+    /// section 3); every budget includes it.
+    uint256 internal constant GRACE_PERIOD = 15;
     uint256 internal constant WHITE_SHIFT = 40;
     uint256 internal constant BLACK_SHIFT = 72;
     uint256 internal constant INCREMENT_SHIFT = 104;
@@ -31,6 +34,24 @@ library ClockWord {
     {
         return timestamp | (fullBudget << WHITE_SHIFT) | (fullBudget << BLACK_SHIFT) | (fischer << INCREMENT_SHIFT)
             | (custom ? uint256(1) << CUSTOM_START_SHIFT : 0) | (window << WINDOW_SHIFT);
+    }
+
+    /// @notice The clock word of a position registered from off-chain play (docs/CHANNEL.md
+    /// section 7.3): the given budgets (each capped at 2^32-1) as of `timestamp`, at `plies`,
+    /// no offers. The other fields are those `start` would set.
+    function registered(
+        uint256 timestamp,
+        uint256 whiteBudget,
+        uint256 blackBudget,
+        uint256 fischer,
+        uint256 plies,
+        uint256 window,
+        bool custom
+    ) internal pure returns (uint256) {
+        if (whiteBudget > MASK_32) whiteBudget = MASK_32;
+        if (blackBudget > MASK_32) blackBudget = MASK_32;
+        return timestamp | (whiteBudget << WHITE_SHIFT) | (blackBudget << BLACK_SHIFT) | (fischer << INCREMENT_SHIFT)
+            | (plies << PLY_SHIFT) | (custom ? uint256(1) << CUSTOM_START_SHIFT : 0) | (window << WINDOW_SHIFT);
     }
 
     /// @notice When the side to move's clock started.

@@ -137,7 +137,7 @@ abstract contract RefereeBase is Test {
     // ---------------------------------------------------------------- events → positions
 
     /// @dev Updates `pos` from the referee's events, exactly as an indexer would.
-    function _absorb(Vm.Log[] memory logs) internal {
+    function _absorb(Vm.Log[] memory logs) internal virtual {
         for (uint256 i; i < logs.length; ++i) {
             Vm.Log memory l = logs[i];
             if (l.emitter != address(ref)) continue;

@@ -18,8 +18,7 @@ contract IsolationProbe {
     }
 }
 
-/// @notice Whole-transaction gas of every referee operation, and the move bars of issue 3
-/// (median <= 55,000, p90 <= 65,000, max <= 150,000 over full real games), Prague schedule.
+/// @notice Whole-transaction gas measurement (the method below), shared by the gas tests.
 /// @dev Method. Under `forge test --isolate` every top-level call is its own transaction and
 /// `vm.lastCallGas().gasTotalUsed` is the receipt's gasUsed: 21,000 + calldata (EIP-7623
 /// floor aware) + execution with cold storage - refund. Without isolation the test makes the
@@ -28,18 +27,17 @@ contract IsolationProbe {
 /// tokens = zero bytes + 4 * non-zero bytes of the calldata. Both modes give the same numbers
 /// for calls that touch only the referee; calls into a token show 2,500 less without
 /// isolation (the token account stays warm). The documented figures use `--isolate`.
-contract ChessRefereeGasTest is RefereeBase {
+abstract contract RefereeGasBase is RefereeBase {
     event log_named_uint(string key, uint256 val);
     event log_string(string val);
 
     bool internal isolated;
-    uint256[] internal moveGas;
     /// @dev Contracts a transaction touches besides the referee (tokens), cooled too.
     address[] internal alsoCool;
     /// @dev Logs of the last `_txTo`.
     Vm.Log[] internal lastLogs;
 
-    function setUp() public override {
+    function setUp() public virtual override {
         super.setUp();
         IsolationProbe probe = new IsolationProbe();
         probe.poke();
@@ -88,6 +86,12 @@ contract ChessRefereeGasTest is RefereeBase {
         uint256 floor = 21_000 + 10 * tokens;
         if (gas < floor) gas = floor;
     }
+}
+
+/// @notice Whole-transaction gas of every referee operation, and the move bars of issue 3
+/// (median <= 55,000, p90 <= 65,000, max <= 150,000 over full real games), Prague schedule.
+contract ChessRefereeGasTest is RefereeGasBase {
+    uint256[] internal moveGas;
 
     function _moveTx(uint256 id, uint24 mv) internal returns (uint256) {
         Position memory p = pos[id];

@@ -6,16 +6,45 @@ import {ChessReferee} from "../../src/ChessReferee.sol";
 import {ChessRules} from "../../src/ChessRules.sol";
 import {MockERC20} from "../mocks/MockERC20.sol";
 import {ChessTestKit} from "../rules/ChessTestKit.sol";
+import {ChessChannel} from "../../src/ChessChannel.sol";
+import {RepetitionChain} from "../../src/RepetitionChain.sol";
+import {Move, Delegation, Resignation, Result, Auth} from "../../src/ChannelHash.sol";
+
+/// @notice Picks a random legal move (at most 48 tries), for the handlers.
+library MovePicker {
+    function find(bytes memory s, uint256 seed) internal pure returns (bool, uint24) {
+        int256 side = uint8(s[56]) == 1 ? int256(1) : -1;
+        uint256[16] memory own;
+        uint256 n;
+        for (uint256 sq; sq < 120; ++sq) {
+            int256 p = int8(uint8(s[sq]));
+            if (sq & 0x88 == 0 && p != 0 && (p > 0) == (side > 0) && n < 16) own[n++] = sq;
+        }
+        for (uint256 t; t < 48; ++t) {
+            uint256 r = uint256(keccak256(abi.encode(seed, t)));
+            uint256 from = own[r % n];
+            int256 piece = int8(uint8(s[from]));
+            uint256 to = ((r >> 16) % 8) * 16 + ((r >> 24) % 8);
+            bool promotes = (piece == 1 && to < 8) || (piece == -1 && to >= 112);
+            uint24 mv = uint24((from << 16) | (to << 8) | (promotes ? 5 : 0));
+            if (ChessRules.check(s, mv) == 0) return (true, mv);
+        }
+        return (false, 0);
+    }
+}
 
 /// @notice Drives the referee with random lifecycles of many games between three actors,
 /// in ETH and in a token: create, join, cancel, random legal moves, resign, draw
-/// offers, timeouts, withdrawals. Tracks each game's position from events only.
+/// offers, timeouts, withdrawals (channel games: ChannelHandler, whose events it takes in).
+/// Tracks each game's position from events only.
 contract RefereeHandler {
     Vm internal constant vm = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
 
     ChessReferee public immutable ref;
     MockERC20 public immutable token;
-    address[3] public actors = [address(0xA1), address(0xA2), address(0xA3)];
+    /// @notice The actors' private keys (they sign channel messages).
+    uint256[3] public keys = [uint256(0xA1), 0xA2, 0xA3];
+    address[3] public actors;
 
     struct Position {
         bytes state;
@@ -31,11 +60,16 @@ contract RefereeHandler {
     uint256 public customStartTimeouts;
     uint256 public customStartAborts;
     uint256 public withdrawalsElsewhere;
+    uint256 public registrations;
+    /// @dev Games that emitted GameEnded more than once (must stay 0).
+    uint256 public endedTwice;
+    mapping(uint256 gameId => bool) internal ended;
 
     constructor(ChessReferee referee, MockERC20 t) {
         ref = referee;
         token = t;
         for (uint256 i; i < 3; ++i) {
+            actors[i] = vm.addr(keys[i]);
             vm.deal(actors[i], 1_000 ether);
             t.mint(actors[i], 1_000 ether);
             vm.prank(actors[i]);
@@ -59,7 +93,16 @@ contract RefereeHandler {
     }
 
     function _absorb() internal {
-        Vm.Log[] memory logs = vm.getRecordedLogs();
+        _absorbLogs(vm.getRecordedLogs());
+    }
+
+    /// @notice Takes in the referee's logs of a transaction another handler sent (the
+    /// channel handler), so positions and endings are tracked from every event.
+    function absorb(Vm.Log[] calldata logs) external {
+        _absorbLogs(logs);
+    }
+
+    function _absorbLogs(Vm.Log[] memory logs) internal {
         for (uint256 i; i < logs.length; ++i) {
             Vm.Log memory l = logs[i];
             if (l.emitter != address(ref)) continue;
@@ -79,7 +122,14 @@ contract RefereeHandler {
                 ++movesPlayed;
             } else if (t == ChessReferee.DrawOffered.selector) {
                 pos[id].clock = abi.decode(l.data, (uint256));
+            } else if (t == ChessReferee.PositionRegistered.selector) {
+                (, bytes memory state, bytes32 history, uint256 clock) =
+                    abi.decode(l.data, (uint32, bytes, bytes32, uint256));
+                pos[id] = Position(state, history, clock);
+                ++registrations;
             } else if (t == ChessReferee.GameEnded.selector) {
+                if (ended[id]) ++endedTwice;
+                ended[id] = true;
                 ++gamesEnded;
                 (uint8 result, uint8 reason) = abi.decode(l.data, (uint8, uint8));
                 (,,,,,,, bool customStart,) = ref.decodeClock(pos[id].clock);
@@ -101,14 +151,25 @@ contract RefereeHandler {
         return "";
     }
 
+    /// @notice The terms a create call draws from its seeds (also for ChannelHandler):
+    /// creator, opponent (0 when open), stake, a window of 60..180 s (inside the 60 s clock +
+    /// grace or beyond it) and the start position.
+    function termsFor(uint256 actorSeed, uint256 stakeSeed, bool open)
+        public
+        view
+        returns (address creator, address opponent, uint256 stake, uint32 window, bytes memory start)
+    {
+        creator = _actor(actorSeed);
+        opponent = open ? address(0) : _actor(actorSeed % 3 + 1 + stakeSeed % 2);
+        stake = stakeSeed % 5 ether;
+        window = uint32(60 + (stakeSeed >> 128) % 121);
+        start = _start(stakeSeed >> 64);
+    }
+
     function create(uint256 actorSeed, uint256 stakeSeed, bool useToken, bool open, bool creatorWhite) external {
         ++calls;
-        address creator = _actor(actorSeed);
-        address opponent = open ? address(0) : _actor(actorSeed % 3 + 1 + stakeSeed % 2);
-        uint256 stake = stakeSeed % 5 ether;
-        // first-move window 60..180 s (inside the 60 s clock + grace or beyond it)
-        uint32 window = uint32(60 + (stakeSeed >> 128) % 121);
-        bytes memory start = _start(stakeSeed >> 64);
+        (address creator, address opponent, uint256 stake, uint32 window, bytes memory start) =
+            termsFor(actorSeed, stakeSeed, open);
         vm.recordLogs();
         vm.prank(creator);
         if (useToken) {
@@ -150,9 +211,9 @@ contract RefereeHandler {
     function play(uint256 gameSeed, uint256 moveSeed) external {
         ++calls;
         uint256 id = _game(gameSeed);
-        if (id == 0 || ref.getGame(id).phase != 2) return;
+        if (id == 0 || ref.getGame(id).commitment == 0) return;
         Position memory p = pos[id];
-        (bool found, uint24 mv) = _findMove(p.state, moveSeed);
+        (bool found, uint24 mv) = MovePicker.find(p.state, moveSeed);
         if (!found) return;
         (,, bool whiteToMove, uint256 deadline) = ref.clocks(id, p.state, p.history, p.clock);
         if (block.timestamp > deadline) return;
@@ -161,26 +222,6 @@ contract RefereeHandler {
         vm.prank(whiteToMove ? g.white : g.black);
         ref.move(id, p.state, p.history, p.clock, mv);
         _absorb();
-    }
-
-    function _findMove(bytes memory s, uint256 seed) internal pure returns (bool, uint24) {
-        int256 side = uint8(s[56]) == 1 ? int256(1) : -1;
-        uint256[16] memory own;
-        uint256 n;
-        for (uint256 sq; sq < 120; ++sq) {
-            int256 p = int8(uint8(s[sq]));
-            if (sq & 0x88 == 0 && p != 0 && (p > 0) == (side > 0) && n < 16) own[n++] = sq;
-        }
-        for (uint256 t; t < 48; ++t) {
-            uint256 r = uint256(keccak256(abi.encode(seed, t)));
-            uint256 from = own[r % n];
-            int256 piece = int8(uint8(s[from]));
-            uint256 to = ((r >> 16) % 8) * 16 + ((r >> 24) % 8);
-            bool promotes = (piece == 1 && to < 8) || (piece == -1 && to >= 112);
-            uint24 mv = uint24((from << 16) | (to << 8) | (promotes ? 5 : 0));
-            if (ChessRules.check(s, mv) == 0) return (true, mv);
-        }
-        return (false, 0);
     }
 
     function resign(uint256 gameSeed, bool white) external {
@@ -200,7 +241,7 @@ contract RefereeHandler {
         uint256 id = _game(gameSeed);
         if (id == 0) return;
         ChessReferee.GameInfo memory g = ref.getGame(id);
-        if (g.phase != 2) return;
+        if (g.commitment == 0) return;
         Position memory p = pos[id];
         (,,, uint256 deadline) = ref.clocks(id, p.state, p.history, p.clock);
         if (block.timestamp > deadline) return;
@@ -221,7 +262,7 @@ contract RefereeHandler {
         uint256 id = _game(gameSeed);
         if (id == 0) return;
         ChessReferee.GameInfo memory g = ref.getGame(id);
-        if (g.phase != 2) return;
+        if (g.commitment == 0) return;
         Position memory p = pos[id];
         (,, bool whiteToMove, uint256 deadline) = ref.clocks(id, p.state, p.history, p.clock);
         (uint256 last,,,, uint256 ply,,, bool customStart, uint256 window) = ref.decodeClock(p.clock);
@@ -254,6 +295,202 @@ contract RefereeHandler {
     }
 }
 
+/// @notice The channel paths of the invariant run: channel games created and joined, signed
+/// moves off-chain, settlement, signed resignation, registration (then on-chain play through
+/// RefereeHandler), both proofs. Kept apart from RefereeHandler (24 KiB); hands every
+/// referee event to it.
+contract ChannelHandler {
+    Vm internal constant vm = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
+
+    ChessReferee public immutable ref;
+    ChessChannel public immutable channel;
+    RefereeHandler public immutable main;
+    address public immutable token;
+    uint256 public calls;
+    uint256 public channelEndings;
+    /// @dev Each channel game's signed transcript (start move first).
+    mapping(uint256 gameId => Move[]) internal lines;
+
+    constructor(ChessReferee referee, RefereeHandler handler) {
+        ref = referee;
+        channel = referee.channel();
+        main = handler;
+        token = address(handler.token());
+    }
+
+    function _actor(uint256 seed) internal view returns (address) {
+        return main.actors(seed % 3);
+    }
+
+    function _game(uint256 seed) internal view returns (uint256) {
+        uint256 n = ref.nextGameId() - 1;
+        return n == 0 ? 0 : 1 + seed % n;
+    }
+
+    function createChannel(uint256 actorSeed, uint256 stakeSeed, bool useToken, bool open, bool creatorWhite) external {
+        ++calls;
+        // the response window drawn like the first-move window of on-chain games
+        (address creator, address opponent, uint256 stake, uint32 window, bytes memory start) =
+            main.termsFor(actorSeed, stakeSeed, open);
+        vm.recordLogs();
+        vm.prank(creator);
+        uint256 id;
+        if (useToken) {
+            id = ref.createChannelGame(opponent, creatorWhite, address(token), stake, 60, 2, 0, start, window);
+        } else {
+            id = ref.createChannelGame{value: stake}(opponent, creatorWhite, address(0), stake, 60, 2, 0, start, window);
+        }
+        main.absorb(vm.getRecordedLogs());
+        (bytes memory s, bytes32 history,) = main.position(id);
+        lines[id].push(Move(id, 0, 0, s, history, 60, 60, 0));
+    }
+
+    /// @dev The running channel game `gameSeed` picks while it is off-chain, else 0.
+    function _offChain(uint256 gameSeed) internal view returns (uint256 id) {
+        id = _game(gameSeed);
+        if (id == 0) return 0;
+        ChessReferee.GameInfo memory g = ref.getGame(id);
+        if (g.phase != 2 || g.responseWindow == 0 || g.commitment != 0) return 0;
+    }
+
+    function _key(address player) internal view returns (uint256) {
+        for (uint256 i; i < 3; ++i) {
+            if (main.actors(i) == player) return main.keys(i);
+        }
+        revert("not an actor");
+    }
+
+    function _sign(address player, bytes32 structHash) internal view returns (Auth memory a) {
+        (uint8 v, bytes32 r, bytes32 s) = vm.sign(_key(player), channel.digestOf(structHash));
+        a.signature = abi.encodePacked(r, s, v);
+    }
+
+    /// @dev The author (white or black address) of move `m` in game `g`.
+    function _author(ChessReferee.GameInfo memory g, Move memory m) internal pure returns (address) {
+        return uint8(m.state[56]) == 1 ? g.black : g.white;
+    }
+
+    /// @dev One more signed move off-chain (a random legal one, 1 s spent).
+    function channelMove(uint256 gameSeed, uint256 moveSeed) external {
+        ++calls;
+        uint256 id = _offChain(gameSeed);
+        if (id == 0) return;
+        Move memory q = lines[id][lines[id].length - 1];
+        if (ChessRules.status(q.state) != 0) return;
+        (bool found, uint24 mv) = MovePicker.find(q.state, moveSeed);
+        if (!found) return;
+        bytes memory s = bytes.concat(q.state);
+        ChessRules.applyMove(s, mv);
+        bool white = uint8(q.state[56]) == 1;
+        lines[id].push(
+            Move({
+                gameId: id,
+                ply: q.ply + 1,
+                mv: mv,
+                state: s,
+                history: RepetitionChain.afterMove(s, q.history),
+                whiteTime: white ? q.whiteTime + 1 : q.whiteTime,
+                blackTime: white ? q.blackTime : q.blackTime + 1,
+                previous: channel.hashMove(q)
+            })
+        );
+    }
+
+    function settle(uint256 gameSeed, uint8 resultSeed) external {
+        ++calls;
+        uint256 id = _game(gameSeed);
+        if (id == 0) return;
+        ChessReferee.GameInfo memory g = ref.getGame(id);
+        if (g.phase != 2 || g.responseWindow == 0) return;
+        Result memory r = Result(id, 0, 1 + resultSeed % 3);
+        bytes32 h = channel.hashResult(r);
+        vm.recordLogs();
+        channel.settle(r, _sign(g.white, h), _sign(g.black, h));
+        main.absorb(vm.getRecordedLogs());
+        ++channelEndings;
+    }
+
+    function resignBySignature(uint256 gameSeed, bool white) external {
+        ++calls;
+        uint256 id = _game(gameSeed);
+        if (id == 0) return;
+        ChessReferee.GameInfo memory g = ref.getGame(id);
+        if (g.phase != 2 || g.responseWindow == 0) return;
+        Resignation memory r = Resignation(id, 0);
+        vm.recordLogs();
+        channel.resignBySignature(r, _sign(white ? g.white : g.black, channel.hashResignation(r)), white);
+        main.absorb(vm.getRecordedLogs());
+        ++channelEndings;
+    }
+
+    /// @dev Registers the latest signed pair; the game continues on-chain (or ends if decided).
+    function register(uint256 gameSeed) external {
+        ++calls;
+        uint256 id = _offChain(gameSeed);
+        if (id == 0) return;
+        uint256 n = lines[id].length;
+        if (n < 2) return;
+        ChessReferee.GameInfo memory g = ref.getGame(id);
+        Move memory q = lines[id][n - 2];
+        Move memory m = lines[id][n - 1];
+        Auth memory qa;
+        if (q.ply != 0) qa = _sign(_author(g, q), channel.hashMove(q));
+        Auth memory ma = _sign(_author(g, m), channel.hashMove(m));
+        vm.recordLogs();
+        channel.register(q, qa, m, ma, 0, 0);
+        main.absorb(vm.getRecordedLogs());
+    }
+
+    /// @dev The author of the latest signed move also signs another move for that ply.
+    function proveEquivocation(uint256 gameSeed) external {
+        ++calls;
+        uint256 id = _game(gameSeed);
+        if (id == 0 || ref.getGame(id).phase != 2) return;
+        uint256 n = lines[id].length;
+        if (n < 2) return;
+        ChessReferee.GameInfo memory g = ref.getGame(id);
+        Move memory a = lines[id][n - 1];
+        Move memory b = lines[id][n - 1];
+        // the same position with another claimed time: a different message for the same ply
+        if (uint8(a.state[56]) == 1) b.blackTime = a.blackTime + 1;
+        else b.whiteTime = a.whiteTime + 1;
+        address author = _author(g, a);
+        vm.recordLogs();
+        channel.proveEquivocation(a, _sign(author, channel.hashMove(a)), b, _sign(author, channel.hashMove(b)));
+        main.absorb(vm.getRecordedLogs());
+        ++channelEndings;
+    }
+
+    /// @dev The side to move signs a move that cuts its opponent's time (code 4).
+    function proveIllegalMove(uint256 gameSeed, uint256 moveSeed) external {
+        ++calls;
+        uint256 id = _game(gameSeed);
+        if (id == 0 || ref.getGame(id).phase != 2 || lines[id].length == 0) return;
+        ChessReferee.GameInfo memory g = ref.getGame(id);
+        Move memory q = lines[id][lines[id].length - 1];
+        if (ChessRules.status(q.state) != 0) return;
+        (bool found, uint24 mv) = MovePicker.find(q.state, moveSeed);
+        if (!found) return;
+        bytes memory s = bytes.concat(q.state);
+        ChessRules.applyMove(s, mv);
+        bool white = uint8(q.state[56]) == 1;
+        Move memory bad = Move({
+            gameId: id,
+            ply: q.ply + 1,
+            mv: mv,
+            state: s,
+            history: RepetitionChain.afterMove(s, q.history),
+            whiteTime: white ? q.whiteTime : q.whiteTime - 1,
+            blackTime: white ? q.blackTime - 1 : q.blackTime,
+            previous: channel.hashMove(q)
+        });
+        vm.recordLogs();
+        channel.proveIllegalMove(q, bad, _sign(_author(g, bad), channel.hashMove(bad)));
+        main.absorb(vm.getRecordedLogs());
+        ++channelEndings;
+    }
+}
+
 /// @notice The referee's ETH and token balances always equal the stakes held for open
 /// and running games plus the credits nobody withdrew yet: no money is ever created,
 /// lost or stuck.
@@ -261,13 +498,16 @@ contract ChessRefereeInvariantTest is Test {
     ChessReferee internal ref;
     MockERC20 internal token;
     RefereeHandler internal handler;
+    ChannelHandler internal channelHandler;
 
     function setUp() public {
         vm.warp(1_700_000_000);
         ref = new ChessReferee();
         token = new MockERC20();
         handler = new RefereeHandler(ref, token);
+        channelHandler = new ChannelHandler(ref, handler);
         targetContract(address(handler));
+        targetContract(address(channelHandler));
         bytes4[] memory selectors = new bytes4[](9);
         selectors[0] = RefereeHandler.create.selector;
         selectors[1] = RefereeHandler.join.selector;
@@ -279,6 +519,16 @@ contract ChessRefereeInvariantTest is Test {
         selectors[7] = RefereeHandler.withdraw.selector;
         selectors[8] = RefereeHandler.withdrawTo.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
+        bytes4[] memory channelSelectors = new bytes4[](8);
+        channelSelectors[0] = ChannelHandler.createChannel.selector;
+        channelSelectors[1] = ChannelHandler.channelMove.selector;
+        channelSelectors[2] = ChannelHandler.settle.selector;
+        channelSelectors[3] = ChannelHandler.resignBySignature.selector;
+        channelSelectors[4] = ChannelHandler.register.selector;
+        channelSelectors[5] = ChannelHandler.proveEquivocation.selector;
+        channelSelectors[6] = ChannelHandler.proveIllegalMove.selector;
+        channelSelectors[7] = ChannelHandler.channelMove.selector; // twice: games need moves
+        targetSelector(FuzzSelector({addr: address(channelHandler), selectors: channelSelectors}));
     }
 
     /// @notice The handler really plays and settles games (so the invariants are not
@@ -327,6 +577,36 @@ contract ChessRefereeInvariantTest is Test {
         invariant_OnlyRunningGamesHaveACommitment();
     }
 
+    /// @notice The handler reaches every channel path: settlement, signed resignation,
+    /// registration then on-chain play, both proofs.
+    function test_HandlerReachesChannelPaths() public {
+        for (uint256 i; i < 5; ++i) {
+            channelHandler.createChannel(i, 1 ether + i, i % 2 == 0, false, true); // standard starts
+            handler.join(i, i + 1);
+        }
+        for (uint256 k; k < 4; ++k) {
+            for (uint256 i; i < 5; ++i) {
+                channelHandler.channelMove(i, uint256(keccak256(abi.encode(i, k))));
+            }
+        }
+        channelHandler.settle(0, 0);
+        channelHandler.resignBySignature(1, true);
+        channelHandler.register(2);
+        handler.play(2, 7);
+        channelHandler.proveEquivocation(3);
+        for (uint256 seed; ref.getGame(5).phase == 2 && seed < 20; ++seed) {
+            channelHandler.proveIllegalMove(4, seed); // until a seed finds a legal move to distort
+        }
+        assertEq(channelHandler.channelEndings(), 4);
+        assertEq(handler.registrations(), 1);
+        assertEq(ref.getGame(3).phase, 2, "game 3 continues on-chain");
+        invariant_EthBalanceEqualsStakesPlusCredits();
+        invariant_TokenBalanceEqualsStakesPlusCredits();
+        invariant_OnlyRunningGamesHaveACommitment();
+        invariant_EventsAlwaysCarryTheCommittedPosition();
+        invariant_NoGameEndsTwice();
+    }
+
     /// @dev Stakes the contract must hold for games not yet settled, in `asset`.
     function _held(address asset) internal view returns (uint256 sum) {
         uint256 n = ref.nextGameId();
@@ -359,7 +639,7 @@ contract ChessRefereeInvariantTest is Test {
         uint256 n = ref.nextGameId();
         for (uint256 id = 1; id < n; ++id) {
             ChessReferee.GameInfo memory g = ref.getGame(id);
-            if (g.phase != 2) continue;
+            if (g.phase != 2 || g.commitment == 0) continue;
             (bytes memory state, bytes32 history, uint256 clock) = handler.position(id);
             assertEq(ref.positionCommitment(state, history, clock), g.commitment);
         }
@@ -376,7 +656,14 @@ contract ChessRefereeInvariantTest is Test {
         uint256 n = ref.nextGameId();
         for (uint256 id = 1; id < n; ++id) {
             ChessReferee.GameInfo memory g = ref.getGame(id);
-            assertEq(g.commitment != bytes32(0), g.phase == 2);
+            // a running game without one is a channel game played off-chain
+            assertEq(g.commitment != bytes32(0), g.phase == 2 && (g.responseWindow == 0 || g.commitment != 0));
         }
+    }
+
+    /// @notice Nothing ends twice (so nothing is paid twice), whatever path ended it.
+    /// forge-config: default.invariant.fail-on-revert = true
+    function invariant_NoGameEndsTwice() public view {
+        assertEq(handler.endedTwice(), 0);
     }
 }

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+pragma solidity ^0.8.30;
+
+/// @notice What the channel needs to know of a game (docs/CHANNEL.md section 2).
+struct ChannelGame {
+    address white;
+    address black;
+    uint32 initialTime;
+    uint32 increment;
+    uint32 responseWindow; // 0 for a game not created by `createChannelGame`
+    uint32 firstMoveWindow;
+    uint8 phase;
+    bool customStart;
+    bytes32 startInner; // keccak256(state ‖ history) of the start position
+    bytes32 commitment; // 0 while the game is off-chain (or not running)
+}
+
+/// @title IChessCourt
+/// @notice The referee's side of the channel: one view and the two entry points only the
+/// referee's own `ChessChannel` may call.
+interface IChessCourt {
+    /// @notice The game as the channel needs it.
+    /// @param gameId The game.
+    function channelGame(uint256 gameId) external view returns (ChannelGame memory);
+
+    /// @notice Continues a running channel game on-chain from a registered position: stores
+    /// its commitment and emits `PositionRegistered`. Only the channel may call.
+    /// @param gameId The game.
+    /// @param state The 128-byte state of the registered position.
+    /// @param history Its repetition-chain head.
+    /// @param clock Its clock word (docs/REFEREE.md section 3).
+    function registerPosition(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock) external;
+
+    /// @notice Ends a running channel game and credits the payout. Only the channel may call.
+    /// @param gameId The game.
+    /// @param result 1 white wins, 2 black wins, 3 draw.
+    /// @param reason docs/REFEREE.md section 2 and docs/CHANNEL.md section 7.6.
+    function endChannelGame(uint256 gameId, uint8 result, uint8 reason) external;
+}

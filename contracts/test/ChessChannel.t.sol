@@ -1,0 +1,695 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+pragma solidity ^0.8.30;
+
+import {ChannelBase} from "./ChessChannelBase.t.sol";
+import {ChessReferee} from "../src/ChessReferee.sol";
+import {ChessChannel} from "../src/ChessChannel.sol";
+import {ChessRules, BadStateLength} from "../src/ChessRules.sol";
+import {ChannelGame} from "../src/ChessCourt.sol";
+import {Move, Delegation, Resignation, Result, Auth} from "../src/ChannelHash.sol";
+
+/// @notice Channel games on the referee: creation terms, the off-chain phase, the court's
+/// entry points.
+contract ChessChannelGameTest is ChannelBase {
+    function test_CreateChannelGame_TermsHashWrapsBaseTermsWithWindow() public {
+        uint256 id = _createChannel(alice, bob, "");
+        bytes32 base = ref.termsHash(alice, bob, true, address(0), STAKE, INITIAL, INCREMENT, 0, "");
+        ChessReferee.GameInfo memory g = ref.getGame(id);
+        assertEq(g.terms, keccak256(abi.encode(base, uint256(WINDOW))));
+        assertEq(g.terms, ref.channelTermsHash(base, WINDOW));
+        assertEq(g.responseWindow, WINDOW);
+    }
+
+    function test_CreateChannelGame_RejectsWindowBelowMinimum() public {
+        vm.prank(alice);
+        vm.expectRevert(_err(ChessReferee.BadResponseWindow.selector, 59));
+        ref.createChannelGame{value: STAKE}(bob, true, address(0), STAKE, INITIAL, INCREMENT, 0, "", 59);
+    }
+
+    function test_CreateChannelGame_RejectsWindowAboveMaximum() public {
+        vm.prank(alice);
+        vm.expectRevert(_err(ChessReferee.BadResponseWindow.selector, 1 days + 1));
+        ref.createChannelGame{value: STAKE}(bob, true, address(0), STAKE, INITIAL, INCREMENT, 0, "", 1 days + 1);
+    }
+
+    function test_CreateGame_TermsHashAndWindowUnchanged() public {
+        uint256 id = _create(alice, bob, true, STAKE, "");
+        ChessReferee.GameInfo memory g = ref.getGame(id);
+        assertEq(g.terms, ref.termsHash(alice, bob, true, address(0), STAKE, INITIAL, INCREMENT, 0, ""));
+        assertEq(g.responseWindow, 0);
+    }
+
+    function test_JoinChannelGame_RunsOffChainWithoutCommitmentOrClock() public {
+        uint256 id = _createChannel(alice, bob, "");
+        _join(id, bob, STAKE);
+        ChessReferee.GameInfo memory g = ref.getGame(id);
+        assertEq(g.phase, PHASE_RUNNING);
+        assertEq(g.commitment, bytes32(0));
+        assertEq(pos[id].clock, 0, "GameJoined carries clock 0");
+    }
+
+    function test_JoinChannelGame_RejectsBaseTermsWithoutWindow() public {
+        uint256 id = _createChannel(alice, bob, "");
+        bytes32 base = ref.termsHash(alice, bob, true, address(0), STAKE, INITIAL, INCREMENT, 0, "");
+        bytes32 terms = ref.getGame(id).terms;
+        vm.prank(bob);
+        vm.expectRevert(abi.encodeWithSelector(ChessReferee.WrongTerms.selector, terms));
+        ref.joinGame{value: STAKE}(id, base);
+    }
+
+    function test_OffChain_MoveRevertsOffChain() public {
+        uint256 id = _startChannelGame();
+        vm.prank(alice);
+        vm.expectRevert(_err(ChessReferee.OffChain.selector, id));
+        ref.move(id, pos[id].state, pos[id].history, 0, _uci("e2e4"));
+    }
+
+    function test_OffChain_ClaimTimeoutRevertsOffChain() public {
+        uint256 id = _startChannelGame();
+        vm.warp(block.timestamp + 1 days);
+        vm.prank(bob);
+        vm.expectRevert(_err(ChessReferee.OffChain.selector, id));
+        ref.claimTimeout(id, pos[id].state, pos[id].history, 0);
+    }
+
+    function test_OffChain_ResignPaysOpponent() public {
+        uint256 id = _startChannelGame();
+        vm.prank(bob);
+        ref.resign(id);
+        (uint8 result, uint8 reason) = _result(id);
+        assertEq(result, WHITE_WINS);
+        assertEq(reason, 5);
+        assertEq(_credit(alice), 2 * STAKE);
+    }
+
+    function test_Court_RegisterPositionOnlyByChannel() public {
+        uint256 id = _startChannelGame();
+        vm.prank(alice);
+        vm.expectRevert(ChessReferee.NotChannel.selector);
+        ref.registerPosition(id, pos[id].state, pos[id].history, 1);
+    }
+
+    function test_Court_EndChannelGameOnlyByChannel() public {
+        uint256 id = _startChannelGame();
+        vm.prank(alice);
+        vm.expectRevert(ChessReferee.NotChannel.selector);
+        ref.endChannelGame(id, WHITE_WINS, 8);
+    }
+
+    function test_Court_EndChannelGameRefusesEndedGame() public {
+        uint256 id = _startChannelGame();
+        _settle(id, DRAW);
+        vm.prank(address(channel));
+        vm.expectRevert(_err(ChessReferee.GameNotRunning.selector, id));
+        ref.endChannelGame(id, WHITE_WINS, 8);
+    }
+
+    function test_Court_ChannelIsDeployedByTheReferee() public view {
+        assertEq(address(channel.referee()), address(ref));
+    }
+
+    function test_Court_ChannelGameViewKeepsStart() public {
+        uint256 id = _startChannelGame();
+        ChannelGame memory c = ref.channelGame(id);
+        assertEq(c.white, alice);
+        assertEq(c.black, bob);
+        assertEq(c.responseWindow, WINDOW);
+        assertEq(c.startInner, keccak256(abi.encodePacked(line[0].state, line[0].history)));
+        assertFalse(c.customStart);
+    }
+
+    function test_Court_CustomStartKeptAfterJoin() public {
+        bytes memory start = _fen("4k3/8/8/8/8/8/8/R3K3 w - - 0 1");
+        uint256 id = _createChannel(alice, bob, start);
+        _join(id, bob, STAKE);
+        ChannelGame memory c = ref.channelGame(id);
+        assertTrue(c.customStart);
+        Move memory s0 = _startMove(id, start);
+        assertEq(c.startInner, keccak256(abi.encodePacked(s0.state, s0.history)));
+    }
+}
+
+/// @notice The cooperative endings: a result signed by both, a resignation signed by the loser.
+contract ChessChannelSettleTest is ChannelBase {
+    function test_Settle_WhiteWinsPaysWinnerBothStakes() public {
+        uint256 id = _startChannelGame();
+        _settle(id, WHITE_WINS);
+        (uint8 result, uint8 reason) = _result(id);
+        assertEq(result, WHITE_WINS);
+        assertEq(reason, 8);
+        assertEq(_credit(alice), 2 * STAKE);
+        assertEq(_credit(bob), 0);
+    }
+
+    function test_Settle_DrawRefundsEach() public {
+        uint256 id = _startChannelGame();
+        _settle(id, DRAW);
+        assertEq(_credit(alice), STAKE);
+        assertEq(_credit(bob), STAKE);
+    }
+
+    function test_Settle_RejectsResultZero() public {
+        uint256 id = _startChannelGame();
+        vm.expectRevert(_err(ChessChannel.BadResult.selector, 0));
+        this.settleExternal(id, 0);
+    }
+
+    function test_Settle_RejectsResultFour() public {
+        uint256 id = _startChannelGame();
+        vm.expectRevert(_err(ChessChannel.BadResult.selector, 4));
+        this.settleExternal(id, 4);
+    }
+
+    function test_Settle_RejectsSignatureOfOnlyOnePlayer() public {
+        uint256 id = _startChannelGame();
+        Result memory r = Result({gameId: id, ply: 0, result: WHITE_WINS});
+        bytes32 d = _resultDigest(r);
+        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob));
+        channel.settle(r, _direct(_sig(ALICE_PK, d)), _direct(_sig(ALICE_PK, d)));
+    }
+
+    function test_Settle_SecondSettlementReverts() public {
+        uint256 id = _startChannelGame();
+        _settle(id, WHITE_WINS);
+        vm.expectRevert(_err(ChessChannel.GameNotRunning.selector, id));
+        this.settleExternal(id, WHITE_WINS);
+        assertEq(_credit(alice), 2 * STAKE, "paid once");
+    }
+
+    function test_Settle_RejectsOnChainGame() public {
+        uint256 id = _startGame();
+        vm.expectRevert(_err(ChessChannel.NotAChannelGame.selector, id));
+        this.settleExternal(id, WHITE_WINS);
+    }
+
+    function test_Settle_RejectsOpenGame() public {
+        uint256 id = _createChannel(alice, bob, "");
+        vm.expectRevert(_err(ChessChannel.GameNotRunning.selector, id));
+        this.settleExternal(id, WHITE_WINS);
+    }
+
+    function test_Settle_AfterRegistration() public {
+        uint256 id = _startChannelGame();
+        _extend("e2e4 e7e5");
+        _register(2);
+        _settle(id, BLACK_WINS);
+        (uint8 result, uint8 reason) = _result(id);
+        assertEq(result, BLACK_WINS);
+        assertEq(reason, 8);
+        assertEq(_credit(bob), 2 * STAKE);
+        assertEq(ref.getGame(id).commitment, bytes32(0));
+    }
+
+    function test_ResignBySignature_OpponentWins() public {
+        uint256 id = _startChannelGame();
+        Resignation memory r = Resignation({gameId: id, ply: 7});
+        channel.resignBySignature(r, _direct(_sig(ALICE_PK, _resignationDigest(r))), true);
+        (uint8 result, uint8 reason) = _result(id);
+        assertEq(result, BLACK_WINS);
+        assertEq(reason, 5);
+        assertEq(_credit(bob), 2 * STAKE);
+    }
+
+    function test_ResignBySignature_RejectsResignationForTheOtherSide() public {
+        uint256 id = _startChannelGame();
+        Resignation memory r = Resignation({gameId: id, ply: 7});
+        Auth memory a = _direct(_sig(ALICE_PK, _resignationDigest(r)));
+        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob));
+        channel.resignBySignature(r, a, false);
+    }
+
+    function test_ResignBySignature_BySessionKey() public {
+        uint256 id = _startChannelGame();
+        Resignation memory r = Resignation({gameId: id, ply: 7});
+        Auth memory a = _bySession(BOB_PK, SESSION1_PK, _delegation(id, SESSION1_PK, 1, 100), _resignationDigest(r));
+        channel.resignBySignature(r, a, false);
+        assertEq(_credit(alice), 2 * STAKE);
+    }
+}
+
+/// @notice The dispute path: registering signed pairs, the clock they start, replacement.
+contract ChessChannelRegisterTest is ChannelBase {
+    function test_Register_FirstMoveFromStartContinuesOnChain() public {
+        uint256 id = _startChannelGame();
+        _extend("e2e4");
+        _register(1);
+        assertEq(ref.getGame(id).commitment, ref.positionCommitment(line[1].state, line[1].history, pos[id].clock));
+        vm.warp(block.timestamp + 5);
+        _move(id, "e7e5");
+        assertEq(_ply(id), 2);
+    }
+
+    function test_Register_EmitsPositionRegistered() public {
+        uint256 id = _startChannelGame();
+        _extend("e2e4 e7e5");
+        Move memory q = line[1];
+        Move memory m = line[2];
+        vm.expectEmit(true, false, false, false, address(ref));
+        emit ChessReferee.PositionRegistered(id, 2, m.state, m.history, 0);
+        channel.register(q, _byAuthor(q), m, _byAuthor(m), 0, 0);
+    }
+
+    function test_Register_ClockResumesFromSignedTimesPlusWindowForSideToMove() public {
+        uint256 id = _startChannelGame();
+        _extend("e2e4 e7e5 g1f3");
+        _register(3);
+        Move memory m = line[3];
+        (uint256 last, uint256 wb, uint256 bb, uint256 inc, uint256 ply,,, bool custom, uint256 window) =
+            ref.decodeClock(pos[id].clock);
+        assertEq(last, block.timestamp);
+        assertEq(wb, m.whiteTime + 15, "author: its time + grace");
+        assertEq(bb, m.blackTime + WINDOW + 15, "side to move: time + window + grace");
+        assertEq(inc, INCREMENT);
+        assertEq(ply, 3);
+        assertFalse(custom);
+        assertEq(window, 300);
+    }
+
+    function test_Register_SideToMoveFlaggedAfterTimePlusWindow() public {
+        uint256 id = _startChannelGame();
+        _extend("e2e4 e7e5 g1f3");
+        _register(3);
+        vm.warp(block.timestamp + line[3].blackTime + WINDOW + 16);
+        _claimTimeout(id, alice);
+        (uint8 result, uint8 reason) = _result(id);
+        assertEq(result, WHITE_WINS);
+        assertEq(reason, 6);
+    }
+
+    function test_Register_RejectsForgedStartMove() public {
+        uint256 id = _startChannelGame();
+        line[0].whiteTime = INITIAL + 1;
+        _extend("e2e4");
+        Auth memory a = _byAuthor(line[1]);
+        vm.expectRevert(ChessChannel.NotTheStart.selector);
+        channel.register(line[0], _direct(""), line[1], a, 0, 0);
+    }
+
+    function test_Register_RejectsInvalidTransitionWithItsCode() public {
+        uint256 id = _startChannelGame();
+        _extend("e2e4 e7e5");
+        Move memory m = _next(line[1], "e7e5", 2);
+        m.whiteTime -= 1; // black cuts white's time
+        (Auth memory qa, Auth memory ma) = (_byAuthor(line[1]), _byAuthor(m));
+        vm.expectRevert(abi.encodeWithSelector(ChessChannel.InvalidTransition.selector, 4, 0));
+        channel.register(line[1], qa, m, ma, 0, 0);
+        id;
+    }
+
+    function test_Register_RejectsUnsignedPrevious() public {
+        _startChannelGame();
+        _extend("e2e4 e7e5");
+        (Auth memory qa, Auth memory ma) = (_signMove(BOB_PK, line[1]), _byAuthor(line[2]));
+        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        channel.register(line[1], qa, line[2], ma, 0, 0);
+    }
+
+    function test_Register_RejectsLastSignedByNonAuthor() public {
+        _startChannelGame();
+        _extend("e2e4 e7e5");
+        (Auth memory qa, Auth memory ma) = (_byAuthor(line[1]), _signMove(ALICE_PK, line[2]));
+        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob));
+        channel.register(line[1], qa, line[2], ma, 0, 0);
+    }
+
+    function test_Register_RejectsStateOfWrongLength() public {
+        _startChannelGame();
+        _extend("e2e4 e7e5");
+        Move memory m = line[2];
+        m.state = bytes.concat(m.state, hex"00");
+        (Auth memory qa, Auth memory ma) = (_byAuthor(line[1]), _direct(""));
+        vm.expectRevert(abi.encodeWithSelector(BadStateLength.selector, 129));
+        channel.register(line[1], qa, m, ma, 0, 0);
+    }
+
+    function test_Register_StaleRegistrationOvertakenByHigherPly() public {
+        uint256 id = _startChannelGame();
+        _extend("e2e4 e7e5 g1f3 b8c6");
+        _register(2); // alice registers an old pair
+        _register(4); // bob overtakes with the latest
+        assertEq(_ply(id), 4);
+        assertEq(pos[id].state, line[4].state);
+    }
+
+    function test_Register_LowerPlyIsStale() public {
+        _startChannelGame();
+        _extend("e2e4 e7e5 g1f3 b8c6");
+        _register(4);
+        vm.expectRevert(_err(ChessChannel.StaleRegistration.selector, 4));
+        this.registerExternal(2);
+    }
+
+    function test_Register_SamePositionAtSamePlyIsStale() public {
+        _startChannelGame();
+        _extend("e2e4 e7e5");
+        _register(2);
+        vm.expectRevert(_err(ChessChannel.StaleRegistration.selector, 2));
+        this.registerExternal(2);
+    }
+
+    function test_Register_EqualPlyOvertakesOnChainMoveContradictingSignedOne() public {
+        uint256 id = _startChannelGame();
+        _extend("e2e4 e7e5 g1f3");
+        // alice (white) registers the pair before her signed ply 3 and plays another move
+        _register(2);
+        vm.warp(block.timestamp + 3);
+        _move(id, "d2d4");
+        assertEq(_ply(id), 3);
+        // bob overtakes at the same ply with the move alice signed
+        _register(3);
+        assertEq(pos[id].state, line[3].state);
+        assertEq(_ply(id), 3);
+    }
+
+    function test_Register_RejectsWrongCurrentPosition() public {
+        uint256 id = _startChannelGame();
+        _extend("e2e4 e7e5 g1f3 b8c6");
+        _register(2);
+        Move memory q = line[3];
+        Move memory m = line[4];
+        (Auth memory qa, Auth memory ma) = (_byAuthor(q), _byAuthor(m));
+        uint256 clock = pos[id].clock;
+        vm.expectRevert(ChessChannel.StalePosition.selector);
+        channel.register(q, qa, m, ma, bytes32(uint256(1)), clock);
+    }
+
+    function test_Register_DecidedFinalPositionSettles() public {
+        uint256 id = _startChannelGame();
+        _extend("f2f3 e7e5 g2g4 d8h4"); // fool's mate
+        _register(4);
+        (uint8 result, uint8 reason) = _result(id);
+        assertEq(result, BLACK_WINS);
+        assertEq(reason, 1);
+        assertEq(_credit(bob), 2 * STAKE);
+    }
+
+    function test_Register_AfterSettlementReverts() public {
+        uint256 id = _startChannelGame();
+        _extend("e2e4 e7e5");
+        _settle(id, DRAW);
+        vm.expectRevert(_err(ChessChannel.GameNotRunning.selector, id));
+        this.registerExternal(2);
+        assertEq(_credit(alice), STAKE, "paid once");
+        assertEq(_credit(bob), STAKE, "paid once");
+    }
+
+    function test_Register_MateFirstThenSettlementReverts() public {
+        uint256 id = _startChannelGame();
+        _extend("f2f3 e7e5 g2g4 d8h4");
+        _register(4);
+        vm.expectRevert(_err(ChessChannel.GameNotRunning.selector, id));
+        this.settleExternal(id, DRAW);
+        assertEq(_credit(bob), 2 * STAKE, "paid once");
+        assertEq(_credit(alice), 0);
+    }
+
+    function test_RegisterStart_StartsOnChainWithWindowForWhite() public {
+        uint256 id = _startChannelGame();
+        vm.recordLogs();
+        vm.prank(bob);
+        channel.registerStart(line[0]);
+        _absorb(vm.getRecordedLogs());
+        (, uint256 wb, uint256 bb,, uint256 ply,,,,) = ref.decodeClock(pos[id].clock);
+        assertEq(wb, INITIAL + WINDOW + 15);
+        assertEq(bb, INITIAL + 15);
+        assertEq(ply, 0);
+        _move(id, "e2e4");
+        assertEq(_ply(id), 1);
+    }
+
+    function test_RegisterStart_RejectsWhenOnChain() public {
+        uint256 id = _startChannelGame();
+        _extend("e2e4");
+        _register(1);
+        vm.prank(alice);
+        vm.expectRevert(_err(ChessChannel.AlreadyOnChain.selector, id));
+        channel.registerStart(line[0]);
+    }
+
+    function test_RegisterStart_RejectsOtherPosition() public {
+        _startChannelGame();
+        _extend("e2e4");
+        Move memory fake = line[1];
+        fake.ply = 0;
+        fake.mv = 0;
+        fake.previous = 0;
+        fake.whiteTime = INITIAL;
+        vm.prank(alice);
+        vm.expectRevert(ChessChannel.NotTheStart.selector);
+        channel.registerStart(fake);
+    }
+
+    function test_RegisterStart_RejectsNonPlayer() public {
+        _startChannelGame();
+        Move memory start = line[0];
+        vm.prank(carol);
+        vm.expectRevert(ChessChannel.NotAPlayer.selector);
+        channel.registerStart(start);
+    }
+}
+
+/// @notice Draw claims from a signed position.
+contract ChessChannelDrawTest is ChannelBase {
+    /// @dev Nf3 Nf6 Ng1 Ng8 twice: the start position for the third time after ply 8.
+    function _knightDance() internal returns (uint256 id) {
+        id = _startChannelGame();
+        _extend("g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8");
+    }
+
+    function _witness() internal view returns (bytes32[] memory keys) {
+        keys = new bytes32[](9);
+        for (uint256 i; i < 9; ++i) {
+            keys[i] = ChessRules.repetitionKey(line[i].state);
+        }
+    }
+
+    function test_ClaimDraw_ThreefoldFromSignedPair() public {
+        uint256 id = _knightDance();
+        (Auth memory qa, Auth memory ma, bytes32[] memory keys) = (_byAuthor(line[7]), _byAuthor(line[8]), _witness());
+        vm.prank(alice);
+        channel.claimDraw(line[7], qa, line[8], ma, keys);
+        (uint8 result, uint8 reason) = _result(id);
+        assertEq(result, DRAW);
+        assertEq(reason, 10);
+    }
+
+    function test_ClaimDraw_RejectsNonPlayer() public {
+        _knightDance();
+        (Auth memory qa, Auth memory ma, bytes32[] memory keys) = (_byAuthor(line[7]), _byAuthor(line[8]), _witness());
+        vm.prank(carol);
+        vm.expectRevert(ChessChannel.NotAPlayer.selector);
+        channel.claimDraw(line[7], qa, line[8], ma, keys);
+    }
+
+    function test_ClaimDraw_RejectsSecondOccurrence() public {
+        _knightDance();
+        bytes32[] memory keys = new bytes32[](5);
+        for (uint256 i; i < 5; ++i) {
+            keys[i] = ChessRules.repetitionKey(line[i].state);
+        }
+        (Auth memory qa, Auth memory ma) = (_byAuthor(line[3]), _byAuthor(line[4]));
+        vm.prank(bob);
+        vm.expectRevert(ChessChannel.DrawNotClaimable.selector);
+        channel.claimDraw(line[3], qa, line[4], ma, keys);
+    }
+
+    function test_ClaimDraw_RejectsForgedWitness() public {
+        _knightDance();
+        bytes32[] memory keys = _witness();
+        keys[3] = keys[1];
+        (Auth memory qa, Auth memory ma) = (_byAuthor(line[7]), _byAuthor(line[8]));
+        vm.prank(bob);
+        vm.expectRevert(ChessChannel.BadWitness.selector);
+        channel.claimDraw(line[7], qa, line[8], ma, keys);
+    }
+
+    function test_ClaimDraw_FiftyMovesFromCustomStart() public {
+        bytes memory start = _fen("4k3/8/8/8/8/8/8/R3K3 w - - 99 60");
+        uint256 id = _createChannel(alice, bob, start);
+        _join(id, bob, STAKE);
+        _resetLine(id, start);
+        _extend("a1a2");
+        Auth memory ma = _byAuthor(line[1]);
+        vm.prank(bob);
+        channel.claimDraw(line[0], _direct(""), line[1], ma, new bytes32[](0));
+        (uint8 result, uint8 reason) = _result(id);
+        assertEq(result, DRAW);
+        assertEq(reason, 9);
+    }
+
+    function test_ClaimDraw_DecidedPositionEndsByStatus() public {
+        uint256 id = _startChannelGame();
+        _extend("f2f3 e7e5 g2g4 d8h4");
+        (Auth memory qa, Auth memory ma) = (_byAuthor(line[3]), _byAuthor(line[4]));
+        vm.prank(alice);
+        channel.claimDraw(line[3], qa, line[4], ma, new bytes32[](0));
+        (uint8 result, uint8 reason) = _result(id);
+        assertEq(result, BLACK_WINS);
+        assertEq(reason, 1);
+    }
+}
+
+/// @notice Proofs of cheating: equivocation and illegal signed moves, each transition code.
+contract ChessChannelProofTest is ChannelBase {
+    function test_ProveEquivocation_OpponentWins() public {
+        uint256 id = _startChannelGame();
+        _extend("e2e4");
+        Move memory other = _next(line[0], "d2d4", 2);
+        channel.proveEquivocation(line[1], _byAuthor(line[1]), other, _byAuthor(other));
+        (uint8 result, uint8 reason) = _result(id);
+        assertEq(result, BLACK_WINS);
+        assertEq(reason, 12);
+        assertEq(_credit(bob), 2 * STAKE);
+    }
+
+    function test_ProveEquivocation_SameMoveTwiceIsNot() public {
+        _startChannelGame();
+        _extend("e2e4");
+        Auth memory a = _byAuthor(line[1]);
+        vm.expectRevert(ChessChannel.NotEquivocation.selector);
+        channel.proveEquivocation(line[1], a, line[1], a);
+    }
+
+    function test_ProveEquivocation_DifferentPliesAreNot() public {
+        _startChannelGame();
+        _extend("e2e4 e7e5 g1f3");
+        (Auth memory a, Auth memory b) = (_byAuthor(line[1]), _byAuthor(line[3]));
+        vm.expectRevert(ChessChannel.NotEquivocation.selector);
+        channel.proveEquivocation(line[1], a, line[3], b);
+    }
+
+    function test_ProveEquivocation_RequiresBothSignatures() public {
+        _startChannelGame();
+        _extend("e2e4");
+        Move memory other = _next(line[0], "d2d4", 2);
+        (Auth memory a, Auth memory b) = (_byAuthor(line[1]), _signMove(BOB_PK, other));
+        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        channel.proveEquivocation(line[1], a, other, b);
+    }
+
+    function test_ProveEquivocation_OnChainPhase() public {
+        uint256 id = _startChannelGame();
+        _extend("e2e4 e7e5");
+        _register(2);
+        Move memory other = _next(line[1], "c7c5", 2);
+        channel.proveEquivocation(line[2], _byAuthor(line[2]), other, _byAuthor(other));
+        (uint8 result,) = _result(id);
+        assertEq(result, WHITE_WINS);
+    }
+
+    /// @dev Proves `bad` (signed by its author) illegal after `q` and checks the win.
+    function _proveAndCheck(uint256 id, Move memory q, Move memory bad, uint256 code) internal {
+        (uint256 c,) = channel.transitionCode(id, INCREMENT, q, bad);
+        assertEq(c, code, "transition code");
+        bool authorWhite = !ChessRules.whiteToMove(bad.state);
+        channel.proveIllegalMove(q, bad, _byAuthor(bad));
+        (uint8 result, uint8 reason) = _result(id);
+        assertEq(result, authorWhite ? BLACK_WINS : WHITE_WINS);
+        assertEq(reason, 13);
+    }
+
+    function test_ProveIllegalMove_WrongPly() public {
+        uint256 id = _startChannelGame();
+        _extend("e2e4");
+        Move memory bad = _next(line[1], "e7e5", 2);
+        bad.ply = 3;
+        _proveAndCheck(id, line[1], bad, 2);
+    }
+
+    function test_ProveIllegalMove_BadTime() public {
+        uint256 id = _startChannelGame();
+        _extend("e2e4");
+        Move memory bad = _next(line[1], "e7e5", 2);
+        bad.blackTime = line[1].blackTime + INCREMENT + 1;
+        _proveAndCheck(id, line[1], bad, 4);
+    }
+
+    function test_ProveIllegalMove_GameOver() public {
+        uint256 id = _startChannelGame();
+        // a signed-looking predecessor whose position is drawn by insufficient material
+        Move memory q = line[0];
+        q.ply = 6;
+        q.state = _fen("4k3/8/8/8/8/8/8/4K3 w - - 0 40");
+        Move memory bad = _next(q, "e1e2", 2);
+        _proveAndCheck(id, q, bad, 5);
+    }
+
+    function test_ProveIllegalMove_IllegalMove() public {
+        uint256 id = _startChannelGame();
+        Move memory bad = _next(line[0], "e2e4", 2);
+        bad.mv = _uci("e2e5");
+        (uint256 c, uint256 rule) = channel.transitionCode(id, INCREMENT, line[0], bad);
+        assertEq(rule, 6, "bad geometry");
+        assertEq(c, 6);
+        _proveAndCheck(id, line[0], bad, 6);
+    }
+
+    function test_ProveIllegalMove_BrokenPredecessorIsCode6Rule0() public {
+        uint256 id = _startChannelGame();
+        Move memory q = line[0];
+        q.ply = 4;
+        bytes memory broken = bytes.concat(q.state);
+        broken[0] = 0x07; // no such piece code
+        q.state = broken;
+        Move memory bad = _next(line[0], "e2e4", 2);
+        bad.ply = 5;
+        bad.previous = channel.hashMove(q);
+        (uint256 c, uint256 rule) = channel.transitionCode(id, INCREMENT, q, bad);
+        assertEq(c, 6);
+        assertEq(rule, 0);
+        _proveAndCheck(id, q, bad, 6);
+    }
+
+    function test_ProveIllegalMove_WrongState() public {
+        uint256 id = _startChannelGame();
+        Move memory bad = _next(line[0], "e2e4", 2);
+        bad.mv = _uci("d2d4");
+        _proveAndCheck(id, line[0], bad, 7);
+    }
+
+    function test_ProveIllegalMove_WrongHistory() public {
+        uint256 id = _startChannelGame();
+        Move memory bad = _next(line[0], "g1f3", 2);
+        bad.history = keccak256("not the chain");
+        _proveAndCheck(id, line[0], bad, 8);
+    }
+
+    function test_ProveIllegalMove_ValidSuccessorIsNot() public {
+        _startChannelGame();
+        _extend("e2e4");
+        Auth memory a = _byAuthor(line[1]);
+        vm.expectRevert(ChessChannel.NotIllegal.selector);
+        channel.proveIllegalMove(line[0], line[1], a);
+    }
+
+    function test_ProveIllegalMove_OtherPredecessorIsNot() public {
+        _startChannelGame();
+        _extend("e2e4 e7e5");
+        Auth memory a = _byAuthor(line[2]);
+        vm.expectRevert(ChessChannel.NotIllegal.selector);
+        channel.proveIllegalMove(line[0], line[2], a);
+    }
+
+    function test_ProveIllegalMove_OtherGameIsWrongGame() public {
+        uint256 id = _startChannelGame();
+        Move memory q = line[1 - 1];
+        q.gameId = id + 1;
+        q.ply = 2;
+        Move memory bad = _next(line[0], "e2e4", 2);
+        bad.ply = 3;
+        bad.previous = channel.hashMove(q);
+        Auth memory a = _byAuthor(bad);
+        vm.expectRevert(ChessChannel.WrongGame.selector);
+        channel.proveIllegalMove(q, bad, a);
+    }
+
+    function test_ProveIllegalMove_ForgedStartIsNotTheStart() public {
+        _startChannelGame();
+        Move memory q = line[0];
+        q.whiteTime = 1;
+        Move memory bad = _next(q, "e2e4", 0);
+        Auth memory a = _byAuthor(bad);
+        vm.expectRevert(ChessChannel.NotTheStart.selector);
+        channel.proveIllegalMove(q, bad, a);
+    }
+}

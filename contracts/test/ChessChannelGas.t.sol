@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+pragma solidity ^0.8.30;
+
+import {Vm} from "./utils/Test.sol";
+import {RefereeBase} from "./ChessRefereeBase.t.sol";
+import {RefereeGasBase} from "./ChessRefereeGas.t.sol";
+import {ChannelBase} from "./ChessChannelBase.t.sol";
+import {ChessReferee} from "../src/ChessReferee.sol";
+import {ChessChannel} from "../src/ChessChannel.sol";
+import {ChessRules} from "../src/ChessRules.sol";
+import {Move, Delegation, Resignation, Result, Auth} from "../src/ChannelHash.sol";
+import {NamedSessionKeys} from "./mocks/NamedSessionKeys.sol";
+
+/// @notice Whole-transaction gas of the channel paths and the bars of issue 10: a whole game
+/// off-chain (create + join + settle, players whose credit slot exists) <= 300,000 and
+/// independent of its length, a registration <= 120,000, each proof <= 150,000. Same method
+/// as ChessRefereeGasTest (`forge test --isolate` for the documented figures).
+contract ChessChannelGasTest is ChannelBase, RefereeGasBase {
+    function setUp() public override(ChannelBase, RefereeGasBase) {
+        super.setUp();
+    }
+
+    function _absorb(Vm.Log[] memory logs) internal override(ChannelBase, RefereeBase) {
+        ChannelBase._absorb(logs);
+    }
+
+    /// @dev A running channel game, created and joined by transactions; returns their gas.
+    function _channelGameTx() internal returns (uint256 id, uint256 create, uint256 join) {
+        id = ref.nextGameId();
+        create = _tx(
+            alice,
+            STAKE,
+            abi.encodeCall(
+                ChessReferee.createChannelGame, (bob, true, address(0), STAKE, INITIAL, INCREMENT, 0, "", WINDOW)
+            )
+        );
+        join = _tx(bob, STAKE, abi.encodeCall(ChessReferee.joinGame, (id, ref.getGame(id).terms)));
+        _resetLine(id, ChessRules.initialState());
+    }
+
+    /// @dev Makes both players' ETH credit slots exist (as in the README's per-operation table).
+    function _warmCredits() internal {
+        uint256 id = _startChannelGame();
+        _settle(id, DRAW);
+    }
+
+    function _settleTx(uint256 id, uint32 ply, bool sessionKeys) internal returns (uint256) {
+        Result memory r = Result({gameId: id, ply: ply, result: WHITE_WINS});
+        bytes32 d = _resultDigest(r);
+        Auth memory w;
+        Auth memory b;
+        if (sessionKeys) {
+            w = _bySession(ALICE_PK, SESSION1_PK, _delegation(id, SESSION1_PK, 1, type(uint32).max), d);
+            b = _bySession(BOB_PK, SESSION2_PK, _delegation(id, SESSION2_PK, 1, type(uint32).max), d);
+        } else {
+            w = _direct(_sig(ALICE_PK, d));
+            b = _direct(_sig(BOB_PK, d));
+        }
+        return _txTo(address(channel), carol, 0, abi.encodeCall(ChessChannel.settle, (r, w, b)));
+    }
+
+    function test_Gas_ChannelGameCreateJoinSettleUnderBar() public {
+        _warmCredits();
+        (uint256 id, uint256 create, uint256 join) = _channelGameTx();
+        uint256 settle = _settleTx(id, 80, false);
+        emit log_named_uint("createChannelGame (ETH, credit slot exists)", create);
+        emit log_named_uint("joinGame (channel, credit slot exists)", join);
+        emit log_named_uint("settle (both sign directly)", settle);
+        emit log_named_uint("whole game off-chain: create + join + settle", create + join + settle);
+        assertLe(create + join + settle, 300_000, "issue 10 bar");
+        assertEq(_credit(alice), STAKE + 2 * STAKE);
+    }
+
+    function test_Gas_SettleDoesNotGrowWithGameLength() public {
+        _warmCredits();
+        (uint256 a,,) = _channelGameTx();
+        uint256 short = _settleTx(a, 2, false);
+        (uint256 b,,) = _channelGameTx();
+        uint256 long = _settleTx(b, 200, false);
+        emit log_named_uint("settle after 2 plies", short);
+        emit log_named_uint("settle after 200 plies", long);
+        // The messages have the same size whatever the ply; only the count of zero bytes in
+        // the signatures varies (4 gas each below 16 for a non-zero byte).
+        assertLe(short > long ? short - long : long - short, 200);
+    }
+
+    /// @notice The two session-key designs of issue 10: a delegation signed off-chain and
+    /// verified at settlement (kept) vs. the key named on-chain at create and join.
+    function test_Gas_SessionKeyDesigns() public {
+        _warmCredits();
+        (uint256 a,,) = _channelGameTx();
+        uint256 direct = _settleTx(a, 80, false);
+        (uint256 b,,) = _channelGameTx();
+        uint256 delegated = _settleTx(b, 80, true);
+        uint256 delegationExtra = delegated - direct;
+
+        NamedSessionKeys named = new NamedSessionKeys();
+        alsoCool.push(address(named));
+        uint256 none = _txTo(address(named), alice, 0, abi.encodeCall(NamedSessionKeys.nameKey, (b, address(0))));
+        uint256 withKey =
+            _txTo(address(named), alice, 0, abi.encodeCall(NamedSessionKeys.nameKey, (b, vm.addr(SESSION1_PK))));
+        uint256 perPlayer = withKey - none;
+        uint256 readNone = _txTo(address(named), carol, 0, abi.encodeCall(NamedSessionKeys.keyOf, (b + 1, alice)));
+        uint256 read = _txTo(address(named), carol, 0, abi.encodeCall(NamedSessionKeys.keyOf, (b, alice)));
+        uint256 namedExtra = 2 * perPlayer + 2 * (read > readNone ? read - readNone : 0);
+
+        emit log_named_uint("settle, both direct", direct);
+        emit log_named_uint("settle, both by delegated session keys", delegated);
+        emit log_named_uint("delegation design: extra per game (settlement only)", delegationExtra);
+        emit log_named_uint("named-key design: extra create/join per player", perPlayer);
+        emit log_named_uint("named-key design: extra per game (create+join, settlement reads)", namedExtra);
+        assertLt(delegationExtra, namedExtra, "the delegation is the cheaper cooperative path");
+    }
+
+    function test_Gas_ResignBySignature() public {
+        _warmCredits();
+        (uint256 id,,) = _channelGameTx();
+        Resignation memory r = Resignation({gameId: id, ply: 30});
+        Auth memory a = _direct(_sig(BOB_PK, _resignationDigest(r)));
+        uint256 gas = _txTo(address(channel), alice, 0, abi.encodeCall(ChessChannel.resignBySignature, (r, a, false)));
+        emit log_named_uint("resignBySignature", gas);
+    }
+
+    /// @dev The opening of a real game (Ruy Lopez, 20 plies) signed off-chain.
+    function _realOpening(uint256 id) internal {
+        id;
+        _extend("e2e4 e7e5 g1f3 b8c6 f1b5 a7a6 b5a4 g8f6 e1g1 f8e7 f1e1 b7b5 a4b3 d7d6 c2c3 e8g8 h2h3 c6a5 b3c2 c7c5");
+    }
+
+    function _registerTx(uint256 i) internal returns (uint256) {
+        Move memory q = line[i - 1];
+        Move memory m = line[i];
+        Position storage p = pos[m.gameId];
+        bytes32 inner = keccak256(abi.encodePacked(p.state, p.history));
+        return _txTo(
+            address(channel),
+            carol,
+            0,
+            abi.encodeCall(ChessChannel.register, (q, _byAuthor(q), m, _byAuthor(m), inner, p.clock))
+        );
+    }
+
+    function test_Gas_RegisterUnderBar() public {
+        (uint256 id,,) = _channelGameTx();
+        _realOpening(id);
+        uint256 first = _registerTx(19);
+        uint256 overtake = _registerTx(20);
+        emit log_named_uint("register (off-chain -> on-chain, ply 19)", first);
+        emit log_named_uint("register overtaking (ply 20)", overtake);
+        assertLe(first, 120_000, "issue 10 bar");
+        assertLe(overtake, 120_000, "issue 10 bar");
+    }
+
+    /// @notice A registration whose two moves are signed by session keys (each delegation
+    /// travels with its move): over the 120,000 bar by the delegations' calldata and checks.
+    function test_Gas_RegisterBySessionKeys() public {
+        (uint256 id,,) = _channelGameTx();
+        _realOpening(id);
+        Move memory q = line[18];
+        Move memory m = line[19];
+        Delegation memory dw = _delegation(id, SESSION1_PK, 1, type(uint32).max);
+        Delegation memory db = _delegation(id, SESSION2_PK, 1, type(uint32).max);
+        Auth memory qa = _bySession(BOB_PK, SESSION2_PK, db, _moveDigest(q));
+        Auth memory ma = _bySession(ALICE_PK, SESSION1_PK, dw, _moveDigest(m));
+        uint256 gas = _txTo(address(channel), carol, 0, abi.encodeCall(ChessChannel.register, (q, qa, m, ma, 0, 0)));
+        emit log_named_uint("register, both moves by session keys (ply 19)", gas);
+        assertLe(gas, 150_000);
+    }
+
+    function test_Gas_RegisterDecidedPositionSettles() public {
+        _warmCredits();
+        (uint256 id,,) = _channelGameTx();
+        _extend("f2f3 e7e5 g2g4 d8h4");
+        uint256 gas = _registerTx(4);
+        emit log_named_uint("register fool's mate (ends and pays)", gas);
+        (uint8 result,) = _result(id);
+        assertEq(result, BLACK_WINS);
+    }
+
+    function test_Gas_ProofsUnderBar() public {
+        _warmCredits();
+        (uint256 a,,) = _channelGameTx();
+        _realOpening(a);
+        Move memory other = _next(line[19], "a8b8", 2);
+        uint256 equivocation = _txTo(
+            address(channel),
+            alice,
+            0,
+            abi.encodeCall(ChessChannel.proveEquivocation, (line[20], _byAuthor(line[20]), other, _byAuthor(other)))
+        );
+
+        (uint256 b,,) = _channelGameTx();
+        _realOpening(b);
+        Move memory bad = _next(line[19], "d8e8", 2);
+        bad.history = keccak256("not the chain"); // code 8: every check runs
+        uint256 illegal8 = _txTo(
+            address(channel), bob, 0, abi.encodeCall(ChessChannel.proveIllegalMove, (line[19], bad, _byAuthor(bad)))
+        );
+
+        (uint256 c,,) = _channelGameTx();
+        _realOpening(c);
+        bad = _next(line[19], "d8e8", 2);
+        bad.mv = _uci("d8d4");
+        uint256 illegal6 = _txTo(
+            address(channel), bob, 0, abi.encodeCall(ChessChannel.proveIllegalMove, (line[19], bad, _byAuthor(bad)))
+        );
+        emit log_named_uint("proveEquivocation", equivocation);
+        emit log_named_uint("proveIllegalMove (code 8, all checks)", illegal8);
+        emit log_named_uint("proveIllegalMove (code 6)", illegal6);
+        assertLe(equivocation, 150_000, "issue 10 bar");
+        assertLe(illegal8, 150_000, "issue 10 bar");
+        assertLe(illegal6, 150_000, "issue 10 bar");
+    }
+}
