@@ -50,16 +50,15 @@ contract ChessChannel {
     error NotTheStart();
     /// @notice The registration does not replace the on-chain position at `currentPly`.
     error StaleRegistration(uint256 currentPly);
+    /// @notice On-chain play is live (the last registration's response window is over):
+    /// the game goes on with the referee's `move`, not with registrations.
+    error RegistrationClosed(uint256 gameId);
     /// @notice `currentInner` and `currentClock` are not the game's on-chain position.
     error StalePosition();
     /// @notice `registerStart` on a game already continued on-chain.
     error AlreadyOnChain(uint256 gameId);
     /// @notice The caller is not one of the two players.
     error NotAPlayer();
-    /// @notice Neither the fifty-move rule nor threefold repetition applies.
-    error DrawNotClaimable();
-    /// @notice The repetition keys do not fold to the position's history (or exceed 100).
-    error BadWitness();
     /// @notice The two moves are not an equivocation (section 7.5).
     error NotEquivocation();
     /// @notice The signed move is a valid successor of the position it names.
@@ -132,25 +131,26 @@ contract ChessChannel {
     ) external {
         uint256 gameId = last.gameId;
         ChannelGame memory g = _game(gameId);
+        // Only a player: a spectator holding one signed pair must not force the game on-chain.
+        if (msg.sender != g.white && msg.sender != g.black) revert NotAPlayer();
         bytes memory s = _signedSuccessor(g, previous, previousAuth, last, lastAuth);
         if (g.commitment != 0) {
             if (Commitment.seal(currentInner, currentClock) != g.commitment) revert StalePosition();
+            // Only while the registered position is frozen: once on-chain play is live, the
+            // chain's clock is the only clock (a registration must not refund a player's time).
+            // forge-lint: disable-next-line(block-timestamp) the window is defined on block time
+            if (block.timestamp >= ClockWord.lastTimestamp(currentClock)) revert RegistrationClosed(gameId);
             uint256 currentPly = ClockWord.ply(currentClock);
-            if (
-                last.ply < currentPly
-                    || (last.ply == currentPly && Commitment.innerCalldata(last.state, last.history) == currentInner)
-            ) {
-                revert StaleRegistration(currentPly);
-            }
+            if (last.ply <= currentPly) revert StaleRegistration(currentPly);
         }
         if (_endIfDecided(gameId, s)) return;
-        bool authorWhite = !ChessRules.whiteToMove(s);
-        uint256 window = g.responseWindow;
+        // The position is frozen for the response window (only a later registration may
+        // replace it); then the side to move's clock runs from its signed time.
         uint256 grace = ClockWord.GRACE_PERIOD;
         uint256 clock = ClockWord.registered(
-            block.timestamp,
-            last.whiteTime + grace + (authorWhite ? 0 : window),
-            last.blackTime + grace + (authorWhite ? window : 0),
+            block.timestamp + g.responseWindow,
+            last.whiteTime + grace,
+            last.blackTime + grace,
             g.increment,
             last.ply,
             g.firstMoveWindow,
@@ -171,47 +171,11 @@ contract ChessChannel {
         if (msg.sender != g.white && msg.sender != g.black) revert NotAPlayer();
         if (g.commitment != 0) revert AlreadyOnChain(gameId);
         _checkStart(g, start);
-        bool whiteToMove = start.state[ChessRules.CURRENT_PLAYER] == 0x01;
         uint256 full = uint256(g.initialTime) + ClockWord.GRACE_PERIOD;
-        uint256 window = g.responseWindow;
         uint256 clock = ClockWord.registered(
-            block.timestamp,
-            full + (whiteToMove ? window : 0),
-            full + (whiteToMove ? 0 : window),
-            g.increment,
-            0,
-            g.firstMoveWindow,
-            g.customStart
+            block.timestamp + g.responseWindow, full, full, g.increment, 0, g.firstMoveWindow, g.customStart
         );
         referee.registerPosition(gameId, start.state, start.history, clock);
-    }
-
-    /// @notice A player claims a draw in the position after `last` (signed pair as for
-    /// `register`): the fifty-move rule (halfmove clock >= 100) or threefold repetition
-    /// (`keys` folds to `last.history`), reasons 9 and 10. A decided `last` ends the game
-    /// by its status instead.
-    /// @param previous The move before `last`.
-    /// @param previousAuth Its authorisation (ignored for the start move).
-    /// @param last The signed move whose position is claimed.
-    /// @param lastAuth Its authorisation.
-    /// @param keys The threefold witness (docs/REFEREE.md section 4); ignored for fifty moves.
-    function claimDraw(
-        Move calldata previous,
-        Auth calldata previousAuth,
-        Move calldata last,
-        Auth calldata lastAuth,
-        bytes32[] calldata keys
-    ) external {
-        uint256 gameId = last.gameId;
-        ChannelGame memory g = _game(gameId);
-        if (msg.sender != g.white && msg.sender != g.black) revert NotAPlayer();
-        bytes memory s = _signedSuccessor(g, previous, previousAuth, last, lastAuth);
-        if (_endIfDecided(gameId, s)) return;
-        uint256 reason = RepetitionChain.claim(s, last.history, keys);
-        if (reason == RepetitionChain.NOT_CLAIMABLE) revert DrawNotClaimable();
-        if (reason == RepetitionChain.BAD_WITNESS) revert BadWitness();
-        // forge-lint: disable-next-line(unsafe-typecast) 9 or 10
-        referee.endChannelGame(gameId, Outcome.DRAW, uint8(reason));
     }
 
     // ------------------------------------------------------------------ proofs

@@ -265,6 +265,9 @@ contract ChessReferee is IChessCourt {
     error OffChain(uint256 gameId);
     /// @notice Only this referee's `channel` may call.
     error NotChannel();
+    /// @notice A registered position is frozen until `playableFrom`, the end of its response
+    /// window: only a later registration may replace it before then (docs/CHANNEL.md 7.3).
+    error NotYetPlayable(uint256 playableFrom);
 
     modifier nonReentrant() {
         if (locked) revert Reentrancy();
@@ -458,7 +461,7 @@ contract ChessReferee is IChessCourt {
         bytes memory s;
         (s, clock) = _load(g, gameId, state, history, clock);
         bool isWhite = _playerColour(g);
-        if (_overdue(clock, ChessRules.whiteToMove(s))) revert TimeUp();
+        _requireLive(clock, ChessRules.whiteToMove(s));
         clock = ClockWord.withOffer(clock, isWhite);
         g.commitment = Commitment.seal(Commitment.inner(s, history), clock);
         emit DrawOffered(gameId, msg.sender, clock);
@@ -475,7 +478,7 @@ contract ChessReferee is IChessCourt {
             if (ClockWord.offers(clock, isWhite)) revert CannotAcceptOwnOffer();
             revert NoDrawOffer();
         }
-        if (_overdue(clock, ChessRules.whiteToMove(s))) revert TimeUp();
+        _requireLive(clock, ChessRules.whiteToMove(s));
         _end(gameId, RESULT_DRAW, REASON_AGREEMENT);
     }
 
@@ -493,7 +496,7 @@ contract ChessReferee is IChessCourt {
         (s, clock) = _load(g, gameId, state, history, clock);
         bool whiteToMove = ChessRules.whiteToMove(s);
         if (_playerColour(g) != whiteToMove) revert NotYourTurn();
-        if (_overdue(clock, whiteToMove)) revert TimeUp();
+        _requireLive(clock, whiteToMove);
         _end(gameId, RESULT_DRAW, _drawReason(s, history, keys));
     }
 
@@ -539,6 +542,8 @@ contract ChessReferee is IChessCourt {
     /// @inheritdoc IChessCourt
     function registerPosition(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock) external {
         if (msg.sender != address(channel)) revert NotChannel();
+        // A second guard beside the channel's: `_load` takes any commitment for a live game.
+        if (games[gameId].phase != PHASE_RUNNING) revert GameNotRunning(gameId);
         games[gameId].commitment = Commitment.seal(Commitment.innerCalldata(state, history), clock);
         // forge-lint: disable-next-line(unsafe-typecast) the clock word's ply field is 32 bits
         emit PositionRegistered(gameId, uint32(ClockWord.ply(clock)), state, history, clock);
@@ -705,7 +710,9 @@ contract ChessReferee is IChessCourt {
         bytes memory s;
         (s, clock) = _load(games[gameId], gameId, state, history, clock);
         whiteToMove = ChessRules.whiteToMove(s);
-        uint256 elapsed = block.timestamp - ClockWord.lastTimestamp(clock);
+        uint256 last = ClockWord.lastTimestamp(clock);
+        // forge-lint: disable-next-line(block-timestamp) a registered position's clock starts later
+        uint256 elapsed = block.timestamp > last ? block.timestamp - last : 0;
         whiteLeft = _shown(ClockWord.budget(clock, true), whiteToMove ? elapsed : 0);
         blackLeft = _shown(ClockWord.budget(clock, false), whiteToMove ? 0 : elapsed);
         deadline = ClockWord.deadline(clock, whiteToMove);
@@ -903,7 +910,10 @@ contract ChessReferee is IChessCourt {
         bool whiteToMove = ChessRules.whiteToMove(s);
         _checkMover(g, whiteToMove);
         c = ClockWord.tick(clock, whiteToMove);
-        if (c == 0) revert TimeUp();
+        if (c == 0) {
+            _requireLive(clock, whiteToMove);
+            revert TimeUp();
+        }
         uint256 code = ChessRules.applyMove(s, mv);
         // forge-lint: disable-next-line(unsafe-typecast) section 6 codes are 1..14
         if (code != 0) revert IllegalMove(uint8(code));
@@ -987,6 +997,16 @@ contract ChessReferee is IChessCourt {
     function _shown(uint256 budget, uint256 running) private pure returns (uint256) {
         uint256 spent = running + GRACE_PERIOD;
         return budget > spent ? budget - spent : 0;
+    }
+
+    /// @dev Reverts `NotYetPlayable` while a registered position's response window runs
+    /// (only a later registration may replace it then: docs/CHANNEL.md 7.3), `TimeUp` once
+    /// the side to move's budget is spent.
+    function _requireLive(uint256 clock, bool whiteToMove) private view {
+        uint256 from = ClockWord.lastTimestamp(clock);
+        // forge-lint: disable-next-line(block-timestamp) the clock is defined on block time
+        if (block.timestamp < from) revert NotYetPlayable(from);
+        if (_overdue(clock, whiteToMove)) revert TimeUp();
     }
 
     function _overdue(uint256 clock, bool whiteToMove) private view returns (bool) {

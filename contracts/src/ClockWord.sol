@@ -7,6 +7,9 @@ pragma solidity ^0.8.30;
 /// 40..71 white's budget, 72..103 black's budget (seconds left + unused grace), 104..135
 /// increment, 136..167 ply, 168 white offers a draw, 169 black offers a draw, 170 the game
 /// started from a custom position, 176..207 first-move window (seconds), the rest 0.
+/// After a registration from off-chain play (docs/CHANNEL.md 7.3) `lastTimestamp` is the
+/// end of the response window, in the future: until then the position can only be
+/// overtaken by a later registration, and no clock runs.
 /// @dev The word is committed with the position, so every field is as trustworthy as
 /// the state. A move rewrites timestamp, the mover's budget and ply, and clears the
 /// offers; the other fields are fixed at join.
@@ -106,13 +109,18 @@ library ClockWord {
 
     /// @notice The clock word after the side to move moves at `block.timestamp` (Fischer):
     /// its budget loses the time since the last move and gains the increment (capped at
-    /// 2^32-1); timestamp now, ply + 1, offers cleared. 0 if its budget is spent.
+    /// 2^32-1); timestamp now, ply + 1, offers cleared. 0 if its budget is spent, or if
+    /// `block.timestamp` is before `lastTimestamp` (a registered position whose response
+    /// window still runs: nobody may move yet).
     function tick(uint256 clock, bool whiteToMove) internal view returns (uint256 next) {
         uint256 shift = whiteToMove ? WHITE_SHIFT : BLACK_SHIFT;
         uint256 left = (clock >> shift) & MASK_32;
-        uint256 elapsed = block.timestamp - (clock & MASK_40);
-        if (elapsed > left) return 0;
         unchecked {
+            // Before `lastTimestamp` (a registered position's response window) the
+            // difference wraps to a huge number: 0 as for a spent budget; the caller
+            // tells the two apart (`playableFrom`).
+            uint256 elapsed = block.timestamp - (clock & MASK_40);
+            if (elapsed > left) return 0;
             left = left - elapsed + ((clock >> INCREMENT_SHIFT) & MASK_32);
             if (left > MASK_32) left = MASK_32;
             uint256 nextPly = ((clock >> PLY_SHIFT) & MASK_32) + 1;

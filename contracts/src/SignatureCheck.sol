@@ -3,7 +3,7 @@ pragma solidity ^0.8.30;
 
 /// @title SignatureCheck
 /// @notice Whether an address signed a digest (docs/CHANNEL.md section 5): a 65-byte
-/// low-s ECDSA signature for an account without code, ERC-1271 for a contract wallet.
+/// low-s ECDSA signature recovering to it, or, for an account with code, ERC-1271.
 library SignatureCheck {
     /// @notice secp256k1n / 2: a larger `s` is the malleable high-s twin, refused.
     uint256 internal constant HALF_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0;
@@ -30,14 +30,15 @@ library SignatureCheck {
         return ecrecover(digest, uint8(v), r, bytes32(s));
     }
 
-    /// @notice Whether `signer` signed `digest`: by ECDSA (`recover`) if it has no code,
-    /// else by its ERC-1271 answer (a static call with ERC1271_GAS; a revert, a short
-    /// answer or any other value is a refusal). Never true for address(0).
+    /// @notice Whether `signer` signed `digest`: by ECDSA (`recover`) whatever its code, else,
+    /// if it has code, by its ERC-1271 answer (a static call with ERC1271_GAS; a revert, a
+    /// short answer or any other value is a refusal). Never true for address(0).
+    /// @dev ECDSA first: an EOA that later gets code (EIP-7702) must not be able to disown
+    /// the signatures its key made by answering ERC-1271 with a refusal.
     function isValid(address signer, bytes32 digest, bytes calldata signature) internal view returns (bool ok) {
-        if (signer.code.length == 0) {
-            address recovered = recover(digest, signature);
-            return recovered != address(0) && recovered == signer;
-        }
+        address recovered = recover(digest, signature);
+        if (recovered != address(0) && recovered == signer) return true;
+        if (signer.code.length == 0) return false;
         bytes memory request = abi.encodeWithSelector(ERC1271_MAGIC, digest, signature);
         uint256 gasLimit = ERC1271_GAS;
         bytes32 answer;

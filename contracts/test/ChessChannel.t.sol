@@ -234,7 +234,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         _extend("e2e4");
         _register(1);
         assertEq(ref.getGame(id).commitment, ref.positionCommitment(line[1].state, line[1].history, pos[id].clock));
-        vm.warp(block.timestamp + 5);
+        vm.warp(block.timestamp + WINDOW + 5);
         _move(id, "e7e5");
         assertEq(_ply(id), 2);
     }
@@ -244,21 +244,23 @@ contract ChessChannelRegisterTest is ChannelBase {
         _extend("e2e4 e7e5");
         Move memory q = line[1];
         Move memory m = line[2];
+        (Auth memory qa, Auth memory ma) = (_byAuthor(q), _byAuthor(m));
         vm.expectEmit(true, false, false, false, address(ref));
         emit ChessReferee.PositionRegistered(id, 2, m.state, m.history, 0);
-        channel.register(q, _byAuthor(q), m, _byAuthor(m), 0, 0);
+        vm.prank(bob);
+        channel.register(q, qa, m, ma, 0, 0);
     }
 
-    function test_Register_ClockResumesFromSignedTimesPlusWindowForSideToMove() public {
+    function test_Register_ClockResumesFromSignedTimesAfterTheWindow() public {
         uint256 id = _startChannelGame();
         _extend("e2e4 e7e5 g1f3");
         _register(3);
         Move memory m = line[3];
         (uint256 last, uint256 wb, uint256 bb, uint256 inc, uint256 ply,,, bool custom, uint256 window) =
             ref.decodeClock(pos[id].clock);
-        assertEq(last, block.timestamp);
+        assertEq(last, block.timestamp + WINDOW, "frozen for the response window");
         assertEq(wb, m.whiteTime + 15, "author: its time + grace");
-        assertEq(bb, m.blackTime + WINDOW + 15, "side to move: time + window + grace");
+        assertEq(bb, m.blackTime + 15, "side to move: its time + grace, from the window's end");
         assertEq(inc, INCREMENT);
         assertEq(ply, 3);
         assertFalse(custom);
@@ -281,6 +283,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         line[0].whiteTime = INITIAL + 1;
         _extend("e2e4");
         Auth memory a = _byAuthor(line[1]);
+        vm.prank(ref.getGame(line[1].gameId).white);
         vm.expectRevert(ChessChannel.NotTheStart.selector);
         channel.register(line[0], _direct(""), line[1], a, 0, 0);
     }
@@ -291,6 +294,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         Move memory m = _next(line[1], "e7e5", 2);
         m.whiteTime -= 1; // black cuts white's time
         (Auth memory qa, Auth memory ma) = (_byAuthor(line[1]), _byAuthor(m));
+        vm.prank(ref.getGame(m.gameId).white);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.InvalidTransition.selector, 4, 0));
         channel.register(line[1], qa, m, ma, 0, 0);
         id;
@@ -300,6 +304,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         _startChannelGame();
         _extend("e2e4 e7e5");
         (Auth memory qa, Auth memory ma) = (_signMove(BOB_PK, line[1]), _byAuthor(line[2]));
+        vm.prank(ref.getGame(line[2].gameId).white);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
         channel.register(line[1], qa, line[2], ma, 0, 0);
     }
@@ -308,6 +313,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         _startChannelGame();
         _extend("e2e4 e7e5");
         (Auth memory qa, Auth memory ma) = (_byAuthor(line[1]), _signMove(ALICE_PK, line[2]));
+        vm.prank(ref.getGame(line[2].gameId).white);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob));
         channel.register(line[1], qa, line[2], ma, 0, 0);
     }
@@ -318,6 +324,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         Move memory m = line[2];
         m.state = bytes.concat(m.state, hex"00");
         (Auth memory qa, Auth memory ma) = (_byAuthor(line[1]), _direct(""));
+        vm.prank(ref.getGame(m.gameId).white);
         vm.expectRevert(abi.encodeWithSelector(BadStateLength.selector, 129));
         channel.register(line[1], qa, m, ma, 0, 0);
     }
@@ -347,18 +354,47 @@ contract ChessChannelRegisterTest is ChannelBase {
         this.registerExternal(2);
     }
 
-    function test_Register_EqualPlyOvertakesOnChainMoveContradictingSignedOne() public {
+    function test_Register_ClosedOnceOnChainPlayIsLive() public {
         uint256 id = _startChannelGame();
         _extend("e2e4 e7e5 g1f3");
-        // alice (white) registers the pair before her signed ply 3 and plays another move
+        // alice (white) registers the pair before her signed ply 3 and, after the window,
+        // plays another move on-chain: the chain's clock now rules, and her signed g1f3
+        // can no longer replace it (nor refund anybody's time)
         _register(2);
-        vm.warp(block.timestamp + 3);
+        vm.warp(block.timestamp + WINDOW + 3);
         _move(id, "d2d4");
         assertEq(_ply(id), 3);
-        // bob overtakes at the same ply with the move alice signed
-        _register(3);
-        assertEq(pos[id].state, line[3].state);
-        assertEq(_ply(id), 3);
+        vm.expectRevert(_err(ChessChannel.RegistrationClosed.selector, id));
+        this.registerExternal(3);
+    }
+
+    function test_Register_HigherPlyOvertakesWithinTheWindow() public {
+        uint256 id = _startChannelGame();
+        _extend("e2e4 e7e5 g1f3 b8c6");
+        _register(2);
+        vm.warp(block.timestamp + WINDOW - 1);
+        _register(4);
+        assertEq(_ply(id), 4);
+    }
+
+    function test_Register_SamePlyWithinTheWindowIsStale() public {
+        uint256 id = _startChannelGame();
+        _extend("e2e4 e7e5");
+        _register(2);
+        vm.expectRevert(_err(ChessChannel.StaleRegistration.selector, 2));
+        this.registerExternal(2);
+        assertEq(_ply(id), 2);
+    }
+
+    function test_Register_RejectsNonPlayer() public {
+        _startChannelGame();
+        _extend("e2e4 e7e5");
+        (Auth memory qa, Auth memory ma) = (_byAuthor(line[1]), _byAuthor(line[2]));
+        Move memory q = line[1];
+        Move memory m = line[2];
+        vm.prank(carol);
+        vm.expectRevert(ChessChannel.NotAPlayer.selector);
+        channel.register(q, qa, m, ma, 0, 0);
     }
 
     function test_Register_RejectsWrongCurrentPosition() public {
@@ -369,6 +405,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         Move memory m = line[4];
         (Auth memory qa, Auth memory ma) = (_byAuthor(q), _byAuthor(m));
         uint256 clock = pos[id].clock;
+        vm.prank(ref.getGame(m.gameId).white);
         vm.expectRevert(ChessChannel.StalePosition.selector);
         channel.register(q, qa, m, ma, bytes32(uint256(1)), clock);
     }
@@ -403,16 +440,18 @@ contract ChessChannelRegisterTest is ChannelBase {
         assertEq(_credit(alice), 0);
     }
 
-    function test_RegisterStart_StartsOnChainWithWindowForWhite() public {
+    function test_RegisterStart_StartsOnChainAfterTheWindow() public {
         uint256 id = _startChannelGame();
         vm.recordLogs();
         vm.prank(bob);
         channel.registerStart(line[0]);
         _absorb(vm.getRecordedLogs());
-        (, uint256 wb, uint256 bb,, uint256 ply,,,,) = ref.decodeClock(pos[id].clock);
-        assertEq(wb, INITIAL + WINDOW + 15);
+        (uint256 last, uint256 wb, uint256 bb,, uint256 ply,,,,) = ref.decodeClock(pos[id].clock);
+        assertEq(last, block.timestamp + WINDOW);
+        assertEq(wb, INITIAL + 15);
         assertEq(bb, INITIAL + 15);
         assertEq(ply, 0);
+        vm.warp(block.timestamp + WINDOW);
         _move(id, "e2e4");
         assertEq(_ply(id), 1);
     }
@@ -448,8 +487,10 @@ contract ChessChannelRegisterTest is ChannelBase {
     }
 }
 
-/// @notice Draw claims from a signed position.
-contract ChessChannelDrawTest is ChannelBase {
+/// @notice A registered position is frozen for the response window: only a later
+/// registration may replace it, so a stale registration cannot be followed at once by a
+/// winning move or a draw claim the registrant let pass off-chain.
+contract ChessChannelFreezeTest is ChannelBase {
     /// @dev Nf3 Nf6 Ng1 Ng8 twice: the start position for the third time after ply 8.
     function _knightDance() internal returns (uint256 id) {
         id = _startChannelGame();
@@ -463,69 +504,83 @@ contract ChessChannelDrawTest is ChannelBase {
         }
     }
 
-    function test_ClaimDraw_ThreefoldFromSignedPair() public {
+    function _claimDraw(uint256 id, address who, bytes32[] memory keys) internal {
+        Position storage p = pos[id];
+        vm.prank(who);
+        ref.claimDraw(id, p.state, p.history, p.clock, keys);
+    }
+
+    function test_Freeze_ThreefoldClaimedOnChainAfterTheWindow() public {
         uint256 id = _knightDance();
-        (Auth memory qa, Auth memory ma, bytes32[] memory keys) = (_byAuthor(line[7]), _byAuthor(line[8]), _witness());
-        vm.prank(alice);
-        channel.claimDraw(line[7], qa, line[8], ma, keys);
+        _register(8);
+        vm.warp(block.timestamp + WINDOW + 1);
+        _claimDraw(id, alice, _witness());
         (uint8 result, uint8 reason) = _result(id);
         assertEq(result, DRAW);
         assertEq(reason, 10);
     }
 
-    function test_ClaimDraw_RejectsNonPlayer() public {
-        _knightDance();
-        (Auth memory qa, Auth memory ma, bytes32[] memory keys) = (_byAuthor(line[7]), _byAuthor(line[8]), _witness());
-        vm.prank(carol);
-        vm.expectRevert(ChessChannel.NotAPlayer.selector);
-        channel.claimDraw(line[7], qa, line[8], ma, keys);
-    }
-
-    function test_ClaimDraw_RejectsSecondOccurrence() public {
-        _knightDance();
-        bytes32[] memory keys = new bytes32[](5);
-        for (uint256 i; i < 5; ++i) {
-            keys[i] = ChessRules.repetitionKey(line[i].state);
-        }
-        (Auth memory qa, Auth memory ma) = (_byAuthor(line[3]), _byAuthor(line[4]));
-        vm.prank(bob);
-        vm.expectRevert(ChessChannel.DrawNotClaimable.selector);
-        channel.claimDraw(line[3], qa, line[4], ma, keys);
-    }
-
-    function test_ClaimDraw_RejectsForgedWitness() public {
-        _knightDance();
+    function test_Freeze_DrawClaimDuringTheWindowReverts() public {
+        uint256 id = _knightDance();
+        _register(8);
         bytes32[] memory keys = _witness();
-        keys[3] = keys[1];
-        (Auth memory qa, Auth memory ma) = (_byAuthor(line[7]), _byAuthor(line[8]));
-        vm.prank(bob);
-        vm.expectRevert(ChessChannel.BadWitness.selector);
-        channel.claimDraw(line[7], qa, line[8], ma, keys);
-    }
-
-    function test_ClaimDraw_FiftyMovesFromCustomStart() public {
-        bytes memory start = _fen("4k3/8/8/8/8/8/8/R3K3 w - - 99 60");
-        uint256 id = _createChannel(alice, bob, start);
-        _join(id, bob, STAKE);
-        _resetLine(id, start);
-        _extend("a1a2");
-        Auth memory ma = _byAuthor(line[1]);
-        vm.prank(bob);
-        channel.claimDraw(line[0], _direct(""), line[1], ma, new bytes32[](0));
-        (uint8 result, uint8 reason) = _result(id);
-        assertEq(result, DRAW);
-        assertEq(reason, 9);
-    }
-
-    function test_ClaimDraw_DecidedPositionEndsByStatus() public {
-        uint256 id = _startChannelGame();
-        _extend("f2f3 e7e5 g2g4 d8h4");
-        (Auth memory qa, Auth memory ma) = (_byAuthor(line[3]), _byAuthor(line[4]));
+        Position storage p = pos[id];
         vm.prank(alice);
-        channel.claimDraw(line[3], qa, line[4], ma, new bytes32[](0));
-        (uint8 result, uint8 reason) = _result(id);
-        assertEq(result, BLACK_WINS);
-        assertEq(reason, 1);
+        vm.expectRevert(_err(ChessReferee.NotYetPlayable.selector, block.timestamp + WINDOW));
+        ref.claimDraw(id, p.state, p.history, p.clock, keys);
+    }
+
+    function test_Freeze_StaleThreefoldClaimIsOvertaken() public {
+        // The repetition happened at ply 8; white played on and the game went on.
+        uint256 id = _knightDance();
+        _extend("e2e4 e7e5");
+        _register(8);
+        // black overtakes with the latest pair before the window ends: no claim is left
+        _register(10);
+        vm.warp(block.timestamp + WINDOW + 1);
+        bytes32[] memory keys = _witness();
+        Position storage p = pos[id];
+        vm.prank(alice);
+        vm.expectRevert();
+        ref.claimDraw(id, p.state, p.history, p.clock, keys);
+        assertEq(_ply(id), 10);
+    }
+
+    function test_Freeze_StaleRegistrationCannotMateAtOnce() public {
+        // Black missed the mate at ply 4 and played a6; the game went on to ply 5.
+        uint256 id = _startChannelGame();
+        _extend("f2f3 e7e5 g2g4 a7a6 h2h3");
+        _register(3);
+        Position storage p = pos[id];
+        uint24 mate = _uci("d8h4");
+        vm.prank(bob);
+        vm.expectRevert(_err(ChessReferee.NotYetPlayable.selector, block.timestamp + WINDOW));
+        ref.move(id, p.state, p.history, p.clock, mate);
+        // white overtakes with the latest pair within the window
+        _register(5);
+        assertEq(_ply(id), 5);
+    }
+
+    function test_Freeze_OfferDrawDuringTheWindowReverts() public {
+        uint256 id = _startChannelGame();
+        _extend("e2e4 e7e5");
+        _register(2);
+        Position storage p = pos[id];
+        vm.prank(bob);
+        vm.expectRevert(_err(ChessReferee.NotYetPlayable.selector, block.timestamp + WINDOW));
+        ref.offerDraw(id, p.state, p.history, p.clock);
+    }
+
+    function test_Freeze_ClockStartsWhenTheWindowEnds() public {
+        uint256 id = _startChannelGame();
+        _extend("e2e4 e7e5 g1f3");
+        _register(3);
+        (uint256 wl, uint256 bl, bool whiteToMove, uint256 deadline) =
+            ref.clocks(id, pos[id].state, pos[id].history, pos[id].clock);
+        assertEq(wl, line[3].whiteTime);
+        assertEq(bl, line[3].blackTime, "no time runs during the window");
+        assertFalse(whiteToMove);
+        assertEq(deadline, block.timestamp + WINDOW + line[3].blackTime + 15);
     }
 }
 

@@ -44,6 +44,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         _startChannelGame();
         q.gameId = first + 1;
         m.gameId = first + 1;
+        vm.prank(ref.getGame(m.gameId).white);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob));
         channel.register(q, qa, m, ma, 0, 0);
     }
@@ -91,6 +92,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         Move memory m = line[5];
         Auth memory a = _byAuthor(line[1]);
         Auth memory qa = _byAuthor(line[4]);
+        vm.prank(ref.getGame(m.gameId).white);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
         channel.register(line[4], qa, m, a, 0, 0);
     }
@@ -217,6 +219,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         // ply 4 (bob, direct) then ply 5 (white's key 2)
         Auth memory qa = _byAuthor(line[4]);
         Auth memory ma = _whiteAuth(line[5], d1, d2);
+        vm.prank(ref.getGame(line[5].gameId).white);
         vm.recordLogs();
         channel.register(line[4], qa, line[5], ma, 0, 0);
         _absorb(vm.getRecordedLogs());
@@ -225,6 +228,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         qa = _whiteAuth(line[5], d1, d2);
         ma = _byAuthor(line[6]);
         Position storage p = pos[id];
+        vm.prank(ref.getGame(line[6].gameId).white);
         channel.register(line[5], qa, line[6], ma, keccak256(abi.encodePacked(p.state, p.history)), p.clock);
     }
 
@@ -232,6 +236,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         (, Delegation memory d1,) = _rotatedGame();
         Auth memory qa = _byAuthor(line[4]);
         Auth memory ma = _bySession(ALICE_PK, SESSION1_PK, d1, _moveDigest(line[5]));
+        vm.prank(ref.getGame(line[5].gameId).white);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
         channel.register(line[4], qa, line[5], ma, 0, 0);
     }
@@ -240,6 +245,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         (uint256 id, Delegation memory d1, Delegation memory d2) = _rotatedGame();
         Auth memory qa = _whiteAuth(line[3], d1, d2);
         Auth memory ma = _byAuthor(line[4]);
+        vm.prank(ref.getGame(line[4].gameId).white);
         channel.register(line[3], qa, line[4], ma, 0, 0);
         assertNotEq(ref.getGame(id).commitment, bytes32(0));
     }
@@ -253,6 +259,18 @@ contract ChessChannelAttacksTest is ChannelBase {
         vm.prank(address(wallet));
         id = ref.createChannelGame{value: STAKE}(bob, true, address(0), STAKE, INITIAL, INCREMENT, 0, "", WINDOW);
         _join(id, bob, STAKE);
+    }
+
+    function test_EoaWithCode_CannotDisownItsEcdsaSignatures() public {
+        // bob is lost after ply 4 and, like an EIP-7702 account, gets code that refuses
+        // every ERC-1271 question: the signatures his key made still count.
+        _startChannelGame();
+        _extend("f2f3 e7e5 g2g4 d8h4");
+        vm.etch(bob, type(RefusingWallet).runtimeCode);
+        _register(4);
+        (uint8 result, uint8 reason) = _result(line[4].gameId);
+        assertEq(result, BLACK_WINS);
+        assertEq(reason, 1);
     }
 
     function test_ContractWallet_SignsResultDirectly() public {

@@ -200,8 +200,12 @@ abstract contract ChannelBase is RefereeBase {
         Auth memory qa = q.ply == 0 ? _direct("") : _byAuthor(q);
         Position storage p = pos[m.gameId];
         bytes32 inner = p.state.length == 0 ? bytes32(0) : keccak256(abi.encodePacked(p.state, p.history));
+        Auth memory ma = _byAuthor(m);
+        address registrant = vm.addr(_authorKey(m));
+        uint256 clock = p.clock;
         vm.recordLogs();
-        channel.register(q, qa, m, _byAuthor(m), inner, p.clock);
+        vm.prank(registrant);
+        channel.register(q, qa, m, ma, inner, clock);
         _absorb(vm.getRecordedLogs());
     }
 

@@ -259,6 +259,7 @@ contract ChessChannelFixtureTest is Test {
             string memory p = string.concat(".moves[", vm.toString(i), "]");
             string memory q = i == 0 ? ".start" : string.concat(".moves[", vm.toString(i - 1), "]");
             Auth memory qa = i == 0 ? _auth(".start") : _auth(q);
+            vm.prank(ref.getGame(_move(p).gameId).white);
             channel.register(_move(q), qa, _move(p), _auth(p), 0, 0);
             if (vm.parseJsonUint(json, string.concat(p, ".status")) != 0) {
                 assertEq(ref.getGame(gameId).phase, 3, "a decided position ends the game");
@@ -307,6 +308,7 @@ contract ChessChannelFixtureTest is Test {
         address author = vm.parseJsonAddress(
             json, string.concat(".game.", vm.parseJsonString(json, ".negative.wrongSigner.author"))
         );
+        vm.prank(ref.getGame(m.gameId).white);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, author));
         channel.register(prev, qa, m, ma, 0, 0);
     }

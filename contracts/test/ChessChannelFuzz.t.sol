@@ -49,8 +49,9 @@ contract ChessChannelFuzzTest is ChannelBase {
         line.push(_next(line[0], "e2e4", spentWhite));
         line.push(_next(line[1], "e7e5", spentBlack));
         _register(2);
-        (, uint256 wb, uint256 bb,,,,,,) = ref.decodeClock(pos[id].clock);
-        assertEq(wb, INITIAL - spentWhite + INCREMENT + 15 + WINDOW, "white to move: + window");
+        (uint256 last, uint256 wb, uint256 bb,,,,,,) = ref.decodeClock(pos[id].clock);
+        assertEq(last, block.timestamp + WINDOW, "the clock starts when the response window ends");
+        assertEq(wb, INITIAL - spentWhite + INCREMENT + 15);
         assertEq(bb, INITIAL - spentBlack + INCREMENT + 15);
     }
 

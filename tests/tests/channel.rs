@@ -6,7 +6,7 @@
 use alloy_primitives::{Address, B256, Bytes, U256, aliases::U24};
 use chessref_channel::client::{OffChainGame, Seat};
 use chessref_channel::messages::Message;
-use chessref_channel::{ChannelGame, Move, check_successor, settlement, successor};
+use chessref_channel::{ChannelGame, Move, check_successor, successor};
 use chessref_core::{State, Status};
 use chessref_evm::{Chain, GameSetup, Referee, RevmChain};
 use rand::{RngExt, SeedableRng};
@@ -254,8 +254,19 @@ fn a_registered_position_continues_on_chain_and_a_mate_by_registration_ends_it()
         .expect("register");
     let registered = referee.registered(&acted).expect("PositionRegistered");
     assert_eq!(registered.ply, 2);
-    // On-chain play from the registered position with the referee's ordinary move.
+    // On-chain play from the registered position with the referee's ordinary move, once
+    // the response window (600 s here) is over: until then it is frozen.
     let id = g.game.game_id;
+    let early = referee
+        .play_move(
+            white,
+            id,
+            &registered.position,
+            chessref_core::RawMove::from(chessref_core::Move::from_uci("g2g4").unwrap()).packed(),
+        )
+        .unwrap_err();
+    assert!(early.to_string().contains("NotYetPlayable"), "{early}");
+    referee.chain().advance_time(601).unwrap();
     let moved = referee
         .play_move(
             white,
@@ -291,7 +302,6 @@ fn a_registered_position_continues_on_chain_and_a_mate_by_registration_ends_it()
         .expect("register the mate");
     let ending = acted.ending.expect("ended by the registration");
     assert_eq!((ending.result.code(), ending.reason.code()), (2, 1));
-    let _ = settlement::REASON_AGREEMENT;
 }
 
 #[test]

@@ -436,9 +436,12 @@ contract ChannelHandler {
         Auth memory qa;
         if (q.ply != 0) qa = _sign(_author(g, q), channel.hashMove(q));
         Auth memory ma = _sign(_author(g, m), channel.hashMove(m));
+        vm.prank(ref.getGame(m.gameId).white);
         vm.recordLogs();
         channel.register(q, qa, m, ma, 0, 0);
         main.absorb(vm.getRecordedLogs());
+        // Nobody overtakes: on-chain play starts when the response window ends.
+        vm.warp(block.timestamp + g.responseWindow + 1);
     }
 
     /// @dev The author of the latest signed move also signs another move for that ply.

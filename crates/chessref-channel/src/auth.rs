@@ -143,14 +143,20 @@ pub fn recover(digest: B256, signature: &[u8]) -> Result<Address, AuthError> {
     }
 }
 
-/// Checks "`player`'s signature of `digest`" (CHANNEL.md 5): ERC-1271 for a contract
-/// wallet, else ECDSA recovering to `player`.
+/// Checks "`player`'s signature of `digest`" (CHANNEL.md 5): ECDSA recovering to
+/// `player`, else, for a contract wallet, its ERC-1271 answer.
 pub fn verify_player(
     player: Address,
     digest: B256,
     signature: &[u8],
     wallets: &impl ContractWallets,
 ) -> Result<Authorised, AuthError> {
+    // ECDSA first, whatever the account's code (as the contract does): an EOA that later
+    // gets code (EIP-7702) cannot disown what its key signed.
+    let recovered = recover(digest, signature);
+    if recovered.as_ref() == Ok(&player) {
+        return Ok(Authorised::Valid);
+    }
     if wallets.is_contract(player) {
         return match wallets.is_valid_signature(player, digest, signature) {
             Some(true) => Ok(Authorised::Valid),
@@ -158,14 +164,13 @@ pub fn verify_player(
             None => Ok(Authorised::Unchecked(player)),
         };
     }
-    let signer = recover(digest, signature)?;
-    if signer != player {
-        return Err(AuthError::WrongSigner {
+    match recovered {
+        Ok(signer) => Err(AuthError::WrongSigner {
             expected: player,
             signer,
-        });
+        }),
+        Err(e) => Err(e),
     }
-    Ok(Authorised::Valid)
 }
 
 impl Auth {

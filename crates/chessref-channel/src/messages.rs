@@ -65,7 +65,6 @@ alloy_sol_types::sol! {
         function resignBySignature(Resignation resignation, AuthAbi auth, bool white) external;
         function register(Move previous, AuthAbi previousAuth, Move last, AuthAbi lastAuth, bytes32 currentInner, uint256 currentClock) external;
         function registerStart(Move start) external;
-        function claimDraw(Move previous, AuthAbi previousAuth, Move last, AuthAbi lastAuth, bytes32[] keys) external;
         function proveEquivocation(Move a, AuthAbi aAuth, Move b, AuthAbi bAuth) external;
         function proveIllegalMove(Move previous, Move bad, AuthAbi badAuth) external;
         function domainSeparator() external view returns (bytes32);

@@ -20,10 +20,6 @@ pub type ReasonCode = u8;
 pub const REASON_RESIGNATION: ReasonCode = 5;
 /// Reason 8: agreement (a `Result` both signed).
 pub const REASON_AGREEMENT: ReasonCode = 8;
-/// Reason 9: fifty-move rule claimed.
-pub const REASON_FIFTY_MOVES: ReasonCode = 9;
-/// Reason 10: threefold repetition claimed.
-pub const REASON_THREEFOLD: ReasonCode = 10;
 /// Reason 12: the loser signed two different moves for one ply.
 pub const REASON_EQUIVOCATION: ReasonCode = 12;
 /// Reason 13: the loser signed a move that is not a valid successor.
@@ -140,33 +136,6 @@ pub fn register_start(start: &Move) -> Settlement {
         ends: None,
         calldata: IChessChannel::registerStartCall {
             start: start.clone(),
-        }
-        .abi_encode()
-        .into(),
-    }
-}
-
-/// `claimDraw(previous, previousAuth, last, lastAuth, keys)`.
-pub fn claim_draw(
-    previous: (&Move, &Auth),
-    last: (&Move, &Auth),
-    keys: Vec<B256>,
-    reason: ReasonCode,
-) -> Settlement {
-    Settlement {
-        call: "claimDraw",
-        why: if reason == REASON_FIFTY_MOVES {
-            "the fifty-move rule applies after the last signed move".into()
-        } else {
-            "the position after the last signed move occurred three times".into()
-        },
-        ends: Some((3, reason)),
-        calldata: IChessChannel::claimDrawCall {
-            previous: previous.0.clone(),
-            previousAuth: previous.1.into(),
-            last: last.0.clone(),
-            lastAuth: last.1.into(),
-            keys,
         }
         .abi_encode()
         .into(),

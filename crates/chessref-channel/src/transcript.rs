@@ -495,26 +495,27 @@ impl Transcript {
                 format!("the last signed move ends the game ({})", status.name()),
             );
         }
-        if position.halfmove_clock() >= 100 {
-            return settlement::claim_draw(
-                pair.0,
-                pair.1,
-                Vec::new(),
-                settlement::REASON_FIFTY_MOVES,
-            );
-        }
-        let keys = witness(chain);
-        let now = *keys.last().expect("the witness holds the position itself");
-        if keys.iter().filter(|k| **k == now).count() >= 3 {
-            return settlement::claim_draw(pair.0, pair.1, keys, settlement::REASON_THREEFOLD);
-        }
+        // A draw claim is never made from signed positions directly (an old pair could be
+        // cited long after play went on): register, and once the response window is over
+        // (nobody overtook), claim on the referee (CHANNEL.md 7.4).
+        let claim = if position.halfmove_clock() >= 100 {
+            "; then, after the response window, claim the fifty-move draw with ChessReferee.claimDraw"
+        } else {
+            let keys = witness(chain);
+            let now = *keys.last().expect("the witness holds the position itself");
+            if keys.iter().filter(|k| **k == now).count() >= 3 {
+                "; then, after the response window, claim the threefold draw with ChessReferee.claimDraw (witness: the repetition keys since the last capture or pawn move)"
+            } else {
+                ""
+            }
+        };
         settlement::register(
             pair.0,
             pair.1,
             current,
             None,
             format!(
-                "register ply {}: on-chain play continues from there",
+                "register ply {}: on-chain play continues from there{claim}",
                 last.ply
             ),
         )

@@ -257,3 +257,27 @@ fn test_session_key_outside_its_range_is_refused() {
         "{error}"
     );
 }
+
+/// Every player answers ERC-1271 with a refusal (an EOA that later got code, EIP-7702).
+struct RefusingWallets;
+
+impl chessref_channel::ContractWallets for RefusingWallets {
+    fn is_contract(&self, _: Address) -> bool {
+        true
+    }
+    fn is_valid_signature(&self, _: Address, _: B256, _: &[u8]) -> Option<bool> {
+        Some(false)
+    }
+}
+
+#[test]
+fn test_an_account_with_code_cannot_disown_its_ecdsa_signatures() {
+    let t = Transcript::from_json(&std::fs::read_to_string(FIXTURE).expect("fixture"))
+        .expect("transcript");
+    let report = t.verify(&RefusingWallets).expect("verifiable");
+    assert_eq!(
+        report.error, None,
+        "ECDSA recovering to the player is checked first"
+    );
+    assert_eq!(report.valid_plies, 4);
+}

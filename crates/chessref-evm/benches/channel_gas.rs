@@ -19,11 +19,14 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 fn games(count: usize) -> (String, Vec<(Vec<Move>, u8)>) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/pgn/lichess_2025-05_sample.pgn");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data/pgn/lichess_2025-05_sample.pgn");
     if let Ok(file) = std::fs::File::open(&path) {
         let mut out = Vec::new();
         for game in PgnReader::new(std::io::BufReader::new(file)).flatten() {
-            let Ok(replay) = game.replay_prefix() else { continue };
+            let Ok(replay) = game.replay_prefix() else {
+                continue;
+            };
             if replay.error.is_some() {
                 continue;
             }
@@ -37,7 +40,13 @@ fn games(count: usize) -> (String, Vec<(Vec<Move>, u8)>) {
                 break;
             }
         }
-        return (format!("the first {} games of lichess_2025-05_sample.pgn", out.len()), out);
+        return (
+            format!(
+                "the first {} games of lichess_2025-05_sample.pgn",
+                out.len()
+            ),
+            out,
+        );
     }
     let mut rng = ChaCha8Rng::seed_from_u64(9);
     let out = (0..count)
@@ -53,11 +62,17 @@ fn games(count: usize) -> (String, Vec<(Vec<Move>, u8)>) {
             (moves, 3)
         })
         .collect();
-    (format!("{count} seeded random games (no ../shared/data)"), out)
+    (
+        format!("{count} seeded random games (no ../shared/data)"),
+        out,
+    )
 }
 
 fn main() {
-    let count = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(40);
+    let count = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(40);
     let (source, games) = games(count);
     let mut referee = Referee::deploy(RevmChain::new()).expect("deploy");
     let accounts = referee.chain().accounts().to_vec();
@@ -67,29 +82,52 @@ fn main() {
     settle_known_game(&mut referee, [white, black], &[], 3).expect("warm-up");
     let (mut on_total, mut off_total, mut plies_total) = (0u64, 0u64, 0usize);
     let mut ratios = Vec::new();
-    println!("| game | plies | on-chain per move (create + join + moves) | off-chain (create + join + settle) | off / on |");
+    println!(
+        "| game | plies | on-chain per move (create + join + moves) | off-chain (create + join + settle) | off / on |"
+    );
     println!("|---:|---:|---:|---:|---:|");
     for (i, (moves, result)) in games.iter().enumerate() {
         // On-chain: the ordinary game, every move a transaction.
-        let created = referee.create_game(white, &GameSetup::eth(black, stake)).expect("create");
+        let created = referee
+            .create_game(white, &GameSetup::eth(black, stake))
+            .expect("create");
         let joined = referee.join_game(black, created.id, stake).expect("join");
-        let mut position = chessref_evm::Position { state: created.state, history: created.history, clock: joined.clock };
+        let mut position = chessref_evm::Position {
+            state: created.state,
+            history: created.history,
+            clock: joined.clock,
+        };
         let mut on = created.receipt.gas_used + joined.receipt.gas_used;
         let mut state = State::initial();
         for mv in moves {
-            let mover = if state.turn() == chessref_core::Color::White { white } else { black };
+            let mover = if state.turn() == chessref_core::Color::White {
+                white
+            } else {
+                black
+            };
             let packed = chessref_core::RawMove::from(*mv).packed();
-            let moved = referee.play_move(mover, created.id, &position, packed).expect("a legal move");
+            let moved = referee
+                .play_move(mover, created.id, &position, packed)
+                .expect("a legal move");
             on += moved.receipt.gas_used;
             position = moved.position;
             state = state.play(*mv).expect("legal");
         }
         if !state.status().is_over() {
-            on += referee.resign(if *result == 1 { black } else { white }, created.id).expect("resign").receipt.gas_used;
+            on += referee
+                .resign(if *result == 1 { black } else { white }, created.id)
+                .expect("resign")
+                .receipt
+                .gas_used;
         }
-        let (off, _) = settle_known_game(&mut referee, [white, black], moves, *result).expect("settle");
+        let (off, _) =
+            settle_known_game(&mut referee, [white, black], moves, *result).expect("settle");
         let ratio = off as f64 / on as f64;
-        println!("| {} | {} | {on} | {off} | {ratio:.3} |", i + 1, moves.len());
+        println!(
+            "| {} | {} | {on} | {off} | {ratio:.3} |",
+            i + 1,
+            moves.len()
+        );
         on_total += on;
         off_total += off;
         plies_total += moves.len();

@@ -543,8 +543,12 @@ pub fn settle_known_game<C: Chain>(
     moves: &[chessref_core::Move],
     result: u8,
 ) -> Result<(u64, Ending), EvmError> {
-    let keys = [white, black]
-        .map(|a| referee.chain().signer(a).ok_or_else(|| sign_error(format!("no key for {a}"))));
+    let keys = [white, black].map(|a| {
+        referee
+            .chain()
+            .signer(a)
+            .ok_or_else(|| sign_error(format!("no key for {a}")))
+    });
     let [wk, bk] = keys;
     let (wk, bk) = (wk?, bk?);
     let mut setup = GameSetup::eth(black, U256::from(STAKE));
@@ -554,14 +558,27 @@ pub fn settle_known_game<C: Chain>(
     let joined = referee.join_game(black, created.id, U256::from(STAKE))?;
     let domain = referee.channel_domain()?;
     let terms = referee.channel_game(created.id, None)?;
-    let mut game = OffChainGame::new(domain, terms, Seat::wallet(wk), Seat::wallet(bk)).map_err(sign_error)?;
+    let mut game =
+        OffChainGame::new(domain, terms, Seat::wallet(wk), Seat::wallet(bk)).map_err(sign_error)?;
     for mv in moves {
         game.play(*mv, 5).map_err(sign_error)?;
     }
-    let decided = State::from_bytes(&game.last().state).expect("honest").status() != Status::Ongoing;
-    let transcript = if decided { game.transcript() } else { game.transcript_agreed(result).map_err(sign_error)? };
+    let decided = State::from_bytes(&game.last().state)
+        .expect("honest")
+        .status()
+        != Status::Ongoing;
+    let transcript = if decided {
+        game.transcript()
+    } else {
+        game.transcript_agreed(result).map_err(sign_error)?
+    };
     let report = transcript.verify(&NoContractWallets).map_err(sign_error)?;
     let acted = referee.send_channel(white, &report.settlement)?;
-    let ended = acted.ending.ok_or_else(|| sign_error("the settling call did not end the game"))?;
-    Ok((created.receipt.gas_used + joined.receipt.gas_used + acted.receipt.gas_used, ended))
+    let ended = acted
+        .ending
+        .ok_or_else(|| sign_error("the settling call did not end the game"))?;
+    Ok((
+        created.receipt.gas_used + joined.receipt.gas_used + acted.receipt.gas_used,
+        ended,
+    ))
 }
