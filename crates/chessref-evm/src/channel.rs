@@ -245,3 +245,15 @@ impl ContractHash for chessref_channel::ResultMessage {
         .into()
     }
 }
+
+impl<C: Chain> Referee<C> {
+    /// The referee a `ChessChannel` at `channel` belongs to (`referee()`), as a client on
+    /// `chain`: what a transcript's domain leads to.
+    pub fn of_channel(mut chain: C, channel: Address) -> Result<Referee<C>, EvmError> {
+        let from = chain.accounts().first().copied().unwrap_or(Address::ZERO);
+        let referee = chain
+            .call(from, channel, K::refereeCall {}.abi_encode().into())?
+            .decode::<K::refereeCall>("referee")?;
+        Ok(Referee::at(chain, referee))
+    }
+}

@@ -630,3 +630,103 @@ fn channel_verify_refuses_junk_with_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a transcript"));
 }
+
+/// A channel game between anvil's accounts 1 and 2 (well-known keys), played off-chain;
+/// returns the anvil node (alive while held), the game and the referee client.
+fn anvil_channel_game(
+    plies: &[&str],
+) -> (
+    chessref_evm::anvil::Anvil,
+    chessref_channel::client::OffChainGame,
+    chessref_evm::Referee<chessref_evm::RpcChain>,
+) {
+    use chessref_evm::Chain;
+    let anvil =
+        chessref_evm::anvil::Anvil::spawn().expect("anvil (installed by scripts/bootstrap.sh)");
+    let chain = chessref_evm::RpcChain::connect(anvil.url()).expect("connect");
+    let mut referee = chessref_evm::Referee::deploy(chain).expect("deploy");
+    let accounts = referee.chain().accounts().to_vec();
+    let (white, black) = (accounts[1], accounts[2]);
+    let stake = alloy_primitives::U256::from(1_000u64);
+    let created = referee
+        .create_channel_game(white, &chessref_evm::GameSetup::eth(black, stake), 600)
+        .expect("create");
+    referee.join_game(black, created.id, stake).expect("join");
+    let domain = referee.channel_domain().expect("domain");
+    let terms = referee.channel_game(created.id, None).expect("terms");
+    let ws =
+        chessref_channel::client::Seat::wallet(referee.chain().signer(white).expect("anvil key"));
+    let bs =
+        chessref_channel::client::Seat::wallet(referee.chain().signer(black).expect("anvil key"));
+    let mut game =
+        chessref_channel::client::OffChainGame::new(domain, terms, ws, bs).expect("game");
+    for uci in plies {
+        game.play(chessref_core::Move::from_uci(uci).unwrap(), 2)
+            .expect("legal");
+    }
+    (anvil, game, referee)
+}
+
+fn write_transcript(t: &chessref_channel::Transcript, name: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("chessref-{name}-{}.json", std::process::id()));
+    std::fs::write(&path, serde_json::to_string_pretty(t).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn channel_settle_sends_the_signed_result_over_rpc() {
+    let (anvil, game, mut referee) = anvil_channel_game(&["e2e4", "e7e5", "g1f3"]);
+    let path = write_transcript(&game.transcript_agreed(1).unwrap(), "settle");
+    let file = path.to_str().unwrap();
+    // A settled game is not a dispute.
+    let refused = chessref(&["channel", "dispute", file, "--rpc", anvil.url()]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("use `chessref channel settle`"),
+        "{}",
+        stderr(&refused)
+    );
+    let out = chessref(&["channel", "settle", file, "--rpc", anvil.url()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("ended: white_wins, agreement"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(referee.game(game.game.game_id).unwrap().phase, 3);
+    // Sending it again is refused by the chain, with the contract's error by name.
+    let again = chessref(&["channel", "settle", file, "--rpc", anvil.url()]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        stderr(&again).contains("GameNotRunning"),
+        "{}",
+        stderr(&again)
+    );
+    std::fs::remove_file(path).ok();
+}
+
+#[test]
+fn channel_dispute_registers_the_latest_pair_over_rpc() {
+    let (anvil, game, mut referee) = anvil_channel_game(&["d2d4", "d7d5"]);
+    let path = write_transcript(&game.transcript(), "dispute");
+    let file = path.to_str().unwrap();
+    let refused = chessref(&["channel", "settle", file, "--rpc", anvil.url()]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("use `chessref channel dispute`"),
+        "{}",
+        stderr(&refused)
+    );
+    let out = chessref(&["channel", "dispute", file, "--rpc", anvil.url()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("continues on-chain from ply 2"),
+        "{}",
+        stdout(&out)
+    );
+    assert_ne!(
+        referee.game(game.game.game_id).unwrap().commitment,
+        alloy_primitives::B256::ZERO
+    );
+    std::fs::remove_file(path).ok();
+}
