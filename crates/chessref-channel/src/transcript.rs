@@ -81,7 +81,8 @@ pub struct MoveEntry {
     pub black_time: u32,
     /// `hashStruct` of the move before.
     pub previous: B256,
-    /// The signature.
+    /// The signature (empty for a move not signed yet).
+    #[serde(default)]
     pub signature: Bytes,
     /// Index into `delegations`, or -1: signed by the author's own address.
     #[serde(default = "direct")]
@@ -240,7 +241,14 @@ impl Transcript {
 
     /// The move message of entry `i`.
     pub fn message(&self, i: usize) -> Move {
-        let e = &self.moves[i];
+        self.moves[i].message()
+    }
+}
+
+impl MoveEntry {
+    /// The move message (the signature aside).
+    pub fn message(&self) -> Move {
+        let e = self;
         Move {
             gameId: e.game_id,
             ply: e.ply,
@@ -252,7 +260,9 @@ impl Transcript {
             previous: e.previous,
         }
     }
+}
 
+impl Transcript {
     /// The authorisation of a signature entry, for `player`'s message at `ply`.
     fn auth(
         &self,

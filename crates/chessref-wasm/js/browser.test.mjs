@@ -13,11 +13,12 @@ let results;
 const pageErrors = [];
 
 before(async () => {
-  // cases.mjs imports the section 10 fixture from the repository's tests/fixtures,
+  // cases.mjs imports the shared fixtures from the repository's tests/fixtures,
   // which is outside the served package directory: serve it at the URL it resolves to.
-  const fixture = new URL("../../../tests/fixtures/encoding-examples.json", import.meta.url);
+  const fixture = (name) => new URL(`../../../tests/fixtures/${name}`, import.meta.url);
   http = await serveStatic(fileURLToPath(new URL("..", import.meta.url)), {
-    "/tests/fixtures/encoding-examples.json": () => ["application/json", readFileSync(fixture)],
+    "/tests/fixtures/encoding-examples.json": () => ["application/json", readFileSync(fixture("encoding-examples.json"))],
+    "/tests/fixtures/channel-examples.json": () => ["application/json", readFileSync(fixture("channel-examples.json"))],
   });
   browser = await launchChromium();
   const page = await browser.context.newPage();

@@ -4,6 +4,8 @@
 
 // ENCODING.md section 10, shared with the chessref-core and chessref-server tests.
 import WORKED_EXAMPLES from "../../../tests/fixtures/encoding-examples.json" with { type: "json" };
+// docs/CHANNEL.md section 10, shared with the Rust and Solidity tests.
+import CHANNEL from "../../../tests/fixtures/channel-examples.json" with { type: "json" };
 
 const INITIAL_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 // ENCODING.md section 4.
@@ -252,5 +254,51 @@ export const cases = [
     c.play("e4");
     eq([g.ply(), c.ply()], [0, 1], "clone is independent");
     ok(c.pgn().includes("1. e4"), "PGN movetext");
+  }],
+  ["channel: typed data, digests and signers of the CHANNEL.md examples", (w) => {
+    const domain = { chainId: CHANNEL.domain.chainId, verifyingContract: CHANNEL.domain.verifyingContract };
+    for (const m of [CHANNEL.start, ...CHANNEL.moves]) {
+      const t = w.channelTypedData("Move", domain, m);
+      eq([t.hash, t.digest], [m.hash, m.digest], `ply ${m.ply}`);
+      eq(t.primaryType, "Move", "primaryType");
+      eq(t.types.Move.map((f) => f.name).join(","), "gameId,ply,mv,state,history,whiteTime,blackTime,previous", "Move fields");
+      if (m.ply > 0) eq(w.channelRecover(m.digest, m.signature), m.signer, `signer of ply ${m.ply}`);
+    }
+    for (const d of CHANNEL.delegations) {
+      const t = w.channelTypedData("Delegation", domain, d);
+      eq([t.hash, t.digest], [d.hash, d.digest], d.name);
+      eq(w.channelRecover(d.digest, d.signature), d.signer, d.name);
+    }
+    eq(w.channelTypedData("Resignation", domain, CHANNEL.resignation).digest, CHANNEL.resignation.digest, "resignation");
+    eq(w.channelTypedData("Result", domain, CHANNEL.result).digest, CHANNEL.result.digest, "result");
+    const other = { chainId: CHANNEL.negative.otherChain.chainId, verifyingContract: CHANNEL.domain.verifyingContract };
+    eq(w.channelTypedData("Move", other, CHANNEL.moves[0]).digest, CHANNEL.negative.otherChain.digest, "other chain");
+    throwsKind(() => w.channelRecover(CHANNEL.negative.highS.digest, CHANNEL.negative.highS.signature), "bad_signature");
+    throwsKind(() => w.channelTypedData("Draw", domain, {}), "bad_message");
+  }],
+
+  ["channel: successors, transition codes and a whole transcript", (w) => {
+    const game = { ...CHANNEL.game };
+    delete game.startState;
+    const start = w.channelStartMove(game);
+    eq(w.channelTypedData("Move", CHANNEL.domain, start).hash, CHANNEL.start.hash, "start move");
+    const spent = [4, 6, 10, 3];
+    let previous = start;
+    for (const [i, m] of CHANNEL.moves.entries()) {
+      const next = w.channelSuccessor(previous, m.uci, spent[i], CHANNEL.game.increment);
+      eq(w.channelTypedData("Move", CHANNEL.domain, next).hash, m.hash, `successor ${m.uci}`);
+      w.channelCheckSuccessor(previous, m, CHANNEL.game.increment);
+      previous = m;
+    }
+    throwsKind(() => w.channelSuccessor(CHANNEL.moves[0], "e7e4", 1, 2), "invalid_transition", 6);
+    for (const t of CHANNEL.negative.transitions) {
+      const e = throwsKind(() => w.channelCheckSuccessor(t.previous, t.move, CHANNEL.game.increment), "invalid_transition", t.code);
+      eq(e.ruleCode, t.ruleCode, `${t.name}: rule code`);
+    }
+    const report = w.channelVerifyTranscript(CHANNEL);
+    eq([report.validPlies, report.error, report.status], [4, null, 1], "valid, mate");
+    eq([report.settlement.call, report.settlement.ends], ["settle", [2, 8]], "settled by the signed result");
+    ok(report.settlement.calldata.startsWith("0x"), "calldata");
+    throwsKind(() => w.channelVerifyTranscript({ moves: 3 }), "bad_message");
   }],
 ];

@@ -11,6 +11,7 @@
 //! `"ambiguous_move"`, `"game_over"`) and, where one applies, the ENCODING.md
 //! section 6 or 7 `code` and its `reason` name.
 
+pub mod channel;
 pub mod verdict;
 
 use chessref_core::{
@@ -76,13 +77,13 @@ export interface ChessrefError extends Error {
 }
 "#;
 
-fn set(obj: &Object, key: &str, value: impl Into<JsValue>) {
+pub(crate) fn set(obj: &Object, key: &str, value: impl Into<JsValue>) {
     // Reflect.set on a fresh plain object cannot fail.
     let _ = Reflect::set(obj, &JsValue::from_str(key), &value.into());
 }
 
 /// A JS `Error` with `kind` and, if given, the section 6/7 `code` and `reason`.
-fn error(kind: &str, message: &str, code: Option<(u8, &str)>) -> JsValue {
+pub(crate) fn error(kind: &str, message: &str, code: Option<(u8, &str)>) -> JsValue {
     let err = js_sys::Error::new(message);
     set(&err, "kind", kind);
     if let Some((code, reason)) = code {
