@@ -274,6 +274,11 @@ export const cases = [
     const other = { chainId: CHANNEL.negative.otherChain.chainId, verifyingContract: CHANNEL.domain.verifyingContract };
     eq(w.channelTypedData("Move", other, CHANNEL.moves[0]).digest, CHANNEL.negative.otherChain.digest, "other chain");
     throwsKind(() => w.channelRecover(CHANNEL.negative.highS.digest, CHANNEL.negative.highS.signature), "bad_signature");
+    // A session key signs in the page: the very bytes the Rust signer wrote.
+    const session = CHANNEL.keys.whiteSession1;
+    eq(w.channelAddressOf(session.privateKey), session.address, "session key address");
+    eq(w.channelSign(session.privateKey, CHANNEL.moves[0].digest), CHANNEL.moves[0].signature, "session key signature");
+    throwsKind(() => w.channelSign("0x00", CHANNEL.moves[0].digest), "bad_key");
     throwsKind(() => w.channelTypedData("Draw", domain, {}), "bad_message");
   }],
 

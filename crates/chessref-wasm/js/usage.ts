@@ -4,7 +4,26 @@ import init, {
   Chess, encodeMove, decodeMove, packedToUci, squareIndex, squareName, initialStateHex, validateStateHex,
   rejectionName, type CheckResult, type MoveInfo, type ClaimableDraws, type Outcome, type RawMove,
   type StateValidation, type ChessrefError,
+  channelStartMove, channelSuccessor, channelCheckSuccessor, channelTypedData, channelRecover, channelSign,
+  channelAddressOf, channelVerifyTranscript, type ChannelDomain, type ChannelGame, type ChannelMove,
+  type ChannelTypedData, type TranscriptReport,
 } from "../pkg/web/chessref_wasm.js";
+
+/** A page's side of an off-chain game: build, sign and check moves with a session key. */
+export function channelUsage(domain: ChannelDomain, game: ChannelGame, sessionKey: string): string {
+  const start: ChannelMove = channelStartMove(game);
+  const next: ChannelMove = channelSuccessor(start, "e2e4", 3, game.increment);
+  const typed: ChannelTypedData = channelTypedData("Move", domain, next);
+  const signature: string = channelSign(sessionKey, typed.digest);
+  const signer: string = channelRecover(typed.digest, signature);
+  channelCheckSuccessor(start, { ...next, signature }, game.increment);
+  const delegation: ChannelTypedData = channelTypedData("Delegation", domain, {
+    gameId: game.gameId, sessionKey: channelAddressOf(sessionKey), firstPly: 1, lastPly: 4294967295,
+  });
+  const report: TranscriptReport = channelVerifyTranscript({ domain, game, moves: [{ ...next, signature }] });
+  const ends: [number, number] | null = report.settlement.ends;
+  return `${signer} ${delegation.primaryType} ${report.validPlies} ${ends}`;
+}
 
 export async function usage(stateHex: string): Promise<string> {
   await init();

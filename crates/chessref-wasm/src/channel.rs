@@ -18,6 +18,69 @@ use wasm_bindgen::prelude::*;
 
 use crate::error;
 
+#[wasm_bindgen(typescript_custom_section)]
+const CHANNEL_TS_TYPES: &'static str = r#"
+/** Where channel signatures are valid (docs/CHANNEL.md section 3). */
+export interface ChannelDomain {
+  chainId: number;
+  /** The ChessChannel address (ChessReferee.channel()). */
+  verifyingContract: string;
+}
+/** A channel game's terms, as ChessReferee.getGame reports them. */
+export interface ChannelGame {
+  gameId: number | string;
+  white: string;
+  black: string;
+  initialTime: number;
+  increment: number;
+  responseWindow: number;
+  /** 128 bytes as 0x hex; absent for the standard start. */
+  startState?: string;
+}
+/** A Move message (docs/CHANNEL.md 4.1); `signature` when signed. */
+export interface ChannelMove {
+  gameId: number | string;
+  ply: number;
+  /** The packed move, as ChessReferee.move takes it. */
+  mv: number;
+  state: string;
+  history: string;
+  whiteTime: number;
+  blackTime: number;
+  previous: string;
+  signature?: string;
+}
+/** EIP-712 typed data for ethers signTypedData(domain, types, message), with its hashes. */
+export interface ChannelTypedData {
+  domain: { name: string; version: string; chainId: number; verifyingContract: string };
+  types: Record<string, Array<{ name: string; type: string }>>;
+  primaryType: "Move" | "Delegation" | "Resignation" | "Result";
+  message: Record<string, unknown>;
+  /** EIP-712 hashStruct. */
+  hash: string;
+  /** What is signed. */
+  digest: string;
+}
+/** The ChessChannel call that settles or disputes a transcript. */
+export interface ChannelSettlement {
+  call: string;
+  why: string;
+  /** [result, reason] the call ends the game with; null when the game goes on on-chain. */
+  ends: [number, number] | null;
+  calldata: string;
+}
+/** What channelVerifyTranscript found. */
+export interface TranscriptReport {
+  validPlies: number;
+  /** The first problem (its ply and why), null when every move is valid. */
+  error: string | null;
+  status: number;
+  fen: string;
+  unchecked: string[];
+  settlement: ChannelSettlement;
+}
+"#;
+
 fn from_js<T: DeserializeOwned>(value: &JsValue, what: &str) -> Result<T, JsValue> {
     let text = js_sys::JSON::stringify(value)
         .map_err(|_| error("bad_message", &format!("{what}: not JSON"), None))?;
@@ -44,8 +107,10 @@ fn move_json(m: &chessref_channel::Move) -> serde_json::Value {
 
 /// The start move (ply 0) of a channel game `{gameId, white, black, initialTime,
 /// increment, responseWindow, startState?}`.
-#[wasm_bindgen(js_name = channelStartMove)]
-pub fn channel_start_move(game: JsValue) -> Result<JsValue, JsValue> {
+#[wasm_bindgen(js_name = channelStartMove, unchecked_return_type = "ChannelMove")]
+pub fn channel_start_move(
+    #[wasm_bindgen(unchecked_param_type = "ChannelGame")] game: JsValue,
+) -> Result<JsValue, JsValue> {
     let game: ChannelGame = from_js(&game, "game")?;
     let start = game
         .start_move()
@@ -56,9 +121,9 @@ pub fn channel_start_move(game: JsValue) -> Result<JsValue, JsValue> {
 /// The move message that plays `uci` after `previous`, its author having spent `spent`
 /// seconds: what an honest client signs next. Throws `illegal_move` (with the section 6
 /// code) or `game_over`.
-#[wasm_bindgen(js_name = channelSuccessor)]
+#[wasm_bindgen(js_name = channelSuccessor, unchecked_return_type = "ChannelMove")]
 pub fn channel_successor(
-    previous: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ChannelMove")] previous: JsValue,
     uci: &str,
     spent: u32,
     increment: u32,
@@ -84,8 +149,8 @@ fn transition_error(e: chessref_channel::TransitionError) -> JsValue {
 /// `invalid_transition` with the transition `code`, its `reason` and the `ruleCode`.
 #[wasm_bindgen(js_name = channelCheckSuccessor)]
 pub fn channel_check_successor(
-    previous: JsValue,
-    next: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ChannelMove")] previous: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ChannelMove")] next: JsValue,
     increment: u32,
 ) -> Result<(), JsValue> {
     let previous: MoveEntry = from_js(&previous, "previous move")?;
@@ -99,11 +164,11 @@ pub fn channel_check_successor(
 /// "Result") under `domain` `{chainId, verifyingContract}`: `{domain, types,
 /// primaryType, message, hash, digest}`, ready for ethers `signTypedData(domain, types,
 /// message)` (a wallet signing a delegation or a result).
-#[wasm_bindgen(js_name = channelTypedData)]
+#[wasm_bindgen(js_name = channelTypedData, unchecked_return_type = "ChannelTypedData")]
 pub fn channel_typed_data(
     kind: &str,
-    domain: JsValue,
-    message: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ChannelDomain")] domain: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "object")] message: JsValue,
 ) -> Result<JsValue, JsValue> {
     let domain: ChannelDomain = from_js(&domain, "domain")?;
     let (types, fields, hash, digest) = match kind {
@@ -225,12 +290,45 @@ pub fn channel_recover(digest: &str, signature: &str) -> Result<String, JsValue>
         .map_err(|e| error("bad_signature", &e.to_string(), None))
 }
 
+fn key(private_key: &str) -> Result<k256::ecdsa::SigningKey, JsValue> {
+    let bytes: B256 = private_key
+        .parse()
+        .map_err(|_| error("bad_key", "a private key is 32 bytes of hex", None))?;
+    k256::ecdsa::SigningKey::from_bytes(&bytes.0.into())
+        .map_err(|_| error("bad_key", "not a valid secp256k1 private key", None))
+}
+
+/// The address of a private key (a session key the page generated with
+/// `crypto.getRandomValues`); throws `bad_key`.
+#[wasm_bindgen(js_name = channelAddressOf)]
+pub fn channel_address_of(private_key: &str) -> Result<String, JsValue> {
+    Ok(Address::from_private_key(&key(private_key)?).to_string())
+}
+
+/// Signs a message digest (from `channelTypedData`) with a private key, as the
+/// protocol wants it: 65 bytes `r ‖ s ‖ v`, low s, v 27 or 28 (RFC 6979: the same bytes
+/// alloy and ethers produce). For session keys; a wallet signs the typed data itself.
+#[wasm_bindgen(js_name = channelSign)]
+pub fn channel_sign(private_key: &str, digest: &str) -> Result<String, JsValue> {
+    let digest: B256 = digest
+        .parse()
+        .map_err(|e| error("bad_signature", &format!("digest {digest:?}: {e}"), None))?;
+    let (signature, recovery) = key(private_key)?
+        .sign_prehash_recoverable(digest.as_slice())
+        .map_err(|e| error("bad_signature", &e.to_string(), None))?;
+    let signature =
+        alloy_primitives::Signature::from_signature_and_parity(signature, recovery.is_y_odd());
+    Ok(Bytes::copy_from_slice(&signature.normalized_s().as_bytes()).to_string())
+}
+
 /// Checks a whole transcript (every signature, turn order, every move, the clocks) and
 /// says which call settles or disputes it: `{validPlies, error, status, fen, unchecked,
 /// settlement: {call, why, ends, calldata}}`. Throws `bad_message` for a file that is not
 /// a transcript.
-#[wasm_bindgen(js_name = channelVerifyTranscript)]
-pub fn channel_verify_transcript(transcript: JsValue) -> Result<JsValue, JsValue> {
+#[wasm_bindgen(js_name = channelVerifyTranscript, unchecked_return_type = "TranscriptReport")]
+pub fn channel_verify_transcript(
+    #[wasm_bindgen(unchecked_param_type = "object")] transcript: JsValue,
+) -> Result<JsValue, JsValue> {
     let t: Transcript = from_js(&transcript, "transcript")?;
     let report = t
         .verify(&NoContractWallets)
