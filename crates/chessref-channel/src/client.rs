@@ -171,21 +171,13 @@ impl OffChainGame {
         }
         let moves = self.moves[1..]
             .iter()
-            .map(|(m, auth)| MoveEntry {
-                game_id: m.gameId,
-                ply: m.ply,
-                mv: m.packed(),
-                state: m.state.clone(),
-                history: m.history,
-                white_time: m.whiteTime,
-                black_time: m.blackTime,
-                previous: m.previous,
-                signature: auth.signature.clone(),
-                delegation: match author_of(m) {
+            .map(|(m, auth)| {
+                let delegation = match author_of(m) {
                     Some(Color::Black) if auth.delegation.is_some() => index[1],
                     Some(_) if auth.delegation.is_some() => index[0],
                     _ => -1,
-                },
+                };
+                MoveEntry::signed(m, auth.signature.clone(), delegation)
             })
             .collect();
         Transcript {

@@ -13,7 +13,7 @@
 //! for a signature by the player's own address. Other members are ignored.
 
 use alloy_primitives::{Address, B256, Bytes, U256, aliases::U24};
-use chessref_core::{Color, State, Status};
+use chessref_core::{Color, GameResult, Outcome, State, Status};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -246,6 +246,23 @@ impl Transcript {
 }
 
 impl MoveEntry {
+    /// The entry of `mv` with its `signature` and `delegation` index (-1: signed by the
+    /// author's own address); [`message`](MoveEntry::message) is the way back.
+    pub fn signed(mv: &Move, signature: Bytes, delegation: i64) -> MoveEntry {
+        MoveEntry {
+            game_id: mv.gameId,
+            ply: mv.ply,
+            mv: mv.packed(),
+            state: mv.state.clone(),
+            history: mv.history,
+            white_time: mv.whiteTime,
+            black_time: mv.blackTime,
+            previous: mv.previous,
+            signature,
+            delegation,
+        }
+    }
+
     /// The move message (the signature aside).
     pub fn message(&self) -> Move {
         let e = self;
@@ -532,20 +549,17 @@ impl Transcript {
     }
 }
 
-/// `(result, reason)` of a decided position (ENCODING.md section 8 status 1 to 4).
+/// `(result, reason)` the referee reports for a decided position (ENCODING.md section 8
+/// status 1 to 4): chessref-core's one status-to-result mapping, in the referee's codes
+/// (reasons 1 to 4 are the status codes).
 fn decided(status: Status, position: &State) -> Option<(u8, u8)> {
-    match status {
-        Status::Ongoing => None,
-        Status::Checkmate => Some((
-            if position.turn() == Color::White {
-                2
-            } else {
-                1
-            },
-            1,
-        )),
-        other => Some((3, other.code())),
-    }
+    let outcome = Outcome::of(status, position.turn())?;
+    let result = match outcome.result {
+        GameResult::WhiteWins => 1,
+        GameResult::BlackWins => 2,
+        GameResult::Draw => 3,
+    };
+    Some((result, status.code()))
 }
 
 /// The threefold witness of the chain's last position: the repetition keys since the

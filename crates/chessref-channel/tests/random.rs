@@ -2,7 +2,7 @@
 //! one cheat injected at a random ply is found at exactly that ply, with the
 //! transition code or signature error it is, and the proof call when it is provable.
 
-use alloy_primitives::{B256, Bytes, U256, aliases::U24};
+use alloy_primitives::{B256, U256, aliases::U24};
 use alloy_signer_local::PrivateKeySigner;
 use chessref_channel::messages::author_of;
 use chessref_channel::signer::{delegate, sign};
@@ -29,21 +29,6 @@ fn key(rng: &mut ChaCha8Rng) -> PrivateKeySigner {
         if let Ok(k) = PrivateKeySigner::from_bytes(&B256::from(bytes)) {
             return k;
         }
-    }
-}
-
-fn entry(mv: &Move, signature: Bytes, delegation: i64) -> MoveEntry {
-    MoveEntry {
-        game_id: mv.gameId,
-        ply: mv.ply,
-        mv: mv.packed(),
-        state: mv.state.clone(),
-        history: mv.history,
-        white_time: mv.whiteTime,
-        black_time: mv.blackTime,
-        previous: mv.previous,
-        signature,
-        delegation,
     }
 }
 
@@ -103,9 +88,9 @@ fn honest(rng: &mut ChaCha8Rng, game_id: u64, plies: usize) -> (Transcript, Play
             Color::Black => (&p.black, &p.black_session, 1),
         };
         let e = if rng.random_bool(0.5) {
-            entry(&next, sign(wallet, &domain, &next).unwrap(), -1)
+            MoveEntry::signed(&next, sign(wallet, &domain, &next).unwrap(), -1)
         } else {
-            entry(&next, sign(session, &domain, &next).unwrap(), index)
+            MoveEntry::signed(&next, sign(session, &domain, &next).unwrap(), index)
         };
         entries.push(e);
         moves.push(next);
@@ -160,7 +145,7 @@ fn test_one_cheat_is_found_at_its_ply() {
         };
         let kind = rng.random_range(0..6);
         kinds[kind] += 1;
-        let resign = |m: &Move| entry(m, sign(wallet, &t.domain, m).unwrap(), -1);
+        let resign = |m: &Move| MoveEntry::signed(m, sign(wallet, &t.domain, m).unwrap(), -1);
         let (bad, expect_code) = match kind {
             // A field changed after signing: the signature no longer covers it.
             0 => {
@@ -222,7 +207,7 @@ fn test_one_cheat_is_found_at_its_ply() {
                     &p.white
                 };
                 (
-                    entry(honest, sign(other, &t.domain, honest).unwrap(), -1),
+                    MoveEntry::signed(honest, sign(other, &t.domain, honest).unwrap(), -1),
                     None,
                 )
             }

@@ -395,11 +395,10 @@ fn run_game<C: Chain>(
                 .map_err(sign_error)?;
             let (p, pa) = &game.moves[n - 2];
             let (l, la) = &game.moves[n - 1];
-            let inner = inner(&current.position);
             let latest = settlement::register(
                 (p, pa),
                 (l, la),
-                (inner, current.position.clock),
+                (current.position.inner(), current.position.clock),
                 report.settlement.ends,
                 "overtake".into(),
             );
@@ -523,13 +522,6 @@ fn run_game<C: Chain>(
             Ok((loses(&bad, EndReason::IllegalSignedMove), acted.ending))
         }
     }
-}
-
-fn inner(p: &crate::referee::Position) -> B256 {
-    let mut bytes = [0u8; 160];
-    bytes[..128].copy_from_slice(&p.state);
-    bytes[128..].copy_from_slice(p.history.as_slice());
-    alloy_primitives::keccak256(bytes)
 }
 
 /// A known game (e.g. a real one from a PGN) played off-chain between `white` and

@@ -24,13 +24,19 @@ pub struct Position {
 }
 
 impl Position {
-    /// `keccak256(keccak256(state ‖ history) ‖ clock)`: what the referee stores.
-    pub fn commitment(&self) -> B256 {
+    /// `keccak256(state ‖ history)`: the position without its clock (what a channel
+    /// registration names as `currentInner`).
+    pub fn inner(&self) -> B256 {
         let mut inner = [0u8; 160];
         inner[..128].copy_from_slice(&self.state);
         inner[128..].copy_from_slice(self.history.as_slice());
+        keccak256(inner)
+    }
+
+    /// `keccak256(keccak256(state ‖ history) ‖ clock)`: what the referee stores.
+    pub fn commitment(&self) -> B256 {
         let mut outer = [0u8; 64];
-        outer[..32].copy_from_slice(keccak256(inner).as_slice());
+        outer[..32].copy_from_slice(self.inner().as_slice());
         outer[32..].copy_from_slice(&self.clock.to_be_bytes::<32>());
         keccak256(outer)
     }
