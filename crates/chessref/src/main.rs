@@ -42,6 +42,8 @@ enum Command {
     Replay(cmd::replay::Args),
     /// Play random games through ChessReferee, with random illegal attempts that must revert with the predicted code.
     Simulate(cmd::simulate::Args),
+    /// Deploy ChessRulesView and ChessReferee (CREATE2: the same addresses on every chain) and record them in the deployments file.
+    Deploy(cmd::deploy::Args),
     /// Off-chain games with signed moves (docs/CHANNEL.md): verify a transcript and find the call that settles it.
     Channel(cmd::channel::Args),
 }
@@ -59,6 +61,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => cmd::replay::run(args),
         Command::Simulate(args) => cmd::simulate::run(args),
         Command::Channel(args) => cmd::channel::run(args),
+        Command::Deploy(args) => cmd::deploy::run(args),
     };
     match outcome {
         Ok(code) => code,

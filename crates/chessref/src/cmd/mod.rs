@@ -3,11 +3,13 @@
 
 pub mod channel;
 pub mod check;
+pub mod deploy;
 pub mod moves;
 pub mod perft;
 pub mod pgn;
 pub mod play;
 pub mod replay;
+pub mod sender;
 pub mod serve;
 pub mod simulate;
 pub mod state;
