@@ -22,6 +22,7 @@ mod rpc_chain;
 mod rules;
 pub mod simulate;
 pub mod stats;
+pub mod terms;
 
 pub use chain::{
     CallOutcome, Chain, DEFAULT_GAS_LIMIT, DEPLOY_GAS_LIMIT, PRIVATE_KEYS_ENV, TxReceipt,
