@@ -22,6 +22,7 @@ mod revert;
 mod revm_chain;
 mod rpc_chain;
 mod rules;
+pub mod seat;
 pub mod simulate;
 pub mod stats;
 pub mod terms;

@@ -6,7 +6,8 @@
 //! to [`Command`] and one arm to the dispatch in `main`.
 //!
 //! Exit status: 0 success, 1 a negative verdict (illegal move, invalid state,
-//! a PGN game with an error), 2 bad input (the message names what is wrong).
+//! a PGN game with an error, a game action refused before sending), 2 bad input
+//! (the message names what is wrong).
 
 mod cmd;
 
@@ -44,6 +45,8 @@ enum Command {
     Simulate(cmd::simulate::Args),
     /// Deploy ChessRulesView and ChessReferee (CREATE2: the same addresses on every chain) and record them in the deployments file.
     Deploy(cmd::deploy::Args),
+    /// Play one side of games at a deployed referee: create, join, show, move, draws, claims, resign, cancel, withdraw, list.
+    Game(cmd::game::Args),
     /// Off-chain games with signed moves (docs/CHANNEL.md): verify a transcript and find the call that settles it.
     Channel(cmd::channel::Args),
 }
@@ -62,12 +65,13 @@ fn main() -> ExitCode {
         Command::Simulate(args) => cmd::simulate::run(args),
         Command::Channel(args) => cmd::channel::run(args),
         Command::Deploy(args) => cmd::deploy::run(args),
+        Command::Game(args) => cmd::game::run(args),
     };
     match outcome {
         Ok(code) => code,
         Err(e) => {
             eprintln!("chessref: error: {e}");
-            ExitCode::from(cmd::EXIT_BAD_INPUT)
+            ExitCode::from(e.exit_code())
         }
     }
 }
