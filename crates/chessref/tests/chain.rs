@@ -332,3 +332,347 @@ fn an_endpoint_that_is_down_is_named() {
         stderr(&out)
     );
 }
+
+const WHITE: &str = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+const BLACK: &str = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+
+/// A deployed referee on its own anvil, and the deployments file naming it.
+struct Table {
+    anvil: Anvil,
+    file: PathBuf,
+}
+
+impl Table {
+    fn new(name: &str) -> Table {
+        let anvil = Anvil::spawn().expect("anvil");
+        let file = scratch(name).join("deployments.json");
+        deploy(&anvil, &file);
+        Table { anvil, file }
+    }
+
+    fn args<'a>(&'a self, args: &[&'a str]) -> Vec<&'a str> {
+        let mut all = vec!["game"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&[
+            "--rpc",
+            self.anvil.url(),
+            "--deployments",
+            self.file.to_str().unwrap(),
+        ]);
+        all
+    }
+
+    /// `chessref game ARGS` as the player of `key`.
+    fn game(&self, key: &str, args: &[&str]) -> Output {
+        chessref(Some(key), &self.args(args))
+    }
+
+    /// `game show ID --json` as the player of `key`.
+    fn show(&self, key: &str, id: &str) -> Value {
+        let out = succeeded(&self.game(key, &["show", id, "--json"]));
+        serde_json::from_str(out.trim()).unwrap()
+    }
+
+    fn nonce(&self, account: &str) -> u64 {
+        nonce(self.anvil.url(), account)
+    }
+}
+
+fn sans(view: &Value) -> Vec<String> {
+    view["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["san"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Asserts `out` failed with `status` and exactly `message` on stderr.
+fn refused(out: &Output, status: i32, message: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(status),
+        "stdout: {}\nstderr: {}",
+        stdout(out),
+        stderr(out)
+    );
+    assert_eq!(stderr(out).trim(), format!("chessref: error: {message}"));
+}
+
+#[test]
+fn two_processes_play_fools_mate_and_the_winner_withdraws() {
+    let started = std::time::Instant::now();
+    let table = Table::new("fools-mate");
+    let stake = "1000000000000000";
+    let created = succeeded(&table.game(KEY_WHITE, &["create", "--stake", stake]));
+    assert!(created.contains("estimated gas "), "{created}");
+    assert!(created.contains(" gwei per gas: fee "), "{created}");
+    assert!(created.trim_end().ends_with("created game 1"), "{created}");
+    let open = table.show(KEY_BLACK, "1");
+    assert_eq!(open["phase"], "open");
+    assert_eq!(open["stake"], stake);
+
+    succeeded(&table.game(KEY_BLACK, &["join", "1"]));
+    let joined = table.show(KEY_WHITE, "1");
+    assert_eq!(joined["phase"], "running");
+    assert_eq!(joined["yourColour"], "white");
+    assert_eq!(joined["yourTurn"], true);
+    assert_eq!(joined["clocks"]["white"], 86_400);
+    assert_eq!(joined["clocks"]["running"], "white");
+
+    // White moves and waits for the answer in one process; black answers from another.
+    let waiting = Command::new(env!("CARGO_BIN_EXE_chessref"))
+        .args(table.args(&["move", "1", "f3", "--wait", "--poll-ms", "50", "--json"]))
+        .env("CHESSREF_PRIVATE_KEY", KEY_WHITE)
+        .env_remove("CHESSREF_DEPLOYMENTS")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let view = table.show(KEY_BLACK, "1");
+        if view["yourTurn"] == true {
+            assert_eq!(sans(&view), ["f3"]);
+            assert_eq!(view["lastMove"]["uci"], "f2f3");
+            assert_eq!(
+                view["fen"],
+                "rnbqkbnr/pppppppp/8/8/8/5P2/PPPPP1PP/RNBQKBNR b KQkq - 0 1"
+            );
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "f3 never landed");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    succeeded(&table.game(KEY_BLACK, &["move", "1", "e7e5"]));
+    let answered = waiting.wait_with_output().unwrap();
+    let text = succeeded(&answered);
+    let after_wait: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        sans(&after_wait),
+        ["f3", "e5"],
+        "--wait returns after the answer"
+    );
+    assert_eq!(after_wait["yourTurn"], true);
+    assert_eq!(table.show(KEY_WHITE, "1"), after_wait);
+
+    let g4 = succeeded(&table.game(KEY_WHITE, &["move", "1", "g4"]));
+    assert!(g4.contains("move g2g4 (g4) in game 1"), "{g4}");
+    let view = table.show(KEY_BLACK, "1");
+    assert_eq!(sans(&view), ["f3", "e5", "g4"]);
+    assert_eq!(view["turn"], "black");
+
+    let mate = succeeded(&table.game(KEY_BLACK, &["move", "1", "Qh4#"]));
+    assert!(
+        mate.contains("the game ended: black_wins, checkmate"),
+        "{mate}"
+    );
+    assert!(
+        mate.contains("[♛]"),
+        "the board marks the last move: {mate}"
+    );
+    for key in [KEY_WHITE, KEY_BLACK] {
+        let ended = table.show(key, "1");
+        assert_eq!(ended["phase"], "ended");
+        assert_eq!(sans(&ended), ["f3", "e5", "g4", "Qh4#"]);
+        assert_eq!(ended["status"], "CHECKMATE");
+        assert_eq!(ended["ending"]["result"]["name"], "black_wins");
+        assert_eq!(ended["ending"]["reason"]["name"], "checkmate");
+        assert_eq!(ended["ending"]["reason"]["code"], 1);
+        assert_eq!(ended["clocks"], Value::Null);
+    }
+    let listed = succeeded(&table.game(KEY_BLACK, &["list", "--json"]));
+    let listed: Value = serde_json::from_str(listed.trim()).unwrap();
+    assert_eq!(listed[0]["id"], "1");
+    assert_eq!(listed[0]["yourColour"], "black");
+    assert_eq!(listed[0]["ending"]["result"]["name"], "black_wins");
+
+    let withdrawn = succeeded(&table.game(KEY_BLACK, &["withdraw"]));
+    assert!(
+        withdrawn.contains("withdraw 2000000000000000 wei of ETH"),
+        "{withdrawn}"
+    );
+    assert!(
+        withdrawn.trim_end().ends_with("credit left: 0 ETH"),
+        "{withdrawn}"
+    );
+    let nothing = table.game(KEY_WHITE, &["withdraw"]);
+    refused(
+        &nothing,
+        1,
+        &format!("{WHITE} has no ETH credit to withdraw"),
+    );
+    eprintln!(
+        "a game to mate over anvil from two processes: {:?} (deploy included)",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn bad_input_is_named_and_sends_nothing() {
+    let table = Table::new("bad-input");
+    succeeded(&table.game(KEY_WHITE, &["create", "--opponent", BLACK]));
+    let (white_nonce, black_nonce) = (table.nonce(WHITE), table.nonce(BLACK));
+    let unchanged = |table: &Table| {
+        assert_eq!(table.nonce(WHITE), white_nonce, "white sent nothing");
+        assert_eq!(table.nonce(BLACK), black_nonce, "black sent nothing");
+    };
+
+    refused(
+        &table.game(KEY_WHITE, &["move", "99", "e4"]),
+        1,
+        "unknown game id 99",
+    );
+    refused(
+        &table.game(KEY_WHITE, &["move", "1", "e4"]),
+        1,
+        "game 1 is not running (open: waiting for an opponent)",
+    );
+    refused(
+        &table.game(KEY_WHITE, &["join", "1"]),
+        1,
+        "you created game 1: the opponent joins it",
+    );
+    let out = table.game(KEY_WHITE, &["create", "--time", "10"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).starts_with("chessref: error: createGame would revert with BadTimeControl"),
+        "{}",
+        stderr(&out)
+    );
+    unchanged(&table);
+
+    succeeded(&table.game(KEY_BLACK, &["join", "1"]));
+    let (white_nonce, black_nonce) = (table.nonce(WHITE), table.nonce(BLACK));
+    let unchanged = |table: &Table| {
+        assert_eq!(table.nonce(WHITE), white_nonce, "white sent nothing");
+        assert_eq!(table.nonce(BLACK), black_nonce, "black sent nothing");
+    };
+    refused(
+        &table.game(KEY_BLACK, &["move", "1", "e5"]),
+        1,
+        &format!("not your turn in game 1: white to move ({WHITE})"),
+    );
+    let geometry = chessref_core::Rejection::BadGeometry;
+    refused(
+        &table.game(KEY_WHITE, &["move", "1", "e2e5"]),
+        1,
+        &format!("illegal move \"e2e5\" in game 1: 6 BAD_GEOMETRY ({geometry})"),
+    );
+    refused(
+        &table.game(KEY_WHITE, &["move", "1", "Ke2"]),
+        1,
+        "illegal move \"Ke2\" in game 1: no legal move matches",
+    );
+    let out = table.game(KEY_WHITE, &["move", "1", "e9"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "unreadable move text is bad input"
+    );
+    refused(
+        &table.game(KEY_WHITE, &["accept-draw", "1"]),
+        1,
+        "no draw offer from your opponent in the current position of game 1",
+    );
+    refused(
+        &table.game(KEY_WHITE, &["claim-draw", "1"]),
+        1,
+        "no draw to claim in game 1: the position occurred 1 time(s) and the halfmove clock is 0",
+    );
+    let out = table.game(KEY_BLACK, &["claim-timeout", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).starts_with("chessref: error: claimTimeout would revert with TimeNotUp"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("(nothing sent)"));
+    unchanged(&table);
+
+    succeeded(&table.game(KEY_WHITE, &["resign", "1"]));
+    refused(
+        &table.game(KEY_BLACK, &["move", "1", "e5"]),
+        1,
+        "game 1 is not running (ended: black_wins, resignation)",
+    );
+
+    // A keystore with the wrong password, an endpoint that is down, one that is not JSON-RPC.
+    let dir = scratch("bad-input-keys");
+    let wrong = dir.join("wrong.txt");
+    std::fs::write(&wrong, "nope\n").unwrap();
+    let keystore = root().join("crates/chessref/tests/fixtures/keystore-anvil-2.json");
+    let mut args = table.args(&["resign", "1"]);
+    args.extend_from_slice(&[
+        "--keystore",
+        keystore.to_str().unwrap(),
+        "--password-file",
+        wrong.to_str().unwrap(),
+    ]);
+    refused(
+        &chessref(None, &args),
+        2,
+        &format!("wrong keystore password for {}", keystore.display()),
+    );
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let down = format!("http://127.0.0.1:{port}");
+    let out = chessref(Some(KEY_WHITE), &["game", "show", "1", "--rpc", &down]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with(&format!("chessref: error: cannot reach RPC {down}: ")),
+        "{}",
+        stderr(&out)
+    );
+    let server = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let garbage = format!("http://{}", server.local_addr().unwrap());
+    let serving = std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        if let Ok((mut stream, _)) = server.accept() {
+            let mut request = [0u8; 4096];
+            let _ = stream.read(&mut request);
+            let body = "{\"not\": \"json-rpc\"}";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    let out = chessref(Some(KEY_WHITE), &["game", "show", "1", "--rpc", &garbage]);
+    serving.join().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with(&format!(
+            "chessref: error: RPC {garbage} answered something that is not JSON-RPC: "
+        )),
+        "{}",
+        stderr(&out)
+    );
+    // No deployment for the chain in the file: named with the chain id and the file.
+    let empty = dir.join("empty.json");
+    std::fs::write(&empty, "{}").unwrap();
+    let out = chessref(
+        Some(KEY_WHITE),
+        &[
+            "game",
+            "show",
+            "1",
+            "--rpc",
+            table.anvil.url(),
+            "--deployments",
+            empty.to_str().unwrap(),
+        ],
+    );
+    refused(
+        &out,
+        2,
+        &format!(
+            "deployments file {} has no deployment for chain id 31337 (run `chessref deploy --rpc URL`, or pass --referee ADDRESS)",
+            empty.display()
+        ),
+    );
+}
