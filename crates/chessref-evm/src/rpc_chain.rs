@@ -198,6 +198,24 @@ impl RpcChain {
         }
     }
 
+    /// A read-only call of `to` with `data` on the state after block `block` (a reader
+    /// that folded events up to `block` compares them with the state of that block).
+    pub fn call_at(
+        &self,
+        from: Address,
+        to: Address,
+        data: Bytes,
+        block: u64,
+    ) -> Result<CallOutcome, ChainError> {
+        let req = TransactionRequest {
+            from: Some(from),
+            to: Some(TxKind::Call(to)),
+            input: TransactionInput::both(data),
+            ..Default::default()
+        };
+        self.eth_call(req, Some(block))
+    }
+
     /// The number of transactions `account` has sent (`eth_getTransactionCount`, latest).
     pub fn nonce(&self, account: Address) -> Result<u64, ChainError> {
         let provider = self.provider.clone();

@@ -358,9 +358,9 @@ impl Seat {
         &mut self.referee
     }
 
-    /// The referee's logs from the first block on, in chain order (`game`: only that
-    /// game's), in [`LOG_RANGE`]-block requests.
-    fn logs(&mut self, game: Option<U256>) -> Result<Vec<RefereeLog>, SeatError> {
+    /// The referee's logs from the first block to the latest one, in chain order
+    /// (`game`: only that game's), in [`LOG_RANGE`]-block requests; and that block's number.
+    fn logs(&mut self, game: Option<U256>) -> Result<(Vec<RefereeLog>, u64), SeatError> {
         let address = self.referee.address();
         let chain = self.referee.chain();
         let head = chain.head()?;
@@ -374,13 +374,33 @@ impl Seat {
             }
             from = to + 1;
         }
-        Ok(logs)
+        Ok((logs, head))
+    }
+
+    /// A view of the referee on the state after block `block`.
+    fn view_at<T: SolCall>(
+        &mut self,
+        operation: &'static str,
+        call: T,
+        block: u64,
+    ) -> Result<T::Return, SeatError> {
+        let (player, address) = (self.player, self.referee.address());
+        let outcome =
+            self.referee
+                .chain()
+                .call_at(player, address, call.abi_encode().into(), block)?;
+        Ok(outcome.decode::<T>(operation)?)
     }
 
     /// Game `id` folded from its events, checked: no divergence from the rules, and
     /// (running) the position hashes to the referee's commitment.
     pub fn game(&mut self, id: U256) -> Result<GameLog, SeatError> {
-        let logs = self.logs(Some(id))?;
+        Ok(self.game_at(id)?.0)
+    }
+
+    /// [`Seat::game`] and the block it was read at (events up to it, the commitment of it).
+    fn game_at(&mut self, id: U256) -> Result<(GameLog, u64), SeatError> {
+        let (logs, block) = self.logs(Some(id))?;
         let game = fold_game(&logs).ok_or(SeatError::UnknownGame(id))?;
         if let Some(divergence) = game.divergences.first() {
             return Err(SeatError::Divergent {
@@ -393,17 +413,17 @@ impl Seat {
                 .position
                 .as_ref()
                 .map_or(B256::ZERO, Position::commitment);
-            let stored = self.referee.commitment_of(id)?;
+            let stored = self.view_at("commitmentOf", R::commitmentOfCall { gameId: id }, block)?;
             if events != stored {
                 return Err(SeatError::CommitmentMismatch { id, events, stored });
             }
         }
-        Ok(game)
+        Ok((game, block))
     }
 
     /// The games the player created, was invited to or plays, by id.
     pub fn list(&mut self) -> Result<Vec<GameSummary>, SeatError> {
-        let logs = self.logs(None)?;
+        let (logs, _) = self.logs(None)?;
         let mut games = crate::game_log::Games::new();
         for log in &logs {
             games
@@ -452,11 +472,12 @@ impl Seat {
 
     /// Game `id` as the player sees it, with both clocks at the latest block.
     pub fn view(&mut self, id: U256) -> Result<GameView, SeatError> {
-        let game = self.game(id)?;
-        self.view_of(&game)
+        let (game, block) = self.game_at(id)?;
+        self.view_of(&game, block)
     }
 
-    fn view_of(&mut self, game: &GameLog) -> Result<GameView, SeatError> {
+    /// The view of `game` as read at `block`.
+    fn view_of(&mut self, game: &GameLog, block: u64) -> Result<GameView, SeatError> {
         let state = game
             .shown_state()
             .ok_or_else(|| SeatError::Refused(format!("game {}: no valid state", game.id)))?;
@@ -472,12 +493,22 @@ impl Seat {
         let running = game.phase == Phase::Running && !game.is_channel();
         let (clocks, commitment) = match (&game.position, running) {
             (Some(position), true) => {
-                let (white, black, white_to_move, deadline) =
-                    self.referee.clocks(game.id, position)?;
-                let chain = self.referee.chain();
-                let head = chain.head()?;
-                let block = chain.block_ref(head)?.ok_or_else(|| {
-                    SeatError::Refused(format!("the latest block {head} is missing"))
+                let call = R::clocksCall {
+                    gameId: game.id,
+                    state: position.state.to_vec().into(),
+                    history: position.history,
+                    clock: position.clock,
+                };
+                let clocks = self.view_at("clocks", call, block)?;
+                let (white, black, white_to_move, deadline) = (
+                    clocks.whiteLeft,
+                    clocks.blackLeft,
+                    clocks.whiteToMove,
+                    clocks.deadline,
+                );
+                let number = block;
+                let block = self.referee.chain().block_ref(number)?.ok_or_else(|| {
+                    SeatError::Refused(format!("block {number} is missing (a reorganisation?)"))
                 })?;
                 let clocks = ClocksView {
                     white: white.saturating_to(),
@@ -899,9 +930,9 @@ impl Seat {
     ) -> Result<GameView, SeatError> {
         let started = Instant::now();
         loop {
-            let game = self.game(id)?;
+            let (game, block) = self.game_at(id)?;
             if game.phase != Phase::Running || game.mover() == Some(self.player) {
-                return self.view_of(&game);
+                return self.view_of(&game, block);
             }
             if started.elapsed() >= timeout {
                 return Err(SeatError::Timeout {

@@ -676,3 +676,92 @@ fn bad_input_is_named_and_sends_nothing() {
         ),
     );
 }
+
+#[test]
+fn draws_claims_and_cancels_from_the_command_line() {
+    let table = Table::new("draws");
+    succeeded(&table.game(KEY_WHITE, &["create", "--opponent", BLACK]));
+    succeeded(&table.game(KEY_BLACK, &["join", "1"]));
+    // The start position a third time, white to move: a threefold claim with the witness.
+    for (i, mv) in ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"]
+        .iter()
+        .enumerate()
+    {
+        let key = if i % 2 == 0 { KEY_WHITE } else { KEY_BLACK };
+        succeeded(&table.game(key, &["move", "1", mv]));
+    }
+    refused(
+        &table.game(KEY_BLACK, &["claim-draw", "1"]),
+        1,
+        &format!("not your turn in game 1: white to move ({WHITE})"),
+    );
+    let claimed = succeeded(&table.game(KEY_WHITE, &["claim-draw", "1"]));
+    assert!(
+        claimed.contains("claim a draw by threefold repetition in game 1"),
+        "{claimed}"
+    );
+    assert!(
+        claimed.contains("the game ended: draw, threefold"),
+        "{claimed}"
+    );
+
+    // An offer and its acceptance; the same game read over WebSocket.
+    succeeded(&table.game(KEY_WHITE, &["create", "--opponent", BLACK, "--black"]));
+    succeeded(&table.game(KEY_BLACK, &["join", "2"]));
+    succeeded(&table.game(KEY_BLACK, &["offer-draw", "2"]));
+    let offered = table.show(KEY_WHITE, "2");
+    assert_eq!(
+        offered["drawOffer"]
+            .as_str()
+            .unwrap()
+            .parse::<alloy_primitives::Address>()
+            .unwrap(),
+        BLACK.parse::<alloy_primitives::Address>().unwrap()
+    );
+    assert_eq!(offered["yourColour"], "black");
+    let ws = table.anvil.ws_url();
+    let over_ws = succeeded(&chessref(
+        Some(KEY_WHITE),
+        &[
+            "game",
+            "show",
+            "2",
+            "--json",
+            "--rpc",
+            &ws,
+            "--deployments",
+            table.file.to_str().unwrap(),
+        ],
+    ));
+    assert_eq!(
+        serde_json::from_str::<Value>(over_ws.trim()).unwrap(),
+        offered
+    );
+    let accepted = succeeded(&table.game(KEY_WHITE, &["accept-draw", "2"]));
+    assert!(
+        accepted.contains("the game ended: draw, agreement"),
+        "{accepted}"
+    );
+
+    // An open game cancelled by its creator.
+    succeeded(&table.game(KEY_WHITE, &["create"]));
+    refused(
+        &table.game(KEY_BLACK, &["cancel", "3"]),
+        1,
+        &format!("only game 3's creator {WHITE} can cancel it"),
+    );
+    succeeded(&table.game(KEY_WHITE, &["cancel", "3"]));
+    assert_eq!(table.show(KEY_WHITE, "3")["phase"], "cancelled");
+    let listed = succeeded(&table.game(KEY_WHITE, &["list"]));
+    let lines: Vec<&str> = listed.lines().collect();
+    assert_eq!(lines.len(), 3, "{listed}");
+    assert!(
+        lines[0].starts_with("game 1: ended as white against"),
+        "{listed}"
+    );
+    assert!(lines[0].ends_with("8 plies, draw, threefold"), "{listed}");
+    assert!(
+        lines[2].starts_with("game 3: cancelled as white against anyone"),
+        "{listed}"
+    );
+}
