@@ -195,6 +195,25 @@ fn a_refused_connection_and_a_non_rpc_answer_are_named() {
     );
     assert!(text.contains("<html>hello</html>"), "{text}");
 
+    // https:// and wss:// speak TLS (rustls): to a plain-HTTP server, the handshake fails.
+    let plain = TcpListener::bind("127.0.0.1:0").unwrap();
+    let at = plain.local_addr().unwrap();
+    let serving = std::thread::spawn(move || {
+        for _ in 0..2 {
+            if let Ok((mut stream, _)) = plain.accept() {
+                let mut request = [0u8; 4096];
+                let _ = stream.read(&mut request);
+                let _ = stream.write_all(b"HTTP/1.1 400 Bad Request\r\n\r\n");
+            }
+        }
+    });
+    for url in [format!("https://{at}"), format!("wss://{at}")] {
+        let error = RpcChain::connect_as(&url, &signer0()).unwrap_err();
+        assert!(matches!(error, ChainError::Unreachable { .. }), "{error:?}");
+        assert!(error.to_string().contains("corrupt message"), "a TLS error: {error}");
+    }
+    serving.join().unwrap();
+
     let error = RpcChain::connect_as("ftp://127.0.0.1:1", &signer0()).unwrap_err();
     assert!(
         error
