@@ -122,6 +122,20 @@ impl GameSetup {
             .unwrap_or_default()
     }
 
+    /// The `createGame` call of these parameters.
+    pub fn call(&self) -> R::createGameCall {
+        R::createGameCall {
+            opponent: self.opponent,
+            creatorWhite: self.creator_white,
+            token: self.token,
+            stake: self.stake,
+            initialTime: self.initial_time,
+            increment: self.increment,
+            firstMoveWindow: self.first_move_window,
+            startState: self.start_bytes(),
+        }
+    }
+
     /// An ETH game against `opponent`, the creator white, 30 days each, no increment.
     pub fn eth(opponent: Address, stake: U256) -> Self {
         GameSetup {
@@ -297,18 +311,7 @@ impl<C: Chain> Referee<C> {
         creator: Address,
         setup: &GameSetup,
     ) -> Result<Created, EvmError> {
-        let value = setup.value();
-        let call = R::createGameCall {
-            opponent: setup.opponent,
-            creatorWhite: setup.creator_white,
-            token: setup.token,
-            stake: setup.stake,
-            initialTime: setup.initial_time,
-            increment: setup.increment,
-            firstMoveWindow: setup.first_move_window,
-            startState: setup.start_bytes(),
-        };
-        let receipt = self.transact("createGame", creator, value, call)?;
+        let receipt = self.transact("createGame", creator, setup.value(), setup.call())?;
         self.created("createGame", receipt)
     }
 

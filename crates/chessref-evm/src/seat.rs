@@ -665,16 +665,6 @@ impl Seat {
 
     /// `createGame` with `setup` (ETH stakes are sent along).
     pub fn create(&mut self, setup: &GameSetup) -> Result<Prepared, SeatError> {
-        let call = R::createGameCall {
-            opponent: setup.opponent,
-            creatorWhite: setup.creator_white,
-            token: setup.token,
-            stake: setup.stake,
-            initialTime: setup.initial_time,
-            increment: setup.increment,
-            firstMoveWindow: setup.first_move_window,
-            startState: setup.start_bytes(),
-        };
         let colour = if setup.creator_white {
             "white"
         } else {
@@ -689,7 +679,7 @@ impl Seat {
             "create a game as {colour} against {against}, stake {} wei, {} s + {} s",
             setup.stake, setup.initial_time, setup.increment
         );
-        self.prepare("createGame", setup.value(), call, summary)
+        self.prepare("createGame", setup.value(), setup.call(), summary)
     }
 
     /// `joinGame` under the terms the game's `GameCreated` states (paying the ETH stake).
@@ -978,4 +968,48 @@ fn witness(game: &GameLog) -> Vec<B256> {
         }
     }
     keys
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moves_are_read_as_san_uci_or_packed_and_illegal_uci_keeps_its_squares() {
+        let state = State::initial();
+        let id = U256::from(1);
+        let e4 = RawMove::parse("e2e4").unwrap();
+        for text in ["e4", "e2e4", " e2e4 ", "0x644400"] {
+            assert_eq!(parse_move(id, &state, text).unwrap(), e4, "{text}");
+        }
+        // An illegal UCI move is returned as it is: its verdict carries the section 6 code.
+        let e5 = parse_move(id, &state, "e2e5").unwrap();
+        assert_eq!(Verdict::of(&state, e5).name(), "BAD_GEOMETRY");
+        assert!(matches!(
+            parse_move(id, &state, "Ke2"),
+            Err(SeatError::NoSuchMove { .. })
+        ));
+        assert!(matches!(
+            parse_move(id, &state, "e9"),
+            Err(SeatError::MoveSyntax(_))
+        ));
+        assert!(matches!(
+            parse_move(id, &state, "0x1000000"),
+            Err(SeatError::MoveSyntax(_))
+        ));
+    }
+
+    #[test]
+    fn refusals_are_told_apart_from_failures() {
+        assert!(SeatError::UnknownGame(U256::from(9)).is_refusal());
+        assert!(
+            SeatError::WouldRevert {
+                operation: "move",
+                revert: ContractRevert::IllegalMove(6),
+            }
+            .is_refusal()
+        );
+        assert!(!SeatError::MoveSyntax("x".into()).is_refusal());
+        assert!(!SeatError::Chain(ChainError::NoAccounts).is_refusal());
+    }
 }

@@ -210,7 +210,10 @@ fn a_refused_connection_and_a_non_rpc_answer_are_named() {
     for url in [format!("https://{at}"), format!("wss://{at}")] {
         let error = RpcChain::connect_as(&url, &signer0()).unwrap_err();
         assert!(matches!(error, ChainError::Unreachable { .. }), "{error:?}");
-        assert!(error.to_string().contains("corrupt message"), "a TLS error: {error}");
+        assert!(
+            error.to_string().contains("corrupt message"),
+            "a TLS error: {error}"
+        );
     }
     serving.join().unwrap();
 
