@@ -286,6 +286,32 @@ fn senders_come_from_a_keystore_or_the_nodes_unlocked_account_never_the_command_
         "two deployments from the keystore's account"
     );
 
+    // Without --password-file the password is prompted for on the terminal; with no
+    // terminal at all (a new session, as a service has), that is named.
+    let out = Command::new("setsid")
+        .arg(env!("CARGO_BIN_EXE_chessref"))
+        .args([
+            "deploy",
+            "--rpc",
+            anvil.url(),
+            "--keystore",
+            keystore.to_str().unwrap(),
+        ])
+        .env_remove("CHESSREF_PRIVATE_KEY")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("setsid (util-linux)");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with(&format!(
+            "chessref: error: cannot read the password of keystore {} from the terminal: ",
+            keystore.display()
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).trim_end().ends_with("(use --password-file)"));
+
     // No source at all: named, exit 2.
     let out = chessref(None, &["deploy", "--rpc", anvil.url()]);
     assert_eq!(out.status.code(), Some(2));
