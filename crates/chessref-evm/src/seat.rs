@@ -227,7 +227,8 @@ pub struct ClocksView {
     pub black: u64,
     /// The side whose clock runs (`white`, `black`).
     pub running: &'static str,
-    /// When the running clock reaches zero (unix seconds).
+    /// When the running side may be flagged (unix seconds): its clock plus its unused
+    /// grace (REFEREE.md section 3).
     pub deadline: u64,
     /// The block the clocks are read at.
     pub block_number: u64,

@@ -791,3 +791,46 @@ fn draws_claims_and_cancels_from_the_command_line() {
         "{listed}"
     );
 }
+
+#[test]
+fn clocks_run_down_and_the_flag_is_claimed() {
+    use chessref_evm::Chain;
+    let table = Table::new("clocks");
+    succeeded(&table.game(KEY_WHITE, &["create", "--opponent", BLACK, "--time", "60"]));
+    succeeded(&table.game(KEY_BLACK, &["join", "1"]));
+    succeeded(&table.game(KEY_WHITE, &["move", "1", "e4"]));
+    succeeded(&table.game(KEY_BLACK, &["move", "1", "e5"]));
+    let mut clock = RpcChain::connect(table.anvil.url()).unwrap();
+    clock.advance_time(20).unwrap();
+    let view = table.show(KEY_BLACK, "1");
+    let clocks = &view["clocks"];
+    assert_eq!(clocks["running"], "white");
+    let white = clocks["white"].as_u64().unwrap();
+    let black = clocks["black"].as_u64().unwrap();
+    assert!(
+        (35..=40).contains(&white),
+        "white's clock ran 20 s and more: {white}"
+    );
+    assert!((55..=60).contains(&black), "black's clock stopped: {black}");
+    // The deadline adds the unused grace (REFEREE.md section 3: 15 s a game) to the clock.
+    assert_eq!(
+        clocks["deadline"].as_u64().unwrap(),
+        clocks["blockTimestamp"].as_u64().unwrap() + white + 15
+    );
+    let text = succeeded(&table.game(KEY_BLACK, &["show", "1"]));
+    assert!(
+        text.contains(&format!("white 00:00:{white:02} (running)")),
+        "{text}"
+    );
+    refused(
+        &table.game(KEY_WHITE, &["claim-timeout", "1"]),
+        1,
+        "game 1: it is your move; only the player not to move claims a timeout",
+    );
+    clock.advance_time(60).unwrap();
+    let claimed = succeeded(&table.game(KEY_BLACK, &["claim-timeout", "1"]));
+    assert!(
+        claimed.contains("the game ended: black_wins, timeout"),
+        "{claimed}"
+    );
+}
