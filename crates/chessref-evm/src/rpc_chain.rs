@@ -261,9 +261,29 @@ impl RpcChain {
         to: u64,
         topic1: Option<B256>,
     ) -> Result<Vec<(LogPlace, Log)>, ChainError> {
+        self.logs_matching(address, from, to, [None, topic1, None, None])
+    }
+
+    /// The logs of `address` in blocks `from..=to` whose topics match `topics` (index 0
+    /// the event's signature, 1..3 its indexed fields; `None` matches any), in chain
+    /// order with their places (one `eth_getLogs`; the caller bounds the range).
+    pub fn logs_matching(
+        &self,
+        address: Address,
+        from: u64,
+        to: u64,
+        topics: [Option<B256>; 4],
+    ) -> Result<Vec<(LogPlace, Log)>, ChainError> {
         let mut filter = Filter::new().address(address).from_block(from).to_block(to);
-        if let Some(topic) = topic1 {
-            filter = filter.topic1(topic);
+        for (index, topic) in topics.into_iter().enumerate() {
+            if let Some(topic) = topic {
+                filter = match index {
+                    0 => filter.event_signature(topic),
+                    1 => filter.topic1(topic),
+                    2 => filter.topic2(topic),
+                    _ => filter.topic3(topic),
+                };
+            }
         }
         let provider = self.provider.clone();
         let logs = self.block_on(async move { provider.get_logs(&filter).await })?;

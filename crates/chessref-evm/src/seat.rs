@@ -11,7 +11,7 @@
 use std::time::{Duration, Instant};
 
 use alloy_primitives::{Address, B256, U256};
-use alloy_sol_types::SolCall;
+use alloy_sol_types::{SolCall, SolEvent};
 use chessref_core::{Color, RawMove, SanError, State, Verdict};
 use serde::Serialize;
 
@@ -359,18 +359,18 @@ impl Seat {
         &mut self.referee
     }
 
-    /// The referee's logs from the first block to the latest one, in chain order
-    /// (`game`: only that game's), in [`LOG_RANGE`]-block requests; and that block's number.
-    fn logs(&mut self, game: Option<U256>) -> Result<(Vec<RefereeLog>, u64), SeatError> {
+    /// The referee's logs from the first block to the latest one whose topics match
+    /// `topics` ([`RpcChain::logs_matching`]), in chain order, in [`LOG_RANGE`]-block
+    /// requests; and that block's number.
+    fn logs(&mut self, topics: [Option<B256>; 4]) -> Result<(Vec<RefereeLog>, u64), SeatError> {
         let address = self.referee.address();
         let chain = self.referee.chain();
         let head = chain.head()?;
-        let topic = game.map(|id| B256::from(id.to_be_bytes::<32>()));
         let mut logs = Vec::new();
         let mut from = self.from_block;
         while from <= head {
             let to = head.min(from + LOG_RANGE - 1);
-            for (place, log) in chain.logs(address, from, to, topic)? {
+            for (place, log) in chain.logs_matching(address, from, to, topics)? {
                 logs.push(RefereeLog::decode(place, &log)?);
             }
             from = to + 1;
@@ -401,7 +401,8 @@ impl Seat {
 
     /// [`Seat::game`] and the block it was read at (events up to it, the commitment of it).
     fn game_at(&mut self, id: U256) -> Result<(GameLog, u64), SeatError> {
-        let (logs, block) = self.logs(Some(id))?;
+        let (logs, block) =
+            self.logs([None, Some(B256::from(id.to_be_bytes::<32>())), None, None])?;
         let game = fold_game(&logs).ok_or(SeatError::UnknownGame(id))?;
         if let Some(divergence) = game.divergences.first() {
             return Err(SeatError::Divergent {
@@ -422,20 +423,30 @@ impl Seat {
         Ok((game, block))
     }
 
-    /// The games the player created, was invited to or plays, by id.
+    /// The games the player created, was invited to or plays, by id: found by the indexed
+    /// fields of `GameCreated` (creator, opponent) and `GameJoined` (white, black), each
+    /// then read and checked as [`Seat::game`] does.
     pub fn list(&mut self) -> Result<Vec<GameSummary>, SeatError> {
-        let (logs, _) = self.logs(None)?;
-        let mut games = crate::game_log::Games::new();
-        for log in &logs {
-            games
-                .apply(log)
-                .map_err(|e| SeatError::Refused(e.to_string()))?;
+        let player = B256::left_padding_from(self.player.as_slice());
+        let mut ids = std::collections::BTreeSet::new();
+        for signature in [
+            R::GameCreated::SIGNATURE_HASH,
+            R::GameJoined::SIGNATURE_HASH,
+        ] {
+            for topics in [
+                [Some(signature), None, Some(player), None],
+                [Some(signature), None, None, Some(player)],
+            ] {
+                let (logs, _) = self.logs(topics)?;
+                ids.extend(logs.iter().filter_map(RefereeLog::game_id));
+            }
         }
-        Ok(games
-            .iter()
-            .filter(|g| g.involves(self.player))
-            .map(|g| self.summary(g))
-            .collect())
+        let mut games = Vec::with_capacity(ids.len());
+        for id in ids {
+            let game = self.game(id)?;
+            games.push(self.summary(&game));
+        }
+        Ok(games)
     }
 
     fn colour_of(&self, game: &GameLog) -> Option<Color> {
@@ -443,14 +454,21 @@ impl Seat {
             Some(Color::White)
         } else if game.black == Some(self.player) {
             Some(Color::Black)
-        } else if game.white.is_none() && game.creator == self.player {
-            Some(if game.creator_white {
+        } else if game.white.is_some() {
+            None
+        } else {
+            let creators = if game.creator_white {
                 Color::White
             } else {
                 Color::Black
-            })
-        } else {
-            None
+            };
+            if game.creator == self.player {
+                Some(creators)
+            } else if game.opponent == self.player {
+                Some(!creators)
+            } else {
+                None
+            }
         }
     }
 

@@ -544,6 +544,27 @@ fn bad_input_is_named_and_sends_nothing() {
         assert_eq!(table.nonce(BLACK), black_nonce, "black sent nothing");
     };
 
+    // The invited player finds the game by the creation event's indexed opponent.
+    let invited = succeeded(&table.game(KEY_BLACK, &["list", "--json"]));
+    let invited: Value = serde_json::from_str(invited.trim()).unwrap();
+    assert_eq!(invited.as_array().unwrap().len(), 1);
+    assert_eq!(invited[0]["phase"], "open");
+    assert_eq!(invited[0]["yourColour"], "black");
+    assert_eq!(
+        invited[0]["opponent"]
+            .as_str()
+            .unwrap()
+            .parse::<alloy_primitives::Address>()
+            .unwrap(),
+        WHITE.parse::<alloy_primitives::Address>().unwrap()
+    );
+    let nobody = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+    let out = succeeded(&table.game(
+        "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
+        &["list"],
+    ));
+    assert_eq!(out.trim(), format!("no games of {nobody}"));
+
     refused(
         &table.game(KEY_WHITE, &["move", "99", "e4"]),
         1,
