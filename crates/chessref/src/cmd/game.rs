@@ -132,7 +132,7 @@ struct MoveArgs {
     /// Milliseconds between two polls of --wait.
     #[arg(long, value_name = "MS", default_value_t = 1_000)]
     poll_ms: u64,
-    /// Print the position shown after --wait as JSON.
+    /// Print the position shown after the move (after --wait: after the answer) as one JSON line, last on stdout.
     #[arg(long)]
     json: bool,
 }
