@@ -19,6 +19,8 @@ SOURCES=(
   "ChessChannel=contracts/src/ChessChannel.sol"
   # A tiny contract the harness's own tests use (deploy, value, events, errors, time).
   "Probe=crates/chessref-evm/tests/fixtures/Probe.sol"
+  # A plain ERC-20 with symbol and decimals: the stake token of `chessref game` tests.
+  "TestToken=crates/chessref-evm/tests/fixtures/TestToken.sol"
 )
 DEST=crates/chessref-evm/artifacts
 

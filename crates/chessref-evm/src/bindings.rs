@@ -21,3 +21,16 @@ sol!(
     ChessChannel,
     "artifacts/ChessChannel.json"
 );
+
+sol!(
+    #[sol(all_derives)]
+    /// The ERC-20 functions a player's seat uses for token stakes (`symbol` and
+    /// `decimals` are optional in the standard: a token without them is read in base units).
+    interface IERC20 {
+        function balanceOf(address account) external view returns (uint256);
+        function allowance(address owner, address spender) external view returns (uint256);
+        function approve(address spender, uint256 amount) external returns (bool);
+        function decimals() external view returns (uint8);
+        function symbol() external view returns (string);
+    }
+);

@@ -5,6 +5,7 @@
 //! (alloy over HTTP(S) or WebSocket, e.g. a local anvil started by [`anvil::Anvil`]).
 //! On top of it: [`RulesView`] (the deployed rules) and the referee client.
 
+pub mod amount;
 pub mod anvil;
 pub mod bindings;
 mod chain;

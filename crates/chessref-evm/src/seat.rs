@@ -17,7 +17,8 @@ use serde::Serialize;
 
 use crate::{
     RpcChain,
-    bindings::ChessReferee as R,
+    amount::Unit,
+    bindings::{ChessReferee as R, IERC20},
     chain::{Chain, TxReceipt, TxRequest},
     ending::Ending,
     error::{ChainError, EvmError},
@@ -25,6 +26,11 @@ use crate::{
     referee::{GameSetup, Position, Referee, witness_after},
     revert::ContractRevert,
 };
+
+/// How a channel game is played (docs/CHANNEL.md): what `chessref game` says of one
+/// instead of acting on it.
+pub const CHANNEL_PLAY: &str = "played off-chain with signed moves (docs/CHANNEL.md): \
+     `chessref channel verify|settle|dispute TRANSCRIPT`";
 
 /// Blocks per `eth_getLogs` request (public providers cap the range; 10,000 is within
 /// the common limits).
@@ -256,10 +262,14 @@ pub struct GameView {
     pub white: Option<Address>,
     /// Black, once joined.
     pub black: Option<Address>,
-    /// Stake of each player, wei (decimal).
+    /// Stake of each player in the smallest unit (wei, token base units), decimal.
     pub stake: String,
+    /// The stake with its unit (`0.01 ETH`, `1.5 TST`).
+    pub stake_text: String,
     /// Stake token (zero: ETH).
     pub token: Address,
+    /// Whether the game is a channel game (played off-chain with signed moves).
+    pub channel: bool,
     /// Initial time per side, seconds.
     pub initial_time: u32,
     /// Increment per move, seconds.
@@ -306,6 +316,14 @@ pub struct GameSummary {
     pub opponent: Option<Address>,
     /// Moves played.
     pub ply: u32,
+    /// Stake of each player in the smallest unit, decimal.
+    pub stake: String,
+    /// The stake with its unit.
+    pub stake_text: String,
+    /// Stake token (zero: ETH).
+    pub token: Address,
+    /// Whether the game is a channel game (played off-chain with signed moves).
+    pub channel: bool,
     /// Whether it is the player's move.
     pub your_turn: bool,
     /// How it ended.
@@ -325,6 +343,7 @@ pub struct Seat {
     referee: Referee<RpcChain>,
     player: Address,
     from_block: u64,
+    units: std::collections::HashMap<Address, Unit>,
 }
 
 impl Seat {
@@ -346,6 +365,7 @@ impl Seat {
             referee,
             player,
             from_block,
+            units: Default::default(),
         })
     }
 
@@ -444,7 +464,8 @@ impl Seat {
         let mut games = Vec::with_capacity(ids.len());
         for id in ids {
             let game = self.game(id)?;
-            games.push(self.summary(&game));
+            let summary = self.summary(&game)?;
+            games.push(summary);
         }
         Ok(games)
     }
@@ -472,21 +493,25 @@ impl Seat {
         }
     }
 
-    fn summary(&self, game: &GameLog) -> GameSummary {
+    fn summary(&mut self, game: &GameLog) -> Result<GameSummary, SeatError> {
         let opponent = match (game.white, game.black) {
             (Some(w), Some(b)) => Some(if w == self.player { b } else { w }),
             _ if game.creator == self.player => Some(game.opponent).filter(|a| *a != Address::ZERO),
             _ => Some(game.creator),
         };
-        GameSummary {
+        Ok(GameSummary {
             id: game.id.to_string(),
             phase: game.phase.name(),
             your_colour: self.colour_of(game).map(colour_name),
             opponent,
             ply: game.ply(),
+            stake: game.stake.to_string(),
+            stake_text: self.unit(game.token)?.format(game.stake),
+            token: game.token,
+            channel: game.is_channel(),
             your_turn: game.mover() == Some(self.player),
             ending: game.ending,
-        }
+        })
     }
 
     /// Game `id` as the player sees it, with both clocks at the latest block.
@@ -551,7 +576,9 @@ impl Seat {
             white: game.white,
             black: game.black,
             stake: game.stake.to_string(),
+            stake_text: self.unit(game.token)?.format(game.stake),
             token: game.token,
+            channel: game.is_channel(),
             initial_time: game.initial_time,
             increment: game.increment,
             you: self.player,
@@ -597,7 +624,7 @@ impl Seat {
         }
         if game.is_channel() {
             return Err(SeatError::Refused(format!(
-                "game {id} is a channel game, played off-chain with signed moves: use `chessref channel`"
+                "game {id} is a channel game, {CHANNEL_PLAY}"
             )));
         }
         let colour = match (game.white, game.black) {
@@ -639,8 +666,20 @@ impl Seat {
         call: T,
         summary: String,
     ) -> Result<Prepared, SeatError> {
-        let mut tx = TxRequest::call(self.player, self.referee.address(), call.abi_encode())
-            .with_value(value);
+        let referee = self.referee.address();
+        self.prepare_to(referee, operation, value, call, summary)
+    }
+
+    /// [`Seat::prepare`] of a call to the contract at `to`.
+    fn prepare_to<T: SolCall>(
+        &mut self,
+        to: Address,
+        operation: &'static str,
+        value: U256,
+        call: T,
+        summary: String,
+    ) -> Result<Prepared, SeatError> {
+        let mut tx = TxRequest::call(self.player, to, call.abi_encode()).with_value(value);
         let chain = self.referee.chain();
         let gas = chain
             .estimate_gas(&tx)?
@@ -682,7 +721,106 @@ impl Seat {
         })
     }
 
-    /// `createGame` with `setup` (ETH stakes are sent along).
+    /// What amounts of `token` are counted in (`Address::ZERO`: ETH): a token's
+    /// `symbol()` and `decimals()` where it has them (read once per seat).
+    pub fn unit(&mut self, token: Address) -> Result<Unit, SeatError> {
+        if token == Address::ZERO {
+            return Ok(Unit::eth());
+        }
+        if let Some(unit) = self.units.get(&token) {
+            return Ok(unit.clone());
+        }
+        let chain = self.referee.chain();
+        if chain.code(token)?.is_empty() {
+            return Err(SeatError::Refused(format!(
+                "no contract at token {token} on {}",
+                chain.url()
+            )));
+        }
+        let decimals = self
+            .token_view(token, "decimals", IERC20::decimalsCall {})
+            .ok();
+        let symbol = self
+            .token_view(token, "symbol", IERC20::symbolCall {})
+            .ok()
+            .filter(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_graphic()));
+        let unit = Unit {
+            token,
+            symbol,
+            decimals,
+        };
+        self.units.insert(token, unit.clone());
+        Ok(unit)
+    }
+
+    /// A view call of the token at `token` on the latest state.
+    fn token_view<T: SolCall>(
+        &mut self,
+        token: Address,
+        operation: &'static str,
+        call: T,
+    ) -> Result<T::Return, SeatError> {
+        let player = self.player;
+        let outcome = self
+            .referee
+            .chain()
+            .call(player, token, call.abi_encode().into())?;
+        Ok(outcome.decode::<T>(operation)?)
+    }
+
+    /// What a token stake of `stake` needs before `createGame` or `joinGame`: refused
+    /// (nothing sent) if the player's balance is short; an `approve(referee, stake)` to
+    /// send first if the referee's allowance is short; `None` if all is in place (and
+    /// always for ETH, `Address::ZERO`).
+    pub fn approval(&mut self, token: Address, stake: U256) -> Result<Option<Prepared>, SeatError> {
+        if token == Address::ZERO || stake.is_zero() {
+            return Ok(None);
+        }
+        let unit = self.unit(token)?;
+        let (player, referee) = (self.player, self.referee.address());
+        let balance = self.token_view(
+            token,
+            "balanceOf",
+            IERC20::balanceOfCall { account: player },
+        )?;
+        if balance < stake {
+            return Err(SeatError::Refused(format!(
+                "{player} holds {} of token {token}, the stake is {} (nothing sent)",
+                unit.format(balance),
+                unit.format(stake)
+            )));
+        }
+        let allowance = self.token_view(
+            token,
+            "allowance",
+            IERC20::allowanceCall {
+                owner: player,
+                spender: referee,
+            },
+        )?;
+        if allowance >= stake {
+            return Ok(None);
+        }
+        let summary = format!(
+            "approve the referee {referee} to take the stake {} (allowance {})",
+            unit.format(stake),
+            unit.format(allowance)
+        );
+        self.prepare_to(
+            token,
+            "approve",
+            U256::ZERO,
+            IERC20::approveCall {
+                spender: referee,
+                amount: stake,
+            },
+            summary,
+        )
+        .map(Some)
+    }
+
+    /// `createGame` with `setup` (ETH stakes are sent along; a token stake needs
+    /// [`Seat::approval`] first).
     pub fn create(&mut self, setup: &GameSetup) -> Result<Prepared, SeatError> {
         let colour = if setup.creator_white {
             "white"
@@ -694,15 +832,17 @@ impl Seat {
         } else {
             setup.opponent.to_string()
         };
+        let stake = self.unit(setup.token)?.format(setup.stake);
         let summary = format!(
-            "create a game as {colour} against {against}, stake {} wei, {} s + {} s",
-            setup.stake, setup.initial_time, setup.increment
+            "create a game as {colour} against {against}, stake {stake}, {} s + {} s",
+            setup.initial_time, setup.increment
         );
         self.prepare("createGame", setup.value(), setup.call(), summary)
     }
 
-    /// `joinGame` under the terms the game's `GameCreated` states (paying the ETH stake).
-    pub fn join(&mut self, id: U256) -> Result<Prepared, SeatError> {
+    /// Game `id` if the player may join it (open, not the player's own, invites the
+    /// player or anyone).
+    pub fn joinable(&mut self, id: U256) -> Result<GameLog, SeatError> {
         let game = self.game(id)?;
         if game.phase != Phase::Open {
             return Err(SeatError::WrongPhase {
@@ -722,13 +862,21 @@ impl Seat {
                 game.opponent, self.player
             )));
         }
+        Ok(game)
+    }
+
+    /// `joinGame` under the terms the game's `GameCreated` states (paying the ETH stake;
+    /// a token stake needs [`Seat::approval`] first).
+    pub fn join(&mut self, id: U256) -> Result<Prepared, SeatError> {
+        let game = self.joinable(id)?;
         let value = if game.token == Address::ZERO {
             game.stake
         } else {
             U256::ZERO
         };
         let terms = game.terms().join_hash(game.response_window);
-        let summary = format!("join game {id} (stake {} wei)", game.stake);
+        let stake = self.unit(game.token)?.format(game.stake);
+        let summary = format!("join game {id} (stake {stake})");
         self.prepare(
             "joinGame",
             value,
@@ -904,12 +1052,13 @@ impl Seat {
     /// `withdraw(token)` of the player's whole credit (`Address::ZERO`: ETH).
     pub fn withdraw(&mut self, token: Address) -> Result<Prepared, SeatError> {
         let credit = self.referee.credits(self.player, token)?;
-        let what = if token == Address::ZERO {
-            "ETH".to_string()
-        } else {
-            format!("token {token}")
-        };
+        let unit = self.unit(token)?;
         if credit.is_zero() {
+            let what = if token == Address::ZERO {
+                "ETH".to_string()
+            } else {
+                format!("token {token}")
+            };
             return Err(SeatError::Refused(format!(
                 "{} has no {what} credit to withdraw",
                 self.player
@@ -919,7 +1068,7 @@ impl Seat {
             "withdraw",
             U256::ZERO,
             R::withdrawCall { token },
-            format!("withdraw {credit} wei of {what}"),
+            format!("withdraw {}", unit.format(credit)),
         )
     }
 

@@ -433,13 +433,15 @@ fn two_processes_play_fools_mate_and_the_winner_withdraws() {
     let started = std::time::Instant::now();
     let table = Table::new("fools-mate");
     let stake = "1000000000000000";
-    let created = succeeded(&table.game(KEY_WHITE, &["create", "--stake", stake]));
+    let created = succeeded(&table.game(KEY_WHITE, &["create", "--stake", "0.001eth"]));
+    assert!(created.contains("stake 0.001 ETH, "), "{created}");
     assert!(created.contains("estimated gas "), "{created}");
     assert!(created.contains(" gwei per gas: fee "), "{created}");
     assert!(created.trim_end().ends_with("created game 1"), "{created}");
     let open = table.show(KEY_BLACK, "1");
     assert_eq!(open["phase"], "open");
     assert_eq!(open["stake"], stake);
+    assert_eq!(open["stakeText"], "0.001 ETH");
 
     succeeded(&table.game(KEY_BLACK, &["join", "1"]));
     let joined = table.show(KEY_WHITE, "1");
@@ -517,10 +519,7 @@ fn two_processes_play_fools_mate_and_the_winner_withdraws() {
     assert_eq!(listed[0]["ending"]["result"]["name"], "black_wins");
 
     let withdrawn = succeeded(&table.game(KEY_BLACK, &["withdraw"]));
-    assert!(
-        withdrawn.contains("withdraw 2000000000000000 wei of ETH"),
-        "{withdrawn}"
-    );
+    assert!(withdrawn.contains("withdraw 0.002 ETH"), "{withdrawn}");
     assert!(
         withdrawn.trim_end().ends_with("credit left: 0 ETH"),
         "{withdrawn}"
@@ -856,5 +855,226 @@ fn clocks_run_down_and_the_flag_is_claimed() {
     assert!(
         claimed.contains("the game ended: black_wins, timeout"),
         "{claimed}"
+    );
+}
+
+/// Calldata of `signature` with address and integer words.
+fn calldata(signature: &str, words: &[alloy_primitives::U256]) -> Vec<u8> {
+    let mut data = alloy_primitives::keccak256(signature)[..4].to_vec();
+    for word in words {
+        data.extend_from_slice(&word.to_be_bytes::<32>());
+    }
+    data
+}
+
+fn word(address: &str) -> alloy_primitives::U256 {
+    let address: alloy_primitives::Address = address.parse().unwrap();
+    alloy_primitives::U256::from_be_slice(address.as_slice())
+}
+
+/// Sends `data` to `to` from the node's unlocked account `from`.
+fn send_raw(url: &str, from: &str, to: alloy_primitives::Address, data: Vec<u8>) {
+    use chessref_evm::{Chain, TxRequest};
+    let mut chain = RpcChain::connect(url).unwrap();
+    let receipt = chain
+        .send(TxRequest::call(from.parse().unwrap(), to, data))
+        .unwrap();
+    assert!(receipt.success, "transaction to {to} reverted");
+}
+
+/// The tests' ERC-20 (tests/fixtures/TestToken.sol: symbol TST, 6 decimals) deployed
+/// from account 0.
+fn deploy_token(url: &str) -> alloy_primitives::Address {
+    use chessref_evm::Chain;
+    let artifact = read_json(&root().join("crates/chessref-evm/artifacts/TestToken.json"));
+    let code =
+        alloy_primitives::hex::decode(artifact["bytecode"]["object"].as_str().unwrap()).unwrap();
+    let mut chain = RpcChain::connect(url).unwrap();
+    chain.deploy(WHITE.parse().unwrap(), code.into()).unwrap().0
+}
+
+/// Mints `amount` base units of `token` to `to`.
+fn mint(url: &str, token: alloy_primitives::Address, to: &str, amount: u64) {
+    let data = calldata(
+        "mint(address,uint256)",
+        &[word(to), alloy_primitives::U256::from(amount)],
+    );
+    send_raw(url, WHITE, token, data);
+}
+
+/// `account`'s balance of `token`, in base units.
+fn token_balance(url: &str, token: alloy_primitives::Address, account: &str) -> u64 {
+    use chessref_evm::{CallOutcome, Chain};
+    let mut chain = RpcChain::connect(url).unwrap();
+    let data = calldata("balanceOf(address)", &[word(account)]);
+    match chain
+        .call(WHITE.parse().unwrap(), token, data.into())
+        .unwrap()
+    {
+        CallOutcome::Return(out) => alloy_primitives::U256::from_be_slice(&out).saturating_to(),
+        CallOutcome::Revert(out) => panic!("balanceOf reverted: {out}"),
+    }
+}
+
+/// The gas a transaction's line `  sent OPERATION: ... N gas, ...` reports.
+fn gas_of(text: &str, operation: &str) -> u64 {
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("sent {operation}:")))
+        .unwrap_or_else(|| panic!("no {operation} in {text}"));
+    let before = line.split(" gas,").next().unwrap();
+    before.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_token_game_approves_plays_to_mate_and_withdraws_exactly() {
+    let table = Table::new("token");
+    let url = table.anvil.url();
+    // White holds 10 TST, black 1 TST (6 decimals: 1 TST = 1,000,000 base units).
+    // White holds 10 TST, black 1 TST (6 decimals: 1 TST = 1,000,000 base units).
+    let token = deploy_token(url);
+    mint(url, token, WHITE, 10_000_000);
+    mint(url, token, BLACK, 1_000_000);
+    let token_arg = token.to_string();
+    let referee = read_json(&table.file)["31337"]["contracts"]["ChessReferee"]["address"]
+        .as_str()
+        .unwrap()
+        .parse::<alloy_primitives::Address>()
+        .unwrap()
+        .to_string();
+
+    let out = table.game(
+        KEY_WHITE,
+        &["create", "--token", &token_arg, "--stake", "2.5"],
+    );
+    assert_eq!(out.status.code(), Some(2), "a decimal without its unit");
+    assert!(
+        stderr(&out).contains("amount \"2.5\": a decimal needs its unit"),
+        "{}",
+        stderr(&out)
+    );
+    let created = succeeded(&table.game(
+        KEY_WHITE,
+        &["create", "--token", &token_arg, "--stake", "2.5tst"],
+    ));
+    let approve = created
+        .find(&format!(
+            "approve the referee {referee} to take the stake 2.5 TST (allowance 0 TST) from {WHITE}"
+        ))
+        .unwrap_or_else(|| panic!("{created}"));
+    let create = created
+        .find("create a game as white against anyone, stake 2.5 TST, ")
+        .unwrap_or_else(|| panic!("{created}"));
+    assert!(
+        approve < create,
+        "the approval is said and sent first: {created}"
+    );
+    assert_eq!(created.matches("estimated gas ").count(), 2, "{created}");
+    assert!(created.trim_end().ends_with("created game 1"), "{created}");
+    let (approve_gas, create_gas) = (gas_of(&created, "approve"), gas_of(&created, "createGame"));
+    assert_eq!(token_balance(url, token, WHITE), 7_500_000);
+
+    let open = table.show(KEY_BLACK, "1");
+    assert_eq!(open["stake"], "2500000");
+    assert_eq!(open["stakeText"], "2.5 TST");
+    assert_eq!(
+        open["token"]
+            .as_str()
+            .unwrap()
+            .parse::<alloy_primitives::Address>()
+            .unwrap(),
+        token
+    );
+    let text = succeeded(&table.game(KEY_BLACK, &["show", "1"]));
+    assert!(text.contains("stake 2.5 TST each"), "{text}");
+
+    // Black holds 1 TST: refused before anything is sent.
+    let black_nonce = table.nonce(BLACK);
+    refused(
+        &table.game(KEY_BLACK, &["join", "1"]),
+        1,
+        &format!("{BLACK} holds 1 TST of token {token}, the stake is 2.5 TST (nothing sent)"),
+    );
+    assert_eq!(table.nonce(BLACK), black_nonce);
+    mint(url, token, BLACK, 2_000_000);
+    let joined = succeeded(&table.game(KEY_BLACK, &["join", "1"]));
+    assert!(
+        joined.contains("to take the stake 2.5 TST (allowance 0 TST)"),
+        "{joined}"
+    );
+    assert!(joined.contains("join game 1 (stake 2.5 TST)"), "{joined}");
+    let join_gas = gas_of(&joined, "joinGame");
+    assert_eq!(token_balance(url, token, BLACK), 500_000);
+
+    // A stake in base units; then an allowance already in place: no approval.
+    let second = succeeded(&table.game(
+        KEY_WHITE,
+        &[
+            "create",
+            "--token",
+            &token_arg,
+            "--stake",
+            "1000000",
+            "--opponent",
+            BLACK,
+        ],
+    ));
+    assert!(
+        second.contains("to take the stake 1 TST (allowance 0 TST)"),
+        "{second}"
+    );
+    let allowance = alloy_primitives::U256::from(500_000u64);
+    let data = calldata("approve(address,uint256)", &[word(&referee), allowance]);
+    send_raw(url, WHITE, token, data);
+    let third = succeeded(&table.game(
+        KEY_WHITE,
+        &[
+            "create",
+            "--token",
+            &token_arg,
+            "--stake",
+            "0.5TST",
+            "--opponent",
+            BLACK,
+        ],
+    ));
+    assert!(!third.contains("approve"), "{third}");
+    assert!(third.contains("stake 0.5 TST"), "{third}");
+    assert_eq!(token_balance(url, token, WHITE), 6_000_000);
+    succeeded(&table.game(KEY_WHITE, &["cancel", "2"]));
+    succeeded(&table.game(KEY_WHITE, &["cancel", "3"]));
+
+    for (key, mv) in [(KEY_WHITE, "f3"), (KEY_BLACK, "e5"), (KEY_WHITE, "g4")] {
+        succeeded(&table.game(key, &["move", "1", mv]));
+    }
+    let mate = succeeded(&table.game(KEY_BLACK, &["move", "1", "Qh4#"]));
+    assert!(
+        mate.contains("the game ended: black_wins, checkmate"),
+        "{mate}"
+    );
+    let listed = succeeded(&table.game(KEY_BLACK, &["list", "--json"]));
+    let listed: Value = serde_json::from_str(listed.trim()).unwrap();
+    assert_eq!(listed[0]["stake"], "2500000");
+    assert_eq!(listed[0]["stakeText"], "2.5 TST");
+    let listed = succeeded(&table.game(KEY_BLACK, &["list"]));
+    assert!(listed.contains("stake 2.5 TST, 4 plies"), "{listed}");
+
+    let withdrawn = succeeded(&table.game(KEY_BLACK, &["withdraw", "--token", &token_arg]));
+    assert!(withdrawn.contains("withdraw 5 TST"), "{withdrawn}");
+    assert!(
+        withdrawn.trim_end().ends_with("credit left: 0 TST"),
+        "{withdrawn}"
+    );
+    assert_eq!(token_balance(url, token, BLACK), 5_500_000);
+    let refunded = succeeded(&table.game(KEY_WHITE, &["withdraw", "--token", &token_arg]));
+    assert!(refunded.contains("withdraw 1.5 TST"), "{refunded}");
+    assert_eq!(token_balance(url, token, WHITE), 7_500_000);
+    refused(
+        &table.game(KEY_WHITE, &["withdraw", "--token", &token_arg]),
+        1,
+        &format!("{WHITE} has no token {token} credit to withdraw"),
+    );
+    eprintln!(
+        "token stakes: approve {approve_gas} gas, createGame {create_gas} gas, joinGame {join_gas} gas"
     );
 }

@@ -12,8 +12,9 @@ use std::{io::IsTerminal, path::PathBuf, process::ExitCode, time::Duration};
 use alloy_primitives::{Address, U256};
 use chessref_evm::{
     Chain, GameSetup,
+    amount::Unit,
     deployments::{self, Deployments},
-    seat::{GameSummary, GameView, Prepared, Seat, SeatError},
+    seat::{CHANNEL_PLAY, GameSummary, GameView, Prepared, Seat, SeatError},
 };
 use clap::{Args as ClapArgs, Subcommand};
 
@@ -91,9 +92,14 @@ struct CreateArgs {
     /// Play black (default: white).
     #[arg(long)]
     black: bool,
-    /// Stake of each player in wei (ETH).
-    #[arg(long, value_name = "WEI", default_value = "0")]
-    stake: U256,
+    /// The stake token, an ERC-20 (default: ETH). An allowance short of the stake is
+    /// approved first (its own transaction); a balance short of it is refused.
+    #[arg(long, value_name = "ADDRESS")]
+    token: Option<Address>,
+    /// Stake of each player: wei, or ETH with its unit (`0.01eth`); for a --token, base
+    /// units (an integer) or a decimal with the token's symbol (`1.5TST`).
+    #[arg(long, value_name = "AMOUNT", default_value = "0")]
+    stake: String,
     /// Each clock's initial time, seconds (60 .. 90 days).
     #[arg(long, value_name = "SECONDS", default_value_t = 86_400)]
     time: u32,
@@ -162,16 +168,25 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     match args.command {
         GameCommand::Create(a) => {
             let mut seat = sit(&a.seat)?;
+            let token = a.token.unwrap_or(Address::ZERO);
+            let stake = seat
+                .unit(token)
+                .map_err(seat_error)?
+                .parse(&a.stake)
+                .map_err(|e| CliError::Arg(e.to_string()))?;
             let setup = GameSetup {
                 opponent: a.opponent.unwrap_or(Address::ZERO),
                 creator_white: !a.black,
-                token: Address::ZERO,
-                stake: a.stake,
+                token,
+                stake,
                 initial_time: a.time,
                 increment: a.increment,
                 first_move_window: a.first_move_window,
                 start: None,
             };
+            if let Some(approve) = seat.approval(token, stake).map_err(seat_error)? {
+                transact(&mut seat, approve)?;
+            }
             let prepared = seat.create(&setup).map_err(seat_error)?;
             let sent = transact(&mut seat, prepared)?;
             if let Some(id) = sent.created {
@@ -179,7 +194,16 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        GameCommand::Join(a) => act(&a, |seat, id| seat.join(id)),
+        GameCommand::Join(a) => {
+            let mut seat = sit(&a.seat)?;
+            let game = seat.joinable(a.id).map_err(seat_error)?;
+            if let Some(approve) = seat.approval(game.token, game.stake).map_err(seat_error)? {
+                transact(&mut seat, approve)?;
+            }
+            let prepared = seat.join(a.id).map_err(seat_error)?;
+            transact(&mut seat, prepared)?;
+            Ok(ExitCode::SUCCESS)
+        }
         GameCommand::Show(a) => {
             let mut seat = sit(&a.game.seat)?;
             let view = seat.view(a.game.id).map_err(seat_error)?;
@@ -217,7 +241,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             let prepared = seat.withdraw(token).map_err(seat_error)?;
             transact(&mut seat, prepared)?;
             let left = seat.credit(token).map_err(seat_error)?;
-            println!("credit left: {}", ether(left));
+            let unit = seat.unit(token).map_err(seat_error)?;
+            println!("credit left: {}", unit.format(left));
             Ok(ExitCode::SUCCESS)
         }
         GameCommand::List(a) => {
@@ -324,15 +349,7 @@ fn spinner(operation: &str) -> indicatif::ProgressBar {
 
 /// `wei` as ETH with up to 18 decimals, trailing zeros dropped.
 fn ether(wei: U256) -> String {
-    let unit = U256::from(10u64).pow(U256::from(18));
-    let whole = wei / unit;
-    let fraction = format!("{:018}", wei % unit);
-    let fraction = fraction.trim_end_matches('0');
-    if fraction.is_empty() {
-        format!("{whole} ETH")
-    } else {
-        format!("{whole}.{fraction} ETH")
-    }
+    Unit::eth().format(wei)
 }
 
 /// `wei` per gas as gwei.
@@ -367,9 +384,12 @@ fn list(player: Address, games: &[GameSummary]) {
             .opponent
             .map_or_else(|| "anyone".to_string(), |a| a.to_string());
         let mut line = format!(
-            "game {}: {} as {colour} against {opponent}, {} plies",
-            g.id, g.phase, g.ply
+            "game {}: {} as {colour} against {opponent}, stake {}, {} plies",
+            g.id, g.phase, g.stake_text, g.ply
         );
+        if g.channel {
+            line.push_str(&format!(", {CHANNEL_PLAY}"));
+        }
         if g.your_turn {
             line.push_str(", your move");
         }
@@ -467,10 +487,14 @@ fn board(view: &GameView) -> String {
         )
     };
     out.push_str(&format!(
-        "white {}\nblack {}\n",
+        "white {}\nblack {}\nstake {} each\n",
         name(view.white),
-        name(view.black)
+        name(view.black),
+        view.stake_text
     ));
+    if view.channel {
+        out.push_str(&format!("a channel game: {CHANNEL_PLAY}\n"));
+    }
     for display_row in 0..8 {
         let row = if flipped {
             7 - display_row
