@@ -223,14 +223,20 @@ pub struct MoveView {
     pub san: Option<String>,
 }
 
-/// Both clocks at the latest block.
+/// Both clocks at the latest block, and run on to the wall clock's now.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClocksView {
-    /// White's seconds left.
+    /// White's seconds left at the block.
     pub white: u64,
-    /// Black's seconds left.
+    /// Black's seconds left at the block.
     pub black: u64,
+    /// The wall clock (unix seconds) the `*Now` values are for.
+    pub now: u64,
+    /// White's seconds left now: the running clock less the seconds since the block.
+    pub white_now: u64,
+    /// Black's seconds left now.
+    pub black_now: u64,
     /// The side whose clock runs (`white`, `black`).
     pub running: &'static str,
     /// When the running side may be flagged (unix seconds): its clock plus its unused
@@ -240,6 +246,32 @@ pub struct ClocksView {
     pub block_number: u64,
     /// Its timestamp (unix seconds).
     pub block_timestamp: u64,
+}
+
+impl ClocksView {
+    /// Runs the clocks on to `now` (unix seconds): the running side loses the seconds
+    /// since the block (none if the block is later, as on a chain whose time was moved
+    /// ahead); the other side's clock stands.
+    pub fn run_to(&mut self, now: u64) {
+        let elapsed = now.saturating_sub(self.block_timestamp);
+        self.now = now;
+        (self.white_now, self.black_now) = match self.running {
+            "white" => (self.white.saturating_sub(elapsed), self.black),
+            _ => (self.white, self.black.saturating_sub(elapsed)),
+        };
+    }
+
+    /// Seconds from the block to `now` (0 when the block is later).
+    pub fn age(&self) -> u64 {
+        self.now.saturating_sub(self.block_timestamp)
+    }
+}
+
+/// The wall clock in unix seconds.
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// A game as a player sees it: what `chessref game show` draws and `--json` prints.
@@ -554,14 +586,18 @@ impl Seat {
                 let block = self.referee.chain().block_ref(number)?.ok_or_else(|| {
                     SeatError::Refused(format!("block {number} is missing (a reorganisation?)"))
                 })?;
-                let clocks = ClocksView {
+                let mut clocks = ClocksView {
                     white: white.saturating_to(),
                     black: black.saturating_to(),
+                    now: 0,
+                    white_now: 0,
+                    black_now: 0,
                     running: if white_to_move { "white" } else { "black" },
                     deadline: deadline.saturating_to(),
                     block_number: block.number,
                     block_timestamp: block.timestamp,
                 };
+                clocks.run_to(unix_now());
                 (Some(clocks), Some(position.commitment()))
             }
             _ => (None, None),
@@ -1165,6 +1201,37 @@ mod tests {
             parse_move(id, &state, "0x1000000"),
             Err(SeatError::MoveSyntax(_))
         ));
+    }
+
+    #[test]
+    fn only_the_running_clock_runs_on_to_now_and_never_below_zero() {
+        let mut clocks = ClocksView {
+            white: 100,
+            black: 50,
+            now: 0,
+            white_now: 0,
+            black_now: 0,
+            running: "black",
+            deadline: 0,
+            block_number: 7,
+            block_timestamp: 1_000,
+        };
+        clocks.run_to(1_030);
+        assert_eq!(
+            (clocks.white_now, clocks.black_now, clocks.age()),
+            (100, 20, 30)
+        );
+        clocks.run_to(1_080);
+        assert_eq!((clocks.white_now, clocks.black_now), (100, 0));
+        // A block later than the wall clock (chain time moved ahead): nothing elapsed.
+        clocks.run_to(990);
+        assert_eq!(
+            (clocks.white_now, clocks.black_now, clocks.age()),
+            (100, 50, 0)
+        );
+        clocks.running = "white";
+        clocks.run_to(1_010);
+        assert_eq!((clocks.white_now, clocks.black_now), (90, 50));
     }
 
     #[test]

@@ -416,6 +416,17 @@ fn sans(view: &Value) -> Vec<String> {
         .collect()
 }
 
+/// A view without the clocks run on to the wall clock (two reads a second apart differ
+/// only there).
+fn standing(mut view: Value) -> Value {
+    if let Some(clocks) = view["clocks"].as_object_mut() {
+        for field in ["now", "whiteNow", "blackNow"] {
+            assert!(clocks.remove(field).is_some(), "clocks.{field}");
+        }
+    }
+    view
+}
+
 /// Asserts `out` failed with `status` and exactly `message` on stderr.
 fn refused(out: &Output, status: i32, message: &str) {
     assert_eq!(
@@ -485,7 +496,7 @@ fn two_processes_play_fools_mate_and_the_winner_withdraws() {
         "--wait returns after the answer"
     );
     assert_eq!(after_wait["yourTurn"], true);
-    assert_eq!(table.show(KEY_WHITE, "1"), after_wait);
+    assert_eq!(standing(table.show(KEY_WHITE, "1")), standing(after_wait));
 
     let g4 = succeeded(&table.game(KEY_WHITE, &["move", "1", "g4"]));
     assert!(g4.contains("move g2g4 (g4) in game 1"), "{g4}");
@@ -783,8 +794,8 @@ fn draws_claims_and_cancels_from_the_command_line() {
         ],
     ));
     assert_eq!(
-        serde_json::from_str::<Value>(over_ws.trim()).unwrap(),
-        offered
+        standing(serde_json::from_str::<Value>(over_ws.trim()).unwrap()),
+        standing(offered)
     );
     let accepted = succeeded(&table.game(KEY_WHITE, &["accept-draw", "2"]));
     assert!(
@@ -1077,4 +1088,82 @@ fn a_token_game_approves_plays_to_mate_and_withdraws_exactly() {
     eprintln!(
         "token stakes: approve {approve_gas} gas, createGame {create_gas} gas, joinGame {join_gas} gas"
     );
+}
+
+#[test]
+fn show_watch_follows_the_game_until_your_move_and_ctrl_c_exits_0() {
+    use std::io::BufRead;
+    let table = Table::new("watch");
+    succeeded(&table.game(KEY_WHITE, &["create", "--opponent", BLACK]));
+    succeeded(&table.game(KEY_BLACK, &["join", "1"]));
+    succeeded(&table.game(KEY_WHITE, &["move", "1", "e4"]));
+    let spawn = |key: &str, extra: &[&str]| {
+        let mut args = vec!["show", "1", "--watch", "--poll-ms", "100"];
+        args.extend_from_slice(extra);
+        Command::new(env!("CARGO_BIN_EXE_chessref"))
+            .args(table.args(&args))
+            .env("CHESSREF_PRIVATE_KEY", key)
+            .env_remove("CHESSREF_DEPLOYMENTS")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // Black's move: the watch returns at once, having drawn the board once (no screen
+    // clearing off a terminal), the clocks as of now and of the block.
+    let at_once = spawn(KEY_BLACK, &[]).wait_with_output().unwrap();
+    let text = succeeded(&at_once);
+    assert!(
+        !text.contains('\x1b'),
+        "no escape codes off a terminal: {text:?}"
+    );
+    assert_eq!(text.matches("white ").count(), 2, "drawn once: {text}");
+    assert!(text.contains("black to move (your move)"), "{text}");
+    let clocks = text
+        .lines()
+        .find(|l| l.starts_with("clocks now: "))
+        .unwrap();
+    assert!(
+        clocks.starts_with("clocks now: white 1d 00:00:00, black "),
+        "{clocks}"
+    );
+    assert!(clocks.contains(" (running) (as of block "), "{clocks}");
+
+    // White waits for black's answer: one JSON line now, one when e5 lands, then exit 0.
+    let mut watching = spawn(KEY_WHITE, &["--json"]);
+    let mut lines = std::io::BufReader::new(watching.stdout.take().unwrap()).lines();
+    let first: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(first["yourTurn"], false);
+    assert_eq!(sans(&first), ["e4"]);
+    let now = first["clocks"]["now"].as_u64().unwrap();
+    let block = first["clocks"]["blockTimestamp"].as_u64().unwrap();
+    let black = first["clocks"]["black"].as_u64().unwrap();
+    assert_eq!(
+        first["clocks"]["blackNow"].as_u64().unwrap(),
+        black.saturating_sub(now.saturating_sub(block)),
+        "black's clock runs on from the block to now"
+    );
+    assert_eq!(first["clocks"]["whiteNow"], first["clocks"]["white"]);
+    std::thread::sleep(std::time::Duration::from_millis(1_500));
+    succeeded(&table.game(KEY_BLACK, &["move", "1", "e5"]));
+    let second: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(second["yourTurn"], true);
+    assert_eq!(sans(&second), ["e4", "e5"]);
+    assert!(lines.next().is_none(), "one line per change, then the end");
+    assert_eq!(watching.wait().unwrap().code(), Some(0));
+
+    // Black waits for white; Ctrl-C ends the watch with exit 0.
+    let mut watching = spawn(KEY_BLACK, &[]);
+    let mut lines = std::io::BufReader::new(watching.stdout.take().unwrap()).lines();
+    let drawn = lines
+        .by_ref()
+        .map(|l| l.unwrap())
+        .find(|l| l.starts_with("clocks now: "));
+    assert!(drawn.is_some(), "the board is drawn before the interrupt");
+    let interrupted = Command::new("kill")
+        .args(["-INT", &watching.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    assert_eq!(watching.wait().unwrap().code(), Some(0));
 }

@@ -59,7 +59,8 @@ enum GameCommand {
     Create(CreateArgs),
     /// Join an open game under the terms its creation event states (paying the stake).
     Join(GameArgs),
-    /// Draw the board: last move, whose turn, both clocks; --json gives the same as data.
+    /// Draw the board: last move, whose turn, both clocks now; --json gives the same as data;
+    /// --watch follows the game until it ends or it is your move.
     Show(ShowArgs),
     /// Play a move (SAN or UCI), checked locally first; --wait blocks until the opponent answered.
     Move(MoveArgs),
@@ -116,9 +117,16 @@ struct CreateArgs {
 struct ShowArgs {
     #[command(flatten)]
     game: GameArgs,
-    /// Print the game as one JSON object.
+    /// Print the game as one JSON object (with --watch: one line per change).
     #[arg(long)]
     json: bool,
+    /// Redraw every --poll-ms (clearing the screen on a terminal; elsewhere printing only
+    /// when the game changed) until the game ends or it is your move; Ctrl-C exits 0.
+    #[arg(long)]
+    watch: bool,
+    /// Milliseconds between two reads of --watch.
+    #[arg(long, value_name = "MS", default_value_t = 1_000)]
+    poll_ms: u64,
 }
 
 /// Arguments of `chessref game move`.
@@ -206,6 +214,14 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
         GameCommand::Show(a) => {
             let mut seat = sit(&a.game.seat)?;
+            if a.watch {
+                return watch(
+                    &mut seat,
+                    a.game.id,
+                    a.json,
+                    Duration::from_millis(a.poll_ms),
+                );
+            }
             let view = seat.view(a.game.id).map_err(seat_error)?;
             show(&view, a.json)
         }
@@ -362,6 +378,73 @@ fn gwei(wei: u128) -> String {
     } else {
         format!("{whole}.{fraction}")
     }
+}
+
+/// `show --watch`: reads the game every `poll` and redraws it (a terminal: the screen
+/// cleared, every time; elsewhere: only when something but the running clock changed;
+/// `--json`: one line per change) until it is no longer running or open, or it is the
+/// player's move. Ctrl-C ends it with exit 0.
+fn watch(seat: &mut Seat, id: U256, json: bool, poll: Duration) -> Result<ExitCode, CliError> {
+    exit_on_interrupt();
+    let terminal = !json && std::io::stdout().is_terminal();
+    let mut shown: Option<GameView> = None;
+    loop {
+        let view = seat.view(id).map_err(seat_error)?;
+        let standing = without_now(&view);
+        if terminal {
+            print!("\x1b[2J\x1b[H{}", board(&view));
+            std::io::Write::flush(&mut std::io::stdout())
+                .map_err(|e| CliError::Arg(format!("stdout: {e}")))?;
+        } else if shown.as_ref() != Some(&standing) {
+            show(&view, json)?;
+        }
+        let waiting = matches!(view.phase, "open" | "running") && !view.channel;
+        if !waiting || view.your_turn {
+            return Ok(ExitCode::SUCCESS);
+        }
+        shown = Some(standing);
+        std::thread::sleep(poll);
+    }
+}
+
+/// `view` with the clocks as of the block only (what changes when the chain does).
+fn without_now(view: &GameView) -> GameView {
+    let mut view = view.clone();
+    if let Some(clocks) = &mut view.clocks {
+        clocks.run_to(clocks.block_timestamp);
+        clocks.now = 0;
+    }
+    view
+}
+
+/// Ends the process with exit 0 on Ctrl-C (SIGINT), from now on.
+fn exit_on_interrupt() {
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return;
+    };
+    #[cfg(unix)]
+    let interrupt = {
+        let _entered = runtime.enter();
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()) {
+            Ok(signal) => signal,
+            Err(_) => return,
+        }
+    };
+    std::thread::spawn(move || {
+        #[cfg(unix)]
+        let received = {
+            let mut interrupt = interrupt;
+            runtime.block_on(interrupt.recv()).is_some()
+        };
+        #[cfg(not(unix))]
+        let received = runtime.block_on(tokio::signal::ctrl_c()).is_ok();
+        if received {
+            std::process::exit(0);
+        }
+    });
 }
 
 fn show(view: &GameView, json: bool) -> Result<ExitCode, CliError> {
@@ -550,12 +633,13 @@ fn board(view: &GameView) -> String {
     if let Some(c) = &view.clocks {
         let mark = |side: &str| if c.running == side { " (running)" } else { "" };
         out.push_str(&format!(
-            "clocks at block {}: white {}{}, black {}{}\n",
-            c.block_number,
-            clock(c.white),
+            "clocks now: white {}{}, black {}{} (as of block {}, {} s ago)\n",
+            clock(c.white_now),
             mark("white"),
-            clock(c.black),
-            mark("black")
+            clock(c.black_now),
+            mark("black"),
+            c.block_number,
+            c.age()
         ));
     }
     if let Some(by) = view.draw_offer {
