@@ -1167,3 +1167,66 @@ fn show_watch_follows_the_game_until_your_move_and_ctrl_c_exits_0() {
     assert!(interrupted.success());
     assert_eq!(watching.wait().unwrap().code(), Some(0));
 }
+
+#[test]
+fn a_channel_game_is_shown_as_played_off_chain_and_a_move_is_refused() {
+    let table = Table::new("channel");
+    let referee: alloy_primitives::Address =
+        read_json(&table.file)["31337"]["contracts"]["ChessReferee"]["address"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+    let mut chain =
+        chessref_evm::Referee::at(RpcChain::connect(table.anvil.url()).unwrap(), referee);
+    let setup = chessref_evm::GameSetup {
+        opponent: BLACK.parse().unwrap(),
+        creator_white: true,
+        token: alloy_primitives::Address::ZERO,
+        stake: alloy_primitives::U256::ZERO,
+        initial_time: 3_600,
+        increment: 0,
+        first_move_window: 0,
+        start: None,
+    };
+    let created = chain
+        .create_channel_game(WHITE.parse().unwrap(), &setup, 600)
+        .unwrap();
+    assert_eq!(created.id, alloy_primitives::U256::from(1));
+    succeeded(&table.game(KEY_BLACK, &["join", "1"]));
+    let how = "played off-chain with signed moves (docs/CHANNEL.md): `chessref channel verify|settle|dispute TRANSCRIPT`";
+
+    let view = table.show(KEY_WHITE, "1");
+    assert_eq!(view["channel"], true);
+    assert_eq!(view["phase"], "running");
+    assert_eq!(view["clocks"], Value::Null);
+    let text = succeeded(&table.game(KEY_WHITE, &["show", "1"]));
+    assert!(text.contains(&format!("a channel game: {how}")), "{text}");
+    assert!(
+        !text.contains("to move"),
+        "the chain does not know whose move it is: {text}"
+    );
+    let listed = succeeded(&table.game(KEY_BLACK, &["list"]));
+    assert!(
+        listed.trim_end().ends_with(&format!("0 plies, {how}")),
+        "{listed}"
+    );
+    let listed: Value =
+        serde_json::from_str(succeeded(&table.game(KEY_BLACK, &["list", "--json"])).trim())
+            .unwrap();
+    assert_eq!(listed[0]["channel"], true);
+    let watched = succeeded(&table.game(KEY_WHITE, &["show", "1", "--watch", "--json"]));
+    assert_eq!(
+        watched.lines().count(),
+        1,
+        "nothing to wait for on-chain: {watched}"
+    );
+
+    let before = table.nonce(WHITE);
+    refused(
+        &table.game(KEY_WHITE, &["move", "1", "e4"]),
+        1,
+        &format!("game 1 is a channel game, {how}"),
+    );
+    assert_eq!(table.nonce(WHITE), before, "nothing sent");
+}

@@ -619,7 +619,7 @@ fn board(view: &GameView) -> String {
             m.uci
         ));
     }
-    if view.phase == "running" {
+    if view.phase == "running" && !view.channel {
         let mut turn = format!("{} to move", view.turn);
         if view.your_turn {
             turn.push_str(" (your move)");
