@@ -758,20 +758,14 @@ impl Seat {
     }
 
     /// What amounts of `token` are counted in (`Address::ZERO`: ETH): a token's
-    /// `symbol()` and `decimals()` where it has them (read once per seat).
+    /// `symbol()` and `decimals()` where it has them (read once per seat; an address
+    /// without code has neither: its amounts are shown in base units).
     pub fn unit(&mut self, token: Address) -> Result<Unit, SeatError> {
         if token == Address::ZERO {
             return Ok(Unit::eth());
         }
         if let Some(unit) = self.units.get(&token) {
             return Ok(unit.clone());
-        }
-        let chain = self.referee.chain();
-        if chain.code(token)?.is_empty() {
-            return Err(SeatError::Refused(format!(
-                "no contract at token {token} on {}",
-                chain.url()
-            )));
         }
         let decimals = self
             .token_view(token, "decimals", IERC20::decimalsCall {})
@@ -811,6 +805,13 @@ impl Seat {
     pub fn approval(&mut self, token: Address, stake: U256) -> Result<Option<Prepared>, SeatError> {
         if token == Address::ZERO || stake.is_zero() {
             return Ok(None);
+        }
+        let chain = self.referee.chain();
+        if chain.code(token)?.is_empty() {
+            return Err(SeatError::Refused(format!(
+                "no contract at token {token} on {} (nothing sent)",
+                chain.url()
+            )));
         }
         let unit = self.unit(token)?;
         let (player, referee) = (self.player, self.referee.address());

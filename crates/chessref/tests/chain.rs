@@ -964,6 +964,12 @@ fn a_token_game_approves_plays_to_mate_and_withdraws_exactly() {
         "{}",
         stderr(&out)
     );
+    let account_3 = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+    refused(
+        &table.game(KEY_WHITE, &["create", "--token", account_3, "--stake", "5"]),
+        1,
+        &format!("no contract at token {account_3} on {url} (nothing sent)"),
+    );
     let created = succeeded(&table.game(
         KEY_WHITE,
         &["create", "--token", &token_arg, "--stake", "2.5tst"],
