@@ -54,7 +54,7 @@ impl RawLog {
 
     /// Splits a `topics_blob` back into topics; `None` unless its length is a multiple of 32.
     pub fn topics_from_blob(blob: &[u8]) -> Option<Vec<B256>> {
-        if blob.len() % 32 != 0 {
+        if !blob.len().is_multiple_of(32) {
             return None;
         }
         Some(blob.chunks_exact(32).map(B256::from_slice).collect())
