@@ -13,14 +13,23 @@ use crate::{
 };
 
 /// The triple every position-taking call carries (REFEREE.md section 1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Position {
-    /// The 128-byte state.
+    /// The 128-byte state (`0x` and 256 hex digits in JSON).
+    #[serde(serialize_with = "serialize_state")]
     pub state: [u8; 128],
     /// Head of the repetition chain (REFEREE.md section 4).
     pub history: B256,
     /// The packed clock word (REFEREE.md section 3).
     pub clock: U256,
+}
+
+/// Serializes a 128-byte state as `0x` and 256 hex digits.
+pub(crate) fn serialize_state<S: serde::Serializer>(
+    state: &[u8; 128],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&alloy_primitives::hex::encode_prefixed(state))
 }
 
 impl Position {

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use alloy::eips::BlockNumberOrTag;
+use alloy::rpc::types::Filter;
 use alloy::{
     network::EthereumWallet,
     primitives::TxKind,
@@ -10,12 +12,29 @@ use alloy::{
     signers::local::PrivateKeySigner,
     transports::{RpcError, TransportErrorKind},
 };
-use alloy_primitives::{Address, Bytes, U256};
+use alloy_primitives::{Address, B256, Bytes, Log, U256};
+use serde::Serialize;
 
 use crate::{
     chain::{CallOutcome, Chain, TxReceipt, TxRequest},
     error::ChainError,
+    game_log::LogPlace,
 };
+
+/// A block as a follower of the chain needs it: to notice a reorganisation, it
+/// compares the hashes it stored with the chain's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BlockRef {
+    /// Block number.
+    pub number: u64,
+    /// Block hash.
+    pub hash: B256,
+    /// Parent's hash.
+    pub parent_hash: B256,
+    /// Timestamp, seconds.
+    pub timestamp: u64,
+}
 
 /// How long to wait for a receipt before giving up.
 const RECEIPT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -108,6 +127,70 @@ impl RpcChain {
     /// The endpoint.
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// The latest block number (`eth_blockNumber`).
+    pub fn head(&self) -> Result<u64, ChainError> {
+        let provider = self.provider.clone();
+        self.block_on(async move { provider.get_block_number().await })
+    }
+
+    /// Number, hash, parent hash and timestamp of block `number`; `None` if the
+    /// chain has no such block (yet, or any more after a reorganisation).
+    pub fn block_ref(&self, number: u64) -> Result<Option<BlockRef>, ChainError> {
+        let provider = self.provider.clone();
+        let block = self.block_on(async move {
+            provider
+                .get_block_by_number(BlockNumberOrTag::Number(number))
+                .await
+        })?;
+        Ok(block.map(|b| BlockRef {
+            number: b.header.number,
+            hash: b.header.hash,
+            parent_hash: b.header.parent_hash,
+            timestamp: b.header.timestamp,
+        }))
+    }
+
+    /// The logs of `address` in blocks `from..=to` (one `eth_getLogs`; the caller
+    /// bounds the range, as providers limit it), optionally only those whose first
+    /// indexed topic is `topic1` (a game id), in chain order with their places.
+    pub fn logs(
+        &self,
+        address: Address,
+        from: u64,
+        to: u64,
+        topic1: Option<B256>,
+    ) -> Result<Vec<(LogPlace, Log)>, ChainError> {
+        let mut filter = Filter::new().address(address).from_block(from).to_block(to);
+        if let Some(topic) = topic1 {
+            filter = filter.topic1(topic);
+        }
+        let provider = self.provider.clone();
+        let logs = self.block_on(async move { provider.get_logs(&filter).await })?;
+        logs.into_iter()
+            .map(|log| {
+                let place = match (
+                    log.block_number,
+                    log.log_index,
+                    log.block_hash,
+                    log.transaction_hash,
+                ) {
+                    (Some(block_number), Some(log_index), Some(block_hash), Some(tx_hash)) => {
+                        LogPlace {
+                            block_number,
+                            log_index,
+                            block_hash,
+                            tx_hash,
+                        }
+                    }
+                    _ => {
+                        return Err(self.rpc_error("eth_getLogs returned a pending log (no block)"));
+                    }
+                };
+                Ok((place, log.inner))
+            })
+            .collect()
     }
 
     fn rpc_error(&self, message: impl std::fmt::Display) -> ChainError {
