@@ -68,9 +68,31 @@ impl RpcChain {
         Self::connect_with_keys(url, &[])
     }
 
+    /// Connects to `url` to read only (blocks, logs, calls): unlike [`RpcChain::connect`]
+    /// it needs no unlocked account, as public endpoints have none; sending fails with
+    /// [`ChainError::UnknownAccount`].
+    pub fn connect_read_only(url: &str) -> Result<Self, ChainError> {
+        Self::open(url, &[])
+    }
+
     /// Connects to `url`; with non-empty `keys` (hex private keys), sends
     /// from those keys' addresses, signing locally.
     pub fn connect_with_keys(url: &str, keys: &[String]) -> Result<Self, ChainError> {
+        let mut chain = Self::open(url, keys)?;
+        if chain.keys.is_empty() {
+            let provider = chain.provider.clone();
+            let accounts = chain.block_on(async move { provider.get_accounts().await })?;
+            if accounts.is_empty() {
+                return Err(ChainError::NoAccounts);
+            }
+            chain.accounts = accounts;
+        }
+        Ok(chain)
+    }
+
+    /// The chain at `url` signing with `keys` (their addresses as accounts), no node
+    /// accounts asked for.
+    fn open(url: &str, keys: &[String]) -> Result<Self, ChainError> {
         let parsed = url
             .parse::<alloy::transports::http::reqwest::Url>()
             .map_err(|e| ChainError::BadUrl {
@@ -104,24 +126,13 @@ impl RpcChain {
                 .connect_http(parsed)
                 .erased()
         };
-        let mut chain = RpcChain {
+        Ok(RpcChain {
             url: url.to_string(),
             runtime,
             provider,
-            accounts: Vec::new(),
-            keys: signers.clone(),
-        };
-        chain.accounts = if signers.is_empty() {
-            let provider = chain.provider.clone();
-            let accounts = chain.block_on(async move { provider.get_accounts().await })?;
-            if accounts.is_empty() {
-                return Err(ChainError::NoAccounts);
-            }
-            accounts
-        } else {
-            signers.iter().map(|s| s.address()).collect()
-        };
-        Ok(chain)
+            accounts: signers.iter().map(|s| s.address()).collect(),
+            keys: signers,
+        })
     }
 
     /// The endpoint.
