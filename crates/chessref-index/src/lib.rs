@@ -5,11 +5,15 @@
 //! The write side ([`Store`]) belongs to one indexer process; readers
 //! ([`crate::read`]) open the same file read-only.
 
+pub mod derive;
 mod error;
+pub mod indexer;
 pub mod migrations;
 pub mod raw;
 pub mod store;
 
+pub use derive::{NewDivergence, Refolded};
 pub use error::{IndexError, Result};
+pub use indexer::{Indexer, Options, Step};
 pub use raw::{BlockRef, RawLog};
-pub use store::{Batch, Cursor, Source, Store};
+pub use store::{Batch, Committed, Cursor, Source, Store};

@@ -79,21 +79,23 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX games_pending ON games (updated_block) WHERE pending = 1;
     CREATE TABLE moves (
         game_id TEXT NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
         ply INTEGER NOT NULL,
         packed INTEGER NOT NULL,
         uci TEXT NOT NULL,
-        san TEXT NOT NULL,
-        status TEXT NOT NULL,
+        san TEXT,
+        status INTEGER NOT NULL,
         state TEXT NOT NULL,
         clock TEXT NOT NULL,
         block_number INTEGER NOT NULL,
         tx_hash TEXT NOT NULL,
         log_index INTEGER NOT NULL,
-        PRIMARY KEY (game_id, ply)
+        PRIMARY KEY (game_id, seq)
     ) WITHOUT ROWID;
     CREATE TABLE divergences (
         id INTEGER PRIMARY KEY,
         game_id TEXT NOT NULL,
+        event TEXT NOT NULL,
         block_number INTEGER NOT NULL,
         tx_hash TEXT NOT NULL,
         log_index INTEGER NOT NULL,

@@ -1,21 +1,16 @@
-//! What the index stores of the chain: referee logs exactly as the node gave them, and
-//! the blocks of the non-final tip.
+//! What the index stores of the chain: referee logs exactly as the node gave them, with
+//! their places (`LogPlace`); blocks are chessref-evm's [`BlockRef`].
 
 use alloy_primitives::{Address, B256, Bytes, Log, LogData, U256};
-use alloy_sol_types::SolEventInterface;
-use chessref_evm::bindings::ChessReferee::ChessRefereeEvents;
+use chessref_evm::{LogPlace, RefereeLog, game_log::UndecodableLog};
 
-/// One referee log as `eth_getLogs` returned it, keyed by its place in the chain.
+pub use chessref_evm::BlockRef;
+
+/// One referee log as `eth_getLogs` returned it, with its place in the chain.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RawLog {
-    /// The block holding it.
-    pub block_number: u64,
-    /// Its index in the block.
-    pub log_index: u64,
-    /// The hash of that block (which fork it comes from).
-    pub block_hash: B256,
-    /// The transaction that emitted it.
-    pub tx_hash: B256,
+    /// Where it is: block number and hash, log index, transaction.
+    pub place: LogPlace,
     /// The topics, signature first.
     pub topics: Vec<B256>,
     /// The non-indexed data.
@@ -23,6 +18,15 @@ pub struct RawLog {
 }
 
 impl RawLog {
+    /// A log `eth_getLogs` returned at `place`.
+    pub fn new(place: LogPlace, log: &Log) -> RawLog {
+        RawLog {
+            place,
+            topics: log.topics().to_vec(),
+            data: log.data.data.clone(),
+        }
+    }
+
     /// The log as alloy's primitive log of `address`.
     pub fn to_log(&self, address: Address) -> Log {
         Log {
@@ -31,20 +35,14 @@ impl RawLog {
         }
     }
 
-    /// The decoded referee event, or `None` for a log the referee's ABI does not know.
-    pub fn event(&self) -> Option<ChessRefereeEvents> {
-        ChessRefereeEvents::decode_log(&self.to_log(Address::ZERO))
-            .ok()
-            .map(|log| log.data)
+    /// The decoded referee event.
+    pub fn decode(&self) -> Result<RefereeLog, UndecodableLog> {
+        RefereeLog::decode(self.place, &self.to_log(Address::ZERO))
     }
 
-    /// The game the log is about: the first indexed topic of every referee event but
-    /// `Withdrawn`; `None` for `Withdrawn` and for logs that do not decode.
+    /// The game the log is about; `None` for `Withdrawn` and for logs that do not decode.
     pub fn game_id(&self) -> Option<U256> {
-        match self.event()? {
-            ChessRefereeEvents::Withdrawn(_) => None,
-            _ => self.topics.get(1).map(|t| U256::from_be_bytes(t.0)),
-        }
+        self.decode().ok().and_then(|log| log.game_id())
     }
 
     /// The topics as one byte string (32 bytes each), as the `logs` table keeps them.
@@ -59,17 +57,4 @@ impl RawLog {
         }
         Some(blob.chunks_exact(32).map(B256::from_slice).collect())
     }
-}
-
-/// A block as the reorg check needs it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BlockRef {
-    /// Its number.
-    pub number: u64,
-    /// Its hash.
-    pub hash: B256,
-    /// Its parent's hash.
-    pub parent_hash: B256,
-    /// Its timestamp (seconds).
-    pub timestamp: u64,
 }

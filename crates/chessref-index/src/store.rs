@@ -7,8 +7,10 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use alloy_primitives::{Address, B256, U256};
+use chessref_evm::LogPlace;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
 
+use crate::derive::{self, Refolded};
 use crate::error::{DbContext, IndexError, Result};
 use crate::migrations;
 use crate::raw::{BlockRef, RawLog};
@@ -68,6 +70,15 @@ pub struct Batch {
     pub head: u64,
     /// The highest final block.
     pub final_block: u64,
+}
+
+/// What a commit or a rollback changed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Committed {
+    /// The games whose logs changed (refolded).
+    pub touched: BTreeSet<U256>,
+    /// What refolding them found.
+    pub refolded: Refolded,
 }
 
 /// The index database opened for writing.
@@ -248,9 +259,9 @@ impl Store {
         Ok(blocks)
     }
 
-    /// Stores `batch` and advances the cursor past it, refolding the games it touched, in
-    /// one transaction. Returns the ids of the games touched.
-    pub fn commit(&mut self, batch: &Batch) -> Result<BTreeSet<U256>> {
+    /// Stores `batch` and advances the cursor past it, refolding the games it touched and
+    /// marking final the games that became so, in one transaction.
+    pub fn commit(&mut self, batch: &Batch) -> Result<Committed> {
         let cursor = self.cursor()?;
         if batch.from != cursor.next_block || batch.to < batch.from {
             return Err(IndexError::Invariant(format!(
@@ -269,10 +280,10 @@ impl Store {
                 )
                 .db(&path, "preparing the log insert")?;
             for log in &batch.logs {
-                if !(batch.from..=batch.to).contains(&log.block_number) {
+                if !(batch.from..=batch.to).contains(&log.place.block_number) {
                     return Err(IndexError::BadAnswer(format!(
                         "log {}:{} outside the range {}..={} asked",
-                        log.block_number, log.log_index, batch.from, batch.to
+                        log.place.block_number, log.place.log_index, batch.from, batch.to
                     )));
                 }
                 let game = log.game_id();
@@ -281,10 +292,10 @@ impl Store {
                 }
                 insert
                     .execute(params![
-                        sql_int(log.block_number, "block number")?,
-                        sql_int(log.log_index, "log index")?,
-                        log.block_hash.as_slice(),
-                        log.tx_hash.as_slice(),
+                        sql_int(log.place.block_number, "block number")?,
+                        sql_int(log.place.log_index, "log index")?,
+                        log.place.block_hash.as_slice(),
+                        log.place.tx_hash.as_slice(),
                         game.map(|id| id.to_string()),
                         log.topics_blob(),
                         log.data.as_ref(),
@@ -295,7 +306,7 @@ impl Store {
                         {
                             IndexError::Invariant(format!(
                                 "log {}:{} is already stored",
-                                log.block_number, log.log_index
+                                log.place.block_number, log.place.log_index
                             ))
                         }
                         source => IndexError::Db {
@@ -334,13 +345,16 @@ impl Store {
         )
         .db(&path, "advancing the cursor")?;
         prune(&tx, &path, batch.final_block)?;
+        let refolded = derive::refold(&tx, &path, &touched, batch.final_block)?;
+        derive::finalise(&tx, &path, batch.final_block)?;
         tx.commit().db(&path, "committing a batch")?;
-        Ok(touched)
+        Ok(Committed { touched, refolded })
     }
 
     /// Forgets every block above `ancestor` (the last block the chain and the index
-    /// agree on) and their logs, in one transaction. Returns the games touched.
-    pub fn rollback(&mut self, ancestor: BlockRef) -> Result<BTreeSet<U256>> {
+    /// agree on) and their logs, and refolds the games they touched, in one transaction.
+    pub fn rollback(&mut self, ancestor: BlockRef) -> Result<Committed> {
+        let final_block = self.cursor()?.final_block;
         let path = self.path.clone();
         let tx = self.conn.transaction().db(&path, "starting a rollback")?;
         let above = sql_int(ancestor.number, "block number")?;
@@ -372,8 +386,9 @@ impl Store {
             params![above, ancestor.hash.as_slice(), unix_now()],
         )
         .db(&path, "rewinding the cursor")?;
+        let refolded = derive::refold(&tx, &path, &touched, final_block)?;
         tx.commit().db(&path, "committing a rollback")?;
-        Ok(touched)
+        Ok(Committed { touched, refolded })
     }
 
     /// The stored logs of game `id`, in chain order.
@@ -419,10 +434,12 @@ pub(crate) fn game_logs(conn: &Connection, path: &str, id: U256) -> Result<Vec<R
         let topics = RawLog::topics_from_blob(&topics)
             .ok_or_else(|| IndexError::Invariant(format!("log {block}:{index} has torn topics")))?;
         logs.push(RawLog {
-            block_number: block as u64,
-            log_index: index as u64,
-            block_hash: B256::from_slice(&block_hash),
-            tx_hash: B256::from_slice(&tx_hash),
+            place: LogPlace {
+                block_number: block as u64,
+                log_index: index as u64,
+                block_hash: B256::from_slice(&block_hash),
+                tx_hash: B256::from_slice(&tx_hash),
+            },
             topics,
             data: data.into(),
         });
@@ -433,7 +450,7 @@ pub(crate) fn game_logs(conn: &Connection, path: &str, id: U256) -> Result<Vec<R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alloy_primitives::{Bytes, address};
+    use alloy_primitives::address;
 
     /// A fresh database path under the target directory, removed first.
     fn temp_db(name: &str) -> std::path::PathBuf {
@@ -457,13 +474,23 @@ mod tests {
     }
 
     fn withdrawn_log(block: u64, index: u64) -> RawLog {
+        // A Withdrawn(account, token, to, amount): a referee log about no game.
+        let event = chessref_evm::bindings::ChessReferee::Withdrawn {
+            account: Address::repeat_byte(1),
+            token: Address::ZERO,
+            to: Address::repeat_byte(1),
+            amount: U256::from(5),
+        };
+        let log = alloy_sol_types::SolEvent::encode_log_data(&event);
         RawLog {
-            block_number: block,
-            log_index: index,
-            block_hash: hash(block),
-            tx_hash: hash(block * 100 + index),
-            topics: vec![B256::repeat_byte(7)],
-            data: Bytes::from(vec![1, 2, 3]),
+            place: LogPlace {
+                block_number: block,
+                log_index: index,
+                block_hash: hash(block),
+                tx_hash: hash(block * 100 + index),
+            },
+            topics: log.topics().to_vec(),
+            data: log.data,
         }
     }
 

@@ -44,6 +44,8 @@ enum Command {
     Simulate(cmd::simulate::Args),
     /// Off-chain games with signed moves (docs/CHANNEL.md): verify a transcript and find the call that settles it.
     Channel(cmd::channel::Args),
+    /// Follow a ChessReferee's events into a SQLite index, every move verified with chessref-core (docs/INDEX.md).
+    Index(cmd::index::Args),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +61,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => cmd::replay::run(args),
         Command::Simulate(args) => cmd::simulate::run(args),
         Command::Channel(args) => cmd::channel::run(args),
+        Command::Index(args) => cmd::index::run(args),
     };
     match outcome {
         Ok(code) => code,

@@ -3,6 +3,7 @@
 
 pub mod channel;
 pub mod check;
+pub mod index;
 pub mod moves;
 pub mod perft;
 pub mod pgn;
