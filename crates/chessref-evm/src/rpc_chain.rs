@@ -140,6 +140,17 @@ impl RpcChain {
         &self.url
     }
 
+    /// Any JSON-RPC method with positional `params` (a JSON array), e.g. anvil's
+    /// `evm_snapshot`, `evm_revert`, `evm_mine` or `anvil_reorg` in tests.
+    pub fn raw_request(
+        &self,
+        method: &'static str,
+        params: serde_json::Value,
+    ) -> Result<serde_json::Value, ChainError> {
+        let provider = self.provider.clone();
+        self.block_on(async move { provider.raw_request(method.into(), params).await })
+    }
+
     /// The latest block number (`eth_blockNumber`).
     pub fn head(&self) -> Result<u64, ChainError> {
         let provider = self.provider.clone();
