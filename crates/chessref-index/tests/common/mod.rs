@@ -4,9 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use alloy_primitives::Address;
-use chessref_core::{PgnGame, PgnReader};
-use chessref_evm::{Referee, Replayer, RpcChain, anvil::Anvil};
+use alloy_primitives::{Address, Bytes, U256, aliases::U24};
+use alloy_sol_types::{SolCall, sol};
+use chessref_core::{Move, PgnGame, PgnReader, RawMove, State};
+use chessref_evm::{Chain, Referee, Replayer, RpcChain, TxRequest, anvil::Anvil};
 use rusqlite::Connection;
 
 /// Four short games with four endings: checkmate each way, resignation, a draw by agreement.
@@ -139,4 +140,100 @@ pub fn count(conn: &Connection, sql_from: &str) -> i64 {
         r.get(0)
     })
     .unwrap()
+}
+
+sol! {
+    function create(uint256 gameId, address opponent, bytes state, bytes32 history) external;
+    function join(uint256 gameId, address white, address black, uint256 clock) external;
+    function move(uint256 gameId, uint24 mv, uint32 ply, uint8 status, bytes32 history, uint256 clock, bytes state) external;
+}
+
+/// The creation code of contracts/test/mocks/LyingReferee.sol, compiled by the pinned forge.
+fn lying_referee_code() -> Bytes {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let forge = root.join("node_modules/@foundry-rs/forge-linux-amd64/bin/forge");
+    let out = temp_db("lying-out").with_extension("d");
+    let status = std::process::Command::new(&forge)
+        .current_dir(&root)
+        .args(["build", "--out"])
+        .arg(out.join("out"))
+        .arg("--cache-path")
+        .arg(out.join("cache"))
+        .arg("contracts/test/mocks/LyingReferee.sol")
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap_or_else(|e| panic!("{}: {e}", forge.display()));
+    assert!(status.success(), "forge build LyingReferee failed");
+    let artifact: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(out.join("out/LyingReferee.sol/LyingReferee.json")).unwrap(),
+    )
+    .unwrap();
+    artifact["bytecode"]["object"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// Deploys the lying referee on `anvil` and plays through it game 7 whose second move
+/// (black's e7e4, a pawn jumping three squares) the rules refuse; returns its address.
+pub fn lie(anvil: &Anvil) -> Address {
+    let mut chain = RpcChain::connect(anvil.url()).unwrap();
+    let (white, black) = (chain.accounts()[1], chain.accounts()[2]);
+    let (address, _) = chain
+        .deploy(chain.accounts()[0], lying_referee_code())
+        .unwrap();
+    let mut send = |from: Address, data: Vec<u8>| {
+        let receipt = chain.send(TxRequest::call(from, address, data)).unwrap();
+        assert!(receipt.success);
+    };
+    let start = State::initial();
+    let history = chessref_core::chain::of_start(&start);
+    let id = U256::from(7);
+    send(
+        white,
+        createCall {
+            gameId: id,
+            opponent: black,
+            state: Bytes::copy_from_slice(start.as_bytes()),
+            history,
+        }
+        .abi_encode(),
+    );
+    // Clock word: ply in bits 136..167; the rest is irrelevant to the rules.
+    let clock = |ply: u64| U256::from(ply) << 136;
+    send(
+        black,
+        joinCall {
+            gameId: id,
+            white,
+            black,
+            clock: clock(0),
+        }
+        .abi_encode(),
+    );
+    let mut state = start;
+    let mut history = history;
+    for (ply, uci) in [(1u32, "e2e4"), (2, "e7e4")] {
+        let mv = RawMove::from(Move::from_uci(uci).unwrap());
+        // The lie: the state does not change for the illegal move.
+        if let Ok((_, next)) = state.check_and_play(mv) {
+            history = chessref_core::chain::after(history, &next);
+            state = next;
+        }
+        send(
+            if ply % 2 == 1 { white } else { black },
+            moveCall {
+                gameId: id,
+                mv: U24::from(mv.packed()),
+                ply,
+                status: 0,
+                history,
+                clock: clock(ply.into()),
+                state: Bytes::copy_from_slice(state.as_bytes()),
+            }
+            .abi_encode(),
+        );
+    }
+    address
 }
