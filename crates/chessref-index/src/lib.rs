@@ -10,6 +10,7 @@ mod error;
 pub mod indexer;
 pub mod migrations;
 pub mod raw;
+pub mod read;
 pub mod store;
 
 pub use derive::{NewDivergence, Refolded};

@@ -332,6 +332,7 @@ async fn body_size_is_limited() {
     let s = TestServer::start(Config {
         json_limit: 256,
         pgn_limit: 512,
+        index: None,
     })
     .await;
     let big = json!({"fen": INITIAL_FEN, "moves": vec!["e2e4"; 100]});

@@ -132,6 +132,7 @@ async fn every_answer_matches_the_documented_schema() {
     let s = TestServer::start(Config {
         json_limit: 4096,
         pgn_limit: 4096,
+        index: None,
     })
     .await;
     let (_, _, body) = s.raw("GET", "/openapi.json", None, vec![]).await;

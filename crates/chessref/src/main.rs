@@ -36,7 +36,7 @@ enum Command {
     State(cmd::state::Args),
     /// Validate every game of a PGN file (streaming; `-` reads stdin).
     Pgn(cmd::pgn::Args),
-    /// Serve the HTTP JSON checker (POST /v1/check, /v1/play, /v1/moves, /v1/status, /v1/replay; GET /openapi.json).
+    /// Serve the HTTP JSON checker (POST /v1/check, /v1/play, /v1/moves, /v1/status, /v1/replay; GET /openapi.json; with --index, GET /v1/games...).
     Serve(cmd::serve::Args),
     /// Replay PGN games as transactions through ChessReferee (revm, or --rpc), comparing every ply with the Rust mirror.
     Replay(cmd::replay::Args),
