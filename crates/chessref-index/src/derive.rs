@@ -184,22 +184,18 @@ pub fn refold(
             }
             Some(_) => {}
         }
+        // Phases only advance (open, running, ended or cancelled); going back is a rollback.
         let phase = game.phase.name();
-        if let Some(old) = &old
-            && old.phase != phase
-        {
-            // Phases only advance (open, running, ended or cancelled); going back is a rollback.
-            let kind = if rank(phase) < rank(&old.phase) {
-                "rollback"
-            } else if phase == "running" {
-                "joined"
-            } else {
-                phase
-            };
-            change(tx, path, &key, kind, game.ply().into(), updated_block)?;
-        } else if old.is_none() && phase != "open" {
-            let kind = if phase == "running" { "joined" } else { phase };
-            change(tx, path, &key, kind, game.ply().into(), updated_block)?;
+        let phase_change = match &old {
+            Some(old) if old.phase != phase && rank(phase) < rank(&old.phase) => Some("rollback"),
+            Some(old) if old.phase == phase => None,
+            None if phase == "open" => None,
+            _ if phase == "running" => Some("joined"),
+            _ => Some(phase),
+        };
+        // A join comes before the moves it starts; an end after the moves that led to it.
+        if phase_change == Some("joined") {
+            change(tx, path, &key, "joined", 0, updated_block)?;
         }
         for mv in &game.moves[moves_changed.from..] {
             change(
@@ -210,6 +206,9 @@ pub fn refold(
                 mv.ply.into(),
                 sql_int(mv.place.block_number, "block")?,
             )?;
+        }
+        if let Some(kind) = phase_change.filter(|k| *k != "joined") {
+            change(tx, path, &key, kind, game.ply().into(), updated_block)?;
         }
         let offer = game.draw_offer.map(|a| a.to_string());
         if offer.is_some() && old.as_ref().is_none_or(|o| o.draw_offer != offer) {

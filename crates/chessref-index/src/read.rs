@@ -192,8 +192,8 @@ impl ClockView {
     pub fn of(word: U256) -> ClockView {
         const GRACE: u64 = 15;
         let field = |shift: usize, bits: u32| -> u64 {
-            let mask = (1u64 << bits) - 1;
-            (word >> shift).to::<u128>() as u64 & mask
+            let mask = U256::from((1u64 << bits) - 1);
+            ((word >> shift) & mask).to::<u64>()
         };
         let offer = if field(168, 1) == 1 {
             Some("white".to_owned())
@@ -506,6 +506,19 @@ impl Reader {
                 })?
                 .collect::<rusqlite::Result<Vec<_>>>()
             })
+            .map_err(|e| self.unavailable(e))
+    }
+
+    /// Whether game `id` is over (ended or cancelled) and final: nothing more can change.
+    pub fn settled(&self, id: U256) -> ReadResult<bool> {
+        self.conn
+            .query_row(
+                "SELECT phase IN ('ended', 'cancelled') AND pending = 0 FROM games WHERE id = ?1",
+                [id.to_string()],
+                |r| r.get(0),
+            )
+            .optional()
+            .map(|settled| settled.unwrap_or(false))
             .map_err(|e| self.unavailable(e))
     }
 

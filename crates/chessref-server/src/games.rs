@@ -280,11 +280,11 @@ mod with_index {
                         } else {
                             r.game(id)?
                         };
-                        Ok((changes, game))
+                        Ok((changes, game, r.settled(id)?))
                     })
                     .await;
                     match read {
-                        Ok((changes, game)) if !changes.is_empty() => {
+                        Ok((changes, game, _)) if !changes.is_empty() => {
                             cursor = changes.last().map_or(cursor, |c| c.seq);
                             // Popped from the back: queue newest first.
                             queued = changes
@@ -293,6 +293,8 @@ mod with_index {
                                 .map(|c| change_event(c, game.as_ref()))
                                 .collect();
                         }
+                        // Over and final, every change sent: nothing more can come.
+                        Ok((_, _, true)) => return None,
                         Ok(_) => tokio::time::sleep(POLL).await,
                         Err(e) => {
                             ended = true;
