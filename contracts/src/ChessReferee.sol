@@ -164,7 +164,9 @@ contract ChessReferee is IChessCourt {
 
     /// @notice A game was created. `state` and `history` are the start position
     /// (always 128 bytes, also for the standard start); `terms` is what `joinGame` must be
-    /// given (`termsHash` of these terms).
+    /// given (`termsHash` of these terms, or `channelTermsHash` of it and `responseWindow`
+    /// for a channel game); `responseWindow` is 0 but for channel games, so an indexer
+    /// knows from the event alone which games are played off-chain.
     event GameCreated(
         uint256 indexed gameId,
         address indexed creator,
@@ -177,7 +179,8 @@ contract ChessReferee is IChessCourt {
         uint32 firstMoveWindow,
         bytes32 terms,
         bytes state,
-        bytes32 history
+        bytes32 history,
+        uint32 responseWindow
     );
     /// @notice The opponent joined; the game runs and the side to move's clock started
     /// (white's from the standard start). `clock` completes the start position of `GameCreated`.
@@ -865,7 +868,8 @@ contract ChessReferee is IChessCourt {
             uint32(t.firstMoveWindow),
             _withWindow(keccak256(abi.encode(t)), responseWindow),
             s,
-            history
+            history,
+            responseWindow
         );
     }
 

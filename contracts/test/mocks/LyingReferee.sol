@@ -17,7 +17,8 @@ contract LyingReferee {
         uint32 firstMoveWindow,
         bytes32 terms,
         bytes state,
-        bytes32 history
+        bytes32 history,
+        uint32 responseWindow
     );
     event GameJoined(uint256 indexed gameId, address indexed white, address indexed black, uint256 clock);
     event MovePlayed(
@@ -25,9 +26,12 @@ contract LyingReferee {
     );
 
     /// @notice Emits `GameCreated` of game `gameId`, created by the caller for `opponent`
-    /// (the caller white, ETH, no stake, 600 s, no increment) from `state` and `history`.
-    function create(uint256 gameId, address opponent, bytes calldata state, bytes32 history) external {
-        emit GameCreated(gameId, msg.sender, opponent, true, address(0), 0, 600, 0, 0, bytes32(0), state, history);
+    /// (the caller white, ETH, no stake, 600 s, no increment, not a channel game) from `state`
+    /// and `history`, with terms hash `terms`.
+    function create(uint256 gameId, address opponent, bytes calldata state, bytes32 history, bytes32 terms)
+        external
+    {
+        emit GameCreated(gameId, msg.sender, opponent, true, address(0), 0, 600, 0, 0, terms, state, history, 0);
     }
 
     /// @notice Emits `GameJoined` of game `gameId` with `white`, `black` and `clock`.

@@ -85,13 +85,23 @@ impl Anvil {
     /// within the process, the child must still be running once its port
     /// answers, and a start that lost the port is retried on a new one.
     pub fn spawn_with(binary: &Path) -> Result<Anvil, ChainError> {
+        Self::spawn_configured(binary, &[])
+    }
+
+    /// Starts anvil with `extra` arguments after the usual ones (e.g.
+    /// `--disable-default-create2-deployer`).
+    pub fn spawn_with_args(extra: &[&str]) -> Result<Anvil, ChainError> {
+        Self::spawn_configured(&Self::binary()?, extra)
+    }
+
+    fn spawn_configured(binary: &Path, extra: &[&str]) -> Result<Anvil, ChainError> {
         static START: Mutex<()> = Mutex::new(());
         let _serialised = START
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         let mut last_error = None;
         for _attempt in 0..START_ATTEMPTS {
-            match Self::try_spawn(binary) {
+            match Self::try_spawn(binary, extra) {
                 Ok(anvil) => return Ok(anvil),
                 Err(e) => last_error = Some(e),
             }
@@ -99,7 +109,7 @@ impl Anvil {
         Err(last_error.unwrap_or_else(|| ChainError::Anvil("anvil did not start".into())))
     }
 
-    fn try_spawn(binary: &Path) -> Result<Anvil, ChainError> {
+    fn try_spawn(binary: &Path, extra: &[&str]) -> Result<Anvil, ChainError> {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|listener| listener.local_addr())
             .map_err(|e| ChainError::Anvil(format!("no free port on 127.0.0.1: {e}")))?
@@ -117,6 +127,7 @@ impl Anvil {
                 "1000000",
             ])
             .args(["--silent"])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -161,6 +172,11 @@ impl Anvil {
     /// The HTTP endpoint, e.g. `http://127.0.0.1:45123`.
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// The WebSocket endpoint on the same port, e.g. `ws://127.0.0.1:45123`.
+    pub fn ws_url(&self) -> String {
+        self.url.replacen("http://", "ws://", 1)
     }
 }
 

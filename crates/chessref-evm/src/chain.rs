@@ -2,7 +2,7 @@
 //! chain and any JSON-RPC node.
 
 use alloy::signers::local::PrivateKeySigner;
-use alloy_primitives::{Address, Bytes, Log, U256};
+use alloy_primitives::{Address, B256, Bytes, Log, U256};
 
 use crate::error::ChainError;
 
@@ -72,6 +72,11 @@ pub struct TxReceipt {
     pub output: Bytes,
     /// Address of the contract created, for a creation.
     pub created: Option<Address>,
+    /// The transaction's hash (`None` on the in-process chain, which has no transactions
+    /// to look up).
+    pub tx_hash: Option<B256>,
+    /// The block that included it (`None` on the in-process chain).
+    pub block_number: Option<u64>,
 }
 
 /// Result of a read-only call.

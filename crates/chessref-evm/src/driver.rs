@@ -225,10 +225,7 @@ impl GameDriver {
             moved.position.commitment()
         };
         self.compare("commitment", &uci, expected, on_chain);
-        if next.halfmove_clock() == 0 {
-            self.chain_keys.clear();
-        }
-        self.chain_keys.push(next.repetition_key());
+        crate::referee::witness_after(&mut self.chain_keys, &next);
         self.state = next;
         self.position = moved.position;
         self.ending = moved.ending;

@@ -16,6 +16,31 @@ pub enum ChainError {
         /// What went wrong.
         message: String,
     },
+    /// The endpoint cannot be reached: connection refused, unknown host, TLS failure,
+    /// a closed WebSocket.
+    #[error("cannot reach RPC {url}: {message}")]
+    Unreachable {
+        /// Endpoint.
+        url: String,
+        /// The transport's error and its causes.
+        message: String,
+    },
+    /// The endpoint answered something that is not a JSON-RPC response.
+    #[error("RPC {url} answered something that is not JSON-RPC: {message}")]
+    BadAnswer {
+        /// Endpoint.
+        url: String,
+        /// What it answered (an excerpt) and why it is refused.
+        message: String,
+    },
+    /// An unlocked account was asked for that the node does not hold.
+    #[error("{account} is not an unlocked account of {url} (eth_accounts does not list it)")]
+    NotUnlocked {
+        /// Endpoint.
+        url: String,
+        /// The account asked for.
+        account: Address,
+    },
     /// The RPC URL is not a valid URL.
     #[error("invalid RPC URL {url:?}: {message}")]
     BadUrl {

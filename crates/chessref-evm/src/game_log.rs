@@ -21,6 +21,7 @@ use serde::Serialize;
 use crate::bindings::ChessReferee::{self as R, ChessRefereeEvents as Event};
 use crate::ending::{EndReason, Ending};
 use crate::referee::Position;
+use crate::terms::{Terms, start_inner};
 
 /// Where a log sits on the chain.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -208,6 +209,9 @@ pub struct GameLog {
     pub first_move_window: u32,
     /// Terms hash `joinGame` takes.
     pub terms: B256,
+    /// Response window of a channel game, seconds (docs/CHANNEL.md); 0 for a game
+    /// played move by move on-chain.
+    pub response_window: u32,
     /// White, once joined.
     pub white: Option<Address>,
     /// Black, once joined.
@@ -261,6 +265,7 @@ impl GameLog {
             increment: e.increment,
             first_move_window: e.firstMoveWindow,
             terms: e.terms,
+            response_window: e.responseWindow,
             white: None,
             black: None,
             phase: Phase::Open,
@@ -277,18 +282,46 @@ impl GameLog {
         };
         if !exact {
             game.diverge("GameCreated", place, "state length", "128", e.state.len());
-        } else if let Err(error) = State::from_bytes(&start_state) {
-            game.diverge("GameCreated", place, "start state", "a valid state", error);
-        } else if e.history != chain::of_start(&State::from_bytes(&start_state).expect("checked")) {
-            game.diverge(
+            return game;
+        }
+        match State::from_bytes(&start_state) {
+            Err(error) => game.diverge("GameCreated", place, "start state", "a valid state", error),
+            Ok(start) if e.history != chain::of_start(&start) => game.diverge(
                 "GameCreated",
                 place,
                 "start history",
-                chain::of_start(&State::from_bytes(&start_state).expect("checked")),
+                chain::of_start(&start),
                 e.history,
-            );
+            ),
+            Ok(_) => {}
+        }
+        let terms = game.terms().join_hash(e.responseWindow);
+        if e.terms != terms {
+            game.diverge("GameCreated", place, "terms", terms, e.terms);
         }
         game
+    }
+
+    /// The terms of this game as its `GameCreated` states them: what a joiner agrees to
+    /// by passing their hash ([`Terms::join_hash`] with [`GameLog::response_window`]) to
+    /// `joinGame`.
+    pub fn terms(&self) -> Terms {
+        Terms {
+            creator: self.creator,
+            opponent: self.opponent,
+            creatorWhite: self.creator_white,
+            token: self.token,
+            stake: self.stake,
+            initialTime: U256::from(self.initial_time),
+            increment: U256::from(self.increment),
+            firstMoveWindow: U256::from(self.first_move_window),
+            start: start_inner(&self.start_state, self.start_history),
+        }
+    }
+
+    /// Whether the game is played off-chain with signed moves (docs/CHANNEL.md).
+    pub fn is_channel(&self) -> bool {
+        self.response_window != 0
     }
 
     /// The current state, if the game runs or ran and its state is valid.

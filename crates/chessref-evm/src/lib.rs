@@ -2,7 +2,7 @@
 //!
 //! [`Chain`] is the one interface both backends implement: [`RevmChain`]
 //! (revm, Prague, in memory: the default everywhere) and [`RpcChain`]
-//! (alloy over HTTP, e.g. a local anvil started by [`anvil::Anvil`]).
+//! (alloy over HTTP(S) or WebSocket, e.g. a local anvil started by [`anvil::Anvil`]).
 //! On top of it: [`RulesView`] (the deployed rules) and the referee client.
 
 pub mod anvil;
@@ -10,6 +10,8 @@ pub mod bindings;
 mod chain;
 pub mod channel;
 pub mod channel_sim;
+pub mod deploy;
+pub mod deployments;
 pub mod driver;
 pub mod ending;
 mod error;
@@ -20,8 +22,11 @@ mod revert;
 mod revm_chain;
 mod rpc_chain;
 mod rules;
+pub mod seat;
 pub mod simulate;
 pub mod stats;
+pub mod terms;
+pub mod wallet;
 
 pub use chain::{
     CallOutcome, Chain, DEFAULT_GAS_LIMIT, DEPLOY_GAS_LIMIT, PRIVATE_KEYS_ENV, TxReceipt,
@@ -41,3 +46,4 @@ pub use rpc_chain::{BlockRef, RpcChain};
 pub use rules::{RulesView, evm_check};
 pub use simulate::{SimulateOptions, SimulateSummary, simulate};
 pub use stats::GasStats;
+pub use wallet::{KeySource, PRIVATE_KEY_ENV, Sender, WalletError};

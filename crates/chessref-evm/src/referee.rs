@@ -73,6 +73,16 @@ pub fn history_after(history: B256, next: &chessref_core::State) -> B256 {
     chessref_core::chain::after(history, next)
 }
 
+/// Extends a threefold witness (`keys`: the repetition keys since the last irreversible
+/// move, oldest first; REFEREE.md section 4) by a move to `next`: restarted when the move
+/// was irreversible, as the history chain is.
+pub fn witness_after(keys: &mut Vec<B256>, next: &chessref_core::State) {
+    if next.halfmove_clock() == 0 {
+        keys.clear();
+    }
+    keys.push(next.repetition_key());
+}
+
 /// Parameters of `createGame`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameSetup {
@@ -110,6 +120,20 @@ impl GameSetup {
         self.start
             .map(|s| Bytes::copy_from_slice(&s))
             .unwrap_or_default()
+    }
+
+    /// The `createGame` call of these parameters.
+    pub fn call(&self) -> R::createGameCall {
+        R::createGameCall {
+            opponent: self.opponent,
+            creatorWhite: self.creator_white,
+            token: self.token,
+            stake: self.stake,
+            initialTime: self.initial_time,
+            increment: self.increment,
+            firstMoveWindow: self.first_move_window,
+            startState: self.start_bytes(),
+        }
     }
 
     /// An ETH game against `opponent`, the creator white, 30 days each, no increment.
@@ -287,18 +311,7 @@ impl<C: Chain> Referee<C> {
         creator: Address,
         setup: &GameSetup,
     ) -> Result<Created, EvmError> {
-        let value = setup.value();
-        let call = R::createGameCall {
-            opponent: setup.opponent,
-            creatorWhite: setup.creator_white,
-            token: setup.token,
-            stake: setup.stake,
-            initialTime: setup.initial_time,
-            increment: setup.increment,
-            firstMoveWindow: setup.first_move_window,
-            startState: setup.start_bytes(),
-        };
-        let receipt = self.transact("createGame", creator, value, call)?;
+        let receipt = self.transact("createGame", creator, setup.value(), setup.call())?;
         self.created("createGame", receipt)
     }
 

@@ -171,6 +171,8 @@ impl Chain for RevmChain {
                 logs,
                 output: output.into_data(),
                 created,
+                tx_hash: None,
+                block_number: None,
             },
             ExecutionResult::Revert { output, .. } => TxReceipt {
                 success: false,
@@ -179,6 +181,8 @@ impl Chain for RevmChain {
                 logs: Vec::new(),
                 output,
                 created: None,
+                tx_hash: None,
+                block_number: None,
             },
             ExecutionResult::Halt { .. } => TxReceipt {
                 success: false,
@@ -187,6 +191,8 @@ impl Chain for RevmChain {
                 logs: Vec::new(),
                 output: Bytes::new(),
                 created: None,
+                tx_hash: None,
+                block_number: None,
             },
         })
     }

@@ -19,6 +19,7 @@ use crate::{
     chain::{CallOutcome, Chain, TxReceipt, TxRequest},
     error::ChainError,
     game_log::LogPlace,
+    wallet::Sender,
 };
 
 /// A block as a follower of the chain needs it: to notice a reorganisation, it
@@ -36,8 +37,10 @@ pub struct BlockRef {
     pub timestamp: u64,
 }
 
-/// How long to wait for a receipt before giving up.
-const RECEIPT_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long to wait for a receipt before giving up (a few minutes of blocks on a busy chain).
+const RECEIPT_TIMEOUT: Duration = Duration::from_secs(300);
+/// Longest pause between two receipt polls.
+const RECEIPT_POLL_MAX: Duration = Duration::from_secs(1);
 
 /// A JSON-RPC node driven synchronously: each call blocks on a private
 /// single-threaded tokio runtime (do not use it from inside an async task).
@@ -72,13 +75,102 @@ impl RpcChain {
     /// it needs no unlocked account, as public endpoints have none; sending fails with
     /// [`ChainError::UnknownAccount`].
     pub fn connect_read_only(url: &str) -> Result<Self, ChainError> {
-        Self::open(url, &[])
+        Self::connect_node(url, Vec::new())
     }
 
     /// Connects to `url`; with non-empty `keys` (hex private keys), sends
     /// from those keys' addresses, signing locally.
     pub fn connect_with_keys(url: &str, keys: &[String]) -> Result<Self, ChainError> {
-        let mut chain = Self::open(url, keys)?;
+        let mut signers = Vec::with_capacity(keys.len());
+        for (i, key) in keys.iter().enumerate() {
+            let signer: PrivateKeySigner = key.trim().parse().map_err(|e| ChainError::BadKey {
+                index: i + 1,
+                message: format!("{e}"),
+            })?;
+            signers.push(signer);
+        }
+        Self::open(url, signers)
+    }
+
+    /// Connects to `url` sending as `sender` alone: its key signs locally, or the node
+    /// must hold the unlocked account (else [`ChainError::NotUnlocked`]).
+    pub fn connect_as(url: &str, sender: &Sender) -> Result<Self, ChainError> {
+        match sender {
+            Sender::Local(signer) => Self::open(url, vec![signer.clone()]),
+            Sender::Unlocked(address) => {
+                let mut chain = Self::open(url, Vec::new())?;
+                if !chain.accounts.contains(address) {
+                    return Err(ChainError::NotUnlocked {
+                        url: url.to_string(),
+                        account: *address,
+                    });
+                }
+                chain.accounts = vec![*address];
+                Ok(chain)
+            }
+        }
+    }
+
+    /// Connects over HTTP(S) or WebSocket (by the URL's scheme) and asks the chain id,
+    /// so an endpoint that is down or is not a JSON-RPC node fails here, by name; the
+    /// accounts are the signers'.
+    fn connect_node(url: &str, signers: Vec<PrivateKeySigner>) -> Result<Self, ChainError> {
+        let parsed = url
+            .parse::<alloy::transports::http::reqwest::Url>()
+            .map_err(|e| ChainError::BadUrl {
+                url: url.to_string(),
+                message: e.to_string(),
+            })?;
+        if !matches!(parsed.scheme(), "http" | "https" | "ws" | "wss") {
+            return Err(ChainError::BadUrl {
+                url: url.to_string(),
+                message: format!(
+                    "unsupported scheme {:?}: use http://, https://, ws:// or wss://",
+                    parsed.scheme()
+                ),
+            });
+        }
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| ChainError::Rpc {
+                url: url.to_string(),
+                message: format!("cannot start the async runtime: {e}"),
+            })?;
+        let wallet = signers.split_first().map(|(first, rest)| {
+            let mut wallet = EthereumWallet::new(first.clone());
+            for signer in rest {
+                wallet.register_signer(signer.clone());
+            }
+            wallet
+        });
+        // A WebSocket connection's task lives on this runtime: it must be made inside it.
+        let connected = runtime.block_on(async {
+            Ok::<_, RpcError<TransportErrorKind>>(match wallet {
+                None => ProviderBuilder::new().connect(url).await?.erased(),
+                Some(wallet) => ProviderBuilder::new()
+                    .wallet(wallet)
+                    .connect(url)
+                    .await?
+                    .erased(),
+            })
+        });
+        let provider = connected.map_err(|e| classify(url, e))?;
+        let mut chain = RpcChain {
+            url: url.to_string(),
+            runtime,
+            provider,
+            accounts: signers.iter().map(|s| s.address()).collect(),
+            keys: signers,
+        };
+        chain.chain_id()?;
+        Ok(chain)
+    }
+
+    /// [`RpcChain::connect_node`], then the accounts: the signers' addresses, else the
+    /// node's unlocked accounts (at least one).
+    fn open(url: &str, signers: Vec<PrivateKeySigner>) -> Result<Self, ChainError> {
+        let mut chain = Self::connect_node(url, signers)?;
         if chain.keys.is_empty() {
             let provider = chain.provider.clone();
             let accounts = chain.block_on(async move { provider.get_accounts().await })?;
@@ -88,51 +180,6 @@ impl RpcChain {
             chain.accounts = accounts;
         }
         Ok(chain)
-    }
-
-    /// The chain at `url` signing with `keys` (their addresses as accounts), no node
-    /// accounts asked for.
-    fn open(url: &str, keys: &[String]) -> Result<Self, ChainError> {
-        let parsed = url
-            .parse::<alloy::transports::http::reqwest::Url>()
-            .map_err(|e| ChainError::BadUrl {
-                url: url.to_string(),
-                message: e.to_string(),
-            })?;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| ChainError::Rpc {
-                url: url.to_string(),
-                message: format!("cannot start the async runtime: {e}"),
-            })?;
-        let mut signers = Vec::with_capacity(keys.len());
-        for (i, key) in keys.iter().enumerate() {
-            let signer: PrivateKeySigner = key.trim().parse().map_err(|e| ChainError::BadKey {
-                index: i + 1,
-                message: format!("{e}"),
-            })?;
-            signers.push(signer);
-        }
-        let provider = if signers.is_empty() {
-            ProviderBuilder::new().connect_http(parsed).erased()
-        } else {
-            let mut wallet = EthereumWallet::new(signers[0].clone());
-            for signer in &signers[1..] {
-                wallet.register_signer(signer.clone());
-            }
-            ProviderBuilder::new()
-                .wallet(wallet)
-                .connect_http(parsed)
-                .erased()
-        };
-        Ok(RpcChain {
-            url: url.to_string(),
-            runtime,
-            provider,
-            accounts: signers.iter().map(|s| s.address()).collect(),
-            keys: signers,
-        })
     }
 
     /// The endpoint.
@@ -149,6 +196,60 @@ impl RpcChain {
     ) -> Result<serde_json::Value, ChainError> {
         let provider = self.provider.clone();
         self.block_on(async move { provider.raw_request(method.into(), params).await })
+    }
+
+    /// The runtime code at `address` in the latest block (empty: no contract there).
+    pub fn code(&self, address: Address) -> Result<Bytes, ChainError> {
+        let provider = self.provider.clone();
+        self.block_on(async move { provider.get_code_at(address).await })
+    }
+
+    /// `eth_estimateGas` of `tx` (its gas limit ignored): `Ok(gas)`, or `Err(revert data)`
+    /// when the node says the transaction would revert.
+    pub fn estimate_gas(&self, tx: &TxRequest) -> Result<Result<u64, Bytes>, ChainError> {
+        let mut req = Self::request(tx);
+        req.gas = None;
+        let provider = self.provider.clone();
+        match self
+            .runtime
+            .block_on(async move { provider.estimate_gas(req).await })
+        {
+            Ok(gas) => Ok(Ok(gas)),
+            Err(error) => match error.as_error_resp().and_then(|resp| resp.as_revert_data()) {
+                Some(data) => Ok(Err(data)),
+                None => Err(classify(&self.url, error)),
+            },
+        }
+    }
+
+    /// A read-only call of `to` with `data` on the state after block `block` (a reader
+    /// that folded events up to `block` compares them with the state of that block).
+    pub fn call_at(
+        &self,
+        from: Address,
+        to: Address,
+        data: Bytes,
+        block: u64,
+    ) -> Result<CallOutcome, ChainError> {
+        let req = TransactionRequest {
+            from: Some(from),
+            to: Some(TxKind::Call(to)),
+            input: TransactionInput::both(data),
+            ..Default::default()
+        };
+        self.eth_call(req, Some(block))
+    }
+
+    /// The number of transactions `account` has sent (`eth_getTransactionCount`, latest).
+    pub fn nonce(&self, account: Address) -> Result<u64, ChainError> {
+        let provider = self.provider.clone();
+        self.block_on(async move { provider.get_transaction_count(account).await })
+    }
+
+    /// The node's gas price (`eth_gasPrice`, wei per gas): what a transaction pays now.
+    pub fn gas_price(&self) -> Result<u128, ChainError> {
+        let provider = self.provider.clone();
+        self.block_on(async move { provider.get_gas_price().await })
     }
 
     /// The latest block number (`eth_blockNumber`).
@@ -184,9 +285,29 @@ impl RpcChain {
         to: u64,
         topic1: Option<B256>,
     ) -> Result<Vec<(LogPlace, Log)>, ChainError> {
+        self.logs_matching(address, from, to, [None, topic1, None, None])
+    }
+
+    /// The logs of `address` in blocks `from..=to` whose topics match `topics` (index 0
+    /// the event's signature, 1..3 its indexed fields; `None` matches any), in chain
+    /// order with their places (one `eth_getLogs`; the caller bounds the range).
+    pub fn logs_matching(
+        &self,
+        address: Address,
+        from: u64,
+        to: u64,
+        topics: [Option<B256>; 4],
+    ) -> Result<Vec<(LogPlace, Log)>, ChainError> {
         let mut filter = Filter::new().address(address).from_block(from).to_block(to);
-        if let Some(topic) = topic1 {
-            filter = filter.topic1(topic);
+        for (index, topic) in topics.into_iter().enumerate() {
+            if let Some(topic) = topic {
+                filter = match index {
+                    0 => filter.event_signature(topic),
+                    1 => filter.topic1(topic),
+                    2 => filter.topic2(topic),
+                    _ => filter.topic3(topic),
+                };
+            }
         }
         let provider = self.provider.clone();
         let logs = self.block_on(async move { provider.get_logs(&filter).await })?;
@@ -226,7 +347,9 @@ impl RpcChain {
         &self,
         fut: impl Future<Output = Result<T, RpcError<TransportErrorKind>>>,
     ) -> Result<T, ChainError> {
-        self.runtime.block_on(fut).map_err(|e| self.rpc_error(e))
+        self.runtime
+            .block_on(fut)
+            .map_err(|e| classify(&self.url, e))
     }
 
     fn request(tx: &TxRequest) -> TransactionRequest {
@@ -261,7 +384,7 @@ impl RpcChain {
             Ok(data) => Ok(CallOutcome::Return(data)),
             Err(error) => match error.as_error_resp().and_then(|resp| resp.as_revert_data()) {
                 Some(data) => Ok(CallOutcome::Revert(data)),
-                None => Err(self.rpc_error(error)),
+                None => Err(classify(&self.url, error)),
             },
         }
     }
@@ -295,8 +418,10 @@ impl Chain for RpcChain {
                 .await
                 .map(|pending| *pending.tx_hash())
         })?;
-        // A dev node mines at once; poll briefly rather than alloy's block heartbeat.
+        // A dev node mines at once; poll briefly rather than alloy's block heartbeat, backing
+        // off (2 ms doubling to 1 s) so a real chain's 12-second blocks cost few requests.
         let started = std::time::Instant::now();
+        let mut pause = Duration::from_millis(2);
         let receipt = loop {
             let provider = self.provider.clone();
             if let Some(receipt) =
@@ -309,7 +434,8 @@ impl Chain for RpcChain {
                     self.rpc_error(format!("no receipt for {hash} after {RECEIPT_TIMEOUT:?}"))
                 );
             }
-            std::thread::sleep(Duration::from_millis(2));
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(RECEIPT_POLL_MAX);
         };
         let success = receipt.status();
         let fee = U256::from(receipt.gas_used) * U256::from(receipt.effective_gas_price);
@@ -331,6 +457,8 @@ impl Chain for RpcChain {
             logs,
             output,
             created: receipt.contract_address,
+            tx_hash: Some(hash),
+            block_number: receipt.block_number,
         })
     }
 
@@ -377,5 +505,53 @@ impl Chain for RpcChain {
     fn storage(&mut self, address: Address, slot: U256) -> Result<U256, ChainError> {
         let provider = self.provider.clone();
         self.block_on(async move { provider.get_storage_at(address, slot).await })
+    }
+}
+
+/// The [`ChainError`] of a failed request: the endpoint unreachable (refused, DNS, TLS,
+/// a closed socket), an answer that is not JSON-RPC, or the node's own error.
+fn classify(url: &str, error: RpcError<TransportErrorKind>) -> ChainError {
+    let url = url.to_string();
+    match error {
+        RpcError::Transport(TransportErrorKind::HttpError(http)) => ChainError::BadAnswer {
+            url,
+            message: format!("HTTP status {}: {}", http.status, excerpt(&http.body)),
+        },
+        RpcError::Transport(kind) => ChainError::Unreachable {
+            url,
+            message: causes(&kind),
+        },
+        RpcError::DeserError { err, text } => ChainError::BadAnswer {
+            url,
+            message: format!("{err} in {:?}", excerpt(&text)),
+        },
+        other => ChainError::Rpc {
+            url,
+            message: other.to_string(),
+        },
+    }
+}
+
+/// An error and its causes, outermost first ("error sending request: ... Connection refused").
+fn causes(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = cause.source();
+    }
+    message
+}
+
+/// The first 120 characters of an answer, enough to recognise it.
+fn excerpt(text: &str) -> String {
+    const LIMIT: usize = 120;
+    match text.char_indices().nth(LIMIT) {
+        Some((end, _)) => format!("{}...", &text[..end]),
+        None => text.to_string(),
     }
 }

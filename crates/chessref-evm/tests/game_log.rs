@@ -53,6 +53,11 @@ fn play(anvil: &Anvil) -> (Referee<RpcChain>, Address, Address) {
         .expect("offer");
     let third = referee.create_game(white, &setup).expect("create 3");
     referee.cancel_game(white, third.id).expect("cancel");
+    let mut open = GameSetup::eth(Address::ZERO, stake);
+    open.creator_white = false;
+    referee
+        .create_channel_game(white, &open, 600)
+        .expect("create 4: an open channel game, creator black");
     (referee, white, black)
 }
 
@@ -77,7 +82,19 @@ fn games_fold_from_the_nodes_logs_and_match_the_chain() {
     for log in &logs {
         games.apply(log).expect("chain-ordered logs of known games");
     }
-    assert_eq!(games.len(), 3);
+    assert_eq!(games.len(), 4);
+    for game in games.iter() {
+        assert!(
+            game.divergences.is_empty(),
+            "game {}: {:?}",
+            game.id,
+            game.divergences
+        );
+    }
+    let channel = games.get(U256::from(4)).unwrap();
+    assert!(channel.is_channel() && channel.response_window == 600);
+    assert_eq!(channel.phase, Phase::Open);
+    assert!(!games.get(U256::from(1)).unwrap().is_channel());
 
     let mate = games.get(U256::from(1)).unwrap();
     assert_eq!(mate.phase, Phase::Ended);
@@ -142,8 +159,15 @@ fn started() -> (GameLog, B256, U256) {
         terms: B256::ZERO,
         state: Bytes::copy_from_slice(start.as_bytes()),
         history,
+        responseWindow: 0,
     };
     let mut game = GameLog::created(&created, place(1));
+    assert_eq!(
+        game.divergences.iter().map(|d| d.what).collect::<Vec<_>>(),
+        ["terms"],
+        "a terms hash that is not the hash of the event's terms"
+    );
+    game.divergences.clear();
     // Clock word with ply 0: what a join reports (its time fields do not matter here).
     let clock = U256::from(1u64) << 200usize;
     let joined = R::GameJoined {

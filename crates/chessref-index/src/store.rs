@@ -79,6 +79,9 @@ pub struct Committed {
     pub touched: BTreeSet<U256>,
     /// What refolding them found.
     pub refolded: Refolded,
+    /// Logs of the referee's address its ABI does not decode (stored, about no game):
+    /// the address is not a ChessReferee of this version.
+    pub undecodable: Vec<String>,
 }
 
 /// The index database opened for writing.
@@ -272,6 +275,7 @@ impl Store {
         let path = self.path.clone();
         let tx = self.conn.transaction().db(&path, "starting a batch")?;
         let mut touched = BTreeSet::new();
+        let mut undecodable = Vec::new();
         {
             let mut insert = tx
                 .prepare_cached(
@@ -286,9 +290,13 @@ impl Store {
                         log.place.block_number, log.place.log_index, batch.from, batch.to
                     )));
                 }
-                let game = log.game_id();
+                let decoded = log.decode();
+                let game = decoded.as_ref().ok().and_then(|l| l.game_id());
                 if let Some(id) = game {
                     touched.insert(id);
+                }
+                if let Err(error) = decoded {
+                    undecodable.push(error.to_string());
                 }
                 insert
                     .execute(params![
@@ -348,7 +356,11 @@ impl Store {
         let refolded = derive::refold(&tx, &path, &touched, batch.final_block)?;
         derive::finalise(&tx, &path, batch.final_block)?;
         tx.commit().db(&path, "committing a batch")?;
-        Ok(Committed { touched, refolded })
+        Ok(Committed {
+            touched,
+            refolded,
+            undecodable,
+        })
     }
 
     /// Forgets every block above `ancestor` (the last block the chain and the index
@@ -388,7 +400,11 @@ impl Store {
         .db(&path, "rewinding the cursor")?;
         let refolded = derive::refold(&tx, &path, &touched, final_block)?;
         tx.commit().db(&path, "committing a rollback")?;
-        Ok(Committed { touched, refolded })
+        Ok(Committed {
+            touched,
+            refolded,
+            undecodable: Vec::new(),
+        })
     }
 
     /// The stored logs of game `id`, in chain order.

@@ -6,7 +6,8 @@
 //! to [`Command`] and one arm to the dispatch in `main`.
 //!
 //! Exit status: 0 success, 1 a negative verdict (illegal move, invalid state,
-//! a PGN game with an error), 2 bad input (the message names what is wrong).
+//! a PGN game with an error, a game action refused before sending), 2 bad input
+//! (the message names what is wrong).
 
 mod cmd;
 
@@ -42,6 +43,10 @@ enum Command {
     Replay(cmd::replay::Args),
     /// Play random games through ChessReferee, with random illegal attempts that must revert with the predicted code.
     Simulate(cmd::simulate::Args),
+    /// Deploy ChessRulesView and ChessReferee (CREATE2: the same addresses on every chain) and record them in the deployments file.
+    Deploy(cmd::deploy::Args),
+    /// Play one side of games at a deployed referee: create, join, show, move, draws, claims, resign, cancel, withdraw, list.
+    Game(cmd::game::Args),
     /// Off-chain games with signed moves (docs/CHANNEL.md): verify a transcript and find the call that settles it.
     Channel(cmd::channel::Args),
     /// Follow a ChessReferee's events into a SQLite index, every move verified with chessref-core (docs/INDEX.md).
@@ -61,13 +66,15 @@ fn main() -> ExitCode {
         Command::Replay(args) => cmd::replay::run(args),
         Command::Simulate(args) => cmd::simulate::run(args),
         Command::Channel(args) => cmd::channel::run(args),
+        Command::Deploy(args) => cmd::deploy::run(args),
+        Command::Game(args) => cmd::game::run(args),
         Command::Index(args) => cmd::index::run(args),
     };
     match outcome {
         Ok(code) => code,
         Err(e) => {
             eprintln!("chessref: error: {e}");
-            ExitCode::from(cmd::EXIT_BAD_INPUT)
+            ExitCode::from(e.exit_code())
         }
     }
 }

@@ -103,7 +103,7 @@ fn test_fail_on_divergence_prints_the_evidence_and_exits_1() {
         &anvil,
         address,
         &db,
-        &["--confirmations", "0", "--fail-on-divergence"],
+        &["--confirmations", "0", "--fail-on-divergence", "--once"],
     );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
@@ -132,9 +132,22 @@ fn test_bad_arguments_are_named() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&output.stderr).contains("--referee \"0x12\" is not an address")
-    );
+    assert!(String::from_utf8_lossy(&output.stderr).contains("'0x12' for '--referee"));
+    // No --referee and no deployments file: named.
+    let output = Command::new(env!("CARGO_BIN_EXE_chessref"))
+        .args([
+            "index",
+            "--rpc",
+            anvil.url(),
+            "--deployments",
+            "/nonexistent/deployments.json",
+            "--db",
+        ])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("/nonexistent/deployments.json"));
     let output = Command::new(env!("CARGO_BIN_EXE_chessref"))
         .args(["index", "--rpc", "http://127.0.0.1:1", "--referee"])
         .arg(Address::ZERO.to_string())
@@ -144,4 +157,55 @@ fn test_bad_arguments_are_named() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("127.0.0.1:1"));
+}
+
+#[test]
+fn test_deployments_file_gives_the_referee_and_its_block() {
+    let anvil = Anvil::spawn().unwrap();
+    // Some blocks before the deployment, which the index must not read.
+    let node = RpcChain::connect(anvil.url()).unwrap();
+    for _ in 0..5 {
+        node.raw_request("evm_mine", serde_json::json!([])).unwrap();
+    }
+    let file = temp_db("deployments").with_extension("json");
+    let _ = std::fs::remove_file(&file);
+    let deployed = Command::new(env!("CARGO_BIN_EXE_chessref"))
+        .args(["deploy", "--rpc", anvil.url(), "--deployments"])
+        .arg(&file)
+        .env_remove("CHESSREF_PRIVATE_KEY")
+        .env_remove("CHESSREF_PRIVATE_KEYS")
+        .env(
+            "CHESSREF_PRIVATE_KEY",
+            "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+        )
+        .output()
+        .unwrap();
+    assert!(deployed.status.success(), "{deployed:?}");
+    let entry = chessref_evm::deployments::Deployments::load(&file)
+        .unwrap()
+        .for_chain(31337)
+        .unwrap()
+        .clone();
+    let (address, block) = (entry.referee().unwrap(), entry.referee_block().unwrap());
+    let mut replayer = common::replayer_at(&anvil, address);
+    let played = play(&mut replayer, &games(SHORT_GAMES, 2));
+    let db = temp_db("from-deployments");
+    let output = Command::new(env!("CARGO_BIN_EXE_chessref"))
+        .args(["index", "--rpc", anvil.url(), "--once", "--deployments"])
+        .arg(&file)
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let conn = Connection::open(&db).unwrap();
+    assert_eq!(indexed(&conn), played);
+    let (referee, from_block): (String, i64) = conn
+        .query_row("SELECT referee, from_block FROM source", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!(referee, address.to_string());
+    assert_eq!(Some(from_block as u64), block);
+    assert!(from_block > 5);
 }

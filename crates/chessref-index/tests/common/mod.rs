@@ -143,7 +143,7 @@ pub fn count(conn: &Connection, sql_from: &str) -> i64 {
 }
 
 sol! {
-    function create(uint256 gameId, address opponent, bytes state, bytes32 history) external;
+    function create(uint256 gameId, address opponent, bytes state, bytes32 history, bytes32 terms) external;
     function join(uint256 gameId, address white, address black, uint256 clock) external;
     function move(uint256 gameId, uint24 mv, uint32 ply, uint8 status, bytes32 history, uint256 clock, bytes state) external;
 }
@@ -197,6 +197,19 @@ pub fn lie(anvil: &Anvil) -> Address {
             opponent: black,
             state: Bytes::copy_from_slice(start.as_bytes()),
             history,
+            // The true terms hash of these terms: only the move lies.
+            terms: chessref_evm::terms::Terms {
+                creator: white,
+                opponent: black,
+                creatorWhite: true,
+                token: Address::ZERO,
+                stake: U256::ZERO,
+                initialTime: U256::from(600),
+                increment: U256::ZERO,
+                firstMoveWindow: U256::ZERO,
+                start: chessref_evm::terms::start_inner(start.as_bytes(), history),
+            }
+            .hash(),
         }
         .abi_encode(),
     );

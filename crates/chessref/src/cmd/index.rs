@@ -1,4 +1,4 @@
-//! `chessref index --rpc URL --referee ADDR [--from-block N] [--db PATH]
+//! `chessref index --rpc URL [--referee ADDR] [--from-block N] [--db PATH]
 //! [--confirmations K] [--batch-blocks B] [--fail-on-divergence] [--once]`: follows a
 //! ChessReferee's events into a SQLite file, every move replayed through chessref-core
 //! (docs/INDEX.md). The logic lives in `chessref_index`.
@@ -9,7 +9,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use alloy_primitives::Address;
-use chessref_evm::RpcChain;
+use chessref_evm::deployments::{self, Deployments};
+use chessref_evm::{Chain, RpcChain};
 use chessref_index::{IndexError, Indexer, Options, Store};
 use clap::Args as ClapArgs;
 use serde_json::json;
@@ -22,13 +23,16 @@ pub struct Args {
     /// The JSON-RPC endpoint (HTTP) of the chain.
     #[arg(long, value_name = "URL")]
     rpc: String,
-    /// The ChessReferee's address.
-    #[arg(long, value_name = "ADDR")]
-    referee: String,
-    /// First block to read on a fresh database (the referee's deployment block; earlier
-    /// blocks hold none of its logs). A used database resumes at its cursor.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    from_block: u64,
+    /// The ChessReferee (default: the deployments file's, by the node's chain id).
+    #[arg(long, value_name = "ADDRESS")]
+    referee: Option<Address>,
+    /// The deployments file (default: $CHESSREF_DEPLOYMENTS, else ./deployments.json).
+    #[arg(long, value_name = "PATH")]
+    deployments: Option<PathBuf>,
+    /// First block to read on a fresh database (default: the referee's deployment block
+    /// from the deployments file, else 0). A used database resumes at its cursor.
+    #[arg(long, value_name = "N")]
+    from_block: Option<u64>,
     /// The SQLite file (created if missing).
     #[arg(long, value_name = "PATH", default_value = "chessref-index.sqlite")]
     db: PathBuf,
@@ -56,15 +60,49 @@ fn index_error(e: IndexError) -> CliError {
     CliError::Arg(e.to_string())
 }
 
+/// The referee and the first block: `--referee` (its deployment block from the
+/// deployments file if the file names the same referee for this chain, else
+/// `--from-block` or 0), else the deployments file's referee and block.
+fn locate(args: &Args, chain: &mut RpcChain) -> Result<(Address, u64), CliError> {
+    let arg = |e: &dyn std::fmt::Display| CliError::Arg(e.to_string());
+    let path = deployments::path(args.deployments.as_deref());
+    let chain_id = chain.chain_id().map_err(|e| arg(&e))?;
+    let entry = match (args.referee, Deployments::previous(&path, chain_id)) {
+        (None, _) => Some(
+            Deployments::load(&path)
+                .and_then(|file| file.for_chain(chain_id).cloned())
+                .map_err(|e| arg(&e))?,
+        ),
+        (Some(_), Ok(entry)) => entry,
+        // An unreadable file does not matter when --referee says where to look.
+        (Some(_), Err(_)) => None,
+    };
+    let recorded = match entry {
+        Some(e) => Some((
+            e.referee().map_err(|e| arg(&e))?,
+            e.referee_block().map_err(|e| arg(&e))?,
+        )),
+        None => None,
+    };
+    let referee = match (args.referee, recorded) {
+        (Some(address), _) | (None, Some((address, _))) => address,
+        (None, None) => {
+            return Err(CliError::Arg(format!(
+                "no --referee and no deployments file entry for chain {chain_id} in {}",
+                path.display()
+            )));
+        }
+    };
+    let deployed_at =
+        recorded.and_then(|(address, block)| (address == referee).then_some(block).flatten());
+    Ok((referee, args.from_block.or(deployed_at).unwrap_or(0)))
+}
+
 /// Follows the referee until killed (or, with `--once`, until the head).
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let referee: Address = args.referee.trim().parse().map_err(|e| {
-        CliError::Arg(format!(
-            "--referee {:?} is not an address: {e}",
-            args.referee
-        ))
-    })?;
-    let chain = RpcChain::connect_read_only(&args.rpc).map_err(|e| CliError::Arg(e.to_string()))?;
+    let mut chain =
+        RpcChain::connect_read_only(&args.rpc).map_err(|e| CliError::Arg(e.to_string()))?;
+    let (referee, from_block) = locate(&args, &mut chain)?;
     let store = Store::open(&args.db).map_err(index_error)?;
     let options = Options {
         confirmations: args.confirmations,
@@ -72,7 +110,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         poll: Duration::from_millis(args.poll_ms),
     };
     let mut indexer =
-        Indexer::new(chain, store, referee, args.from_block, options).map_err(index_error)?;
+        Indexer::new(chain, store, referee, from_block, options).map_err(index_error)?;
     let started = Instant::now();
     eprintln!(
         "chessref index: {} into {}, resuming at block {}",
@@ -107,6 +145,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                     err,
                     "chessref index: warning: game {id} has events but no GameCreated (created before --from-block?)"
                 );
+            }
+            for log in &step.committed.undecodable {
+                let _ = writeln!(err, "chessref index: warning: {log}");
             }
             for divergence in &step.committed.refolded.divergences {
                 divergences += 1;

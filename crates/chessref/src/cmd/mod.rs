@@ -3,12 +3,15 @@
 
 pub mod channel;
 pub mod check;
+pub mod deploy;
+pub mod game;
 pub mod index;
 pub mod moves;
 pub mod perft;
 pub mod pgn;
 pub mod play;
 pub mod replay;
+pub mod sender;
 pub mod serve;
 pub mod simulate;
 pub mod state;
@@ -48,6 +51,20 @@ pub enum CliError {
     /// Writing the output failed.
     #[error("cannot write output: {0}")]
     Output(#[from] std::io::Error),
+    /// A request refused before anything was sent (an illegal move, not your turn, a
+    /// game not running, a call the contract would revert): exit status 1.
+    #[error("{0}")]
+    Refused(String),
+}
+
+impl CliError {
+    /// The exit status: [`EXIT_VERDICT`] for a refusal, else [`EXIT_BAD_INPUT`].
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Refused(_) => EXIT_VERDICT,
+            _ => EXIT_BAD_INPUT,
+        }
+    }
 }
 
 /// Whether `text` is meant as a state in hex (256 hex digits, optional `0x`) rather than FEN.

@@ -1,0 +1,1034 @@
+//! One player's seat at the referee of a real chain: what `chessref game` does,
+//! with the command line kept to parsing and printing.
+//!
+//! The seat trusts the chain only through the referee's events: a game is read by
+//! folding its logs ([`crate::game_log`]), every move replayed by `chessref-core`, and
+//! the position the fold ends on must hash to the commitment the referee stores. Every
+//! action is checked here first (the game exists and runs, it is the player's turn, the
+//! move is legal), then estimated by the node (`eth_estimateGas`: a call the referee
+//! would refuse is reported by its custom error and never sent), and only then sent.
+
+use std::time::{Duration, Instant};
+
+use alloy_primitives::{Address, B256, U256};
+use alloy_sol_types::{SolCall, SolEvent};
+use chessref_core::{Color, RawMove, SanError, State, Verdict};
+use serde::Serialize;
+
+use crate::{
+    RpcChain,
+    bindings::ChessReferee as R,
+    chain::{Chain, TxReceipt, TxRequest},
+    ending::Ending,
+    error::{ChainError, EvmError},
+    game_log::{Divergence, GameLog, Phase, RefereeLog, UndecodableLog, fold_game},
+    referee::{GameSetup, Position, Referee, witness_after},
+    revert::ContractRevert,
+};
+
+/// Blocks per `eth_getLogs` request (public providers cap the range; 10,000 is within
+/// the common limits).
+pub const LOG_RANGE: u64 = 10_000;
+
+/// Why the seat did not act (nothing was sent), or what went wrong sending.
+#[derive(Debug, thiserror::Error)]
+pub enum SeatError {
+    /// The chain failed (unreachable, not JSON-RPC, ...).
+    #[error(transparent)]
+    Chain(#[from] ChainError),
+    /// A call or transaction failed: a revert decoded by name, or an undecodable answer.
+    #[error(transparent)]
+    Evm(#[from] EvmError),
+    /// No `GameCreated` for this id.
+    #[error("unknown game id {0}")]
+    UnknownGame(U256),
+    /// The game is not running (open, ended or cancelled).
+    #[error("game {id} is not running ({state})")]
+    NotRunning {
+        /// The game.
+        id: U256,
+        /// Its phase and, once ended, how (`ended: black_wins, checkmate`).
+        state: String,
+    },
+    /// The game does not accept this action in its phase (e.g. joining a running game).
+    #[error("game {id} is {phase}: {why}")]
+    WrongPhase {
+        /// The game.
+        id: U256,
+        /// Its phase.
+        phase: &'static str,
+        /// What cannot be done.
+        why: &'static str,
+    },
+    /// It is the opponent's move.
+    #[error("not your turn in game {id}: {colour} to move ({mover})")]
+    NotYourTurn {
+        /// The game.
+        id: U256,
+        /// The side to move.
+        colour: &'static str,
+        /// The player to move.
+        mover: Address,
+    },
+    /// The sender is not a player of the game.
+    #[error("{account} does not play in game {id}")]
+    NotAPlayer {
+        /// The game.
+        id: U256,
+        /// The sender.
+        account: Address,
+    },
+    /// A move the rules refuse: the ENCODING.md section 6 code and name.
+    #[error("illegal move {text:?} in game {id}: {code} {name} ({message})")]
+    IllegalMove {
+        /// The game.
+        id: U256,
+        /// The move as given.
+        text: String,
+        /// Section 6 code (1..14).
+        code: u8,
+        /// Section 6 name.
+        name: &'static str,
+        /// A sentence.
+        message: String,
+    },
+    /// SAN that names no legal move (SAN cannot name an illegal move's squares, so
+    /// there is no section 6 code).
+    #[error("illegal move {text:?} in game {id}: no legal move matches")]
+    NoSuchMove {
+        /// The game.
+        id: U256,
+        /// The move as given.
+        text: String,
+    },
+    /// Text that is neither SAN nor UCI nor a packed move.
+    #[error("{0}")]
+    MoveSyntax(String),
+    /// The fold's position is not what the referee stores.
+    #[error("game {id}: the events give commitment {events}, the referee stores {stored}")]
+    CommitmentMismatch {
+        /// The game.
+        id: U256,
+        /// `commitment()` of the folded position.
+        events: B256,
+        /// `commitmentOf(id)`.
+        stored: B256,
+    },
+    /// The events disagree with the rules (the referee at this address is not one to trust).
+    #[error(
+        "game {id}: the events disagree with the rules at {} (block {}): {} expected {}, found {}",
+        .divergence.event, .divergence.place.block_number, .divergence.what,
+        .divergence.expected, .divergence.found
+    )]
+    Divergent {
+        /// The game.
+        id: U256,
+        /// The first divergence.
+        divergence: Box<Divergence>,
+    },
+    /// A log of the referee's address that is not one of its events.
+    #[error("{0} (is the address a ChessReferee?)")]
+    BadLog(#[from] UndecodableLog),
+    /// The node's estimate says the referee would revert: nothing sent.
+    #[error("{operation} would revert with {revert} (nothing sent)")]
+    WouldRevert {
+        /// The referee function.
+        operation: &'static str,
+        /// The decoded revert.
+        revert: ContractRevert,
+    },
+    /// Another reason the seat refuses before sending (named in the message).
+    #[error("{0}")]
+    Refused(String),
+    /// `--wait` ran out of time.
+    #[error("game {id}: no answer after {waited:?}")]
+    Timeout {
+        /// The game.
+        id: U256,
+        /// How long it waited.
+        waited: Duration,
+    },
+}
+
+impl SeatError {
+    /// Whether the referee would refuse the action (the game, the turn, the move, the
+    /// contract's own check): a verdict on the request rather than a failure to make it.
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            SeatError::UnknownGame(_)
+                | SeatError::NotRunning { .. }
+                | SeatError::WrongPhase { .. }
+                | SeatError::NotYourTurn { .. }
+                | SeatError::NotAPlayer { .. }
+                | SeatError::IllegalMove { .. }
+                | SeatError::NoSuchMove { .. }
+                | SeatError::WouldRevert { .. }
+                | SeatError::Refused(_)
+                | SeatError::Evm(EvmError::Reverted { .. })
+        )
+    }
+}
+
+/// A transaction checked and estimated, ready to send.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    /// The referee function (`move`, `joinGame`, ...).
+    pub operation: &'static str,
+    /// The transaction (its gas limit: the estimate plus a fifth).
+    pub tx: TxRequest,
+    /// The node's gas estimate.
+    pub gas: u64,
+    /// The node's gas price, wei.
+    pub gas_price: u128,
+    /// What it does, for a person ("move f2f3 (f3) in game 1").
+    pub summary: String,
+}
+
+impl Prepared {
+    /// The fee at the estimate and the current gas price, wei.
+    pub fn fee(&self) -> U256 {
+        U256::from(self.gas) * U256::from(self.gas_price)
+    }
+}
+
+/// A mined transaction of the seat.
+#[derive(Clone, Debug)]
+pub struct Sent {
+    /// The referee function.
+    pub operation: &'static str,
+    /// The receipt.
+    pub receipt: TxReceipt,
+    /// The game it created (`createGame`).
+    pub created: Option<U256>,
+    /// How the game ended, if this ended it.
+    pub ending: Option<Ending>,
+}
+
+/// A move as shown.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MoveView {
+    /// Ply count after it (1 = white's first move).
+    pub ply: u32,
+    /// UCI.
+    pub uci: String,
+    /// SAN.
+    pub san: Option<String>,
+}
+
+/// Both clocks at the latest block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClocksView {
+    /// White's seconds left.
+    pub white: u64,
+    /// Black's seconds left.
+    pub black: u64,
+    /// The side whose clock runs (`white`, `black`).
+    pub running: &'static str,
+    /// When the running side may be flagged (unix seconds): its clock plus its unused
+    /// grace (REFEREE.md section 3).
+    pub deadline: u64,
+    /// The block the clocks are read at.
+    pub block_number: u64,
+    /// Its timestamp (unix seconds).
+    pub block_timestamp: u64,
+}
+
+/// A game as a player sees it: what `chessref game show` draws and `--json` prints.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GameView {
+    /// Game id (decimal).
+    pub id: String,
+    /// The referee.
+    pub referee: Address,
+    /// The chain id.
+    pub chain_id: u64,
+    /// `open`, `running`, `ended`, `cancelled`.
+    pub phase: &'static str,
+    /// The creator.
+    pub creator: Address,
+    /// The invited opponent (`null`: open to anyone).
+    pub opponent: Option<Address>,
+    /// White, once joined.
+    pub white: Option<Address>,
+    /// Black, once joined.
+    pub black: Option<Address>,
+    /// Stake of each player, wei (decimal).
+    pub stake: String,
+    /// Stake token (zero: ETH).
+    pub token: Address,
+    /// Initial time per side, seconds.
+    pub initial_time: u32,
+    /// Increment per move, seconds.
+    pub increment: u32,
+    /// The viewer.
+    pub you: Address,
+    /// The viewer's colour in this game, if a player.
+    pub your_colour: Option<&'static str>,
+    /// FEN of the current position (the start before the join).
+    pub fen: String,
+    /// Side to move.
+    pub turn: &'static str,
+    /// Whether it is the viewer's move in a running game.
+    pub your_turn: bool,
+    /// Section 8 status name of the position (`ONGOING`, `CHECKMATE`, ...).
+    pub status: &'static str,
+    /// Whether the side to move is in check.
+    pub in_check: bool,
+    /// Moves played, in order.
+    pub moves: Vec<MoveView>,
+    /// The last of them.
+    pub last_move: Option<MoveView>,
+    /// Who offered a draw in this position.
+    pub draw_offer: Option<Address>,
+    /// Both clocks, in a running game.
+    pub clocks: Option<ClocksView>,
+    /// How it ended.
+    pub ending: Option<Ending>,
+    /// The commitment the referee stores (running games).
+    pub commitment: Option<B256>,
+}
+
+/// A game of the player, as `chessref game list` shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GameSummary {
+    /// Game id (decimal).
+    pub id: String,
+    /// `open`, `running`, `ended`, `cancelled`.
+    pub phase: &'static str,
+    /// The player's colour (`null` before the join when the creator's is not it).
+    pub your_colour: Option<&'static str>,
+    /// The other player (or the invited one, or `null` for an open game).
+    pub opponent: Option<Address>,
+    /// Moves played.
+    pub ply: u32,
+    /// Whether it is the player's move.
+    pub your_turn: bool,
+    /// How it ended.
+    pub ending: Option<Ending>,
+}
+
+fn colour_name(colour: Color) -> &'static str {
+    match colour {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+/// One player at one referee.
+#[derive(Debug)]
+pub struct Seat {
+    referee: Referee<RpcChain>,
+    player: Address,
+    from_block: u64,
+}
+
+impl Seat {
+    /// The seat of `chain`'s (only) sender at the referee at `referee`, reading events
+    /// from block `from_block` (the referee's deployment block, or 0).
+    pub fn new(chain: RpcChain, referee: Address, from_block: u64) -> Result<Seat, SeatError> {
+        let player = *chain
+            .accounts()
+            .first()
+            .ok_or(SeatError::Chain(ChainError::NoAccounts))?;
+        if chain.code(referee)?.is_empty() {
+            return Err(SeatError::Refused(format!(
+                "no contract at {referee} on {}: wrong --referee or deployments file?",
+                chain.url()
+            )));
+        }
+        let referee = Referee::at(chain, referee);
+        Ok(Seat {
+            referee,
+            player,
+            from_block,
+        })
+    }
+
+    /// The player.
+    pub fn player(&self) -> Address {
+        self.player
+    }
+
+    /// The referee client.
+    pub fn referee(&mut self) -> &mut Referee<RpcChain> {
+        &mut self.referee
+    }
+
+    /// The referee's logs from the first block to the latest one whose topics match
+    /// `topics` ([`RpcChain::logs_matching`]), in chain order, in [`LOG_RANGE`]-block
+    /// requests; and that block's number.
+    fn logs(&mut self, topics: [Option<B256>; 4]) -> Result<(Vec<RefereeLog>, u64), SeatError> {
+        let address = self.referee.address();
+        let chain = self.referee.chain();
+        let head = chain.head()?;
+        let mut logs = Vec::new();
+        let mut from = self.from_block;
+        while from <= head {
+            let to = head.min(from + LOG_RANGE - 1);
+            for (place, log) in chain.logs_matching(address, from, to, topics)? {
+                logs.push(RefereeLog::decode(place, &log)?);
+            }
+            from = to + 1;
+        }
+        Ok((logs, head))
+    }
+
+    /// A view of the referee on the state after block `block`.
+    fn view_at<T: SolCall>(
+        &mut self,
+        operation: &'static str,
+        call: T,
+        block: u64,
+    ) -> Result<T::Return, SeatError> {
+        let (player, address) = (self.player, self.referee.address());
+        let outcome =
+            self.referee
+                .chain()
+                .call_at(player, address, call.abi_encode().into(), block)?;
+        Ok(outcome.decode::<T>(operation)?)
+    }
+
+    /// Game `id` folded from its events, checked: no divergence from the rules, and
+    /// (running) the position hashes to the referee's commitment.
+    pub fn game(&mut self, id: U256) -> Result<GameLog, SeatError> {
+        Ok(self.game_at(id)?.0)
+    }
+
+    /// [`Seat::game`] and the block it was read at (events up to it, the commitment of it).
+    fn game_at(&mut self, id: U256) -> Result<(GameLog, u64), SeatError> {
+        let (logs, block) =
+            self.logs([None, Some(B256::from(id.to_be_bytes::<32>())), None, None])?;
+        let game = fold_game(&logs).ok_or(SeatError::UnknownGame(id))?;
+        if let Some(divergence) = game.divergences.first() {
+            return Err(SeatError::Divergent {
+                id,
+                divergence: Box::new(divergence.clone()),
+            });
+        }
+        if game.phase == Phase::Running && !game.is_channel() {
+            let events = game
+                .position
+                .as_ref()
+                .map_or(B256::ZERO, Position::commitment);
+            let stored = self.view_at("commitmentOf", R::commitmentOfCall { gameId: id }, block)?;
+            if events != stored {
+                return Err(SeatError::CommitmentMismatch { id, events, stored });
+            }
+        }
+        Ok((game, block))
+    }
+
+    /// The games the player created, was invited to or plays, by id: found by the indexed
+    /// fields of `GameCreated` (creator, opponent) and `GameJoined` (white, black), each
+    /// then read and checked as [`Seat::game`] does.
+    pub fn list(&mut self) -> Result<Vec<GameSummary>, SeatError> {
+        let player = B256::left_padding_from(self.player.as_slice());
+        let mut ids = std::collections::BTreeSet::new();
+        for signature in [
+            R::GameCreated::SIGNATURE_HASH,
+            R::GameJoined::SIGNATURE_HASH,
+        ] {
+            for topics in [
+                [Some(signature), None, Some(player), None],
+                [Some(signature), None, None, Some(player)],
+            ] {
+                let (logs, _) = self.logs(topics)?;
+                ids.extend(logs.iter().filter_map(RefereeLog::game_id));
+            }
+        }
+        let mut games = Vec::with_capacity(ids.len());
+        for id in ids {
+            let game = self.game(id)?;
+            games.push(self.summary(&game));
+        }
+        Ok(games)
+    }
+
+    fn colour_of(&self, game: &GameLog) -> Option<Color> {
+        if game.white == Some(self.player) {
+            Some(Color::White)
+        } else if game.black == Some(self.player) {
+            Some(Color::Black)
+        } else if game.white.is_some() {
+            None
+        } else {
+            let creators = if game.creator_white {
+                Color::White
+            } else {
+                Color::Black
+            };
+            if game.creator == self.player {
+                Some(creators)
+            } else if game.opponent == self.player {
+                Some(!creators)
+            } else {
+                None
+            }
+        }
+    }
+
+    fn summary(&self, game: &GameLog) -> GameSummary {
+        let opponent = match (game.white, game.black) {
+            (Some(w), Some(b)) => Some(if w == self.player { b } else { w }),
+            _ if game.creator == self.player => Some(game.opponent).filter(|a| *a != Address::ZERO),
+            _ => Some(game.creator),
+        };
+        GameSummary {
+            id: game.id.to_string(),
+            phase: game.phase.name(),
+            your_colour: self.colour_of(game).map(colour_name),
+            opponent,
+            ply: game.ply(),
+            your_turn: game.mover() == Some(self.player),
+            ending: game.ending,
+        }
+    }
+
+    /// Game `id` as the player sees it, with both clocks at the latest block.
+    pub fn view(&mut self, id: U256) -> Result<GameView, SeatError> {
+        let (game, block) = self.game_at(id)?;
+        self.view_of(&game, block)
+    }
+
+    /// The view of `game` as read at `block`.
+    fn view_of(&mut self, game: &GameLog, block: u64) -> Result<GameView, SeatError> {
+        let state = game
+            .shown_state()
+            .ok_or_else(|| SeatError::Refused(format!("game {}: no valid state", game.id)))?;
+        let moves: Vec<MoveView> = game
+            .moves
+            .iter()
+            .map(|m| MoveView {
+                ply: m.ply,
+                uci: m.uci.clone(),
+                san: m.san.clone(),
+            })
+            .collect();
+        let running = game.phase == Phase::Running && !game.is_channel();
+        let (clocks, commitment) = match (&game.position, running) {
+            (Some(position), true) => {
+                let call = R::clocksCall {
+                    gameId: game.id,
+                    state: position.state.to_vec().into(),
+                    history: position.history,
+                    clock: position.clock,
+                };
+                let clocks = self.view_at("clocks", call, block)?;
+                let (white, black, white_to_move, deadline) = (
+                    clocks.whiteLeft,
+                    clocks.blackLeft,
+                    clocks.whiteToMove,
+                    clocks.deadline,
+                );
+                let number = block;
+                let block = self.referee.chain().block_ref(number)?.ok_or_else(|| {
+                    SeatError::Refused(format!("block {number} is missing (a reorganisation?)"))
+                })?;
+                let clocks = ClocksView {
+                    white: white.saturating_to(),
+                    black: black.saturating_to(),
+                    running: if white_to_move { "white" } else { "black" },
+                    deadline: deadline.saturating_to(),
+                    block_number: block.number,
+                    block_timestamp: block.timestamp,
+                };
+                (Some(clocks), Some(position.commitment()))
+            }
+            _ => (None, None),
+        };
+        Ok(GameView {
+            id: game.id.to_string(),
+            referee: self.referee.address(),
+            chain_id: self.referee.chain().chain_id()?,
+            phase: game.phase.name(),
+            creator: game.creator,
+            opponent: Some(game.opponent).filter(|a| *a != Address::ZERO),
+            white: game.white,
+            black: game.black,
+            stake: game.stake.to_string(),
+            token: game.token,
+            initial_time: game.initial_time,
+            increment: game.increment,
+            you: self.player,
+            your_colour: self.colour_of(game).map(colour_name),
+            fen: state.fen(),
+            turn: colour_name(state.turn()),
+            your_turn: game.mover() == Some(self.player),
+            status: state.status().name(),
+            in_check: state.in_check(),
+            last_move: moves.last().cloned(),
+            moves,
+            draw_offer: game.draw_offer,
+            clocks,
+            ending: game.ending,
+            commitment,
+        })
+    }
+
+    /// A running game the player plays, its position and the player's colour.
+    fn running(&mut self, id: U256) -> Result<(GameLog, Position, Color), SeatError> {
+        let game = self.game(id)?;
+        match game.phase {
+            Phase::Running => {}
+            Phase::Open => {
+                return Err(SeatError::NotRunning {
+                    id,
+                    state: "open: waiting for an opponent".into(),
+                });
+            }
+            Phase::Cancelled => {
+                return Err(SeatError::NotRunning {
+                    id,
+                    state: "cancelled".into(),
+                });
+            }
+            Phase::Ended => {
+                let how = game.ending.map_or("?".into(), |e| e.to_string());
+                return Err(SeatError::NotRunning {
+                    id,
+                    state: format!("ended: {how}"),
+                });
+            }
+        }
+        if game.is_channel() {
+            return Err(SeatError::Refused(format!(
+                "game {id} is a channel game, played off-chain with signed moves: use `chessref channel`"
+            )));
+        }
+        let colour = match (game.white, game.black) {
+            (Some(w), _) if w == self.player => Color::White,
+            (_, Some(b)) if b == self.player => Color::Black,
+            _ => {
+                return Err(SeatError::NotAPlayer {
+                    id,
+                    account: self.player,
+                });
+            }
+        };
+        let position = game.position.expect("a running game has a position");
+        Ok((game, position, colour))
+    }
+
+    /// [`Seat::running`], and it is the player's move.
+    fn on_move(&mut self, id: U256) -> Result<(GameLog, Position, State), SeatError> {
+        let (game, position, colour) = self.running(id)?;
+        let state = game
+            .state()
+            .ok_or_else(|| SeatError::Refused(format!("game {id}: no valid state")))?;
+        if state.turn() != colour {
+            return Err(SeatError::NotYourTurn {
+                id,
+                colour: colour_name(state.turn()),
+                mover: game.player(state.turn()).unwrap_or_default(),
+            });
+        }
+        Ok((game, position, state))
+    }
+
+    /// Estimates `call` from the player; a revert the node predicts is the referee's
+    /// custom error, and nothing is sent.
+    fn prepare<T: SolCall>(
+        &mut self,
+        operation: &'static str,
+        value: U256,
+        call: T,
+        summary: String,
+    ) -> Result<Prepared, SeatError> {
+        let mut tx = TxRequest::call(self.player, self.referee.address(), call.abi_encode())
+            .with_value(value);
+        let chain = self.referee.chain();
+        let gas = chain
+            .estimate_gas(&tx)?
+            .map_err(|revert| SeatError::WouldRevert {
+                operation,
+                revert: ContractRevert::decode(&revert),
+            })?;
+        tx.gas_limit = gas + gas / 5;
+        Ok(Prepared {
+            operation,
+            tx,
+            gas,
+            gas_price: chain.gas_price()?,
+            summary,
+        })
+    }
+
+    /// Sends a prepared transaction and waits for its receipt; a revert is decoded by name.
+    pub fn send(&mut self, prepared: Prepared) -> Result<Sent, SeatError> {
+        let operation = prepared.operation;
+        let receipt = self.referee.chain().send(prepared.tx)?;
+        if !receipt.success {
+            return Err(SeatError::Evm(EvmError::Reverted {
+                operation,
+                revert: ContractRevert::decode(&receipt.output),
+                gas_used: receipt.gas_used,
+            }));
+        }
+        let created = match operation {
+            "createGame" => Some(self.referee.created(operation, receipt.clone())?.id),
+            _ => None,
+        };
+        let ending = self.referee.ending(&receipt.logs)?;
+        Ok(Sent {
+            operation,
+            receipt,
+            created,
+            ending,
+        })
+    }
+
+    /// `createGame` with `setup` (ETH stakes are sent along).
+    pub fn create(&mut self, setup: &GameSetup) -> Result<Prepared, SeatError> {
+        let colour = if setup.creator_white {
+            "white"
+        } else {
+            "black"
+        };
+        let against = if setup.opponent == Address::ZERO {
+            "anyone".to_string()
+        } else {
+            setup.opponent.to_string()
+        };
+        let summary = format!(
+            "create a game as {colour} against {against}, stake {} wei, {} s + {} s",
+            setup.stake, setup.initial_time, setup.increment
+        );
+        self.prepare("createGame", setup.value(), setup.call(), summary)
+    }
+
+    /// `joinGame` under the terms the game's `GameCreated` states (paying the ETH stake).
+    pub fn join(&mut self, id: U256) -> Result<Prepared, SeatError> {
+        let game = self.game(id)?;
+        if game.phase != Phase::Open {
+            return Err(SeatError::WrongPhase {
+                id,
+                phase: game.phase.name(),
+                why: "only an open game can be joined",
+            });
+        }
+        if game.creator == self.player {
+            return Err(SeatError::Refused(format!(
+                "you created game {id}: the opponent joins it"
+            )));
+        }
+        if game.opponent != Address::ZERO && game.opponent != self.player {
+            return Err(SeatError::Refused(format!(
+                "game {id} invites {}, not {}",
+                game.opponent, self.player
+            )));
+        }
+        let value = if game.token == Address::ZERO {
+            game.stake
+        } else {
+            U256::ZERO
+        };
+        let terms = game.terms().join_hash(game.response_window);
+        let summary = format!("join game {id} (stake {} wei)", game.stake);
+        self.prepare(
+            "joinGame",
+            value,
+            R::joinGameCall { gameId: id, terms },
+            summary,
+        )
+    }
+
+    /// `cancelGame` of an open game the player created.
+    pub fn cancel(&mut self, id: U256) -> Result<Prepared, SeatError> {
+        let game = self.game(id)?;
+        if game.phase != Phase::Open {
+            return Err(SeatError::WrongPhase {
+                id,
+                phase: game.phase.name(),
+                why: "only an open game can be cancelled",
+            });
+        }
+        if game.creator != self.player {
+            return Err(SeatError::Refused(format!(
+                "only game {id}'s creator {} can cancel it",
+                game.creator
+            )));
+        }
+        self.prepare(
+            "cancelGame",
+            U256::ZERO,
+            R::cancelGameCall { gameId: id },
+            format!("cancel game {id}"),
+        )
+    }
+
+    /// `move`: `text` in SAN (`Nf3`), UCI (`g1f3`, `e7e8q`) or a packed `0x` uint24,
+    /// checked by the rules first.
+    pub fn play(&mut self, id: U256, text: &str) -> Result<Prepared, SeatError> {
+        let (_, position, state) = self.on_move(id)?;
+        let raw = parse_move(id, &state, text)?;
+        let verdict = Verdict::of(&state, raw);
+        if let Some(rejection) = verdict.rejection() {
+            return Err(SeatError::IllegalMove {
+                id,
+                text: text.trim().to_string(),
+                code: rejection.code(),
+                name: rejection.name(),
+                message: rejection.to_string(),
+            });
+        }
+        let mv = state.check(raw).expect("the verdict is legal");
+        let san = state.san(mv).unwrap_or_else(|_| mv.to_uci());
+        let call = R::moveCall {
+            gameId: id,
+            state: position.state.to_vec().into(),
+            history: position.history,
+            clock: position.clock,
+            mv: alloy_primitives::aliases::U24::from(raw.packed()),
+        };
+        let summary = format!("move {} ({san}) in game {id}", mv.to_uci());
+        self.prepare("move", U256::ZERO, call, summary)
+    }
+
+    /// `offerDraw` in the current position.
+    pub fn offer_draw(&mut self, id: U256) -> Result<Prepared, SeatError> {
+        let (game, position, _) = self.running(id)?;
+        if game.draw_offer == Some(self.player) {
+            return Err(SeatError::Refused(format!(
+                "you already offered a draw in this position of game {id}"
+            )));
+        }
+        let call = R::offerDrawCall {
+            gameId: id,
+            state: position.state.to_vec().into(),
+            history: position.history,
+            clock: position.clock,
+        };
+        self.prepare(
+            "offerDraw",
+            U256::ZERO,
+            call,
+            format!("offer a draw in game {id}"),
+        )
+    }
+
+    /// `acceptDraw` of the opponent's offer.
+    pub fn accept_draw(&mut self, id: U256) -> Result<Prepared, SeatError> {
+        let (game, position, _) = self.running(id)?;
+        match game.draw_offer {
+            Some(by) if by != self.player => {}
+            _ => {
+                return Err(SeatError::Refused(format!(
+                    "no draw offer from your opponent in the current position of game {id}"
+                )));
+            }
+        }
+        let call = R::acceptDrawCall {
+            gameId: id,
+            state: position.state.to_vec().into(),
+            history: position.history,
+            clock: position.clock,
+        };
+        self.prepare(
+            "acceptDraw",
+            U256::ZERO,
+            call,
+            format!("accept the draw in game {id}"),
+        )
+    }
+
+    /// `claimDraw` on the player's move: the fifty-move rule, or threefold repetition with
+    /// the witness built from the game's moves.
+    pub fn claim_draw(&mut self, id: U256) -> Result<Prepared, SeatError> {
+        let (game, position, state) = self.on_move(id)?;
+        let keys = witness(&game);
+        let current = state.repetition_key();
+        let occurrences = keys.iter().filter(|k| **k == current).count();
+        let (keys, why) = if state.halfmove_clock() >= 100 {
+            (Vec::new(), "fifty moves")
+        } else if occurrences >= 3 {
+            (keys, "threefold repetition")
+        } else {
+            return Err(SeatError::Refused(format!(
+                "no draw to claim in game {id}: the position occurred {occurrences} time(s) and the halfmove clock is {}",
+                state.halfmove_clock()
+            )));
+        };
+        let call = R::claimDrawCall {
+            gameId: id,
+            state: position.state.to_vec().into(),
+            history: position.history,
+            clock: position.clock,
+            keys,
+        };
+        self.prepare(
+            "claimDraw",
+            U256::ZERO,
+            call,
+            format!("claim a draw by {why} in game {id}"),
+        )
+    }
+
+    /// `claimTimeout`: the opponent's time (or first-move window) ran out.
+    pub fn claim_timeout(&mut self, id: U256) -> Result<Prepared, SeatError> {
+        let (game, position, colour) = self.running(id)?;
+        if game.turn() == Some(colour) {
+            return Err(SeatError::Refused(format!(
+                "game {id}: it is your move; only the player not to move claims a timeout"
+            )));
+        }
+        let call = R::claimTimeoutCall {
+            gameId: id,
+            state: position.state.to_vec().into(),
+            history: position.history,
+            clock: position.clock,
+        };
+        self.prepare(
+            "claimTimeout",
+            U256::ZERO,
+            call,
+            format!("claim the opponent's timeout in game {id}"),
+        )
+    }
+
+    /// `resign`.
+    pub fn resign(&mut self, id: U256) -> Result<Prepared, SeatError> {
+        self.running(id)?;
+        self.prepare(
+            "resign",
+            U256::ZERO,
+            R::resignCall { gameId: id },
+            format!("resign game {id}"),
+        )
+    }
+
+    /// `withdraw(token)` of the player's whole credit (`Address::ZERO`: ETH).
+    pub fn withdraw(&mut self, token: Address) -> Result<Prepared, SeatError> {
+        let credit = self.referee.credits(self.player, token)?;
+        let what = if token == Address::ZERO {
+            "ETH".to_string()
+        } else {
+            format!("token {token}")
+        };
+        if credit.is_zero() {
+            return Err(SeatError::Refused(format!(
+                "{} has no {what} credit to withdraw",
+                self.player
+            )));
+        }
+        self.prepare(
+            "withdraw",
+            U256::ZERO,
+            R::withdrawCall { token },
+            format!("withdraw {credit} wei of {what}"),
+        )
+    }
+
+    /// The player's credit in `token` (`Address::ZERO`: ETH).
+    pub fn credit(&mut self, token: Address) -> Result<U256, SeatError> {
+        let player = self.player;
+        Ok(self.referee.credits(player, token)?)
+    }
+
+    /// Polls game `id` every `poll` until it is the player's move or the game is no
+    /// longer running, for at most `timeout`; returns the game as seen then.
+    pub fn wait_for_turn(
+        &mut self,
+        id: U256,
+        poll: Duration,
+        timeout: Duration,
+    ) -> Result<GameView, SeatError> {
+        let started = Instant::now();
+        loop {
+            let (game, block) = self.game_at(id)?;
+            if game.phase != Phase::Running || game.mover() == Some(self.player) {
+                return self.view_of(&game, block);
+            }
+            if started.elapsed() >= timeout {
+                return Err(SeatError::Timeout {
+                    id,
+                    waited: started.elapsed(),
+                });
+            }
+            std::thread::sleep(poll);
+        }
+    }
+}
+
+/// The move `text` names in `state`: a packed `0x` uint24, else UCI or SAN. An illegal
+/// UCI or packed move comes back as the raw move (the caller reports its section 6 code).
+fn parse_move(id: U256, state: &State, text: &str) -> Result<RawMove, SeatError> {
+    let text = text.trim();
+    if text.starts_with("0x") || text.starts_with("0X") {
+        return RawMove::parse(text).map_err(|e| SeatError::MoveSyntax(e.to_string()));
+    }
+    match state.parse_move(text) {
+        Ok(mv) => Ok(mv.into()),
+        Err(SanError::Rejected { .. }) => {
+            RawMove::parse(text).map_err(|e| SeatError::MoveSyntax(e.to_string()))
+        }
+        Err(SanError::Illegal { .. }) => Err(SeatError::NoSuchMove {
+            id,
+            text: text.to_string(),
+        }),
+        Err(other) => Err(SeatError::MoveSyntax(other.to_string())),
+    }
+}
+
+/// The threefold witness of the game's current position: the repetition keys of every
+/// position since the last irreversible move (or the start), oldest first.
+fn witness(game: &GameLog) -> Vec<B256> {
+    let mut keys = Vec::new();
+    if let Ok(start) = State::from_bytes(&game.start_state) {
+        keys.push(start.repetition_key());
+    }
+    for played in &game.moves {
+        if let Ok(state) = State::from_bytes(&played.position.state) {
+            witness_after(&mut keys, &state);
+        }
+    }
+    keys
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moves_are_read_as_san_uci_or_packed_and_illegal_uci_keeps_its_squares() {
+        let state = State::initial();
+        let id = U256::from(1);
+        let e4 = RawMove::parse("e2e4").unwrap();
+        for text in ["e4", "e2e4", " e2e4 ", "0x644400"] {
+            assert_eq!(parse_move(id, &state, text).unwrap(), e4, "{text}");
+        }
+        // An illegal UCI move is returned as it is: its verdict carries the section 6 code.
+        let e5 = parse_move(id, &state, "e2e5").unwrap();
+        assert_eq!(Verdict::of(&state, e5).name(), "BAD_GEOMETRY");
+        assert!(matches!(
+            parse_move(id, &state, "Ke2"),
+            Err(SeatError::NoSuchMove { .. })
+        ));
+        assert!(matches!(
+            parse_move(id, &state, "e9"),
+            Err(SeatError::MoveSyntax(_))
+        ));
+        assert!(matches!(
+            parse_move(id, &state, "0x1000000"),
+            Err(SeatError::MoveSyntax(_))
+        ));
+    }
+
+    #[test]
+    fn refusals_are_told_apart_from_failures() {
+        assert!(SeatError::UnknownGame(U256::from(9)).is_refusal());
+        assert!(
+            SeatError::WouldRevert {
+                operation: "move",
+                revert: ContractRevert::IllegalMove(6),
+            }
+            .is_refusal()
+        );
+        assert!(!SeatError::MoveSyntax("x".into()).is_refusal());
+        assert!(!SeatError::Chain(ChainError::NoAccounts).is_refusal());
+    }
+}

@@ -1,0 +1,574 @@
+//! `chessref game ...`: one player's side of games at a deployed referee
+//! (`chessref_evm::seat` does the work; this module parses and prints).
+//!
+//! Every action is checked before it costs gas: the game exists and runs, it is the
+//! player's turn, the move is legal (else its section 6 code and name, exit 1), and
+//! the node's estimate does not revert (else the referee's error by name, exit 1).
+//! Then the gas estimate and fee are shown, the transaction sent and its receipt
+//! awaited (a spinner on a terminal).
+
+use std::{io::IsTerminal, path::PathBuf, process::ExitCode, time::Duration};
+
+use alloy_primitives::{Address, U256};
+use chessref_evm::{
+    Chain, GameSetup,
+    deployments::{self, Deployments},
+    seat::{GameSummary, GameView, Prepared, Seat, SeatError},
+};
+use clap::{Args as ClapArgs, Subcommand};
+
+use super::{CliError, print_json, sender::SenderArgs};
+
+/// Arguments of `chessref game`.
+#[derive(ClapArgs)]
+pub struct Args {
+    #[command(subcommand)]
+    command: GameCommand,
+}
+
+/// Where the referee is and who sits at it.
+#[derive(ClapArgs)]
+struct SeatArgs {
+    #[command(flatten)]
+    sender: SenderArgs,
+    /// The ChessReferee (default: the deployments file's, by the node's chain id).
+    #[arg(long, value_name = "ADDRESS")]
+    referee: Option<Address>,
+    /// The deployments file (default: $CHESSREF_DEPLOYMENTS, else ./deployments.json).
+    #[arg(long, value_name = "PATH")]
+    deployments: Option<PathBuf>,
+    /// First block to read events from (default: the referee's deployment block, else 0).
+    #[arg(long, value_name = "N")]
+    from_block: Option<u64>,
+}
+
+/// A game id and the seat.
+#[derive(ClapArgs)]
+struct GameArgs {
+    /// The game id.
+    #[arg(value_name = "ID")]
+    id: U256,
+    #[command(flatten)]
+    seat: SeatArgs,
+}
+
+#[derive(Subcommand)]
+enum GameCommand {
+    /// Create a game (an open one unless --opponent names who may join).
+    Create(CreateArgs),
+    /// Join an open game under the terms its creation event states (paying the stake).
+    Join(GameArgs),
+    /// Draw the board: last move, whose turn, both clocks; --json gives the same as data.
+    Show(ShowArgs),
+    /// Play a move (SAN or UCI), checked locally first; --wait blocks until the opponent answered.
+    Move(MoveArgs),
+    /// Offer a draw in the current position.
+    OfferDraw(GameArgs),
+    /// Accept the opponent's draw offer.
+    AcceptDraw(GameArgs),
+    /// Claim a draw on your move: fifty moves, or threefold repetition (the witness is built here).
+    ClaimDraw(GameArgs),
+    /// Claim the opponent's timeout (or, before both first moves, abort the game).
+    ClaimTimeout(GameArgs),
+    /// Resign.
+    Resign(GameArgs),
+    /// Cancel an open game you created (the stake is credited back).
+    Cancel(GameArgs),
+    /// Withdraw your credit (winnings, refunds) of ETH or a token.
+    Withdraw(WithdrawArgs),
+    /// List your games (created, invited to, played) from the referee's events.
+    List(ListArgs),
+}
+
+/// Arguments of `chessref game create`.
+#[derive(ClapArgs)]
+struct CreateArgs {
+    #[command(flatten)]
+    seat: SeatArgs,
+    /// Only this account may join (default: anyone).
+    #[arg(long, value_name = "ADDRESS")]
+    opponent: Option<Address>,
+    /// Play black (default: white).
+    #[arg(long)]
+    black: bool,
+    /// Stake of each player in wei (ETH).
+    #[arg(long, value_name = "WEI", default_value = "0")]
+    stake: U256,
+    /// Each clock's initial time, seconds (60 .. 90 days).
+    #[arg(long, value_name = "SECONDS", default_value_t = 86_400)]
+    time: u32,
+    /// Fischer increment per move, seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0)]
+    increment: u32,
+    /// Seconds each side has for its first move before the game may be aborted (0: the referee's default, 300).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0)]
+    first_move_window: u32,
+}
+
+/// Arguments of `chessref game show`.
+#[derive(ClapArgs)]
+struct ShowArgs {
+    #[command(flatten)]
+    game: GameArgs,
+    /// Print the game as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Arguments of `chessref game move`.
+#[derive(ClapArgs)]
+struct MoveArgs {
+    #[command(flatten)]
+    game: GameArgs,
+    /// The move: SAN (`Nf3`, `O-O`, `e8=Q`), UCI (`g1f3`, `e7e8q`) or a packed `0x` uint24.
+    #[arg(value_name = "MOVE", allow_hyphen_values = true)]
+    mv: String,
+    /// After the move, wait until the opponent has answered (or the game ended), then show the position.
+    #[arg(long)]
+    wait: bool,
+    /// Seconds --wait waits at most.
+    #[arg(long, value_name = "SECONDS", default_value_t = 86_400)]
+    timeout: u64,
+    /// Milliseconds between two polls of --wait.
+    #[arg(long, value_name = "MS", default_value_t = 1_000)]
+    poll_ms: u64,
+    /// Print the position shown after the move (after --wait: after the answer) as one JSON line, last on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Arguments of `chessref game withdraw`.
+#[derive(ClapArgs)]
+struct WithdrawArgs {
+    #[command(flatten)]
+    seat: SeatArgs,
+    /// The token (default: ETH).
+    #[arg(long, value_name = "ADDRESS")]
+    token: Option<Address>,
+}
+
+/// Arguments of `chessref game list`.
+#[derive(ClapArgs)]
+struct ListArgs {
+    #[command(flatten)]
+    seat: SeatArgs,
+    /// Print the list as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `chessref game`.
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    match args.command {
+        GameCommand::Create(a) => {
+            let mut seat = sit(&a.seat)?;
+            let setup = GameSetup {
+                opponent: a.opponent.unwrap_or(Address::ZERO),
+                creator_white: !a.black,
+                token: Address::ZERO,
+                stake: a.stake,
+                initial_time: a.time,
+                increment: a.increment,
+                first_move_window: a.first_move_window,
+                start: None,
+            };
+            let prepared = seat.create(&setup).map_err(seat_error)?;
+            let sent = transact(&mut seat, prepared)?;
+            if let Some(id) = sent.created {
+                println!("created game {id}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        GameCommand::Join(a) => act(&a, |seat, id| seat.join(id)),
+        GameCommand::Show(a) => {
+            let mut seat = sit(&a.game.seat)?;
+            let view = seat.view(a.game.id).map_err(seat_error)?;
+            show(&view, a.json)
+        }
+        GameCommand::Move(a) => {
+            let mut seat = sit(&a.game.seat)?;
+            let id = a.game.id;
+            let prepared = seat.play(id, &a.mv).map_err(seat_error)?;
+            transact(&mut seat, prepared)?;
+            let view = if a.wait {
+                if !a.json {
+                    println!("waiting for the opponent's answer in game {id}");
+                }
+                seat.wait_for_turn(
+                    id,
+                    Duration::from_millis(a.poll_ms),
+                    Duration::from_secs(a.timeout),
+                )
+                .map_err(seat_error)?
+            } else {
+                seat.view(id).map_err(seat_error)?
+            };
+            show(&view, a.json)
+        }
+        GameCommand::OfferDraw(a) => act(&a, |seat, id| seat.offer_draw(id)),
+        GameCommand::AcceptDraw(a) => act(&a, |seat, id| seat.accept_draw(id)),
+        GameCommand::ClaimDraw(a) => act(&a, |seat, id| seat.claim_draw(id)),
+        GameCommand::ClaimTimeout(a) => act(&a, |seat, id| seat.claim_timeout(id)),
+        GameCommand::Resign(a) => act(&a, |seat, id| seat.resign(id)),
+        GameCommand::Cancel(a) => act(&a, |seat, id| seat.cancel(id)),
+        GameCommand::Withdraw(a) => {
+            let mut seat = sit(&a.seat)?;
+            let token = a.token.unwrap_or(Address::ZERO);
+            let prepared = seat.withdraw(token).map_err(seat_error)?;
+            transact(&mut seat, prepared)?;
+            let left = seat.credit(token).map_err(seat_error)?;
+            println!("credit left: {}", ether(left));
+            Ok(ExitCode::SUCCESS)
+        }
+        GameCommand::List(a) => {
+            let mut seat = sit(&a.seat)?;
+            let games = seat.list().map_err(seat_error)?;
+            if a.json {
+                print_json(
+                    &serde_json::to_value(&games).map_err(|e| CliError::Arg(e.to_string()))?,
+                );
+            } else {
+                list(seat.player(), &games);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Connects and finds the referee: `--referee`, else the deployments file's entry for
+/// the node's chain id.
+fn sit(args: &SeatArgs) -> Result<Seat, CliError> {
+    let (mut chain, _) = args.sender.connect()?;
+    let (referee, deployed_at) = match args.referee {
+        Some(address) => (address, None),
+        None => {
+            let path = deployments::path(args.deployments.as_deref());
+            let chain_id = chain.chain_id().map_err(|e| CliError::Arg(e.to_string()))?;
+            let file = Deployments::load(&path).map_err(|e| CliError::Arg(e.to_string()))?;
+            let entry = file
+                .for_chain(chain_id)
+                .map_err(|e| CliError::Arg(e.to_string()))?;
+            let referee = entry.referee().map_err(|e| CliError::Arg(e.to_string()))?;
+            let block = entry
+                .referee_block()
+                .map_err(|e| CliError::Arg(e.to_string()))?;
+            (referee, block)
+        }
+    };
+    let from_block = args.from_block.or(deployed_at).unwrap_or(0);
+    Seat::new(chain, referee, from_block).map_err(seat_error)
+}
+
+/// A seat error as the CLI reports it: a refusal (nothing sent) exits 1, anything else 2.
+fn seat_error(error: SeatError) -> CliError {
+    if error.is_refusal() {
+        CliError::Refused(error.to_string())
+    } else {
+        CliError::Arg(error.to_string())
+    }
+}
+
+/// Prepares with `prepare` for the game id of `args`, then sends.
+fn act(
+    args: &GameArgs,
+    prepare: impl FnOnce(&mut Seat, U256) -> Result<Prepared, SeatError>,
+) -> Result<ExitCode, CliError> {
+    let mut seat = sit(&args.seat)?;
+    let prepared = prepare(&mut seat, args.id).map_err(seat_error)?;
+    transact(&mut seat, prepared)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Shows the estimate, sends with a spinner, prints the receipt and any ending.
+fn transact(seat: &mut Seat, prepared: Prepared) -> Result<chessref_evm::seat::Sent, CliError> {
+    println!("{} from {}", prepared.summary, seat.player());
+    println!(
+        "  estimated gas {} at {} gwei per gas: fee {}",
+        prepared.gas,
+        gwei(prepared.gas_price),
+        ether(prepared.fee())
+    );
+    let spinner = spinner(prepared.operation);
+    let sent = seat.send(prepared);
+    spinner.finish_and_clear();
+    let sent = sent.map_err(seat_error)?;
+    let receipt = &sent.receipt;
+    let tx = receipt
+        .tx_hash
+        .map_or_else(|| "?".to_string(), |h| h.to_string());
+    let block = receipt
+        .block_number
+        .map_or_else(|| "?".to_string(), |b| b.to_string());
+    println!(
+        "  sent {}: tx {tx} in block {block}, {} gas, fee {}",
+        sent.operation,
+        receipt.gas_used,
+        ether(receipt.fee)
+    );
+    if let Some(ending) = sent.ending {
+        println!("  the game ended: {ending}");
+    }
+    Ok(sent)
+}
+
+/// A spinner on stderr while the receipt is awaited; hidden when stderr is not a terminal.
+fn spinner(operation: &str) -> indicatif::ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let spinner = indicatif::ProgressBar::new_spinner();
+    spinner.set_message(format!("waiting for the receipt of {operation}"));
+    spinner.enable_steady_tick(Duration::from_millis(100));
+    spinner
+}
+
+/// `wei` as ETH with up to 18 decimals, trailing zeros dropped.
+fn ether(wei: U256) -> String {
+    let unit = U256::from(10u64).pow(U256::from(18));
+    let whole = wei / unit;
+    let fraction = format!("{:018}", wei % unit);
+    let fraction = fraction.trim_end_matches('0');
+    if fraction.is_empty() {
+        format!("{whole} ETH")
+    } else {
+        format!("{whole}.{fraction} ETH")
+    }
+}
+
+/// `wei` per gas as gwei.
+fn gwei(wei: u128) -> String {
+    let whole = wei / 1_000_000_000;
+    let fraction = format!("{:09}", wei % 1_000_000_000);
+    let fraction = fraction.trim_end_matches('0');
+    if fraction.is_empty() {
+        whole.to_string()
+    } else {
+        format!("{whole}.{fraction}")
+    }
+}
+
+fn show(view: &GameView, json: bool) -> Result<ExitCode, CliError> {
+    if json {
+        print_json(&serde_json::to_value(view).map_err(|e| CliError::Arg(e.to_string()))?);
+    } else {
+        print!("{}", board(view));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn list(player: Address, games: &[GameSummary]) {
+    if games.is_empty() {
+        println!("no games of {player}");
+        return;
+    }
+    for g in games {
+        let colour = g.your_colour.unwrap_or("?");
+        let opponent = g
+            .opponent
+            .map_or_else(|| "anyone".to_string(), |a| a.to_string());
+        let mut line = format!(
+            "game {}: {} as {colour} against {opponent}, {} plies",
+            g.id, g.phase, g.ply
+        );
+        if g.your_turn {
+            line.push_str(", your move");
+        }
+        if let Some(ending) = g.ending {
+            line.push_str(&format!(", {ending}"));
+        }
+        println!("{line}");
+    }
+}
+
+/// Seconds as `1d 02:03:04` (days only when there are any).
+fn clock(seconds: u64) -> String {
+    let (days, rest) = (seconds / 86_400, seconds % 86_400);
+    let hms = format!(
+        "{:02}:{:02}:{:02}",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    );
+    if days > 0 {
+        format!("{days}d {hms}")
+    } else {
+        hms
+    }
+}
+
+fn figure(piece: char) -> char {
+    match piece {
+        'K' => '♔',
+        'Q' => '♕',
+        'R' => '♖',
+        'B' => '♗',
+        'N' => '♘',
+        'P' => '♙',
+        'k' => '♚',
+        'q' => '♛',
+        'r' => '♜',
+        'b' => '♝',
+        'n' => '♞',
+        'p' => '♟',
+        other => other,
+    }
+}
+
+/// The board from the viewer's side (black at the bottom for black), the last move's
+/// squares in brackets, then whose turn, the clocks, the moves and the result.
+fn board(view: &GameView) -> String {
+    let placement = view.fen.split(' ').next().unwrap_or_default();
+    let mut squares = [[' '; 8]; 8];
+    for (row, rank) in placement.split('/').enumerate().take(8) {
+        let mut file = 0usize;
+        for c in rank.chars() {
+            match c.to_digit(10) {
+                Some(n) => file += n as usize,
+                None if file < 8 => {
+                    squares[row][file] = figure(c);
+                    file += 1;
+                }
+                None => {}
+            }
+        }
+    }
+    let marked: Vec<(usize, usize)> = view
+        .last_move
+        .as_ref()
+        .map(|m| {
+            let b = m.uci.as_bytes();
+            [0usize, 2]
+                .iter()
+                .filter(|&&i| b.len() >= i + 2)
+                .filter_map(|&i| {
+                    let file = b[i].checked_sub(b'a')? as usize;
+                    let rank = b[i + 1].checked_sub(b'1')? as usize;
+                    (file < 8 && rank < 8).then_some((7 - rank, file))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let flipped = view.your_colour == Some("black");
+    let mut out = String::new();
+    out.push_str(&format!(
+        "game {} at {} (chain {}): {}\n",
+        view.id, view.referee, view.chain_id, view.phase
+    ));
+    let name = |who: Option<Address>| {
+        who.map_or_else(
+            || "(not joined)".to_string(),
+            |a| {
+                if a == view.you {
+                    format!("{a} (you)")
+                } else {
+                    a.to_string()
+                }
+            },
+        )
+    };
+    out.push_str(&format!(
+        "white {}\nblack {}\n",
+        name(view.white),
+        name(view.black)
+    ));
+    for display_row in 0..8 {
+        let row = if flipped {
+            7 - display_row
+        } else {
+            display_row
+        };
+        out.push_str(&format!(" {} ", 8 - row));
+        for display_file in 0..8 {
+            let file = if flipped {
+                7 - display_file
+            } else {
+                display_file
+            };
+            let piece = match squares[row][file] {
+                ' ' => '·',
+                p => p,
+            };
+            if marked.contains(&(row, file)) {
+                out.push_str(&format!("[{piece}]"));
+            } else {
+                out.push_str(&format!(" {piece} "));
+            }
+        }
+        out.push('\n');
+    }
+    let files: Vec<String> = (0..8)
+        .map(|f| {
+            let f = if flipped { 7 - f } else { f };
+            format!(" {} ", char::from(b'a' + f as u8))
+        })
+        .collect();
+    out.push_str(&format!("   {}\n", files.concat()));
+    if let Some(m) = &view.last_move {
+        let number = m.ply.div_ceil(2);
+        let dots = if m.ply % 2 == 1 { "." } else { "..." };
+        out.push_str(&format!(
+            "last move: {number}{dots} {} ({})\n",
+            m.san.as_deref().unwrap_or(&m.uci),
+            m.uci
+        ));
+    }
+    if view.phase == "running" {
+        let mut turn = format!("{} to move", view.turn);
+        if view.your_turn {
+            turn.push_str(" (your move)");
+        }
+        if view.in_check {
+            turn.push_str(", in check");
+        }
+        out.push_str(&turn);
+        out.push('\n');
+    }
+    if let Some(c) = &view.clocks {
+        let mark = |side: &str| if c.running == side { " (running)" } else { "" };
+        out.push_str(&format!(
+            "clocks at block {}: white {}{}, black {}{}\n",
+            c.block_number,
+            clock(c.white),
+            mark("white"),
+            clock(c.black),
+            mark("black")
+        ));
+    }
+    if let Some(by) = view.draw_offer {
+        out.push_str(&format!("draw offered by {by}\n"));
+    }
+    if !view.moves.is_empty() {
+        let mut text = String::new();
+        for m in &view.moves {
+            if m.ply % 2 == 1 {
+                text.push_str(&format!("{}. ", m.ply.div_ceil(2)));
+            }
+            text.push_str(m.san.as_deref().unwrap_or(&m.uci));
+            text.push(' ');
+        }
+        out.push_str(&format!("moves: {}\n", text.trim_end()));
+    }
+    if let Some(ending) = view.ending {
+        out.push_str(&format!("result: {ending}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn amounts_and_clocks_read_as_a_person_writes_them() {
+        assert_eq!(ether(U256::from(1_500_000_000_000_000_000u128)), "1.5 ETH");
+        assert_eq!(
+            ether(U256::from(52_345u64) * U256::from(1_000_000_000u64)),
+            "0.000052345 ETH"
+        );
+        assert_eq!(ether(U256::ZERO), "0 ETH");
+        assert_eq!(gwei(1_000_000_001), "1.000000001");
+        assert_eq!(gwei(2_000_000_000), "2");
+        assert_eq!(clock(86_400 + 3_723), "1d 01:02:03");
+        assert_eq!(clock(59), "00:00:59");
+    }
+}
