@@ -8,10 +8,12 @@
 #   - npm ci in crates/chessref-wasm/js and examples/web (playwright-core, ethers)
 # Tests:
 #   1. cargo test -p chessref-server -p chessref-wasm (HTTP API on 127.0.0.1:0, native helpers),
-#      then chessref-server again with --features evm (/v1/replay?engine=evm on revm)
+#      then chessref-server again with --features evm (/v1/replay?engine=evm on revm), and
+#      with --features index (/v1/games... on games played on anvil, indexed beside the server)
 #   2. `chessref serve --addr 127.0.0.1:0`: /v1/check answers exactly as `chessref check --json`
 #      on a dozen moves of every form, then SIGTERM must stop it cleanly;
-#      schemathesis (PyPI, in a venv under target/) fuzzes it against its OpenAPI document
+#      schemathesis (PyPI, in a venv under target/) fuzzes it against its OpenAPI document,
+#      serving the index the games test left (target/web-test-index.sqlite)
 #   3. the npm package (crates/chessref-wasm/build-pkg.sh), its bundle size, and its
 #      tests in Node, its .d.ts under tsc --strict, and the same tests in headless Chromium
 #   4. examples/web end to end: anvil (scripts/foundry's native binary, from scripts/bootstrap.sh),
@@ -39,7 +41,7 @@ cleanup() {
 trap cleanup EXIT
 start_serve() {
   serve_log="$(mktemp)"
-  target/release/chessref serve --addr 127.0.0.1:0 >"$serve_log" &
+  target/release/chessref serve --addr 127.0.0.1:0 "$@" >"$serve_log" &
   serve_pid=$!
   for _ in $(seq 1 100); do
     grep -q "listening on" "$serve_log" && break
@@ -114,6 +116,14 @@ cargo test --release -p chessref-server -p chessref-wasm
 step "cargo test -p chessref-server --features evm (replay through the contract rules on revm)"
 cargo test --release -p chessref-server --features evm
 
+step "cargo test -p chessref-server --features index (the game endpoints on anvil; leaves its index for schemathesis)"
+web_index="$root/target/web-test-index.sqlite"
+if [ -z "${ANVIL:-}" ]; then
+  scripts/foundry --path anvil >/dev/null
+fi
+CHESSREF_WEB_TEST_INDEX="$web_index" cargo test --release -p chessref-server --features index --test games
+test -s "$web_index"
+
 step "chessref serve smoke test"
 cargo build --release -p chessref
 start_serve
@@ -168,7 +178,8 @@ if [ ! -x "$venv/bin/schemathesis" ]; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q "schemathesis==4.32.5"
 fi
-start_serve
+# With the index the games test left: the game endpoints answer real games too.
+start_serve --index "$web_index"
 st_status=0
 # Every check but positive_data_acceptance: a syntactically valid FEN or state
 # can still be an invalid position, which the service rightly refuses.

@@ -71,6 +71,13 @@ impl RpcChain {
         Self::connect_with_keys(url, &[])
     }
 
+    /// Connects to `url` to read only (blocks, logs, calls): unlike [`RpcChain::connect`]
+    /// it needs no unlocked account, as public endpoints have none; sending fails with
+    /// [`ChainError::UnknownAccount`].
+    pub fn connect_read_only(url: &str) -> Result<Self, ChainError> {
+        Self::connect_node(url, Vec::new())
+    }
+
     /// Connects to `url`; with non-empty `keys` (hex private keys), sends
     /// from those keys' addresses, signing locally.
     pub fn connect_with_keys(url: &str, keys: &[String]) -> Result<Self, ChainError> {
@@ -105,8 +112,9 @@ impl RpcChain {
     }
 
     /// Connects over HTTP(S) or WebSocket (by the URL's scheme) and asks the chain id,
-    /// so an endpoint that is down or is not a JSON-RPC node fails here, by name.
-    fn open(url: &str, signers: Vec<PrivateKeySigner>) -> Result<Self, ChainError> {
+    /// so an endpoint that is down or is not a JSON-RPC node fails here, by name; the
+    /// accounts are the signers'.
+    fn connect_node(url: &str, signers: Vec<PrivateKeySigner>) -> Result<Self, ChainError> {
         let parsed = url
             .parse::<alloy::transports::http::reqwest::Url>()
             .map_err(|e| ChainError::BadUrl {
@@ -152,26 +160,42 @@ impl RpcChain {
             url: url.to_string(),
             runtime,
             provider,
-            accounts: Vec::new(),
-            keys: signers.clone(),
+            accounts: signers.iter().map(|s| s.address()).collect(),
+            keys: signers,
         };
         chain.chain_id()?;
-        chain.accounts = if signers.is_empty() {
+        Ok(chain)
+    }
+
+    /// [`RpcChain::connect_node`], then the accounts: the signers' addresses, else the
+    /// node's unlocked accounts (at least one).
+    fn open(url: &str, signers: Vec<PrivateKeySigner>) -> Result<Self, ChainError> {
+        let mut chain = Self::connect_node(url, signers)?;
+        if chain.keys.is_empty() {
             let provider = chain.provider.clone();
             let accounts = chain.block_on(async move { provider.get_accounts().await })?;
             if accounts.is_empty() {
                 return Err(ChainError::NoAccounts);
             }
-            accounts
-        } else {
-            signers.iter().map(|s| s.address()).collect()
-        };
+            chain.accounts = accounts;
+        }
         Ok(chain)
     }
 
     /// The endpoint.
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// Any JSON-RPC method with positional `params` (a JSON array), e.g. anvil's
+    /// `evm_snapshot`, `evm_revert`, `evm_mine` or `anvil_reorg` in tests.
+    pub fn raw_request(
+        &self,
+        method: &'static str,
+        params: serde_json::Value,
+    ) -> Result<serde_json::Value, ChainError> {
+        let provider = self.provider.clone();
+        self.block_on(async move { provider.raw_request(method.into(), params).await })
     }
 
     /// The runtime code at `address` in the latest block (empty: no contract there).

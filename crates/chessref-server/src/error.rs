@@ -7,9 +7,10 @@ use axum::response::{IntoResponse, Response};
 use chessref_core::{FenError, GameError, InvalidState, Rejection, SanError, StateError, Status};
 use serde::Serialize;
 
-/// A request the server refuses. Every variant but [`ApiError::Internal`]
-/// maps to a 4xx status; `Internal` (500) exists only for a bug (a panicked
-/// replay task), never for any input.
+/// A request the server refuses. Every variant but [`ApiError::Internal`] and
+/// [`ApiError::IndexUnavailable`] maps to a 4xx status; `IndexUnavailable` (503) is the
+/// index file missing or locked, and `Internal` (500) exists only for a bug (a panicked
+/// task), never for any input.
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
     /// The body is not JSON of the expected shape (syntax, types, unknown or missing fields).
@@ -102,6 +103,18 @@ pub enum ApiError {
     /// The path exists but not for this method.
     #[error("method {0} is not allowed here")]
     MethodNotAllowed(String),
+    /// A game endpoint of a server started without an index.
+    #[error("no index: start chessref serve with --index PATH")]
+    NoIndex,
+    /// A game id that is not a decimal uint256.
+    #[error("game id {0:?} is not a decimal number below 2^256")]
+    BadGameId(String),
+    /// A game the index does not hold.
+    #[error("unknown game {0}")]
+    UnknownGame(String),
+    /// The index file is missing, locked or unreadable (503: retry later).
+    #[error("{0}")]
+    IndexUnavailable(String),
 }
 
 /// The JSON body of every error response.
@@ -123,7 +136,7 @@ pub struct ErrorBody {
 }
 
 impl ApiError {
-    /// The HTTP status of this error (always 4xx).
+    /// The HTTP status of this error (4xx; 503 for an unavailable index, 500 for a bug).
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::BadJson(_)
@@ -133,6 +146,7 @@ impl ApiError {
             | ApiError::BadFen(_)
             | ApiError::BadState(_)
             | ApiError::BadMove { .. }
+            | ApiError::BadGameId(_)
             | ApiError::EngineUnavailable(_) => StatusCode::BAD_REQUEST,
             ApiError::UnsupportedMediaType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
@@ -140,7 +154,10 @@ impl ApiError {
             | ApiError::NoMatchingMove { .. }
             | ApiError::AmbiguousMove { .. }
             | ApiError::GameOver { .. } => StatusCode::UNPROCESSABLE_ENTITY,
-            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::NotFound(_) | ApiError::NoIndex | ApiError::UnknownGame(_) => {
+                StatusCode::NOT_FOUND
+            }
+            ApiError::IndexUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -166,6 +183,10 @@ impl ApiError {
             ApiError::NotFound(_) => "not_found",
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
             ApiError::Internal(_) => "internal",
+            ApiError::NoIndex => "no_index",
+            ApiError::BadGameId(_) => "bad_game_id",
+            ApiError::UnknownGame(_) => "unknown_game",
+            ApiError::IndexUnavailable(_) => "index_unavailable",
         }
     }
 

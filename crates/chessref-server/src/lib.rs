@@ -3,7 +3,9 @@
 //!
 //! Endpoints (documented in [`OPENAPI_JSON`], served at `GET /openapi.json`):
 //! `POST /v1/check`, `POST /v1/play`, `POST /v1/moves`, `POST /v1/status`,
-//! `POST /v1/replay`. Every refusal is a 4xx JSON [`ErrorBody`] naming what
+//! `POST /v1/replay`, and with an index (`Config::index`, the `index` feature)
+//! `GET /v1/games`, `/v1/games/{id}`, `/v1/games/{id}.pgn`, `/v1/games/{id}/events`.
+//! Every refusal is a 4xx JSON [`ErrorBody`] naming what
 //! is wrong, with the ENCODING.md section 6 or 7 code when one applies.
 //! Answers carry `Access-Control-Allow-Origin: *` so browser front ends can
 //! call the service directly.
@@ -12,6 +14,7 @@ pub mod api;
 mod cors;
 pub mod error;
 pub mod extract;
+mod games;
 mod handlers;
 pub mod replay;
 
@@ -36,6 +39,9 @@ pub struct Config {
     pub json_limit: usize,
     /// Largest PGN body accepted by `/v1/replay`, in bytes.
     pub pgn_limit: usize,
+    /// The `chessref index` database the game endpoints read; `None`: they answer 404
+    /// `no_index`.
+    pub index: Option<std::path::PathBuf>,
 }
 
 impl Default for Config {
@@ -43,6 +49,7 @@ impl Default for Config {
         Config {
             json_limit: 64 * 1024,
             pgn_limit: 2 * 1024 * 1024,
+            index: None,
         }
     }
 }
@@ -67,6 +74,9 @@ pub fn router(config: Config) -> Router {
         .route("/v1/moves", post(handlers::moves).layer(json))
         .route("/v1/status", post(handlers::status).layer(json))
         .route("/v1/replay", post(handlers::replay).layer(pgn))
+        .route("/v1/games", get(games::lobby))
+        .route("/v1/games/{id}", get(games::game))
+        .route("/v1/games/{id}/events", get(games::events))
         .route("/openapi.json", get(handlers::openapi))
         .fallback(|uri: Uri| async move { ApiError::NotFound(uri.path().to_owned()) })
         .method_not_allowed_fallback(|method: Method| async move {

@@ -5,116 +5,10 @@
 mod common;
 
 use chessref_server::Config;
-use common::TestServer;
+use common::{TestServer, validate};
 use serde_json::{Value, json};
 
 const INITIAL_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-
-/// Validates `value` against the OpenAPI 3.0 schema subset the document uses.
-/// Objects are closed: a property the schema does not list is an error.
-fn validate(doc: &Value, schema: &Value, value: &Value, at: &str) -> Result<(), String> {
-    if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
-        let target = doc
-            .pointer(&r[1..])
-            .ok_or_else(|| format!("{at}: unresolved {r}"))?;
-        return validate(doc, target, value, at);
-    }
-    if let Some(options) = schema.get("oneOf").and_then(Value::as_array) {
-        let matching = options
-            .iter()
-            .filter(|s| validate(doc, s, value, at).is_ok())
-            .count();
-        return if matching == 1 {
-            Ok(())
-        } else {
-            Err(format!("{at}: {value} matches {matching} of oneOf"))
-        };
-    }
-    if value.is_null() {
-        return if schema.get("nullable") == Some(&Value::Bool(true)) {
-            Ok(())
-        } else {
-            Err(format!("{at}: null not allowed"))
-        };
-    }
-    if let Some(allowed) = schema.get("enum").and_then(Value::as_array)
-        && !allowed.contains(value)
-    {
-        return Err(format!("{at}: {value} not in {allowed:?}"));
-    }
-    let ty = schema.get("type").and_then(Value::as_str);
-    match ty {
-        Some("object") => {
-            let obj = value
-                .as_object()
-                .ok_or_else(|| format!("{at}: expected an object, got {value}"))?;
-            let props = schema.get("properties").and_then(Value::as_object);
-            for req in schema
-                .get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let key = req.as_str().unwrap_or_default();
-                if !obj.contains_key(key) {
-                    return Err(format!("{at}: missing required {key}"));
-                }
-            }
-            for (key, v) in obj {
-                match props.and_then(|p| p.get(key)) {
-                    Some(s) => validate(doc, s, v, &format!("{at}.{key}"))?,
-                    None => match schema.get("additionalProperties") {
-                        Some(extra) if extra.is_object() => {
-                            validate(doc, extra, v, &format!("{at}.{key}"))?
-                        }
-                        _ => return Err(format!("{at}: undocumented field {key}")),
-                    },
-                }
-            }
-            Ok(())
-        }
-        Some("array") => {
-            let items = value
-                .as_array()
-                .ok_or_else(|| format!("{at}: expected an array"))?;
-            let item_schema = schema
-                .get("items")
-                .ok_or_else(|| format!("{at}: array without items"))?;
-            items
-                .iter()
-                .enumerate()
-                .try_for_each(|(i, v)| validate(doc, item_schema, v, &format!("{at}[{i}]")))
-        }
-        Some("string") => value
-            .as_str()
-            .map(|_| ())
-            .ok_or_else(|| format!("{at}: expected a string, got {value}")),
-        Some("boolean") => value
-            .as_bool()
-            .map(|_| ())
-            .ok_or_else(|| format!("{at}: expected a boolean, got {value}")),
-        Some("integer") => {
-            let n = value
-                .as_i64()
-                .ok_or_else(|| format!("{at}: expected an integer, got {value}"))?;
-            if let Some(min) = schema.get("minimum").and_then(Value::as_i64)
-                && n < min
-            {
-                return Err(format!("{at}: {n} < minimum {min}"));
-            }
-            if let Some(max) = schema.get("maximum").and_then(Value::as_i64)
-                && n > max
-            {
-                return Err(format!("{at}: {n} > maximum {max}"));
-            }
-            Ok(())
-        }
-        Some(other) => Err(format!(
-            "{at}: schema type {other} not handled by this validator"
-        )),
-        None => Ok(()),
-    }
-}
 
 /// The documented JSON schema of `path`'s POST answer with `status`.
 fn response_schema<'a>(doc: &'a Value, path: &str, status: u16) -> &'a Value {
@@ -132,6 +26,7 @@ async fn every_answer_matches_the_documented_schema() {
     let s = TestServer::start(Config {
         json_limit: 4096,
         pgn_limit: 4096,
+        index: None,
     })
     .await;
     let (_, _, body) = s.raw("GET", "/openapi.json", None, vec![]).await;

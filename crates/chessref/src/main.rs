@@ -37,7 +37,7 @@ enum Command {
     State(cmd::state::Args),
     /// Validate every game of a PGN file (streaming; `-` reads stdin).
     Pgn(cmd::pgn::Args),
-    /// Serve the HTTP JSON checker (POST /v1/check, /v1/play, /v1/moves, /v1/status, /v1/replay; GET /openapi.json).
+    /// Serve the HTTP JSON checker (POST /v1/check, /v1/play, /v1/moves, /v1/status, /v1/replay; GET /openapi.json; with --index, GET /v1/games...).
     Serve(cmd::serve::Args),
     /// Replay PGN games as transactions through ChessReferee (revm, or --rpc), comparing every ply with the Rust mirror.
     Replay(cmd::replay::Args),
@@ -49,6 +49,8 @@ enum Command {
     Game(cmd::game::Args),
     /// Off-chain games with signed moves (docs/CHANNEL.md): verify a transcript and find the call that settles it.
     Channel(cmd::channel::Args),
+    /// Follow a ChessReferee's events into a SQLite index, every move verified with chessref-core (docs/INDEX.md).
+    Index(cmd::index::Args),
 }
 
 fn main() -> ExitCode {
@@ -66,6 +68,7 @@ fn main() -> ExitCode {
         Command::Channel(args) => cmd::channel::run(args),
         Command::Deploy(args) => cmd::deploy::run(args),
         Command::Game(args) => cmd::game::run(args),
+        Command::Index(args) => cmd::index::run(args),
     };
     match outcome {
         Ok(code) => code,

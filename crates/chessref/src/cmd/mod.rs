@@ -5,6 +5,7 @@ pub mod channel;
 pub mod check;
 pub mod deploy;
 pub mod game;
+pub mod index;
 pub mod moves;
 pub mod perft;
 pub mod pgn;

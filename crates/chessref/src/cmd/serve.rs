@@ -1,4 +1,4 @@
-//! `chessref serve [--addr 127.0.0.1:8080]`: the HTTP JSON reference checker
+//! `chessref serve [--addr 127.0.0.1:8080] [--index PATH]`: the HTTP JSON reference checker
 //! of `chessref-server`, until Ctrl-C or SIGTERM.
 
 use std::io::Write;
@@ -21,6 +21,10 @@ pub struct Args {
     /// Largest PGN body of `POST /v1/replay`, in bytes.
     #[arg(long, default_value_t = chessref_server::Config::default().pgn_limit)]
     pgn_limit: usize,
+    /// A `chessref index` database to serve the games of (`GET /v1/games...`), read-only;
+    /// without it the game endpoints answer 404.
+    #[arg(long, value_name = "PATH")]
+    index: Option<std::path::PathBuf>,
 }
 
 /// Serves until a shutdown signal, then finishes the requests in flight.
@@ -40,6 +44,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         let config = chessref_server::Config {
             json_limit: args.json_limit,
             pgn_limit: args.pgn_limit,
+            index: args.index,
         };
         chessref_server::serve(listener, config, chessref_server::shutdown_signal()).await?;
         eprintln!("chessref serve: stopped");

@@ -1,0 +1,440 @@
+//! The derived tables (`games`, `moves`, `divergences`, `changes`), rebuilt for a game by
+//! folding its stored raw logs through chessref-evm's [`GameLog`]: the one fold of
+//! referee events, which replays every move through chessref-core. The index never
+//! interprets an event itself.
+
+use std::collections::BTreeSet;
+
+use alloy_primitives::{U256, hex};
+use chessref_core::State;
+use chessref_evm::{Divergence, GameLog, LogPlace, game_log::fold_game};
+use rusqlite::{OptionalExtension, Transaction, params};
+
+use crate::error::{DbContext, IndexError, Result};
+use crate::store::{game_logs, sql_int, unix_now};
+
+/// A divergence stored for the first time, with its evidence: what `chessref index`
+/// prints loudly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewDivergence {
+    /// The game.
+    pub game_id: U256,
+    /// What GameLog found.
+    pub divergence: Divergence,
+    /// The event's topics, hex.
+    pub raw_topics: String,
+    /// The event's data, hex.
+    pub raw_data: String,
+}
+
+impl std::fmt::Display for NewDivergence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let d = &self.divergence;
+        write!(
+            f,
+            "DIVERGENCE game {} {} at block {} tx {} log {}: {} expected {} found {} \
+             (topics {} data {})",
+            self.game_id,
+            d.event,
+            d.place.block_number,
+            d.place.tx_hash,
+            d.place.log_index,
+            d.what,
+            d.expected,
+            d.found,
+            self.raw_topics,
+            self.raw_data
+        )
+    }
+}
+
+/// What a refold found besides the rows it wrote.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Refolded {
+    /// Divergences seen for the first time.
+    pub divergences: Vec<NewDivergence>,
+    /// Games with logs but no `GameCreated` (created before the first indexed block).
+    pub orphans: Vec<U256>,
+}
+
+/// What the `changes` feed compares between a game's old and new rows.
+struct Summary {
+    moves: i64,
+    last_move: Option<(i64, i64)>,
+    phase: String,
+    draw_offer: Option<String>,
+}
+
+/// Appends one row to the `changes` feed (what live readers poll).
+fn change(
+    tx: &Transaction<'_>,
+    path: &str,
+    id: &str,
+    kind: &str,
+    ply: i64,
+    block: i64,
+) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO changes (game_id, kind, ply, block_number) VALUES (?1, ?2, ?3, ?4)",
+    )
+    .db(path, "preparing a change")?
+    .execute(params![id, kind, ply, block])
+    .db(path, "recording a change")?;
+    Ok(())
+}
+
+fn summary(tx: &Transaction<'_>, path: &str, id: &str) -> Result<Option<Summary>> {
+    let row = tx
+        .prepare_cached("SELECT phase, draw_offer FROM games WHERE id = ?1")
+        .db(path, "preparing a game read")?
+        .query_row([id], |row| Ok((row.get::<_, String>(0)?, row.get(1)?)))
+        .optional()
+        .db(path, "reading a game")?;
+    let Some((phase, draw_offer)) = row else {
+        return Ok(None);
+    };
+    let (moves, last_move) = tx
+        .prepare_cached("SELECT count(*), max(seq) FROM moves WHERE game_id = ?1")
+        .db(path, "preparing a move count")?
+        .query_row([id], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get::<_, Option<i64>>(1)?))
+        })
+        .db(path, "counting moves")?;
+    let last_move = match last_move {
+        None => None,
+        Some(seq) => tx
+            .prepare_cached(
+                "SELECT block_number, log_index FROM moves WHERE game_id = ?1 AND seq = ?2",
+            )
+            .db(path, "preparing a move read")?
+            .query_row(params![id, seq], |row| Ok((row.get(0)?, row.get(1)?)))
+            .optional()
+            .db(path, "reading a move")?,
+    };
+    Ok(Some(Summary {
+        moves,
+        last_move,
+        phase,
+        draw_offer,
+    }))
+}
+
+/// The order of phases: a game only moves forward through them.
+fn rank(phase: &str) -> u8 {
+    match phase {
+        "open" => 0,
+        "running" => 1,
+        _ => 2,
+    }
+}
+
+fn place_key(place: &LogPlace) -> Result<(i64, i64)> {
+    Ok((
+        sql_int(place.block_number, "block number")?,
+        sql_int(place.log_index, "log index")?,
+    ))
+}
+
+/// Rebuilds the derived rows of each game of `ids` from its stored logs, inside `tx`.
+/// A game whose logs are gone (its creation rolled back) loses its rows; a game is
+/// pending while its latest event is above `final_block`.
+pub fn refold(
+    tx: &Transaction<'_>,
+    path: &str,
+    ids: &BTreeSet<U256>,
+    final_block: u64,
+) -> Result<Refolded> {
+    let mut refolded = Refolded::default();
+    for &id in ids {
+        let key = id.to_string();
+        let raw = game_logs(tx, path, id)?;
+        let mut logs = Vec::with_capacity(raw.len());
+        for log in &raw {
+            logs.push(log.decode().map_err(|e| {
+                IndexError::Invariant(format!("a stored log of game {id} no longer decodes: {e}"))
+            })?);
+        }
+        let old = summary(tx, path, &key)?;
+        let Some(game) = fold_game(&logs) else {
+            if old.is_some() {
+                tx.execute("DELETE FROM games WHERE id = ?1", [&key])
+                    .db(path, "deleting a rolled-back game")?;
+                change(
+                    tx,
+                    path,
+                    &key,
+                    "rollback",
+                    0,
+                    sql_int(final_block, "block")?,
+                )?;
+            }
+            if !raw.is_empty() {
+                refolded.orphans.push(id);
+            }
+            continue;
+        };
+        let updated_block = sql_int(game.updated.block_number, "block number")?;
+        write_game(tx, path, &key, &game, final_block)?;
+        let moves_changed = write_moves(tx, path, &key, &game, old.as_ref())?;
+        // The feed: what changed since the rows this game had.
+        match &old {
+            None => change(tx, path, &key, "created", 0, updated_block)?,
+            Some(_) if moves_changed.rolled_back => {
+                change(tx, path, &key, "rollback", game.ply().into(), updated_block)?;
+            }
+            Some(_) => {}
+        }
+        // Phases only advance (open, running, ended or cancelled); going back is a rollback.
+        let phase = game.phase.name();
+        let phase_change = match &old {
+            Some(old) if old.phase != phase && rank(phase) < rank(&old.phase) => Some("rollback"),
+            Some(old) if old.phase == phase => None,
+            None if phase == "open" => None,
+            _ if phase == "running" => Some("joined"),
+            _ => Some(phase),
+        };
+        // A join comes before the moves it starts; an end after the moves that led to it.
+        if phase_change == Some("joined") {
+            change(tx, path, &key, "joined", 0, updated_block)?;
+        }
+        for mv in &game.moves[moves_changed.from..] {
+            change(
+                tx,
+                path,
+                &key,
+                "move",
+                mv.ply.into(),
+                sql_int(mv.place.block_number, "block")?,
+            )?;
+        }
+        if let Some(kind) = phase_change.filter(|k| *k != "joined") {
+            change(tx, path, &key, kind, game.ply().into(), updated_block)?;
+        }
+        let offer = game.draw_offer.map(|a| a.to_string());
+        if offer.is_some() && old.as_ref().is_none_or(|o| o.draw_offer != offer) {
+            change(
+                tx,
+                path,
+                &key,
+                "draw_offer",
+                game.ply().into(),
+                updated_block,
+            )?;
+        }
+        for divergence in &game.divergences {
+            if let Some(new) = write_divergence(tx, path, id, divergence, &raw)? {
+                change(
+                    tx,
+                    path,
+                    &key,
+                    "divergence",
+                    game.ply().into(),
+                    updated_block,
+                )?;
+                refolded.divergences.push(new);
+            }
+        }
+    }
+    Ok(refolded)
+}
+
+/// Marks final every game whose latest event is at or below `final_block`, with a
+/// `final` change each.
+pub fn finalise(tx: &Transaction<'_>, path: &str, final_block: u64) -> Result<()> {
+    let final_block = sql_int(final_block, "block number")?;
+    let ids: Vec<(String, i64, i64)> = {
+        let mut stmt = tx
+            .prepare_cached(
+                "UPDATE games SET pending = 0 WHERE pending = 1 AND updated_block <= ?1
+                 RETURNING id, ply, updated_block",
+            )
+            .db(path, "preparing finalisation")?;
+        let rows = stmt
+            .query_map([final_block], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+            })
+            .db(path, "finalising games")?;
+        rows.collect::<rusqlite::Result<_>>()
+            .db(path, "finalising games")?
+    };
+    for (id, ply, block) in ids {
+        change(tx, path, &id, "final", ply, block)?;
+    }
+    Ok(())
+}
+
+fn opt_addr(a: Option<alloy_primitives::Address>) -> Option<String> {
+    a.map(|a| a.to_string())
+}
+
+fn write_game(
+    tx: &Transaction<'_>,
+    path: &str,
+    key: &str,
+    game: &GameLog,
+    final_block: u64,
+) -> Result<()> {
+    let shown = game.shown_state();
+    let state_bytes = game.position.map_or(game.start_state, |p| p.state);
+    let history = game.position.map_or(game.start_history, |p| p.history);
+    let status = shown.map_or("INVALID", |s: State| s.status().name());
+    let fen = shown.map(|s| s.fen()).unwrap_or_default();
+    let (created_block, created_log) = place_key(&game.created)?;
+    let updated_block = sql_int(game.updated.block_number, "block number")?;
+    tx.prepare_cached(
+        "INSERT INTO games (id, created_block, created_log, creator, opponent, creator_white,
+             white, black, token, stake, initial_time, increment, first_move_window, phase,
+             result, reason, ply, status, start_state, state, fen, history, clock, draw_offer,
+             divergent, updated_block, pending)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+             ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)
+         ON CONFLICT (id) DO UPDATE SET created_block = excluded.created_block,
+             created_log = excluded.created_log, creator = excluded.creator,
+             opponent = excluded.opponent, creator_white = excluded.creator_white,
+             white = excluded.white, black = excluded.black, token = excluded.token,
+             stake = excluded.stake, initial_time = excluded.initial_time,
+             increment = excluded.increment, first_move_window = excluded.first_move_window,
+             phase = excluded.phase, result = excluded.result, reason = excluded.reason,
+             ply = excluded.ply, status = excluded.status, start_state = excluded.start_state,
+             state = excluded.state, fen = excluded.fen, history = excluded.history,
+             clock = excluded.clock, draw_offer = excluded.draw_offer,
+             divergent = excluded.divergent, updated_block = excluded.updated_block,
+             pending = excluded.pending",
+    )
+    .db(path, "preparing a game write")?
+    .execute(params![
+        key,
+        created_block,
+        created_log,
+        game.creator.to_string(),
+        game.opponent.to_string(),
+        game.creator_white,
+        opt_addr(game.white),
+        opt_addr(game.black),
+        game.token.to_string(),
+        game.stake.to_string(),
+        game.initial_time,
+        game.increment,
+        game.first_move_window,
+        game.phase.name(),
+        game.ending.map(|e| e.result.name()),
+        game.ending.map(|e| e.reason.name()),
+        game.ply(),
+        status,
+        hex::encode(game.start_state),
+        hex::encode(state_bytes),
+        fen,
+        history.to_string(),
+        game.position.map(|p| format!("{:#x}", p.clock)),
+        opt_addr(game.draw_offer),
+        game.divergences.len() as i64,
+        updated_block,
+        game.updated.block_number > final_block,
+    ])
+    .db(path, "writing a game")?;
+    Ok(())
+}
+
+/// Which of a game's moves were (re)written.
+struct MovesWritten {
+    /// Index in `GameLog::moves` of the first move written.
+    from: usize,
+    /// Whether stored moves had to be dropped (a rollback).
+    rolled_back: bool,
+}
+
+/// Moves are append-only in chain order: when the stored ones are a prefix of the fold's
+/// (same count or fewer, the last at the same place), only the new ones are written;
+/// otherwise the game's moves are rewritten.
+fn write_moves(
+    tx: &Transaction<'_>,
+    path: &str,
+    key: &str,
+    game: &GameLog,
+    old: Option<&Summary>,
+) -> Result<MovesWritten> {
+    let stored = old.map_or(0, |o| o.moves) as usize;
+    let prefix = match old.and_then(|o| o.last_move) {
+        None => stored == 0,
+        Some(last) => {
+            stored <= game.moves.len() && place_key(&game.moves[stored - 1].place)? == last
+        }
+    };
+    let from = if prefix { stored } else { 0 };
+    if !prefix {
+        tx.execute("DELETE FROM moves WHERE game_id = ?1", [key])
+            .db(path, "deleting a game's moves")?;
+    }
+    let mut insert = tx
+        .prepare_cached(
+            "INSERT INTO moves (game_id, seq, ply, packed, uci, san, status, state, clock,
+                 block_number, tx_hash, log_index)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        )
+        .db(path, "preparing a move write")?;
+    for (seq, mv) in (from + 1..).zip(&game.moves[from..]) {
+        let (block, index) = place_key(&mv.place)?;
+        insert
+            .execute(params![
+                key,
+                seq as i64,
+                mv.ply,
+                mv.packed,
+                mv.uci,
+                mv.san,
+                mv.status,
+                hex::encode(mv.position.state),
+                format!("{:#x}", mv.position.clock),
+                block,
+                mv.place.tx_hash.to_string(),
+                index,
+            ])
+            .db(path, "writing a move")?;
+    }
+    Ok(MovesWritten {
+        from,
+        rolled_back: !prefix,
+    })
+}
+
+/// Stores `divergence` with its raw event unless it is stored already (the evidence
+/// outlives refolds and rollbacks); returns it when new.
+fn write_divergence(
+    tx: &Transaction<'_>,
+    path: &str,
+    id: U256,
+    divergence: &Divergence,
+    raw: &[crate::RawLog],
+) -> Result<Option<NewDivergence>> {
+    let evidence = raw.iter().find(|log| log.place == divergence.place);
+    let raw_topics = evidence.map_or(String::new(), |log| hex::encode_prefixed(log.topics_blob()));
+    let raw_data = evidence.map_or(String::new(), |log| hex::encode_prefixed(&log.data));
+    let (block, index) = place_key(&divergence.place)?;
+    let inserted = tx
+        .prepare_cached(
+            "INSERT OR IGNORE INTO divergences (game_id, event, block_number, tx_hash, log_index,
+                 what, expected, found, raw_topics, raw_data, detected_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        )
+        .db(path, "preparing a divergence write")?
+        .execute(params![
+            id.to_string(),
+            divergence.event,
+            block,
+            divergence.place.tx_hash.to_string(),
+            index,
+            divergence.what,
+            divergence.expected,
+            divergence.found,
+            raw_topics,
+            raw_data,
+            unix_now(),
+        ])
+        .db(path, "writing a divergence")?;
+    Ok((inserted == 1).then(|| NewDivergence {
+        game_id: id,
+        divergence: divergence.clone(),
+        raw_topics,
+        raw_data,
+    }))
+}

@@ -1,0 +1,80 @@
+//! The indexer's errors: each names what failed and where.
+
+use chessref_evm::ChainError;
+
+/// A failure of the index: its database, the chain it follows, or an invariant.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// The SQLite database failed (`path`, what was being done, SQLite's message).
+    #[error("index database {path}: {doing}: {source}")]
+    Db {
+        /// The database file.
+        path: String,
+        /// What the indexer was doing.
+        doing: &'static str,
+        /// SQLite's error.
+        source: rusqlite::Error,
+    },
+    /// The database was written by a newer chessref (its `user_version` is unknown).
+    #[error("index database {path} has schema version {found}; this chessref knows up to {known}")]
+    NewerSchema {
+        /// The database file.
+        path: String,
+        /// Its `PRAGMA user_version`.
+        found: i64,
+        /// The newest migration this build has.
+        known: i64,
+    },
+    /// The database indexes another referee or chain than the one asked for.
+    #[error("index database {path} follows {stored}, not {asked}: use another --db")]
+    OtherSource {
+        /// The database file.
+        path: String,
+        /// What the database follows (`referee ADDR on chain ID`).
+        stored: String,
+        /// What was asked.
+        asked: String,
+    },
+    /// The chain failed or could not be reached.
+    #[error(transparent)]
+    Chain(#[from] ChainError),
+    /// The node answered something inconsistent (a log outside the range asked, a block
+    /// whose parent is not the block before it, ...).
+    #[error("the node answered inconsistently: {0}")]
+    BadAnswer(String),
+    /// The chain reorganised below the confirmation depth: blocks the index holds as
+    /// final were replaced.
+    #[error(
+        "reorg deeper than the confirmation depth: block {block} changed but the index holds \
+         blocks up to {final_block} as final (raise --confirmations and re-index)"
+    )]
+    DeepReorg {
+        /// The deepest block found changed.
+        block: u64,
+        /// The last final block.
+        final_block: u64,
+    },
+    /// An invariant of the index broke (a log stored twice, a missing row): a bug, never
+    /// silently repaired.
+    #[error("index invariant violated: {0}")]
+    Invariant(String),
+}
+
+/// `Result` of the index.
+pub type Result<T, E = IndexError> = std::result::Result<T, E>;
+
+/// Attaches the database path and the operation to SQLite errors.
+pub(crate) trait DbContext<T> {
+    /// The error as an [`IndexError::Db`] of `path` while `doing`.
+    fn db(self, path: &str, doing: &'static str) -> Result<T>;
+}
+
+impl<T> DbContext<T> for rusqlite::Result<T> {
+    fn db(self, path: &str, doing: &'static str) -> Result<T> {
+        self.map_err(|source| IndexError::Db {
+            path: path.to_owned(),
+            doing,
+            source,
+        })
+    }
+}

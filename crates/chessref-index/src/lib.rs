@@ -1,0 +1,20 @@
+//! Follows a `ChessReferee`'s events into a SQLite file, replays every move through
+//! chessref-core, and keeps what a front end serves: the lobby, every game's moves,
+//! its result, and any divergence between the chain and the rules (docs/INDEX.md).
+//!
+//! The write side ([`Store`]) belongs to one indexer process; readers
+//! ([`crate::read`]) open the same file read-only.
+
+pub mod derive;
+mod error;
+pub mod indexer;
+pub mod migrations;
+pub mod raw;
+pub mod read;
+pub mod store;
+
+pub use derive::{NewDivergence, Refolded};
+pub use error::{IndexError, Result};
+pub use indexer::{Indexer, Options, Step};
+pub use raw::{BlockRef, RawLog};
+pub use store::{Batch, Committed, Cursor, Source, Store};

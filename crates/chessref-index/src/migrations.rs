@@ -1,0 +1,151 @@
+//! The schema, as numbered migrations: migration `n` (1-based) takes a database from
+//! `PRAGMA user_version = n - 1` to `n`, in one transaction. Opening a database applies
+//! the missing ones; a database already at the newest version is left alone, so
+//! opening is idempotent. docs/INDEX.md describes the tables.
+
+use rusqlite::Connection;
+
+use crate::error::{DbContext, IndexError, Result};
+
+/// Every migration, in order. Never edit a published one: append a new one.
+pub const MIGRATIONS: &[&str] = &[
+    // 1: raw logs, recent blocks, the cursor, derived games/moves/divergences, changes.
+    r#"
+    CREATE TABLE source (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        chain_id INTEGER NOT NULL,
+        referee TEXT NOT NULL,
+        from_block INTEGER NOT NULL
+    );
+    CREATE TABLE cursor (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        block_number INTEGER NOT NULL,
+        block_hash BLOB,
+        final_block INTEGER NOT NULL,
+        head INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    );
+    CREATE TABLE blocks (
+        number INTEGER PRIMARY KEY,
+        hash BLOB NOT NULL UNIQUE CHECK (length(hash) = 32),
+        parent_hash BLOB NOT NULL CHECK (length(parent_hash) = 32),
+        timestamp INTEGER NOT NULL
+    );
+    CREATE TABLE logs (
+        block_number INTEGER NOT NULL,
+        log_index INTEGER NOT NULL,
+        block_hash BLOB NOT NULL CHECK (length(block_hash) = 32),
+        tx_hash BLOB NOT NULL CHECK (length(tx_hash) = 32),
+        game_id TEXT,
+        topics BLOB NOT NULL CHECK (length(topics) % 32 = 0),
+        data BLOB NOT NULL,
+        PRIMARY KEY (block_number, log_index)
+    ) WITHOUT ROWID;
+    CREATE INDEX logs_by_game ON logs (game_id, block_number, log_index);
+    CREATE TABLE games (
+        id TEXT PRIMARY KEY,
+        created_block INTEGER NOT NULL,
+        created_log INTEGER NOT NULL,
+        creator TEXT NOT NULL,
+        opponent TEXT NOT NULL,
+        creator_white INTEGER NOT NULL,
+        white TEXT,
+        black TEXT,
+        token TEXT NOT NULL,
+        stake TEXT NOT NULL,
+        initial_time INTEGER NOT NULL,
+        increment INTEGER NOT NULL,
+        first_move_window INTEGER NOT NULL,
+        phase TEXT NOT NULL CHECK (phase IN ('open', 'running', 'ended', 'cancelled')),
+        result TEXT,
+        reason TEXT,
+        ply INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        start_state TEXT NOT NULL,
+        state TEXT NOT NULL,
+        fen TEXT NOT NULL,
+        history TEXT NOT NULL,
+        clock TEXT,
+        draw_offer TEXT,
+        divergent INTEGER NOT NULL,
+        updated_block INTEGER NOT NULL,
+        pending INTEGER NOT NULL
+    );
+    CREATE INDEX games_by_phase ON games (phase, created_block, created_log);
+    CREATE INDEX games_by_creator ON games (creator);
+    CREATE INDEX games_by_opponent ON games (opponent);
+    CREATE INDEX games_by_white ON games (white);
+    CREATE INDEX games_by_black ON games (black);
+    CREATE INDEX games_pending ON games (updated_block) WHERE pending = 1;
+    CREATE TABLE moves (
+        game_id TEXT NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        ply INTEGER NOT NULL,
+        packed INTEGER NOT NULL,
+        uci TEXT NOT NULL,
+        san TEXT,
+        status INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        clock TEXT NOT NULL,
+        block_number INTEGER NOT NULL,
+        tx_hash TEXT NOT NULL,
+        log_index INTEGER NOT NULL,
+        PRIMARY KEY (game_id, seq)
+    ) WITHOUT ROWID;
+    CREATE TABLE divergences (
+        id INTEGER PRIMARY KEY,
+        game_id TEXT NOT NULL,
+        event TEXT NOT NULL,
+        block_number INTEGER NOT NULL,
+        tx_hash TEXT NOT NULL,
+        log_index INTEGER NOT NULL,
+        what TEXT NOT NULL,
+        expected TEXT NOT NULL,
+        found TEXT NOT NULL,
+        raw_topics TEXT NOT NULL,
+        raw_data TEXT NOT NULL,
+        detected_at INTEGER NOT NULL,
+        UNIQUE (game_id, block_number, log_index, what)
+    );
+    CREATE TABLE changes (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        game_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        ply INTEGER NOT NULL,
+        block_number INTEGER NOT NULL
+    );
+    CREATE INDEX changes_by_game ON changes (game_id, seq);
+    "#,
+];
+
+/// The schema version this build writes: the number of migrations.
+pub fn latest() -> i64 {
+    MIGRATIONS.len() as i64
+}
+
+/// The database's `PRAGMA user_version`.
+pub fn version(conn: &Connection, path: &str) -> Result<i64> {
+    conn.query_row("PRAGMA user_version", [], |row| row.get(0))
+        .db(path, "reading the schema version")
+}
+
+/// Applies the migrations `conn` lacks, each in its own transaction with its
+/// `user_version` bump; refuses a database newer than this build.
+pub fn migrate(conn: &mut Connection, path: &str) -> Result<()> {
+    let found = version(conn, path)?;
+    if found > latest() {
+        return Err(IndexError::NewerSchema {
+            path: path.to_owned(),
+            found,
+            known: latest(),
+        });
+    }
+    for (number, sql) in (1..).zip(MIGRATIONS).skip(found.max(0) as usize) {
+        let tx = conn.transaction().db(path, "starting a migration")?;
+        tx.execute_batch(sql).db(path, "applying a migration")?;
+        tx.pragma_update(None, "user_version", number)
+            .db(path, "recording the schema version")?;
+        tx.commit().db(path, "committing a migration")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,581 @@
+//! The index database, read side: what `chessref serve --index` answers, from a
+//! read-only connection (the indexer is another process writing the same file).
+
+use std::path::Path;
+
+use alloy_primitives::{Address, U256};
+use chessref_core::{Game, RawMove, State};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, params};
+use serde::Serialize;
+
+use crate::store::BUSY_TIMEOUT;
+
+/// The database cannot be read: missing, locked, not an index, or a newer schema.
+#[derive(Debug, thiserror::Error)]
+#[error("index database {path} is unavailable: {message}")]
+pub struct Unavailable {
+    /// The file.
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// `Result` of the read side.
+pub type ReadResult<T> = Result<T, Unavailable>;
+
+/// A read-only connection to the index at `path` (never creates it).
+pub fn open(path: &Path) -> ReadResult<Reader> {
+    let name = path.display().to_string();
+    let unavailable = |message: String| Unavailable {
+        path: name.clone(),
+        message,
+    };
+    if !path.is_file() {
+        return Err(unavailable(
+            "no such file (is chessref index running?)".into(),
+        ));
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| unavailable(e.to_string()))?;
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| unavailable(e.to_string()))?;
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(|e| unavailable(e.to_string()))?;
+    if version != crate::migrations::latest() {
+        return Err(unavailable(format!(
+            "schema version {version}, this chessref reads version {}",
+            crate::migrations::latest()
+        )));
+    }
+    Ok(Reader { conn, path: name })
+}
+
+/// A read-only view of the index.
+#[derive(Debug)]
+pub struct Reader {
+    conn: Connection,
+    path: String,
+}
+
+/// Which games the lobby lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StateFilter {
+    /// Waiting for an opponent.
+    Open,
+    /// Being played.
+    Running,
+    /// Ended or cancelled.
+    Ended,
+}
+
+impl std::str::FromStr for StateFilter {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<StateFilter, String> {
+        match s {
+            "open" => Ok(StateFilter::Open),
+            "running" => Ok(StateFilter::Running),
+            "ended" => Ok(StateFilter::Ended),
+            other => Err(format!(
+                "state {other:?} is not one of open, running, ended"
+            )),
+        }
+    }
+}
+
+/// A lobby query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lobby {
+    /// Only games in this state.
+    pub state: Option<StateFilter>,
+    /// Only games this account created, was invited to or plays.
+    pub player: Option<Address>,
+    /// At most this many games.
+    pub limit: u32,
+    /// After skipping this many.
+    pub offset: u32,
+}
+
+/// One game of the lobby.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GameSummary {
+    /// Decimal game id.
+    pub id: String,
+    /// `open`, `running`, `ended` or `cancelled`.
+    pub phase: String,
+    /// Whether its latest event is not final yet (may still be rolled back).
+    pub pending: bool,
+    /// Creator.
+    pub creator: String,
+    /// Invited opponent, null for an open game.
+    pub opponent: Option<String>,
+    /// White, once joined.
+    pub white: Option<String>,
+    /// Black, once joined.
+    pub black: Option<String>,
+    /// Stake token, null for ETH.
+    pub token: Option<String>,
+    /// Stake of each side, decimal (wei or token units).
+    pub stake: String,
+    /// Initial time of each clock, seconds.
+    pub initial_time: u32,
+    /// Fischer increment, seconds.
+    pub increment: u32,
+    /// Moves played.
+    pub ply: u32,
+    /// Section 8 status name of the current position.
+    pub status: String,
+    /// `white_wins`, `black_wins`, `draw` or `aborted`, once ended.
+    pub result: Option<String>,
+    /// Why it ended (`checkmate`, `resignation`, ...), once ended.
+    pub reason: Option<String>,
+    /// Block of its creation.
+    pub created_block: u64,
+    /// Block of its latest event.
+    pub updated_block: u64,
+    /// Divergences between its events and the rules (0 unless something is badly wrong).
+    pub divergences: u32,
+}
+
+/// A page of the lobby.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LobbyPage {
+    /// Games matching, all pages.
+    pub total: u64,
+    /// This page, newest first.
+    pub games: Vec<GameSummary>,
+    /// The index's last block.
+    pub indexed_block: i64,
+}
+
+/// One move of a game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MoveView {
+    /// Ply after the move (1 = first).
+    pub ply: u32,
+    /// UCI.
+    pub uci: String,
+    /// SAN, null if the rules refused the move (a divergence).
+    pub san: Option<String>,
+    /// The packed uint24 the contract took.
+    pub packed: u32,
+    /// Section 8 status code after the move, as the event reports it.
+    pub status: u8,
+    /// Its block.
+    pub block: u64,
+    /// Its transaction.
+    pub tx: String,
+}
+
+/// Both clocks as of the last move (or the join), decoded from the clock word
+/// (REFEREE.md section 3): seconds left exclude the 15 s grace.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ClockView {
+    /// The packed clock word, hex.
+    pub word: String,
+    /// When the side to move's clock started (block timestamp).
+    pub last_timestamp: u64,
+    /// White's seconds left at `last_timestamp`.
+    pub white_seconds: u64,
+    /// Black's seconds left at `last_timestamp`.
+    pub black_seconds: u64,
+    /// `white` or `black` offers a draw, if either.
+    pub draw_offer: Option<String>,
+}
+
+impl ClockView {
+    /// Decodes a clock word.
+    pub fn of(word: U256) -> ClockView {
+        const GRACE: u64 = 15;
+        let field = |shift: usize, bits: u32| -> u64 {
+            let mask = U256::from((1u64 << bits) - 1);
+            ((word >> shift) & mask).to::<u64>()
+        };
+        let offer = if field(168, 1) == 1 {
+            Some("white".to_owned())
+        } else if field(169, 1) == 1 {
+            Some("black".to_owned())
+        } else {
+            None
+        };
+        ClockView {
+            word: format!("{word:#x}"),
+            last_timestamp: field(0, 40),
+            white_seconds: field(40, 32).saturating_sub(GRACE),
+            black_seconds: field(72, 32).saturating_sub(GRACE),
+            draw_offer: offer,
+        }
+    }
+}
+
+/// A divergence as served.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DivergenceView {
+    /// The event.
+    pub event: String,
+    /// Its block, transaction and log index.
+    pub block: u64,
+    /// Its transaction.
+    pub tx: String,
+    /// Its log index.
+    pub log_index: u64,
+    /// What differs.
+    pub what: String,
+    /// What the rules give.
+    pub expected: String,
+    /// What the event says.
+    pub found: String,
+}
+
+/// One game in full.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GameView {
+    /// The lobby's fields.
+    #[serde(flatten)]
+    pub summary: GameSummary,
+    /// Current position, FEN.
+    pub fen: String,
+    /// Current state, 256 hex digits.
+    pub state: String,
+    /// Repetition-chain head, hex.
+    pub history: String,
+    /// Start position, FEN (empty if the start state is invalid).
+    pub start_fen: String,
+    /// Clocks, once joined.
+    pub clock: Option<ClockView>,
+    /// The account offering a draw in the current position.
+    pub draw_offer: Option<String>,
+    /// The moves, in order.
+    pub moves: Vec<MoveView>,
+    /// Divergences found, with their evidence.
+    pub divergence_list: Vec<DivergenceView>,
+    /// `1-0`, `0-1`, `1/2-1/2`, or `*` (running, or aborted).
+    pub pgn_result: String,
+}
+
+/// One entry of the `changes` feed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Change {
+    /// Increasing sequence number.
+    pub seq: i64,
+    /// `created`, `joined`, `move`, `draw_offer`, `ended`, `cancelled`, `final`,
+    /// `rollback`, `divergence`.
+    pub kind: String,
+    /// The game's ply at the change (the move's ply for `move`).
+    pub ply: u32,
+    /// Block of the change.
+    pub block: u64,
+}
+
+const SUMMARY_COLUMNS: &str = "id, phase, pending, creator, opponent, white, black, token, stake,
+    initial_time, increment, ply, status, result, reason, created_block, updated_block, divergent";
+
+fn non_zero(address: String) -> Option<String> {
+    (address.parse::<Address>().ok() != Some(Address::ZERO)).then_some(address)
+}
+
+fn summary(row: &Row<'_>) -> rusqlite::Result<GameSummary> {
+    Ok(GameSummary {
+        id: row.get(0)?,
+        phase: row.get(1)?,
+        pending: row.get(2)?,
+        creator: row.get(3)?,
+        opponent: non_zero(row.get(4)?),
+        white: row.get(5)?,
+        black: row.get(6)?,
+        token: non_zero(row.get(7)?),
+        stake: row.get(8)?,
+        initial_time: row.get(9)?,
+        increment: row.get(10)?,
+        ply: row.get(11)?,
+        status: row.get(12)?,
+        result: row.get(13)?,
+        reason: row.get(14)?,
+        created_block: row.get::<_, i64>(15)? as u64,
+        updated_block: row.get::<_, i64>(16)? as u64,
+        divergences: row.get(17)?,
+    })
+}
+
+/// The PGN result token of a result name.
+pub fn pgn_result(result: Option<&str>) -> &'static str {
+    match result {
+        Some("white_wins") => "1-0",
+        Some("black_wins") => "0-1",
+        Some("draw") => "1/2-1/2",
+        _ => "*",
+    }
+}
+
+impl Reader {
+    fn unavailable(&self, e: rusqlite::Error) -> Unavailable {
+        Unavailable {
+            path: self.path.clone(),
+            message: e.to_string(),
+        }
+    }
+
+    /// The lobby: games matching `query`, newest first.
+    pub fn lobby(&self, query: &Lobby) -> ReadResult<LobbyPage> {
+        let phases: &[&str] = match query.state {
+            None => &["open", "running", "ended", "cancelled"],
+            Some(StateFilter::Open) => &["open"],
+            Some(StateFilter::Running) => &["running"],
+            Some(StateFilter::Ended) => &["ended", "cancelled"],
+        };
+        let player = query.player.map(|a| a.to_string());
+        let filter = "phase IN (?1, ?2, ?3, ?4) AND (?5 IS NULL OR creator = ?5 OR opponent = ?5
+            OR white = ?5 OR black = ?5)";
+        let phase = |i: usize| phases.get(i).copied().unwrap_or(phases[0]);
+        let total: i64 = self
+            .conn
+            .query_row(
+                &format!("SELECT count(*) FROM games WHERE {filter}"),
+                params![phase(0), phase(1), phase(2), phase(3), player],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.unavailable(e))?;
+        let mut stmt = self
+            .conn
+            .prepare(&format!(
+                "SELECT {SUMMARY_COLUMNS} FROM games WHERE {filter}
+                 ORDER BY created_block DESC, created_log DESC LIMIT ?6 OFFSET ?7"
+            ))
+            .map_err(|e| self.unavailable(e))?;
+        let games = stmt
+            .query_map(
+                params![
+                    phase(0),
+                    phase(1),
+                    phase(2),
+                    phase(3),
+                    player,
+                    query.limit,
+                    query.offset
+                ],
+                summary,
+            )
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(|e| self.unavailable(e))?;
+        Ok(LobbyPage {
+            total: total as u64,
+            games,
+            indexed_block: self.indexed_block()?,
+        })
+    }
+
+    /// What the index follows, as a PGN `Site`: `chain ID referee ADDR`.
+    pub fn site(&self) -> ReadResult<String> {
+        self.conn
+            .query_row(
+                "SELECT chain_id, referee FROM source WHERE id = 1",
+                [],
+                |r| {
+                    Ok(format!(
+                        "chain {} referee {}",
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, String>(1)?
+                    ))
+                },
+            )
+            .optional()
+            .map(|site| site.unwrap_or_else(|| "?".into()))
+            .map_err(|e| self.unavailable(e))
+    }
+
+    /// The index's last block (-1 before the first).
+    pub fn indexed_block(&self) -> ReadResult<i64> {
+        self.conn
+            .query_row("SELECT block_number FROM cursor WHERE id = 1", [], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map(|b| b.unwrap_or(-1))
+            .map_err(|e| self.unavailable(e))
+    }
+
+    /// Game `id` in full, if indexed.
+    pub fn game(&self, id: U256) -> ReadResult<Option<GameView>> {
+        let key = id.to_string();
+        let row = self
+            .conn
+            .query_row(
+                &format!(
+                    "SELECT {SUMMARY_COLUMNS}, fen, state, history, start_state, clock, draw_offer
+                     FROM games WHERE id = ?1"
+                ),
+                [&key],
+                |row| {
+                    Ok((
+                        summary(row)?,
+                        row.get::<_, String>(18)?,
+                        row.get::<_, String>(19)?,
+                        row.get::<_, String>(20)?,
+                        row.get::<_, String>(21)?,
+                        row.get::<_, Option<String>>(22)?,
+                        row.get::<_, Option<String>>(23)?,
+                    ))
+                },
+            )
+            .optional()
+            .map_err(|e| self.unavailable(e))?;
+        let Some((summary, fen, state, history, start_state, clock, draw_offer)) = row else {
+            return Ok(None);
+        };
+        let moves = self
+            .conn
+            .prepare_cached(
+                "SELECT ply, uci, san, packed, status, block_number, tx_hash FROM moves
+                 WHERE game_id = ?1 ORDER BY seq",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_map([&key], |r| {
+                    Ok(MoveView {
+                        ply: r.get(0)?,
+                        uci: r.get(1)?,
+                        san: r.get(2)?,
+                        packed: r.get(3)?,
+                        status: r.get(4)?,
+                        block: r.get::<_, i64>(5)? as u64,
+                        tx: r.get(6)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(|e| self.unavailable(e))?;
+        let divergence_list = self
+            .conn
+            .prepare_cached(
+                "SELECT event, block_number, tx_hash, log_index, what, expected, found
+                 FROM divergences WHERE game_id = ?1 ORDER BY block_number, log_index, id",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_map([&key], |r| {
+                    Ok(DivergenceView {
+                        event: r.get(0)?,
+                        block: r.get::<_, i64>(1)? as u64,
+                        tx: r.get(2)?,
+                        log_index: r.get::<_, i64>(3)? as u64,
+                        what: r.get(4)?,
+                        expected: r.get(5)?,
+                        found: r.get(6)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(|e| self.unavailable(e))?;
+        let start_fen = State::from_hex(&start_state)
+            .map(|s| s.fen())
+            .unwrap_or_default();
+        let clock = clock
+            .and_then(|word| word.parse::<U256>().ok())
+            .map(ClockView::of);
+        Ok(Some(GameView {
+            pgn_result: pgn_result(summary.result.as_deref()).to_owned(),
+            summary,
+            fen,
+            state,
+            history,
+            start_fen,
+            clock,
+            draw_offer,
+            moves,
+            divergence_list,
+        }))
+    }
+
+    /// The changes of game `id` after `seq`, oldest first (at most 256).
+    pub fn changes(&self, id: U256, after: i64) -> ReadResult<Vec<Change>> {
+        self.conn
+            .prepare_cached(
+                "SELECT seq, kind, ply, block_number FROM changes WHERE game_id = ?1 AND seq > ?2
+                 ORDER BY seq LIMIT 256",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_map(params![id.to_string(), after], |r| {
+                    Ok(Change {
+                        seq: r.get(0)?,
+                        kind: r.get(1)?,
+                        ply: r.get(2)?,
+                        block: r.get::<_, i64>(3)? as u64,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(|e| self.unavailable(e))
+    }
+
+    /// Whether game `id` is over (ended or cancelled) and final: nothing more can change.
+    pub fn settled(&self, id: U256) -> ReadResult<bool> {
+        self.conn
+            .query_row(
+                "SELECT phase IN ('ended', 'cancelled') AND pending = 0 FROM games WHERE id = ?1",
+                [id.to_string()],
+                |r| r.get(0),
+            )
+            .optional()
+            .map(|settled| settled.unwrap_or(false))
+            .map_err(|e| self.unavailable(e))
+    }
+
+    /// The last change's sequence number of game `id` (0 if none).
+    pub fn last_change(&self, id: U256) -> ReadResult<i64> {
+        self.conn
+            .query_row(
+                "SELECT coalesce(max(seq), 0) FROM changes WHERE game_id = ?1",
+                [id.to_string()],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.unavailable(e))
+    }
+}
+
+impl GameView {
+    /// The game as PGN: the Seven Tag Roster (White and Black are the players' addresses),
+    /// the game id and referee's chain position as extra tags, `Termination` with the
+    /// reason, and the moves in SAN (replayed by chessref-core's PGN writer up to the
+    /// first move the rules refuse, if any).
+    pub fn pgn(&self, site: &str) -> String {
+        let s = &self.summary;
+        let mut tags = vec![
+            ("Event".to_owned(), format!("chessref game {}", s.id)),
+            ("Site".to_owned(), site.to_owned()),
+            ("Date".to_owned(), "????.??.??".to_owned()),
+            ("Round".to_owned(), "-".to_owned()),
+            (
+                "White".to_owned(),
+                s.white.clone().unwrap_or_else(|| "?".into()),
+            ),
+            (
+                "Black".to_owned(),
+                s.black.clone().unwrap_or_else(|| "?".into()),
+            ),
+            ("Result".to_owned(), self.pgn_result.clone()),
+            ("GameId".to_owned(), s.id.clone()),
+        ];
+        let termination = match (&s.reason, s.phase.as_str()) {
+            (Some(reason), _) => reason.clone(),
+            (None, "cancelled") => "cancelled".into(),
+            (None, _) => "unterminated".into(),
+        };
+        tags.push(("Termination".to_owned(), termination));
+        if s.initial_time > 0 {
+            tags.push((
+                "TimeControl".to_owned(),
+                format!("{}+{}", s.initial_time, s.increment),
+            ));
+        }
+        let start = State::from_fen(&self.start_fen).unwrap_or_else(|_| State::initial());
+        let mut game = Game::new(start);
+        for mv in &self.moves {
+            if game.play(RawMove::from_packed(mv.packed)).is_err() {
+                break;
+            }
+        }
+        game.to_pgn(&tags, Some(&self.pgn_result))
+    }
+}

@@ -1,0 +1,661 @@
+//! The index database, write side: one SQLite file in WAL mode, written by one indexer
+//! process. Every change of the chain's view (a range of blocks, a rollback) is one
+//! transaction together with the cursor, so the file is always at a block boundary.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use alloy_primitives::{Address, B256, U256};
+use chessref_evm::LogPlace;
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
+
+use crate::derive::{self, Refolded};
+use crate::error::{DbContext, IndexError, Result};
+use crate::migrations;
+use crate::raw::{BlockRef, RawLog};
+
+/// How long a connection waits for a lock held by the other process.
+pub(crate) const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Where the index stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cursor {
+    /// The next block to index (everything below it is stored).
+    pub next_block: u64,
+    /// The hash of block `next_block - 1`, once one block was indexed.
+    pub last_hash: Option<B256>,
+    /// The highest final block (at least `--confirmations` deep) at the last poll.
+    pub final_block: u64,
+    /// The chain head at the last poll.
+    pub head: u64,
+}
+
+/// What a database follows: one referee on one chain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Source {
+    /// The chain id.
+    pub chain_id: u64,
+    /// The referee's address.
+    pub referee: Address,
+    /// The first block indexed.
+    pub from_block: u64,
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "referee {} on chain {} from block {}",
+            self.referee, self.chain_id, self.from_block
+        )
+    }
+}
+
+/// Blocks `from..=to` indexed in one step: their referee logs, the hashes of those of
+/// them that are not final, and the new head and final block.
+#[derive(Clone, Debug)]
+pub struct Batch {
+    /// First block of the range: must be the cursor's next block.
+    pub from: u64,
+    /// Last block of the range.
+    pub to: u64,
+    /// Hash of block `to`.
+    pub to_hash: B256,
+    /// The referee's logs of the range, in chain order.
+    pub logs: Vec<RawLog>,
+    /// The non-final blocks of the range (kept to detect reorgs).
+    pub blocks: Vec<BlockRef>,
+    /// The chain head seen.
+    pub head: u64,
+    /// The highest final block.
+    pub final_block: u64,
+}
+
+/// What a commit or a rollback changed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Committed {
+    /// The games whose logs changed (refolded).
+    pub touched: BTreeSet<U256>,
+    /// What refolding them found.
+    pub refolded: Refolded,
+    /// Logs of the referee's address its ABI does not decode (stored, about no game):
+    /// the address is not a ChessReferee of this version.
+    pub undecodable: Vec<String>,
+}
+
+/// The index database opened for writing.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+    path: String,
+}
+
+/// Seconds since the Unix epoch.
+pub(crate) fn unix_now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+/// SQLite keeps integers as i64; block numbers and indices fit unless a node lies.
+pub(crate) fn sql_int(value: u64, what: &str) -> Result<i64> {
+    i64::try_from(value)
+        .map_err(|_| IndexError::BadAnswer(format!("{what} {value} is beyond SQLite's integers")))
+}
+
+impl Store {
+    /// Opens (creating it if needed) the database at `path`: WAL journal, foreign keys
+    /// on, the schema migrated to this build's version.
+    pub fn open(path: &Path) -> Result<Store> {
+        let name = path.display().to_string();
+        let mut conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .db(&name, "opening")?;
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .db(&name, "setting the busy timeout")?;
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+            .db(&name, "switching to WAL")?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(IndexError::Invariant(format!(
+                "{name}: SQLite kept journal mode {mode}, not WAL"
+            )));
+        }
+        conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
+            .db(&name, "setting pragmas")?;
+        migrations::migrate(&mut conn, &name)?;
+        Ok(Store { conn, path: name })
+    }
+
+    /// The file's path as given.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The raw connection (tests and the read side's checks).
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// What the database follows, if it was bound.
+    pub fn source(&self) -> Result<Option<Source>> {
+        self.conn
+            .query_row(
+                "SELECT chain_id, referee, from_block FROM source WHERE id = 1",
+                [],
+                |row| {
+                    Ok((
+                        row.get::<_, i64>(0)?,
+                        row.get::<_, String>(1)?,
+                        row.get::<_, i64>(2)?,
+                    ))
+                },
+            )
+            .optional()
+            .db(&self.path, "reading the source")?
+            .map(|(chain_id, referee, from_block)| {
+                let referee = referee.parse::<Address>().map_err(|e| {
+                    IndexError::Invariant(format!("stored referee {referee:?}: {e}"))
+                })?;
+                Ok(Source {
+                    chain_id: chain_id as u64,
+                    referee,
+                    from_block: from_block as u64,
+                })
+            })
+            .transpose()
+    }
+
+    /// Binds a fresh database to `source` (cursor at its first block), or checks that an
+    /// existing one follows the same referee on the same chain (its own from-block wins:
+    /// a restart resumes, whatever `--from-block` says).
+    pub fn bind(&mut self, source: Source) -> Result<Source> {
+        if let Some(stored) = self.source()? {
+            if stored.chain_id != source.chain_id || stored.referee != source.referee {
+                return Err(IndexError::OtherSource {
+                    path: self.path.clone(),
+                    stored: stored.to_string(),
+                    asked: source.to_string(),
+                });
+            }
+            return Ok(stored);
+        }
+        let tx = self.conn.transaction().db(&self.path, "binding")?;
+        tx.execute(
+            "INSERT INTO source (id, chain_id, referee, from_block) VALUES (1, ?1, ?2, ?3)",
+            params![
+                sql_int(source.chain_id, "chain id")?,
+                source.referee.to_string(),
+                sql_int(source.from_block, "from block")?
+            ],
+        )
+        .db(&self.path, "binding the source")?;
+        tx.execute(
+            "INSERT INTO cursor (id, block_number, block_hash, final_block, head, updated_at)
+             VALUES (1, ?1, NULL, ?1, ?1, ?2)",
+            params![sql_int(source.from_block, "from block")? - 1, unix_now()],
+        )
+        .db(&self.path, "creating the cursor")?;
+        tx.commit().db(&self.path, "binding")?;
+        Ok(source)
+    }
+
+    /// Where the index stands (the database must be bound).
+    pub fn cursor(&self) -> Result<Cursor> {
+        let (last, hash, final_block, head): (i64, Option<Vec<u8>>, i64, i64) = self
+            .conn
+            .query_row(
+                "SELECT block_number, block_hash, final_block, head FROM cursor WHERE id = 1",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+            )
+            .db(&self.path, "reading the cursor")?;
+        let last_hash = hash
+            .map(|h| {
+                (h.len() == 32)
+                    .then(|| B256::from_slice(&h))
+                    .ok_or_else(|| IndexError::Invariant("cursor hash is not 32 bytes".into()))
+            })
+            .transpose()?;
+        Ok(Cursor {
+            next_block: (last + 1).max(0) as u64,
+            last_hash,
+            final_block: final_block.max(0) as u64,
+            head: head.max(0) as u64,
+        })
+    }
+
+    /// The stored non-final blocks, highest first.
+    pub fn recent_blocks(&self) -> Result<Vec<BlockRef>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT number, hash, parent_hash, timestamp FROM blocks ORDER BY number DESC",
+            )
+            .db(&self.path, "reading blocks")?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, Vec<u8>>(1)?,
+                    row.get::<_, Vec<u8>>(2)?,
+                    row.get::<_, i64>(3)?,
+                ))
+            })
+            .db(&self.path, "reading blocks")?;
+        let mut blocks = Vec::new();
+        for row in rows {
+            let (number, hash, parent, timestamp) = row.db(&self.path, "reading blocks")?;
+            blocks.push(BlockRef {
+                number: number as u64,
+                hash: B256::from_slice(&hash),
+                parent_hash: B256::from_slice(&parent),
+                timestamp: timestamp as u64,
+            });
+        }
+        Ok(blocks)
+    }
+
+    /// Stores `batch` and advances the cursor past it, refolding the games it touched and
+    /// marking final the games that became so, in one transaction.
+    pub fn commit(&mut self, batch: &Batch) -> Result<Committed> {
+        let cursor = self.cursor()?;
+        if batch.from != cursor.next_block || batch.to < batch.from {
+            return Err(IndexError::Invariant(format!(
+                "batch {}..={} does not continue the cursor (next block {})",
+                batch.from, batch.to, cursor.next_block
+            )));
+        }
+        let path = self.path.clone();
+        let tx = self.conn.transaction().db(&path, "starting a batch")?;
+        let mut touched = BTreeSet::new();
+        let mut undecodable = Vec::new();
+        {
+            let mut insert = tx
+                .prepare_cached(
+                    "INSERT INTO logs (block_number, log_index, block_hash, tx_hash, game_id, topics, data)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                )
+                .db(&path, "preparing the log insert")?;
+            for log in &batch.logs {
+                if !(batch.from..=batch.to).contains(&log.place.block_number) {
+                    return Err(IndexError::BadAnswer(format!(
+                        "log {}:{} outside the range {}..={} asked",
+                        log.place.block_number, log.place.log_index, batch.from, batch.to
+                    )));
+                }
+                let decoded = log.decode();
+                let game = decoded.as_ref().ok().and_then(|l| l.game_id());
+                if let Some(id) = game {
+                    touched.insert(id);
+                }
+                if let Err(error) = decoded {
+                    undecodable.push(error.to_string());
+                }
+                insert
+                    .execute(params![
+                        sql_int(log.place.block_number, "block number")?,
+                        sql_int(log.place.log_index, "log index")?,
+                        log.place.block_hash.as_slice(),
+                        log.place.tx_hash.as_slice(),
+                        game.map(|id| id.to_string()),
+                        log.topics_blob(),
+                        log.data.as_ref(),
+                    ])
+                    .map_err(|e| match e {
+                        rusqlite::Error::SqliteFailure(f, _)
+                            if f.code == rusqlite::ErrorCode::ConstraintViolation =>
+                        {
+                            IndexError::Invariant(format!(
+                                "log {}:{} is already stored",
+                                log.place.block_number, log.place.log_index
+                            ))
+                        }
+                        source => IndexError::Db {
+                            path: path.clone(),
+                            doing: "storing a log",
+                            source,
+                        },
+                    })?;
+            }
+            let mut block = tx
+                .prepare_cached(
+                    "INSERT INTO blocks (number, hash, parent_hash, timestamp) VALUES (?1, ?2, ?3, ?4)",
+                )
+                .db(&path, "preparing the block insert")?;
+            for b in &batch.blocks {
+                block
+                    .execute(params![
+                        sql_int(b.number, "block number")?,
+                        b.hash.as_slice(),
+                        b.parent_hash.as_slice(),
+                        sql_int(b.timestamp, "timestamp")?
+                    ])
+                    .db(&path, "storing a block")?;
+            }
+        }
+        tx.execute(
+            "UPDATE cursor SET block_number = ?1, block_hash = ?2, final_block = ?3, head = ?4,
+             updated_at = ?5 WHERE id = 1",
+            params![
+                sql_int(batch.to, "block number")?,
+                batch.to_hash.as_slice(),
+                sql_int(batch.final_block, "block number")?,
+                sql_int(batch.head, "block number")?,
+                unix_now()
+            ],
+        )
+        .db(&path, "advancing the cursor")?;
+        prune(&tx, &path, batch.final_block)?;
+        let refolded = derive::refold(&tx, &path, &touched, batch.final_block)?;
+        derive::finalise(&tx, &path, batch.final_block)?;
+        tx.commit().db(&path, "committing a batch")?;
+        Ok(Committed {
+            touched,
+            refolded,
+            undecodable,
+        })
+    }
+
+    /// Forgets every block above `ancestor` (the last block the chain and the index
+    /// agree on) and their logs, and refolds the games they touched, in one transaction.
+    pub fn rollback(&mut self, ancestor: BlockRef) -> Result<Committed> {
+        let final_block = self.cursor()?.final_block;
+        let path = self.path.clone();
+        let tx = self.conn.transaction().db(&path, "starting a rollback")?;
+        let above = sql_int(ancestor.number, "block number")?;
+        let mut touched = BTreeSet::new();
+        {
+            let mut games = tx
+                .prepare(
+                    "SELECT DISTINCT game_id FROM logs WHERE block_number > ?1 AND game_id IS NOT NULL",
+                )
+                .db(&path, "finding rolled-back games")?;
+            let ids = games
+                .query_map([above], |row| row.get::<_, String>(0))
+                .db(&path, "finding rolled-back games")?;
+            for id in ids {
+                let id = id.db(&path, "finding rolled-back games")?;
+                touched.insert(
+                    id.parse::<U256>().map_err(|e| {
+                        IndexError::Invariant(format!("stored game id {id:?}: {e}"))
+                    })?,
+                );
+            }
+        }
+        tx.execute("DELETE FROM logs WHERE block_number > ?1", [above])
+            .db(&path, "deleting orphaned logs")?;
+        tx.execute("DELETE FROM blocks WHERE number > ?1", [above])
+            .db(&path, "deleting orphaned blocks")?;
+        tx.execute(
+            "UPDATE cursor SET block_number = ?1, block_hash = ?2, updated_at = ?3 WHERE id = 1",
+            params![above, ancestor.hash.as_slice(), unix_now()],
+        )
+        .db(&path, "rewinding the cursor")?;
+        let refolded = derive::refold(&tx, &path, &touched, final_block)?;
+        tx.commit().db(&path, "committing a rollback")?;
+        Ok(Committed {
+            touched,
+            refolded,
+            undecodable: Vec::new(),
+        })
+    }
+
+    /// The stored logs of game `id`, in chain order.
+    pub fn game_logs(&self, id: U256) -> Result<Vec<RawLog>> {
+        game_logs(&self.conn, &self.path, id)
+    }
+}
+
+/// Keeps the blocks the reorg check needs: the final block and everything above it.
+fn prune(tx: &Transaction<'_>, path: &str, final_block: u64) -> Result<()> {
+    tx.execute(
+        "DELETE FROM blocks WHERE number < ?1",
+        [sql_int(final_block, "block number")?],
+    )
+    .db(path, "pruning final blocks")?;
+    Ok(())
+}
+
+/// The stored logs of game `id`, in chain order.
+pub(crate) fn game_logs(conn: &Connection, path: &str, id: U256) -> Result<Vec<RawLog>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT block_number, log_index, block_hash, tx_hash, topics, data FROM logs
+             WHERE game_id = ?1 ORDER BY block_number, log_index",
+        )
+        .db(path, "reading a game's logs")?;
+    let rows = stmt
+        .query_map([id.to_string()], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, i64>(1)?,
+                row.get::<_, Vec<u8>>(2)?,
+                row.get::<_, Vec<u8>>(3)?,
+                row.get::<_, Vec<u8>>(4)?,
+                row.get::<_, Vec<u8>>(5)?,
+            ))
+        })
+        .db(path, "reading a game's logs")?;
+    let mut logs = Vec::new();
+    for row in rows {
+        let (block, index, block_hash, tx_hash, topics, data) =
+            row.db(path, "reading a game's logs")?;
+        let topics = RawLog::topics_from_blob(&topics)
+            .ok_or_else(|| IndexError::Invariant(format!("log {block}:{index} has torn topics")))?;
+        logs.push(RawLog {
+            place: LogPlace {
+                block_number: block as u64,
+                log_index: index as u64,
+                block_hash: B256::from_slice(&block_hash),
+                tx_hash: B256::from_slice(&tx_hash),
+            },
+            topics,
+            data: data.into(),
+        });
+    }
+    Ok(logs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloy_primitives::address;
+
+    /// A fresh database path under the target directory, removed first.
+    fn temp_db(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("chessref-index-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{name}.sqlite"));
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+        path
+    }
+
+    const SOURCE: Source = Source {
+        chain_id: 31337,
+        referee: address!("5FbDB2315678afecb367f032d93F642f64180aa3"),
+        from_block: 5,
+    };
+
+    fn hash(n: u64) -> B256 {
+        B256::from(U256::from(n + 1000))
+    }
+
+    fn withdrawn_log(block: u64, index: u64) -> RawLog {
+        // A Withdrawn(account, token, to, amount): a referee log about no game.
+        let event = chessref_evm::bindings::ChessReferee::Withdrawn {
+            account: Address::repeat_byte(1),
+            token: Address::ZERO,
+            to: Address::repeat_byte(1),
+            amount: U256::from(5),
+        };
+        let log = alloy_sol_types::SolEvent::encode_log_data(&event);
+        RawLog {
+            place: LogPlace {
+                block_number: block,
+                log_index: index,
+                block_hash: hash(block),
+                tx_hash: hash(block * 100 + index),
+            },
+            topics: log.topics().to_vec(),
+            data: log.data,
+        }
+    }
+
+    fn batch(from: u64, to: u64, logs: Vec<RawLog>) -> Batch {
+        Batch {
+            from,
+            to,
+            to_hash: hash(to),
+            logs,
+            blocks: (from..=to)
+                .map(|n| BlockRef {
+                    number: n,
+                    hash: hash(n),
+                    parent_hash: hash(n - 1),
+                    timestamp: n,
+                })
+                .collect(),
+            head: to,
+            final_block: to.saturating_sub(2),
+        }
+    }
+
+    fn count(store: &Store, table: &str) -> i64 {
+        store
+            .connection()
+            .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn test_open_migrates_once_in_wal_mode() {
+        let path = temp_db("migrate");
+        let store = Store::open(&path).unwrap();
+        assert_eq!(
+            migrations::version(store.connection(), "t").unwrap(),
+            migrations::latest()
+        );
+        drop(store);
+        let store = Store::open(&path).unwrap();
+        assert_eq!(
+            migrations::version(store.connection(), "t").unwrap(),
+            migrations::latest()
+        );
+        let mode: String = store
+            .connection()
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        let fk: i64 = store
+            .connection()
+            .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(fk, 1);
+    }
+
+    #[test]
+    fn test_newer_schema_is_refused() {
+        let path = temp_db("newer");
+        let store = Store::open(&path).unwrap();
+        store
+            .connection()
+            .pragma_update(None, "user_version", migrations::latest() + 1)
+            .unwrap();
+        drop(store);
+        assert!(matches!(
+            Store::open(&path),
+            Err(IndexError::NewerSchema { .. })
+        ));
+    }
+
+    #[test]
+    fn test_bind_refuses_another_referee_and_keeps_its_from_block() {
+        let path = temp_db("bind");
+        let mut store = Store::open(&path).unwrap();
+        store.bind(SOURCE).unwrap();
+        let cursor = store.cursor().unwrap();
+        assert_eq!(cursor.next_block, 5);
+        assert_eq!(cursor.last_hash, None);
+        let later = Source {
+            from_block: 9,
+            ..SOURCE
+        };
+        assert_eq!(store.bind(later).unwrap(), SOURCE);
+        let other = Source {
+            referee: Address::ZERO,
+            ..SOURCE
+        };
+        let err = store.bind(other).unwrap_err();
+        assert!(matches!(err, IndexError::OtherSource { .. }), "{err}");
+    }
+
+    #[test]
+    fn test_commit_advances_and_refuses_a_log_stored_twice() {
+        let path = temp_db("commit");
+        let mut store = Store::open(&path).unwrap();
+        store.bind(SOURCE).unwrap();
+        store
+            .commit(&batch(5, 9, vec![withdrawn_log(6, 0), withdrawn_log(9, 3)]))
+            .unwrap();
+        let cursor = store.cursor().unwrap();
+        assert_eq!(cursor.next_block, 10);
+        assert_eq!(cursor.last_hash, Some(hash(9)));
+        assert_eq!(count(&store, "logs"), 2);
+        // Blocks below the final block (7) are pruned.
+        let numbers: Vec<u64> = store
+            .recent_blocks()
+            .unwrap()
+            .iter()
+            .map(|b| b.number)
+            .collect();
+        assert_eq!(numbers, [9, 8, 7]);
+        // A batch that does not continue the cursor is refused.
+        assert!(matches!(
+            store.commit(&batch(9, 12, vec![])),
+            Err(IndexError::Invariant(_))
+        ));
+        // A log already stored, even in a well-placed batch, is an invariant violation
+        // and the whole batch is rolled back.
+        let mut dup = batch(10, 11, vec![withdrawn_log(10, 0)]);
+        dup.logs.push(withdrawn_log(10, 0));
+        let err = store.commit(&dup).unwrap_err();
+        assert!(err.to_string().contains("already stored"), "{err}");
+        assert_eq!(store.cursor().unwrap().next_block, 10);
+        assert_eq!(count(&store, "logs"), 2);
+    }
+
+    #[test]
+    fn test_rollback_forgets_the_orphaned_blocks() {
+        let path = temp_db("rollback");
+        let mut store = Store::open(&path).unwrap();
+        store.bind(SOURCE).unwrap();
+        store
+            .commit(&batch(
+                5,
+                12,
+                vec![
+                    withdrawn_log(6, 0),
+                    withdrawn_log(11, 0),
+                    withdrawn_log(12, 1),
+                ],
+            ))
+            .unwrap();
+        let ancestor = store.recent_blocks().unwrap()[2];
+        assert_eq!(ancestor.number, 10);
+        store.rollback(ancestor).unwrap();
+        assert_eq!(count(&store, "logs"), 1);
+        let cursor = store.cursor().unwrap();
+        assert_eq!(cursor.next_block, 11);
+        assert_eq!(cursor.last_hash, Some(hash(10)));
+        assert_eq!(store.recent_blocks().unwrap()[0].number, 10);
+    }
+}

@@ -1,0 +1,311 @@
+//! The game endpoints, reading a `chessref index` database (docs/INDEX.md):
+//! `GET /v1/games` (the lobby), `/v1/games/{id}`, `/v1/games/{id}.pgn` and
+//! `/v1/games/{id}/events` (server-sent events). Without an index (no `Config::index`,
+//! or a build without the `index` feature) they answer 404 `no_index`.
+
+#[cfg(feature = "index")]
+pub use with_index::{events, game, lobby};
+
+#[cfg(not(feature = "index"))]
+pub use without_index::{events, game, lobby};
+
+#[cfg(not(feature = "index"))]
+mod without_index {
+    use crate::error::ApiError;
+
+    /// `GET /v1/games`: this build has no index support.
+    pub async fn lobby() -> ApiError {
+        ApiError::NoIndex
+    }
+
+    /// `GET /v1/games/{id}`: this build has no index support.
+    pub async fn game() -> ApiError {
+        ApiError::NoIndex
+    }
+
+    /// `GET /v1/games/{id}/events`: this build has no index support.
+    pub async fn events() -> ApiError {
+        ApiError::NoIndex
+    }
+}
+
+#[cfg(feature = "index")]
+mod with_index {
+    use std::convert::Infallible;
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    use alloy_primitives::{Address, U256};
+    use axum::Json;
+    use axum::extract::{Path, RawQuery, State};
+    use axum::http::header::CONTENT_TYPE;
+    use axum::response::sse::{Event, KeepAlive, Sse};
+    use axum::response::{IntoResponse, Response};
+    use chessref_index::read::{self, GameView, Lobby, LobbyPage, Reader, StateFilter};
+    use futures_util::Stream;
+    use serde_json::json;
+
+    use crate::AppState;
+    use crate::error::ApiError;
+
+    /// Largest lobby page.
+    const MAX_LIMIT: u32 = 500;
+    /// Lobby page size when `limit` is not given.
+    const DEFAULT_LIMIT: u32 = 50;
+    /// How often an event stream looks for changes.
+    const POLL: Duration = Duration::from_millis(200);
+    /// A keep-alive comment this often on an idle event stream.
+    const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+    fn index_path(state: &AppState) -> Result<PathBuf, ApiError> {
+        state.config.index.clone().ok_or(ApiError::NoIndex)
+    }
+
+    /// Runs `f` on a fresh read-only connection to the index, off the async threads.
+    async fn with_reader<T: Send + 'static>(
+        path: PathBuf,
+        f: impl FnOnce(&Reader) -> read::ReadResult<T> + Send + 'static,
+    ) -> Result<T, ApiError> {
+        tokio::task::spawn_blocking(move || read::open(&path).and_then(|r| f(&r)))
+            .await
+            .map_err(|e| ApiError::Internal(format!("index task failed: {e}")))?
+            .map_err(|e| ApiError::IndexUnavailable(e.to_string()))
+    }
+
+    /// A game id: a decimal uint256.
+    fn game_id(text: &str) -> Result<U256, ApiError> {
+        let bad = || ApiError::BadGameId(text.to_owned());
+        if text.is_empty() || text.len() > 78 || !text.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        U256::from_str_radix(text, 10).map_err(|_| bad())
+    }
+
+    /// Decodes `%XX` escapes and `+` of one query component.
+    fn unescape(text: &str) -> Result<String, ApiError> {
+        let bytes = text.as_bytes();
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'%' => {
+                    let hex = text
+                        .get(i + 1..i + 3)
+                        .and_then(|h| u8::from_str_radix(h, 16).ok())
+                        .ok_or_else(|| ApiError::BadQuery(format!("bad escape in {text:?}")))?;
+                    out.push(hex);
+                    i += 3;
+                }
+                b'+' => {
+                    out.push(b' ');
+                    i += 1;
+                }
+                b => {
+                    out.push(b);
+                    i += 1;
+                }
+            }
+        }
+        String::from_utf8(out).map_err(|_| ApiError::BadQuery(format!("{text:?} is not UTF-8")))
+    }
+
+    fn lobby_query(query: Option<&str>) -> Result<Lobby, ApiError> {
+        let mut lobby = Lobby {
+            state: None,
+            player: None,
+            limit: DEFAULT_LIMIT,
+            offset: 0,
+        };
+        let number = |key: &str, value: &str, max: u32| -> Result<u32, ApiError> {
+            value
+                .parse::<u32>()
+                .ok()
+                .filter(|n| *n <= max)
+                .ok_or_else(|| {
+                    ApiError::BadQuery(format!("{key} {value:?} is not an integer 0..={max}"))
+                })
+        };
+        for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let (key, value) = (unescape(key)?, unescape(value)?);
+            match key.as_str() {
+                "state" => {
+                    lobby.state = Some(value.parse::<StateFilter>().map_err(ApiError::BadQuery)?)
+                }
+                "player" => {
+                    lobby.player = Some(value.trim().parse::<Address>().map_err(|e| {
+                        ApiError::BadQuery(format!("player {value:?} is not an address: {e}"))
+                    })?)
+                }
+                "limit" => lobby.limit = number("limit", &value, MAX_LIMIT)?,
+                "offset" => lobby.offset = number("offset", &value, u32::MAX)?,
+                other => {
+                    return Err(ApiError::BadQuery(format!(
+                        "unknown query parameter {other:?} (accepted: state, player, limit, offset)"
+                    )));
+                }
+            }
+        }
+        Ok(lobby)
+    }
+
+    /// `GET /v1/games?state=open|running|ended&player=ADDR&limit=&offset=`.
+    pub async fn lobby(
+        State(state): State<AppState>,
+        RawQuery(query): RawQuery,
+    ) -> Result<Json<LobbyPage>, ApiError> {
+        let path = index_path(&state)?;
+        let query = lobby_query(query.as_deref())?;
+        Ok(Json(with_reader(path, move |r| r.lobby(&query)).await?))
+    }
+
+    async fn game_view(path: PathBuf, id: U256) -> Result<(GameView, String), ApiError> {
+        let (game, site) = with_reader(path, move |r| Ok((r.game(id)?, r.site()?))).await?;
+        game.map(|g| (g, site))
+            .ok_or_else(|| ApiError::UnknownGame(id.to_string()))
+    }
+
+    /// `GET /v1/games/{id}` (JSON) and `GET /v1/games/{id}.pgn` (PGN).
+    pub async fn game(
+        State(state): State<AppState>,
+        Path(id): Path<String>,
+        RawQuery(query): RawQuery,
+    ) -> Result<Response, ApiError> {
+        let path = index_path(&state)?;
+        if query.is_some_and(|q| !q.is_empty()) {
+            return Err(ApiError::BadQuery(
+                "this endpoint takes no query parameters".into(),
+            ));
+        }
+        match id.strip_suffix(".pgn") {
+            Some(number) => {
+                let (game, site) = game_view(path, game_id(number)?).await?;
+                Ok(([(CONTENT_TYPE, "application/x-chess-pgn")], game.pgn(&site)).into_response())
+            }
+            None => Ok(Json(game_view(path, game_id(&id)?).await?.0).into_response()),
+        }
+    }
+
+    /// The SSE event of one change: its kind as the event name, its sequence number as
+    /// the id, and the game's state after it (and the move, for `move`).
+    fn change_event(change: &read::Change, game: Option<&GameView>) -> Event {
+        let played = game.and_then(|g| g.moves.iter().find(|m| m.ply == change.ply));
+        let data = json!({
+            "seq": change.seq,
+            "kind": change.kind,
+            "ply": change.ply,
+            "block": change.block,
+            "move": if change.kind == "move" { played.map(|m| json!(m)) } else { None },
+            "game": game.map(|g| json!({
+                "id": g.summary.id,
+                "phase": g.summary.phase,
+                "pending": g.summary.pending,
+                "ply": g.summary.ply,
+                "status": g.summary.status,
+                "result": g.summary.result,
+                "reason": g.summary.reason,
+                "fen": g.fen,
+            })),
+        });
+        Event::default()
+            .event(change.kind.clone())
+            .id(change.seq.to_string())
+            .data(data.to_string())
+    }
+
+    /// `GET /v1/games/{id}/events`: one event per change of the game (move, join, end,
+    /// draw offer, finality, rollback), from the changes after `Last-Event-ID` (or after
+    /// `?after=SEQ`; by default only new ones), found by polling the index; a keep-alive
+    /// comment every 15 s.
+    pub async fn events(
+        State(state): State<AppState>,
+        Path(id): Path<String>,
+        RawQuery(query): RawQuery,
+        headers: axum::http::HeaderMap,
+    ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+        let path = index_path(&state)?;
+        let id = game_id(&id)?;
+        let mut after: Option<i64> = None;
+        for pair in query
+            .as_deref()
+            .unwrap_or("")
+            .split('&')
+            .filter(|p| !p.is_empty())
+        {
+            match pair.split_once('=') {
+                Some(("after", value)) => {
+                    after = Some(value.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(
+                        || ApiError::BadQuery(format!("after {value:?} is not a sequence number")),
+                    )?)
+                }
+                _ => {
+                    return Err(ApiError::BadQuery(format!(
+                        "unknown query parameter {pair:?} (accepted: after)"
+                    )));
+                }
+            }
+        }
+        if let Some(last) = headers.get("last-event-id") {
+            let last = last
+                .to_str()
+                .ok()
+                .and_then(|v| v.trim().parse::<i64>().ok());
+            after = Some(last.ok_or_else(|| {
+                ApiError::BadQuery("Last-Event-ID is not a sequence number".into())
+            })?);
+        }
+        // The game must exist; the stream starts after its last change unless told otherwise.
+        let start = with_reader(path.clone(), move |r| {
+            Ok((r.game(id)?.is_some(), r.last_change(id)?))
+        })
+        .await?;
+        if !start.0 {
+            return Err(ApiError::UnknownGame(id.to_string()));
+        }
+        let cursor = after.unwrap_or(start.1);
+        let stream = futures_util::stream::unfold(
+            (path, cursor, Vec::<Event>::new(), false),
+            move |(path, mut cursor, mut queued, mut ended)| async move {
+                loop {
+                    if let Some(event) = queued.pop() {
+                        return Some((Ok(event), (path, cursor, queued, ended)));
+                    }
+                    if ended {
+                        return None;
+                    }
+                    let read = with_reader(path.clone(), move |r| {
+                        let changes = r.changes(id, cursor)?;
+                        let game = if changes.is_empty() {
+                            None
+                        } else {
+                            r.game(id)?
+                        };
+                        Ok((changes, game, r.settled(id)?))
+                    })
+                    .await;
+                    match read {
+                        Ok((changes, game, _)) if !changes.is_empty() => {
+                            cursor = changes.last().map_or(cursor, |c| c.seq);
+                            // Popped from the back: queue newest first.
+                            queued = changes
+                                .iter()
+                                .rev()
+                                .map(|c| change_event(c, game.as_ref()))
+                                .collect();
+                        }
+                        // Over and final, every change sent: nothing more can come.
+                        Ok((_, _, true)) => return None,
+                        Ok(_) => tokio::time::sleep(POLL).await,
+                        Err(e) => {
+                            ended = true;
+                            queued.push(Event::default().event("error").data(
+                                json!({"error": e.kind(), "message": e.to_string()}).to_string(),
+                            ));
+                        }
+                    }
+                }
+            },
+        );
+        Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(KEEP_ALIVE).text("keep-alive")))
+    }
+}

@@ -1,0 +1,416 @@
+//! The game endpoints on games played for real: anvil, the referee, the indexer
+//! stepping in a thread beside `chessref serve`'s router: the lobby, a game, its PGN and
+//! its server-sent events while the game is played and after; every JSON answer valid
+//! against the OpenAPI document. With `CHESSREF_WEB_TEST_INDEX=PATH` the index is left
+//! at PATH (scripts/web-test.sh serves it to schemathesis).
+
+mod common;
+#[path = "../../chessref-index/tests/common/mod.rs"]
+mod played;
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use alloy_primitives::U256;
+use chessref_core::{Move, RawMove};
+use chessref_evm::{Chain, GameSetup, Position, Referee, RpcChain, anvil::Anvil};
+use chessref_index::{Indexer, Options, Store};
+use chessref_server::Config;
+use common::{TestServer, validate};
+use serde_json::Value;
+
+fn packed(uci: &str) -> u32 {
+    RawMove::from(Move::from_uci(uci).unwrap()).packed()
+}
+
+/// The documented schema of `path`'s GET answer with `status`.
+fn schema<'a>(doc: &'a Value, path: &str, status: u16) -> &'a Value {
+    let mut resp = &doc["paths"][path]["get"]["responses"][status.to_string()];
+    assert!(!resp.is_null(), "{path}: status {status} is not documented");
+    if let Some(r) = resp.get("$ref").and_then(Value::as_str) {
+        resp = doc.pointer(&r[1..]).expect("response ref");
+    }
+    &resp["content"]["application/json"]["schema"]
+}
+
+struct Client {
+    runtime: tokio::runtime::Runtime,
+    server: Option<TestServer>,
+    doc: Value,
+}
+
+impl Client {
+    fn start(index: Option<PathBuf>) -> Client {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let server = runtime.block_on(TestServer::start(Config {
+            index,
+            ..Config::default()
+        }));
+        Client {
+            runtime,
+            server: Some(server),
+            doc: serde_json::from_str(chessref_server::OPENAPI_JSON).unwrap(),
+        }
+    }
+
+    fn server(&self) -> &TestServer {
+        self.server.as_ref().unwrap()
+    }
+
+    /// GET `uri`; the status, content type and body.
+    fn get(&self, uri: &str) -> (u16, String, Vec<u8>) {
+        let (status, ct, body) = self
+            .runtime
+            .block_on(self.server().raw("GET", uri, None, vec![]));
+        (status.as_u16(), ct, body)
+    }
+
+    /// GET `uri` as JSON, checked against the documented schema of `documented`.
+    fn json(&self, uri: &str, documented: &str) -> (u16, Value) {
+        let (status, ct, body) = self.get(uri);
+        assert!(ct.starts_with("application/json"), "{uri}: {ct}");
+        let value: Value = serde_json::from_slice(&body).unwrap();
+        validate(
+            &self.doc,
+            schema(&self.doc, documented, status),
+            &value,
+            uri,
+        )
+        .unwrap_or_else(|e| panic!("{uri} -> {status} {value}: {e}"));
+        (status, value)
+    }
+
+    /// Polls `uri` until `done` holds of its JSON answer.
+    fn wait_for(&self, uri: &str, documented: &str, done: impl Fn(&Value) -> bool) -> Value {
+        let started = Instant::now();
+        loop {
+            let (status, value) = self.json(uri, documented);
+            if status == 200 && done(&value) {
+                return value;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "{uri}: {value}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        // A failed test may leave an event stream open, which a graceful shutdown awaits.
+        if let Some(server) = self.server.take()
+            && !std::thread::panicking()
+        {
+            self.runtime.block_on(server.shutdown());
+        }
+    }
+}
+
+/// Reads a server-sent event stream in a thread: `(event name, data)` per event.
+fn subscribe(addr: std::net::SocketAddr, path: &str) -> mpsc::Receiver<(String, Value)> {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+    let (send, receive) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut name = String::new();
+        for line in BufReader::new(stream).lines() {
+            let Ok(line) = line else { return };
+            if let Some(event) = line.strip_prefix("event: ") {
+                name = event.to_owned();
+            } else if let Some(data) = line.strip_prefix("data: ")
+                && send
+                    .send((name.clone(), serde_json::from_str(data).unwrap()))
+                    .is_err()
+            {
+                return;
+            }
+        }
+    });
+    receive
+}
+
+fn next_event(events: &mpsc::Receiver<(String, Value)>) -> (String, Value) {
+    events
+        .recv_timeout(Duration::from_secs(30))
+        .expect("an event within 30 s")
+}
+
+#[test]
+fn test_lobby_game_pgn_and_events_while_played_and_after() {
+    let anvil = Anvil::spawn().unwrap();
+    let chain = RpcChain::connect(anvil.url()).unwrap();
+    let mut referee = Referee::deploy(chain).unwrap();
+    let address = referee.address();
+    let (white, black, other) = {
+        let accounts = referee.chain().accounts();
+        (accounts[1], accounts[2], accounts[3])
+    };
+    // A finished game first (fool's mate, replayed), then one played move by move below.
+    let mut replayer = played::replayer_at(&anvil, address);
+    played::play(&mut replayer, &played::games(played::SHORT_GAMES, 1));
+
+    let db = played::temp_db("serve");
+    let stop = Arc::new(AtomicBool::new(false));
+    let indexer = {
+        let (url, db, stop) = (anvil.url().to_owned(), db.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let chain = RpcChain::connect_read_only(&url).unwrap();
+            let options = Options {
+                confirmations: 1,
+                batch_blocks: 100,
+                poll: Duration::from_millis(20),
+            };
+            let mut indexer =
+                Indexer::new(chain, Store::open(&db).unwrap(), address, 0, options).unwrap();
+            indexer
+                .run(|| stop.load(Ordering::Relaxed), |_| Ok(()))
+                .unwrap();
+        })
+    };
+    let client = Client::start(Some(db.clone()));
+    let lobby = client.wait_for("/v1/games", "/v1/games", |v| v["total"] == 1);
+    assert_eq!(lobby["games"][0]["reason"], "checkmate");
+
+    // The game in play.
+    let stake = U256::from(10u64.pow(15));
+    let created = referee
+        .create_game(white, &GameSetup::eth(black, stake))
+        .unwrap();
+    let id = created.id.to_string();
+    let open = client.wait_for(
+        &format!("/v1/games?state=open&player={black}"),
+        "/v1/games",
+        |v| v["total"] == 1,
+    );
+    assert_eq!(open["games"][0]["id"], id.as_str());
+    assert_eq!(open["games"][0]["stake"], stake.to_string().as_str());
+    let joined = referee.join_game(black, created.id, stake).unwrap();
+    let mut position = Position {
+        state: created.state,
+        history: created.history,
+        clock: joined.clock,
+    };
+    let scholar = ["e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"];
+    let play = |referee: &mut Referee<RpcChain>, ply: usize, position: &mut Position| {
+        let mover = if ply.is_multiple_of(2) { white } else { black };
+        *position = referee
+            .play_move(mover, created.id, position, packed(scholar[ply]))
+            .unwrap()
+            .position;
+    };
+    for ply in 0..3 {
+        play(&mut referee, ply, &mut position);
+    }
+    let game_uri = format!("/v1/games/{id}");
+    let game = client.wait_for(&game_uri, "/v1/games/{id}", |v| v["ply"] == 3);
+    assert_eq!(game["phase"], "running");
+    assert_eq!(game["white"], white.to_string().as_str());
+    let sans: Vec<&str> = game["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["san"].as_str().unwrap())
+        .collect();
+    assert_eq!(sans, ["e4", "e5", "Bc4"]);
+    assert_eq!(game["moves"][2]["uci"], "f1c4");
+    assert_eq!(
+        game["fen"],
+        "rnbqkbnr/pppp1ppp/8/4p3/2B1P3/8/PPPP1PPP/RNBQK1NR b KQkq - 1 2"
+    );
+    assert_eq!(game["clock"]["white_seconds"], 30 * 86_400);
+    let (status, ct, pgn) = client.get(&format!("/v1/games/{id}.pgn"));
+    assert_eq!((status, ct.as_str()), (200, "application/x-chess-pgn"));
+    let pgn = String::from_utf8(pgn).unwrap();
+    assert!(pgn.contains("[Result \"*\"]"), "{pgn}");
+    assert!(pgn.contains("1. e4 e5 2. Bc4 *"), "{pgn}");
+    let running = client.json("/v1/games?state=running", "/v1/games").1;
+    assert_eq!(running["total"], 1);
+
+    // Live events: the next moves, the end, then finality; the stream then closes.
+    let events = subscribe(client.server().addr, &format!("/v1/games/{id}/events"));
+    std::thread::sleep(Duration::from_millis(300));
+    play(&mut referee, 3, &mut position);
+    let (name, data) = next_event(&events);
+    assert_eq!(name, "move", "{data}");
+    assert_eq!(data["move"]["san"], "Nc6");
+    assert_eq!(data["game"]["ply"], 4);
+    for ply in 4..7 {
+        play(&mut referee, ply, &mut position);
+    }
+    let mut names = Vec::new();
+    while names.last().map(String::as_str) != Some("ended") {
+        let (name, data) = next_event(&events);
+        if name == "move" {
+            assert!(data["move"]["san"].is_string(), "{data}");
+        }
+        names.push(name);
+    }
+    assert_eq!(names, ["move", "move", "move", "ended"]);
+    // One more block and the mate is final (one confirmation).
+    referee.chain().advance_time(1).unwrap();
+    let (name, data) = next_event(&events);
+    assert_eq!(name, "final", "{data}");
+    assert_eq!(data["game"]["pending"], false);
+    assert!(
+        events.recv_timeout(Duration::from_secs(5)).is_err(),
+        "the stream of a settled game closes"
+    );
+
+    // After: the ended game, its PGN, the lobby's filters.
+    let game = client.json(&game_uri, "/v1/games/{id}").1;
+    assert_eq!(game["result"], "white_wins");
+    assert_eq!(game["reason"], "checkmate");
+    assert_eq!(game["pending"], false);
+    assert_eq!(game["pgn_result"], "1-0");
+    let (_, _, pgn) = client.get(&format!("/v1/games/{id}.pgn"));
+    let pgn = String::from_utf8(pgn).unwrap();
+    for tag in [
+        format!("[Event \"chessref game {id}\"]"),
+        format!("[White \"{white}\"]"),
+        format!("[Black \"{black}\"]"),
+        "[Result \"1-0\"]".to_owned(),
+        "[Termination \"checkmate\"]".to_owned(),
+        "[Site \"chain 31337 referee".to_owned(),
+    ] {
+        assert!(pgn.contains(&tag), "{tag} missing: {pgn}");
+    }
+    assert!(pgn.contains("4. Qxf7# 1-0"), "{pgn}");
+    let read_back = chessref_core::PgnReader::new(pgn.as_bytes())
+        .next()
+        .unwrap()
+        .unwrap();
+    assert_eq!(read_back.replay().unwrap().plies(), 7);
+    let ended = client.json("/v1/games?state=ended&limit=1", "/v1/games").1;
+    assert_eq!(
+        (
+            ended["total"].clone(),
+            ended["games"].as_array().unwrap().len()
+        ),
+        (2.into(), 1)
+    );
+    assert_eq!(ended["games"][0]["id"], id.as_str(), "newest first");
+    let none = client
+        .json(&format!("/v1/games?player={other}"), "/v1/games")
+        .1;
+    assert_eq!(none["total"], 0);
+
+    // Junk: 4xx naming what is wrong.
+    for (uri, documented, status, kind, names) in [
+        (
+            "/v1/games/999",
+            "/v1/games/{id}",
+            404,
+            "unknown_game",
+            "999",
+        ),
+        ("/v1/games/abc", "/v1/games/{id}", 400, "bad_game_id", "abc"),
+        (
+            "/v1/games/1x.pgn",
+            "/v1/games/{id}.pgn",
+            400,
+            "bad_game_id",
+            "1x",
+        ),
+        (
+            "/v1/games/999/events",
+            "/v1/games/{id}/events",
+            404,
+            "unknown_game",
+            "999",
+        ),
+        (
+            "/v1/games?state=lost",
+            "/v1/games",
+            400,
+            "bad_query",
+            "lost",
+        ),
+        (
+            "/v1/games?player=0x12",
+            "/v1/games",
+            400,
+            "bad_query",
+            "0x12",
+        ),
+        ("/v1/games?limit=501", "/v1/games", 400, "bad_query", "501"),
+        (
+            "/v1/games?color=white",
+            "/v1/games",
+            400,
+            "bad_query",
+            "color",
+        ),
+        (
+            "/v1/games/1?x=1",
+            "/v1/games/{id}",
+            400,
+            "bad_query",
+            "no query",
+        ),
+    ] {
+        let (got, body) = client.json(uri, documented);
+        assert_eq!(got, status, "{uri}: {body}");
+        assert_eq!(body["error"], kind, "{uri}: {body}");
+        assert!(
+            body["message"].as_str().unwrap().contains(names),
+            "{uri}: {body}"
+        );
+    }
+    stop.store(true, Ordering::Relaxed);
+    indexer.join().unwrap();
+    drop(client);
+    if let Some(out) = std::env::var_os("CHESSREF_WEB_TEST_INDEX") {
+        let _ = std::fs::remove_file(&out);
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute("VACUUM INTO ?1", [out.to_str().unwrap()])
+            .unwrap();
+    }
+}
+
+#[test]
+fn test_without_an_index_or_with_a_missing_one() {
+    let client = Client::start(None);
+    for uri in [
+        "/v1/games",
+        "/v1/games/1",
+        "/v1/games/1.pgn",
+        "/v1/games/1/events",
+    ] {
+        let documented = match uri {
+            "/v1/games" => "/v1/games",
+            "/v1/games/1" => "/v1/games/{id}",
+            "/v1/games/1.pgn" => "/v1/games/{id}.pgn",
+            _ => "/v1/games/{id}/events",
+        };
+        let (status, body) = client.json(uri, documented);
+        assert_eq!(status, 404, "{uri}");
+        assert_eq!(body["error"], "no_index");
+        assert_eq!(
+            body["message"],
+            "no index: start chessref serve with --index PATH"
+        );
+    }
+    drop(client);
+    let missing = played::temp_db("never-written");
+    let client = Client::start(Some(missing.clone()));
+    let (status, body) = client.json("/v1/games", "/v1/games");
+    assert_eq!(status, 503);
+    assert_eq!(body["error"], "index_unavailable");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains(&missing.display().to_string())
+    );
+}
