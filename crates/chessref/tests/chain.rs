@@ -1236,3 +1236,199 @@ fn a_channel_game_is_shown_as_played_off_chain_and_a_move_is_refused() {
     );
     assert_eq!(table.nonce(WHITE), before, "nothing sent");
 }
+
+/// `chessref index` and `chessref serve --index` running beside the players, killed
+/// when dropped.
+struct Watchers {
+    index: std::process::Child,
+    serve: std::process::Child,
+    url: String,
+}
+
+impl Watchers {
+    fn start(table: &Table, db: &Path) -> Watchers {
+        let referee = read_json(&table.file)["31337"]["contracts"]["ChessReferee"]["address"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let index = Command::new(env!("CARGO_BIN_EXE_chessref"))
+            .args([
+                "index",
+                "--rpc",
+                table.anvil.url(),
+                "--referee",
+                &referee,
+                "--db",
+                db.to_str().unwrap(),
+                "--confirmations",
+                "0",
+                "--poll-ms",
+                "50",
+                "--fail-on-divergence",
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // The server opens the file read-only: wait until the indexer made it.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !db.exists() {
+            assert!(std::time::Instant::now() < deadline, "no index file");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let mut serve = Command::new(env!("CARGO_BIN_EXE_chessref"))
+            .args([
+                "serve",
+                "--addr",
+                "127.0.0.1:0",
+                "--index",
+                db.to_str().unwrap(),
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(serve.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let url = line
+            .trim()
+            .rsplit(' ')
+            .next()
+            .expect("chessref serve: listening on URL")
+            .to_string();
+        Watchers { index, serve, url }
+    }
+
+    /// `GET path`: the status and the body.
+    fn get(&self, path: &str) -> (u16, String) {
+        use std::io::{Read, Write};
+        let authority = self.url.trim_start_matches("http://");
+        let mut stream = std::net::TcpStream::connect(authority).unwrap();
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+        let body = if head
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked")
+        {
+            dechunk(body)
+        } else {
+            body.to_string()
+        };
+        (status, body)
+    }
+
+    /// `GET /v1/games/{id}` once `until` holds of it (the indexer follows within ms).
+    fn game_when(&self, id: &str, until: impl Fn(&Value) -> bool) -> Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            let (status, body) = self.get(&format!("/v1/games/{id}"));
+            if status == 200 {
+                let game: Value = serde_json::from_str(&body).unwrap();
+                if until(&game) {
+                    return game;
+                }
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the server never showed the awaited state of game {id}: {status} {body}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Watchers {
+    fn drop(&mut self) {
+        let _ = self.index.kill();
+        let _ = self.serve.kill();
+        let _ = self.index.wait();
+        let _ = self.serve.wait();
+    }
+}
+
+fn dechunk(body: &str) -> String {
+    let mut out = String::new();
+    let mut rest = body;
+    while let Some((size, after)) = rest.split_once("\r\n") {
+        let size = usize::from_str_radix(size.trim(), 16).unwrap();
+        if size == 0 {
+            break;
+        }
+        out.push_str(&after[..size]);
+        rest = &after[size + 2..];
+    }
+    out
+}
+
+fn served_sans(game: &Value) -> Vec<String> {
+    game["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["san"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn the_indexer_beside_two_players_serves_the_game_while_it_is_played_and_after() {
+    let table = Table::new("indexed");
+    let db = table.file.with_file_name("index.sqlite");
+    let watchers = Watchers::start(&table, &db);
+    succeeded(&table.game(
+        KEY_WHITE,
+        &["create", "--stake", "0.001eth", "--opponent", BLACK],
+    ));
+    let open = watchers.game_when("1", |g| g["phase"] == "open");
+    assert_eq!(
+        open["creator"].as_str().unwrap().to_lowercase(),
+        WHITE.to_lowercase()
+    );
+    let (_, lobby) = watchers.get("/v1/games?state=open");
+    let lobby: Value = serde_json::from_str(&lobby).unwrap();
+    assert_eq!(lobby["games"][0]["id"], "1", "{lobby}");
+
+    succeeded(&table.game(KEY_BLACK, &["join", "1"]));
+    watchers.game_when("1", |g| g["phase"] == "running");
+    let mut played = Vec::new();
+    for (key, san) in [
+        (KEY_WHITE, "f3"),
+        (KEY_BLACK, "e5"),
+        (KEY_WHITE, "g4"),
+        (KEY_BLACK, "Qh4#"),
+    ] {
+        succeeded(&table.game(key, &["move", "1", san]));
+        played.push(san.to_string());
+        let served = watchers.game_when("1", |g| {
+            g["moves"].as_array().unwrap().len() == played.len()
+        });
+        assert_eq!(served_sans(&served), played, "served while played");
+        // The player's own view (read from the chain) and the indexer's agree.
+        let seen = table.show(key, "1");
+        assert_eq!(seen["fen"], served["fen"]);
+    }
+    let ended = watchers.game_when("1", |g| g["phase"] == "ended");
+    assert_eq!(ended["result"], "black_wins", "{ended}");
+    assert_eq!(ended["reason"], "checkmate", "{ended}");
+    assert_eq!(ended["divergences"], 0);
+    let (status, pgn) = watchers.get("/v1/games/1.pgn");
+    assert_eq!(status, 200, "{pgn}");
+    assert!(
+        pgn.contains(&format!("[White \"{}\"]", ended["white"].as_str().unwrap())),
+        "{pgn}"
+    );
+    assert!(pgn.contains("[Result \"0-1\"]"), "{pgn}");
+    assert!(pgn.contains("1. f3 e5 2. g4 Qh4# 0-1"), "{pgn}");
+    let (status, unknown) = watchers.get("/v1/games/99");
+    assert_eq!(status, 404, "{unknown}");
+}
