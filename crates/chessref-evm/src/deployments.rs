@@ -131,6 +131,36 @@ pub enum DeploymentsError {
     },
 }
 
+/// The referee of chain `chain_id` and the first block that can hold its logs, as every
+/// command that reads the chain finds them: `referee` (`--referee`) if given, else the
+/// entry of the deployments file at `file` ([`path`]); the first block is `from_block`
+/// (`--from-block`) if given, else the referee's deployment block when the file records
+/// that same referee, else 0. A file that cannot be read only matters when no `referee`
+/// is given.
+pub fn locate(
+    chain_id: u64,
+    referee: Option<Address>,
+    file: Option<&Path>,
+    from_block: Option<u64>,
+) -> Result<(Address, u64), DeploymentsError> {
+    let path = path(file);
+    let (referee, deployed_at) = match referee {
+        None => {
+            let file = Deployments::load(&path)?;
+            let entry = file.for_chain(chain_id)?;
+            (entry.referee()?, entry.referee_block()?)
+        }
+        Some(given) => {
+            let recorded = Deployments::previous(&path, chain_id).ok().flatten();
+            let block = recorded
+                .filter(|entry| entry.referee().ok() == Some(given))
+                .and_then(|entry| entry.referee_block().ok().flatten());
+            (given, block)
+        }
+    };
+    Ok((referee, from_block.or(deployed_at).unwrap_or(0)))
+}
+
 /// The deployments file to use: `given` (`--deployments`), else [`DEPLOYMENTS_ENV`],
 /// else [`DEFAULT_PATH`] in the current directory.
 pub fn path(given: Option<&Path>) -> PathBuf {

@@ -11,6 +11,7 @@ pub mod bindings;
 mod chain;
 pub mod channel;
 pub mod channel_sim;
+pub mod clock_word;
 pub mod deploy;
 pub mod deployments;
 pub mod driver;

@@ -52,8 +52,7 @@ impl Position {
 
     /// The game's ply count from the clock word (bits 136..167).
     pub fn ply(&self) -> u32 {
-        let shifted: U256 = self.clock >> 136usize;
-        (shifted.to::<u128>() & 0xffff_ffff) as u32
+        crate::clock_word::ClockWord(self.clock).ply()
     }
 }
 

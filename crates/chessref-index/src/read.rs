@@ -4,7 +4,8 @@
 use std::path::Path;
 
 use alloy_primitives::{Address, U256};
-use chessref_core::{Game, RawMove, State};
+use chessref_core::{Color, Game, RawMove, State};
+use chessref_evm::clock_word::ClockWord;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, params};
 use serde::Serialize;
 
@@ -190,24 +191,16 @@ pub struct ClockView {
 impl ClockView {
     /// Decodes a clock word.
     pub fn of(word: U256) -> ClockView {
-        const GRACE: u64 = 15;
-        let field = |shift: usize, bits: u32| -> u64 {
-            let mask = U256::from((1u64 << bits) - 1);
-            ((word >> shift) & mask).to::<u64>()
-        };
-        let offer = if field(168, 1) == 1 {
-            Some("white".to_owned())
-        } else if field(169, 1) == 1 {
-            Some("black".to_owned())
-        } else {
-            None
-        };
+        let clock = ClockWord(word);
         ClockView {
             word: format!("{word:#x}"),
-            last_timestamp: field(0, 40),
-            white_seconds: field(40, 32).saturating_sub(GRACE),
-            black_seconds: field(72, 32).saturating_sub(GRACE),
-            draw_offer: offer,
+            last_timestamp: clock.last_timestamp(),
+            white_seconds: clock.seconds_left(Color::White),
+            black_seconds: clock.seconds_left(Color::Black),
+            draw_offer: clock.draw_offer().map(|c| match c {
+                Color::White => "white".to_owned(),
+                Color::Black => "black".to_owned(),
+            }),
         }
     }
 }

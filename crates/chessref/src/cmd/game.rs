@@ -7,18 +7,17 @@
 //! Then the gas estimate and fee are shown, the transaction sent and its receipt
 //! awaited (a spinner on a terminal).
 
-use std::{io::IsTerminal, path::PathBuf, process::ExitCode, time::Duration};
+use std::{io::IsTerminal, process::ExitCode, time::Duration};
 
 use alloy_primitives::{Address, U256};
 use chessref_evm::{
     Chain, GameSetup,
     amount::Unit,
-    deployments::{self, Deployments},
     seat::{CHANNEL_PLAY, GameSummary, GameView, Prepared, Seat, SeatError},
 };
 use clap::{Args as ClapArgs, Subcommand};
 
-use super::{CliError, print_json, sender::SenderArgs};
+use super::{CliError, RefereeArgs, print_json, sender::SenderArgs};
 
 /// Arguments of `chessref game`.
 #[derive(ClapArgs)]
@@ -32,15 +31,8 @@ pub struct Args {
 struct SeatArgs {
     #[command(flatten)]
     sender: SenderArgs,
-    /// The ChessReferee (default: the deployments file's, by the node's chain id).
-    #[arg(long, value_name = "ADDRESS")]
-    referee: Option<Address>,
-    /// The deployments file (default: $CHESSREF_DEPLOYMENTS, else ./deployments.json).
-    #[arg(long, value_name = "PATH")]
-    deployments: Option<PathBuf>,
-    /// First block to read events from (default: the referee's deployment block, else 0).
-    #[arg(long, value_name = "N")]
-    from_block: Option<u64>,
+    #[command(flatten)]
+    referee: RefereeArgs,
 }
 
 /// A game id and the seat.
@@ -280,23 +272,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 /// the node's chain id.
 fn sit(args: &SeatArgs) -> Result<Seat, CliError> {
     let (mut chain, _) = args.sender.connect()?;
-    let (referee, deployed_at) = match args.referee {
-        Some(address) => (address, None),
-        None => {
-            let path = deployments::path(args.deployments.as_deref());
-            let chain_id = chain.chain_id().map_err(|e| CliError::Arg(e.to_string()))?;
-            let file = Deployments::load(&path).map_err(|e| CliError::Arg(e.to_string()))?;
-            let entry = file
-                .for_chain(chain_id)
-                .map_err(|e| CliError::Arg(e.to_string()))?;
-            let referee = entry.referee().map_err(|e| CliError::Arg(e.to_string()))?;
-            let block = entry
-                .referee_block()
-                .map_err(|e| CliError::Arg(e.to_string()))?;
-            (referee, block)
-        }
-    };
-    let from_block = args.from_block.or(deployed_at).unwrap_or(0);
+    let chain_id = chain.chain_id().map_err(|e| CliError::Arg(e.to_string()))?;
+    let (referee, from_block) = args.referee.locate(chain_id)?;
     Seat::new(chain, referee, from_block).map_err(seat_error)
 }
 

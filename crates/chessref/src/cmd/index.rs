@@ -8,14 +8,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use alloy_primitives::Address;
-use chessref_evm::deployments::{self, Deployments};
 use chessref_evm::{Chain, RpcChain};
 use chessref_index::{IndexError, Indexer, Options, Store};
 use clap::Args as ClapArgs;
 use serde_json::json;
 
-use super::{CliError, EXIT_VERDICT};
+use super::{CliError, EXIT_VERDICT, RefereeArgs};
 
 /// Arguments of `chessref index`.
 #[derive(ClapArgs)]
@@ -23,16 +21,10 @@ pub struct Args {
     /// The JSON-RPC endpoint (HTTP) of the chain.
     #[arg(long, value_name = "URL")]
     rpc: String,
-    /// The ChessReferee (default: the deployments file's, by the node's chain id).
-    #[arg(long, value_name = "ADDRESS")]
-    referee: Option<Address>,
-    /// The deployments file (default: $CHESSREF_DEPLOYMENTS, else ./deployments.json).
-    #[arg(long, value_name = "PATH")]
-    deployments: Option<PathBuf>,
-    /// First block to read on a fresh database (default: the referee's deployment block
-    /// from the deployments file, else 0). A used database resumes at its cursor.
-    #[arg(long, value_name = "N")]
-    from_block: Option<u64>,
+    /// The referee; `--from-block` applies to a fresh database only (a used one resumes
+    /// at its cursor).
+    #[command(flatten)]
+    referee: RefereeArgs,
     /// The SQLite file (created if missing).
     #[arg(long, value_name = "PATH", default_value = "chessref-index.sqlite")]
     db: PathBuf,
@@ -60,49 +52,12 @@ fn index_error(e: IndexError) -> CliError {
     CliError::Arg(e.to_string())
 }
 
-/// The referee and the first block: `--referee` (its deployment block from the
-/// deployments file if the file names the same referee for this chain, else
-/// `--from-block` or 0), else the deployments file's referee and block.
-fn locate(args: &Args, chain: &mut RpcChain) -> Result<(Address, u64), CliError> {
-    let arg = |e: &dyn std::fmt::Display| CliError::Arg(e.to_string());
-    let path = deployments::path(args.deployments.as_deref());
-    let chain_id = chain.chain_id().map_err(|e| arg(&e))?;
-    let entry = match (args.referee, Deployments::previous(&path, chain_id)) {
-        (None, _) => Some(
-            Deployments::load(&path)
-                .and_then(|file| file.for_chain(chain_id).cloned())
-                .map_err(|e| arg(&e))?,
-        ),
-        (Some(_), Ok(entry)) => entry,
-        // An unreadable file does not matter when --referee says where to look.
-        (Some(_), Err(_)) => None,
-    };
-    let recorded = match entry {
-        Some(e) => Some((
-            e.referee().map_err(|e| arg(&e))?,
-            e.referee_block().map_err(|e| arg(&e))?,
-        )),
-        None => None,
-    };
-    let referee = match (args.referee, recorded) {
-        (Some(address), _) | (None, Some((address, _))) => address,
-        (None, None) => {
-            return Err(CliError::Arg(format!(
-                "no --referee and no deployments file entry for chain {chain_id} in {}",
-                path.display()
-            )));
-        }
-    };
-    let deployed_at =
-        recorded.and_then(|(address, block)| (address == referee).then_some(block).flatten());
-    Ok((referee, args.from_block.or(deployed_at).unwrap_or(0)))
-}
-
 /// Follows the referee until killed (or, with `--once`, until the head).
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let mut chain =
         RpcChain::connect_read_only(&args.rpc).map_err(|e| CliError::Arg(e.to_string()))?;
-    let (referee, from_block) = locate(&args, &mut chain)?;
+    let chain_id = chain.chain_id().map_err(|e| CliError::Arg(e.to_string()))?;
+    let (referee, from_block) = args.referee.locate(chain_id)?;
     let store = Store::open(&args.db).map_err(index_error)?;
     let options = Options {
         confirmations: args.confirmations,

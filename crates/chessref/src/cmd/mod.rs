@@ -16,6 +16,9 @@ pub mod serve;
 pub mod simulate;
 pub mod state;
 
+use std::path::PathBuf;
+
+use alloy_primitives::Address;
 use chessref_core::{FenError, State, StateError};
 
 /// Exit status for a negative verdict (illegal move, invalid state, PGN errors).
@@ -64,6 +67,35 @@ impl CliError {
             CliError::Refused(_) => EXIT_VERDICT,
             _ => EXIT_BAD_INPUT,
         }
+    }
+}
+
+/// Where the referee is on the chain: the options every command reading it shares.
+#[derive(clap::Args, Clone, Debug)]
+pub struct RefereeArgs {
+    /// The ChessReferee (default: the deployments file's, by the node's chain id).
+    #[arg(long, value_name = "ADDRESS")]
+    pub referee: Option<Address>,
+    /// The deployments file (default: $CHESSREF_DEPLOYMENTS, else ./deployments.json).
+    #[arg(long, value_name = "PATH")]
+    pub deployments: Option<PathBuf>,
+    /// First block to read events from (default: the referee's deployment block from the
+    /// deployments file, else 0).
+    #[arg(long, value_name = "N")]
+    pub from_block: Option<u64>,
+}
+
+impl RefereeArgs {
+    /// The referee and its first block on chain `chain_id`
+    /// ([`chessref_evm::deployments::locate`]).
+    pub fn locate(&self, chain_id: u64) -> Result<(Address, u64), CliError> {
+        chessref_evm::deployments::locate(
+            chain_id,
+            self.referee,
+            self.deployments.as_deref(),
+            self.from_block,
+        )
+        .map_err(|e| CliError::Arg(e.to_string()))
     }
 }
 

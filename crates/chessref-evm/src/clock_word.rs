@@ -1,0 +1,106 @@
+//! The packed clock word of a running game, read off-chain: `ClockWord.sol` field for
+//! field (REFEREE.md section 3). Bit offsets from the least significant bit: 0..39 the
+//! timestamp of the join or last move, 40..71 white's budget, 72..103 black's budget
+//! (seconds left + unused grace), 104..135 increment, 136..167 ply, 168 white offers a
+//! draw, 169 black offers a draw, 170 custom start, 176..207 first-move window.
+
+use alloy_primitives::U256;
+use chessref_core::Color;
+
+/// Seconds of grace every budget includes (`ClockWord.GRACE_PERIOD`).
+pub const GRACE_PERIOD: u64 = 15;
+
+/// A clock word as the referee commits and emits it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ClockWord(pub U256);
+
+impl ClockWord {
+    fn field(self, shift: usize, bits: u32) -> u64 {
+        let mask = U256::from((1u64 << bits) - 1);
+        ((self.0 >> shift) & mask).to::<u64>()
+    }
+
+    /// Timestamp of the join or the last move (after a channel registration: the end
+    /// of the response window, docs/CHANNEL.md 7.3).
+    pub fn last_timestamp(self) -> u64 {
+        self.field(0, 40)
+    }
+
+    /// `colour`'s budget: seconds left plus its unused grace.
+    pub fn budget(self, colour: Color) -> u64 {
+        match colour {
+            Color::White => self.field(40, 32),
+            Color::Black => self.field(72, 32),
+        }
+    }
+
+    /// `colour`'s seconds left as of [`ClockWord::last_timestamp`], the grace excluded
+    /// (what the referee's `clocks` view shows before any time runs).
+    pub fn seconds_left(self, colour: Color) -> u64 {
+        self.budget(colour).saturating_sub(GRACE_PERIOD)
+    }
+
+    /// The Fischer increment, seconds.
+    pub fn increment(self) -> u64 {
+        self.field(104, 32)
+    }
+
+    /// Moves played in the game.
+    pub fn ply(self) -> u32 {
+        self.field(136, 32) as u32
+    }
+
+    /// Whether `colour` offers a draw in the current position.
+    pub fn offers_draw(self, colour: Color) -> bool {
+        match colour {
+            Color::White => self.field(168, 1) == 1,
+            Color::Black => self.field(169, 1) == 1,
+        }
+    }
+
+    /// The side offering a draw, if either.
+    pub fn draw_offer(self) -> Option<Color> {
+        [Color::White, Color::Black]
+            .into_iter()
+            .find(|&c| self.offers_draw(c))
+    }
+
+    /// Whether the game started from a custom position.
+    pub fn custom_start(self) -> bool {
+        self.field(170, 1) == 1
+    }
+
+    /// The first-move window, seconds.
+    pub fn first_move_window(self) -> u64 {
+        self.field(176, 32)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_every_field_where_clockword_sol_puts_it() {
+        let word = U256::from(1_700_000_000u64)
+            | U256::from(615u64) << 40usize
+            | U256::from(10u64) << 72usize
+            | U256::from(2u64) << 104usize
+            | U256::from(41u64) << 136usize
+            | U256::from(1u64) << 169usize
+            | U256::from(1u64) << 170usize
+            | U256::from(300u64) << 176usize;
+        let c = ClockWord(word);
+        assert_eq!(c.last_timestamp(), 1_700_000_000);
+        assert_eq!((c.budget(Color::White), c.budget(Color::Black)), (615, 10));
+        assert_eq!(
+            (c.seconds_left(Color::White), c.seconds_left(Color::Black)),
+            (600, 0)
+        );
+        assert_eq!(c.increment(), 2);
+        assert_eq!(c.ply(), 41);
+        assert_eq!(c.draw_offer(), Some(Color::Black));
+        assert!(c.custom_start());
+        assert_eq!(c.first_move_window(), 300);
+    }
+}
