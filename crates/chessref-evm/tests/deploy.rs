@@ -298,3 +298,21 @@ fn hex_key(text: &str) -> Vec<u8> {
         .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
         .collect()
 }
+
+#[test]
+fn the_readme_names_the_addresses_the_committed_code_deploys_at() {
+    // Any change to a contract's code moves its CREATE2 address: the README's must follow.
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("README.md");
+    let (rules, referee, channel) = chessref_evm::deploy::create2_addresses();
+    for (name, address) in [
+        ("ChessRulesView", rules),
+        ("ChessReferee", referee),
+        ("ChessChannel", channel),
+    ] {
+        assert!(
+            readme.contains(&format!("`{address}`")),
+            "README.md must name {name} at {address} (its CREATE2 address for the committed code)"
+        );
+    }
+}
