@@ -28,9 +28,7 @@ contract LyingReferee {
     /// @notice Emits `GameCreated` of game `gameId`, created by the caller for `opponent`
     /// (the caller white, ETH, no stake, 600 s, no increment, not a channel game) from `state`
     /// and `history`, with terms hash `terms`.
-    function create(uint256 gameId, address opponent, bytes calldata state, bytes32 history, bytes32 terms)
-        external
-    {
+    function create(uint256 gameId, address opponent, bytes calldata state, bytes32 history, bytes32 terms) external {
         emit GameCreated(gameId, msg.sender, opponent, true, address(0), 0, 600, 0, 0, terms, state, history, 0);
     }
 
@@ -40,9 +38,15 @@ contract LyingReferee {
     }
 
     /// @notice Emits `MovePlayed` of game `gameId` exactly as given, legal or not.
-    function move(uint256 gameId, uint24 mv, uint32 ply, uint8 status, bytes32 history, uint256 clock, bytes calldata state)
-        external
-    {
+    function move(
+        uint256 gameId,
+        uint24 mv,
+        uint32 ply,
+        uint8 status,
+        bytes32 history,
+        uint256 clock,
+        bytes calldata state
+    ) external {
         emit MovePlayed(gameId, mv, ply, status, history, clock, state);
     }
 }

@@ -151,18 +151,18 @@ sol! {
 /// The creation code of contracts/test/mocks/LyingReferee.sol, compiled by the pinned forge.
 fn lying_referee_code() -> Bytes {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let forge = root.join("node_modules/@foundry-rs/forge-linux-amd64/bin/forge");
     let out = temp_db("lying-out").with_extension("d");
-    let status = std::process::Command::new(&forge)
+    // The one resolver of Foundry tools (the native binary, whatever the platform).
+    let status = std::process::Command::new(root.join("scripts/foundry"))
         .current_dir(&root)
-        .args(["build", "--out"])
+        .args(["forge", "build", "--out"])
         .arg(out.join("out"))
         .arg("--cache-path")
         .arg(out.join("cache"))
         .arg("contracts/test/mocks/LyingReferee.sol")
         .stdout(std::process::Stdio::null())
         .status()
-        .unwrap_or_else(|e| panic!("{}: {e}", forge.display()));
+        .unwrap_or_else(|e| panic!("scripts/foundry forge build: {e}"));
     assert!(status.success(), "forge build LyingReferee failed");
     let artifact: serde_json::Value = serde_json::from_slice(
         &std::fs::read(out.join("out/LyingReferee.sol/LyingReferee.json")).unwrap(),
