@@ -17,6 +17,8 @@ SOURCES=(
   "ChessReferee=contracts/src/ChessReferee.sol"
   # The court of channel games; ChessReferee deploys it (its address: ChessReferee.channel()).
   "ChessChannel=contracts/src/ChessChannel.sol"
+  # Holds ChessChannel's creation code; ChessReferee's constructor creates the channel from it.
+  "ChessChannelBlueprint=contracts/src/ChessChannelBlueprint.sol"
   # A tiny contract the harness's own tests use (deploy, value, events, errors, time).
   "Probe=crates/chessref-evm/tests/fixtures/Probe.sol"
   # A plain ERC-20 with symbol and decimals: the stake token of `chessref game` tests.

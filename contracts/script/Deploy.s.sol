@@ -11,8 +11,8 @@ interface ScriptVm {
 }
 
 /// @title Deploy
-/// @notice Deploys ChessRulesView and ChessReferee (whose constructor creates ChessChannel)
-/// through the deterministic deployment proxy at CREATE2_FACTORY with SALT, at the
+/// @notice Deploys ChessRulesView, ChessChannelBlueprint and ChessReferee (whose
+/// constructor creates ChessChannel from the blueprint) through the deterministic deployment proxy at CREATE2_FACTORY with SALT, at the
 /// addresses `chessref deploy` gives: each depends only on SALT and the init code, so it
 /// is the same on every chain. A contract already at its address is kept.
 /// @dev The init code is read from the build's artifacts (`vm.getCode`) rather than
@@ -45,8 +45,9 @@ contract Deploy {
         uint256 key = VM.envOr("CHESSREF_PRIVATE_KEY", uint256(0));
         if (key != 0) VM.startBroadcast(key);
         else VM.startBroadcast();
-        rules = place("ChessRulesView.sol:ChessRulesView");
-        referee = place("ChessReferee.sol:ChessReferee");
+        rules = place("ChessRulesView.sol:ChessRulesView", "");
+        address blueprint = place("ChessChannelBlueprint.sol:ChessChannelBlueprint", "");
+        referee = place("ChessReferee.sol:ChessReferee", abi.encode(blueprint));
         VM.stopBroadcast();
     }
 
@@ -58,9 +59,10 @@ contract Deploy {
         return address(uint160(uint256(digest)));
     }
 
-    /// @notice The artifact's contract at its CREATE2 address, created unless already there.
-    function place(string memory artifact) internal returns (address at) {
-        bytes memory initCode = VM.getCode(artifact);
+    /// @notice The artifact's contract (with constructor arguments `args`) at its CREATE2
+    /// address, created unless already there.
+    function place(string memory artifact, bytes memory args) internal returns (address at) {
+        bytes memory initCode = abi.encodePacked(VM.getCode(artifact), args);
         at = predict(initCode);
         if (at.code.length != 0) return at;
         (bool ok,) = CREATE2_FACTORY.call(abi.encodePacked(SALT, initCode));

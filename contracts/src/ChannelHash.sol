@@ -10,29 +10,49 @@ struct Move {
     bytes32 history;
     uint32 whiteTime;
     uint32 blackTime;
+    uint64 timestamp;
     bytes32 previous;
 }
 
 /// @notice A player's permission for `sessionKey` to sign for it in one game over a ply
-/// range (section 4.2).
+/// range, until `expires` (section 4.2).
 struct Delegation {
     uint256 gameId;
     address sessionKey;
     uint32 firstPly;
     uint32 lastPly;
+    uint64 expires;
 }
 
-/// @notice An off-chain resignation (section 4.3).
+/// @notice An off-chain resignation in the position `position` of ply `ply` (section 4.3).
 struct Resignation {
     uint256 gameId;
     uint32 ply;
+    bytes32 position;
 }
 
-/// @notice A result both players sign (section 4.4).
+/// @notice A result both players sign in the position `position` of ply `ply` (section 4.4).
 struct Result {
     uint256 gameId;
     uint32 ply;
+    bytes32 position;
     uint8 result;
+}
+
+/// @notice A non-binding draw offer (section 4.5); never an argument of a call, hashed here
+/// so that clients can check their encoding against the contract's.
+struct DrawOffer {
+    uint256 gameId;
+    uint32 ply;
+    bytes32 position;
+}
+
+/// @notice The signer held the move `position` of ply `ply` at `seenAt` (section 4.6).
+struct Receipt {
+    uint256 gameId;
+    uint32 ply;
+    bytes32 position;
+    uint64 seenAt;
 }
 
 /// @notice How a message is signed on behalf of a player (section 5): directly
@@ -49,14 +69,19 @@ library ChannelHash {
     bytes32 internal constant DOMAIN_TYPEHASH =
         keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
     bytes32 internal constant NAME_HASH = keccak256("chessref");
-    bytes32 internal constant VERSION_HASH = keccak256("1");
+    bytes32 internal constant VERSION_HASH = keccak256("2");
     bytes32 internal constant MOVE_TYPEHASH = keccak256(
-        "Move(uint256 gameId,uint32 ply,uint24 mv,bytes state,bytes32 history,uint32 whiteTime,uint32 blackTime,bytes32 previous)"
+        "Move(uint256 gameId,uint32 ply,uint24 mv,bytes state,bytes32 history,uint32 whiteTime,uint32 blackTime,uint64 timestamp,bytes32 previous)"
     );
     bytes32 internal constant DELEGATION_TYPEHASH =
-        keccak256("Delegation(uint256 gameId,address sessionKey,uint32 firstPly,uint32 lastPly)");
-    bytes32 internal constant RESIGNATION_TYPEHASH = keccak256("Resignation(uint256 gameId,uint32 ply)");
-    bytes32 internal constant RESULT_TYPEHASH = keccak256("Result(uint256 gameId,uint32 ply,uint8 result)");
+        keccak256("Delegation(uint256 gameId,address sessionKey,uint32 firstPly,uint32 lastPly,uint64 expires)");
+    bytes32 internal constant RESIGNATION_TYPEHASH =
+        keccak256("Resignation(uint256 gameId,uint32 ply,bytes32 position)");
+    bytes32 internal constant RESULT_TYPEHASH =
+        keccak256("Result(uint256 gameId,uint32 ply,bytes32 position,uint8 result)");
+    bytes32 internal constant DRAW_OFFER_TYPEHASH = keccak256("DrawOffer(uint256 gameId,uint32 ply,bytes32 position)");
+    bytes32 internal constant RECEIPT_TYPEHASH =
+        keccak256("Receipt(uint256 gameId,uint32 ply,bytes32 position,uint64 seenAt)");
 
     /// @notice The domain separator of a channel contract on a chain.
     function domainSeparator(uint256 chainId, address verifyingContract) internal pure returns (bytes32) {
@@ -85,20 +110,29 @@ library ChannelHash {
                 m.history,
                 m.whiteTime,
                 m.blackTime,
+                m.timestamp,
                 m.previous
             )
         );
     }
 
     function hashDelegation(Delegation calldata d) internal pure returns (bytes32) {
-        return keccak256(abi.encode(DELEGATION_TYPEHASH, d.gameId, d.sessionKey, d.firstPly, d.lastPly));
+        return keccak256(abi.encode(DELEGATION_TYPEHASH, d.gameId, d.sessionKey, d.firstPly, d.lastPly, d.expires));
     }
 
     function hashResignation(Resignation calldata r) internal pure returns (bytes32) {
-        return keccak256(abi.encode(RESIGNATION_TYPEHASH, r.gameId, r.ply));
+        return keccak256(abi.encode(RESIGNATION_TYPEHASH, r.gameId, r.ply, r.position));
     }
 
     function hashResult(Result calldata r) internal pure returns (bytes32) {
-        return keccak256(abi.encode(RESULT_TYPEHASH, r.gameId, r.ply, r.result));
+        return keccak256(abi.encode(RESULT_TYPEHASH, r.gameId, r.ply, r.position, r.result));
+    }
+
+    function hashDrawOffer(DrawOffer calldata o) internal pure returns (bytes32) {
+        return keccak256(abi.encode(DRAW_OFFER_TYPEHASH, o.gameId, o.ply, o.position));
+    }
+
+    function hashReceipt(Receipt calldata r) internal pure returns (bytes32) {
+        return keccak256(abi.encode(RECEIPT_TYPEHASH, r.gameId, r.ply, r.position, r.seenAt));
     }
 }

@@ -4,19 +4,23 @@ pragma solidity ^0.8.30;
 import {ChessRules, BadStateLength} from "./ChessRules.sol";
 import {ClockWord} from "./ClockWord.sol";
 import {ChannelGame, IChessCourt} from "./ChessCourt.sol";
-import {ChannelHash, Move, Delegation, Resignation, Result, Auth} from "./ChannelHash.sol";
+import {ChannelHash, Move, Delegation, Resignation, Result, DrawOffer, Receipt, Auth} from "./ChannelHash.sol";
 import {SignatureCheck} from "./SignatureCheck.sol";
 import {RepetitionChain} from "./RepetitionChain.sol";
 import {Outcome} from "./Outcome.sol";
 import {Commitment} from "./Commitment.sol";
 
 /// @title ChessChannel
-/// @notice The court of off-chain play (docs/CHANNEL.md): settles a channel game of its
-/// referee from signed messages in one transaction, registers the latest signed position
-/// so the game continues on-chain, and ends the game when a player is proven to have
-/// cheated. Holds no funds and no game data: the referee, which deployed it, keeps both.
-/// @dev Anyone may send every call but `claimDraw` (a relayer, a wallet). Each call checks
-/// the game (running, a channel game), then the signatures, then its own conditions.
+/// @notice The court of off-chain play, protocol v2 (docs/CHANNEL.md): settles a channel
+/// game of its referee from signed agreements in one transaction, registers the latest
+/// signed pair (frozen for the game's response window, in which anyone holding a later
+/// pair may overtake it) so the game continues on-chain, and ends the game when a player is
+/// proven to have cheated. Holds no funds and no game data (the referee keeps both); keeps
+/// only pinned contract-wallet approvals and revoked session keys.
+/// @dev Every call but the first registration (and `registerStart`) may be sent by anyone:
+/// a relayer, a wallet, a watchtower. Each call checks the game (running, a channel game),
+/// then who may call, then the signatures, then its own conditions; `settle` and
+/// `resignBySignature` check the lapse of the agreement before its signatures.
 contract ChessChannel {
     // Transition codes (section 6).
     uint256 internal constant WRONG_GAME = 1;
@@ -30,10 +34,26 @@ contract ChessChannel {
 
     uint8 internal constant PHASE_RUNNING = 2;
 
+    /// @notice Seconds a move nobody acknowledged may be older than the block registering
+    /// it (section 8): the most off-chain thinking a stamp in the past can hide on-chain.
+    uint256 public constant STAMP_TOLERANCE = 60;
+
     /// @notice The referee whose channel games this contract judges (its deployer).
     IChessCourt public immutable referee;
     uint256 private immutable CACHED_CHAIN_ID;
     bytes32 private immutable CACHED_SEPARATOR;
+
+    /// @notice Whether contract wallet `signer` approved `digest` (ERC-1271, asked once by
+    /// `pin`); a pinned digest counts for good.
+    mapping(address signer => mapping(bytes32 digest => bool)) public pinned;
+    /// @notice When `player` revoked `sessionKey` in `gameId` (0: never): from then on the
+    /// key's resignations and results no longer count.
+    mapping(uint256 gameId => mapping(address player => mapping(address sessionKey => uint256))) public revokedAt;
+
+    /// @notice `signer` (a contract wallet) approved `digest` by ERC-1271; pinned for good.
+    event SignaturePinned(address indexed signer, bytes32 indexed digest);
+    /// @notice `player` revoked its session key `sessionKey` in `gameId`.
+    event SessionKeyRevoked(uint256 indexed gameId, address indexed player, address indexed sessionKey);
 
     /// @notice The game is not running (unknown, open, ended or cancelled).
     error GameNotRunning(uint256 gameId);
@@ -48,23 +68,31 @@ contract ChessChannel {
     error InvalidTransition(uint8 code, uint8 ruleCode);
     /// @notice A ply-0 move that is not the game's start move.
     error NotTheStart();
-    /// @notice The registration does not replace the on-chain position at `currentPly`.
-    error StaleRegistration(uint256 currentPly);
+    /// @notice The registration's ply is not above the frozen registration's `registeredPly`.
+    error StaleRegistration(uint256 registeredPly);
     /// @notice On-chain play is live (the last registration's response window is over):
     /// the game goes on with the referee's `move`, not with registrations.
     error RegistrationClosed(uint256 gameId);
-    /// @notice `currentInner` and `currentClock` are not the game's on-chain position.
-    error StalePosition();
     /// @notice `registerStart` on a game already continued on-chain.
     error AlreadyOnChain(uint256 gameId);
     /// @notice The caller is not one of the two players.
     error NotAPlayer();
-    /// @notice The two moves are not an equivocation (section 7.5).
+    /// @notice The two moves are not an equivocation (section 7.6).
     error NotEquivocation();
     /// @notice The signed move is a valid successor of the position it names.
     error NotIllegal();
     /// @notice The move and the position it names belong to different games.
     error WrongGame();
+    /// @notice The receipt is not of the registered move, or its time is out of range.
+    error BadReceipt();
+    /// @notice A registration without a receipt whose move was stamped at `timestamp`, more
+    /// than STAMP_TOLERANCE before the block.
+    error StaleMove(uint256 timestamp);
+    /// @notice An agreement below the frozen registration's ply `registeredPly`: lapsed.
+    error LapsedAgreement(uint256 registeredPly);
+    /// @notice On-chain play is live: agreements are made on the referee (`offerDraw`,
+    /// `acceptDraw`, `resign`).
+    error AgreementsClosed(uint256 gameId);
 
     constructor() {
         referee = IChessCourt(msg.sender);
@@ -72,35 +100,72 @@ contract ChessChannel {
         CACHED_SEPARATOR = ChannelHash.domainSeparator(block.chainid, address(this));
     }
 
+    // ------------------------------------------------------------------ keys
+
+    /// @notice Pins a contract wallet's approval of a digest (section 5): asks
+    /// `signer.isValidSignature(digest, signature)` once and, on the ERC-1271 magic value,
+    /// records it for good; `BadSignature(signer)` otherwise. Anyone may call. Only pinned
+    /// digests count for a signer that does not sign by ECDSA.
+    /// @param signer The contract wallet.
+    /// @param digest The EIP-712 digest it approves (typically of a `Delegation`).
+    /// @param signature What the wallet takes as its signature.
+    function pin(address signer, bytes32 digest, bytes calldata signature) external {
+        if (!SignatureCheck.walletApproves(signer, digest, signature)) revert BadSignature(signer);
+        pinned[signer][digest] = true;
+        emit SignaturePinned(signer, digest);
+    }
+
+    /// @notice Revokes the caller's session key in a game (section 5): from this block on its
+    /// resignations and results no longer count; its moves and receipts, bounded by their
+    /// signed times, still do. Callable by a player of the game, once per key.
+    /// @param gameId The game.
+    /// @param sessionKey The key to revoke.
+    function revokeSessionKey(uint256 gameId, address sessionKey) external {
+        ChannelGame memory g = referee.channelGame(gameId);
+        if (msg.sender != g.white && msg.sender != g.black) revert NotAPlayer();
+        if (revokedAt[gameId][msg.sender][sessionKey] != 0) return;
+        revokedAt[gameId][msg.sender][sessionKey] = block.timestamp;
+        emit SessionKeyRevoked(gameId, msg.sender, sessionKey);
+    }
+
     // ------------------------------------------------------------------ cooperative ends
 
     /// @notice Ends a channel game with a result both players signed (reason 8, agreement),
-    /// off-chain or on-chain alike.
-    /// @param result The signed result: its game, ply (places it in delegation ranges) and
-    /// result (1 white wins, 2 black wins, 3 draw; else `BadResult`).
+    /// while it is off-chain, or while a registration is frozen if the result is not below
+    /// its ply (`LapsedAgreement`); `AgreementsClosed` once on-chain play is live.
+    /// @param result The signed result: its game, ply, position and result (1 white wins,
+    /// 2 black wins, 3 draw; else `BadResult`).
     /// @param white White's authorisation of the result.
     /// @param black Black's authorisation of the result.
     function settle(Result calldata result, Auth calldata white, Auth calldata black) external {
         uint256 gameId = result.gameId;
         ChannelGame memory g = _game(gameId);
+        _checkAgreement(g, gameId, result.ply);
         bytes32 d = _digest(ChannelHash.hashResult(result));
-        _authorise(g.white, d, gameId, result.ply, white);
-        _authorise(g.black, d, gameId, result.ply, black);
+        _authorise(g.white, d, gameId, result.ply, block.timestamp, true, white);
+        _authorise(g.black, d, gameId, result.ply, block.timestamp, true, black);
         uint8 r = result.result;
         if (r == 0 || r > Outcome.DRAW) revert BadResult(r);
         referee.endChannelGame(gameId, r, Outcome.REASON_AGREEMENT);
     }
 
     /// @notice Ends a channel game by a resignation signed on behalf of the player who
-    /// resigns; the opponent wins (reason 5).
+    /// resigns; the opponent wins (reason 5). The same lapse rules as `settle`.
     /// @param resignation The signed resignation.
     /// @param auth The resigning player's authorisation.
     /// @param white True if white resigns, false if black does.
     function resignBySignature(Resignation calldata resignation, Auth calldata auth, bool white) external {
         uint256 gameId = resignation.gameId;
         ChannelGame memory g = _game(gameId);
+        _checkAgreement(g, gameId, resignation.ply);
         _authorise(
-            white ? g.white : g.black, _digest(ChannelHash.hashResignation(resignation)), gameId, resignation.ply, auth
+            white ? g.white : g.black,
+            _digest(ChannelHash.hashResignation(resignation)),
+            gameId,
+            resignation.ply,
+            block.timestamp,
+            true,
+            auth
         );
         referee.endChannelGame(gameId, Outcome.winOfOpponent(white), Outcome.REASON_RESIGNATION);
     }
@@ -108,60 +173,47 @@ contract ChessChannel {
     // ------------------------------------------------------------------ dispute
 
     /// @notice Registers the latest signed pair (section 7.3): `last`, a valid successor of
-    /// `previous`, each signed on behalf of its author (`previous` is the unsigned start
-    /// move when `last.ply == 1`). A decided `last` ends the game by its status; otherwise
-    /// the game continues on-chain from `last` with the clock of section 7.3, replacing the
-    /// on-chain position only if `last` has a higher ply, or the same ply and another
-    /// position (`StaleRegistration` otherwise).
-    /// @param previous The move before `last` (its author is `last`'s opponent).
-    /// @param previousAuth Its authorisation (ignored when it is the start move).
+    /// `previous`, signed on behalf of its author. The position after `last` is frozen for
+    /// the game's response window (then played on-chain; a decided one is then finished by
+    /// `ChessReferee.finishRegistered`). Off-chain only a player may call; while a
+    /// registration is frozen anyone may, with a higher ply (`StaleRegistration`); once
+    /// on-chain play is live, `RegistrationClosed`.
+    /// @param previous The move before `last` (the unsigned start move when `last.ply == 1`).
+    /// @param previousAuth Its authorisation on behalf of its author (ignored for the start
+    /// move, and with a receipt: the receipt's signer, `previous`'s author, vouches for it).
     /// @param last The latest signed move.
-    /// @param lastAuth Its authorisation.
-    /// @param currentInner keccak256(state ‖ history) of the on-chain position (ignored
-    /// while the game is off-chain).
-    /// @param currentClock Its clock word (from the latest `PositionRegistered`,
-    /// `MovePlayed` or `DrawOffered`; ignored while off-chain).
+    /// @param lastAuth Its authorisation on behalf of its author.
+    /// @param receipt The side to move's receipt of `last` (its clock runs from `seenAt`),
+    /// or `position == 0` for none (then `last` must be stamped at most STAMP_TOLERANCE
+    /// before this block and the clock runs from its stamp).
+    /// @param receiptAuth The receipt's authorisation on behalf of the side to move.
     function register(
         Move calldata previous,
         Auth calldata previousAuth,
         Move calldata last,
         Auth calldata lastAuth,
-        bytes32 currentInner,
-        uint256 currentClock
+        Receipt calldata receipt,
+        Auth calldata receiptAuth
     ) external {
         uint256 gameId = last.gameId;
         ChannelGame memory g = _game(gameId);
-        // Only a player: a spectator holding one signed pair must not force the game on-chain.
-        if (msg.sender != g.white && msg.sender != g.black) revert NotAPlayer();
-        bytes memory s = _signedSuccessor(g, previous, previousAuth, last, lastAuth);
-        if (g.commitment != 0) {
-            if (Commitment.seal(currentInner, currentClock) != g.commitment) revert StalePosition();
-            // Only while the registered position is frozen: once on-chain play is live, the
-            // chain's clock is the only clock (a registration must not refund a player's time).
-            // forge-lint: disable-next-line(block-timestamp) the window is defined on block time
-            if (block.timestamp >= ClockWord.lastTimestamp(currentClock)) revert RegistrationClosed(gameId);
-            uint256 currentPly = ClockWord.ply(currentClock);
-            if (last.ply <= currentPly) revert StaleRegistration(currentPly);
+        _checkRegistrant(g, gameId, last.ply);
+        (bool authorWhite, bytes32 lastHash, uint256 st) =
+            _signedSuccessor(g, previous, previousAuth, last, lastAuth, receipt.position != 0);
+        uint256 from;
+        uint256 authorCap = type(uint256).max;
+        if (receipt.position != 0) {
+            from = _receiptTime(g, gameId, last, lastHash, !authorWhite, receipt, receiptAuth);
+        } else {
+            (from, authorCap) = _stampTime(g, previous, last, authorWhite);
         }
-        if (_endIfDecided(gameId, s)) return;
-        // The position is frozen for the response window (only a later registration may
-        // replace it); then the side to move's clock runs from its signed time.
-        uint256 grace = ClockWord.GRACE_PERIOD;
-        uint256 clock = ClockWord.registered(
-            block.timestamp + g.responseWindow,
-            last.whiteTime + grace,
-            last.blackTime + grace,
-            g.increment,
-            last.ply,
-            g.firstMoveWindow,
-            g.customStart
-        );
-        referee.registerPosition(gameId, last.state, last.history, clock);
+        _freeze(g, last, authorWhite, from, authorCap, st);
     }
 
     /// @notice Starts on-chain play from the start move, while the game is off-chain: for a
-    /// player whose opponent never made (or never answered) the first move. Players only. Both budgets
-    /// are the initial time plus the grace, the side to move's plus the response window.
+    /// player whose opponent never made (or never answered) the first move. Players only.
+    /// Frozen for the response window like any registration; then both budgets are the
+    /// initial time plus the grace.
     /// @param start The game's start move (ply 0; `NotTheStart` otherwise).
     function registerStart(Move calldata start) external {
         uint256 gameId = start.gameId;
@@ -169,8 +221,8 @@ contract ChessChannel {
         // Only a player: it needs no signature, so anyone else could force any channel game
         // on-chain and start its clock.
         if (msg.sender != g.white && msg.sender != g.black) revert NotAPlayer();
-        if (g.commitment != 0) revert AlreadyOnChain(gameId);
-        _checkStart(g, start);
+        if (g.windowEnd != 0) revert AlreadyOnChain(gameId);
+        _checkStart(g, gameId, start);
         uint256 full = uint256(g.initialTime) + ClockWord.GRACE_PERIOD;
         uint256 clock = ClockWord.registered(
             block.timestamp + g.responseWindow, full, full, g.increment, 0, g.firstMoveWindow, g.customStart
@@ -182,7 +234,7 @@ contract ChessChannel {
 
     /// @notice Proves that a player signed two different moves for one ply: its opponent
     /// wins (reason 12). `NotEquivocation` unless both are of this game and ply, have the
-    /// same author and differ.
+    /// same author and differ. Anyone may call, while the game runs.
     /// @param a One signed move.
     /// @param aAuth Its authorisation.
     /// @param b Another signed move of the same ply and author.
@@ -202,7 +254,7 @@ contract ChessChannel {
     /// position it names (`bad.previous == hashStruct(previous)`): its opponent wins
     /// (reason 13). `previous` needs no signature (the author committed to it) but must be
     /// the start move when its ply is 0. `WrongGame` for moves of two games, `NotIllegal`
-    /// for a valid successor.
+    /// for a valid successor. Anyone may call, while the game runs.
     /// @param previous The move `bad` names as its predecessor.
     /// @param bad The signed move.
     /// @param badAuth Its authorisation.
@@ -212,8 +264,8 @@ contract ChessChannel {
         (bool authorWhite,) = _authoriseMove(g, bad, badAuth);
         bytes32 previousHash = ChannelHash.hashMove(previous);
         if (bad.previous != previousHash) revert NotIllegal();
-        if (previous.ply == 0) _checkStart(g, previous);
-        (uint256 code,,) = _transition(gameId, g.increment, previous, previousHash, bad);
+        if (previous.ply == 0) _checkStart(g, gameId, previous);
+        (uint256 code,,,) = _transition(gameId, g.increment, previous, previousHash, bad);
         if (code == WRONG_GAME) revert WrongGame();
         if (code == 0) revert NotIllegal();
         referee.endChannelGame(gameId, Outcome.winOfOpponent(authorWhite), Outcome.REASON_ILLEGAL_SIGNED_MOVE);
@@ -221,7 +273,7 @@ contract ChessChannel {
 
     // ------------------------------------------------------------------ views
 
-    /// @notice The EIP-712 domain separator (name "chessref", version "1", this chain,
+    /// @notice The EIP-712 domain separator (name "chessref", version "2", this chain,
     /// this contract).
     function domainSeparator() public view returns (bytes32) {
         return
@@ -254,6 +306,18 @@ contract ChessChannel {
         return ChannelHash.hashResult(r);
     }
 
+    /// @notice `hashStruct` of a draw offer.
+    /// @param o The offer.
+    function hashDrawOffer(DrawOffer calldata o) external pure returns (bytes32) {
+        return ChannelHash.hashDrawOffer(o);
+    }
+
+    /// @notice `hashStruct` of a receipt.
+    /// @param r The receipt.
+    function hashReceipt(Receipt calldata r) external pure returns (bytes32) {
+        return ChannelHash.hashReceipt(r);
+    }
+
     /// @notice The digest a signer signs for a message with this `hashStruct`.
     /// @param structHash The message's `hashStruct`.
     function digestOf(bytes32 structHash) external view returns (bytes32) {
@@ -271,14 +335,27 @@ contract ChessChannel {
         pure
         returns (uint256 code, uint256 ruleCode)
     {
-        (code, ruleCode,) = _transition(gameId, increment, q, ChannelHash.hashMove(q), m);
+        (code, ruleCode,,) = _transition(gameId, increment, q, ChannelHash.hashMove(q), m);
     }
 
     // ------------------------------------------------------------------ internals
 
     /// @dev The game, which must be a running channel game.
     function _game(uint256 gameId) private view returns (ChannelGame memory g) {
-        g = referee.channelGame(gameId);
+        // The referee's return (a static struct: ten words, in `g`'s memory order) copied as
+        // it is: the high-level call's decoding and checks of each field cost about 2,500 gas,
+        // and this referee is the channel's own deployer.
+        address court = address(referee);
+        bytes4 selector = IChessCourt.channelGame.selector;
+        assembly ("memory-safe") {
+            let p := mload(0x40)
+            mstore(p, selector)
+            mstore(add(p, 4), gameId)
+            if iszero(staticcall(gas(), court, p, 0x24, g, 0x140)) {
+                returndatacopy(p, 0, returndatasize())
+                revert(p, returndatasize())
+            }
+        }
         if (g.phase != PHASE_RUNNING) revert GameNotRunning(gameId);
         if (g.responseWindow == 0) revert NotAChannelGame(gameId);
     }
@@ -287,24 +364,52 @@ contract ChessChannel {
         return ChannelHash.digest(domainSeparator(), structHash);
     }
 
+    /// @dev Sections 7.1, 7.2: an agreement at `ply` counts off-chain, and while a registration
+    /// is frozen if not below its ply; never once on-chain play is live.
+    function _checkAgreement(ChannelGame memory g, uint256 gameId, uint256 ply) private view {
+        if (g.windowEnd == 0) return;
+        // forge-lint: disable-next-line(block-timestamp) the window is defined on block time
+        if (block.timestamp >= g.windowEnd) revert AgreementsClosed(gameId);
+        if (ply < g.registeredPly) revert LapsedAgreement(g.registeredPly);
+    }
+
     /// @dev Reverts `BadSignature(player)` unless `auth` signs `d` (a message of `gameId` at
-    /// `ply`) on behalf of `player` (section 5).
-    function _authorise(address player, bytes32 d, uint256 gameId, uint256 ply, Auth calldata auth) private view {
+    /// `ply`, of time `at`) on behalf of `player` (section 5). A session key needs `at`
+    /// within its delegation's expiry, and, for an `agreement` (result, resignation), not to
+    /// be revoked.
+    function _authorise(
+        address player,
+        bytes32 d,
+        uint256 gameId,
+        uint256 ply,
+        uint256 at,
+        bool agreement,
+        Auth calldata auth
+    ) private view {
         Delegation calldata del = auth.delegation;
         address key = del.sessionKey;
         bool ok;
         if (key == address(0)) {
-            ok = SignatureCheck.isValid(player, d, auth.signature);
+            ok = _signedBy(player, d, auth.signature);
         } else {
-            ok = del.gameId == gameId && del.firstPly <= ply && ply <= del.lastPly
+            ok = del.gameId == gameId && del.firstPly <= ply && ply <= del.lastPly && at <= del.expires
                 && SignatureCheck.recover(d, auth.signature) == key
-                && SignatureCheck.isValid(player, _digest(ChannelHash.hashDelegation(del)), auth.delegationSignature);
+                && (!agreement || revokedAt[gameId][player][key] == 0)
+                && _signedBy(player, _digest(ChannelHash.hashDelegation(del)), auth.delegationSignature);
         }
         if (!ok) revert BadSignature(player);
     }
 
-    /// @dev Checks that `m` is signed on behalf of its author; returns whether that is white,
-    /// and `m`'s hashStruct.
+    /// @dev Whether `player` signed `d`: strict ECDSA recovering to it, whatever its code (an
+    /// EOA that later gets code cannot disown its key's signatures), or a pinned digest.
+    function _signedBy(address player, bytes32 d, bytes calldata signature) private view returns (bool) {
+        address recovered = SignatureCheck.recover(d, signature);
+        if (recovered != address(0) && recovered == player) return true;
+        return pinned[player][d];
+    }
+
+    /// @dev Checks that `m` is signed on behalf of its author (a session key within the
+    /// move's own signed time); returns whether that is white, and `m`'s hashStruct.
     function _authoriseMove(ChannelGame memory g, Move calldata m, Auth calldata auth)
         private
         view
@@ -313,76 +418,230 @@ contract ChessChannel {
         if (m.state.length != 128) revert BadStateLength(m.state.length);
         authorWhite = m.state[ChessRules.CURRENT_PLAYER] != 0x01;
         structHash = ChannelHash.hashMove(m);
-        _authorise(authorWhite ? g.white : g.black, _digest(structHash), m.gameId, m.ply, auth);
+        _authorise(authorWhite ? g.white : g.black, _digest(structHash), m.gameId, m.ply, m.timestamp, false, auth);
     }
 
-    /// @dev Checks `(previous, last)` as `register` and `claimDraw` take it: both signed on
-    /// behalf of their authors (`previous` the start move when `last.ply == 1`), `last` a
-    /// valid successor. Returns the state after `last`.
+    /// @dev Section 7.3 step 2: off-chain only a player may register (the first registration
+    /// starts on-chain play and its clock); while a registration is frozen anyone may, with a
+    /// higher ply; never once on-chain play is live.
+    function _checkRegistrant(ChannelGame memory g, uint256 gameId, uint256 ply) private view {
+        if (g.windowEnd == 0) {
+            if (msg.sender != g.white && msg.sender != g.black) revert NotAPlayer();
+            // forge-lint: disable-next-line(block-timestamp) the window is defined on block time
+        } else if (block.timestamp >= g.windowEnd) {
+            revert RegistrationClosed(gameId);
+        } else if (ply <= g.registeredPly) {
+            revert StaleRegistration(g.registeredPly);
+        }
+    }
+
+    /// @dev Section 7.3 steps 3 and 4: `last` signed on behalf of its author, `previous` the
+    /// start move (ply 1) or signed on behalf of its author (unless a receipt vouches for it),
+    /// `last` a valid successor. Returns `last`'s author, its hashStruct and the state after it.
     function _signedSuccessor(
         ChannelGame memory g,
         Move calldata previous,
         Auth calldata previousAuth,
         Move calldata last,
-        Auth calldata lastAuth
-    ) private view returns (bytes memory s) {
-        _authoriseMove(g, last, lastAuth);
+        Auth calldata lastAuth,
+        bool hasReceipt
+    ) private view returns (bool authorWhite, bytes32 lastHash, uint256 st) {
+        (authorWhite, lastHash) = _authoriseMove(g, last, lastAuth);
         bytes32 previousHash;
         if (last.ply == 1) {
-            _checkStart(g, previous);
+            _checkStart(g, last.gameId, previous);
+            previousHash = ChannelHash.hashMove(previous);
+        } else if (hasReceipt) {
+            // The receipt is signed on behalf of the side to move, `previous`'s author (the
+            // transition makes `previous`'s side to move `last`'s author): by acknowledging
+            // `last` it acknowledges the `previous` that `last` names.
             previousHash = ChannelHash.hashMove(previous);
         } else {
             (, previousHash) = _authoriseMove(g, previous, previousAuth);
         }
         uint256 code;
         uint256 rule;
-        (code, rule, s) = _transition(last.gameId, g.increment, previous, previousHash, last);
+        (code, rule,, st) = _transition(last.gameId, g.increment, previous, previousHash, last);
         // forge-lint: disable-next-line(unsafe-typecast) codes are 1..8, move codes 0..14
         if (code != 0) revert InvalidTransition(uint8(code), uint8(rule));
     }
 
-    /// @dev Reverts `NotTheStart` unless `q` is the game's start move (section 4.1).
-    function _checkStart(ChannelGame memory g, Move calldata q) private pure {
+    /// @dev Section 7.3 step 5 with a receipt: it must be of `last` (this game, its ply, its
+    /// hashStruct), timed between `last`'s stamp and this block, and signed on behalf of the
+    /// side to move (white if `toMoveWhite`). Returns its `seenAt`.
+    function _receiptTime(
+        ChannelGame memory g,
+        uint256 gameId,
+        Move calldata last,
+        bytes32 lastHash,
+        bool toMoveWhite,
+        Receipt calldata receipt,
+        Auth calldata receiptAuth
+    ) private view returns (uint256 seenAt) {
+        seenAt = receipt.seenAt;
+        if (
+            // forge-lint: disable-next-line(block-timestamp) a receipt is timed on block time
+            receipt.gameId != gameId || receipt.ply != last.ply || receipt.position != lastHash
+                || seenAt < last.timestamp || seenAt > block.timestamp
+        ) revert BadReceipt();
+        // One acknowledgement per move: a receipt timed long after the stamp would let the
+        // side to move restart its own clock with a second receipt (re-review finding A).
+        if (seenAt > uint256(last.timestamp) + STAMP_TOLERANCE) revert BadReceipt();
+        _authorise(
+            toMoveWhite ? g.white : g.black,
+            _digest(ChannelHash.hashReceipt(receipt)),
+            gameId,
+            receipt.ply,
+            seenAt,
+            false,
+            receiptAuth
+        );
+    }
+
+    /// @dev Section 7.3 step 5 without a receipt. A fresh move (stamped at most
+    /// STAMP_TOLERANCE before the block) counts from its stamp. A stale one is refused, but
+    /// for the direct reply to a frozen registration (re-review finding D: an honest reply
+    /// delayed on L1 must still land in the window): it counts as made at `block.timestamp -
+    /// STAMP_TOLERANCE`, its author charged from `previous`'s stamp to then (StaleMove if that
+    /// is more than it had) and its budget capped at what is left. Returns the time the side
+    /// to move's clock runs from, and the cap on the author's budget.
+    function _stampTime(ChannelGame memory g, Move calldata previous, Move calldata last, bool authorWhite)
+        private
+        view
+        returns (uint256 from, uint256 authorCap)
+    {
+        from = last.timestamp;
+        authorCap = type(uint256).max;
+        // forge-lint: disable-next-line(block-timestamp) freshness is defined on block time
+        if (from + STAMP_TOLERANCE >= block.timestamp) return (from, authorCap);
+        if (g.windowEnd == 0 || last.ply != uint256(g.registeredPly) + 1) revert StaleMove(from);
+        from = block.timestamp - STAMP_TOLERANCE;
+        uint256 had = (authorWhite ? uint256(previous.whiteTime) : uint256(previous.blackTime)) + ClockWord.GRACE_PERIOD;
+        uint256 elapsed = from - previous.timestamp;
+        if (elapsed > had) revert StaleMove(last.timestamp);
+        authorCap = had - elapsed + g.increment;
+    }
+
+    /// @dev Registers the position after `last` (of section 8 status `st`) with its clock
+    /// word, and the pending status of a decided position (section 7.3 step 6).
+    function _freeze(
+        ChannelGame memory g,
+        Move calldata last,
+        bool authorWhite,
+        uint256 from,
+        uint256 authorCap,
+        uint256 st
+    ) private {
+        uint256 clock = _registeredClock(g, last, authorWhite, from, authorCap);
+        if (st != ChessRules.ONGOING) clock = ClockWord.withPendingStatus(clock, st);
+        referee.registerPosition(last.gameId, last.state, last.history, clock);
+    }
+
+    /// @dev The clock word of a registration of `last` (section 7.3): frozen until the
+    /// window's end; the author keeps its signed time; the side to move is charged from
+    /// `from` to the window's end (its clock runs through the window: it answers in the
+    /// window by registering its reply, or on-chain after it), so its deadline is `from` +
+    /// its signed time + the grace, as by the wall clock; budget 0 once that has passed.
+    /// The author's budget is at most `authorCap` (a late reply's, see `_stampTime`).
+    function _registeredClock(
+        ChannelGame memory g,
+        Move calldata last,
+        bool authorWhite,
+        uint256 from,
+        uint256 authorCap
+    ) private view returns (uint256) {
+        uint256 windowEnd = block.timestamp + g.responseWindow;
+        (uint256 whiteBudget, uint256 blackBudget) =
+            _budgets(last, authorWhite, windowEnd > from ? windowEnd - from : 0, authorCap);
+        return ClockWord.registered(
+            windowEnd,
+            whiteBudget,
+            blackBudget,
+            g.increment,
+            last.ply,
+            // A registered custom-start first move gets no first-move window: its time ran
+            // off-chain from its predecessor's stamp (re-review finding B).
+            g.customStart ? 0 : g.firstMoveWindow,
+            g.customStart
+        );
+    }
+
+    /// @dev The two budgets of a registration of `last`: the author's signed time plus the
+    /// grace (at most `authorCap`), the side to move's less `charge`, floored at 0.
+    function _budgets(Move calldata last, bool authorWhite, uint256 charge, uint256 authorCap)
+        private
+        pure
+        returns (uint256 whiteBudget, uint256 blackBudget)
+    {
+        uint256 toMove = (authorWhite ? uint256(last.blackTime) : uint256(last.whiteTime)) + ClockWord.GRACE_PERIOD;
+        uint256 toMoveBudget = charge < toMove ? toMove - charge : 0;
+        uint256 authorBudget =
+            (authorWhite ? uint256(last.whiteTime) : uint256(last.blackTime)) + ClockWord.GRACE_PERIOD;
+        if (authorBudget > authorCap) authorBudget = authorCap;
+        (whiteBudget, blackBudget) = authorWhite ? (authorBudget, toMoveBudget) : (toMoveBudget, authorBudget);
+    }
+
+    /// @dev Reverts `NotTheStart` unless `q` is the start move of game `gameId` (section 4.1).
+    function _checkStart(ChannelGame memory g, uint256 gameId, Move calldata q) private view {
         if (q.state.length != 128) revert BadStateLength(q.state.length);
         if (
-            q.ply != 0 || q.mv != 0 || q.previous != 0 || q.whiteTime != g.initialTime || q.blackTime != g.initialTime
-                || Commitment.innerCalldata(q.state, q.history) != g.startInner
+            q.ply != 0 || q.mv != 0 || q.previous != 0 || q.timestamp != 0 || q.whiteTime != g.initialTime
+                || q.blackTime != g.initialTime
+                || Commitment.innerCalldata(q.state, q.history) != referee.channelStart(gameId)
         ) revert NotTheStart();
     }
 
-    /// @dev Ends the game if `s` is decided (status 1-4); returns whether it did.
-    function _endIfDecided(uint256 gameId, bytes memory s) private returns (bool) {
-        uint256 st = ChessRules.status(s);
-        if (st == ChessRules.ONGOING) return false;
-        (uint8 result, uint8 reason) = Outcome.ofStatus(ChessRules.whiteToMove(s), st);
-        referee.endChannelGame(gameId, result, reason);
-        return true;
-    }
-
     /// @dev Section 6: the first failing transition code of `m` after `q` (whose hashStruct
-    /// is `qHash`; 0 if `m` is a valid successor), the move code for code 6, and the state
-    /// after the move.
+    /// is `qHash`; 0 if `m` is a valid successor), the move code for code 6, the state after
+    /// the move and its section 8 status (when the code is 0 or 7 or 8).
+    /// @dev `q`'s status (code 5 comes before 6) is computed only when it can be non-zero: a
+    /// decided `q` either has no legal move (then the move fails), or a halfmove clock of
+    /// 150 or more, or insufficient material, whose every successor is decided too (no pawn,
+    /// so no promotion; a capture only removes material; bishops keep their colour). So the
+    /// common path pays one status, the successor's, which `register` needs anyway
+    /// (measured: about 3,800 gas saved per registration).
     function _transition(uint256 gameId, uint256 increment, Move calldata q, bytes32 qHash, Move calldata m)
         private
         pure
-        returns (uint256 code, uint256 rule, bytes memory s)
+        returns (uint256 code, uint256 rule, bytes memory s, uint256 st)
     {
-        if (m.gameId != gameId || q.gameId != gameId) return (WRONG_GAME, 0, s);
-        if (m.ply != uint256(q.ply) + 1) return (WRONG_PLY, 0, s);
-        if (m.previous != qHash) return (WRONG_PREVIOUS, 0, s);
+        if (m.gameId != gameId || q.gameId != gameId) return (WRONG_GAME, 0, s, 0);
+        if (m.ply != uint256(q.ply) + 1) return (WRONG_PLY, 0, s, 0);
+        if (m.previous != qHash) return (WRONG_PREVIOUS, 0, s, 0);
         if (m.state.length != 128) revert BadStateLength(m.state.length);
-        if (m.state[ChessRules.CURRENT_PLAYER] == 0x01) {
-            // black moved: its time may grow by the increment at most, white's stays
-            if (m.blackTime > uint256(q.blackTime) + increment || m.whiteTime != q.whiteTime) return (BAD_TIME, 0, s);
-        } else if (m.whiteTime > uint256(q.whiteTime) + increment || m.blackTime != q.blackTime) {
-            return (BAD_TIME, 0, s);
-        }
+        if (!_timesConsistent(increment, q, m)) return (BAD_TIME, 0, s, 0);
         s = q.state;
-        if (ChessRules.validateState(s) != 0) return (ILLEGAL_MOVE, 0, s);
-        if (ChessRules.status(s) != ChessRules.ONGOING) return (GAME_OVER, 0, s);
+        if (ChessRules.validateState(s) != 0) return (ILLEGAL_MOVE, 0, s, 0);
+        if (ChessRules.halfmoveClock(s) >= 150) return (GAME_OVER, 0, s, 0);
         rule = ChessRules.applyMove(s, m.mv);
-        if (rule != 0) return (ILLEGAL_MOVE, rule, s);
-        if (keccak256(s) != keccak256(m.state)) return (WRONG_STATE, 0, s);
-        if (RepetitionChain.afterMove(s, q.history) != m.history) return (WRONG_HISTORY, 0, s);
+        if (rule != 0) {
+            if (_decided(q)) return (GAME_OVER, 0, s, 0);
+            return (ILLEGAL_MOVE, rule, s, 0);
+        }
+        st = ChessRules.status(s);
+        // `q` has a legal move (`m`) and a halfmove clock below 150: it is decided only by
+        // insufficient material
+        if (st != ChessRules.ONGOING && ChessRules.bothInsufficient(q.state)) return (GAME_OVER, 0, s, 0);
+        if (keccak256(s) != keccak256(m.state)) return (WRONG_STATE, 0, s, st);
+        if (RepetitionChain.afterMove(s, q.history) != m.history) return (WRONG_HISTORY, 0, s, st);
+    }
+
+    /// @dev Whether `q`'s (valid) state is decided (section 8 status 1-4).
+    function _decided(Move calldata q) private pure returns (bool) {
+        return ChessRules.status(q.state) != ChessRules.ONGOING;
+    }
+
+    /// @dev Section 6 code 4: stamps never run backwards; the author is charged the time
+    /// between its predecessor's stamp and its own (0 after the start move), may not have
+    /// run out of time, claims at most what is left plus the increment, and leaves the
+    /// other's time alone.
+    function _timesConsistent(uint256 increment, Move calldata q, Move calldata m) private pure returns (bool) {
+        if (m.timestamp < q.timestamp) return false;
+        uint256 elapsed = q.ply == 0 ? 0 : m.timestamp - q.timestamp;
+        bool authorWhite = m.state[ChessRules.CURRENT_PLAYER] != 0x01;
+        (uint256 qa, uint256 qo, uint256 ma, uint256 mo) = authorWhite
+            ? (uint256(q.whiteTime), uint256(q.blackTime), uint256(m.whiteTime), uint256(m.blackTime))
+            : (uint256(q.blackTime), uint256(q.whiteTime), uint256(m.blackTime), uint256(m.whiteTime));
+        return elapsed <= qa && ma <= qa - elapsed + increment && mo == qo;
     }
 }

@@ -11,8 +11,8 @@ struct ChannelGame {
     uint32 firstMoveWindow;
     uint8 phase;
     bool customStart;
-    bytes32 startInner; // keccak256(state ‖ history) of the start position
-    bytes32 commitment; // 0 while the game is off-chain (or not running)
+    uint32 registeredPly; // ply of the latest registration (0 before the first)
+    uint64 windowEnd; // end of the latest registration's response window; 0 while off-chain
 }
 
 /// @title IChessCourt
@@ -23,15 +23,24 @@ interface IChessCourt {
     /// @param gameId The game.
     function channelGame(uint256 gameId) external view returns (ChannelGame memory);
 
+    /// @notice keccak256(state ‖ history) of the game's start position (asked apart from
+    /// `channelGame`: only a first move needs it, and its storage read costs 2,100 gas).
+    /// @param gameId The game.
+    function channelStart(uint256 gameId) external view returns (bytes32);
+
     /// @notice Continues a running channel game on-chain from a registered position: stores
-    /// its commitment and emits `PositionRegistered`. Only the channel may call.
+    /// its commitment, its ply as `registeredPly` and its clock word's timestamp (the end of
+    /// its response window) as `windowEnd`, and emits `PositionRegistered`. Only the channel
+    /// may call, for a running channel game.
     /// @param gameId The game.
     /// @param state The 128-byte state of the registered position.
     /// @param history Its repetition-chain head.
-    /// @param clock Its clock word (docs/REFEREE.md section 3).
+    /// @param clock Its clock word (docs/REFEREE.md section 3), with the pending status of a
+    /// decided position (docs/CHANNEL.md 7.3).
     function registerPosition(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock) external;
 
-    /// @notice Ends a running channel game and credits the payout. Only the channel may call.
+    /// @notice Ends a running channel game and credits the payout. Only the channel may call, for
+    /// a running channel game.
     /// @param gameId The game.
     /// @param result 1 white wins, 2 black wins, 3 draw.
     /// @param reason docs/REFEREE.md section 2 and docs/CHANNEL.md section 7.6.

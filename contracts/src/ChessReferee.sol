@@ -41,7 +41,9 @@ contract ChessReferee is IChessCourt {
     /// accepted while `block.timestamp <= lastTs + budget` and the budget becomes
     /// `budget - elapsed + increment`, so time borrowed from the grace stays borrowed:
     /// a flagged player cannot keep moving every few seconds. A timeout can be claimed
-    /// from the next second on; the two windows never overlap.
+    /// from the next second on: a move and a timeout claim are never both valid. (In a game
+    /// from the standard start a first move after its first-move window, within the clock,
+    /// and the abort it allows are both valid until one of them is included.)
     uint256 public constant GRACE_PERIOD = ClockWord.GRACE_PERIOD;
     /// @notice Smallest initial time a game may have (minute-scale clocks).
     uint256 public constant MIN_INITIAL_TIME = 60;
@@ -60,9 +62,10 @@ contract ChessReferee is IChessCourt {
     /// every capture or pawn move, so it holds halfmove clock + 1 keys at most, and from a
     /// halfmove clock of 100 on the fifty-move rule applies without any witness.
     uint256 public constant MAX_WITNESS_KEYS = RepetitionChain.MAX_WITNESS_KEYS;
-    /// @notice Smallest response window of a channel game: the side to move's extra time
-    /// after a registration (several L1 blocks, a client noticing the registration).
-    uint256 public constant MIN_RESPONSE_WINDOW = 60;
+    /// @notice Smallest response window of a channel game: how long a registration stays
+    /// frozen for an answer (50 L1 slots: an answer gets in under congestion an attacker
+    /// can time; docs/CHANNEL.md section 10).
+    uint256 public constant MIN_RESPONSE_WINDOW = 600;
     /// @notice Largest response window of a channel game.
     uint256 public constant MAX_RESPONSE_WINDOW = 1 days;
 
@@ -90,19 +93,26 @@ contract ChessReferee is IChessCourt {
     // ------------------------------------------------------------------ storage
 
     /// @dev Slot 0 is the only word written by a move; slots 1 and 2 are read by it
-    /// (only the mover's); the rest is touched on create, join and end.
+    /// (only the mover's); the rest is touched on create, join and end. Slot 2 also holds
+    /// what a channel game's court needs (`windowEnd`, `registeredPly`), written by a
+    /// registration beside the commitment: no caller ever supplies them. The 24-bit fields
+    /// are bounded by `_terms` (times at most 90 days), and a legal game has fewer than
+    /// 2^24 plies (the 75-move rule ends it long before).
     struct Game {
         bytes32 commitment; // running position; 0 unless the game is running
         address white;
-        uint32 initialTime;
-        uint32 increment;
+        uint24 initialTime;
+        uint24 increment;
+        uint24 firstMoveWindow; // seconds; see `claimTimeout`
+        uint24 responseWindow; // seconds; non-zero = a channel game (docs/CHANNEL.md)
+        address black;
         uint8 phase;
         uint8 result;
         uint8 reason;
         bool creatorWhite;
-        address black;
-        uint32 firstMoveWindow; // seconds; see `claimTimeout`
-        uint32 responseWindow; // seconds; non-zero = a channel game (docs/CHANNEL.md)
+        bool customStart; // the game starts from a custom position (kept: the court needs it)
+        uint32 windowEnd; // channel games: end of the latest registration's window; 0 off-chain
+        uint24 registeredPly; // channel games: ply of the latest registration
         address token; // address(0) = ETH
         uint256 stake; // paid by each player
         // keccak256(state ‖ history) of a custom start position; 0 = standard. Cleared at
@@ -220,6 +230,10 @@ contract ChessReferee is IChessCourt {
     error WrongTerms(bytes32 terms);
     /// @notice A withdrawal to address(0).
     error ZeroRecipient();
+    /// @notice A withdrawal to an address that would strand the funds (this referee).
+    error BadRecipient(address to);
+    /// @notice The constructor's channel blueprint created no channel.
+    error BadBlueprint(address blueprint);
     /// @notice ETH sent does not match what the call requires.
     error WrongEthAmount(uint256 expected, uint256 received);
     /// @notice The token delivered less (or more) than the stake: fee-on-transfer and
@@ -271,6 +285,16 @@ contract ChessReferee is IChessCourt {
     /// @notice A registered position is frozen until `playableFrom`, the end of its response
     /// window: only a later registration may replace it before then (docs/CHANNEL.md 7.3).
     error NotYetPlayable(uint256 playableFrom);
+    /// @notice The game is not a channel game (created by `createChannelGame`).
+    error NotAChannelGame(uint256 gameId);
+    /// @notice The position is a registered decided position: nothing is played from it;
+    /// `finishRegistered` ends the game once its window is over.
+    error PositionDecided(uint256 gameId);
+    /// @notice `finishRegistered` on a position that is not a registered decided one.
+    error NoPendingOutcome(uint256 gameId);
+    /// @notice A registered ply beyond what the game record holds (2^24-1; no legal game
+    /// gets there).
+    error PlyOutOfRange(uint256 ply);
 
     modifier nonReentrant() {
         if (locked) revert Reentrancy();
@@ -279,12 +303,24 @@ contract ChessReferee is IChessCourt {
         locked = false;
     }
 
-    constructor() {
+    /// @param channelBlueprint A `ChessChannelBlueprint`: the channel is created from its
+    /// code (`BadBlueprint` if that fails). Deployment tools check the channel's code.
+    constructor(address channelBlueprint) {
         bytes memory s = ChessRules.initialState();
         bytes32 h = RepetitionChain.start(ChessRules.repetitionKey(s));
         INITIAL_HISTORY = h;
         INITIAL_INNER = Commitment.inner(s, h);
-        channel = new ChessChannel();
+        address created;
+        uint256 size = channelBlueprint.code.length;
+        if (size > 1) {
+            assembly ("memory-safe") {
+                let p := mload(0x40)
+                extcodecopy(channelBlueprint, p, 1, sub(size, 1))
+                created := create(0, p, sub(size, 1))
+            }
+        }
+        if (created == address(0)) revert BadBlueprint(channelBlueprint);
+        channel = ChessChannel(created);
     }
 
     // ------------------------------------------------------------------ lifecycle
@@ -544,39 +580,58 @@ contract ChessReferee is IChessCourt {
 
     /// @inheritdoc IChessCourt
     function registerPosition(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock) external {
-        if (msg.sender != address(channel)) revert NotChannel();
-        // A second guard beside the channel's: `_load` takes any commitment for a live game.
-        if (games[gameId].phase != PHASE_RUNNING) revert GameNotRunning(gameId);
-        games[gameId].commitment = Commitment.seal(Commitment.innerCalldata(state, history), clock);
-        // forge-lint: disable-next-line(unsafe-typecast) the clock word's ply field is 32 bits
-        emit PositionRegistered(gameId, uint32(ClockWord.ply(clock)), state, history, clock);
+        Game storage g = _court(gameId);
+        uint256 ply = ClockWord.ply(clock);
+        if (ply > type(uint24).max) revert PlyOutOfRange(ply);
+        g.commitment = Commitment.seal(Commitment.innerCalldata(state, history), clock);
+        // forge-lint: disable-next-line(unsafe-typecast) a block time plus a window: below 2^32 until 2106
+        g.windowEnd = uint32(ClockWord.lastTimestamp(clock));
+        // forge-lint: disable-next-line(unsafe-typecast) checked above
+        g.registeredPly = uint24(ply);
+        // forge-lint: disable-next-line(unsafe-typecast) checked above
+        emit PositionRegistered(gameId, uint32(ply), state, history, clock);
     }
 
     /// @inheritdoc IChessCourt
     function endChannelGame(uint256 gameId, uint8 result, uint8 reason) external {
-        if (msg.sender != address(channel)) revert NotChannel();
-        // The channel checked this already; a second look makes double payment impossible
-        // here whatever the channel does.
-        if (games[gameId].phase != PHASE_RUNNING) revert GameNotRunning(gameId);
+        _court(gameId);
         _end(gameId, result, reason);
+    }
+
+    /// @notice Ends a channel game whose registered position is decided (docs/CHANNEL.md
+    /// 7.4) by its outcome (reasons 1-4, as the move reaching it on-chain would have), once
+    /// its response window is over. Anyone may call.
+    /// @param gameId The game; `state`, `history`, `clock`: the registered position (from
+    /// its `PositionRegistered`).
+    function finishRegistered(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock) external {
+        (bytes memory s, uint256 current) = _loadAny(games[gameId], gameId, state, history, clock);
+        uint256 st = ClockWord.pendingStatus(current);
+        if (st == 0) revert NoPendingOutcome(gameId);
+        uint256 from = ClockWord.lastTimestamp(current);
+        // forge-lint: disable-next-line(block-timestamp) the window is defined on block time
+        if (block.timestamp < from) revert NotYetPlayable(from);
+        _endByStatus(gameId, s, st);
     }
 
     /// @inheritdoc IChessCourt
     function channelGame(uint256 gameId) external view returns (ChannelGame memory c) {
         Game storage g = games[gameId];
-        bytes32 start = g.startInner;
-        c = ChannelGame({
-            white: g.white,
-            black: g.black,
-            initialTime: g.initialTime,
-            increment: g.increment,
-            responseWindow: g.responseWindow,
-            firstMoveWindow: g.firstMoveWindow,
-            phase: g.phase,
-            customStart: start != 0,
-            startInner: start == 0 ? INITIAL_INNER : start,
-            commitment: g.commitment
-        });
+        c.white = g.white;
+        c.black = g.black;
+        c.initialTime = g.initialTime;
+        c.increment = g.increment;
+        c.responseWindow = g.responseWindow;
+        c.firstMoveWindow = g.firstMoveWindow;
+        c.phase = g.phase;
+        c.customStart = g.customStart;
+        c.registeredPly = g.registeredPly;
+        c.windowEnd = g.windowEnd;
+    }
+
+    /// @inheritdoc IChessCourt
+    function channelStart(uint256 gameId) external view returns (bytes32) {
+        bytes32 start = games[gameId].startInner;
+        return start == 0 ? INITIAL_INNER : start;
     }
 
     // ------------------------------------------------------------------ payouts
@@ -590,9 +645,11 @@ contract ChessReferee is IChessCourt {
     /// @notice Sends the caller's whole credit in `token` to `to`: for an owner that cannot
     /// receive it itself (a contract refusing ETH, an address the token blocks).
     /// @param token The asset to withdraw (address(0) = ETH).
-    /// @param to The recipient; not address(0).
+    /// @param to The recipient; not address(0), not this referee (`BadRecipient`).
     function withdrawTo(address token, address to) external nonReentrant {
         if (to == address(0)) revert ZeroRecipient();
+        // Sent here, a payout would be stranded: nothing credits the referee's own balance.
+        if (to == address(this)) revert BadRecipient(to);
         _withdraw(token, to);
     }
 
@@ -713,7 +770,7 @@ contract ChessReferee is IChessCourt {
         bytes memory s;
         (s, clock) = _load(games[gameId], gameId, state, history, clock);
         whiteToMove = ChessRules.whiteToMove(s);
-        uint256 last = ClockWord.lastTimestamp(clock);
+        uint256 last = ClockWord.turnStart(clock);
         // forge-lint: disable-next-line(block-timestamp) a registered position's clock starts later
         uint256 elapsed = block.timestamp > last ? block.timestamp - last : 0;
         whiteLeft = _shown(ClockWord.budget(clock, true), whiteToMove ? elapsed : 0);
@@ -806,18 +863,22 @@ contract ChessReferee is IChessCourt {
             g.white = t.opponent;
             g.black = msg.sender;
         }
-        // forge-lint: disable-next-line(unsafe-typecast) checked by `_terms` (32-bit inputs)
-        g.initialTime = uint32(t.initialTime);
-        // forge-lint: disable-next-line(unsafe-typecast) checked by `_terms` (32-bit inputs)
-        g.increment = uint32(t.increment);
+        // forge-lint: disable-next-line(unsafe-typecast) at most MAX_INITIAL_TIME (< 2^24) by `_terms`
+        g.initialTime = uint24(t.initialTime);
+        // forge-lint: disable-next-line(unsafe-typecast) at most MAX_INCREMENT (< 2^24) by `_terms`
+        g.increment = uint24(t.increment);
         g.phase = PHASE_OPEN;
         g.creatorWhite = t.creatorWhite;
-        // forge-lint: disable-next-line(unsafe-typecast) at most MAX_FIRST_MOVE_WINDOW
-        g.firstMoveWindow = uint32(t.firstMoveWindow);
-        if (responseWindow != 0) g.responseWindow = responseWindow;
+        // forge-lint: disable-next-line(unsafe-typecast) at most MAX_FIRST_MOVE_WINDOW (< 2^24)
+        g.firstMoveWindow = uint24(t.firstMoveWindow);
+        // forge-lint: disable-next-line(unsafe-typecast) at most MAX_RESPONSE_WINDOW (< 2^24), checked by the caller
+        if (responseWindow != 0) g.responseWindow = uint24(responseWindow);
         if (t.token != address(0)) g.token = t.token;
         if (t.stake != 0) g.stake = t.stake;
-        if (startInner != 0) g.startInner = startInner;
+        if (startInner != 0) {
+            g.startInner = startInner;
+            g.customStart = true;
+        }
 
         _emitGameCreated(gameId, t, s, history, responseWindow);
         _collectStake(t.token, t.stake);
@@ -968,6 +1029,16 @@ contract ChessReferee is IChessCourt {
         view
         returns (bytes memory s, uint256 current)
     {
+        (s, current) = _loadAny(g, gameId, state, history, clock);
+        if (ClockWord.pendingStatus(current) != 0) revert PositionDecided(gameId);
+    }
+
+    /// @dev `_load` without refusing a registered decided position (for `finishRegistered`).
+    function _loadAny(Game storage g, uint256 gameId, bytes calldata state, bytes32 history, uint256 clock)
+        private
+        view
+        returns (bytes memory s, uint256 current)
+    {
         bytes32 stored = g.commitment;
         if (stored == 0) {
             if (g.phase == PHASE_RUNNING) revert OffChain(gameId);
@@ -989,6 +1060,17 @@ contract ChessReferee is IChessCourt {
             if (current != clock && Commitment.seal(inner, current) == stored) return current;
         }
         revert StalePosition();
+    }
+
+    /// @dev The game, for a call of the court: only the channel may call (`NotChannel`), for a
+    /// running (`GameNotRunning`) channel game (`NotAChannelGame`). The channel checks the
+    /// same; this second guard keeps per-move games and ended games out of the court whatever
+    /// the channel does (no double payment, no commitment written into a per-move game).
+    function _court(uint256 gameId) private view returns (Game storage g) {
+        if (msg.sender != address(channel)) revert NotChannel();
+        g = games[gameId];
+        if (g.phase != PHASE_RUNNING) revert GameNotRunning(gameId);
+        if (g.responseWindow == 0) revert NotAChannelGame(gameId);
     }
 
     /// @dev True if the caller is white, false if black; reverts for anyone else.

@@ -194,11 +194,21 @@ library ChessRules {
             if (wk & 0x88 != 0 || bk & 0x88 != 0 || _at(s, wk) != KING || _at(s, bk) != -KING) {
                 return KING_POS_MISMATCH;
             }
-            // 5: no pawn on rank 8 (row 0) or rank 1 (row 7)
-            for (uint256 f = 0; f < 8; ++f) {
-                if (_at(s, f) == PAWN || _at(s, f) == -PAWN) return PAWN_ON_BACK_RANK;
-                if (_at(s, 112 + f) == PAWN || _at(s, 112 + f) == -PAWN) return PAWN_ON_BACK_RANK;
+            // 5: no pawn on rank 8 (row 0) or rank 1 (row 7): no byte of either row is 0x01 or
+            // 0xff, tested a row at a time (a byte of x is 0 iff (x - 0x01..) & ~x & 0x80.. has it)
+            bool backRankPawn;
+            assembly ("memory-safe") {
+                function hasZeroByte(x) -> r {
+                    r := and(and(sub(x, 0x0101010101010101), not(x)), 0x8080808080808080)
+                }
+                let r8 := shr(192, mload(add(s, 0x20)))
+                let r1 := shr(192, mload(add(s, 0x90)))
+                backRankPawn := or(
+                    or(hasZeroByte(xor(r8, 0x0101010101010101)), hasZeroByte(xor(r8, 0xffffffffffffffff))),
+                    or(hasZeroByte(xor(r1, 0x0101010101010101)), hasZeroByte(xor(r1, 0xffffffffffffffff)))
+                )
             }
+            if (backRankPawn) return PAWN_ON_BACK_RANK;
             // 6: the side not to move is not in check
             int256 side = _at(s, CURRENT_PLAYER);
             if (_attacked(s, side > 0 ? bk : wk, side)) return OPPONENT_IN_CHECK;
@@ -270,7 +280,7 @@ library ChessRules {
         uint256 king = _kingSquare(s, side);
         bool inCheck = _attacked(s, king, -side);
         if (!_hasLegalMove(s, side, king, inCheck)) return inCheck ? CHECKMATE : STALEMATE;
-        if (_bothInsufficient(s)) return INSUFFICIENT_MATERIAL;
+        if (bothInsufficient(s)) return INSUFFICIENT_MATERIAL;
         if (_raw(s, HALFMOVE_CLOCK) >= 150) return SEVENTY_FIVE_MOVES;
         return ONGOING;
     }
@@ -681,11 +691,122 @@ library ChessRules {
             return _hasPieceMove(s, q) || _hasKingMove(s, side, king);
         }
         if (_hasKingMove(s, side, king)) return true;
-        uint256 checkers;
-        (checkers, q.targets, q.checker) = _checkInfo(s, king, side);
+        // the checkers are the enemy pieces that could capture on the king's square
+        uint256 checkers = _movers(s, king, -side, true);
         // double check: only the king can move
-        if (checkers > 1) return false;
-        return _hasPieceMove(s, q);
+        if (checkers > 0xff) return false;
+        q.checker = checkers - 1;
+        return _hasEvasion(s, q);
+    }
+
+    /// @dev In check by the one piece on `q.checker`: any legal non-king move that captures
+    /// it or blocks its line. Searched from those few squares outwards rather than over every
+    /// piece's moves (a mate search costs a third). A pinned piece never answers a check (the
+    /// pin and check lines meet only at the king); en passant, which removes a second pawn,
+    /// is tested for real.
+    function _hasEvasion(bytes memory s, Search memory q) private pure returns (bool) {
+        unchecked {
+            int256 side = q.side;
+            uint256 checker = q.checker;
+            uint256 king = q.king;
+            // a slider's line to the king, from the checker's side (0 for a knight or pawn)
+            int256 step;
+            {
+                int256 role = _at(s, checker) * -side;
+                if (role == BISHOP || role == ROOK || role == QUEEN) step = _lineStep(checker, king);
+            }
+            uint256 targets = 1 << checker;
+            if (step != 0) {
+                for (uint256 t = uint256(int256(checker) + step); t != king; t = uint256(int256(t) + step)) {
+                    targets |= 1 << t;
+                }
+            }
+            q.targets = targets;
+            uint256 ep = _raw(s, side > 0 ? BLACK_EN_PASSANT : WHITE_EN_PASSANT);
+            if (ep != 0) {
+                for (uint256 j = 0; j < 2; ++j) {
+                    uint256 from = uint256(int256(ep) + 16 * side) + j * 2 - 1;
+                    if (from & 0x88 == 0 && _at(s, from) == PAWN * side) {
+                        if (_candidateLegal(s, q, from, ep, EN_PASSANT, PAWN * side)) return true;
+                    }
+                }
+            }
+            if (_reaches(s, king, checker, side, true)) return true;
+            if (step != 0) {
+                for (uint256 t = uint256(int256(checker) + step); t != king; t = uint256(int256(t) + step)) {
+                    if (_reaches(s, king, t, side, false)) return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /// @dev Whether an unpinned non-king piece of `side` moves to `t` by a pseudo-legal move:
+    /// a capture of the piece there when `capture`, else a step onto the empty `t`.
+    function _reaches(bytes memory s, uint256 king, uint256 t, int256 side, bool capture) private pure returns (bool) {
+        unchecked {
+            for (uint256 list = _movers(s, t, side, capture); list != 0; list >>= 8) {
+                if (_pinStep(s, king, (list & 0xff) - 1, side) == 0) return true;
+            }
+            return false;
+        }
+    }
+
+    /// @dev The squares (each plus one, one per byte) of the non-king pieces of `side` with
+    /// a pseudo-legal move to `t` (as in `_reaches`), pins ignored.
+    function _movers(bytes memory s, uint256 t, int256 side, bool capture) private pure returns (uint256 list) {
+        assembly ("memory-safe") {
+            let p := add(s, 0x20)
+            let n := and(mul(side, 2), 0xff)
+            let u := 0
+            for { let i := 0 } lt(i, 8) { i := add(i, 1) } {
+                u := add(t, signextend(0, byte(i, KNIGHT_STEPS)))
+                if iszero(and(u, 0x88)) {
+                    if eq(byte(0, mload(add(p, u))), n) { list := or(shl(8, list), add(u, 1)) }
+                }
+            }
+            let q := and(mul(side, 5), 0xff)
+            // straight lines first (rook or queen), then diagonals (bishop or queen)
+            let slider := and(mul(side, 4), 0xff)
+            for { let i := 0 } lt(i, 8) { i := add(i, 1) } {
+                if eq(i, 4) { slider := and(mul(side, 3), 0xff) }
+                let d := signextend(0, byte(i, SLIDER_STEPS))
+                for { u := add(t, d) } iszero(and(u, 0x88)) { u := add(u, d) } {
+                    let v := byte(0, mload(add(p, u)))
+                    if v {
+                        if or(eq(v, q), eq(v, slider)) { list := or(shl(8, list), add(u, 1)) }
+                        break
+                    }
+                }
+            }
+            // a pawn of `side` stands one row behind `t`: below it for white (higher index)
+            let pawn := and(side, 0xff)
+            let behind := add(t, mul(side, 16))
+            switch capture
+            case 1 {
+                u := sub(behind, 1)
+                if iszero(and(u, 0x88)) {
+                    if eq(byte(0, mload(add(p, u))), pawn) { list := or(shl(8, list), add(u, 1)) }
+                }
+                u := add(behind, 1)
+                if iszero(and(u, 0x88)) {
+                    if eq(byte(0, mload(add(p, u))), pawn) { list := or(shl(8, list), add(u, 1)) }
+                }
+            }
+            default {
+                if iszero(and(behind, 0x88)) {
+                    let v := byte(0, mload(add(p, behind)))
+                    if eq(v, pawn) { list := or(shl(8, list), add(behind, 1)) }
+                    // a double step lands on row 4 (white) or row 3 (black) over an empty square
+                    if iszero(v) {
+                        if eq(shr(4, t), add(3, sgt(side, 0))) {
+                            u := add(behind, mul(side, 16))
+                            if eq(byte(0, mload(add(p, u))), pawn) { list := or(shl(8, list), add(u, 1)) }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// @dev Any legal king step (castling never needs testing: if it is legal, so is the step to f1/d1).
@@ -706,52 +827,6 @@ library ChessRules {
                 if (!hit) return true;
             }
             return false;
-        }
-    }
-
-    /// @dev Number of pieces giving check, the squares a non-king move must land on
-    /// (checker plus the squares between it and the king), and the checker's square.
-    function _checkInfo(bytes memory s, uint256 king, int256 side)
-        private
-        pure
-        returns (uint256 n, uint256 targets, uint256 checker)
-    {
-        unchecked {
-            int256 by = -side;
-            // pawns
-            uint256 b = uint256(int256(king) + 16 * by);
-            for (uint256 j = 0; j < 2; ++j) {
-                uint256 t = j == 0 ? b - 1 : b + 1;
-                if (t & 0x88 == 0 && _at(s, t) == by) {
-                    ++n;
-                    checker = t;
-                    targets = 1 << t;
-                }
-            }
-            for (uint256 i = 0; i < 8; ++i) {
-                uint256 t = uint256(int256(king) + _knightStep(i));
-                if (t & 0x88 == 0 && _at(s, t) == KNIGHT * by) {
-                    ++n;
-                    checker = t;
-                    targets = 1 << t;
-                }
-            }
-            for (uint256 i = 0; i < 8; ++i) {
-                int256 d = _sliderStep(i);
-                int256 slider = (i < 4 ? ROOK : BISHOP) * by;
-                uint256 ray;
-                for (uint256 t = uint256(int256(king) + d); t & 0x88 == 0; t = uint256(int256(t) + d)) {
-                    ray |= 1 << t;
-                    int256 v = _at(s, t);
-                    if (v == 0) continue;
-                    if (v == slider || v == QUEEN * by) {
-                        ++n;
-                        checker = t;
-                        targets = ray;
-                    }
-                    break;
-                }
-            }
         }
     }
 
@@ -880,8 +955,7 @@ library ChessRules {
             int256 dr = int256(from >> 4) - int256(king >> 4);
             bool straight = df == 0 || dr == 0;
             if (!straight && df != dr && df != -dr) return 0;
-            int256 step =
-                (dr > 0 ? int256(16) : dr < 0 ? -16 : int256(0)) + (df > 0 ? int256(1) : df < 0 ? -1 : int256(0));
+            int256 step = _lineStep(king, from);
             uint256 t = uint256(int256(king) + step);
             for (; t != from; t = uint256(int256(t) + step)) {
                 if (_raw(s, t) != 0) return 0;
@@ -896,13 +970,23 @@ library ChessRules {
         }
     }
 
+    /// @dev The king-like step from `from` towards `to` (one row and/or one file).
+    function _lineStep(uint256 from, uint256 to) private pure returns (int256) {
+        unchecked {
+            int256 df = int256(to & 7) - int256(from & 7);
+            int256 dr = int256(to >> 4) - int256(from >> 4);
+            return (dr > 0 ? int256(16) : dr < 0 ? -16 : int256(0)) + (df > 0 ? int256(1) : df < 0 ? -1 : int256(0));
+        }
+    }
+
     // =====================================================================
     // Insufficient material
     // =====================================================================
 
-    /// @dev Both sides insufficient. Exits at the first pawn, rook or queen, which
-    /// rules out both (the usual case), before the full per-side count.
-    function _bothInsufficient(bytes memory s) private pure returns (bool) {
+    /// @notice Both sides have insufficient mating material (section 8 status 3). Exits at
+    /// the first pawn, rook or queen, which rules out both (the usual case), before the full
+    /// per-side count.
+    function bothInsufficient(bytes memory s) internal pure returns (bool) {
         bool heavy;
         assembly ("memory-safe") {
             let p := add(s, 0x20)

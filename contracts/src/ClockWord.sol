@@ -6,10 +6,17 @@ pragma solidity ^0.8.30;
 /// offsets from the least significant bit: 0..39 timestamp of the join or last move,
 /// 40..71 white's budget, 72..103 black's budget (seconds left + unused grace), 104..135
 /// increment, 136..167 ply, 168 white offers a draw, 169 black offers a draw, 170 the game
-/// started from a custom position, 176..207 first-move window (seconds), the rest 0.
+/// started from a custom position, 171..173 the pending status of a registered decided
+/// position, 176..207 first-move window (seconds), the rest 0.
 /// After a registration from off-chain play (docs/CHANNEL.md 7.3) `lastTimestamp` is the
 /// end of the response window, in the future: until then the position can only be
-/// overtaken by a later registration, and no clock runs.
+/// overtaken by a later registration, and no clock runs. A registered position that is
+/// decided (section 8 status 1-4) carries that status in 171..173: nothing is played
+/// from it; after its window `ChessReferee.finishRegistered` ends the game by it.
+/// In a game from a custom start each player's first move (ply < 2) is charged from
+/// `lastTimestamp + firstMoveWindow`: the joiner chooses when the game starts, so the
+/// creator gets the window to notice before its clock runs (no abort: a player who never
+/// moves still loses on time).
 /// @dev The word is committed with the position, so every field is as trustworthy as
 /// the state. A move rewrites timestamp, the mover's budget and ply, and clears the
 /// offers; the other fields are fixed at join.
@@ -25,6 +32,8 @@ library ClockWord {
     /// @dev Both offer bits, as a number below OFFER_SHIFT (white 1, black 2).
     uint256 internal constant BOTH_OFFERS = 3;
     uint256 internal constant CUSTOM_START_SHIFT = 170;
+    uint256 internal constant PENDING_SHIFT = 171;
+    uint256 internal constant MASK_3 = 7;
     uint256 internal constant WINDOW_SHIFT = 176;
     uint256 internal constant MASK_32 = 0xffffffff;
     uint256 internal constant MASK_40 = 0xffffffffff;
@@ -97,21 +106,41 @@ library ClockWord {
         return (clock >> CUSTOM_START_SHIFT) & 1 != 0;
     }
 
-    /// @notice Seconds each player has for its first move before the game may be aborted.
+    /// @notice Seconds each player has for its first move: before the game may be aborted
+    /// (standard start), before its clock runs (custom start).
     function firstMoveWindow(uint256 clock) internal pure returns (uint256) {
         return (clock >> WINDOW_SHIFT) & MASK_32;
     }
 
+    /// @notice The section 8 status (1-4) of a registered decided position, 0 for any other.
+    function pendingStatus(uint256 clock) internal pure returns (uint256) {
+        return (clock >> PENDING_SHIFT) & MASK_3;
+    }
+
+    /// @notice `clock` marked as a decided position of status `st` (1-4).
+    function withPendingStatus(uint256 clock, uint256 st) internal pure returns (uint256) {
+        return clock | (st << PENDING_SHIFT);
+    }
+
+    /// @notice When the side to move's time starts being charged: `lastTimestamp`, plus the
+    /// first-move window for a first move (ply < 2) in a game from a custom start.
+    function turnStart(uint256 clock) internal pure returns (uint256 from) {
+        from = clock & MASK_40;
+        if ((clock >> CUSTOM_START_SHIFT) & 1 != 0 && (clock >> PLY_SHIFT) & MASK_32 < 2) {
+            from += (clock >> WINDOW_SHIFT) & MASK_32;
+        }
+    }
+
     /// @notice Last timestamp at which the side to move may still move (grace included).
     function deadline(uint256 clock, bool whiteToMove) internal pure returns (uint256) {
-        return lastTimestamp(clock) + budget(clock, whiteToMove);
+        return turnStart(clock) + budget(clock, whiteToMove);
     }
 
     /// @notice The clock word after the side to move moves at `block.timestamp` (Fischer):
-    /// its budget loses the time since the last move and gains the increment (capped at
-    /// 2^32-1); timestamp now, ply + 1, offers cleared. 0 if its budget is spent, or if
-    /// `block.timestamp` is before `lastTimestamp` (a registered position whose response
-    /// window still runs: nobody may move yet).
+    /// its budget loses the time since `turnStart` (0 before it) and gains the increment
+    /// (capped at 2^32-1); timestamp now, ply + 1, offers cleared. 0 if its budget is spent,
+    /// or if `block.timestamp` is before `lastTimestamp` (a registered position whose
+    /// response window still runs: nobody may move yet).
     function tick(uint256 clock, bool whiteToMove) internal view returns (uint256 next) {
         uint256 shift = whiteToMove ? WHITE_SHIFT : BLACK_SHIFT;
         uint256 left = (clock >> shift) & MASK_32;
@@ -120,7 +149,13 @@ library ClockWord {
             // difference wraps to a huge number: 0 as for a spent budget; the caller
             // tells the two apart (`playableFrom`).
             uint256 elapsed = block.timestamp - (clock & MASK_40);
-            if (elapsed > left) return 0;
+            if ((clock >> CUSTOM_START_SHIFT) & 1 != 0 && elapsed >> 255 == 0) {
+                // A custom start's first move is charged from `turnStart` only.
+                uint256 from = turnStart(clock);
+                elapsed = block.timestamp > from ? block.timestamp - from : 0;
+            }
+            // A budget of 0 is a fallen flag (a registration's, re-review finding C).
+            if (left == 0 || elapsed > left) return 0;
             left = left - elapsed + ((clock >> INCREMENT_SHIFT) & MASK_32);
             if (left > MASK_32) left = MASK_32;
             uint256 nextPly = ((clock >> PLY_SHIFT) & MASK_32) + 1;

@@ -2,8 +2,8 @@
 pragma solidity ^0.8.30;
 
 /// @title SignatureCheck
-/// @notice Whether an address signed a digest (docs/CHANNEL.md section 5): a 65-byte
-/// low-s ECDSA signature recovering to it, or, for an account with code, ERC-1271.
+/// @notice Signatures of docs/CHANNEL.md section 5: strict 65-byte low-s ECDSA, and the
+/// one ERC-1271 question `ChessChannel.pin` asks a contract wallet.
 library SignatureCheck {
     /// @notice secp256k1n / 2: a larger `s` is the malleable high-s twin, refused.
     uint256 internal constant HALF_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0;
@@ -30,22 +30,19 @@ library SignatureCheck {
         return ecrecover(digest, uint8(v), r, bytes32(s));
     }
 
-    /// @notice Whether `signer` signed `digest`: by ECDSA (`recover`) whatever its code, else,
-    /// if it has code, by its ERC-1271 answer (a static call with ERC1271_GAS; a revert, a
-    /// short answer or any other value is a refusal). Never true for address(0).
-    /// @dev ECDSA first: an EOA that later gets code (EIP-7702) must not be able to disown
-    /// the signatures its key made by answering ERC-1271 with a refusal.
-    function isValid(address signer, bytes32 digest, bytes calldata signature) internal view returns (bool ok) {
-        address recovered = recover(digest, signature);
-        if (recovered != address(0) && recovered == signer) return true;
-        if (signer.code.length == 0) return false;
+    /// @notice Whether contract `wallet` approves `digest` by ERC-1271 (a static call with
+    /// ERC1271_GAS; a revert, a short answer or any other value is a refusal). Asked only when
+    /// a digest is pinned (docs/CHANNEL.md section 5), never when a message is judged, so a
+    /// wallet's later answers cannot disown what it once approved.
+    function walletApproves(address wallet, bytes32 digest, bytes calldata signature) internal view returns (bool ok) {
+        if (wallet.code.length == 0) return false;
         bytes memory request = abi.encodeWithSelector(ERC1271_MAGIC, digest, signature);
         uint256 gasLimit = ERC1271_GAS;
         bytes32 answer;
         assembly ("memory-safe") {
             // copy at most one word of the answer: a wallet cannot make us pay for more
             mstore(0, 0)
-            let success := staticcall(gasLimit, signer, add(request, 32), mload(request), 0, 32)
+            let success := staticcall(gasLimit, wallet, add(request, 32), mload(request), 0, 32)
             answer := mload(0)
             ok := and(success, gt(returndatasize(), 31))
         }

@@ -6,6 +6,7 @@ import {ChessReferee} from "../src/ChessReferee.sol";
 import {ChessChannel} from "../src/ChessChannel.sol";
 import {ChessRules, BadStateLength} from "../src/ChessRules.sol";
 import {ChannelGame} from "../src/ChessCourt.sol";
+import {ClockWord} from "../src/ClockWord.sol";
 import {Move, Delegation, Resignation, Result, Auth} from "../src/ChannelHash.sol";
 
 /// @notice Channel games on the referee: creation terms, the off-chain phase, the court's
@@ -21,9 +22,10 @@ contract ChessChannelGameTest is ChannelBase {
     }
 
     function test_CreateChannelGame_RejectsWindowBelowMinimum() public {
+        assertEq(ref.MIN_RESPONSE_WINDOW(), 600);
         vm.prank(alice);
-        vm.expectRevert(_err(ChessReferee.BadResponseWindow.selector, 59));
-        ref.createChannelGame{value: STAKE}(bob, true, address(0), STAKE, INITIAL, INCREMENT, 0, "", 59);
+        vm.expectRevert(_err(ChessReferee.BadResponseWindow.selector, 599));
+        ref.createChannelGame{value: STAKE}(bob, true, address(0), STAKE, INITIAL, INCREMENT, 0, "", 599);
     }
 
     function test_CreateChannelGame_RejectsWindowAboveMaximum() public {
@@ -114,7 +116,7 @@ contract ChessChannelGameTest is ChannelBase {
         assertEq(c.white, alice);
         assertEq(c.black, bob);
         assertEq(c.responseWindow, WINDOW);
-        assertEq(c.startInner, keccak256(abi.encodePacked(line[0].state, line[0].history)));
+        assertEq(ref.channelStart(id), keccak256(abi.encodePacked(line[0].state, line[0].history)));
         assertFalse(c.customStart);
     }
 
@@ -125,7 +127,7 @@ contract ChessChannelGameTest is ChannelBase {
         ChannelGame memory c = ref.channelGame(id);
         assertTrue(c.customStart);
         Move memory s0 = _startMove(id, start);
-        assertEq(c.startInner, keccak256(abi.encodePacked(s0.state, s0.history)));
+        assertEq(ref.channelStart(id), keccak256(abi.encodePacked(s0.state, s0.history)));
     }
 }
 
@@ -162,7 +164,7 @@ contract ChessChannelSettleTest is ChannelBase {
 
     function test_Settle_RejectsSignatureOfOnlyOnePlayer() public {
         uint256 id = _startChannelGame();
-        Result memory r = Result({gameId: id, ply: 0, result: WHITE_WINS});
+        Result memory r = Result({gameId: id, ply: 0, position: 0, result: WHITE_WINS});
         bytes32 d = _resultDigest(r);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob));
         channel.settle(r, _direct(_sig(ALICE_PK, d)), _direct(_sig(ALICE_PK, d)));
@@ -188,11 +190,15 @@ contract ChessChannelSettleTest is ChannelBase {
         this.settleExternal(id, WHITE_WINS);
     }
 
+    /// @dev v2: while a registration is frozen, a result counts only at or above its ply
+    /// (section 7.1), so this one names the registered position.
     function test_Settle_AfterRegistration() public {
         uint256 id = _startChannelGame();
         _extend("e2e4 e7e5");
         _register(2);
-        _settle(id, BLACK_WINS);
+        Result memory r = Result({gameId: id, ply: 2, position: channel.hashMove(line[2]), result: BLACK_WINS});
+        bytes32 d = _resultDigest(r);
+        channel.settle(r, _direct(_sig(ALICE_PK, d)), _direct(_sig(BOB_PK, d)));
         (uint8 result, uint8 reason) = _result(id);
         assertEq(result, BLACK_WINS);
         assertEq(reason, 8);
@@ -202,7 +208,7 @@ contract ChessChannelSettleTest is ChannelBase {
 
     function test_ResignBySignature_OpponentWins() public {
         uint256 id = _startChannelGame();
-        Resignation memory r = Resignation({gameId: id, ply: 7});
+        Resignation memory r = Resignation({gameId: id, ply: 7, position: 0});
         channel.resignBySignature(r, _direct(_sig(ALICE_PK, _resignationDigest(r))), true);
         (uint8 result, uint8 reason) = _result(id);
         assertEq(result, BLACK_WINS);
@@ -212,7 +218,7 @@ contract ChessChannelSettleTest is ChannelBase {
 
     function test_ResignBySignature_RejectsResignationForTheOtherSide() public {
         uint256 id = _startChannelGame();
-        Resignation memory r = Resignation({gameId: id, ply: 7});
+        Resignation memory r = Resignation({gameId: id, ply: 7, position: 0});
         Auth memory a = _direct(_sig(ALICE_PK, _resignationDigest(r)));
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob));
         channel.resignBySignature(r, a, false);
@@ -220,7 +226,7 @@ contract ChessChannelSettleTest is ChannelBase {
 
     function test_ResignBySignature_BySessionKey() public {
         uint256 id = _startChannelGame();
-        Resignation memory r = Resignation({gameId: id, ply: 7});
+        Resignation memory r = Resignation({gameId: id, ply: 7, position: 0});
         Auth memory a = _bySession(BOB_PK, SESSION1_PK, _delegation(id, SESSION1_PK, 1, 100), _resignationDigest(r));
         channel.resignBySignature(r, a, false);
         assertEq(_credit(alice), 2 * STAKE);
@@ -248,30 +254,40 @@ contract ChessChannelRegisterTest is ChannelBase {
         vm.expectEmit(true, false, false, false, address(ref));
         emit ChessReferee.PositionRegistered(id, 2, m.state, m.history, 0);
         vm.prank(bob);
-        channel.register(q, qa, m, ma, 0, 0);
+        channel.register(q, qa, m, ma, _noReceipt(), _direct(""));
     }
 
+    /// @dev v2 (section 7.3): the side to move's clock runs from the move's stamp through
+    /// the window, so its budget at the window's end is its time + grace - (window's end - stamp).
     function test_Register_ClockResumesFromSignedTimesAfterTheWindow() public {
         uint256 id = _startChannelGame();
         _extend("e2e4 e7e5 g1f3");
-        _register(3);
         Move memory m = line[3];
+        vm.warp(m.timestamp + 7);
+        _register(3);
         (uint256 last, uint256 wb, uint256 bb, uint256 inc, uint256 ply,,, bool custom, uint256 window) =
             ref.decodeClock(pos[id].clock);
         assertEq(last, block.timestamp + WINDOW, "frozen for the response window");
         assertEq(wb, m.whiteTime + 15, "author: its time + grace");
-        assertEq(bb, m.blackTime + 15, "side to move: its time + grace, from the window's end");
+        assertEq(bb, m.blackTime + 15 - (WINDOW + 7), "side to move: charged from the stamp to the window's end");
         assertEq(inc, INCREMENT);
         assertEq(ply, 3);
         assertFalse(custom);
         assertEq(window, 300);
     }
 
-    function test_Register_SideToMoveFlaggedAfterTimePlusWindow() public {
+    /// @dev v2: the side to move's deadline is its move's stamp + its time + grace (its clock
+    /// ran through the window), no longer the window's end + its time + grace.
+    function test_Register_SideToMoveFlaggedAfterStampPlusTime() public {
         uint256 id = _startChannelGame();
         _extend("e2e4 e7e5 g1f3");
         _register(3);
-        vm.warp(block.timestamp + line[3].blackTime + WINDOW + 16);
+        uint256 deadline = line[3].timestamp + line[3].blackTime + 15;
+        vm.warp(deadline);
+        vm.prank(alice);
+        vm.expectRevert(_err(ChessReferee.TimeNotUp.selector, deadline));
+        ref.claimTimeout(id, pos[id].state, pos[id].history, pos[id].clock);
+        vm.warp(deadline + 1);
         _claimTimeout(id, alice);
         (uint8 result, uint8 reason) = _result(id);
         assertEq(result, WHITE_WINS);
@@ -285,7 +301,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         Auth memory a = _byAuthor(line[1]);
         vm.prank(ref.getGame(line[1].gameId).white);
         vm.expectRevert(ChessChannel.NotTheStart.selector);
-        channel.register(line[0], _direct(""), line[1], a, 0, 0);
+        channel.register(line[0], _direct(""), line[1], a, _noReceipt(), _direct(""));
     }
 
     function test_Register_RejectsInvalidTransitionWithItsCode() public {
@@ -296,7 +312,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         (Auth memory qa, Auth memory ma) = (_byAuthor(line[1]), _byAuthor(m));
         vm.prank(ref.getGame(m.gameId).white);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.InvalidTransition.selector, 4, 0));
-        channel.register(line[1], qa, m, ma, 0, 0);
+        channel.register(line[1], qa, m, ma, _noReceipt(), _direct(""));
         id;
     }
 
@@ -306,7 +322,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         (Auth memory qa, Auth memory ma) = (_signMove(BOB_PK, line[1]), _byAuthor(line[2]));
         vm.prank(ref.getGame(line[2].gameId).white);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
-        channel.register(line[1], qa, line[2], ma, 0, 0);
+        channel.register(line[1], qa, line[2], ma, _noReceipt(), _direct(""));
     }
 
     function test_Register_RejectsLastSignedByNonAuthor() public {
@@ -315,7 +331,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         (Auth memory qa, Auth memory ma) = (_byAuthor(line[1]), _signMove(ALICE_PK, line[2]));
         vm.prank(ref.getGame(line[2].gameId).white);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob));
-        channel.register(line[1], qa, line[2], ma, 0, 0);
+        channel.register(line[1], qa, line[2], ma, _noReceipt(), _direct(""));
     }
 
     function test_Register_RejectsStateOfWrongLength() public {
@@ -326,7 +342,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         (Auth memory qa, Auth memory ma) = (_byAuthor(line[1]), _direct(""));
         vm.prank(ref.getGame(m.gameId).white);
         vm.expectRevert(abi.encodeWithSelector(BadStateLength.selector, 129));
-        channel.register(line[1], qa, m, ma, 0, 0);
+        channel.register(line[1], qa, m, ma, _noReceipt(), _direct(""));
     }
 
     function test_Register_StaleRegistrationOvertakenByHigherPly() public {
@@ -368,11 +384,14 @@ contract ChessChannelRegisterTest is ChannelBase {
         this.registerExternal(3);
     }
 
+    /// @dev v2: an overtaking move without a receipt must be fresh (section 7.3 step 5), so
+    /// black's reply in the window's last second is stamped then.
     function test_Register_HigherPlyOvertakesWithinTheWindow() public {
         uint256 id = _startChannelGame();
-        _extend("e2e4 e7e5 g1f3 b8c6");
+        _extend("e2e4 e7e5 g1f3");
         _register(2);
         vm.warp(block.timestamp + WINDOW - 1);
+        line.push(_successor(line[3], _uci("b8c6"), uint32(block.timestamp - line[3].timestamp)));
         _register(4);
         assertEq(_ply(id), 4);
     }
@@ -394,26 +413,34 @@ contract ChessChannelRegisterTest is ChannelBase {
         Move memory m = line[2];
         vm.prank(carol);
         vm.expectRevert(ChessChannel.NotAPlayer.selector);
-        channel.register(q, qa, m, ma, 0, 0);
+        channel.register(q, qa, m, ma, _noReceipt(), _direct(""));
     }
 
-    function test_Register_RejectsWrongCurrentPosition() public {
+    /// @dev v2 replaced v1's "name the frozen position" (StalePosition) by: anyone may
+    /// overtake a frozen registration with a higher ply, knowing nothing of it.
+    function test_Register_AnyoneOvertakesWhileFrozen() public {
         uint256 id = _startChannelGame();
         _extend("e2e4 e7e5 g1f3 b8c6");
         _register(2);
-        Move memory q = line[3];
-        Move memory m = line[4];
-        (Auth memory qa, Auth memory ma) = (_byAuthor(q), _byAuthor(m));
-        uint256 clock = pos[id].clock;
-        vm.prank(ref.getGame(m.gameId).white);
-        vm.expectRevert(ChessChannel.StalePosition.selector);
-        channel.register(q, qa, m, ma, bytes32(uint256(1)), clock);
+        _registerBy(4, carol);
+        assertEq(_ply(id), 4);
+        assertEq(pos[id].state, line[4].state);
     }
 
-    function test_Register_DecidedFinalPositionSettles() public {
+    /// @dev v2: a registered decided position does not end the game; after the window
+    /// anyone finishes it with `finishRegistered` (sections 7.3, 7.4).
+    function test_Register_DecidedFinalPositionSettlesAfterTheWindow() public {
         uint256 id = _startChannelGame();
         _extend("f2f3 e7e5 g2g4 d8h4"); // fool's mate
         _register(4);
+        assertEq(_phase(id), PHASE_RUNNING, "a registration never ends the game");
+        assertEq(ClockWord.pendingStatus(pos[id].clock), ChessRules.CHECKMATE);
+        Position memory p = pos[id];
+        vm.expectRevert(_err(ChessReferee.NotYetPlayable.selector, block.timestamp + WINDOW));
+        ref.finishRegistered(id, p.state, p.history, p.clock);
+        vm.warp(block.timestamp + WINDOW);
+        vm.prank(carol);
+        ref.finishRegistered(id, p.state, p.history, p.clock);
         (uint8 result, uint8 reason) = _result(id);
         assertEq(result, BLACK_WINS);
         assertEq(reason, 1);
@@ -434,6 +461,11 @@ contract ChessChannelRegisterTest is ChannelBase {
         uint256 id = _startChannelGame();
         _extend("f2f3 e7e5 g2g4 d8h4");
         _register(4);
+        // v2: an earlier result lapses against the frozen mate; once finished, nothing settles
+        vm.expectRevert(_err(ChessChannel.LapsedAgreement.selector, 4));
+        this.settleExternal(id, DRAW);
+        vm.warp(block.timestamp + WINDOW);
+        ref.finishRegistered(id, pos[id].state, pos[id].history, pos[id].clock);
         vm.expectRevert(_err(ChessChannel.GameNotRunning.selector, id));
         this.settleExternal(id, DRAW);
         assertEq(_credit(bob), 2 * STAKE, "paid once");
@@ -571,16 +603,19 @@ contract ChessChannelFreezeTest is ChannelBase {
         ref.offerDraw(id, p.state, p.history, p.clock);
     }
 
-    function test_Freeze_ClockStartsWhenTheWindowEnds() public {
+    /// @dev v2 (section 8): the side to move's clock is not stopped by the window; the
+    /// registration charges it from the move's stamp to the window's end up front.
+    function test_Freeze_SideToMovesClockRunsThroughTheWindow() public {
         uint256 id = _startChannelGame();
         _extend("e2e4 e7e5 g1f3");
+        vm.warp(line[3].timestamp);
         _register(3);
         (uint256 wl, uint256 bl, bool whiteToMove, uint256 deadline) =
             ref.clocks(id, pos[id].state, pos[id].history, pos[id].clock);
         assertEq(wl, line[3].whiteTime);
-        assertEq(bl, line[3].blackTime, "no time runs during the window");
+        assertEq(bl, line[3].blackTime - WINDOW, "what is left once the window is over");
         assertFalse(whiteToMove);
-        assertEq(deadline, block.timestamp + WINDOW + line[3].blackTime + 15);
+        assertEq(deadline, line[3].timestamp + line[3].blackTime + 15, "as if on-chain since the stamp");
     }
 }
 
@@ -622,7 +657,7 @@ contract ChessChannelProofTest is ChannelBase {
         channel.proveEquivocation(line[1], a, other, b);
     }
 
-    function test_ProveEquivocation_OnChainPhase() public {
+    function test_ProveEquivocation_WhileFrozen() public {
         uint256 id = _startChannelGame();
         _extend("e2e4 e7e5");
         _register(2);
@@ -688,6 +723,7 @@ contract ChessChannelProofTest is ChannelBase {
         q.state = broken;
         Move memory bad = _next(line[0], "e2e4", 2);
         bad.ply = 5;
+        q.timestamp = bad.timestamp; // consistent times (code 4 comes before 6)
         bad.previous = channel.hashMove(q);
         (uint256 c, uint256 rule) = channel.transitionCode(id, INCREMENT, q, bad);
         assertEq(c, 6);

@@ -3,6 +3,7 @@ pragma solidity ^0.8.30;
 
 import {ChannelBase} from "./ChessChannelBase.t.sol";
 import {ChessReferee} from "../src/ChessReferee.sol";
+import {ChessChannelBlueprint} from "../src/ChessChannelBlueprint.sol";
 import {ChessChannel} from "../src/ChessChannel.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {Move, Delegation, Resignation, Result, Auth} from "../src/ChannelHash.sol";
@@ -18,7 +19,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         view
         returns (Result memory r, Auth memory w, Auth memory b)
     {
-        r = Result({gameId: id, ply: 10, result: result});
+        r = Result({gameId: id, ply: 10, position: 0, result: result});
         bytes32 d = _resultDigest(r);
         w = _direct(_sig(ALICE_PK, d));
         b = _direct(_sig(BOB_PK, d));
@@ -46,7 +47,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         m.gameId = first + 1;
         vm.prank(ref.getGame(m.gameId).white);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob));
-        channel.register(q, qa, m, ma, 0, 0);
+        channel.register(q, qa, m, ma, _noReceipt(), _direct(""));
     }
 
     function test_Replay_OnAnotherChainRefused() public {
@@ -72,7 +73,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         uint256 id = _startChannelGame();
         (Result memory r, Auth memory w, Auth memory b) = _signedResult(id, WHITE_WINS);
         // the same game id, players and terms on a second referee (hence a second channel)
-        ChessReferee other = new ChessReferee();
+        ChessReferee other = new ChessReferee(address(new ChessChannelBlueprint()));
         vm.prank(alice);
         uint256 otherId =
             other.createChannelGame{value: STAKE}(bob, true, address(0), STAKE, INITIAL, INCREMENT, 0, "", WINDOW);
@@ -94,7 +95,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         Auth memory qa = _byAuthor(line[4]);
         vm.prank(ref.getGame(m.gameId).white);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
-        channel.register(line[4], qa, m, a, 0, 0);
+        channel.register(line[4], qa, m, a, _noReceipt(), _direct(""));
     }
 
     // ---------------------------------------------------------------- malformed signatures
@@ -141,7 +142,7 @@ contract ChessChannelAttacksTest is ChannelBase {
 
     function test_Signature_WrongSignerRefused() public {
         uint256 id = _startChannelGame();
-        Result memory r = Result({gameId: id, ply: 10, result: BLACK_WINS});
+        Result memory r = Result({gameId: id, ply: 10, position: 0, result: BLACK_WINS});
         bytes32 d = _resultDigest(r);
         (Auth memory w, Auth memory b) = (_direct(_sig(CAROL_PK, d)), _direct(_sig(BOB_PK, d)));
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
@@ -160,7 +161,7 @@ contract ChessChannelAttacksTest is ChannelBase {
 
     function test_SessionKey_OutsideItsPlyRangeRefused() public {
         uint256 id = _startChannelGame();
-        Result memory r = Result({gameId: id, ply: 11, result: DRAW});
+        Result memory r = Result({gameId: id, ply: 11, position: 0, result: DRAW});
         bytes32 d = _resultDigest(r);
         Auth memory w = _bySession(ALICE_PK, SESSION1_PK, _delegation(id, SESSION1_PK, 1, 10), d);
         Auth memory b = _direct(_sig(BOB_PK, d));
@@ -170,7 +171,7 @@ contract ChessChannelAttacksTest is ChannelBase {
 
     function test_SessionKey_DelegationOfAnotherGameRefused() public {
         uint256 id = _startChannelGame();
-        Result memory r = Result({gameId: id, ply: 5, result: DRAW});
+        Result memory r = Result({gameId: id, ply: 5, position: 0, result: DRAW});
         bytes32 d = _resultDigest(r);
         Auth memory w = _bySession(ALICE_PK, SESSION1_PK, _delegation(id + 1, SESSION1_PK, 1, 10), d);
         Auth memory b = _direct(_sig(BOB_PK, d));
@@ -180,7 +181,7 @@ contract ChessChannelAttacksTest is ChannelBase {
 
     function test_SessionKey_DelegationSignedByOtherPlayerRefused() public {
         uint256 id = _startChannelGame();
-        Result memory r = Result({gameId: id, ply: 5, result: DRAW});
+        Result memory r = Result({gameId: id, ply: 5, position: 0, result: DRAW});
         bytes32 d = _resultDigest(r);
         // bob delegates "for alice": the delegation must be signed by the player it speaks for
         Auth memory w = _bySession(BOB_PK, SESSION1_PK, _delegation(id, SESSION1_PK, 1, 10), d);
@@ -191,7 +192,7 @@ contract ChessChannelAttacksTest is ChannelBase {
 
     function test_SessionKey_OtherKeyThanDelegatedRefused() public {
         uint256 id = _startChannelGame();
-        Result memory r = Result({gameId: id, ply: 5, result: DRAW});
+        Result memory r = Result({gameId: id, ply: 5, position: 0, result: DRAW});
         bytes32 d = _resultDigest(r);
         Auth memory w = _bySession(ALICE_PK, SESSION1_PK, _delegation(id, SESSION1_PK, 1, 10), d);
         w.signature = _sig(SESSION2_PK, d);
@@ -221,15 +222,17 @@ contract ChessChannelAttacksTest is ChannelBase {
         Auth memory ma = _whiteAuth(line[5], d1, d2);
         vm.prank(ref.getGame(line[5].gameId).white);
         vm.recordLogs();
-        channel.register(line[4], qa, line[5], ma, 0, 0);
+        channel.register(line[4], qa, line[5], ma, _noReceipt(), _direct(""));
         _absorb(vm.getRecordedLogs());
         assertEq(_ply(id), 5);
         // then ply 6 (bob) over ply 5 (key 2) overtakes
         qa = _whiteAuth(line[5], d1, d2);
         ma = _byAuthor(line[6]);
-        Position storage p = pos[id];
         vm.prank(ref.getGame(line[6].gameId).white);
-        channel.register(line[5], qa, line[6], ma, keccak256(abi.encodePacked(p.state, p.history)), p.clock);
+        vm.recordLogs();
+        channel.register(line[5], qa, line[6], ma, _noReceipt(), _direct(""));
+        _absorb(vm.getRecordedLogs());
+        assertEq(_ply(id), 6);
     }
 
     function test_SessionKey_RotatedKeyOneRefusedAfterItsRange() public {
@@ -238,7 +241,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         Auth memory ma = _bySession(ALICE_PK, SESSION1_PK, d1, _moveDigest(line[5]));
         vm.prank(ref.getGame(line[5].gameId).white);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
-        channel.register(line[4], qa, line[5], ma, 0, 0);
+        channel.register(line[4], qa, line[5], ma, _noReceipt(), _direct(""));
     }
 
     function test_SessionKey_RotatedKeyOneStillValidInItsRange() public {
@@ -246,7 +249,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         Auth memory qa = _whiteAuth(line[3], d1, d2);
         Auth memory ma = _byAuthor(line[4]);
         vm.prank(ref.getGame(line[4].gameId).white);
-        channel.register(line[3], qa, line[4], ma, 0, 0);
+        channel.register(line[3], qa, line[4], ma, _noReceipt(), _direct(""));
         assertNotEq(ref.getGame(id).commitment, bytes32(0));
     }
 
@@ -264,58 +267,81 @@ contract ChessChannelAttacksTest is ChannelBase {
     function test_EoaWithCode_CannotDisownItsEcdsaSignatures() public {
         // bob is lost after ply 4 and, like an EIP-7702 account, gets code that refuses
         // every ERC-1271 question: the signatures his key made still count.
-        _startChannelGame();
+        uint256 id = _startChannelGame();
         _extend("f2f3 e7e5 g2g4 d8h4");
         vm.etch(bob, type(RefusingWallet).runtimeCode);
         _register(4);
-        (uint8 result, uint8 reason) = _result(line[4].gameId);
+        // v2: the registered mate ends the game once its window is over
+        vm.warp(block.timestamp + WINDOW);
+        ref.finishRegistered(id, pos[id].state, pos[id].history, pos[id].clock);
+        (uint8 result, uint8 reason) = _result(id);
         assertEq(result, BLACK_WINS);
         assertEq(reason, 1);
     }
 
-    function test_ContractWallet_SignsResultDirectly() public {
+    /// @dev v2 (section 5): ERC-1271 is asked only by `pin`; a wallet's signature counts
+    /// once its digest is pinned, never before.
+    function test_ContractWallet_SignsResultDirectlyOncePinned() public {
         (uint256 id, OwnedWallet wallet) = _walletGame();
         (Result memory r, Auth memory w, Auth memory b) = _signedResult(id, WHITE_WINS);
+        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, address(wallet)));
+        channel.settle(r, w, b);
+        channel.pin(address(wallet), _resultDigest(r), w.signature);
         channel.settle(r, w, b);
         assertEq(ref.credits(address(wallet), address(0)), 2 * STAKE);
     }
 
-    function test_ContractWallet_DelegatesToSessionKey() public {
+    function test_ContractWallet_DelegatesToSessionKeyOncePinned() public {
         (uint256 id, OwnedWallet wallet) = _walletGame();
-        Result memory r = Result({gameId: id, ply: 3, result: WHITE_WINS});
+        Result memory r = Result({gameId: id, ply: 3, position: 0, result: WHITE_WINS});
         bytes32 d = _resultDigest(r);
+        Delegation memory del = _delegation(id, SESSION1_PK, 1, 100);
+        Auth memory w = _bySession(ALICE_PK, SESSION1_PK, del, d);
+        Auth memory b = _direct(_sig(BOB_PK, d));
+        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, address(wallet)));
+        channel.settle(r, w, b);
         // the wallet's ERC-1271 check accepts the owner's signature of the delegation
-        Auth memory w = _bySession(ALICE_PK, SESSION1_PK, _delegation(id, SESSION1_PK, 1, 100), d);
-        channel.settle(r, w, _direct(_sig(BOB_PK, d)));
+        vm.prank(carol); // anyone may pin
+        channel.pin(address(wallet), channel.digestOf(channel.hashDelegation(del)), w.delegationSignature);
+        channel.settle(r, w, b);
         assertEq(ref.credits(address(wallet), address(0)), 2 * STAKE);
     }
 
     function test_ContractWallet_WrongOwnerRefused() public {
         (uint256 id,) = _walletGame();
-        Result memory r = Result({gameId: id, ply: 3, result: WHITE_WINS});
+        Result memory r = Result({gameId: id, ply: 3, position: 0, result: WHITE_WINS});
         bytes32 d = _resultDigest(r);
         (Auth memory w, Auth memory b) = (_direct(_sig(CAROL_PK, d)), _direct(_sig(BOB_PK, d)));
         address white = _white(id);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, white));
+        channel.pin(white, d, w.signature);
+        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, white));
         channel.settle(r, w, b);
     }
 
+    /// @dev v2: the wallet's answer is asked by `pin` (which refuses), not by `settle`.
     function test_ContractWallet_WrongMagicValueRefused() public {
         RefusingWallet wallet = new RefusingWallet();
         uint256 id = _walletVs(address(wallet));
         (Result memory r, Auth memory w, Auth memory b) = _signedResult(id, WHITE_WINS);
+        bytes32 d = _resultDigest(r);
+        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, address(wallet)));
+        channel.pin(address(wallet), d, w.signature);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, address(wallet)));
         channel.settle(r, w, b);
     }
 
+    /// @dev v2: the bounded ERC-1271 call is `pin`'s; `settle` never calls the wallet.
     function test_ContractWallet_GasBombBoundedAndRefused() public {
         GasBurningWallet wallet = new GasBurningWallet();
         uint256 id = _walletVs(address(wallet));
-        (Result memory r, Auth memory w, Auth memory b) = _signedResult(id, WHITE_WINS);
+        (Result memory r, Auth memory w,) = _signedResult(id, WHITE_WINS);
+        bytes32 d = _resultDigest(r);
         uint256 before = gasleft();
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, address(wallet)));
-        channel.settle{gas: 1_000_000}(r, w, b);
+        channel.pin{gas: 1_000_000}(address(wallet), d, w.signature);
         assertLt(before - gasleft(), 200_000, "the wallet's check is bounded");
+        assertFalse(channel.pinned(address(wallet), d));
     }
 
     function _walletVs(address wallet) internal returns (uint256 id) {

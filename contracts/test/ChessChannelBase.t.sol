@@ -7,7 +7,7 @@ import {ChessReferee} from "../src/ChessReferee.sol";
 import {ChessChannel} from "../src/ChessChannel.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {RepetitionChain} from "../src/RepetitionChain.sol";
-import {Move, Delegation, Resignation, Result, Auth} from "../src/ChannelHash.sol";
+import {Move, Delegation, Resignation, Result, Receipt, Auth} from "../src/ChannelHash.sol";
 
 /// @notice Shared harness of the channel tests: players with signing keys, channel games,
 /// signed transcripts built move by move with the rules library, and authorisations.
@@ -19,7 +19,7 @@ abstract contract ChannelBase is RefereeBase {
     uint256 internal constant CAROL_PK = 0xCA201;
     uint256 internal constant SESSION1_PK = 0x5E551;
     uint256 internal constant SESSION2_PK = 0x5E552;
-    uint32 internal constant WINDOW = 120;
+    uint32 internal constant WINDOW = 600;
     /// @dev secp256k1 group order.
     uint256 internal constant N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141;
 
@@ -68,26 +68,34 @@ abstract contract ChannelBase is RefereeBase {
             history: RepetitionChain.start(ChessRules.repetitionKey(start)),
             whiteTime: INITIAL,
             blackTime: INITIAL,
+            timestamp: 0,
             previous: 0
         });
     }
 
     // ---------------------------------------------------------------- moves
 
-    /// @dev The valid successor of `q` by `uci`, its mover having spent `spent` seconds.
-    function _next(Move memory q, string memory uci, uint32 spent) internal view returns (Move memory m) {
+    /// @dev The valid successor of `q` by `uci`, signed `spent` seconds after `q` (the first
+    /// move at the block's time, uncharged: section 6 code 4).
+    function _next(Move memory q, string memory uci, uint32 spent) internal view returns (Move memory) {
+        return _successor(q, _uci(uci), spent);
+    }
+
+    /// @dev The valid successor of `q` by the packed move `mv`, `spent` seconds after `q`.
+    function _successor(Move memory q, uint24 mv, uint32 spent) internal view returns (Move memory m) {
         bytes memory s = bytes.concat(q.state);
         bool white = ChessRules.whiteToMove(s);
-        uint24 mv = _uci(uci);
         assertEq(ChessRules.applyMove(s, mv), 0, "test move must be legal");
+        uint32 charged = q.ply == 0 ? 0 : spent;
         m = Move({
             gameId: q.gameId,
             ply: q.ply + 1,
             mv: mv,
             state: s,
             history: RepetitionChain.afterMove(s, q.history),
-            whiteTime: white ? q.whiteTime - spent + INCREMENT : q.whiteTime,
-            blackTime: white ? q.blackTime : q.blackTime - spent + INCREMENT,
+            whiteTime: white ? q.whiteTime - charged + INCREMENT : q.whiteTime,
+            blackTime: white ? q.blackTime : q.blackTime - charged + INCREMENT,
+            timestamp: q.ply == 0 ? uint64(block.timestamp) : q.timestamp + spent,
             previous: channel.hashMove(q)
         });
     }
@@ -96,22 +104,7 @@ abstract contract ChannelBase is RefereeBase {
     function _extend(string memory ucis) internal {
         uint24[] memory mvs = _uciList(ucis);
         for (uint256 i; i < mvs.length; ++i) {
-            Move memory q = line[line.length - 1];
-            bytes memory s = bytes.concat(q.state);
-            assertEq(ChessRules.applyMove(s, mvs[i]), 0, "test move must be legal");
-            bool white = ChessRules.whiteToMove(q.state);
-            line.push(
-                Move({
-                    gameId: q.gameId,
-                    ply: q.ply + 1,
-                    mv: mvs[i],
-                    state: s,
-                    history: RepetitionChain.afterMove(s, q.history),
-                    whiteTime: white ? q.whiteTime - 2 + INCREMENT : q.whiteTime,
-                    blackTime: white ? q.blackTime : q.blackTime - 2 + INCREMENT,
-                    previous: channel.hashMove(q)
-                })
-            );
+            line.push(_successor(line[line.length - 1], mvs[i], 2));
         }
     }
 
@@ -150,7 +143,9 @@ abstract contract ChannelBase is RefereeBase {
         pure
         returns (Delegation memory)
     {
-        return Delegation({gameId: id, sessionKey: vm.addr(sessionPk), firstPly: firstPly, lastPly: lastPly});
+        return Delegation({
+            gameId: id, sessionKey: vm.addr(sessionPk), firstPly: firstPly, lastPly: lastPly, expires: type(uint64).max
+        });
     }
 
     /// @dev An authorisation of `digest` by session key `sessionPk` under delegation `d`,
@@ -175,9 +170,27 @@ abstract contract ChannelBase is RefereeBase {
         return channel.digestOf(channel.hashResignation(r));
     }
 
+    function _receiptDigest(Receipt memory r) internal view returns (bytes32) {
+        return channel.digestOf(channel.hashReceipt(r));
+    }
+
+    /// @dev No receipt (section 7.3: `position == 0`).
+    function _noReceipt() internal pure returns (Receipt memory r) {}
+
+    /// @dev The receipt of `m` at `seenAt`.
+    function _receipt(Move memory m, uint64 seenAt) internal view returns (Receipt memory) {
+        return Receipt({gameId: m.gameId, ply: m.ply, position: channel.hashMove(m), seenAt: seenAt});
+    }
+
+    /// @dev The receipt of `m` at `seenAt`, signed directly by the side to move after it.
+    function _signedReceipt(Move memory m, uint64 seenAt) internal view returns (Receipt memory r, Auth memory a) {
+        r = _receipt(m, seenAt);
+        a = _direct(_sig(ChessRules.whiteToMove(m.state) ? ALICE_PK : BOB_PK, _receiptDigest(r)));
+    }
+
     /// @dev Settles game `id` with `result` signed directly by alice and bob.
     function _settle(uint256 id, uint8 result) internal {
-        Result memory r = Result({gameId: id, ply: 0, result: result});
+        Result memory r = Result({gameId: id, ply: 0, position: 0, result: result});
         bytes32 d = _resultDigest(r);
         channel.settle(r, _direct(_sig(ALICE_PK, d)), _direct(_sig(BOB_PK, d)));
     }
@@ -192,20 +205,35 @@ abstract contract ChannelBase is RefereeBase {
         _register(i);
     }
 
-    /// @dev Registers `line[i - 1]`, `line[i]` (each signed directly by its author) with
-    /// the referee's current on-chain position as `pos` knows it; absorbs the events.
+    /// @dev Registers `line[i - 1]`, `line[i]` (each signed directly by its author, no
+    /// receipt), sent by `line[i]`'s author; absorbs the events.
     function _register(uint256 i) internal {
+        _registerBy(i, vm.addr(_authorKey(line[i])));
+    }
+
+    /// @dev `_register` sent by `registrant`.
+    function _registerBy(uint256 i, address registrant) internal {
         Move memory q = line[i - 1];
         Move memory m = line[i];
         Auth memory qa = q.ply == 0 ? _direct("") : _byAuthor(q);
-        Position storage p = pos[m.gameId];
-        bytes32 inner = p.state.length == 0 ? bytes32(0) : keccak256(abi.encodePacked(p.state, p.history));
         Auth memory ma = _byAuthor(m);
-        address registrant = vm.addr(_authorKey(m));
-        uint256 clock = p.clock;
         vm.recordLogs();
         vm.prank(registrant);
-        channel.register(q, qa, m, ma, inner, clock);
+        channel.register(q, qa, m, ma, _noReceipt(), _direct(""));
+        _absorb(vm.getRecordedLogs());
+    }
+
+    /// @dev Registers `line[i - 1]`, `line[i]` with the side to move's receipt of `line[i]`
+    /// at `seenAt` (no signature on `line[i - 1]`: the receipt vouches for it), sent by
+    /// `registrant`; absorbs the events.
+    function _registerWithReceipt(uint256 i, uint64 seenAt, address registrant) internal {
+        Move memory q = line[i - 1];
+        Move memory m = line[i];
+        (Receipt memory r, Auth memory ra) = _signedReceipt(m, seenAt);
+        Auth memory ma = _byAuthor(m);
+        vm.recordLogs();
+        vm.prank(registrant);
+        channel.register(q, _direct(""), m, ma, r, ra);
         _absorb(vm.getRecordedLogs());
     }
 

@@ -21,7 +21,7 @@ contract ChessChannelFuzzTest is ChannelBase {
         blackPk = realBlack ? BOB_PK : bound(blackPk, 1, N - 1);
         result = uint8(bound(result, 1, 3));
         uint256 id = _startChannelGame();
-        Result memory r = Result({gameId: id, ply: 9, result: result});
+        Result memory r = Result({gameId: id, ply: 9, position: 0, result: result});
         bytes32 d = _resultDigest(r);
         (Auth memory w, Auth memory b) = (_direct(_sig(whitePk, d)), _direct(_sig(blackPk, d)));
         if (whitePk != ALICE_PK) {
@@ -42,17 +42,25 @@ contract ChessChannelFuzzTest is ChannelBase {
         assertEq(pos[id].state, line[n].state);
     }
 
-    function testFuzz_Register_BudgetsAreTheSignedTimes(uint32 spentWhite, uint32 spentBlack) public {
+    /// @dev v2: the signed times are charged by their stamps (white's first move is free),
+    /// the author keeps its signed time, and the side to move is charged from the stamp of
+    /// the registered move (at most STAMP_TOLERANCE old) to the window's end, down to 0.
+    function testFuzz_Register_BudgetsAreTheSignedTimes(uint32 spentWhite, uint32 spentBlack, uint32 delay) public {
         uint256 id = _startChannelGame();
         spentWhite = uint32(bound(spentWhite, 0, INITIAL));
         spentBlack = uint32(bound(spentBlack, 0, INITIAL));
-        line.push(_next(line[0], "e2e4", spentWhite));
+        delay = uint32(bound(delay, 0, channel.STAMP_TOLERANCE()));
+        line.push(_next(line[0], "e2e4", 0));
         line.push(_next(line[1], "e7e5", spentBlack));
-        _register(2);
+        line.push(_next(line[2], "g1f3", spentWhite));
+        vm.warp(line[3].timestamp + delay);
+        _register(3);
         (uint256 last, uint256 wb, uint256 bb,,,,,,) = ref.decodeClock(pos[id].clock);
-        assertEq(last, block.timestamp + WINDOW, "the clock starts when the response window ends");
-        assertEq(wb, INITIAL - spentWhite + INCREMENT + 15);
-        assertEq(bb, INITIAL - spentBlack + INCREMENT + 15);
+        assertEq(last, block.timestamp + WINDOW, "frozen until the response window ends");
+        assertEq(wb, INITIAL + INCREMENT - spentWhite + INCREMENT + 15, "author: its signed time + grace");
+        uint256 blackTime = INITIAL - spentBlack + INCREMENT + 15;
+        uint256 charge = WINDOW + delay;
+        assertEq(bb, blackTime > charge ? blackTime - charge : 0, "side to move: charged from the stamp");
     }
 
     function testFuzz_Transition_NobodyCutsTheOpponentsTime(uint32 claimed) public {
@@ -75,7 +83,7 @@ contract ChessChannelFuzzTest is ChannelBase {
 
     function testFuzz_SessionKey_ValidExactlyInItsRange(uint32 firstPly, uint32 lastPly, uint32 ply) public {
         uint256 id = _startChannelGame();
-        Result memory r = Result({gameId: id, ply: ply, result: DRAW});
+        Result memory r = Result({gameId: id, ply: ply, position: 0, result: DRAW});
         bytes32 d = _resultDigest(r);
         Auth memory w = _bySession(ALICE_PK, SESSION1_PK, _delegation(id, SESSION1_PK, firstPly, lastPly), d);
         Auth memory b = _direct(_sig(BOB_PK, d));

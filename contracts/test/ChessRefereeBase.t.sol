@@ -3,6 +3,7 @@ pragma solidity ^0.8.30;
 
 import {Test, Vm} from "./utils/Test.sol";
 import {ChessReferee} from "../src/ChessReferee.sol";
+import {ChessChannelBlueprint} from "../src/ChessChannelBlueprint.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {ChessTestKit} from "./rules/ChessTestKit.sol";
 
@@ -50,7 +51,7 @@ abstract contract RefereeBase is Test {
     uint8 internal constant PHASE_CANCELLED = 4;
 
     function setUp() public virtual {
-        ref = new ChessReferee();
+        ref = new ChessReferee(address(new ChessChannelBlueprint()));
         vm.warp(T0);
         vm.deal(alice, 100 ether);
         vm.deal(bob, 100 ether);

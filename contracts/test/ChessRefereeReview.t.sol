@@ -341,12 +341,19 @@ contract ChessRefereeReviewTest is RefereeBase {
     function test_FirstMoveWindow_NoAbortFromCustomStart() public {
         uint256 id = _create(alice, bob, true, STAKE, _fen("7k/8/5K2/8/8/8/8/6Q1 b - - 0 1"));
         _join(id, bob, STAKE);
-        uint256 deadline = T0 + INITIAL + ref.GRACE_PERIOD(); // black's clock, not the window
+        // black's clock, not an abort at the window's end; v2: a custom start's first move is
+        // charged from the window's end, so its clock only starts then
+        uint256 deadline = T0 + ref.DEFAULT_FIRST_MOVE_WINDOW() + INITIAL + ref.GRACE_PERIOD();
         vm.warp(T0 + ref.DEFAULT_FIRST_MOVE_WINDOW() + 1);
         Position memory p = pos[id];
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(ChessReferee.TimeNotUp.selector, deadline));
         ref.claimTimeout(id, p.state, p.history, p.clock);
+        vm.warp(deadline + 1);
+        _claimTimeout(id, alice);
+        (uint8 result, uint8 reason) = _result(id);
+        assertEq(result, WHITE_WINS, "a loss on time, never a refund");
+        assertEq(reason, 6);
     }
 
     function test_FirstMoveWindow_StandardPositionGivenAsBytesIsTheStandardStart() public {

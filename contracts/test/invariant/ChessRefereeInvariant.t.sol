@@ -3,12 +3,14 @@ pragma solidity ^0.8.30;
 
 import {Test, Vm} from "../utils/Test.sol";
 import {ChessReferee} from "../../src/ChessReferee.sol";
+import {ChessChannelBlueprint} from "../../src/ChessChannelBlueprint.sol";
 import {ChessRules} from "../../src/ChessRules.sol";
 import {MockERC20} from "../mocks/MockERC20.sol";
 import {ChessTestKit} from "../rules/ChessTestKit.sol";
 import {ChessChannel} from "../../src/ChessChannel.sol";
 import {RepetitionChain} from "../../src/RepetitionChain.sol";
-import {Move, Delegation, Resignation, Result, Auth} from "../../src/ChannelHash.sol";
+import {ClockWord} from "../../src/ClockWord.sol";
+import {Move, Delegation, Resignation, Result, Receipt, Auth} from "../../src/ChannelHash.sol";
 
 /// @notice Picks a random legal move (at most 48 tries), for the handlers.
 library MovePicker {
@@ -213,6 +215,8 @@ contract RefereeHandler {
         uint256 id = _game(gameSeed);
         if (id == 0 || ref.getGame(id).commitment == 0) return;
         Position memory p = pos[id];
+        // a registered decided position is only finished (ChannelHandler.finishRegistered)
+        if (ClockWord.pendingStatus(p.clock) != 0) return;
         (bool found, uint24 mv) = MovePicker.find(p.state, moveSeed);
         if (!found) return;
         (,, bool whiteToMove, uint256 deadline) = ref.clocks(id, p.state, p.history, p.clock);
@@ -243,6 +247,7 @@ contract RefereeHandler {
         ChessReferee.GameInfo memory g = ref.getGame(id);
         if (g.commitment == 0) return;
         Position memory p = pos[id];
+        if (ClockWord.pendingStatus(p.clock) != 0) return;
         (,,, uint256 deadline) = ref.clocks(id, p.state, p.history, p.clock);
         if (block.timestamp > deadline) return;
         vm.recordLogs();
@@ -264,6 +269,7 @@ contract RefereeHandler {
         ChessReferee.GameInfo memory g = ref.getGame(id);
         if (g.commitment == 0) return;
         Position memory p = pos[id];
+        if (ClockWord.pendingStatus(p.clock) != 0) return;
         (,, bool whiteToMove, uint256 deadline) = ref.clocks(id, p.state, p.history, p.clock);
         (uint256 last,,,, uint256 ply,,, bool customStart, uint256 window) = ref.decodeClock(p.clock);
         if (ply < 2 && !customStart && last + window < deadline) deadline = last + window;
@@ -302,6 +308,11 @@ contract RefereeHandler {
 contract ChannelHandler {
     Vm internal constant vm = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
 
+    /// @dev Initial time of channel games: above the 600..720 s response window, so a
+    /// registration leaves the side to move time to play on-chain (its clock runs through
+    /// the window, docs/CHANNEL.md 7.3).
+    uint32 internal constant CHANNEL_TIME = 900;
+
     ChessReferee public immutable ref;
     ChessChannel public immutable channel;
     RefereeHandler public immutable main;
@@ -332,17 +343,20 @@ contract ChannelHandler {
         // the response window drawn like the first-move window of on-chain games
         (address creator, address opponent, uint256 stake, uint32 window, bytes memory start) =
             main.termsFor(actorSeed, stakeSeed, open);
+        window = window - 60 + 600; // 600..720 s: v2's MIN_RESPONSE_WINDOW is 600
         vm.recordLogs();
         vm.prank(creator);
         uint256 id;
         if (useToken) {
-            id = ref.createChannelGame(opponent, creatorWhite, address(token), stake, 60, 2, 0, start, window);
+            id = ref.createChannelGame(opponent, creatorWhite, address(token), stake, CHANNEL_TIME, 2, 0, start, window);
         } else {
-            id = ref.createChannelGame{value: stake}(opponent, creatorWhite, address(0), stake, 60, 2, 0, start, window);
+            id = ref.createChannelGame{value: stake}(
+                opponent, creatorWhite, address(0), stake, CHANNEL_TIME, 2, 0, start, window
+            );
         }
         main.absorb(vm.getRecordedLogs());
         (bytes memory s, bytes32 history,) = main.position(id);
-        lines[id].push(Move(id, 0, 0, s, history, 60, 60, 0));
+        lines[id].push(Move(id, 0, 0, s, history, CHANNEL_TIME, CHANNEL_TIME, 0, 0));
     }
 
     /// @dev The running channel game `gameSeed` picks while it is off-chain, else 0.
@@ -370,18 +384,24 @@ contract ChannelHandler {
         return uint8(m.state[56]) == 1 ? g.black : g.white;
     }
 
-    /// @dev One more signed move off-chain (a random legal one, 1 s spent).
+    /// @dev One more signed move off-chain (a random legal one), stamped now and charged the
+    /// time since its predecessor's stamp (none for the first move); none once the mover's
+    /// flag has fallen.
     function channelMove(uint256 gameSeed, uint256 moveSeed) external {
         ++calls;
         uint256 id = _offChain(gameSeed);
         if (id == 0) return;
         Move memory q = lines[id][lines[id].length - 1];
         if (ChessRules.status(q.state) != 0) return;
+        bool white = uint8(q.state[56]) == 1;
+        uint256 elapsed = q.ply == 0 ? 0 : block.timestamp - q.timestamp;
+        uint256 left = white ? q.whiteTime : q.blackTime;
+        if (elapsed > left) return;
         (bool found, uint24 mv) = MovePicker.find(q.state, moveSeed);
         if (!found) return;
         bytes memory s = bytes.concat(q.state);
         ChessRules.applyMove(s, mv);
-        bool white = uint8(q.state[56]) == 1;
+        uint32 after_ = uint32(left - elapsed + 2);
         lines[id].push(
             Move({
                 gameId: id,
@@ -389,11 +409,24 @@ contract ChannelHandler {
                 mv: mv,
                 state: s,
                 history: RepetitionChain.afterMove(s, q.history),
-                whiteTime: white ? q.whiteTime + 1 : q.whiteTime,
-                blackTime: white ? q.blackTime : q.blackTime + 1,
+                whiteTime: white ? after_ : q.whiteTime,
+                blackTime: white ? q.blackTime : after_,
+                timestamp: uint64(block.timestamp),
                 previous: channel.hashMove(q)
             })
         );
+    }
+
+    /// @dev Whether agreements still count in game `id` (off-chain, or a frozen registration;
+    /// the handler's agreements are at the latest signed ply, never below the registered one).
+    function _agreementsOpen(uint256 id) internal view returns (bool) {
+        uint256 windowEnd = ref.channelGame(id).windowEnd;
+        return windowEnd == 0 || block.timestamp < windowEnd;
+    }
+
+    /// @dev The latest signed move of game `id` (the start move before any).
+    function _latest(uint256 id) internal view returns (Move memory) {
+        return lines[id][lines[id].length - 1];
     }
 
     function settle(uint256 gameSeed, uint8 resultSeed) external {
@@ -401,8 +434,9 @@ contract ChannelHandler {
         uint256 id = _game(gameSeed);
         if (id == 0) return;
         ChessReferee.GameInfo memory g = ref.getGame(id);
-        if (g.phase != 2 || g.responseWindow == 0) return;
-        Result memory r = Result(id, 0, 1 + resultSeed % 3);
+        if (g.phase != 2 || g.responseWindow == 0 || !_agreementsOpen(id)) return;
+        Move memory last = _latest(id);
+        Result memory r = Result(id, last.ply, channel.hashMove(last), 1 + resultSeed % 3);
         bytes32 h = channel.hashResult(r);
         vm.recordLogs();
         channel.settle(r, _sign(g.white, h), _sign(g.black, h));
@@ -415,15 +449,18 @@ contract ChannelHandler {
         uint256 id = _game(gameSeed);
         if (id == 0) return;
         ChessReferee.GameInfo memory g = ref.getGame(id);
-        if (g.phase != 2 || g.responseWindow == 0) return;
-        Resignation memory r = Resignation(id, 0);
+        if (g.phase != 2 || g.responseWindow == 0 || !_agreementsOpen(id)) return;
+        Move memory last = _latest(id);
+        Resignation memory r = Resignation(id, last.ply, channel.hashMove(last));
         vm.recordLogs();
         channel.resignBySignature(r, _sign(white ? g.white : g.black, channel.hashResignation(r)), white);
         main.absorb(vm.getRecordedLogs());
         ++channelEndings;
     }
 
-    /// @dev Registers the latest signed pair; the game continues on-chain (or ends if decided).
+    /// @dev Registers the latest signed pair, with the side to move's receipt (at the move's
+    /// stamp) when the move is too old to register without; the game continues on-chain
+    /// after the window (or is finished by `finishRegistered` if decided).
     function register(uint256 gameSeed) external {
         ++calls;
         uint256 id = _offChain(gameSeed);
@@ -436,12 +473,32 @@ contract ChannelHandler {
         Auth memory qa;
         if (q.ply != 0) qa = _sign(_author(g, q), channel.hashMove(q));
         Auth memory ma = _sign(_author(g, m), channel.hashMove(m));
+        Receipt memory rc;
+        Auth memory ra;
+        if (m.timestamp + channel.STAMP_TOLERANCE() < block.timestamp) {
+            rc = Receipt(id, m.ply, channel.hashMove(m), m.timestamp);
+            ra = _sign(_author(g, m) == g.white ? g.black : g.white, channel.hashReceipt(rc));
+        }
         vm.prank(ref.getGame(m.gameId).white);
         vm.recordLogs();
-        channel.register(q, qa, m, ma, 0, 0);
+        channel.register(q, qa, m, ma, rc, ra);
         main.absorb(vm.getRecordedLogs());
         // Nobody overtakes: on-chain play starts when the response window ends.
         vm.warp(block.timestamp + g.responseWindow + 1);
+    }
+
+    /// @dev Anyone finishes a registered decided position once its window is over.
+    function finishRegistered(uint256 gameSeed, uint256 actorSeed) external {
+        ++calls;
+        uint256 id = _game(gameSeed);
+        if (id == 0 || ref.getGame(id).phase != 2 || ref.getGame(id).commitment == 0) return;
+        (bytes memory state, bytes32 history, uint256 clock) = main.position(id);
+        if (ClockWord.pendingStatus(clock) == 0 || block.timestamp < ClockWord.lastTimestamp(clock)) return;
+        vm.recordLogs();
+        vm.prank(_actor(actorSeed));
+        ref.finishRegistered(id, state, history, clock);
+        main.absorb(vm.getRecordedLogs());
+        ++channelEndings;
     }
 
     /// @dev The author of the latest signed move also signs another move for that ply.
@@ -485,6 +542,7 @@ contract ChannelHandler {
             history: RepetitionChain.afterMove(s, q.history),
             whiteTime: white ? q.whiteTime : q.whiteTime - 1,
             blackTime: white ? q.blackTime - 1 : q.blackTime,
+            timestamp: q.timestamp,
             previous: channel.hashMove(q)
         });
         vm.recordLogs();
@@ -505,7 +563,7 @@ contract ChessRefereeInvariantTest is Test {
 
     function setUp() public {
         vm.warp(1_700_000_000);
-        ref = new ChessReferee();
+        ref = new ChessReferee(address(new ChessChannelBlueprint()));
         token = new MockERC20();
         handler = new RefereeHandler(ref, token);
         channelHandler = new ChannelHandler(ref, handler);
@@ -522,7 +580,7 @@ contract ChessRefereeInvariantTest is Test {
         selectors[7] = RefereeHandler.withdraw.selector;
         selectors[8] = RefereeHandler.withdrawTo.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
-        bytes4[] memory channelSelectors = new bytes4[](8);
+        bytes4[] memory channelSelectors = new bytes4[](9);
         channelSelectors[0] = ChannelHandler.createChannel.selector;
         channelSelectors[1] = ChannelHandler.channelMove.selector;
         channelSelectors[2] = ChannelHandler.settle.selector;
@@ -531,6 +589,7 @@ contract ChessRefereeInvariantTest is Test {
         channelSelectors[5] = ChannelHandler.proveEquivocation.selector;
         channelSelectors[6] = ChannelHandler.proveIllegalMove.selector;
         channelSelectors[7] = ChannelHandler.channelMove.selector; // twice: games need moves
+        channelSelectors[8] = ChannelHandler.finishRegistered.selector;
         targetSelector(FuzzSelector({addr: address(channelHandler), selectors: channelSelectors}));
     }
 

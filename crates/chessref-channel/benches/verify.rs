@@ -10,7 +10,7 @@ use std::hint::black_box;
 use alloy_primitives::{B256, U256};
 use alloy_signer_local::PrivateKeySigner;
 use chessref_channel::client::{OffChainGame, Seat};
-use chessref_channel::{ChannelDomain, ChannelGame, NoContractWallets, Transcript};
+use chessref_channel::{ChannelDomain, ChannelGame, NoPins, Transcript};
 use chessref_core::{State, Status};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand::{RngExt, SeedableRng};
@@ -24,7 +24,11 @@ fn key(rng: &mut ChaCha8Rng) -> PrivateKeySigner {
     }
 }
 
-/// Twenty random games of up to 80 plies, both sides signing with session keys.
+/// When the games start (unix seconds).
+const JOINED_AT: u64 = 1_800_000_000;
+
+/// Twenty random games of up to 80 plies, both sides signing moves and receipts with
+/// session keys.
 fn transcripts() -> Vec<Transcript> {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let domain = ChannelDomain {
@@ -43,8 +47,10 @@ fn transcripts() -> Vec<Transcript> {
                 response_window: 300,
                 start_state: None,
             };
-            let white = Seat::with_session(w, ws, &domain, &game).expect("signing");
-            let black = Seat::with_session(b, bs, &domain, &game).expect("signing");
+            let expires = game.key_expiry(JOINED_AT, 80);
+            let white = Seat::with_session(w, ws, &domain, &game, expires).expect("signing");
+            let black = Seat::with_session(b, bs, &domain, &game, expires).expect("signing");
+            let mut clock = JOINED_AT;
             let mut g = OffChainGame::new(domain, game, white, black).expect("standard start");
             for _ in 0..80 {
                 let state = State::from_bytes(&g.last().state).expect("valid");
@@ -52,11 +58,10 @@ fn transcripts() -> Vec<Transcript> {
                     break;
                 }
                 let legal = state.legal_moves();
-                g.play(
-                    legal[rng.random_range(0..legal.len())],
-                    rng.random_range(0..10),
-                )
-                .expect("legal");
+                clock += rng.random_range(0..10);
+                g.play(legal[rng.random_range(0..legal.len())], clock)
+                    .expect("legal");
+                g.receipt(clock + 1).expect("signing");
             }
             g.transcript()
         })
@@ -71,7 +76,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("verify_transcripts", |b| {
         b.iter(|| {
             for t in &all {
-                let report = t.verify(&NoContractWallets).expect("verifiable");
+                let report = t.verify(&NoPins, JOINED_AT + 3_600).expect("verifiable");
                 assert!(report.error.is_none());
                 black_box(report);
             }

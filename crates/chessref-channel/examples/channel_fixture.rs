@@ -1,16 +1,17 @@
-//! Writes the worked examples of docs/CHANNEL.md section 10 as JSON on stdout:
+//! Writes the worked examples of docs/CHANNEL.md section 12 as JSON on stdout:
 //! `cargo run -p chessref-channel --example channel_fixture > tests/fixtures/channel-examples.json`.
 //! The Rust tests regenerate it and compare byte for byte; the Solidity and JS tests
 //! recompute every value in it with their own code.
 
-use alloy_primitives::{Address, B256, Bytes, U256, aliases::U24, keccak256};
+use alloy_primitives::{Address, B256, U256, aliases::U24, keccak256};
 use alloy_signer_local::PrivateKeySigner;
 use alloy_sol_types::SolStruct;
 use chessref_channel::messages::{Message, author_of};
 use chessref_channel::signer::{delegate, sign};
+use chessref_channel::transcript::receipt_of;
 use chessref_channel::{
-    ChannelDomain, ChannelGame, Delegation, Move, Resignation, ResultMessage, SignedDelegation,
-    check_successor,
+    ChannelDomain, ChannelGame, Delegation, DrawOffer, Move, Receipt, Resignation, ResultMessage,
+    SignedDelegation, check_successor,
 };
 use chessref_core::{Color, State};
 use serde_json::{Value, json};
@@ -24,6 +25,10 @@ const GAME_ID: u64 = 7;
 const INITIAL_TIME: u32 = 300;
 const INCREMENT: u32 = 2;
 const RESPONSE_WINDOW: u32 = 600;
+/// When the game was joined (unix seconds): the moves' stamps count from here.
+const JOINED_AT: u64 = 1_767_225_600;
+/// The verifier's clock at which the fixture's resignation and result are judged.
+const NOW: u64 = JOINED_AT + 120;
 
 fn hex(bytes: &[u8]) -> String {
     format!("0x{}", alloy_primitives::hex::encode(bytes))
@@ -74,6 +79,7 @@ impl Fixture {
             "history": mv.history.to_string(),
             "whiteTime": mv.whiteTime,
             "blackTime": mv.blackTime,
+            "timestamp": mv.timestamp,
             "previous": mv.previous.to_string(),
             "hash": mv.hash().to_string(),
             "digest": mv.digest(&self.domain).to_string(),
@@ -86,14 +92,78 @@ impl Fixture {
     }
 }
 
+/// A message of type `T` with its hashes, signer and signature: `fields` first.
+fn signed_json<M: Message>(
+    domain: &ChannelDomain,
+    message: &M,
+    fields: Value,
+    signer: &PrivateKeySigner,
+    delegation: i64,
+) -> Value {
+    let mut v = fields;
+    let o = v.as_object_mut().expect("an object");
+    o.insert("hash".into(), json!(message.hash().to_string()));
+    o.insert("digest".into(), json!(message.digest(domain).to_string()));
+    o.insert("signer".into(), json!(signer.address().to_string()));
+    o.insert(
+        "signature".into(),
+        json!(sign(signer, domain, message).expect("signing").to_string()),
+    );
+    o.insert("delegation".into(), json!(delegation));
+    v
+}
+
+fn receipt_json(
+    domain: &ChannelDomain,
+    r: &Receipt,
+    signer: &PrivateKeySigner,
+    delegation: i64,
+) -> Value {
+    signed_json(
+        domain,
+        r,
+        json!({
+            "gameId": r.gameId.to::<u64>(),
+            "ply": r.ply,
+            "position": r.position.to_string(),
+            "seenAt": r.seenAt,
+        }),
+        signer,
+        delegation,
+    )
+}
+
+fn delegation_json(
+    domain: &ChannelDomain,
+    name: &str,
+    colour: Color,
+    d: &SignedDelegation,
+    wallet: Address,
+) -> Value {
+    json!({
+        "name": name,
+        "player": if colour == Color::White { "white" } else { "black" },
+        "gameId": GAME_ID,
+        "sessionKey": d.delegation.sessionKey.to_string(),
+        "firstPly": d.delegation.firstPly,
+        "lastPly": d.delegation.lastPly,
+        "expires": d.delegation.expires,
+        "hash": d.delegation.hash().to_string(),
+        "digest": d.delegation.digest(domain).to_string(),
+        "signer": wallet.to_string(),
+        "signature": d.signature.to_string(),
+    })
+}
+
 fn uci(packed: u32) -> String {
     chessref_core::RawMove::from_packed(packed).to_string()
 }
 
-/// The move `uci` from `previous`'s position with the author's time spent.
-fn successor(previous: &Move, uci: &str, spent: u32) -> Move {
+/// The move `uci` from `previous`'s position, signed at `timestamp`.
+fn successor(previous: &Move, uci: &str, timestamp: u64) -> Move {
     let mv = chessref_core::Move::from_uci(uci).expect("UCI");
-    chessref_channel::transition::successor(previous, mv, spent, INCREMENT).expect("a legal move")
+    chessref_channel::transition::successor(previous, mv, timestamp, INCREMENT)
+        .expect("a legal move in time")
 }
 
 /// Builds the whole fixture.
@@ -103,6 +173,7 @@ pub fn build() -> Value {
     let white_session_1 = session("chessref fixture: white session 1");
     let white_session_2 = session("chessref fixture: white session 2");
     let black_session = session("chessref fixture: black session");
+    let expired_session = session("chessref fixture: expired session");
     let referee = DEPLOYER.create(0);
     let domain = ChannelDomain {
         chain_id: 31337,
@@ -118,6 +189,7 @@ pub fn build() -> Value {
         start_state: None,
     };
     let id = game.game_id;
+    let expires = game.key_expiry(JOINED_AT, 200);
     let mut fx = Fixture {
         domain,
         delegations: Vec::new(),
@@ -149,55 +221,101 @@ pub fn build() -> Value {
             u32::MAX,
         ),
     ] {
-        let d = delegate(wallet, &domain, id, key.address(), first, last).expect("signing");
+        let d =
+            delegate(wallet, &domain, id, key.address(), first, last, expires).expect("signing");
         fx.delegations
             .push((name.to_owned(), colour, d, wallet.address()));
     }
 
     let start = game.start_move().expect("the standard start");
     // Fool's mate, each move signed differently: white by its first session key,
-    // black directly, white by its rotated key, black by its session key.
-    let m1 = successor(&start, "f2f3", 4);
-    let m2 = successor(&m1, "e7e5", 6);
-    let m3 = successor(&m2, "g2g4", 10);
-    let m4 = successor(&m3, "d8h4", 3);
-    let signers: [(&Move, &PrivateKeySigner, i64); 4] = [
-        (&m1, &white_session_1, 0),
-        (&m2, &black, -1),
-        (&m3, &white_session_2, 1),
-        (&m4, &black_session, 2),
+    // black directly, white by its rotated key, black by its session key. White's first
+    // move is not charged; then each mover is charged the time since the move before.
+    let m1 = successor(&start, "f2f3", JOINED_AT + 10);
+    let m2 = successor(&m1, "e7e5", JOINED_AT + 16);
+    let m3 = successor(&m2, "g2g4", JOINED_AT + 26);
+    let m4 = successor(&m3, "d8h4", JOINED_AT + 29);
+    // Each move with its author's key and the side to move's receipt, signed at once
+    // (one or two seconds after the stamp) by its key.
+    let signers: [(&Move, &PrivateKeySigner, i64, &PrivateKeySigner, i64, u64); 4] = [
+        (&m1, &white_session_1, 0, &black, -1, 1),
+        (&m2, &black, -1, &white_session_1, 0, 2),
+        (&m3, &white_session_2, 1, &black_session, 2, 1),
+        (&m4, &black_session, 2, &white_session_2, 1, 2),
     ];
     let moves: Vec<Value> = signers
         .iter()
-        .map(|(m, k, d)| fx.move_json(m, Some((k, *d))))
-        .collect();
-
-    let delegations: Vec<Value> = fx
-        .delegations
-        .iter()
-        .map(|(name, colour, d, wallet)| {
-            json!({
-                "name": name,
-                "player": if *colour == Color::White { "white" } else { "black" },
-                "gameId": GAME_ID,
-                "sessionKey": d.delegation.sessionKey.to_string(),
-                "firstPly": d.delegation.firstPly,
-                "lastPly": d.delegation.lastPly,
-                "hash": d.delegation.hash().to_string(),
-                "digest": d.delegation.digest(&domain).to_string(),
-                "signer": wallet.to_string(),
-                "signature": d.signature.to_string(),
-            })
+        .map(|(m, k, d, rk, rd, delay)| {
+            let mut v = fx.move_json(m, Some((k, *d)));
+            let receipt = receipt_of(m, m.timestamp + delay);
+            v["receipt"] = receipt_json(&domain, &receipt, rk, *rd);
+            v
         })
         .collect();
 
-    let resignation = Resignation { gameId: id, ply: 3 };
+    // A key that expired before the end: its resignation in the final position no
+    // longer counts (its moves, stamped before the expiry, would).
+    let short = delegate(
+        &white,
+        &domain,
+        id,
+        expired_session.address(),
+        1,
+        u32::MAX,
+        m4.timestamp + 1,
+    )
+    .expect("signing");
+
+    fx.delegations.push((
+        "expiredSession".to_owned(),
+        Color::White,
+        short,
+        white.address(),
+    ));
+    let delegations: Vec<Value> = fx
+        .delegations
+        .iter()
+        .map(|(name, colour, d, wallet)| delegation_json(&domain, name, *colour, d, *wallet))
+        .collect();
+
+    // Black offers a draw after its first move (binds nobody; lapsed by white's reply).
+    let draw_offer = DrawOffer {
+        gameId: id,
+        ply: m2.ply,
+        position: m2.hash(),
+    };
+    // White resigns in the final position; both sign black's win there.
+    let resignation = Resignation {
+        gameId: id,
+        ply: m4.ply,
+        position: m4.hash(),
+    };
     let result = ResultMessage {
         gameId: id,
-        ply: 4,
+        ply: m4.ply,
+        position: m4.hash(),
         result: 2,
     };
-    let signed = |k: &PrivateKeySigner, m: &dyn Fn(&PrivateKeySigner) -> Bytes| m(k).to_string();
+    let result_json =
+        |r: &ResultMessage, w: (&PrivateKeySigner, i64), b: (&PrivateKeySigner, i64)| {
+            let side = |(k, d): (&PrivateKeySigner, i64)| {
+                json!({
+                    "signer": k.address().to_string(),
+                    "signature": sign(k, &domain, r).expect("signing").to_string(),
+                    "delegation": d,
+                })
+            };
+            json!({
+                "gameId": r.gameId.to::<u64>(),
+                "ply": r.ply,
+                "position": r.position.to_string(),
+                "result": r.result,
+                "hash": r.hash().to_string(),
+                "digest": r.digest(&domain).to_string(),
+                "white": side(w),
+                "black": side(b),
+            })
+        };
 
     // Negative examples.
     let m1_sig = sign(&white_session_1, &domain, &m1).expect("signing");
@@ -218,7 +336,7 @@ pub fn build() -> Value {
         chain_id: 1,
         ..domain
     };
-    let m3_other = successor(&m2, "g2g3", 10);
+    let m3_other = successor(&m2, "g2g3", m3.timestamp);
 
     let mut transitions = Vec::new();
     let mut add = |name: &str, previous: &Move, bad: Move, signer: &PrivateKeySigner| {
@@ -249,6 +367,39 @@ pub fn build() -> Value {
         },
         &black,
     );
+    // Code 4, each of its forms (m2 answers m1, black had 300 s).
+    add(
+        "timestamp before its predecessor's",
+        &m2,
+        Move {
+            timestamp: m2.timestamp - 1,
+            ..m3.clone()
+        },
+        &white,
+    );
+    {
+        // Black thinks 301 s with 300 s on its clock, then signs claiming 1 s left.
+        let late = m1.timestamp + u64::from(INITIAL_TIME) + 1;
+        add(
+            "signed after its flag fell",
+            &m1,
+            Move {
+                timestamp: late,
+                blackTime: 1,
+                ..m2.clone()
+            },
+            &black,
+        );
+    }
+    add(
+        "own time raised past the increment",
+        &m1,
+        Move {
+            blackTime: m2.blackTime + 1,
+            ..m2.clone()
+        },
+        &black,
+    );
     add(
         "opponent's time cut",
         &m1,
@@ -258,41 +409,27 @@ pub fn build() -> Value {
         },
         &black,
     );
-    add(
-        "own time raised past the increment",
-        &m1,
-        Move {
-            blackTime: INITIAL_TIME + INCREMENT + 1,
-            ..m2.clone()
-        },
-        &black,
-    );
     {
-        // A move after the mate: the mated side signs a king move anyway.
-        let mut after_mate = successor(&m3, "d8h4", 3);
-        after_mate = Move {
-            ply: 5,
-            previous: m4.hash(),
-            mv: U24::from(0x74_64_00u32),
-            ..after_mate
-        };
+        // A move after the mate: the mated side signs a king move anyway, in time.
+        let stamp = m4.timestamp + 5;
         let after_mate = Move {
-            whiteTime: m4.whiteTime,
-            blackTime: m4.blackTime,
-            ..after_mate
-        };
-        // The author must be white (the side to move after the mate): flip the state's turn.
-        let mut state = m4.state.to_vec();
-        state[56] = 0xff;
-        add(
-            "move after checkmate",
-            &m4,
-            Move {
-                state: state.into(),
-                ..after_mate
+            gameId: id,
+            ply: 5,
+            mv: U24::from(0x74_64_00u32),
+            // The author must be white (the side to move after the mate): flip the
+            // state's turn.
+            state: {
+                let mut state = m4.state.to_vec();
+                state[56] = 0xff;
+                state.into()
             },
-            &white,
-        );
+            history: m4.history,
+            whiteTime: m4.whiteTime - 5 + INCREMENT,
+            blackTime: m4.blackTime,
+            timestamp: stamp,
+            previous: m4.hash(),
+        };
+        add("move after checkmate", &m4, after_mate, &white);
     }
     add(
         "illegal move",
@@ -340,9 +477,15 @@ pub fn build() -> Value {
         &black,
     );
 
-    let sign_with = |k: &PrivateKeySigner, m: &dyn Fn(&PrivateKeySigner) -> Bytes| signed(k, m);
+    // A draw both signed at ply 2: play went on, so it has lapsed.
+    let lapsed = ResultMessage {
+        gameId: id,
+        ply: m2.ply,
+        position: m2.hash(),
+        result: 3,
+    };
     json!({
-        "comment": "Worked examples of docs/CHANNEL.md (normative). Generated by `cargo run -p chessref-channel --example channel_fixture`; read by the Rust, Solidity and JS tests. The keys are well-known test keys: never use them for anything real.",
+        "comment": "Worked examples of docs/CHANNEL.md (protocol v2, normative). Generated by `cargo run -p chessref-channel --example channel_fixture`; read by the Rust, Solidity and JS tests. The keys are well-known test keys: never use them for anything real. `now` is the verifier's clock at which the resignation and result (session-key agreements) are judged.",
         "domain": {
             "name": chessref_channel::domain::NAME,
             "version": chessref_channel::domain::VERSION,
@@ -357,6 +500,8 @@ pub fn build() -> Value {
             "Delegation": type_json::<Delegation>(),
             "Resignation": type_json::<Resignation>(),
             "Result": type_json::<ResultMessage>(),
+            "DrawOffer": type_json::<DrawOffer>(),
+            "Receipt": type_json::<Receipt>(),
         },
         "keys": {
             "white": key_json(&white),
@@ -364,6 +509,7 @@ pub fn build() -> Value {
             "whiteSession1": key_json(&white_session_1),
             "whiteSession2": key_json(&white_session_2),
             "blackSession": key_json(&black_session),
+            "expiredSession": key_json(&expired_session),
         },
         "game": {
             "gameId": GAME_ID,
@@ -372,39 +518,39 @@ pub fn build() -> Value {
             "initialTime": INITIAL_TIME,
             "increment": INCREMENT,
             "responseWindow": RESPONSE_WINDOW,
+            "joinedAt": JOINED_AT,
             "startState": hex(&start.state),
             "startHistory": start.history.to_string(),
         },
+        "now": NOW,
         "start": fx.move_json(&start, None),
         "delegations": delegations,
         "moves": moves,
-        "resignation": {
-            "gameId": GAME_ID,
-            "ply": resignation.ply,
-            "by": "white",
-            "hash": resignation.hash().to_string(),
-            "digest": resignation.digest(&domain).to_string(),
-            "signer": white_session_2.address().to_string(),
-            "signature": sign_with(&white_session_2, &|k| sign(k, &domain, &resignation).expect("signing")),
-            "delegation": 1,
-        },
-        "result": {
-            "gameId": GAME_ID,
-            "ply": result.ply,
-            "result": result.result,
-            "hash": result.hash().to_string(),
-            "digest": result.digest(&domain).to_string(),
-            "white": {
-                "signer": white.address().to_string(),
-                "signature": sign(&white, &domain, &result).expect("signing").to_string(),
-                "delegation": -1,
-            },
-            "black": {
-                "signer": black_session.address().to_string(),
-                "signature": sign(&black_session, &domain, &result).expect("signing").to_string(),
-                "delegation": 2,
-            },
-        },
+        "drawOffer": signed_json(
+            &domain,
+            &draw_offer,
+            json!({
+                "gameId": GAME_ID,
+                "ply": draw_offer.ply,
+                "position": draw_offer.position.to_string(),
+                "by": "black",
+            }),
+            &black_session,
+            2,
+        ),
+        "resignation": signed_json(
+            &domain,
+            &resignation,
+            json!({
+                "gameId": GAME_ID,
+                "ply": resignation.ply,
+                "position": resignation.position.to_string(),
+                "by": "white",
+            }),
+            &white_session_2,
+            1,
+        ),
+        "result": result_json(&result, (&white, -1), (&black_session, 2)),
         "negative": {
             "highS": {
                 "comment": "the high-s twin of moves[0]'s signature: plain ecrecover gives the same signer, the protocol refuses it",
@@ -423,6 +569,27 @@ pub fn build() -> Value {
                 "b": fx.move_json(&m3_other, Some((&white_session_2, 1))),
             },
             "transitions": transitions,
+            "lapsedResult": {
+                "comment": "a draw both signed at ply 2, after which play went on to ply 4: lapsed (refused by a verifier, and by the contract once ply 3 or later is registered)",
+                "latestPly": m4.ply,
+                "result": result_json(&lapsed, (&white_session_1, 0), (&black, -1)),
+            },
+            "expiredKey": {
+                "comment": "a resignation in the final position by white's key of delegations[3], which expired one second after the last move's stamp: it does not count when judged at `now` (after `expires`); a move it had stamped before `expires` would",
+                "now": NOW,
+                "resignation": signed_json(
+                    &domain,
+                    &resignation,
+                    json!({
+                        "gameId": GAME_ID,
+                        "ply": resignation.ply,
+                        "position": resignation.position.to_string(),
+                        "by": "white",
+                    }),
+                    &expired_session,
+                    3,
+                ),
+            },
         },
     })
 }

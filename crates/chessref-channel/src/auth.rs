@@ -1,12 +1,20 @@
 //! Who may sign for a player (CHANNEL.md section 5): the player's own address
-//! (65-byte low-s ECDSA, or ERC-1271 for a contract wallet) or a session key it
-//! delegated over a ply range.
+//! (65-byte low-s ECDSA, whatever its code, or a digest it *pinned* on-chain) or a
+//! session key it delegated over a ply range until an expiry.
+//!
+//! ERC-1271 is never asked here (nor by the contract when it judges a message): a
+//! contract wallet's approval counts only once pinned (`ChessChannel.pin`). What the
+//! verifier knows of the contract's records (pinned digests, revoked session keys) comes
+//! from a [`Pins`]; offline, [`NoPins`] knows none, and a signature that could only be a
+//! contract wallet's is reported [`Authorised::Unchecked`], never valid.
+
+use std::collections::HashSet;
 
 use alloy_primitives::{Address, B256, Bytes, Signature, U256};
 use thiserror::Error;
 
 use crate::domain::ChannelDomain;
-use crate::messages::{Delegation, Message};
+use crate::messages::{Delegation, Message, TimeBound};
 
 /// Half the secp256k1 group order: the largest `s` a signature may have.
 const HALF_ORDER: U256 = U256::from_be_bytes([
@@ -19,7 +27,7 @@ const HALF_ORDER: U256 = U256::from_be_bytes([
 pub struct SignedDelegation {
     /// The delegation.
     pub delegation: Delegation,
-    /// The player's signature of its digest.
+    /// The player's signature of its digest (or what its wallet pinned).
     pub signature: Bytes,
 }
 
@@ -39,8 +47,9 @@ pub struct Auth {
 pub enum Authorised {
     /// Every signature verified.
     Valid,
-    /// A signature by this contract wallet could not be checked here (no chain to ask
-    /// `isValidSignature`); never to be taken as valid.
+    /// The signature is not this address's ECDSA and the address may be a contract
+    /// wallet whose pins the verifier was not told: it counts only if the digest is
+    /// pinned on-chain (`ChessChannel.pinned`); never to be taken as valid.
     Unchecked(Address),
 }
 
@@ -69,9 +78,6 @@ pub enum AuthError {
         /// Who did.
         signer: Address,
     },
-    /// A contract wallet refused the signature.
-    #[error("contract wallet {0} refused the signature (ERC-1271)")]
-    WalletRefused(Address),
     /// The delegation is for another game.
     #[error("the delegation is for game {delegated}, the message for game {game}")]
     DelegationGame {
@@ -90,31 +96,108 @@ pub enum AuthError {
         /// The range's last ply.
         last: u32,
     },
+    /// The session key's delegation had expired at the message's time bound (its signed
+    /// time for a move or receipt, the verifier's clock for the other messages).
+    #[error("the session key expired at {expires}, the message is bound to time {at}")]
+    KeyExpired {
+        /// The delegation's `expires`.
+        expires: u64,
+        /// The time the message is judged at.
+        at: u64,
+    },
+    /// The session key was revoked on-chain (`revokeSessionKey`) at or before the
+    /// verifier's clock: its resignations and results no longer count.
+    #[error("session key {key} was revoked at {revoked_at} (the verifier's clock is {now})")]
+    KeyRevoked {
+        /// The revoked key.
+        key: Address,
+        /// `revokedAt(gameId, player, key)`.
+        revoked_at: u64,
+        /// The verifier's clock.
+        now: u64,
+    },
     /// A delegation naming the zero address as session key.
     #[error("a delegation must name a session key (not the zero address)")]
     ZeroSessionKey,
 }
 
-/// Contract wallets: which players have code, and what their `isValidSignature` says.
-pub trait ContractWallets {
-    /// Whether `account` has code (its signatures go through ERC-1271).
-    fn is_contract(&self, account: Address) -> bool;
-    /// `Some(true)` if `account.isValidSignature(digest, signature)` returned the magic
-    /// value, `Some(false)` if it refused, `None` if it cannot be asked here.
-    fn is_valid_signature(&self, account: Address, digest: B256, signature: &[u8]) -> Option<bool>;
-}
-
-/// Every player is an EOA (or nothing can be asked of contract wallets): the offline
-/// default.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NoContractWallets;
-
-impl ContractWallets for NoContractWallets {
-    fn is_contract(&self, _: Address) -> bool {
+/// What a verifier knows of `ChessChannel`'s records: pinned digests
+/// (`pinned(signer, digest)`) and revoked session keys (`revokedAt`), and which
+/// addresses may be contract wallets.
+pub trait Pins {
+    /// Whether `signer` has `digest` pinned (`ChessChannel.pinned`).
+    fn is_pinned(&self, signer: Address, digest: B256) -> bool;
+    /// Whether `account` may be a contract wallet whose pins this verifier does not know
+    /// all of: a signature that is neither its ECDSA nor known pinned is then reported
+    /// [`Authorised::Unchecked`] instead of refused. By default nobody.
+    fn may_be_contract(&self, _account: Address) -> bool {
         false
     }
-    fn is_valid_signature(&self, _: Address, _: B256, _: &[u8]) -> Option<bool> {
+    /// `revokedAt(gameId, player, sessionKey)`, if the key is known revoked.
+    fn revoked_at(&self, _game_id: U256, _player: Address, _session_key: Address) -> Option<u64> {
         None
+    }
+}
+
+/// Nothing pinned, nothing revoked, every player taken as an EOA: the offline default.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoPins;
+
+impl Pins for NoPins {
+    fn is_pinned(&self, _: Address, _: B256) -> bool {
+        false
+    }
+}
+
+/// A session key's on-chain revocation (`SessionKeyRevoked`, `revokedAt`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Revocation {
+    /// The game.
+    pub game_id: U256,
+    /// The player who revoked its key.
+    pub player: Address,
+    /// The revoked key.
+    pub session_key: Address,
+    /// `revokedAt`: the block time of the revocation.
+    pub at: u64,
+}
+
+/// Pins and revocations a verifier was told of (read from the chain, or given).
+#[derive(Clone, Debug, Default)]
+pub struct KnownPins {
+    /// `(signer, digest)` pairs pinned.
+    pub pinned: HashSet<(Address, B256)>,
+    /// Addresses that may be contract wallets with pins not listed here.
+    pub contracts: HashSet<Address>,
+    /// Revoked session keys.
+    pub revocations: Vec<Revocation>,
+}
+
+impl Pins for KnownPins {
+    fn is_pinned(&self, signer: Address, digest: B256) -> bool {
+        self.pinned.contains(&(signer, digest))
+    }
+    fn may_be_contract(&self, account: Address) -> bool {
+        self.contracts.contains(&account)
+    }
+    fn revoked_at(&self, game_id: U256, player: Address, session_key: Address) -> Option<u64> {
+        self.revocations
+            .iter()
+            .filter(|r| r.game_id == game_id && r.player == player && r.session_key == session_key)
+            .map(|r| r.at)
+            .min()
+    }
+}
+
+impl<P: Pins + ?Sized> Pins for &P {
+    fn is_pinned(&self, signer: Address, digest: B256) -> bool {
+        (**self).is_pinned(signer, digest)
+    }
+    fn may_be_contract(&self, account: Address) -> bool {
+        (**self).may_be_contract(account)
+    }
+    fn revoked_at(&self, game_id: U256, player: Address, session_key: Address) -> Option<u64> {
+        (**self).revoked_at(game_id, player, session_key)
     }
 }
 
@@ -143,26 +226,23 @@ pub fn recover(digest: B256, signature: &[u8]) -> Result<Address, AuthError> {
     }
 }
 
-/// Checks "`player`'s signature of `digest`" (CHANNEL.md 5): ECDSA recovering to
-/// `player`, else, for a contract wallet, its ERC-1271 answer.
+/// Checks "`player`'s signature of `digest`" (CHANNEL.md 5): strict ECDSA recovering to
+/// `player` whatever its code, else a pinned digest; a signature that is neither, for
+/// an address that may be a contract wallet, is [`Authorised::Unchecked`].
 pub fn verify_player(
     player: Address,
     digest: B256,
     signature: &[u8],
-    wallets: &impl ContractWallets,
+    pins: &impl Pins,
 ) -> Result<Authorised, AuthError> {
     // ECDSA first, whatever the account's code (as the contract does): an EOA that later
     // gets code (EIP-7702) cannot disown what its key signed.
     let recovered = recover(digest, signature);
-    if recovered.as_ref() == Ok(&player) {
+    if recovered.as_ref() == Ok(&player) || pins.is_pinned(player, digest) {
         return Ok(Authorised::Valid);
     }
-    if wallets.is_contract(player) {
-        return match wallets.is_valid_signature(player, digest, signature) {
-            Some(true) => Ok(Authorised::Valid),
-            Some(false) => Err(AuthError::WalletRefused(player)),
-            None => Ok(Authorised::Unchecked(player)),
-        };
+    if pins.may_be_contract(player) {
+        return Ok(Authorised::Unchecked(player));
     }
     match recovered {
         Ok(signer) => Err(AuthError::WrongSigner {
@@ -183,30 +263,38 @@ impl Auth {
     }
 
     /// Checks that this authorises `message` on behalf of `player` under `domain`.
+    /// `now` is the verifier's clock (unix seconds), used only for the messages bound to
+    /// it (resignations, results, draw offers by a session key; moves and receipts are
+    /// bound to their own signed times).
     pub fn verify<M: Message>(
         &self,
         domain: &ChannelDomain,
         message: &M,
         player: Address,
-        wallets: &impl ContractWallets,
+        pins: &impl Pins,
+        now: u64,
     ) -> Result<Authorised, AuthError> {
         match &self.delegation {
-            None => verify_player(player, message.digest(domain), &self.signature, wallets),
+            None => verify_player(player, message.digest(domain), &self.signature, pins),
             Some(signed) => {
-                let outer = signed.verify(domain, player, wallets)?;
-                self.verify_by_session(domain, message)?;
+                let outer = signed.verify(domain, player, pins)?;
+                self.verify_by_session(domain, message, player, pins, now)?;
                 Ok(outer)
             }
         }
     }
 
-    /// The session-key half of [`verify`](Auth::verify): the delegation's game and ply
-    /// range fit `message`, and the session key signed it. The delegation's own
-    /// signature is the caller's to check (once: [`SignedDelegation::verify`]).
+    /// The session-key half of [`verify`](Auth::verify): the delegation's game, ply
+    /// range and time bound fit `message` (and, for an agreement, the key is not known
+    /// revoked by `now`), and the session key signed it. The delegation's own signature
+    /// is the caller's to check (once: [`SignedDelegation::verify`]).
     pub fn verify_by_session<M: Message>(
         &self,
         domain: &ChannelDomain,
         message: &M,
+        player: Address,
+        pins: &impl Pins,
+        now: u64,
     ) -> Result<(), AuthError> {
         let Some(signed) = &self.delegation else {
             return Ok(());
@@ -229,6 +317,26 @@ impl Auth {
                 last: d.lastPly,
             });
         }
+        let (at, revocable) = match message.time_bound() {
+            TimeBound::Signed(t) => (t, false),
+            TimeBound::Clock { revocable } => (now, revocable),
+        };
+        if at > d.expires {
+            return Err(AuthError::KeyExpired {
+                expires: d.expires,
+                at,
+            });
+        }
+        if revocable
+            && let Some(revoked_at) = pins.revoked_at(d.gameId, player, d.sessionKey)
+            && revoked_at <= now
+        {
+            return Err(AuthError::KeyRevoked {
+                key: d.sessionKey,
+                revoked_at,
+                now,
+            });
+        }
         let signer = recover(message.digest(domain), &self.signature)?;
         if signer != d.sessionKey {
             return Err(AuthError::WrongSigner {
@@ -241,12 +349,12 @@ impl Auth {
 }
 
 impl SignedDelegation {
-    /// Checks that `player` signed this delegation under `domain`.
+    /// Checks that `player` signed (or pinned) this delegation under `domain`.
     pub fn verify(
         &self,
         domain: &ChannelDomain,
         player: Address,
-        wallets: &impl ContractWallets,
+        pins: &impl Pins,
     ) -> Result<Authorised, AuthError> {
         if self.delegation.sessionKey == Address::ZERO {
             return Err(AuthError::ZeroSessionKey);
@@ -255,7 +363,7 @@ impl SignedDelegation {
             player,
             self.delegation.digest(domain),
             &self.signature,
-            wallets,
+            pins,
         )
     }
 }

@@ -1,28 +1,36 @@
 //! An honest client's side of an off-chain game: both seats' keys, the signed moves
-//! so far, and the transcript they make. What `chessref simulate --channel`, the
-//! benchmarks and the tests play with.
+//! and receipts so far, and the transcript they make. What `chessref simulate
+//! --channel`, the benchmarks and the tests play with.
 
-use alloy_primitives::Bytes;
+use std::collections::BTreeMap;
+
+use alloy_primitives::{Address, Bytes, U256};
 use alloy_signer_local::PrivateKeySigner;
 use chessref_core::{Color, RawMove};
 
 use crate::auth::{Auth, SignedDelegation};
 use crate::domain::ChannelDomain;
 use crate::game::ChannelGame;
-use crate::messages::{Move, Resignation, Result as ResultMessage, author_of};
+use crate::messages::{
+    DrawOffer, Message, Move, Receipt, Resignation, Result as ResultMessage, author_of,
+};
 use crate::signer::{SignError, delegate, sign, sign_delegated};
 use crate::transcript::{
-    DelegationEntry, MoveEntry, ResignationEntry, ResultEntry, Side, SignatureEntry, Transcript,
+    DelegationEntry, MoveEntry, ReceiptEntry, ResignationEntry, ResultEntry, Side, SignatureEntry,
+    Transcript, receipt_of,
 };
 use crate::transition::{TransitionError, successor};
 
-/// One player's keys: its wallet, and the session key that signs for it (if any).
+/// One player's keys: its wallet, the session key that signs for it now (if any), and
+/// the delegations of the keys it rotated out (their earlier signatures still count).
 #[derive(Clone, Debug)]
 pub struct Seat {
     /// The player's own key (its address is the player).
     pub wallet: PrivateKeySigner,
-    /// A session key with the wallet's delegation.
+    /// The current session key with the wallet's delegation.
     pub session: Option<(PrivateKeySigner, SignedDelegation)>,
+    /// Delegations of session keys rotated out, oldest first.
+    pub retired: Vec<SignedDelegation>,
 }
 
 impl Seat {
@@ -31,39 +39,78 @@ impl Seat {
         Seat {
             wallet,
             session: None,
+            retired: Vec::new(),
         }
     }
 
-    /// A seat whose wallet delegates `session` over the whole game.
+    /// A seat whose wallet delegates `session` over the whole game until `expires`
+    /// (unix seconds; [`ChannelGame::key_expiry`] is what honest clients use).
     pub fn with_session(
         wallet: PrivateKeySigner,
         session: PrivateKeySigner,
         domain: &ChannelDomain,
         game: &ChannelGame,
+        expires: u64,
     ) -> Result<Seat, SignError> {
-        let d = delegate(
-            &wallet,
-            domain,
-            game.game_id,
-            session.address(),
-            1,
-            u32::MAX,
-        )?;
-        Ok(Seat {
-            wallet,
-            session: Some((session, d)),
-        })
+        let mut seat = Seat::wallet(wallet);
+        seat.rotate(session, domain, game.game_id, 1, expires)?;
+        Ok(seat)
     }
 
-    /// Signs `message` the way this seat signs (its session key if it has one).
-    pub fn authorise<M: crate::messages::Message>(
+    /// Rotates to a new session key from ply `first_ply` on (a new delegation with
+    /// `firstPly = first_ply`, `lastPly` the end of the game, until `expires`); the old
+    /// key's delegation is kept (its signatures stay valid). A lost device's key should
+    /// also be revoked on-chain (`settlement::revoke_session_key`).
+    pub fn rotate(
+        &mut self,
+        session: PrivateKeySigner,
+        domain: &ChannelDomain,
+        game_id: U256,
+        first_ply: u32,
+        expires: u64,
+    ) -> Result<(), SignError> {
+        let d = delegate(
+            &self.wallet,
+            domain,
+            game_id,
+            session.address(),
+            first_ply,
+            u32::MAX,
+            expires,
+        )?;
+        if let Some((_, old)) = self.session.replace((session, d)) {
+            self.retired.push(old);
+        }
+        Ok(())
+    }
+
+    /// The player's address.
+    pub fn address(&self) -> Address {
+        self.wallet.address()
+    }
+
+    /// Every delegation this seat signed, oldest first (the current one last).
+    pub fn delegations(&self) -> impl Iterator<Item = &SignedDelegation> {
+        self.retired
+            .iter()
+            .chain(self.session.as_ref().map(|(_, d)| d))
+    }
+
+    /// Signs `message` the way this seat signs: by its session key if it has one whose
+    /// ply range covers the message (a key rotated in from ply N does not cover the
+    /// receipt of ply N-1), else by its wallet.
+    pub fn authorise<M: Message>(
         &self,
         domain: &ChannelDomain,
         message: &M,
     ) -> Result<Auth, SignError> {
         match &self.session {
-            Some((key, d)) => sign_delegated(key, d, domain, message),
-            None => Ok(Auth::direct(sign(&self.wallet, domain, message)?)),
+            Some((key, d))
+                if (d.delegation.firstPly..=d.delegation.lastPly).contains(&message.ply()) =>
+            {
+                sign_delegated(key, d, domain, message)
+            }
+            _ => Ok(Auth::direct(sign(&self.wallet, domain, message)?)),
         }
     }
 }
@@ -71,7 +118,8 @@ impl Seat {
 /// Why the client cannot make a move.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
-    /// The move is not a valid successor (illegal, or the game is over).
+    /// The move is not a valid successor (illegal, the game is over, the stamp runs
+    /// backwards or the mover's flag has fallen).
     #[error("{0}")]
     Transition(#[from] TransitionError),
     /// Signing failed.
@@ -80,6 +128,9 @@ pub enum ClientError {
     /// The game's start state is invalid.
     #[error("{0}")]
     Start(#[from] chessref_core::StateError),
+    /// A receipt asked for before the first move (the start move is never acknowledged).
+    #[error("no move to acknowledge yet")]
+    NothingToAcknowledge,
 }
 
 /// An off-chain game as both honest clients see it.
@@ -93,6 +144,8 @@ pub struct OffChainGame {
     pub seats: [Seat; 2],
     /// The start move, then every signed move with its authorisation.
     pub moves: Vec<(Move, Auth)>,
+    /// The receipts signed so far, by the ply of the move they acknowledge.
+    pub receipts: BTreeMap<u32, (Receipt, Auth)>,
 }
 
 impl OffChainGame {
@@ -109,6 +162,7 @@ impl OffChainGame {
             game,
             seats: [white, black],
             moves: vec![(start, Auth::direct(Bytes::new()))],
+            receipts: BTreeMap::new(),
         })
     }
 
@@ -122,29 +176,69 @@ impl OffChainGame {
         &self.seats[usize::from(colour == Color::Black)]
     }
 
-    /// The side to move signs `mv`, having spent `spent` seconds.
-    pub fn play(&mut self, mv: impl Into<RawMove>, spent: u32) -> Result<&Move, ClientError> {
-        let next = successor(self.last(), mv, spent, self.game.increment)?;
+    /// The seat of `colour`, to rotate its key.
+    pub fn seat_mut(&mut self, colour: Color) -> &mut Seat {
+        &mut self.seats[usize::from(colour == Color::Black)]
+    }
+
+    /// The side to move signs `mv`, stamped `timestamp` (unix seconds, its clock): it is
+    /// charged the time since the latest move's stamp and gains the increment.
+    pub fn play(&mut self, mv: impl Into<RawMove>, timestamp: u64) -> Result<&Move, ClientError> {
+        let next = successor(self.last(), mv, timestamp, self.game.increment)?;
         let author = author_of(&next).expect("a successor has a 128-byte state");
         let auth = self.seat(author).authorise(&self.domain, &next)?;
         self.moves.push((next, auth));
         Ok(self.last())
     }
 
-    /// `colour` signs a resignation at the current ply.
+    /// The side to move signs a receipt of the latest move, held at `seen_at` (unix
+    /// seconds): what an honest client sends at once for every valid move it receives.
+    pub fn receipt(&mut self, seen_at: u64) -> Result<&(Receipt, Auth), ClientError> {
+        let last = self.last();
+        if last.ply == 0 {
+            return Err(ClientError::NothingToAcknowledge);
+        }
+        let by = !author_of(last).expect("a signed move has a 128-byte state");
+        let receipt = receipt_of(last, seen_at);
+        let auth = self.seat(by).authorise(&self.domain, &receipt)?;
+        let ply = receipt.ply;
+        self.receipts.insert(ply, (receipt, auth));
+        Ok(&self.receipts[&ply])
+    }
+
+    /// `colour` offers a draw in the latest position (binds nobody; lapses with the
+    /// next move).
+    pub fn offer_draw(&self, colour: Color) -> Result<(DrawOffer, Auth), ClientError> {
+        let last = self.last();
+        let offer = DrawOffer {
+            gameId: self.game.game_id,
+            ply: last.ply,
+            position: last.hash(),
+        };
+        Ok((
+            offer.clone(),
+            self.seat(colour).authorise(&self.domain, &offer)?,
+        ))
+    }
+
+    /// `colour` signs a resignation in the latest position.
     pub fn resign(&self, colour: Color) -> Result<(Resignation, Auth), ClientError> {
+        let last = self.last();
         let r = Resignation {
             gameId: self.game.game_id,
-            ply: self.last().ply,
+            ply: last.ply,
+            position: last.hash(),
         };
         Ok((r.clone(), self.seat(colour).authorise(&self.domain, &r)?))
     }
 
-    /// Both sign `result` (1 white wins, 2 black wins, 3 draw) at the current ply.
+    /// Both sign `result` (1 white wins, 2 black wins, 3 draw) in the latest position.
     pub fn agree(&self, result: u8) -> Result<(ResultMessage, Auth, Auth), ClientError> {
+        let last = self.last();
         let r = ResultMessage {
             gameId: self.game.game_id,
-            ply: self.last().ply,
+            ply: last.ply,
+            position: last.hash(),
             result,
         };
         let white = self.seat(Color::White).authorise(&self.domain, &r)?;
@@ -152,42 +246,44 @@ impl OffChainGame {
         Ok((r, white, black))
     }
 
-    /// The transcript file of the moves so far (delegations listed white's first).
+    /// The transcript file of the moves and receipts so far (delegations listed white's
+    /// first, each seat's oldest first).
     pub fn transcript(&self) -> Transcript {
         let mut delegations = Vec::new();
-        let mut index = [-1i64; 2];
         for (i, seat) in self.seats.iter().enumerate() {
-            if let Some((_, d)) = &seat.session {
-                index[i] = delegations.len() as i64;
+            for d in seat.delegations() {
                 delegations.push(DelegationEntry {
                     player: if i == 0 { Side::White } else { Side::Black },
                     game_id: d.delegation.gameId,
                     session_key: d.delegation.sessionKey,
                     first_ply: d.delegation.firstPly,
                     last_ply: d.delegation.lastPly,
+                    expires: d.delegation.expires,
                     signature: d.signature.clone(),
                 });
             }
         }
-        let moves = self.moves[1..]
-            .iter()
-            .map(|(m, auth)| {
-                let delegation = match author_of(m) {
-                    Some(Color::Black) if auth.delegation.is_some() => index[1],
-                    Some(_) if auth.delegation.is_some() => index[0],
-                    _ => -1,
-                };
-                MoveEntry::signed(m, auth.signature.clone(), delegation)
-            })
-            .collect();
-        Transcript {
+        let mut t = Transcript {
             domain: self.domain,
             game: self.game.clone(),
             delegations,
-            moves,
+            moves: Vec::new(),
             resignation: None,
             result: None,
-        }
+        };
+        t.moves = self.moves[1..]
+            .iter()
+            .map(|(m, auth)| {
+                let mut e =
+                    MoveEntry::signed(m, auth.signature.clone(), delegation_index(&t, auth));
+                e.receipt = self.receipts.get(&m.ply).map(|(r, a)| ReceiptEntry {
+                    seen_at: r.seenAt,
+                    signed: signature_entry(&t, a),
+                });
+                e
+            })
+            .collect();
+        t
     }
 
     /// The transcript ending in `colour`'s signed resignation.
@@ -197,12 +293,9 @@ impl OffChainGame {
         t.resignation = Some(ResignationEntry {
             game_id: r.gameId,
             ply: r.ply,
-            by: if colour == Color::White {
-                Side::White
-            } else {
-                Side::Black
-            },
-            signed: signature_entry(&t, colour, &auth),
+            position: r.position,
+            by: Side::of(colour),
+            signed: signature_entry(&t, &auth),
         });
         Ok(t)
     }
@@ -214,30 +307,30 @@ impl OffChainGame {
         t.result = Some(ResultEntry {
             game_id: r.gameId,
             ply: r.ply,
+            position: r.position,
             result,
-            white: signature_entry(&t, Color::White, &white),
-            black: signature_entry(&t, Color::Black, &black),
+            white: signature_entry(&t, &white),
+            black: signature_entry(&t, &black),
         });
         Ok(t)
     }
 }
 
-fn signature_entry(t: &Transcript, colour: Color, auth: &Auth) -> SignatureEntry {
-    let side = if colour == Color::White {
-        Side::White
-    } else {
-        Side::Black
-    };
-    let delegation = match &auth.delegation {
+/// The index of `auth`'s delegation in `t.delegations` (-1: signed directly).
+fn delegation_index(t: &Transcript, auth: &Auth) -> i64 {
+    match &auth.delegation {
         None => -1,
-        Some(_) => t
+        Some(d) => t
             .delegations
             .iter()
-            .position(|d| d.player == side)
+            .position(|e| e.delegation() == d.delegation && e.signature == d.signature)
             .map_or(-1, |i| i as i64),
-    };
+    }
+}
+
+fn signature_entry(t: &Transcript, auth: &Auth) -> SignatureEntry {
     SignatureEntry {
         signature: auth.signature.clone(),
-        delegation,
+        delegation: delegation_index(t, auth),
     }
 }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 /// The domain's `name`.
 pub const NAME: &str = "chessref";
 /// The domain's `version`.
-pub const VERSION: &str = "1";
+pub const VERSION: &str = "2";
 
 /// Where a signature is valid: one chain and one `ChessChannel` contract (hence one
 /// referee). Every message also names its game.
@@ -21,7 +21,7 @@ pub struct ChannelDomain {
 }
 
 impl ChannelDomain {
-    /// The full EIP-712 domain (`name` "chessref", `version` "1").
+    /// The full EIP-712 domain (`name` "chessref", `version` "2").
     pub fn eip712(&self) -> Eip712Domain {
         Eip712Domain::new(
             Some(NAME.into()),

@@ -20,7 +20,8 @@ pub struct ChannelGame {
     pub initial_time: u32,
     /// Fischer increment in seconds.
     pub increment: u32,
-    /// Seconds the side to move gets on top of its time after a registration.
+    /// The response window in seconds: how long a registration stays frozen (CHANNEL.md
+    /// 7.3); the side to move's clock runs through it.
     pub response_window: u32,
     /// The start state as 128 hex bytes; absent for the standard start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -37,7 +38,8 @@ impl ChannelGame {
         }
     }
 
-    /// The unsigned start move of ply 0 (CHANNEL.md 4.1).
+    /// The unsigned start move of ply 0 (CHANNEL.md 4.1): `Move(gameId, 0, 0, startState,
+    /// startHistory, initialTime, initialTime, 0, 0x0)`.
     pub fn start_move(&self) -> Result<Move, chessref_core::StateError> {
         let start = self.start()?;
         Ok(Move {
@@ -48,8 +50,19 @@ impl ChannelGame {
             history: chain::of_start(&start),
             whiteTime: self.initial_time,
             blackTime: self.initial_time,
+            timestamp: 0,
             previous: B256::ZERO,
         })
+    }
+
+    /// The `expires` honest clients give a session key delegated at `joined_at` (unix
+    /// seconds) for a game of at most `plies` plies (CHANNEL.md 9): the join time, twice
+    /// the initial time, the increments of every move and two response windows.
+    pub fn key_expiry(&self, joined_at: u64, plies: u32) -> u64 {
+        joined_at
+            + 2 * u64::from(self.initial_time)
+            + u64::from(plies) * u64::from(self.increment)
+            + 2 * u64::from(self.response_window)
     }
 
     /// The address playing `colour`.

@@ -1,12 +1,14 @@
-//! Off-chain play with signed moves, the protocol of `docs/CHANNEL.md`.
+//! Off-chain play with signed moves, the protocol of `docs/CHANNEL.md` (version 2).
 //!
 //! Two players of a `ChessReferee` channel game sign each move as an EIP-712
 //! [`Move`] message (the game, the ply, the move, the resulting position, both
-//! remaining times and the hash of the move before it). This crate builds, signs and
-//! verifies those messages ([`messages`], [`auth`]), judges one transition the way the
-//! contract does ([`transition`]), walks a whole transcript ([`transcript`]) and says
-//! which `ChessChannel` call settles or disputes it, with its calldata ([`settlement`]).
-//! The rules themselves are `chessref-core`'s: nothing here knows chess.
+//! remaining times, the time its author signed it and the hash of the move before it),
+//! acknowledge each other's moves with [`Receipt`]s, and end the game with a signed
+//! [`Resignation`] or [`ResultMessage`] naming the position they end. This crate builds,
+//! signs and verifies those messages ([`messages`], [`auth`]), judges one transition the
+//! way the contract does ([`transition`]), walks a whole transcript ([`transcript`]) and
+//! says which `ChessChannel` call settles or disputes it, with its calldata
+//! ([`settlement`]). The rules themselves are `chessref-core`'s: nothing here knows chess.
 
 pub mod auth;
 #[cfg(feature = "signer")]
@@ -20,9 +22,14 @@ pub mod signer;
 pub mod transcript;
 pub mod transition;
 
-pub use auth::{Auth, AuthError, Authorised, ContractWallets, NoContractWallets, SignedDelegation};
+pub use auth::{
+    Auth, AuthError, Authorised, KnownPins, NoPins, Pins, Revocation, SignedDelegation,
+};
 pub use domain::ChannelDomain;
 pub use game::ChannelGame;
-pub use messages::{Delegation, Move, Resignation, Result as ResultMessage, author_of};
+pub use messages::{
+    Delegation, DrawOffer, Move, Receipt, Resignation, Result as ResultMessage, TimeBound,
+    author_of,
+};
 pub use transcript::{Transcript, TranscriptError, TranscriptReport};
 pub use transition::{TransitionError, check_successor, successor};

@@ -1,8 +1,8 @@
 //! The EIP-712 messages of CHANNEL.md section 4.
 //!
 //! The struct names and member lists are the type strings: `Move`, `Delegation`,
-//! `Resignation`, `Result`. `hash()` is EIP-712 `hashStruct`, `digest(domain)` what is
-//! signed.
+//! `Resignation`, `Result`, `DrawOffer`, `Receipt`. `hash()` is EIP-712 `hashStruct`,
+//! `digest(domain)` what is signed.
 
 use alloy_primitives::{B256, U256};
 use alloy_sol_types::SolStruct;
@@ -12,7 +12,8 @@ use crate::domain::ChannelDomain;
 
 alloy_sol_types::sol! {
     /// A signed move (CHANNEL.md 4.1): the move, the position it produces, both
-    /// remaining times as its author claims them, and `hashStruct` of the move before.
+    /// remaining times as its author claims them, the unix time its author signed it,
+    /// and `hashStruct` of the move before.
     #[derive(Debug, PartialEq, Eq)]
     struct Move {
         uint256 gameId;
@@ -22,32 +23,55 @@ alloy_sol_types::sol! {
         bytes32 history;
         uint32 whiteTime;
         uint32 blackTime;
+        uint64 timestamp;
         bytes32 previous;
     }
 
-    /// A player's wallet lets `sessionKey` sign for it in one game over a ply range
-    /// (CHANNEL.md 4.2).
+    /// A player's wallet lets `sessionKey` sign for it in one game over a ply range,
+    /// until `expires` (CHANNEL.md 4.2).
     #[derive(Debug, PartialEq, Eq)]
     struct Delegation {
         uint256 gameId;
         address sessionKey;
         uint32 firstPly;
         uint32 lastPly;
+        uint64 expires;
     }
 
-    /// The signer resigns; the opponent wins (CHANNEL.md 4.3).
+    /// The signer resigns in the position `position` (the `hashStruct` of the move of
+    /// ply `ply`); the opponent wins (CHANNEL.md 4.3).
     #[derive(Debug, PartialEq, Eq)]
     struct Resignation {
         uint256 gameId;
         uint32 ply;
+        bytes32 position;
     }
 
-    /// A result both players sign: 1 white wins, 2 black wins, 3 draw (CHANNEL.md 4.4).
+    /// A result both players sign in the position `position` of ply `ply`: 1 white
+    /// wins, 2 black wins, 3 draw (CHANNEL.md 4.4).
     #[derive(Debug, PartialEq, Eq)]
     struct Result {
         uint256 gameId;
         uint32 ply;
+        bytes32 position;
         uint8 result;
+    }
+
+    /// A non-binding offer of a draw in the position `position` (CHANNEL.md 4.5).
+    #[derive(Debug, PartialEq, Eq)]
+    struct DrawOffer {
+        uint256 gameId;
+        uint32 ply;
+        bytes32 position;
+    }
+
+    /// "The signer held the move `position` (of ply `ply`) at `seenAt`" (CHANNEL.md 4.6).
+    #[derive(Debug, PartialEq, Eq)]
+    struct Receipt {
+        uint256 gameId;
+        uint32 ply;
+        bytes32 position;
+        uint64 seenAt;
     }
 
     /// The ABI form of an authorisation (`ChessChannel`'s `Auth`): `delegation.sessionKey
@@ -59,25 +83,46 @@ alloy_sol_types::sol! {
         bytes delegationSignature;
     }
 
-    /// The calls of CHANNEL.md section 7.
+    /// The calls of CHANNEL.md sections 5 and 7.
     interface IChessChannel {
         function settle(Result result, AuthAbi white, AuthAbi black) external;
         function resignBySignature(Resignation resignation, AuthAbi auth, bool white) external;
-        function register(Move previous, AuthAbi previousAuth, Move last, AuthAbi lastAuth, bytes32 currentInner, uint256 currentClock) external;
+        function register(Move previous, AuthAbi previousAuth, Move last, AuthAbi lastAuth, Receipt receipt, AuthAbi receiptAuth) external;
         function registerStart(Move start) external;
         function proveEquivocation(Move a, AuthAbi aAuth, Move b, AuthAbi bAuth) external;
         function proveIllegalMove(Move previous, Move bad, AuthAbi badAuth) external;
+        function pin(address signer, bytes32 digest, bytes signature) external;
+        function revokeSessionKey(uint256 gameId, address sessionKey) external;
+        function pinned(address signer, bytes32 digest) external view returns (bool);
+        function revokedAt(uint256 gameId, address player, address sessionKey) external view returns (uint64);
         function domainSeparator() external view returns (bytes32);
     }
 }
 
+/// What bounds a session key's signature of a message in time (CHANNEL.md 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeBound {
+    /// Evidence (`Move`, `Receipt`): the message's own signed time must be at most the
+    /// delegation's `expires`; revocation does not apply.
+    Signed(u64),
+    /// The verifier's clock must be at most `expires`; `revocable`: the key must also not
+    /// be revoked by then (`Resignation`, `Result`: agreements), else only the clock
+    /// (`DrawOffer`, and a `Delegation`, which a session key never signs).
+    Clock {
+        /// Whether a revocation of the key cuts it short.
+        revocable: bool,
+    },
+}
+
 /// What every channel message has: a game, a ply (which places it in a delegation's
-/// range) and its EIP-712 hashes.
+/// range), a time bound for session keys and its EIP-712 hashes.
 pub trait Message: SolStruct {
     /// The game the message belongs to.
     fn game_id(&self) -> U256;
     /// The message's ply.
     fn ply(&self) -> u32;
+    /// What bounds a session key's signature of it in time.
+    fn time_bound(&self) -> TimeBound;
     /// EIP-712 `hashStruct`.
     fn hash(&self) -> B256 {
         self.eip712_hash_struct()
@@ -89,7 +134,7 @@ pub trait Message: SolStruct {
 }
 
 macro_rules! message {
-    ($($t:ty),*) => {$(
+    ($($t:ty => |$m:ident| $bound:expr),* $(,)?) => {$(
         impl Message for $t {
             fn game_id(&self) -> U256 {
                 self.gameId
@@ -97,10 +142,20 @@ macro_rules! message {
             fn ply(&self) -> u32 {
                 self.ply
             }
+            fn time_bound(&self) -> TimeBound {
+                let $m = self;
+                $bound
+            }
         }
     )*};
 }
-message!(Move, Resignation, Result);
+message!(
+    Move => |m| TimeBound::Signed(m.timestamp),
+    Receipt => |m| TimeBound::Signed(m.seenAt),
+    Resignation => |_m| TimeBound::Clock { revocable: true },
+    Result => |_m| TimeBound::Clock { revocable: true },
+    DrawOffer => |_m| TimeBound::Clock { revocable: false },
+);
 
 impl Message for Delegation {
     fn game_id(&self) -> U256 {
@@ -109,6 +164,10 @@ impl Message for Delegation {
     /// A delegation is signed once for its whole range; its first ply stands for it.
     fn ply(&self) -> u32 {
         self.firstPly
+    }
+    /// Never signed by a session key; the clock stands for it.
+    fn time_bound(&self) -> TimeBound {
+        TimeBound::Clock { revocable: false }
     }
 }
 
@@ -129,5 +188,11 @@ impl Move {
     /// The packed move as a number (`(from << 16) | (to << 8) | promotion`).
     pub fn packed(&self) -> u32 {
         self.mv.to::<u32>()
+    }
+
+    /// The position this move names (`hashStruct`), what a `Resignation`, `Result`,
+    /// `DrawOffer` or `Receipt` of it carries as `position`.
+    pub fn position(&self) -> B256 {
+        self.hash()
     }
 }

@@ -1,13 +1,13 @@
 //! Which `ChessChannel` call (CHANNEL.md section 7) ends or continues a game, with
 //! its calldata.
 
-use alloy_primitives::{B256, Bytes, U256};
+use alloy_primitives::{Address, B256, Bytes, U256};
 use alloy_sol_types::SolCall;
 use serde::Serialize;
 
 use crate::auth::Auth;
 use crate::messages::{
-    AuthAbi, Delegation, IChessChannel, Move, Resignation, Result as ResultMessage,
+    AuthAbi, Delegation, IChessChannel, Move, Receipt, Resignation, Result as ResultMessage,
 };
 
 /// A game result code as the referee reports it (`GameEnded.result`).
@@ -15,6 +15,14 @@ pub type ResultCode = u8;
 /// A reason code as the referee reports it (`GameEnded.reason`, REFEREE.md and
 /// CHANNEL.md 7.6).
 pub type ReasonCode = u8;
+
+/// `ChessChannel.STAMP_TOLERANCE()`: a registration without a receipt needs its move
+/// stamped at most this many seconds before its block, and a receipt is accepted at most
+/// this long after the move's stamp (CHANNEL.md 7.3, 8).
+pub const STAMP_TOLERANCE: u64 = 60;
+/// How far (seconds) an honest client lets an incoming move's stamp be from its own
+/// clock, either way (CHANNEL.md 8).
+pub const CLIENT_STAMP_TOLERANCE: u64 = 30;
 
 /// Reason 5: resignation.
 pub const REASON_RESIGNATION: ReasonCode = 5;
@@ -34,7 +42,10 @@ pub struct Settlement {
     /// Why this call.
     pub why: String,
     /// The game's end it brings, `(result, reason)`, or `None` when the game goes on
-    /// on-chain (a registration of an undecided position).
+    /// on-chain (a registration of an undecided position). For a registration of a
+    /// decided position it is the pending outcome: final once the response window is
+    /// over (`ChessReferee.finishRegistered`, anyone), unless a later pair overtakes it
+    /// or a proof ends the game first (CHANNEL.md 7.3).
     pub ends: Option<(ResultCode, ReasonCode)>,
     /// ABI-encoded calldata (selector included).
     pub calldata: Bytes,
@@ -47,9 +58,10 @@ impl From<&Auth> for AuthAbi {
                 signature: auth.signature.clone(),
                 delegation: Delegation {
                     gameId: U256::ZERO,
-                    sessionKey: alloy_primitives::Address::ZERO,
+                    sessionKey: Address::ZERO,
                     firstPly: 0,
                     lastPly: 0,
+                    expires: 0,
                 },
                 delegationSignature: Bytes::new(),
             },
@@ -65,6 +77,16 @@ impl From<&Auth> for AuthAbi {
 /// The authorisation of the unsigned start move (ignored by the contract).
 pub fn no_auth() -> Auth {
     Auth::direct(Bytes::new())
+}
+
+/// The "no receipt" of `register` (`position == 0`).
+pub fn no_receipt() -> Receipt {
+    Receipt {
+        gameId: U256::ZERO,
+        ply: 0,
+        position: B256::ZERO,
+        seenAt: 0,
+    }
 }
 
 /// `settle(result, white, black)`.
@@ -102,15 +124,21 @@ pub fn resign(resignation: &Resignation, auth: &Auth, white: bool) -> Settlement
     }
 }
 
-/// `register(previous, previousAuth, last, lastAuth, currentInner, currentClock)`;
-/// `ends` is the decided result of `last`'s position, if any.
+/// `register(previous, previousAuth, last, lastAuth, receipt, receiptAuth)`, with the
+/// side to move's receipt of `last` if there is one (without, the contract requires
+/// `last.timestamp` within `STAMP_TOLERANCE`, 60 s, of the registration's block);
+/// `ends` is the decided result of `last`'s position, if any (pending: CHANNEL.md 7.3).
 pub fn register(
     previous: (&Move, &Auth),
     last: (&Move, &Auth),
-    current: (B256, U256),
+    receipt: Option<(&Receipt, &Auth)>,
     ends: Option<(ResultCode, ReasonCode)>,
     why: String,
 ) -> Settlement {
+    let (receipt, receipt_auth) = match receipt {
+        Some((r, a)) => (r.clone(), a.into()),
+        None => (no_receipt(), (&no_auth()).into()),
+    };
     Settlement {
         call: "register",
         why,
@@ -120,8 +148,8 @@ pub fn register(
             previousAuth: previous.1.into(),
             last: last.0.clone(),
             lastAuth: last.1.into(),
-            currentInner: current.0,
-            currentClock: current.1,
+            receipt,
+            receiptAuth: receipt_auth,
         }
         .abi_encode()
         .into(),
@@ -174,6 +202,39 @@ pub fn prove_equivocation(a: (&Move, &Auth), b: (&Move, &Auth), author_white: bo
             aAuth: a.1.into(),
             b: b.0.clone(),
             bAuth: b.1.into(),
+        }
+        .abi_encode()
+        .into(),
+    }
+}
+
+/// `pin(signer, digest, signature)`: records for good that contract wallet `signer`
+/// approves `digest` (ERC-1271, asked once), typically a delegation's digest.
+pub fn pin(signer: Address, digest: B256, signature: &Bytes) -> Settlement {
+    Settlement {
+        call: "pin",
+        why: format!("pin {signer}'s approval of {digest}"),
+        ends: None,
+        calldata: IChessChannel::pinCall {
+            signer,
+            digest,
+            signature: signature.clone(),
+        }
+        .abi_encode()
+        .into(),
+    }
+}
+
+/// `revokeSessionKey(gameId, sessionKey)` (sent by the player): the key's resignations
+/// and results no longer count from that block on.
+pub fn revoke_session_key(game_id: U256, session_key: Address) -> Settlement {
+    Settlement {
+        call: "revokeSessionKey",
+        why: format!("revoke session key {session_key} in game {game_id}"),
+        ends: None,
+        calldata: IChessChannel::revokeSessionKeyCall {
+            gameId: game_id,
+            sessionKey: session_key,
         }
         .abi_encode()
         .into(),

@@ -25,7 +25,7 @@ pub fn sign<M: Message>(
 }
 
 /// A player's wallet `wallet` delegates `session` over `first_ply ..= last_ply` of
-/// game `game_id`.
+/// game `game_id`, until unix time `expires` (CHANNEL.md 4.2).
 pub fn delegate(
     wallet: &PrivateKeySigner,
     domain: &ChannelDomain,
@@ -33,12 +33,14 @@ pub fn delegate(
     session: Address,
     first_ply: u32,
     last_ply: u32,
+    expires: u64,
 ) -> Result<SignedDelegation, SignError> {
     let delegation = Delegation {
         gameId: game_id,
         sessionKey: session,
         firstPly: first_ply,
         lastPly: last_ply,
+        expires,
     };
     let signature = sign(wallet, domain, &delegation)?;
     Ok(SignedDelegation {

@@ -1,27 +1,42 @@
 //! A whole off-chain game as a JSON file: its domain and terms, the delegations,
-//! every signed move and an optional signed end; checked move by move (signatures,
-//! turn order, every move legal by `chessref-core`, clocks) with the call that
-//! settles or disputes it.
+//! every signed move (with the opponent's receipt of it, when there is one) and an
+//! optional signed end; checked move by move (signatures, turn order, every move legal
+//! by `chessref-core`, signed times and clocks) with the call that settles or disputes
+//! it.
 //!
-//! The format (CHANNEL.md section 10 fixture is one): `{ "domain": {chainId,
-//! verifyingContract}, "game": {gameId, white, black, initialTime, increment,
-//! responseWindow, startState?}, "delegations": [{player, gameId, sessionKey,
-//! firstPly, lastPly, signature}], "moves": [{gameId, ply, move, state, history,
-//! whiteTime, blackTime, previous, signature, delegation}], "resignation"?: {gameId,
-//! ply, by, signature, delegation}, "result"?: {gameId, ply, result, white: {signature,
-//! delegation}, black: {...}} }`; `delegation` is an index into `delegations` or -1
-//! for a signature by the player's own address. Other members are ignored.
+//! The format (the CHANNEL.md section 12 fixture is one):
+//!
+//! ```text
+//! { "domain": {chainId, verifyingContract},
+//!   "game": {gameId, white, black, initialTime, increment, responseWindow, startState?},
+//!   "delegations": [{player, gameId, sessionKey, firstPly, lastPly, expires, signature}],
+//!   "moves": [{gameId, ply, mv, state, history, whiteTime, blackTime, timestamp,
+//!              previous, signature, delegation, receipt?: {seenAt, signature, delegation}}],
+//!   "resignation"?: {gameId, ply, position, by, signature, delegation},
+//!   "result"?: {gameId, ply, position, result, white: {signature, delegation},
+//!               black: {signature, delegation}} }
+//! ```
+//!
+//! `delegation` is an index into `delegations` or -1 for a signature by the player's
+//! own address. A move's `receipt` is the `Receipt(gameId, ply, position, seenAt)` of
+//! that move (its game, ply and `hashStruct`) signed on behalf of the side to move after
+//! it, the move's author's opponent; any move may carry one, and the latest move's is
+//! the one a registration uses. A resignation or result must name this game, the latest
+//! move's ply and that move's `hashStruct` as `position` (an earlier one has lapsed).
+//! Other members are ignored.
 
 use alloy_primitives::{Address, B256, Bytes, U256, aliases::U24};
 use chessref_core::{Color, GameResult, Outcome, State, Status};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::auth::{Auth, AuthError, Authorised, ContractWallets, SignedDelegation};
+use crate::auth::{Auth, AuthError, Authorised, Pins, SignedDelegation};
 use crate::domain::ChannelDomain;
 use crate::game::ChannelGame;
-use crate::messages::{Delegation, Move, Resignation, Result as ResultMessage, author_of};
-use crate::settlement::{self, Settlement};
+use crate::messages::{
+    Delegation, Message, Move, Receipt, Resignation, Result as ResultMessage, author_of,
+};
+use crate::settlement::{self, STAMP_TOLERANCE, Settlement};
 use crate::transition::{TransitionError, check_successor};
 
 /// A colour as the JSON writes it.
@@ -32,6 +47,31 @@ pub enum Side {
     White,
     /// Black.
     Black,
+}
+
+impl Side {
+    /// The side playing `colour`.
+    pub fn of(colour: Color) -> Side {
+        match colour {
+            Color::White => Side::White,
+            Color::Black => Side::Black,
+        }
+    }
+
+    /// The other side.
+    pub fn opponent(self) -> Side {
+        match self {
+            Side::White => Side::Black,
+            Side::Black => Side::White,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Side::White => "white",
+            Side::Black => "black",
+        }
+    }
 }
 
 impl From<Side> for Color {
@@ -57,6 +97,8 @@ pub struct DelegationEntry {
     pub first_ply: u32,
     /// Last ply it covers.
     pub last_ply: u32,
+    /// Unix time after which the key no longer signs (CHANNEL.md 5).
+    pub expires: u64,
     /// The wallet's signature.
     pub signature: Bytes,
 }
@@ -79,6 +121,8 @@ pub struct MoveEntry {
     pub white_time: u32,
     /// Black's remaining seconds.
     pub black_time: u32,
+    /// Unix time its author signed it.
+    pub timestamp: u64,
     /// `hashStruct` of the move before.
     pub previous: B256,
     /// The signature (empty for a move not signed yet).
@@ -87,6 +131,21 @@ pub struct MoveEntry {
     /// Index into `delegations`, or -1: signed by the author's own address.
     #[serde(default = "direct")]
     pub delegation: i64,
+    /// The opponent's receipt of this move, if it sent one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<ReceiptEntry>,
+}
+
+/// The side to move's receipt of a move: `Receipt(gameId, ply, position, seenAt)` with
+/// the move's game, ply and `hashStruct`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReceiptEntry {
+    /// Unix time the signer held the move.
+    pub seen_at: u64,
+    /// Its signature.
+    #[serde(flatten)]
+    pub signed: SignatureEntry,
 }
 
 /// A signature with its delegation reference.
@@ -106,8 +165,10 @@ pub struct SignatureEntry {
 pub struct ResignationEntry {
     /// The game.
     pub game_id: U256,
-    /// Plies the signer had seen.
+    /// The ply of the latest move the signer held.
     pub ply: u32,
+    /// That move's `hashStruct`.
+    pub position: B256,
     /// Who resigns.
     pub by: Side,
     /// Its signature.
@@ -121,8 +182,10 @@ pub struct ResignationEntry {
 pub struct ResultEntry {
     /// The game.
     pub game_id: U256,
-    /// Plies seen.
+    /// The ply of the latest move.
     pub ply: u32,
+    /// That move's `hashStruct`.
+    pub position: B256,
     /// 1 white wins, 2 black wins, 3 draw.
     pub result: u8,
     /// White's signature.
@@ -169,7 +232,7 @@ pub enum TranscriptError {
     /// A delegation index that does not exist, or names another player.
     #[error("ply {ply}: {what}")]
     Delegation {
-        /// The ply (0 for a resignation or result).
+        /// The ply (for a resignation or result: its `ply` field).
         ply: u32,
         /// What is wrong.
         what: String,
@@ -190,9 +253,57 @@ pub enum TranscriptError {
         /// Why.
         error: AuthError,
     },
-    /// A resignation or result that does not belong to this game or is malformed.
+    /// The receipt of the move of ply `ply` is not a valid one (the move itself is).
+    #[error("ply {ply}: the receipt of this move {what}")]
+    Receipt {
+        /// The move's ply.
+        ply: u32,
+        /// What is wrong.
+        what: String,
+    },
+    /// A resignation or result names another game.
+    #[error("the {what} is for game {got}, but this transcript is game {expected}")]
+    WrongGame {
+        /// "result" or "resignation".
+        what: &'static str,
+        /// This transcript's game.
+        expected: U256,
+        /// The message's game.
+        got: U256,
+    },
+    /// A resignation or result signed at an earlier ply than the latest move: play went
+    /// on after it, so it no longer counts (CHANNEL.md 4.3, 4.4, 9).
+    #[error("the {what} was signed at ply {ply}, but play went on to ply {latest}: it has lapsed")]
+    Lapsed {
+        /// "result" or "resignation".
+        what: &'static str,
+        /// Its ply.
+        ply: u32,
+        /// The latest move's ply.
+        latest: u32,
+    },
+    /// A resignation or result whose ply is beyond the latest move, or whose `position`
+    /// is not the `hashStruct` of the move of its ply.
+    #[error("the {what} names {}, not the position after the latest move (ply {latest})", describe(*.ply, *.latest))]
+    WrongPosition {
+        /// "result" or "resignation".
+        what: &'static str,
+        /// Its ply.
+        ply: u32,
+        /// The latest move's ply.
+        latest: u32,
+    },
+    /// A resignation or result that is malformed.
     #[error("{0}")]
     End(String),
+}
+
+fn describe(ply: u32, latest: u32) -> String {
+    if ply > latest {
+        format!("ply {ply}, a move this transcript does not have")
+    } else {
+        format!("another position at ply {ply}")
+    }
 }
 
 impl TranscriptError {
@@ -201,7 +312,8 @@ impl TranscriptError {
         match self {
             TranscriptError::Delegation { ply, .. }
             | TranscriptError::Transition { ply, .. }
-            | TranscriptError::Signature { ply, .. } => *ply,
+            | TranscriptError::Signature { ply, .. }
+            | TranscriptError::Receipt { ply, .. } => *ply,
             _ => 0,
         }
     }
@@ -211,7 +323,8 @@ impl TranscriptError {
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TranscriptReport {
-    /// Moves that are valid, from ply 1 on (all of them when `error` is `None`).
+    /// Moves that are valid, from ply 1 on (all of them when `error` is `None`, and when
+    /// the error is a receipt's or the signed end's).
     pub valid_plies: u32,
     /// The first problem, if any.
     #[serde(serialize_with = "display_opt")]
@@ -220,7 +333,8 @@ pub struct TranscriptReport {
     pub status: u8,
     /// The FEN of the last valid position.
     pub fen: String,
-    /// Contract wallets whose signatures could not be checked here.
+    /// Addresses (possibly contract wallets) whose signatures count only if pinned
+    /// on-chain, which this verifier was not told.
     pub unchecked: Vec<Address>,
     /// The call that ends or continues the game on-chain.
     pub settlement: Settlement,
@@ -247,7 +361,8 @@ impl Transcript {
 
 impl MoveEntry {
     /// The entry of `mv` with its `signature` and `delegation` index (-1: signed by the
-    /// author's own address); [`message`](MoveEntry::message) is the way back.
+    /// author's own address), without a receipt; [`message`](MoveEntry::message) is the
+    /// way back.
     pub fn signed(mv: &Move, signature: Bytes, delegation: i64) -> MoveEntry {
         MoveEntry {
             game_id: mv.gameId,
@@ -257,9 +372,11 @@ impl MoveEntry {
             history: mv.history,
             white_time: mv.whiteTime,
             black_time: mv.blackTime,
+            timestamp: mv.timestamp,
             previous: mv.previous,
             signature,
             delegation,
+            receipt: None,
         }
     }
 
@@ -274,10 +391,33 @@ impl MoveEntry {
             history: e.history,
             whiteTime: e.white_time,
             blackTime: e.black_time,
+            timestamp: e.timestamp,
             previous: e.previous,
         }
     }
+
+    /// The receipt message of this move at `seen_at`.
+    pub fn receipt_message(&self, seen_at: u64) -> Receipt {
+        receipt_of(&self.message(), seen_at)
+    }
 }
+
+/// The receipt of move `mv` held at `seen_at`: `Receipt(mv.gameId, mv.ply,
+/// hashStruct(mv), seen_at)`.
+pub fn receipt_of(mv: &Move, seen_at: u64) -> Receipt {
+    Receipt {
+        gameId: mv.gameId,
+        ply: mv.ply,
+        position: mv.hash(),
+        seenAt: seen_at,
+    }
+}
+
+/// One verified link: a move, its authorisation, and the opponent's receipt of it.
+type Link = (Move, Auth, Option<(Receipt, Auth)>);
+
+/// Each delegation's wallet signature, checked once, when first used.
+type DelegationCache = Vec<Option<Result<Authorised, AuthError>>>;
 
 impl Transcript {
     /// The authorisation of a signature entry, for `player`'s message at `ply`.
@@ -305,46 +445,41 @@ impl Transcript {
             return Err(TranscriptError::Delegation {
                 ply,
                 what: format!(
-                    "delegation {delegation} is {:?}'s, the message {:?}'s",
-                    entry.player, player
+                    "delegation {delegation} is {}'s, the message {}'s",
+                    entry.player.name(),
+                    player.name()
                 ),
             });
         }
         Ok(Auth {
             signature: signature.clone(),
             delegation: Some(SignedDelegation {
-                delegation: Delegation {
-                    gameId: entry.game_id,
-                    sessionKey: entry.session_key,
-                    firstPly: entry.first_ply,
-                    lastPly: entry.last_ply,
-                },
+                delegation: entry.delegation(),
                 signature: entry.signature.clone(),
             }),
         })
     }
 
-    /// Checks every move (transition, then signature) from the start, then the signed
-    /// end, and says which call settles or disputes the game.
-    pub fn verify(
-        &self,
-        wallets: &impl ContractWallets,
-    ) -> Result<TranscriptReport, TranscriptError> {
+    /// Checks every move (transition, then signature, then its receipt if any) from the
+    /// start, then the signed end, and says which call settles or disputes the game.
+    /// `pins` is what the verifier knows of `ChessChannel`'s pins and revocations, `now`
+    /// its clock (unix seconds), against which a session key's resignation or result is
+    /// judged (moves and receipts are judged by their own signed times).
+    ///
+    /// Only a broken start state is an `Err`; every other problem is the report's
+    /// `error`, with the call for the valid part.
+    pub fn verify(&self, pins: &impl Pins, now: u64) -> Result<TranscriptReport, TranscriptError> {
         let start = self.game.start_move().map_err(TranscriptError::Start)?;
-        let mut chain: Vec<(Move, Auth)> = vec![(start, settlement::no_auth())];
+        let mut chain: Vec<Link> = vec![(start, settlement::no_auth(), None)];
         let mut unchecked = Vec::new();
         let mut error = None;
         let mut bad_settlement = None;
-        // Each delegation's wallet signature is checked once, when first used.
-        let mut delegations: Vec<Option<Result<Authorised, AuthError>>> =
-            vec![None; self.delegations.len()];
-        for i in 0..self.moves.len() {
+        let mut delegations: DelegationCache = vec![None; self.delegations.len()];
+        for (i, entry) in self.moves.iter().enumerate() {
             let mv = self.message(i);
-            let entry = &self.moves[i];
-            let (previous, _) = chain.last().expect("the start is always there");
+            let (previous, _, _) = chain.last().expect("the start is always there");
             let side = match author_of(&mv) {
-                Some(Color::White) => Side::White,
-                Some(Color::Black) => Side::Black,
+                Some(colour) => Side::of(colour),
                 None => {
                     error = Some(TranscriptError::Transition {
                         ply: mv.ply,
@@ -354,32 +489,31 @@ impl Transcript {
                     break;
                 }
             };
-            let auth = match self.auth(&entry.signature, entry.delegation, side, mv.ply) {
-                Ok(a) => a,
+            let signed = self
+                .auth(&entry.signature, entry.delegation, side, mv.ply)
+                .and_then(|auth| {
+                    self.check(
+                        &auth,
+                        entry.delegation,
+                        &mv,
+                        side,
+                        pins,
+                        now,
+                        &mut delegations,
+                    )
+                    .map(|a| (auth, a))
+                    .map_err(|error| TranscriptError::Signature { ply: mv.ply, error })
+                });
+            let auth = match signed {
+                Ok((auth, a)) => {
+                    note(&mut unchecked, a);
+                    auth
+                }
                 Err(e) => {
                     error = Some(e);
                     break;
                 }
             };
-            let signed = self.check(
-                &auth,
-                entry.delegation,
-                &mv,
-                side,
-                wallets,
-                &mut delegations,
-            );
-            match signed {
-                Ok(Authorised::Valid) => {}
-                Ok(Authorised::Unchecked(a)) => unchecked.push(a),
-                Err(e) => {
-                    error = Some(TranscriptError::Signature {
-                        ply: mv.ply,
-                        error: e,
-                    });
-                    break;
-                }
-            }
             if let Err(e) = check_successor(previous, &mv, self.game.increment) {
                 // A signed invalid successor is provable (codes 1 and 3 are not: the
                 // move does not commit to this predecessor or game).
@@ -389,8 +523,9 @@ impl Transcript {
                         (&mv, &auth),
                         side == Side::White,
                         format!(
-                            "{} signed an invalid move at ply {}: {e}",
+                            "{} ({}) signed an invalid move at ply {}: {e}",
                             self.game.player(side.into()),
+                            side.name(),
                             mv.ply
                         ),
                     ));
@@ -401,17 +536,37 @@ impl Transcript {
                 });
                 break;
             }
-            chain.push((mv, auth));
+            let receipt = match &entry.receipt {
+                None => Ok(None),
+                Some(r) => self
+                    .check_receipt(&mv, side.opponent(), r, pins, now, &mut delegations)
+                    .map(|(receipt, auth, a)| {
+                        note(&mut unchecked, a);
+                        Some((receipt, auth))
+                    }),
+            };
+            match receipt {
+                Ok(receipt) => chain.push((mv, auth, receipt)),
+                Err(e) => {
+                    chain.push((mv, auth, None));
+                    error = Some(e);
+                    break;
+                }
+            }
         }
-        let (last, _) = chain.last().expect("the start is always there");
+        let (last, _, _) = chain.last().expect("the start is always there");
         let position = State::from_bytes(&last.state).map_err(TranscriptError::Start)?;
         let status = position.status();
         let settlement = match bad_settlement {
             Some(s) => s,
-            None if error.is_some() => self.dispute(&chain, status, &position),
-            None => match self.signed_end(wallets, &mut unchecked)? {
-                Some(s) => s,
-                None => self.dispute(&chain, status, &position),
+            None if error.is_some() => self.dispute(&chain, status, &position, now),
+            None => match self.signed_end(last, pins, now, &mut unchecked) {
+                Ok(Some(s)) => s,
+                Ok(None) => self.dispute(&chain, status, &position, now),
+                Err(e) => {
+                    error = Some(e);
+                    self.dispute(&chain, status, &position, now)
+                }
             },
         };
         Ok(TranscriptReport {
@@ -426,63 +581,112 @@ impl Transcript {
 
     /// Checks `auth` for `message` on `side`'s behalf, the delegation's own signature
     /// from `cache` (checked there on first use).
-    fn check<M: crate::messages::Message>(
+    #[allow(clippy::too_many_arguments)]
+    fn check<M: Message>(
         &self,
         auth: &Auth,
         delegation: i64,
         message: &M,
         side: Side,
-        wallets: &impl ContractWallets,
-        cache: &mut [Option<Result<Authorised, AuthError>>],
+        pins: &impl Pins,
+        now: u64,
+        cache: &mut DelegationCache,
     ) -> Result<Authorised, AuthError> {
         let player = self.game.player(side.into());
         let (Some(signed), Ok(index)) = (&auth.delegation, usize::try_from(delegation)) else {
-            return auth.verify(&self.domain, message, player, wallets);
+            return auth.verify(&self.domain, message, player, pins, now);
         };
         let outer = cache[index]
-            .get_or_insert_with(|| signed.verify(&self.domain, player, wallets))
+            .get_or_insert_with(|| signed.verify(&self.domain, player, pins))
             .clone()?;
-        auth.verify_by_session(&self.domain, message)?;
+        auth.verify_by_session(&self.domain, message, player, pins, now)?;
         Ok(outer)
     }
 
-    /// The signed result or resignation, checked, as its settling call.
+    /// The receipt `entry` of move `mv`, signed on behalf of `by` (the side to move after
+    /// it): timed between the move's stamp and `STAMP_TOLERANCE` after it, as the
+    /// contract accepts it (CHANNEL.md 7.3), and signed.
+    fn check_receipt(
+        &self,
+        mv: &Move,
+        by: Side,
+        entry: &ReceiptEntry,
+        pins: &impl Pins,
+        now: u64,
+        cache: &mut DelegationCache,
+    ) -> Result<(Receipt, Auth, Authorised), TranscriptError> {
+        let bad = |what: String| TranscriptError::Receipt { ply: mv.ply, what };
+        let receipt = receipt_of(mv, entry.seen_at);
+        if entry.seen_at < mv.timestamp {
+            return Err(bad(format!(
+                "says {} held it at {}, before the move's stamp {}",
+                by.name(),
+                entry.seen_at,
+                mv.timestamp
+            )));
+        }
+        if entry.seen_at > mv.timestamp.saturating_add(STAMP_TOLERANCE) {
+            return Err(bad(format!(
+                "is timed {} s after the move's stamp; the contract accepts at most {STAMP_TOLERANCE} s",
+                entry.seen_at - mv.timestamp
+            )));
+        }
+        let auth = self
+            .auth(&entry.signed.signature, entry.signed.delegation, by, mv.ply)
+            .map_err(|e| bad(format!("has a bad delegation: {e}")))?;
+        let a = self
+            .check(
+                &auth,
+                entry.signed.delegation,
+                &receipt,
+                by,
+                pins,
+                now,
+                cache,
+            )
+            .map_err(|e| bad(format!("is not signed on behalf of {}: {e}", by.name())))?;
+        Ok((receipt, auth, a))
+    }
+
+    /// The signed result or resignation, checked against the latest move `last`, as its
+    /// settling call.
     fn signed_end(
         &self,
-        wallets: &impl ContractWallets,
+        last: &Move,
+        pins: &impl Pins,
+        now: u64,
         unchecked: &mut Vec<Address>,
     ) -> Result<Option<Settlement>, TranscriptError> {
-        let mut note = |a: Authorised| {
-            if let Authorised::Unchecked(w) = a {
-                unchecked.push(w);
-            }
-        };
         if let Some(r) = &self.result {
             if !(1..=3).contains(&r.result) {
                 return Err(TranscriptError::End(format!(
-                    "result {} is not 1, 2 or 3",
+                    "result {} is not 1 (white wins), 2 (black wins) or 3 (draw)",
                     r.result
                 )));
             }
+            self.check_position("result", r.game_id, r.ply, r.position, last)?;
             let message = ResultMessage {
                 gameId: r.game_id,
                 ply: r.ply,
+                position: r.position,
                 result: r.result,
             };
             let white = self.auth(&r.white.signature, r.white.delegation, Side::White, r.ply)?;
             let black = self.auth(&r.black.signature, r.black.delegation, Side::Black, r.ply)?;
             for (auth, side) in [(&white, Color::White), (&black, Color::Black)] {
                 let a = auth
-                    .verify(&self.domain, &message, self.game.player(side), wallets)
+                    .verify(&self.domain, &message, self.game.player(side), pins, now)
                     .map_err(|error| TranscriptError::Signature { ply: r.ply, error })?;
-                note(a);
+                note(unchecked, a);
             }
             return Ok(Some(settlement::settle(&message, &white, &black)));
         }
         if let Some(r) = &self.resignation {
+            self.check_position("resignation", r.game_id, r.ply, r.position, last)?;
             let message = Resignation {
                 gameId: r.game_id,
                 ply: r.ply,
+                position: r.position,
             };
             let auth = self.auth(&r.signed.signature, r.signed.delegation, r.by, r.ply)?;
             let a = auth
@@ -490,10 +694,11 @@ impl Transcript {
                     &self.domain,
                     &message,
                     self.game.player(r.by.into()),
-                    wallets,
+                    pins,
+                    now,
                 )
                 .map_err(|error| TranscriptError::Signature { ply: r.ply, error })?;
-            note(a);
+            note(unchecked, a);
             return Ok(Some(settlement::resign(
                 &message,
                 &auth,
@@ -503,28 +708,82 @@ impl Transcript {
         Ok(None)
     }
 
-    /// The call for the latest valid pair: it ends a decided position, claims a draw
-    /// that applies, or registers it for on-chain play.
-    fn dispute(&self, chain: &[(Move, Auth)], status: Status, position: &State) -> Settlement {
+    /// A signed end must name this game, the latest move's ply and its `hashStruct`.
+    fn check_position(
+        &self,
+        what: &'static str,
+        game_id: U256,
+        ply: u32,
+        position: B256,
+        last: &Move,
+    ) -> Result<(), TranscriptError> {
+        if game_id != self.game.game_id {
+            return Err(TranscriptError::WrongGame {
+                what,
+                expected: self.game.game_id,
+                got: game_id,
+            });
+        }
+        if ply < last.ply {
+            return Err(TranscriptError::Lapsed {
+                what,
+                ply,
+                latest: last.ply,
+            });
+        }
+        if ply > last.ply || position != last.hash() {
+            return Err(TranscriptError::WrongPosition {
+                what,
+                ply,
+                latest: last.ply,
+            });
+        }
+        Ok(())
+    }
+
+    /// The call for the latest valid pair: it registers it for on-chain play (a decided
+    /// position with its pending outcome), with a draw claim to make after the window
+    /// when one applies.
+    fn dispute(&self, chain: &[Link], status: Status, position: &State, now: u64) -> Settlement {
         if chain.len() == 1 {
             return settlement::register_start(&chain[0].0);
         }
-        let (previous, previous_auth) = &chain[chain.len() - 2];
-        let (last, last_auth) = &chain[chain.len() - 1];
+        let (previous, previous_auth, _) = &chain[chain.len() - 2];
+        let (last, last_auth, receipt) = &chain[chain.len() - 1];
         let pair = ((previous, previous_auth), (last, last_auth));
-        let current = (B256::ZERO, U256::ZERO);
+        let receipt = receipt.as_ref().map(|(r, a)| (r, a));
+        let to_move = author_of(last).map_or("the side to move", |c| Side::of(!c).name());
+        let timing = match receipt {
+            Some((r, _)) => format!(
+                " with {to_move}'s receipt (its clock runs from {})",
+                r.seenAt
+            ),
+            None if now > last.timestamp.saturating_add(STAMP_TOLERANCE) => format!(
+                " (without {to_move}'s receipt the move must reach the chain within {STAMP_TOLERANCE} s of its stamp {}; it is {} s old, so the contract refuses it as StaleMove)",
+                last.timestamp,
+                now - last.timestamp
+            ),
+            None => format!(
+                " (without {to_move}'s receipt: send it within {STAMP_TOLERANCE} s of the move's stamp {})",
+                last.timestamp
+            ),
+        };
         if let Some(ends) = decided(status, position) {
             return settlement::register(
                 pair.0,
                 pair.1,
-                current,
+                receipt,
                 Some(ends),
-                format!("the last signed move ends the game ({})", status.name()),
+                format!(
+                    "the last signed move ends the game ({}): register ply {}{timing}; after the response window anyone finishes it with ChessReferee.finishRegistered",
+                    status.name(),
+                    last.ply
+                ),
             );
         }
         // A draw claim is never made from signed positions directly (an old pair could be
         // cited long after play went on): register, and once the response window is over
-        // (nobody overtook), claim on the referee (CHANNEL.md 7.4).
+        // (nobody overtook), claim on the referee (CHANNEL.md 7.5).
         let claim = if position.halfmove_clock() >= 100 {
             "; then, after the response window, claim the fifty-move draw with ChessReferee.claimDraw"
         } else {
@@ -539,13 +798,34 @@ impl Transcript {
         settlement::register(
             pair.0,
             pair.1,
-            current,
+            receipt,
             None,
             format!(
-                "register ply {}: on-chain play continues from there{claim}",
+                "register ply {}{timing}: on-chain play continues from there after the response window{claim}",
                 last.ply
             ),
         )
+    }
+}
+
+impl DelegationEntry {
+    /// The delegation message.
+    pub fn delegation(&self) -> Delegation {
+        Delegation {
+            gameId: self.game_id,
+            sessionKey: self.session_key,
+            firstPly: self.first_ply,
+            lastPly: self.last_ply,
+            expires: self.expires,
+        }
+    }
+}
+
+fn note(unchecked: &mut Vec<Address>, a: Authorised) {
+    if let Authorised::Unchecked(w) = a
+        && !unchecked.contains(&w)
+    {
+        unchecked.push(w);
     }
 }
 
@@ -564,9 +844,9 @@ fn decided(status: Status, position: &State) -> Option<(u8, u8)> {
 
 /// The threefold witness of the chain's last position: the repetition keys since the
 /// last irreversible move (REFEREE.md section 4), oldest first.
-fn witness(chain: &[(Move, Auth)]) -> Vec<B256> {
+fn witness(chain: &[Link]) -> Vec<B256> {
     let mut keys = Vec::new();
-    for (mv, _) in chain.iter().rev() {
+    for (mv, _, _) in chain.iter().rev() {
         let Ok(state) = State::from_bytes(&mv.state) else {
             break;
         };
@@ -577,4 +857,294 @@ fn witness(chain: &[(Move, Auth)]) -> Vec<B256> {
     }
     keys.reverse();
     keys
+}
+
+#[cfg(all(test, feature = "signer"))]
+mod tests {
+    use alloy_primitives::{Address, B256, U256, keccak256};
+    use alloy_signer_local::PrivateKeySigner;
+    use alloy_sol_types::SolCall;
+    use chessref_core::{Color, Move as ChessMove};
+
+    use super::*;
+    use crate::auth::NoPins;
+    use crate::client::{OffChainGame, Seat};
+    use crate::messages::IChessChannel;
+
+    const T0: u64 = 1_800_000_000;
+
+    fn key(label: &str) -> PrivateKeySigner {
+        PrivateKeySigner::from_bytes(&keccak256(label)).expect("a key")
+    }
+
+    /// Four moves: white signs directly, black by a session key; every move
+    /// acknowledged.
+    fn game() -> OffChainGame {
+        game_with(60)
+    }
+
+    fn game_with(initial_time: u32) -> OffChainGame {
+        let domain = ChannelDomain {
+            chain_id: 5,
+            verifying_contract: Address::repeat_byte(9),
+        };
+        let (w, b) = (key("white"), key("black"));
+        let terms = ChannelGame {
+            game_id: U256::from(11),
+            white: w.address(),
+            black: b.address(),
+            initial_time,
+            increment: 1,
+            response_window: 600,
+            start_state: None,
+        };
+        let expires = terms.key_expiry(T0, 100);
+        let black =
+            Seat::with_session(b, key("black session"), &domain, &terms, expires).expect("signing");
+        let mut g = OffChainGame::new(domain, terms, Seat::wallet(w), black).expect("start");
+        for (i, uci) in ["e2e4", "e7e5", "g1f3", "b8c6"].iter().enumerate() {
+            let at = T0 + 5 * (i as u64 + 1);
+            g.play(ChessMove::from_uci(uci).expect("uci"), at)
+                .expect("legal");
+            g.receipt(at + 1).expect("signing");
+        }
+        g
+    }
+
+    #[test]
+    fn test_signed_ends_of_the_latest_position_settle() {
+        let g = game();
+        let agreed = g.transcript_agreed(3).expect("signing");
+        let report = agreed.verify(&NoPins, T0 + 60).expect("verifiable");
+        assert_eq!(report.error, None);
+        assert_eq!(report.valid_plies, 4);
+        assert_eq!(report.settlement.call, "settle");
+        let resigned = g.transcript_resigned(Color::Black).expect("signing");
+        let report = resigned.verify(&NoPins, T0 + 60).expect("verifiable");
+        assert_eq!(report.error, None);
+        assert_eq!(report.settlement.call, "resignBySignature");
+        assert_eq!(report.settlement.ends, Some((1, 5)));
+    }
+
+    #[test]
+    fn test_a_result_or_resignation_of_another_game_is_refused() {
+        let g = game();
+        // Signed properly, but for game 12: v1 never compared the game id.
+        let mut other = g.clone();
+        other.game.game_id = U256::from(12);
+        let mut t = g.transcript();
+        let mut elsewhere = other.transcript_agreed(3).expect("signing");
+        t.result = elsewhere.result.take();
+        let report = t.verify(&NoPins, T0 + 60).expect("verifiable");
+        assert_eq!(
+            report.error,
+            Some(TranscriptError::WrongGame {
+                what: "result",
+                expected: U256::from(11),
+                got: U256::from(12),
+            })
+        );
+        assert_eq!(report.settlement.call, "register", "not settled");
+        assert!(
+            report
+                .error
+                .expect("refused")
+                .to_string()
+                .contains("is for game 12, but this transcript is game 11")
+        );
+
+        let mut t = g.transcript();
+        let mut elsewhere = other.transcript_resigned(Color::White).expect("signing");
+        t.resignation = elsewhere.resignation.take();
+        let report = t.verify(&NoPins, T0 + 60).expect("verifiable");
+        assert!(
+            matches!(
+                report.error,
+                Some(TranscriptError::WrongGame {
+                    what: "resignation",
+                    ..
+                })
+            ),
+            "{:?}",
+            report.error
+        );
+        assert_ne!(report.settlement.call, "resignBySignature");
+    }
+
+    #[test]
+    fn test_a_result_naming_another_position_is_refused() {
+        let g = game();
+        let mut t = g.transcript_agreed(1).expect("signing");
+        t.result.as_mut().expect("result").position = B256::repeat_byte(1);
+        let report = t.verify(&NoPins, T0 + 60).expect("verifiable");
+        assert!(
+            matches!(
+                report.error,
+                Some(TranscriptError::WrongPosition {
+                    ply: 4,
+                    latest: 4,
+                    ..
+                })
+            ),
+            "{:?}",
+            report.error
+        );
+        // A resignation at an earlier ply has lapsed.
+        let mut early = g.clone();
+        early.moves.truncate(3);
+        let mut t = g.transcript();
+        t.resignation = early
+            .transcript_resigned(Color::White)
+            .expect("signing")
+            .resignation;
+        let report = t.verify(&NoPins, T0 + 60).expect("verifiable");
+        let error = report.error.expect("lapsed");
+        assert_eq!(
+            error.to_string(),
+            "the resignation was signed at ply 2, but play went on to ply 4: it has lapsed"
+        );
+    }
+
+    #[test]
+    fn test_session_key_agreements_are_judged_at_the_verifiers_clock() {
+        let g = game();
+        let t = g.transcript_resigned(Color::Black).expect("signing");
+        let expires = t.delegations[0].expires;
+        let report = t.verify(&NoPins, expires).expect("verifiable");
+        assert_eq!(report.error, None);
+        let report = t.verify(&NoPins, expires + 1).expect("verifiable");
+        assert!(
+            matches!(
+                report.error,
+                Some(TranscriptError::Signature {
+                    error: AuthError::KeyExpired { .. },
+                    ..
+                })
+            ),
+            "{:?}",
+            report.error
+        );
+        // Moves and receipts are evidence: bound by their own stamps, whatever the clock.
+        let report = g
+            .transcript()
+            .verify(&NoPins, u64::MAX)
+            .expect("verifiable");
+        assert_eq!(report.error, None);
+    }
+
+    #[test]
+    fn test_a_key_rotated_mid_game_verifies() {
+        let mut g = game();
+        let (domain, id) = (g.domain, g.game.game_id);
+        g.seat_mut(Color::Black)
+            .rotate(key("black session 2"), &domain, id, 6, T0 + 10_000)
+            .expect("signing");
+        for (i, uci) in ["f1c4", "g8f6"].iter().enumerate() {
+            let at = T0 + 25 + 5 * i as u64;
+            g.play(ChessMove::from_uci(uci).expect("uci"), at)
+                .expect("legal");
+            g.receipt(at + 1).expect("signing");
+        }
+        let t = g.transcript_resigned(Color::Black).expect("signing");
+        assert_eq!(t.delegations.len(), 2);
+        assert_eq!(
+            t.moves[4]
+                .receipt
+                .as_ref()
+                .expect("receipt")
+                .signed
+                .delegation,
+            -1,
+            "ply 5's receipt by black's wallet: the new key starts at ply 6"
+        );
+        assert_eq!(t.moves[3].delegation, 0, "ply 4 by the first key");
+        assert_eq!(t.moves[5].delegation, 1, "ply 6 by the rotated key");
+        assert_eq!(t.resignation.as_ref().expect("signed").signed.delegation, 1);
+        let report = t.verify(&NoPins, T0 + 60).expect("verifiable");
+        assert_eq!(report.error, None);
+        assert_eq!(report.valid_plies, 6);
+        assert_eq!(report.settlement.call, "resignBySignature");
+    }
+
+    #[test]
+    fn test_a_move_stamped_after_its_keys_expiry_is_refused() {
+        // Black rotates to a key that expires at T0 + 12, and signs ply 2 at T0 + 13
+        // (well within its time: the key is the problem, not the flag).
+        let mut g = game();
+        g.moves.truncate(2);
+        g.receipts.clear();
+        let (domain, id) = (g.domain, g.game.game_id);
+        let expires = T0 + 12;
+        g.seat_mut(Color::Black)
+            .rotate(key("short-lived"), &domain, id, 2, expires)
+            .expect("signing");
+        g.play(ChessMove::from_uci("e7e5").expect("uci"), expires + 1)
+            .expect("legal");
+        let t = g.transcript();
+        let report = t.verify(&NoPins, T0).expect("verifiable");
+        let error = report.error.expect("expired");
+        assert_eq!(error.ply(), 2);
+        assert!(
+            matches!(
+                error,
+                TranscriptError::Signature {
+                    error: AuthError::KeyExpired { at, .. },
+                    ..
+                } if at == expires + 1
+            ),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn test_registration_carries_the_latest_receipt() {
+        let g = game();
+        let t = g.transcript();
+        let report = t.verify(&NoPins, T0 + 60).expect("verifiable");
+        assert_eq!(report.settlement.call, "register");
+        let call = IChessChannel::registerCall::abi_decode(&report.settlement.calldata)
+            .expect("register calldata");
+        assert_eq!(call.last.ply, 4);
+        assert_eq!(call.previous.ply, 3);
+        assert_eq!(call.receipt.position, call.last.hash());
+        assert_eq!(call.receipt.seenAt, call.last.timestamp + 1);
+        assert_eq!(call.receiptAuth.signature, g.receipts[&4].1.signature);
+        // Without receipts: the zero receipt.
+        let mut bare = t.clone();
+        for m in &mut bare.moves {
+            m.receipt = None;
+        }
+        let report = bare.verify(&NoPins, T0 + 100).expect("verifiable");
+        let call = IChessChannel::registerCall::abi_decode(&report.settlement.calldata)
+            .expect("register calldata");
+        assert_eq!(call.receipt.position, B256::ZERO);
+        assert!(
+            report.settlement.why.contains("StaleMove"),
+            "{}",
+            report.settlement.why
+        );
+    }
+
+    #[test]
+    fn test_a_flagged_player_cannot_sign_an_honest_move() {
+        let mut g = game();
+        // White had 57 s at ply 4; 70 s later its flag has fallen.
+        let last = g.last().timestamp;
+        let error = g
+            .play(ChessMove::from_uci("f1c4").expect("uci"), last + 70)
+            .expect_err("flag fell");
+        assert!(error.to_string().contains("flag had fallen"), "{error}");
+        let error = g
+            .play(ChessMove::from_uci("f1c4").expect("uci"), last - 1)
+            .expect_err("backwards");
+        assert!(
+            error.to_string().contains("before its predecessor"),
+            "{error}"
+        );
+        let m = g
+            .play(ChessMove::from_uci("f1c4").expect("uci"), last + 7)
+            .expect("in time");
+        // 60 + 1 after ply 1 (not charged), 61 - 5 + 1 at ply 3, now 57 - 7 + 1.
+        assert_eq!(m.whiteTime, 51);
+    }
 }

@@ -1,7 +1,7 @@
 //! CHANNEL.md section 6: when a move message is a valid successor of the one before.
 
 use alloy_primitives::U256;
-use chessref_core::{Rejection, State, StateError, Status, chain};
+use chessref_core::{Color, Rejection, State, StateError, Status, chain};
 use thiserror::Error;
 
 use crate::messages::{Message, Move, author_of};
@@ -31,10 +31,53 @@ pub enum TransitionError {
     /// Code 3: `previous` is not the predecessor's `hashStruct`.
     #[error("the move names another predecessor than this one")]
     WrongPrevious,
-    /// Code 4: the mover cut the opponent's time, or raised its own by more than the
-    /// increment (or the state is not 128 bytes, so there is no mover).
-    #[error("{0}")]
-    BadTime(String),
+    /// Code 4: the state is not 128 bytes, so the move has no author whose time to
+    /// check (the contract reverts `BadStateLength`).
+    #[error("the state is {0} bytes, not 128, so the move has no author")]
+    BadStateLength(usize),
+    /// Code 4: the move is stamped before its predecessor (signed time never runs
+    /// backwards).
+    #[error("the move is stamped at {got}, before its predecessor's stamp {previous}")]
+    TimeBackwards {
+        /// The predecessor's `timestamp`.
+        previous: u64,
+        /// The move's `timestamp`.
+        got: u64,
+    },
+    /// Code 4: the move was signed after its author's flag fell: more time elapsed
+    /// between the two stamps than the author had left.
+    #[error(
+        "the move was signed {elapsed} s after its predecessor, but its author had only {remaining} s left: its flag had fallen"
+    )]
+    FlagFell {
+        /// Seconds between the predecessor's stamp and the move's.
+        elapsed: u64,
+        /// The author's time in the predecessor.
+        remaining: u32,
+    },
+    /// Code 4: the author claims more time left than its time in the predecessor, less
+    /// the elapsed time, plus the increment.
+    #[error(
+        "the mover claims {claimed} s left, at most {allowed} s are allowed ({remaining} s - {elapsed} s elapsed + the increment)"
+    )]
+    TooMuchTime {
+        /// The author's time in the move.
+        claimed: u32,
+        /// The most it may be.
+        allowed: u64,
+        /// The author's time in the predecessor.
+        remaining: u32,
+        /// Seconds charged.
+        elapsed: u64,
+    },
+    /// Code 4: the mover changed its opponent's time.
+    #[error("the mover set the opponent's time to {got} s; it was {was} s")]
+    OtherTimeChanged {
+        /// The opponent's time in the predecessor.
+        was: u32,
+        /// The opponent's time in the move.
+        got: u32,
+    },
     /// Code 6 with rule code 0: the predecessor's state is not a valid state (not 128
     /// bytes, or a section 7 rule broken).
     #[error("the predecessor's state is invalid: {0}")]
@@ -60,7 +103,11 @@ impl TransitionError {
             TransitionError::WrongGame { .. } => 1,
             TransitionError::WrongPly { .. } => 2,
             TransitionError::WrongPrevious => 3,
-            TransitionError::BadTime(_) => 4,
+            TransitionError::BadStateLength(_)
+            | TransitionError::TimeBackwards { .. }
+            | TransitionError::FlagFell { .. }
+            | TransitionError::TooMuchTime { .. }
+            | TransitionError::OtherTimeChanged { .. } => 4,
             TransitionError::GameOver(_) => 5,
             TransitionError::InvalidPosition(_) | TransitionError::IllegalMove(_) => 6,
             TransitionError::WrongState => 7,
@@ -133,49 +180,69 @@ pub fn check_successor(
     Ok(after)
 }
 
-/// Code 4: the author may lower its own time or raise it by at most the increment;
-/// the opponent's time must be what the predecessor said.
+/// Code 4 (CHANNEL.md 6): stamps never run backwards; the author is charged the time
+/// between its predecessor's stamp and its own (0 after the start move), may not have
+/// run out of it, claims at most what is left plus the increment, and leaves the
+/// other's time alone.
 fn check_times(previous: &Move, next: &Move, increment: u32) -> Result<(), TransitionError> {
     let Some(author) = author_of(next) else {
-        return Err(TransitionError::BadTime(format!(
-            "the state is {} bytes, not 128, so the move has no author",
-            next.state.len()
-        )));
+        return Err(TransitionError::BadStateLength(next.state.len()));
     };
-    let (own_before, own, other_before, other) = match author {
-        chessref_core::Color::White => (
-            previous.whiteTime,
-            next.whiteTime,
-            previous.blackTime,
-            next.blackTime,
-        ),
-        chessref_core::Color::Black => (
-            previous.blackTime,
-            next.blackTime,
-            previous.whiteTime,
-            next.whiteTime,
-        ),
-    };
-    if other != other_before {
-        return Err(TransitionError::BadTime(format!(
-            "the mover set the opponent's time to {other} s; it was {other_before} s"
-        )));
+    if next.timestamp < previous.timestamp {
+        return Err(TransitionError::TimeBackwards {
+            previous: previous.timestamp,
+            got: next.timestamp,
+        });
     }
-    if u64::from(own) > u64::from(own_before) + u64::from(increment) {
-        return Err(TransitionError::BadTime(format!(
-            "the mover raised its own time from {own_before} s to {own} s, more than the increment of {increment} s"
-        )));
+    let elapsed = if previous.ply == 0 {
+        0
+    } else {
+        next.timestamp - previous.timestamp
+    };
+    let (qa, ma, qo, mo) = match author {
+        Color::White => (
+            previous.whiteTime,
+            next.whiteTime,
+            previous.blackTime,
+            next.blackTime,
+        ),
+        Color::Black => (
+            previous.blackTime,
+            next.blackTime,
+            previous.whiteTime,
+            next.whiteTime,
+        ),
+    };
+    if elapsed > u64::from(qa) {
+        return Err(TransitionError::FlagFell {
+            elapsed,
+            remaining: qa,
+        });
+    }
+    let allowed = u64::from(qa) - elapsed + u64::from(increment);
+    if u64::from(ma) > allowed {
+        return Err(TransitionError::TooMuchTime {
+            claimed: ma,
+            allowed,
+            remaining: qa,
+            elapsed,
+        });
+    }
+    if mo != qo {
+        return Err(TransitionError::OtherTimeChanged { was: qo, got: mo });
     }
     Ok(())
 }
 
-/// The move message that plays `mv` after `previous`, its author having spent `spent`
-/// seconds (clamped at its remaining time) and gained `increment`: what an honest
-/// client signs. Errors if `previous` is not a live valid position or `mv` is illegal.
+/// The move message that plays `mv` after `previous`, signed by its author at unix time
+/// `timestamp`: what an honest client signs. The author is charged the time since
+/// `previous`'s stamp (nothing after the start move) and gains `increment` (its time
+/// is capped at 2^32-1). Errors if `previous` is not a live valid position, `mv` is
+/// illegal, `timestamp` is before `previous`'s, or the author's flag has fallen.
 pub fn successor(
     previous: &Move,
     mv: impl Into<chessref_core::RawMove>,
-    spent: u32,
+    timestamp: u64,
     increment: u32,
 ) -> Result<Move, TransitionError> {
     let before = State::from_bytes(&previous.state).map_err(TransitionError::InvalidPosition)?;
@@ -185,10 +252,30 @@ pub fn successor(
     }
     let raw = mv.into();
     let after = before.play(raw).map_err(TransitionError::IllegalMove)?;
-    let tick = |time: u32| time.saturating_sub(spent).saturating_add(increment);
+    if timestamp < previous.timestamp {
+        return Err(TransitionError::TimeBackwards {
+            previous: previous.timestamp,
+            got: timestamp,
+        });
+    }
+    let elapsed = if previous.ply == 0 {
+        0
+    } else {
+        timestamp - previous.timestamp
+    };
+    let tick = |time: u32| -> Result<u32, TransitionError> {
+        if elapsed > u64::from(time) {
+            return Err(TransitionError::FlagFell {
+                elapsed,
+                remaining: time,
+            });
+        }
+        let left = u64::from(time) - elapsed + u64::from(increment);
+        Ok(u32::try_from(left).unwrap_or(u32::MAX))
+    };
     let (white, black) = match before.turn() {
-        chessref_core::Color::White => (tick(previous.whiteTime), previous.blackTime),
-        chessref_core::Color::Black => (previous.whiteTime, tick(previous.blackTime)),
+        Color::White => (tick(previous.whiteTime)?, previous.blackTime),
+        Color::Black => (previous.whiteTime, tick(previous.blackTime)?),
     };
     Ok(Move {
         gameId: previous.gameId,
@@ -198,6 +285,7 @@ pub fn successor(
         history: chain::after(previous.history, &after),
         whiteTime: white,
         blackTime: black,
+        timestamp,
         previous: previous.hash(),
     })
 }

@@ -6,15 +6,23 @@ use alloy_primitives::{B256, U256, aliases::U24};
 use alloy_signer_local::PrivateKeySigner;
 use chessref_channel::messages::author_of;
 use chessref_channel::signer::{delegate, sign};
-use chessref_channel::transcript::{DelegationEntry, MoveEntry, Side};
+use chessref_channel::transcript::{
+    DelegationEntry, MoveEntry, ReceiptEntry, Side, SignatureEntry, receipt_of,
+};
 use chessref_channel::{
-    ChannelDomain, ChannelGame, Move, NoContractWallets, Transcript, TranscriptError, successor,
+    ChannelDomain, ChannelGame, Move, NoPins, Transcript, TranscriptError, successor,
 };
 use chessref_core::{Color, State, Status};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 const INCREMENT: u32 = 3;
+/// When the games start (unix seconds).
+const JOINED_AT: u64 = 1_800_000_000;
+/// Session keys' expiry: long after every game.
+const EXPIRES: u64 = JOINED_AT + 100_000;
+/// The verifier's clock.
+const NOW: u64 = JOINED_AT + 5_000;
 
 struct Players {
     white: PrivateKeySigner,
@@ -32,8 +40,9 @@ fn key(rng: &mut ChaCha8Rng) -> PrivateKeySigner {
     }
 }
 
-/// An honest game of up to `plies` random legal moves; moves signed directly or by
-/// each side's session key at random.
+/// An honest game of up to `plies` random legal moves, stamped a few seconds apart;
+/// moves (and the receipts of about half of them) signed directly or by each side's
+/// session key at random.
 fn honest(rng: &mut ChaCha8Rng, game_id: u64, plies: usize) -> (Transcript, Players, Vec<Move>) {
     let p = Players {
         white: key(rng),
@@ -61,19 +70,21 @@ fn honest(rng: &mut ChaCha8Rng, game_id: u64, plies: usize) -> (Transcript, Play
     ]
     .iter()
     .map(|(side, wallet, session)| {
-        let d = delegate(wallet, &domain, id, session.address(), 1, u32::MAX).unwrap();
+        let d = delegate(wallet, &domain, id, session.address(), 1, u32::MAX, EXPIRES).unwrap();
         DelegationEntry {
             player: *side,
             game_id: id,
             session_key: session.address(),
             first_ply: 1,
             last_ply: u32::MAX,
+            expires: EXPIRES,
             signature: d.signature,
         }
     })
     .collect();
     let mut moves = vec![game.start_move().unwrap()];
     let mut entries = Vec::new();
+    let mut clock = JOINED_AT;
     for _ in 0..plies {
         let last = moves.last().unwrap();
         let state = State::from_bytes(&last.state).unwrap();
@@ -82,16 +93,36 @@ fn honest(rng: &mut ChaCha8Rng, game_id: u64, plies: usize) -> (Transcript, Play
         }
         let legal = state.legal_moves();
         let mv = legal[rng.random_range(0..legal.len())];
-        let next = successor(last, mv, rng.random_range(0..20), INCREMENT).unwrap();
-        let (wallet, session, index) = match author_of(&next).unwrap() {
+        // At most 14 s a move: 40 moves a side never reach 600 s + the increments.
+        clock += rng.random_range(0..15);
+        let next = successor(last, mv, clock, INCREMENT).unwrap();
+        let keys = |c: Color| match c {
             Color::White => (&p.white, &p.white_session, 0),
             Color::Black => (&p.black, &p.black_session, 1),
         };
-        let e = if rng.random_bool(0.5) {
+        let author = author_of(&next).unwrap();
+        let (wallet, session, index) = keys(author);
+        let mut e = if rng.random_bool(0.5) {
             MoveEntry::signed(&next, sign(wallet, &domain, &next).unwrap(), -1)
         } else {
             MoveEntry::signed(&next, sign(session, &domain, &next).unwrap(), index)
         };
+        if rng.random_bool(0.5) {
+            let receipt = receipt_of(&next, clock + rng.random_range(0..5));
+            let (wallet, session, index) = keys(!author);
+            let (key, delegation) = if rng.random_bool(0.5) {
+                (wallet, -1)
+            } else {
+                (session, index)
+            };
+            e.receipt = Some(ReceiptEntry {
+                seen_at: receipt.seenAt,
+                signed: SignatureEntry {
+                    signature: sign(key, &domain, &receipt).unwrap(),
+                    delegation,
+                },
+            });
+        }
         entries.push(e);
         moves.push(next);
     }
@@ -114,7 +145,7 @@ fn test_honest_random_games_verify_to_the_end() {
     let mut rng = ChaCha8Rng::seed_from_u64(0xc4a7);
     for game in 1..=60 {
         let (t, _, moves) = honest(&mut rng, game, 80);
-        let report = t.verify(&NoContractWallets).unwrap();
+        let report = t.verify(&NoPins, NOW).unwrap();
         assert_eq!(report.error, None, "game {game}");
         assert_eq!(report.valid_plies as usize, moves.len() - 1);
         let json = serde_json::to_string(&t).unwrap();
@@ -129,7 +160,7 @@ fn test_honest_random_games_verify_to_the_end() {
 #[test]
 fn test_one_cheat_is_found_at_its_ply() {
     let mut rng = ChaCha8Rng::seed_from_u64(0xbad);
-    let mut kinds = [0usize; 6];
+    let mut kinds = [0usize; 8];
     for game in 1..=300 {
         let (mut t, p, moves) = honest(&mut rng, game, 40);
         if moves.len() < 3 {
@@ -143,7 +174,7 @@ fn test_one_cheat_is_found_at_its_ply() {
         } else {
             &p.black
         };
-        let kind = rng.random_range(0..6);
+        let kind = rng.random_range(0..8);
         kinds[kind] += 1;
         let resign = |m: &Move| MoveEntry::signed(m, sign(wallet, &t.domain, m).unwrap(), -1);
         let (bad, expect_code) = match kind {
@@ -199,6 +230,29 @@ fn test_one_cheat_is_found_at_its_ply() {
                 }),
                 Some(8),
             ),
+            // Stamped before its predecessor, signed.
+            5 => {
+                if at == 1 {
+                    continue; // the start move is stamped 0
+                }
+                (
+                    resign(&Move {
+                        timestamp: moves[at - 1].timestamp - 1,
+                        ..honest.clone()
+                    }),
+                    Some(4),
+                )
+            }
+            // One second more than the author has left, signed.
+            6 => {
+                let mut m = honest.clone();
+                if author == Color::White {
+                    m.whiteTime += 1
+                } else {
+                    m.blackTime += 1
+                };
+                (resign(&m), Some(4))
+            }
             // Signed by the opponent.
             _ => {
                 let other = if author == Color::White {
@@ -213,7 +267,7 @@ fn test_one_cheat_is_found_at_its_ply() {
             }
         };
         t.moves[at - 1] = bad;
-        let report = t.verify(&NoContractWallets).unwrap();
+        let report = t.verify(&NoPins, NOW).unwrap();
         let error = report
             .error
             .clone()

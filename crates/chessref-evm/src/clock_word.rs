@@ -2,7 +2,8 @@
 //! field (REFEREE.md section 3). Bit offsets from the least significant bit: 0..39 the
 //! timestamp of the join or last move, 40..71 white's budget, 72..103 black's budget
 //! (seconds left + unused grace), 104..135 increment, 136..167 ply, 168 white offers a
-//! draw, 169 black offers a draw, 170 custom start, 176..207 first-move window.
+//! draw, 169 black offers a draw, 170 custom start, 171..173 the pending status of a
+//! registered decided position (docs/CHANNEL.md 7.3), 176..207 first-move window.
 
 use alloy_primitives::U256;
 use chessref_core::Color;
@@ -74,6 +75,28 @@ impl ClockWord {
     pub fn first_move_window(self) -> u64 {
         self.field(176, 32)
     }
+
+    /// The section 8 status (1-4) of a channel game's registered decided position, which
+    /// `finishRegistered` ends the game by; 0 for any other position.
+    pub fn pending_status(self) -> u8 {
+        self.field(171, 3) as u8
+    }
+
+    /// When the side to move's time starts being charged (`ClockWord.turnStart`): the last
+    /// timestamp, plus the first-move window for a first move (ply < 2) from a custom start.
+    pub fn turn_start(self) -> u64 {
+        let from = self.last_timestamp();
+        if self.custom_start() && self.ply() < 2 {
+            from + self.first_move_window()
+        } else {
+            from
+        }
+    }
+
+    /// The last second at which `colour`, to move, may still move (grace included).
+    pub fn deadline(self, colour: Color) -> u64 {
+        self.turn_start() + self.budget(colour)
+    }
 }
 
 #[cfg(test)]
@@ -102,5 +125,22 @@ mod tests {
         assert_eq!(c.draw_offer(), Some(Color::Black));
         assert!(c.custom_start());
         assert_eq!(c.first_move_window(), 300);
+        assert_eq!(c.pending_status(), 0);
+        // ply 41: no first-move window in the turn start
+        assert_eq!(c.deadline(Color::White), 1_700_000_615);
+    }
+
+    #[test]
+    fn a_custom_starts_first_move_is_charged_after_the_window() {
+        let word = U256::from(1_000u64)
+            | U256::from(615u64) << 40usize
+            | U256::from(1u64) << 136usize
+            | U256::from(1u64) << 170usize
+            | U256::from(300u64) << 176usize
+            | U256::from(1u64) << 171usize;
+        let c = ClockWord(word);
+        assert_eq!(c.turn_start(), 1_300);
+        assert_eq!(c.deadline(Color::White), 1_915);
+        assert_eq!(c.pending_status(), 1);
     }
 }

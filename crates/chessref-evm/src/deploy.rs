@@ -1,5 +1,6 @@
-//! Putting the contracts on a chain: `ChessRulesView` and `ChessReferee` (whose
-//! constructor creates `ChessChannel`) from the committed artifacts.
+//! Putting the contracts on a chain: `ChessRulesView`, `ChessChannelBlueprint` and
+//! `ChessReferee` (whose constructor creates `ChessChannel` from the blueprint) from the
+//! committed artifacts.
 //!
 //! Through the standard CREATE2 factory ([`CREATE2_FACTORY`], the "deterministic
 //! deployment proxy" most chains and every anvil have at the same address) with one
@@ -18,9 +19,11 @@ use alloy_sol_types::SolCall;
 
 use crate::{
     RpcChain,
-    bindings::{ChessReferee, ChessRulesView},
+    bindings::{ChessChannel, ChessChannelBlueprint, ChessReferee, ChessRulesView},
     chain::{Chain, DEPLOY_GAS_LIMIT, TxReceipt, TxRequest},
-    deployments::{CHANNEL, ChainDeployment, ContractRecord, REFEREE, RULES_VIEW},
+    deployments::{
+        CHANNEL, CHANNEL_BLUEPRINT, ChainDeployment, ContractRecord, REFEREE, RULES_VIEW,
+    },
     error::{ChainError, EvmError},
     revert::ContractRevert,
 };
@@ -150,15 +153,50 @@ const REFEREE_ARTIFACT: Artifact = Artifact {
 
 const CHANNEL_ARTIFACT: Artifact = Artifact {
     name: CHANNEL,
-    init_code: &crate::bindings::ChessChannel::BYTECODE,
-    runtime: &crate::bindings::ChessChannel::DEPLOYED_BYTECODE,
+    init_code: &ChessChannel::BYTECODE,
+    runtime: &ChessChannel::DEPLOYED_BYTECODE,
 };
 
+/// The blueprint's code is not its artifact's runtime (its constructor returns the
+/// channel's creation code after one 0xFE byte): see [`channel_blueprint_code`].
+static BLUEPRINT_RUNTIME: std::sync::LazyLock<Bytes> =
+    std::sync::LazyLock::new(channel_blueprint_code);
+
+fn blueprint_artifact() -> Artifact {
+    Artifact {
+        name: CHANNEL_BLUEPRINT,
+        init_code: &ChessChannelBlueprint::BYTECODE,
+        runtime: &BLUEPRINT_RUNTIME,
+    }
+}
+
+/// The code a `ChessChannelBlueprint` holds: 0xFE, then `ChessChannel`'s creation code.
+pub fn channel_blueprint_code() -> Bytes {
+    let mut code = Vec::with_capacity(1 + ChessChannel::BYTECODE.len());
+    code.push(0xfe);
+    code.extend_from_slice(&ChessChannel::BYTECODE);
+    code.into()
+}
+
+/// `ChessReferee`'s init code with its constructor argument, the blueprint at `blueprint`.
+pub fn referee_init_code(blueprint: Address) -> Bytes {
+    let mut code = ChessReferee::BYTECODE.to_vec();
+    code.extend_from_slice(B256::left_padding_from(blueprint.as_slice()).as_slice());
+    code.into()
+}
+
+/// Where a [`Method::Create2`] deployment puts the `ChessChannelBlueprint`, on any chain.
+pub fn create2_blueprint_address() -> Address {
+    CREATE2_FACTORY.create2_from_code(DEPLOY_SALT, ChessChannelBlueprint::BYTECODE.clone())
+}
+
 /// The addresses a [`Method::Create2`] deployment gives on any chain:
-/// (`ChessRulesView`, `ChessReferee`, `ChessChannel`).
+/// (`ChessRulesView`, `ChessReferee`, `ChessChannel`); the blueprint's is
+/// [`create2_blueprint_address`].
 pub fn create2_addresses() -> (Address, Address, Address) {
     let rules = CREATE2_FACTORY.create2_from_code(DEPLOY_SALT, RULES_VIEW_ARTIFACT.init_code);
-    let referee = CREATE2_FACTORY.create2_from_code(DEPLOY_SALT, REFEREE_ARTIFACT.init_code);
+    let referee = CREATE2_FACTORY
+        .create2_from_code(DEPLOY_SALT, referee_init_code(create2_blueprint_address()));
     (rules, referee, referee.create(1))
 }
 
@@ -222,16 +260,18 @@ fn send(
     Ok(receipt)
 }
 
-/// Deploys (or finds) one contract.
+/// Deploys (or finds) one contract from `init_code` (the artifact's, with any constructor
+/// arguments).
 fn place(
     chain: &mut RpcChain,
     from: Address,
     method: Method,
     artifact: &Artifact,
+    init_code: &Bytes,
     previous: Option<&ContractRecord>,
 ) -> Result<DeployedContract, DeployError> {
     let known = match method {
-        Method::Create2 => Some(CREATE2_FACTORY.create2_from_code(DEPLOY_SALT, artifact.init_code)),
+        Method::Create2 => Some(CREATE2_FACTORY.create2_from_code(DEPLOY_SALT, init_code)),
         // A plain CREATE is found again only through the file's record of it.
         Method::Create => previous.map(|p| p.address),
     };
@@ -253,16 +293,16 @@ fn place(
     }
     let (receipt, address) = match method {
         Method::Create2 => {
-            let mut data = Vec::with_capacity(32 + artifact.init_code.len());
+            let mut data = Vec::with_capacity(32 + init_code.len());
             data.extend_from_slice(DEPLOY_SALT.as_slice());
-            data.extend_from_slice(artifact.init_code);
+            data.extend_from_slice(init_code);
             let tx = TxRequest::call(from, CREATE2_FACTORY, data);
             let receipt = send(chain, artifact.name, tx)?;
             let address = known.expect("CREATE2 addresses are computed beforehand");
             (receipt, address)
         }
         Method::Create => {
-            let mut tx = TxRequest::create(from, artifact.init_code.clone());
+            let mut tx = TxRequest::create(from, init_code.clone());
             tx.gas_limit = DEPLOY_GAS_LIMIT;
             let receipt = send(chain, artifact.name, tx)?;
             let address = receipt.created.ok_or(DeployError::WrongCode {
@@ -305,9 +345,26 @@ pub fn deploy(
         from,
         method,
         &RULES_VIEW_ARTIFACT,
+        RULES_VIEW_ARTIFACT.init_code,
         before(RULES_VIEW),
     )?;
-    let referee = place(chain, from, method, &REFEREE_ARTIFACT, before(REFEREE))?;
+    let blueprint_artifact = blueprint_artifact();
+    let blueprint = place(
+        chain,
+        from,
+        method,
+        &blueprint_artifact,
+        blueprint_artifact.init_code,
+        before(CHANNEL_BLUEPRINT),
+    )?;
+    let referee = place(
+        chain,
+        from,
+        method,
+        &REFEREE_ARTIFACT,
+        &referee_init_code(blueprint.record.address),
+        before(REFEREE),
+    )?;
     let expected = referee.record.address.create(1);
     let found = chain
         .call(
@@ -331,7 +388,7 @@ pub fn deploy(
         },
         gas_used: None,
     };
-    let contracts = vec![rules, referee, channel];
+    let contracts = vec![rules, referee, channel, blueprint];
     let (factory, salt) = match method {
         Method::Create2 => (Some(CREATE2_FACTORY), Some(DEPLOY_SALT)),
         Method::Create => (None, None),

@@ -36,6 +36,9 @@ pub const REFEREE: &str = "ChessReferee";
 pub const RULES_VIEW: &str = "ChessRulesView";
 /// Name of the referee's channel court (created by the referee's constructor).
 pub const CHANNEL: &str = "ChessChannel";
+/// Name of the holder of the channel's creation code, which the referee's constructor
+/// creates the channel from.
+pub const CHANNEL_BLUEPRINT: &str = "ChessChannelBlueprint";
 
 /// One deployed contract.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,7 +64,7 @@ pub struct ChainDeployment {
     pub factory: Option<Address>,
     /// The CREATE2 salt used; `None` for plain CREATE.
     pub salt: Option<B256>,
-    /// By contract name ([`REFEREE`], [`RULES_VIEW`], [`CHANNEL`]).
+    /// By contract name ([`REFEREE`], [`RULES_VIEW`], [`CHANNEL_BLUEPRINT`], [`CHANNEL`]).
     pub contracts: BTreeMap<String, ContractRecord>,
 }
 

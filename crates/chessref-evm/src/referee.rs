@@ -220,10 +220,17 @@ pub struct Referee<C: Chain> {
 }
 
 impl<C: Chain> Referee<C> {
-    /// Deploys a fresh `ChessReferee` from the chain's first account.
+    /// Deploys a fresh `ChessReferee` from the chain's first account (at its nonce 0, where
+    /// the worked examples of docs/CHANNEL.md put it), with the channel's blueprint
+    /// deployed first from the chain's last account.
     pub fn deploy(mut chain: C) -> Result<Self, EvmError> {
         let deployer = chain.accounts()[0];
-        let (address, _) = chain.deploy(deployer, R::BYTECODE.clone())?;
+        let blueprint_from = *chain.accounts().last().unwrap_or(&deployer);
+        let (blueprint, _) = chain.deploy(
+            blueprint_from,
+            crate::bindings::ChessChannelBlueprint::BYTECODE.clone(),
+        )?;
+        let (address, _) = chain.deploy(deployer, crate::deploy::referee_init_code(blueprint))?;
         Ok(Referee {
             chain,
             address,

@@ -12,8 +12,11 @@ use alloy_primitives::{Address, U256, keccak256};
 use chessref_evm::{
     Chain, ChainError, KeySource, RpcChain, Sender, WalletError,
     anvil::Anvil,
-    deploy::{Action, CREATE2_FACTORY, DeployError, Method, create2_addresses, deploy},
-    deployments::{CHANNEL, REFEREE, RULES_VIEW},
+    deploy::{
+        Action, CREATE2_FACTORY, DeployError, Method, create2_addresses, create2_blueprint_address,
+        deploy,
+    },
+    deployments::{CHANNEL, CHANNEL_BLUEPRINT, REFEREE, RULES_VIEW},
 };
 
 const KEY0: &str = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
@@ -32,13 +35,21 @@ fn create2_deploys_at_the_predicted_addresses_once_and_verifies_the_code() {
     let elapsed = started.elapsed();
     let (rules, referee, channel) = create2_addresses();
     let names: Vec<_> = report.contracts.iter().map(|c| c.name).collect();
-    assert_eq!(names, [RULES_VIEW, REFEREE, CHANNEL]);
+    assert_eq!(names, [RULES_VIEW, REFEREE, CHANNEL, CHANNEL_BLUEPRINT]);
     let addresses: Vec<_> = report.contracts.iter().map(|c| c.record.address).collect();
-    assert_eq!(addresses, [rules, referee, channel]);
+    assert_eq!(
+        addresses,
+        [rules, referee, channel, create2_blueprint_address()]
+    );
     let actions: Vec<_> = report.contracts.iter().map(|c| c.action).collect();
     assert_eq!(
         actions,
-        [Action::Deployed, Action::Deployed, Action::CreatedByParent]
+        [
+            Action::Deployed,
+            Action::Deployed,
+            Action::CreatedByParent,
+            Action::Deployed
+        ]
     );
     for contract in &report.contracts {
         let code = chain.code(contract.record.address).unwrap();
@@ -53,8 +64,9 @@ fn create2_deploys_at_the_predicted_addresses_once_and_verifies_the_code() {
     assert_eq!(report.entry.chain_id, 31337);
     assert_eq!(report.entry.factory, Some(CREATE2_FACTORY));
     eprintln!(
-        "deploy gas: ChessRulesView {}, ChessReferee (with ChessChannel) {}; {elapsed:?}",
+        "deploy gas: ChessRulesView {}, ChessChannelBlueprint {}, ChessReferee (with ChessChannel) {}; {elapsed:?}",
         report.contracts[0].gas_used.unwrap(),
+        report.contracts[3].gas_used.unwrap(),
         report.contracts[1].gas_used.unwrap()
     );
 
@@ -97,8 +109,9 @@ fn without_the_factory_create2_is_refused_and_plain_create_works() {
     let report = deploy(&mut chain, from, Method::Create, None).expect("plain CREATE");
     assert_eq!(report.entry.factory, None);
     assert_eq!(report.contracts[0].record.address, from.create(0));
-    assert_eq!(report.contracts[1].record.address, from.create(1));
-    assert_eq!(report.contracts[2].record.address, from.create(1).create(1));
+    assert_eq!(report.contracts[3].record.address, from.create(1));
+    assert_eq!(report.contracts[1].record.address, from.create(2));
+    assert_eq!(report.contracts[2].record.address, from.create(2).create(1));
     // Found again through the file's entry.
     let again = deploy(&mut chain, from, Method::Create, Some(&report.entry)).unwrap();
     assert!(
@@ -307,6 +320,10 @@ fn the_readme_names_the_addresses_the_committed_code_deploys_at() {
     let (rules, referee, channel) = chessref_evm::deploy::create2_addresses();
     for (name, address) in [
         ("ChessRulesView", rules),
+        (
+            "ChessChannelBlueprint",
+            chessref_evm::deploy::create2_blueprint_address(),
+        ),
         ("ChessReferee", referee),
         ("ChessChannel", channel),
     ] {
