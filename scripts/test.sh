@@ -38,7 +38,8 @@ step "rust: benchmarks still build (criterion; run them with cargo bench, see RE
 cargo bench --workspace --locked --no-run
 
 step "off-chain play: signed transcripts and every settlement path on revm (chessref simulate --channel; exit 1 on any mismatch)"
-cargo run --release --locked -q -p chessref -- channel verify tests/fixtures/channel-examples.json
+# --now: the fixture's own time (its session keys expire; judged at the wall clock they would have)
+cargo run --release --locked -q -p chessref -- channel verify tests/fixtures/channel-examples.json --now 1767225720
 cargo run --release --locked -q -p chessref -- simulate --channel --games 70 --seed 7
 
 step "corpus check over ../shared/data"

@@ -39,6 +39,7 @@ fn message(v: &Value) -> Move {
         history: b256(&v["history"]),
         whiteTime: v["whiteTime"].as_u64().expect("whiteTime") as u32,
         blackTime: v["blackTime"].as_u64().expect("blackTime") as u32,
+        timestamp: v["timestamp"].as_u64().expect("timestamp"),
         previous: b256(&v["previous"]),
     }
 }
@@ -117,21 +118,22 @@ fn contract_and_verifier_agree_on_random_transitions_with_cheating() {
             start_state: None,
         };
         let mut previous = game_terms.start_move().unwrap();
+        let mut now = 1_767_225_600u64;
         for _ in 0..60 {
             let state = State::from_bytes(&previous.state).unwrap();
             if state.status() != Status::Ongoing {
                 break;
             }
             let legal = state.legal_moves();
-            let next = successor(
-                &previous,
-                legal[rng.random_range(0..legal.len())],
-                rng.random_range(0..9),
-                5,
-            )
-            .unwrap();
+            now += rng.random_range(0..9);
+            let next = successor(&previous, legal[rng.random_range(0..legal.len())], now, 5)
+                .unwrap();
             // One cheat per ply, of a random kind, judged by both.
-            let bad = match rng.random_range(0..6) {
+            let bad = match rng.random_range(0..7) {
+                6 => Move {
+                    timestamp: previous.timestamp.wrapping_sub(rng.random_range(1..20)),
+                    ..next.clone()
+                },
                 0 => Move {
                     mv: U24::from(rng.random_range(0..0x78_78_06u32)),
                     ..next.clone()
@@ -189,7 +191,8 @@ fn channel_game(referee: &mut Referee<RevmChain>, stake: u64) -> (OffChainGame, 
     let accounts = referee.chain().accounts().to_vec();
     let (white, black) = (accounts[1], accounts[2]);
     let mut setup = GameSetup::eth(black, U256::from(stake));
-    setup.initial_time = 300;
+    // More than the response window: the side to move's clock runs through it.
+    setup.initial_time = 900;
     setup.increment = 2;
     let created = referee
         .create_channel_game(white, &setup, 600)
@@ -202,7 +205,10 @@ fn channel_game(referee: &mut Referee<RevmChain>, stake: u64) -> (OffChainGame, 
     let ws = referee.chain().signer(white).unwrap();
     let bs = referee.chain().signer(black).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let white_seat = Seat::with_session(ws, random_key(&mut rng), &domain, &terms).unwrap();
+    let joined_at = referee.chain().timestamp().unwrap();
+    let expires = terms.key_expiry(joined_at, 200);
+    let white_seat =
+        Seat::with_session(ws, random_key(&mut rng), &domain, &terms, expires).unwrap();
     let black_seat = Seat::wallet(bs);
     (
         OffChainGame::new(domain, terms, white_seat, black_seat).unwrap(),
@@ -211,20 +217,32 @@ fn channel_game(referee: &mut Referee<RevmChain>, stake: u64) -> (OffChainGame, 
     )
 }
 
-fn play(g: &mut OffChainGame, ucis: &[&str]) {
+/// Plays `ucis`, each move 3 s after the last (the first 3 s after the chain's clock),
+/// each acknowledged at once; then brings the chain's clock up to the last receipt.
+fn play(referee: &mut Referee<RevmChain>, g: &mut OffChainGame, ucis: &[&str]) {
+    let chain = referee.chain().timestamp().unwrap();
+    let mut now = g.last().timestamp.max(chain);
     for u in ucis {
-        g.play(chessref_core::Move::from_uci(u).unwrap(), 3)
+        now += 3;
+        g.play(chessref_core::Move::from_uci(u).unwrap(), now)
             .unwrap();
+        g.receipt(now).unwrap();
     }
+    referee.chain().advance_time(now - chain).unwrap();
+}
+
+fn verify(referee: &mut Referee<RevmChain>, t: &chessref_channel::Transcript) -> chessref_channel::TranscriptReport {
+    let now = referee.chain().timestamp().unwrap();
+    t.verify(&chessref_channel::NoPins, now).unwrap()
 }
 
 #[test]
 fn a_signed_result_settles_in_one_transaction_and_pays_once() {
     let mut referee = Referee::deploy(RevmChain::new()).expect("deploy");
     let (mut g, white, black) = channel_game(&mut referee, 1000);
-    play(&mut g, &["e2e4", "e7e5", "g1f3", "b8c6"]);
+    play(&mut referee, &mut g, &["e2e4", "e7e5", "g1f3", "b8c6"]);
     let t = g.transcript_agreed(1).unwrap();
-    let report = t.verify(&chessref_channel::NoContractWallets).unwrap();
+    let report = verify(&mut referee, &t);
     let acted = referee
         .send_channel(black, &report.settlement)
         .expect("settle");
@@ -240,14 +258,11 @@ fn a_signed_result_settles_in_one_transaction_and_pays_once() {
 }
 
 #[test]
-fn a_registered_position_continues_on_chain_and_a_mate_by_registration_ends_it() {
+fn a_registered_position_continues_on_chain_and_a_registered_mate_ends_it_after_the_window() {
     let mut referee = Referee::deploy(RevmChain::new()).expect("deploy");
     let (mut g, white, black) = channel_game(&mut referee, 500);
-    play(&mut g, &["f2f3", "e7e5"]);
-    let report = g
-        .transcript()
-        .verify(&chessref_channel::NoContractWallets)
-        .unwrap();
+    play(&mut referee, &mut g, &["f2f3", "e7e5"]);
+    let report = verify(&mut referee, &g.transcript());
     assert_eq!(report.settlement.call, "register");
     let acted = referee
         .send_channel(black, &report.settlement)
@@ -289,34 +304,57 @@ fn a_registered_position_continues_on_chain_and_a_mate_by_registration_ends_it()
         referee.credits(black, Address::ZERO).unwrap(),
         U256::from(1000)
     );
-    // Off-chain, the same mate ends a fresh game by registration alone.
+    // Off-chain, the same mate registered ends a fresh game once its window is over (not
+    // before: a later pair or a proof could still answer it).
     let (mut g, _, black) = channel_game(&mut referee, 500);
-    play(&mut g, &["f2f3", "e7e5", "g2g4", "d8h4"]);
-    let report = g
-        .transcript()
-        .verify(&chessref_channel::NoContractWallets)
-        .unwrap();
+    play(&mut referee, &mut g, &["f2f3", "e7e5", "g2g4", "d8h4"]);
+    let report = verify(&mut referee, &g.transcript());
     assert_eq!(report.settlement.ends, Some((2, 1)));
     let acted = referee
         .send_channel(black, &report.settlement)
         .expect("register the mate");
-    let ending = acted.ending.expect("ended by the registration");
+    assert!(acted.ending.is_none(), "a registration never ends a game at once");
+    let registered = referee.registered(&acted).expect("PositionRegistered");
+    let id = g.game.game_id;
+    let early = referee
+        .finish_registered(white, id, &registered.position)
+        .unwrap_err();
+    assert!(early.to_string().contains("NotYetPlayable"), "{early}");
+    referee.chain().advance_time(601).unwrap();
+    // Anyone finishes it (here the loser's opponent's account is not needed).
+    let finished = referee
+        .finish_registered(white, id, &registered.position)
+        .expect("finish");
+    let ending = finished.ending.expect("ended after the window");
     assert_eq!((ending.result.code(), ending.reason.code()), (2, 1));
 }
 
 #[test]
 fn simulated_channel_games_end_as_the_mirror_predicts_on_every_path() {
     let options = chessref_evm::channel_sim::ChannelSimOptions {
-        games: 35,
+        games: 36,
         seed: 11,
         max_plies: 120,
     };
     let summary =
         chessref_evm::channel_sim::simulate_channel(RevmChain::new(), &options).expect("simulate");
     assert_eq!(summary.mismatches, 0, "{:?}", summary.mismatch_details);
-    assert_eq!(summary.games, 35);
+    assert_eq!(summary.games, 36);
     for kind in chessref_evm::channel_sim::KINDS {
-        assert_eq!(summary.endings.get(kind), Some(&5), "{kind}");
+        assert_eq!(summary.endings.get(kind), Some(&3), "{kind}");
+    }
+    // Every attack was tried and refused: its outcomes name how.
+    for kind in chessref_evm::channel_sim::ATTACKS {
+        let stats = &summary.gas_by_ending[kind];
+        assert_eq!(stats.games, 3, "{kind}");
+        assert!(
+            stats
+                .outcomes
+                .keys()
+                .all(|o| o.contains("refused") || o.contains("not final") || o.contains("not make")),
+            "{kind}: {:?}",
+            stats.outcomes
+        );
     }
     assert!(summary.register_gas.max > 0 && summary.proof_gas.max > 0);
 }

@@ -200,17 +200,21 @@ pub const PRIVATE_KEYS_ENV: &str = "CHESSREF_PRIVATE_KEYS";
 pub fn connect(rpc: Option<&str>) -> Result<Box<dyn Chain>, ChainError> {
     match rpc {
         None => Ok(Box::new(crate::RevmChain::new())),
-        Some(url) => {
-            let keys: Vec<String> = std::env::var(PRIVATE_KEYS_ENV)
-                .map(|v| {
-                    v.split(',')
-                        .map(str::trim)
-                        .filter(|k| !k.is_empty())
-                        .map(String::from)
-                        .collect()
-                })
-                .unwrap_or_default();
-            Ok(Box::new(crate::RpcChain::connect_with_keys(url, &keys)?))
-        }
+        Some(url) => Ok(Box::new(connect_rpc(url)?)),
     }
+}
+
+/// The JSON-RPC node at `url`, signing with [`PRIVATE_KEYS_ENV`] if set (else the node's
+/// unlocked accounts).
+pub fn connect_rpc(url: &str) -> Result<crate::RpcChain, ChainError> {
+    let keys: Vec<String> = std::env::var(PRIVATE_KEYS_ENV)
+        .map(|v| {
+            v.split(',')
+                .map(str::trim)
+                .filter(|k| !k.is_empty())
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    crate::RpcChain::connect_with_keys(url, &keys)
 }

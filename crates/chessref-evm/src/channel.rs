@@ -100,6 +100,30 @@ impl<C: Chain> Referee<C> {
         self.acted(receipt)
     }
 
+    /// The channel side of game `id` (`channelGame`): its players and terms, its phase, the
+    /// latest registration's ply and the end of its response window (0 while off-chain).
+    pub fn channel_status(&mut self, id: U256) -> Result<R::ChannelGame, EvmError> {
+        self.view("channelGame", R::channelGameCall { gameId: id })
+    }
+
+    /// `ChessReferee.finishRegistered`: ends a game whose registered position is decided,
+    /// once its response window is over (anyone may send it).
+    pub fn finish_registered(
+        &mut self,
+        from: Address,
+        id: U256,
+        position: &Position,
+    ) -> Result<Acted, EvmError> {
+        let call = R::finishRegisteredCall {
+            gameId: id,
+            state: Bytes::copy_from_slice(&position.state),
+            history: position.history,
+            clock: position.clock,
+        };
+        let receipt = self.transact("finishRegistered", from, U256::ZERO, call)?;
+        self.acted(receipt)
+    }
+
     /// The `PositionRegistered` of a registration's receipt, if any.
     pub fn registered(&self, acted: &Acted) -> Option<Registered> {
         self.events(&acted.receipt.logs)
@@ -194,6 +218,7 @@ fn convert(m: &Move) -> K::Move {
         history: m.history,
         whiteTime: m.whiteTime,
         blackTime: m.blackTime,
+        timestamp: m.timestamp,
         previous: m.previous,
     }
 }
@@ -212,6 +237,7 @@ impl ContractHash for chessref_channel::Delegation {
                 sessionKey: self.sessionKey,
                 firstPly: self.firstPly,
                 lastPly: self.lastPly,
+                expires: self.expires,
             },
         }
         .abi_encode()
@@ -225,6 +251,7 @@ impl ContractHash for chessref_channel::Resignation {
             r: K::Resignation {
                 gameId: self.gameId,
                 ply: self.ply,
+                position: self.position,
             },
         }
         .abi_encode()
@@ -238,7 +265,37 @@ impl ContractHash for chessref_channel::ResultMessage {
             r: K::Result {
                 gameId: self.gameId,
                 ply: self.ply,
+                position: self.position,
                 result: self.result,
+            },
+        }
+        .abi_encode()
+        .into()
+    }
+}
+
+impl ContractHash for chessref_channel::Receipt {
+    fn hash_call(&self) -> Bytes {
+        K::hashReceiptCall {
+            r: K::Receipt {
+                gameId: self.gameId,
+                ply: self.ply,
+                position: self.position,
+                seenAt: self.seenAt,
+            },
+        }
+        .abi_encode()
+        .into()
+    }
+}
+
+impl ContractHash for chessref_channel::DrawOffer {
+    fn hash_call(&self) -> Bytes {
+        K::hashDrawOfferCall {
+            o: K::DrawOffer {
+                gameId: self.gameId,
+                ply: self.ply,
+                position: self.position,
             },
         }
         .abi_encode()
@@ -255,5 +312,45 @@ impl<C: Chain> Referee<C> {
             .call(from, channel, K::refereeCall {}.abi_encode().into())?
             .decode::<K::refereeCall>("referee")?;
         Ok(Referee::at(chain, referee))
+    }
+}
+
+impl Referee<crate::RpcChain> {
+    /// The latest `PositionRegistered` of game `id`, looked up in the node's logs, newest
+    /// blocks first, `span` blocks per request (providers bound a log query's range).
+    pub fn latest_registration(&mut self, id: U256, span: u64) -> Result<Option<Registered>, EvmError> {
+        use alloy_sol_types::SolEvent;
+        let address = self.address();
+        let head = self.chain().head()?;
+        let mut to = head;
+        loop {
+            let from = to.saturating_sub(span.max(1) - 1);
+            let logs = self.chain().logs_matching(
+                address,
+                from,
+                to,
+                [
+                    Some(R::PositionRegistered::SIGNATURE_HASH),
+                    Some(B256::from(id)),
+                    None,
+                    None,
+                ],
+            )?;
+            let found = logs.iter().rev().find_map(|(_, log)| {
+                let e = R::PositionRegistered::decode_log_data(&log.data).ok()?;
+                Some(Registered {
+                    ply: e.ply,
+                    position: Position {
+                        state: <[u8; 128]>::try_from(e.state.as_ref()).ok()?,
+                        history: e.history,
+                        clock: e.clock,
+                    },
+                })
+            });
+            if found.is_some() || from == 0 {
+                return Ok(found);
+            }
+            to = from - 1;
+        }
     }
 }

@@ -1,9 +1,15 @@
-//! `simulate --channel`: seeded games played off-chain with signed moves
-//! (docs/CHANNEL.md), each ending by one path of the protocol (a signed result, a
-//! signed resignation, a decided position registered, a player who stops answering,
-//! a stale registration overtaken, equivocation, an illegal signed move), settled on
-//! the chain; every outcome and both players' credits are checked against what the
-//! Rust mirror predicts.
+//! `simulate --channel`: seeded games played off-chain with signed moves and receipts
+//! (docs/CHANNEL.md, version 2), each ending by one path of the protocol, settled on the
+//! chain; every outcome and both players' credits are checked against what the Rust
+//! mirror predicts.
+//!
+//! Seven paths are honest endings (a signed result, a signed resignation, a decided
+//! position registered and finished after its window, a player who stops answering, a
+//! stale registration overtaken, equivocation, an illegal signed move). Five are the
+//! attacks of the v1 review (issue 16), each tried by the cheating side: its call must
+//! be refused (the revert is checked by name) or must not decide the game, and the
+//! honest side (or a watchtower, for the calls anyone may send) must end it as the board
+//! says.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -12,7 +18,8 @@ use alloy_primitives::{Address, B256, U256, aliases::U24};
 use alloy_signer_local::PrivateKeySigner;
 use chessref_channel::client::{OffChainGame, Seat};
 use chessref_channel::messages::Message;
-use chessref_channel::{Auth, Move, NoContractWallets, check_successor, settlement};
+use chessref_channel::settlement::{self, Settlement};
+use chessref_channel::{Auth, Move, NoPins, Resignation, TranscriptReport, check_successor};
 use chessref_core::{Color, State, Status};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -20,14 +27,15 @@ use serde::Serialize;
 
 use crate::{
     chain::Chain,
+    channel::Registered,
     ending::{EndReason, EndResult, Ending},
     error::EvmError,
-    referee::{GameSetup, Referee},
+    referee::{Acted, GameSetup, Referee},
     stats::GasStats,
 };
 
-/// The ways a simulated game ends.
-pub const KINDS: [&str; 7] = [
+/// The ways a simulated game ends: seven honest paths, then the review's attacks.
+pub const KINDS: [&str; 12] = [
     "agreed",
     "resigned",
     "decided",
@@ -35,6 +43,20 @@ pub const KINDS: [&str; 7] = [
     "overtaken",
     "equivocation",
     "illegal",
+    "retroactive_mate",
+    "lapsed_result",
+    "revoked_key",
+    "uncharged_time",
+    "front_run",
+];
+
+/// The paths of [`KINDS`] that are attacks: the cheating side's call must fail.
+pub const ATTACKS: [&str; 5] = [
+    "retroactive_mate",
+    "lapsed_result",
+    "revoked_key",
+    "uncharged_time",
+    "front_run",
 ];
 
 /// Settings of a channel simulation.
@@ -48,6 +70,19 @@ pub struct ChannelSimOptions {
     pub max_plies: usize,
 }
 
+/// What the games of one ending path came to.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct EndingStats {
+    /// Games that took this path.
+    pub games: usize,
+    /// How they ended, counted: the ending on the chain and, on an attack path, how the
+    /// cheating call was refused (`"refused StaleMove; black wins by equivocation"`).
+    pub outcomes: BTreeMap<String, usize>,
+    /// Gas of every transaction of one game, create and join included (a refused
+    /// cheating call counts the gas it burnt).
+    pub gas: GasStats,
+}
+
 /// Totals of a channel simulation.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ChannelSimSummary {
@@ -55,22 +90,23 @@ pub struct ChannelSimSummary {
     pub games: usize,
     /// Signed moves exchanged off-chain.
     pub signed_moves: usize,
-    /// Games whose outcome or final credits differ from the mirror's prediction, or
-    /// whose protocol call failed.
+    /// Games whose outcome or final credits differ from the mirror's prediction, whose
+    /// honest call failed, or whose cheating call was accepted.
     pub mismatches: usize,
     /// The first mismatches, in full.
     pub mismatch_details: Vec<String>,
     /// Games per ending path.
     pub endings: BTreeMap<&'static str, usize>,
     /// Gas of every transaction of one game (create, join, settle) for the games
-    /// settled without a dispute (agreed, resigned, decided).
+    /// settled without a dispute (agreed, resigned; decided: its registration and
+    /// `finishRegistered`).
     pub game_gas: GasStats,
     /// Gas of each registration (`register`, the dispute path).
     pub register_gas: GasStats,
     /// Gas of each proof of cheating.
     pub proof_gas: GasStats,
-    /// Gas of every transaction of one game, create and join included, per ending path.
-    pub gas_by_ending: BTreeMap<&'static str, GasStats>,
+    /// Per ending path: its games' outcomes and their gas.
+    pub gas_by_ending: BTreeMap<&'static str, EndingStats>,
     /// Wall time, seconds.
     pub seconds: f64,
     /// The chain used.
@@ -79,11 +115,16 @@ pub struct ChannelSimSummary {
 
 /// Stake of each player in a simulated game.
 const STAKE: u64 = 1_000_000;
+/// The response window clients propose by default (CHANNEL.md 10), also the minimum.
 const RESPONSE_WINDOW: u32 = 600;
+/// The window of the `uncharged_time` games: long enough that the late reply reaches the
+/// chain while the registration it answers is still frozen.
+const LONG_RESPONSE_WINDOW: u32 = 1800;
+/// `ChessReferee.GRACE_PERIOD`, seconds.
+const GRACE_PERIOD: u64 = 15;
 
+#[derive(Default)]
 struct Table {
-    /// Gas of the current game's transactions so far.
-    current: u64,
     game_gas: Vec<u64>,
     register_gas: Vec<u64>,
     proof_gas: Vec<u64>,
@@ -107,19 +148,17 @@ pub fn simulate_channel<C: Chain>(
             operation: "simulate --channel",
             message: "the chain's accounts 1 and 2 must have keys the harness holds (revm, or anvil's defaults)".into(),
         })?;
+    // A third party holding the latest signed pair: what a watchtower sends.
+    let watchtower = accounts.get(3).copied().unwrap_or(accounts[0]);
     let domain = referee.channel_domain()?;
     let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
     let mut summary = ChannelSimSummary {
         chain: describe,
         ..Default::default()
     };
-    let mut table = Table {
-        current: 0,
-        game_gas: Vec::new(),
-        register_gas: Vec::new(),
-        proof_gas: Vec::new(),
-    };
-    let mut by_ending: BTreeMap<&'static str, Vec<u64>> = BTreeMap::new();
+    let mut table = Table::default();
+    let mut by_ending: BTreeMap<&'static str, (Vec<u64>, BTreeMap<String, usize>)> =
+        BTreeMap::new();
     let started = Instant::now();
     for n in 0..options.games {
         let kind = KINDS[n % KINDS.len()];
@@ -132,42 +171,53 @@ pub fn simulate_channel<C: Chain>(
         let mut setup = GameSetup::eth(black.0, U256::from(STAKE));
         setup.initial_time = 600;
         setup.increment = 5;
-        let created = referee.create_channel_game(white.0, &setup, RESPONSE_WINDOW)?;
+        let window = if kind == "uncharged_time" {
+            LONG_RESPONSE_WINDOW
+        } else {
+            RESPONSE_WINDOW
+        };
+        let created = referee.create_channel_game(white.0, &setup, window)?;
         let joined = referee.join_game(black.0, created.id, U256::from(STAKE))?;
         let terms = referee.channel_game(created.id, None)?;
-        let seat = |k: &PrivateKeySigner, rng: &mut ChaCha8Rng| -> Result<Seat, EvmError> {
-            if rng.random_bool(0.5) {
-                Ok(Seat::wallet(k.clone()))
+        let joined_at = referee.chain().timestamp()?;
+        let expires = terms.key_expiry(joined_at, 400);
+        // The revoked-key path needs a session key to revoke.
+        let victim = rng.random_bool(0.5).then_some(Color::White).unwrap_or(Color::Black);
+        let mut seat = |k: &PrivateKeySigner, colour: Color| -> Result<Seat, EvmError> {
+            let session = rng.random_bool(0.5) || (kind == "revoked_key" && colour == victim);
+            if session {
+                let key = random_key(&mut rng);
+                Seat::with_session(k.clone(), key, &domain, &terms, expires).map_err(sign_error)
             } else {
-                Seat::with_session(k.clone(), random_key(rng), &domain, &terms).map_err(sign_error)
+                Ok(Seat::wallet(k.clone()))
             }
         };
-        let (ws, bs) = (seat(&white.1, &mut rng)?, seat(&black.1, &mut rng)?);
-        let mut game = OffChainGame::new(domain, terms.clone(), ws, bs).map_err(sign_error)?;
+        let (ws, bs) = (seat(&white.1, Color::White)?, seat(&black.1, Color::Black)?);
+        let game = OffChainGame::new(domain, terms.clone(), ws, bs).map_err(sign_error)?;
         let credits_before = [
             referee.credits(white.0, Address::ZERO)?,
             referee.credits(black.0, Address::ZERO)?,
         ];
-        let setup_gas = created.receipt.gas_used + joined.receipt.gas_used;
-
         let plies = rng.random_range(2..=options.max_plies.max(2));
-        table.current = setup_gas;
-        let outcome = run_game(
-            &mut referee,
-            &mut game,
-            kind,
-            plies,
-            [white.0, black.0],
-            &mut rng,
-            &mut table,
-        );
-        by_ending.entry(kind).or_default().push(table.current);
+        let mut run = Run {
+            referee: &mut referee,
+            game,
+            players: [white.0, black.0],
+            watchtower,
+            window: u64::from(window),
+            now: joined_at,
+            gas: created.receipt.gas_used + joined.receipt.gas_used,
+            refused: None,
+            table: &mut table,
+        };
+        let outcome = run.path(kind, plies, victim, &mut rng);
+        let (gas, refused, signed) = (run.gas, run.refused.take(), run.game.moves.len() - 1);
         summary.games += 1;
-        summary.signed_moves += game.moves.len() - 1;
+        summary.signed_moves += signed;
         *summary.endings.entry(kind).or_default() += 1;
-        let failure = match outcome {
+        let failure = match &outcome {
             Err(e) => Some(format!("game {} ({kind}): {e}", created.id)),
-            Ok((predicted, actual)) if Some(predicted) != actual => Some(format!(
+            Ok((predicted, actual)) if Some(*predicted) != *actual => Some(format!(
                 "game {} ({kind}): predicted {predicted}, the chain says {}",
                 created.id,
                 actual.map_or("still running".to_owned(), |e| e.to_string())
@@ -177,7 +227,7 @@ pub fn simulate_channel<C: Chain>(
                     referee.credits(white.0, Address::ZERO)? - credits_before[0],
                     referee.credits(black.0, Address::ZERO)? - credits_before[1],
                 ];
-                let expected = payout(predicted);
+                let expected = payout(*predicted);
                 (paid != expected).then(|| {
                     format!(
                         "game {} ({kind}): credited {paid:?}, predicted {expected:?}",
@@ -186,6 +236,16 @@ pub fn simulate_channel<C: Chain>(
                 })
             }
         };
+        let (gases, outcomes) = by_ending.entry(kind).or_default();
+        gases.push(gas);
+        let described = match (&failure, &outcome) {
+            (Some(_), _) | (None, Err(_)) => "mismatch".to_owned(),
+            (None, Ok((predicted, _))) => match refused {
+                Some(r) => format!("{r}; {predicted}"),
+                None => predicted.to_string(),
+            },
+        };
+        *outcomes.entry(described).or_default() += 1;
         if let Some(f) = failure {
             summary.mismatches += 1;
             if summary.mismatch_details.len() < 10 {
@@ -197,8 +257,17 @@ pub fn simulate_channel<C: Chain>(
     summary.register_gas = GasStats::of(&table.register_gas);
     summary.proof_gas = GasStats::of(&table.proof_gas);
     summary.gas_by_ending = by_ending
-        .iter()
-        .map(|(k, v)| (*k, GasStats::of(v)))
+        .into_iter()
+        .map(|(k, (gas, outcomes))| {
+            (
+                k,
+                EndingStats {
+                    games: gas.len(),
+                    outcomes,
+                    gas: GasStats::of(&gas),
+                },
+            )
+        })
         .collect();
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
@@ -233,11 +302,18 @@ fn ending(result: u8, reason: u8) -> Ending {
     Ending::from_codes(result, reason).expect("codes of the protocol")
 }
 
-/// The opponent of the author of `m` wins with `reason`.
-fn loses(m: &Move, reason: EndReason) -> Ending {
-    let author = chessref_channel::author_of(m).expect("128 bytes");
+fn author(m: &Move) -> Color {
+    chessref_channel::author_of(m).expect("a signed move has a 128-byte state")
+}
+
+fn state(m: &Move) -> State {
+    State::from_bytes(&m.state).expect("an honest state")
+}
+
+/// The opponent of `loser` wins with `reason`.
+fn loses(loser: Color, reason: EndReason) -> Ending {
     Ending {
-        result: if author == Color::White {
+        result: if loser == Color::White {
             EndResult::BlackWins
         } else {
             EndResult::WhiteWins
@@ -246,289 +322,556 @@ fn loses(m: &Move, reason: EndReason) -> Ending {
     }
 }
 
-/// Plays up to `plies` random honest moves, fewer if the game ends automatically.
-fn play_random(
-    game: &mut OffChainGame,
-    plies: usize,
-    rng: &mut ChaCha8Rng,
-) -> Result<(), EvmError> {
-    for _ in 0..plies {
-        let state = State::from_bytes(&game.last().state).expect("an honest state");
-        if state.status() != Status::Ongoing {
-            break;
-        }
-        let legal = state.legal_moves();
-        game.play(
-            legal[rng.random_range(0..legal.len())],
-            rng.random_range(0..30),
-        )
-        .map_err(sign_error)?;
+/// What `claimTimeout` gives when `staller`, to move after `last`, runs out of time.
+fn timeout(last: &Move, staller: Color) -> Ending {
+    if last.ply < 2 {
+        ending(4, 11)
+    } else if state(last).has_insufficient_material(!staller) {
+        ending(3, 7)
+    } else {
+        loses(staller, EndReason::Timeout)
     }
-    Ok(())
 }
 
-/// Takes `kind`'s path; returns the mirror's prediction and what the chain reported.
-#[allow(clippy::too_many_arguments)]
-fn run_game<C: Chain>(
-    referee: &mut Referee<C>,
-    game: &mut OffChainGame,
-    kind: &str,
-    plies: usize,
-    [white, black]: [Address; 2],
-    rng: &mut ChaCha8Rng,
-    table: &mut Table,
-) -> Result<(Ending, Option<Ending>), EvmError> {
-    let id = game.game.game_id;
-    let player = |c: Color| if c == Color::White { white } else { black };
-    match kind {
-        "agreed" | "resigned" | "decided" => {
-            play_random(game, if kind == "decided" { 400 } else { plies }, rng)?;
-            let decided = State::from_bytes(&game.last().state)
-                .expect("honest")
-                .status()
-                != Status::Ongoing;
-            let transcript = if kind == "resigned" {
-                let by = if rng.random_bool(0.5) {
-                    Color::White
-                } else {
-                    Color::Black
-                };
-                game.transcript_resigned(by).map_err(sign_error)?
-            } else if kind == "agreed" || !decided {
-                game.transcript_agreed(rng.random_range(1..=3))
-                    .map_err(sign_error)?
-            } else {
-                game.transcript()
-            };
-            let report = transcript.verify(&NoContractWallets).map_err(sign_error)?;
-            let (r, why) = report
-                .settlement
-                .ends
-                .ok_or_else(|| sign_error("an honest game has an ending call"))?;
-            let acted = referee.send_channel(white, &report.settlement)?;
-            table.current += acted.receipt.gas_used;
-            table.game_gas.push(table.current);
-            Ok((ending(r, why), acted.ending))
+/// One game on its way to an ending: the chain, both clients' moves and receipts, and
+/// the players' wall clock.
+struct Run<'a, C: Chain> {
+    referee: &'a mut Referee<C>,
+    game: OffChainGame,
+    /// White's and black's addresses.
+    players: [Address; 2],
+    /// An account of neither player (sends what anyone may send).
+    watchtower: Address,
+    window: u64,
+    /// The players' clock, unix seconds; the chain's block time is brought up to it before
+    /// every transaction.
+    now: u64,
+    /// Gas of this game's transactions so far.
+    gas: u64,
+    /// How the cheating call was refused, on an attack path.
+    refused: Option<String>,
+    table: &'a mut Table,
+}
+
+type Outcome = Result<(Ending, Option<Ending>), EvmError>;
+
+impl<C: Chain> Run<'_, C> {
+    fn player(&self, c: Color) -> Address {
+        self.players[usize::from(c == Color::Black)]
+    }
+
+    fn id(&self) -> U256 {
+        self.game.game.game_id
+    }
+
+    /// Brings the chain's block time up to the players' clock (or the clock up to it).
+    fn sync(&mut self) -> Result<(), EvmError> {
+        let chain = self.referee.chain().timestamp()?;
+        if self.now > chain {
+            self.referee.chain().advance_time(self.now - chain)?;
         }
-        "stalled" => {
-            // The side to move stops answering: its opponent registers the latest pair
-            // and, once the time plus the response window is gone, claims on time.
-            play_random(game, plies, rng)?;
-            let report = game
-                .transcript()
-                .verify(&NoContractWallets)
-                .map_err(sign_error)?;
-            let staller = State::from_bytes(&game.last().state)
-                .expect("honest")
-                .turn();
-            let claimant = player(!staller);
-            let acted = referee.send_channel(claimant, &report.settlement)?;
-            table.register_gas.push(acted.receipt.gas_used);
-            table.current += acted.receipt.gas_used;
-            if let Some(ended) = acted.ending {
-                // The last move decided the game: the registration settled it.
-                let (r, why) = report
-                    .settlement
-                    .ends
-                    .ok_or_else(|| sign_error("a decided registration predicts its end"))?;
-                return Ok((ending(r, why), Some(ended)));
+        self.now = self.now.max(chain);
+        Ok(())
+    }
+
+    fn wait(&mut self, seconds: u64) -> Result<(), EvmError> {
+        self.now += seconds;
+        self.sync()
+    }
+
+    fn send(&mut self, from: Address, call: &Settlement) -> Result<Acted, EvmError> {
+        self.sync()?;
+        let acted = self.referee.send_channel(from, call)?;
+        self.gas += acted.receipt.gas_used;
+        match call.call {
+            "register" => self.table.register_gas.push(acted.receipt.gas_used),
+            "proveEquivocation" | "proveIllegalMove" => {
+                self.table.proof_gas.push(acted.receipt.gas_used)
             }
-            let registered = referee
-                .registered(&acted)
-                .ok_or_else(|| sign_error("no PositionRegistered"))?;
-            let last = game.last();
-            let left = if staller == Color::White {
-                last.whiteTime
-            } else {
-                last.blackTime
-            };
-            referee
-                .chain()
-                .advance_time(u64::from(left) + u64::from(RESPONSE_WINDOW) + 16)?;
-            let acted = referee.claim_timeout(claimant, id, &registered.position)?;
-            table.current += acted.receipt.gas_used;
-            let state = State::from_bytes(&last.state).expect("honest");
-            let predicted = if last.ply < 2 {
-                ending(4, 11)
-            } else if state.has_insufficient_material(!staller) {
-                ending(3, 7)
-            } else {
-                Ending {
-                    result: if staller == Color::White {
-                        EndResult::BlackWins
+            _ => {}
+        }
+        Ok(acted)
+    }
+
+    /// Sends the cheating `call`: it must revert with one of `expected` (recorded as how
+    /// it was refused); a success or another revert is a mismatch.
+    fn cheat(&mut self, from: Address, call: &Settlement, expected: &[&str]) -> Result<(), EvmError> {
+        self.sync()?;
+        match self.referee.send_channel(from, call) {
+            Ok(acted) => Err(sign_error(format!(
+                "the cheating {} was accepted ({}) and ended the game as {:?}",
+                call.call, call.why, acted.ending
+            ))),
+            Err(EvmError::Reverted {
+                revert, gas_used, ..
+            }) => {
+                self.gas += gas_used;
+                let name = revert.name();
+                if !expected.contains(&name.as_str()) {
+                    return Err(sign_error(format!(
+                        "the cheating {} reverted {revert:?}, expected one of {expected:?}",
+                        call.call
+                    )));
+                }
+                self.refused = Some(format!("{} refused {name}", call.call));
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Plays up to `plies` random honest moves (fewer if the game is decided), each
+    /// answered by its receipt: the mover thinks 0 to 7 s, the receipt arrives 0 to 2 s
+    /// after the move's stamp.
+    fn play_random(&mut self, plies: usize, rng: &mut ChaCha8Rng) -> Result<(), EvmError> {
+        for _ in 0..plies {
+            let position = state(self.game.last());
+            if position.status() != Status::Ongoing {
+                break;
+            }
+            let legal = position.legal_moves();
+            self.now += rng.random_range(0..8);
+            self.game
+                .play(legal[rng.random_range(0..legal.len())], self.now)
+                .map_err(sign_error)?;
+            self.now += rng.random_range(0..3);
+            self.game.receipt(self.now).map_err(sign_error)?;
+        }
+        Ok(())
+    }
+
+    fn report(&mut self) -> Result<TranscriptReport, EvmError> {
+        self.sync()?;
+        self.game
+            .transcript()
+            .verify(&NoPins, self.now)
+            .map_err(sign_error)
+    }
+
+    /// Registers the latest pair from `from`; the registration must not end the game.
+    fn register_latest(&mut self, from: Address) -> Result<(Registered, TranscriptReport), EvmError> {
+        let report = self.report()?;
+        if report.error.is_some() || report.settlement.call != "register" {
+            return Err(sign_error(format!(
+                "an honest transcript should register: {:?} {}",
+                report.error.as_ref().map(|e| e.to_string()),
+                report.settlement.why
+            )));
+        }
+        let acted = self.send(from, &report.settlement)?;
+        if let Some(e) = acted.ending {
+            return Err(sign_error(format!("a registration ended the game at once ({e})")));
+        }
+        let registered = self
+            .referee
+            .registered(&acted)
+            .ok_or_else(|| sign_error("no PositionRegistered"))?;
+        if registered.ply != self.game.last().ply {
+            return Err(sign_error(format!(
+                "registered ply {}, the latest is {}",
+                registered.ply,
+                self.game.last().ply
+            )));
+        }
+        Ok((registered, report))
+    }
+
+    /// After the latest pair is registered: a decided position is finished by anyone once
+    /// the window is over; else both players agree on a result while it is frozen.
+    fn conclude(
+        &mut self,
+        registered: &Registered,
+        report: &TranscriptReport,
+        rng: &mut ChaCha8Rng,
+    ) -> Outcome {
+        if let Some((r, why)) = report.settlement.ends {
+            self.wait(self.window + 1)?;
+            let acted = self
+                .referee
+                .finish_registered(self.watchtower, self.id(), &registered.position)?;
+            self.gas += acted.receipt.gas_used;
+            return Ok((ending(r, why), acted.ending));
+        }
+        let (result, wa, ba) = self.game.agree(rng.random_range(1..=3)).map_err(sign_error)?;
+        let acted = self.send(self.players[0], &settlement::settle(&result, &wa, &ba))?;
+        Ok((
+            ending(result.result, settlement::REASON_AGREEMENT),
+            acted.ending,
+        ))
+    }
+
+    /// Registers the pair ending at `moves[i]` with the receipt of `moves[i]`.
+    fn register_pair(&self, i: usize, why: &str) -> Settlement {
+        let (p, pa) = &self.game.moves[i - 1];
+        let (l, la) = &self.game.moves[i];
+        let receipt = self.game.receipts.get(&l.ply).map(|(r, a)| (r, a));
+        settlement::register((p, pa), (l, la), receipt, None, why.into())
+    }
+
+    /// A player runs out of time: registered, then claimed after its time and the window.
+    fn claim_timeout(&mut self, registered: &Registered, staller: Color) -> Outcome {
+        let last = self.game.last().clone();
+        let left = if staller == Color::White {
+            last.whiteTime
+        } else {
+            last.blackTime
+        };
+        self.wait(u64::from(left) + self.window + 16)?;
+        let claimant = self.player(!staller);
+        let acted = self
+            .referee
+            .claim_timeout(claimant, self.id(), &registered.position)?;
+        self.gas += acted.receipt.gas_used;
+        Ok((timeout(&last, staller), acted.ending))
+    }
+
+    /// Takes `kind`'s path; returns the mirror's prediction and what the chain reported.
+    fn path(&mut self, kind: &str, plies: usize, victim: Color, rng: &mut ChaCha8Rng) -> Outcome {
+        match kind {
+            "agreed" | "resigned" => {
+                self.play_random(plies, rng)?;
+                let transcript = if kind == "resigned" {
+                    let by = if rng.random_bool(0.5) {
+                        Color::White
                     } else {
-                        EndResult::WhiteWins
-                    },
-                    reason: EndReason::Timeout,
-                }
-            };
-            Ok((predicted, acted.ending))
-        }
-        "overtaken" => {
-            // A stale registration (an older pair) is overtaken by the latest pair,
-            // then the two agree on a result.
-            play_random(game, plies.max(3), rng)?;
-            let n = game.moves.len();
-            if n < 4 {
-                return Err(sign_error("too few plies to register a stale pair"));
-            }
-            let stale_at = rng.random_range(1..n - 2);
-            let (p, pa) = &game.moves[stale_at - 1];
-            let (l, la) = &game.moves[stale_at];
-            let stale = settlement::register(
-                (p, pa),
-                (l, la),
-                (B256::ZERO, U256::ZERO),
-                None,
-                "stale".into(),
-            );
-            let cheat = player(chessref_channel::author_of(l).expect("128 bytes"));
-            let first = referee.send_channel(cheat, &stale)?;
-            table.register_gas.push(first.receipt.gas_used);
-            table.current += first.receipt.gas_used;
-            let current = referee
-                .registered(&first)
-                .ok_or_else(|| sign_error("no PositionRegistered"))?;
-            let report = game
-                .transcript()
-                .verify(&NoContractWallets)
-                .map_err(sign_error)?;
-            let (p, pa) = &game.moves[n - 2];
-            let (l, la) = &game.moves[n - 1];
-            let latest = settlement::register(
-                (p, pa),
-                (l, la),
-                (current.position.inner(), current.position.clock),
-                report.settlement.ends,
-                "overtake".into(),
-            );
-            let honest =
-                player(!chessref_channel::author_of(&game.moves[stale_at].0).expect("128 bytes"));
-            let second = referee.send_channel(honest, &latest)?;
-            table.register_gas.push(second.receipt.gas_used);
-            table.current += second.receipt.gas_used;
-            if let Some(ended) = second.ending {
+                        Color::Black
+                    };
+                    self.game.transcript_resigned(by).map_err(sign_error)?
+                } else {
+                    self.game
+                        .transcript_agreed(rng.random_range(1..=3))
+                        .map_err(sign_error)?
+                };
+                self.sync()?;
+                let report = transcript.verify(&NoPins, self.now).map_err(sign_error)?;
                 let (r, why) = report
                     .settlement
                     .ends
-                    .ok_or_else(|| sign_error("a decided registration predicts its end"))?;
-                return Ok((ending(r, why), Some(ended)));
+                    .ok_or_else(|| sign_error("an honest game has an ending call"))?;
+                let acted = self.send(self.players[0], &report.settlement)?;
+                self.table.game_gas.push(self.gas);
+                Ok((ending(r, why), acted.ending))
             }
-            if referee.registered(&second).map(|r| r.ply) != Some(l.ply) {
-                return Err(sign_error("the latest pair did not overtake the stale one"));
-            }
-            let (result, wa, ba) = game.agree(rng.random_range(1..=3)).map_err(sign_error)?;
-            let acted = referee.send_channel(white, &settlement::settle(&result, &wa, &ba))?;
-            table.current += acted.receipt.gas_used;
-            Ok((
-                ending(result.result, settlement::REASON_AGREEMENT),
-                acted.ending,
-            ))
-        }
-        "equivocation" => {
-            play_random(game, plies, rng)?;
-            let (q, _) = game.moves[game.moves.len() - 2].clone();
-            let (a, a_auth) = game.moves.last().expect("a move").clone();
-            if a.ply == 0 {
-                return Err(sign_error("no move to equivocate"));
-            }
-            // The author signs another legal move for the same ply.
-            let state = State::from_bytes(&q.state).expect("honest");
-            let other = state
-                .legal_moves()
-                .into_iter()
-                .map(chessref_core::RawMove::from)
-                .find(|m| m.packed() != a.packed());
-            let b = match other {
-                Some(m) => chessref_channel::successor(&q, m, 1, game.game.increment)
-                    .map_err(sign_error)?,
-                None => Move {
-                    whiteTime: a.whiteTime.saturating_sub(1),
-                    blackTime: a.blackTime.saturating_sub(1),
-                    ..a.clone()
-                },
-            };
-            let author = chessref_channel::author_of(&a).expect("128 bytes");
-            let b_auth = game
-                .seat(author)
-                .authorise(&game.domain, &b)
-                .map_err(sign_error)?;
-            let call = settlement::prove_equivocation(
-                (&a, &a_auth),
-                (&b, &b_auth),
-                author == Color::White,
-            );
-            let acted = referee.send_channel(player(!author), &call)?;
-            table.proof_gas.push(acted.receipt.gas_used);
-            table.current += acted.receipt.gas_used;
-            Ok((loses(&a, EndReason::Equivocation), acted.ending))
-        }
-        _ => {
-            // "illegal": the author signs an invalid successor of the last move.
-            play_random(game, plies, rng)?;
-            let q = game.last().clone();
-            let state = State::from_bytes(&q.state).expect("honest");
-            // After a decided position every move is invalid (code 5): the pseudo-move
-            // below keeps the position and is refused like any other.
-            let honest = match state.legal_moves().first() {
-                Some(m) => chessref_channel::successor(&q, *m, 1, game.game.increment)
-                    .map_err(sign_error)?,
-                None => Move {
-                    ply: q.ply + 1,
-                    previous: q.hash(),
-                    ..q.clone()
-                },
-            };
-            let bad = match rng.random_range(0..4) {
-                0 => Move {
-                    mv: U24::from(0x00_08_00u32),
-                    ..honest
-                },
-                1 => Move {
-                    history: B256::repeat_byte(9),
-                    ..honest
-                },
-                2 => {
-                    let mut s = honest.state.to_vec();
-                    s[10] = s[10].wrapping_add(1);
-                    Move {
-                        state: s.into(),
-                        ..honest
-                    }
+            "decided" => {
+                self.play_random(400, rng)?;
+                let outcome = if state(self.game.last()).status() == Status::Ongoing {
+                    self.path("agreed", 0, victim, rng)?
+                } else {
+                    let (registered, report) = self.register_latest(self.players[0])?;
+                    self.conclude(&registered, &report, rng)?
+                };
+                if !self.table.game_gas.last().is_some_and(|g| *g == self.gas) {
+                    self.table.game_gas.push(self.gas);
                 }
-                _ => Move {
-                    whiteTime: honest.whiteTime.saturating_sub(7),
-                    blackTime: honest.blackTime.saturating_sub(7),
-                    ..honest
-                },
-            };
-            let error = check_successor(&q, &bad, game.game.increment)
-                .err()
-                .ok_or_else(|| sign_error("the cheat is a valid successor"))?;
-            let author = chessref_channel::author_of(&bad).expect("128 bytes");
-            let auth: Auth = game
-                .seat(author)
-                .authorise(&game.domain, &bad)
-                .map_err(sign_error)?;
-            let call = settlement::prove_illegal(
-                &q,
-                (&bad, &auth),
-                author == Color::White,
-                error.to_string(),
-            );
-            let acted = referee.send_channel(player(!author), &call)?;
-            table.proof_gas.push(acted.receipt.gas_used);
-            table.current += acted.receipt.gas_used;
-            Ok((loses(&bad, EndReason::IllegalSignedMove), acted.ending))
+                Ok(outcome)
+            }
+            "stalled" => {
+                // The side to move stops answering (no receipt of the last move): its
+                // opponent registers the latest pair at once and, once the staller's time
+                // and the response window are gone, claims on time.
+                self.play_random(plies, rng)?;
+                let last = self.game.last().ply;
+                self.game.receipts.remove(&last);
+                let staller = !author(self.game.last());
+                let (registered, report) = self.register_latest(self.player(!staller))?;
+                if report.settlement.ends.is_some() {
+                    return self.conclude(&registered, &report, rng);
+                }
+                self.claim_timeout(&registered, staller)
+            }
+            "overtaken" | "front_run" => {
+                // A stale registration (an older pair) is overtaken by the latest pair, sent
+                // by a watchtower. On the attack path the cheat also "front-runs" the
+                // overtake with a registration one ply higher: v2 takes no position
+                // argument, so the overtake still goes through.
+                let front_run = kind == "front_run";
+                let need = if front_run { 5 } else { 4 };
+                self.play_random(plies.max(need), rng)?;
+                let n = self.game.moves.len();
+                if n < need {
+                    return Err(sign_error("too few plies to register a stale pair"));
+                }
+                let stale_at = rng.random_range(1..n - (need - 2));
+                let cheat = self.player(author(&self.game.moves[stale_at].0));
+                let stale = self.register_pair(stale_at, "stale");
+                self.send(cheat, &stale)?;
+                if front_run {
+                    let higher = self.register_pair(stale_at + 1, "front-run");
+                    self.send(cheat, &higher)?;
+                    self.refused = Some("the front-run did not make the overtake stale".into());
+                }
+                let (registered, report) = self.register_latest(self.watchtower)?;
+                self.conclude(&registered, &report, rng)
+            }
+            "equivocation" => {
+                self.play_random(plies, rng)?;
+                let (q, _) = self.game.moves[self.game.moves.len() - 2].clone();
+                let (a, a_auth) = self.game.moves.last().expect("a move").clone();
+                let b = self.other_move(&q, &a)?;
+                let by = author(&a);
+                let b_auth = self
+                    .game
+                    .seat(by)
+                    .authorise(&self.game.domain, &b)
+                    .map_err(sign_error)?;
+                let call = settlement::prove_equivocation((&a, &a_auth), (&b, &b_auth), by == Color::White);
+                let acted = self.send(self.watchtower, &call)?;
+                Ok((loses(by, EndReason::Equivocation), acted.ending))
+            }
+            "illegal" => self.illegal(plies, rng),
+            "retroactive_mate" => self.retroactive(plies, rng),
+            "lapsed_result" => self.lapsed_result(plies, rng),
+            "revoked_key" => self.revoked_key(plies, victim, rng),
+            _ => self.uncharged_time(plies, rng),
         }
+    }
+
+    /// Another valid successor of `q` for `a`'s ply, stamped as `a` (a mate or another
+    /// decided position first); a clock change when `q` has one legal move.
+    fn other_move(&self, q: &Move, a: &Move) -> Result<Move, EvmError> {
+        let legal = state(q).legal_moves();
+        let mut others: Vec<Move> = legal
+            .into_iter()
+            .map(chessref_core::RawMove::from)
+            .filter(|m| m.packed() != a.packed())
+            .map(|m| chessref_channel::successor(q, m, a.timestamp, self.game.game.increment))
+            .collect::<Result<_, _>>()
+            .map_err(sign_error)?;
+        others.sort_by_key(|m| state(m).status() == Status::Ongoing);
+        Ok(others.into_iter().next().unwrap_or_else(|| Move {
+            whiteTime: a.whiteTime.saturating_sub(1),
+            blackTime: a.blackTime.saturating_sub(1),
+            ..a.clone()
+        }))
+    }
+
+    /// The author signs an invalid successor of the last move; a watchtower proves it.
+    fn illegal(&mut self, plies: usize, rng: &mut ChaCha8Rng) -> Outcome {
+        self.play_random(plies, rng)?;
+        let q = self.game.last().clone();
+        self.now += 1;
+        // After a decided position every move is invalid (code 5): the pseudo-move below
+        // keeps the position and is refused like any other.
+        let honest = match state(&q).legal_moves().first() {
+            Some(m) => chessref_channel::successor(&q, *m, self.now, self.game.game.increment)
+                .map_err(sign_error)?,
+            None => Move {
+                ply: q.ply + 1,
+                previous: q.hash(),
+                timestamp: self.now,
+                ..q.clone()
+            },
+        };
+        let bad = match rng.random_range(0..5) {
+            0 => Move {
+                mv: U24::from(0x00_08_00u32),
+                ..honest
+            },
+            1 => Move {
+                history: B256::repeat_byte(9),
+                ..honest
+            },
+            2 => {
+                let mut s = honest.state.to_vec();
+                s[10] = s[10].wrapping_add(1);
+                Move {
+                    state: s.into(),
+                    ..honest
+                }
+            }
+            3 => Move {
+                timestamp: q.timestamp.saturating_sub(1),
+                ..honest
+            },
+            _ => Move {
+                whiteTime: honest.whiteTime.saturating_add(7),
+                blackTime: honest.blackTime.saturating_add(7),
+                ..honest
+            },
+        };
+        let error = check_successor(&q, &bad, self.game.game.increment)
+            .err()
+            .ok_or_else(|| sign_error("the cheat is a valid successor"))?;
+        let by = author(&bad);
+        let auth: Auth = self
+            .game
+            .seat(by)
+            .authorise(&self.game.domain, &bad)
+            .map_err(sign_error)?;
+        let call = settlement::prove_illegal(&q, (&bad, &auth), by == Color::White, error.to_string());
+        let acted = self.send(self.watchtower, &call)?;
+        Ok((loses(by, EndReason::IllegalSignedMove), acted.ending))
+    }
+
+    /// Review finding 1: a player signs, for one of its earlier plies, another move (a
+    /// mate or other decided position when there is one) and registers it. v2: no
+    /// registration ends a game at once, and a move stamped more than 60 s before the
+    /// block needs its opponent's receipt, so the registration is refused (`StaleMove`) or
+    /// stays frozen; either way the watchtower proves the equivocation and the cheat loses.
+    fn retroactive(&mut self, plies: usize, rng: &mut ChaCha8Rng) -> Outcome {
+        self.play_random(plies.max(4), rng)?;
+        let n = self.game.moves.len();
+        if n < 4 {
+            return Err(sign_error("too few plies for a retroactive move"));
+        }
+        let k = rng.random_range(1..n - 1);
+        let (q, q_auth) = self.game.moves[k - 1].clone();
+        let (original, original_auth) = self.game.moves[k].clone();
+        let by = author(&original);
+        let alt = self.other_move(&q, &original)?;
+        let alt_auth = self
+            .game
+            .seat(by)
+            .authorise(&self.game.domain, &alt)
+            .map_err(sign_error)?;
+        let decided = state(&alt).status();
+        let call = settlement::register(
+            (&q, &q_auth),
+            (&alt, &alt_auth),
+            None,
+            None,
+            format!("retroactive {} at ply {}", decided.name(), alt.ply),
+        );
+        self.sync()?;
+        let fresh = alt.timestamp + settlement::STAMP_TOLERANCE >= self.now;
+        if fresh {
+            // Fresh enough to be registered: it is frozen like any registration, and must
+            // not end the game.
+            let acted = self.send(self.player(by), &call)?;
+            if let Some(e) = acted.ending {
+                return Err(sign_error(format!("the retroactive registration ended the game ({e})")));
+            }
+            self.refused = Some(format!("register frozen, not final ({})", decided.name()));
+        } else {
+            self.cheat(self.player(by), &call, &["StaleMove"])?;
+        }
+        let proof = settlement::prove_equivocation(
+            (&original, &original_auth),
+            (&alt, &alt_auth),
+            by == Color::White,
+        );
+        let acted = self.send(self.watchtower, &proof)?;
+        Ok((loses(by, EndReason::Equivocation), acted.ending))
+    }
+
+    /// Review finding 3: a result signed early and settled after play went on. v2: a
+    /// result names its position and lapses with a registration of a later ply.
+    fn lapsed_result(&mut self, plies: usize, rng: &mut ChaCha8Rng) -> Outcome {
+        self.play_random((plies / 2).max(1), rng)?;
+        let (old, wa, ba) = self.game.agree(3).map_err(sign_error)?;
+        let at = self.game.last().ply;
+        self.play_random((plies / 2).max(2), rng)?;
+        if self.game.last().ply == at {
+            // Nothing was played after it: the result is current and settles the game.
+            let acted = self.send(self.players[0], &settlement::settle(&old, &wa, &ba))?;
+            return Ok((ending(3, settlement::REASON_AGREEMENT), acted.ending));
+        }
+        let cheat = if rng.random_bool(0.5) {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let (registered, report) = self.register_latest(self.player(!cheat))?;
+        self.cheat(
+            self.player(cheat),
+            &settlement::settle(&old, &wa, &ba),
+            &["LapsedAgreement"],
+        )?;
+        self.conclude(&registered, &report, rng)
+    }
+
+    /// Review finding 4: a rotated-out session key signs a resignation for its player.
+    /// v2: the player revokes the key on-chain when it rotates; a revoked key's
+    /// resignations and results never count.
+    fn revoked_key(&mut self, plies: usize, victim: Color, rng: &mut ChaCha8Rng) -> Outcome {
+        self.play_random((plies / 2).max(1), rng)?;
+        let (old_key, old_delegation) = self
+            .game
+            .seat(victim)
+            .session
+            .clone()
+            .ok_or_else(|| sign_error("the victim signs by session key"))?;
+        let rotated_at = self.game.last().clone();
+        let domain = self.game.domain;
+        let id = self.id();
+        let expires = old_delegation.delegation.expires;
+        let new_key = random_key(rng);
+        self.game
+            .seat_mut(victim)
+            .rotate(new_key, &domain, id, rotated_at.ply + 1, expires)
+            .map_err(sign_error)?;
+        let revoke = settlement::revoke_session_key(id, old_key.address());
+        self.send(self.player(victim), &revoke)?;
+        self.play_random((plies / 2).max(2), rng)?;
+        // Whoever holds the old key resigns for the victim, naming the position the key
+        // last saw.
+        let resignation = Resignation {
+            gameId: id,
+            ply: rotated_at.ply,
+            position: rotated_at.hash(),
+        };
+        let auth = chessref_channel::signer::sign_delegated(
+            &old_key,
+            &old_delegation,
+            &domain,
+            &resignation,
+        )
+        .map_err(sign_error)?;
+        let call = settlement::resign(&resignation, &auth, victim == Color::White);
+        self.cheat(self.watchtower, &call, &["BadSignature"])?;
+        let (result, wa, ba) = self.game.agree(rng.random_range(1..=3)).map_err(sign_error)?;
+        let acted = self.send(self.players[0], &settlement::settle(&result, &wa, &ba))?;
+        Ok((
+            ending(result.result, settlement::REASON_AGREEMENT),
+            acted.ending,
+        ))
+    }
+
+    /// Review finding 5: the side to move thinks past its time, then signs a move stamped
+    /// as if it had taken 2 s and overtakes its opponent's registration with it. v2: a
+    /// move nobody acknowledged counts as made 60 s before its block; its author's flag
+    /// fell by then (`StaleMove`), the registration stands and the opponent claims on time.
+    fn uncharged_time(&mut self, plies: usize, rng: &mut ChaCha8Rng) -> Outcome {
+        self.play_random(plies, rng)?;
+        let last = self.game.last().clone();
+        let cheat = !author(&last);
+        let (registered, report) = self.register_latest(self.player(!cheat))?;
+        if report.settlement.ends.is_some() {
+            return self.conclude(&registered, &report, rng);
+        }
+        let had = u64::from(if cheat == Color::White {
+            last.whiteTime
+        } else {
+            last.blackTime
+        });
+        self.now = self.now.max(last.timestamp + had + GRACE_PERIOD + settlement::STAMP_TOLERANCE + 30);
+        let mv = *state(&last).legal_moves().first().expect("an undecided position has a move");
+        let late = chessref_channel::successor(&last, mv, last.timestamp + 2, self.game.game.increment)
+            .map_err(sign_error)?;
+        let late_auth = self
+            .game
+            .seat(cheat)
+            .authorise(&self.game.domain, &late)
+            .map_err(sign_error)?;
+        let (_, last_auth) = self.game.moves.last().expect("a move").clone();
+        let call = settlement::register(
+            (&last, &last_auth),
+            (&late, &late_auth),
+            None,
+            None,
+            "a late move claiming 2 s".into(),
+        );
+        self.cheat(self.player(cheat), &call, &["StaleMove"])?;
+        self.claim_timeout(&registered, cheat)
     }
 }
 
 /// A known game (e.g. a real one from a PGN) played off-chain between `white` and
 /// `black` (chain accounts whose keys the harness holds, signing directly) and settled
-/// in one transaction: the last pair registered when the final position is decided
-/// (checkmate, stalemate, ...), else a result both sign (`result`: 1, 2 or 3).
-/// Returns the gas of create, join and the settling call, and the ending.
+/// in one transaction: a result both sign (`result`: 1, 2 or 3), or, when the final
+/// position is decided (checkmate, stalemate, ...), the last pair registered and
+/// finished after the response window (`finishRegistered`, two transactions).
+/// Returns the gas of create, join and the settling calls, and the ending.
 pub fn settle_known_game<C: Chain>(
     referee: &mut Referee<C>,
     [white, black]: [Address; 2],
@@ -552,8 +895,16 @@ pub fn settle_known_game<C: Chain>(
     let terms = referee.channel_game(created.id, None)?;
     let mut game =
         OffChainGame::new(domain, terms, Seat::wallet(wk), Seat::wallet(bk)).map_err(sign_error)?;
+    // Each move takes the increment (5 s): the clocks stay where they start.
+    let mut now = referee.chain().timestamp()?;
     for mv in moves {
-        game.play(*mv, 5).map_err(sign_error)?;
+        now += 5;
+        game.play(*mv, now).map_err(sign_error)?;
+        game.receipt(now).map_err(sign_error)?;
+    }
+    let chain_now = referee.chain().timestamp()?;
+    if now > chain_now {
+        referee.chain().advance_time(now - chain_now)?;
     }
     let decided = State::from_bytes(&game.last().state)
         .expect("honest")
@@ -564,13 +915,23 @@ pub fn settle_known_game<C: Chain>(
     } else {
         game.transcript_agreed(result).map_err(sign_error)?
     };
-    let report = transcript.verify(&NoContractWallets).map_err(sign_error)?;
+    let report = transcript.verify(&NoPins, now).map_err(sign_error)?;
     let acted = referee.send_channel(white, &report.settlement)?;
-    let ended = acted
-        .ending
-        .ok_or_else(|| sign_error("the settling call did not end the game"))?;
-    Ok((
-        created.receipt.gas_used + joined.receipt.gas_used + acted.receipt.gas_used,
-        ended,
-    ))
+    let mut gas = created.receipt.gas_used + joined.receipt.gas_used + acted.receipt.gas_used;
+    let ended = match (decided, acted.ending) {
+        (false, ended) => ended,
+        (true, Some(e)) => return Err(sign_error(format!("a registration ended the game at once ({e})"))),
+        (true, None) => {
+            // A decided position waits out its window; then anyone finishes it.
+            let registered = referee
+                .registered(&acted)
+                .ok_or_else(|| sign_error("no PositionRegistered"))?;
+            referee.chain().advance_time(u64::from(RESPONSE_WINDOW) + 1)?;
+            let finished = referee.finish_registered(white, created.id, &registered.position)?;
+            gas += finished.receipt.gas_used;
+            finished.ending
+        }
+    }
+    .ok_or_else(|| sign_error("the settling call did not end the game"))?;
+    Ok((gas, ended))
 }

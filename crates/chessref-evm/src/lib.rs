@@ -32,7 +32,7 @@ pub mod wallet;
 
 pub use chain::{
     CallOutcome, Chain, DEFAULT_GAS_LIMIT, DEPLOY_GAS_LIMIT, PRIVATE_KEYS_ENV, TxReceipt,
-    TxRequest, connect,
+    TxRequest, connect, connect_rpc,
 };
 pub use driver::{GameDriver, Mismatch};
 pub use ending::{EndReason, EndResult, EndingCounts, UnknownCode};

@@ -592,11 +592,25 @@ const CHANNEL_FIXTURE: &str = concat!(
 
 #[test]
 fn channel_verify_accepts_the_fixture_and_names_the_settling_call() {
-    let out = chessref(&["channel", "verify", CHANNEL_FIXTURE]);
+    let out = chessref(&["channel", "verify", CHANNEL_FIXTURE, "--now", FIXTURE_NOW]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(stdout.contains("valid: 4 signed plies"), "{stdout}");
     assert!(stdout.contains("ChessChannel.settle"), "{stdout}");
+}
+
+/// The fixture's `now`: its session keys' delegations expire soon after.
+const FIXTURE_NOW: &str = "1767225720";
+
+#[test]
+fn channel_verify_judges_a_session_keys_result_at_the_time_given() {
+    // An hour later the session keys' delegations have expired: the signed result no
+    // longer counts, and the last pair (a mate) is to be registered instead.
+    let out = chessref(&["channel", "verify", CHANNEL_FIXTURE, "--now", "1767229320"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("expired"), "{stdout}");
+    assert!(stdout.contains("ChessChannel.register"), "{stdout}");
 }
 
 #[test]
@@ -612,7 +626,10 @@ fn channel_verify_reports_the_first_bad_ply_with_exit_1() {
         .unwrap()["move"]
         .clone();
     f["moves"][1] = cut;
-    let out = chessref_stdin(&["channel", "verify", "-", "--json"], &f.to_string());
+    let out = chessref_stdin(
+        &["channel", "verify", "-", "--json", "--now", FIXTURE_NOW],
+        &f.to_string(),
+    );
     assert_eq!(out.status.code(), Some(1));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["validPlies"], 1);
@@ -660,9 +677,13 @@ fn anvil_channel_game(
         chessref_channel::client::Seat::wallet(referee.chain().signer(black).expect("anvil key"));
     let mut game =
         chessref_channel::client::OffChainGame::new(domain, terms, ws, bs).expect("game");
+    // Stamped by the node's clock, each move 2 s after the last, each acknowledged.
+    let mut now = referee.chain().timestamp().expect("time");
     for uci in plies {
-        game.play(chessref_core::Move::from_uci(uci).unwrap(), 2)
+        now += 2;
+        game.play(chessref_core::Move::from_uci(uci).unwrap(), now)
             .expect("legal");
+        game.receipt(now + 1).expect("receipt");
     }
     (anvil, game, referee)
 }
@@ -706,9 +727,47 @@ fn channel_settle_sends_the_signed_result_over_rpc() {
 }
 
 #[test]
+fn channel_settle_registers_a_mate_then_finishes_it_after_the_window() {
+    use chessref_evm::Chain;
+    let (anvil, game, mut referee) = anvil_channel_game(&["f2f3", "e7e5", "g2g4", "d8h4"]);
+    let path = write_transcript(&game.transcript(), "mate");
+    let file = path.to_str().unwrap();
+    // The receipt is timed a few seconds ahead of the node's clock: let it catch up.
+    referee.chain().advance_time(10).unwrap();
+    let first = chessref(&["channel", "settle", file, "--rpc", anvil.url()]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    assert!(
+        stdout(&first).contains("a decided position (result 2, reason 1)"),
+        "{}",
+        stdout(&first)
+    );
+    // No registration ends a game at once: inside the window the outcome is pending.
+    let id = game.game.game_id;
+    assert_eq!(referee.game(id).unwrap().phase, 2);
+    let early = chessref(&["channel", "settle", file, "--rpc", anvil.url()]);
+    assert_eq!(early.status.code(), Some(0), "{}", stderr(&early));
+    assert!(stdout(&early).contains("pending until"), "{}", stdout(&early));
+    referee.chain().advance_time(601).unwrap();
+    let finish = chessref(&["channel", "settle", file, "--rpc", anvil.url()]);
+    assert_eq!(finish.status.code(), Some(0), "{}", stderr(&finish));
+    assert!(
+        stdout(&finish).contains("ended: black_wins, checkmate"),
+        "{}",
+        stdout(&finish)
+    );
+    assert_eq!(referee.game(id).unwrap().phase, 3);
+    std::fs::remove_file(path).ok();
+}
+
+#[test]
 fn channel_dispute_registers_the_latest_pair_over_rpc() {
     let (anvil, game, mut referee) = anvil_channel_game(&["d2d4", "d7d5"]);
     let path = write_transcript(&game.transcript(), "dispute");
+    // The receipt is timed a few seconds ahead of the node's clock: let it catch up.
+    {
+        use chessref_evm::Chain;
+        referee.chain().advance_time(10).unwrap();
+    }
     let file = path.to_str().unwrap();
     let refused = chessref(&["channel", "settle", file, "--rpc", anvil.url()]);
     assert_eq!(refused.status.code(), Some(2));

@@ -1,12 +1,14 @@
 //! `chessref channel ...`: off-chain games with signed moves (docs/CHANNEL.md).
 //!
 //! `verify TRANSCRIPT.json`: every signature, the turn order, every move legal by
-//! `chessref-core`, the clocks; prints the first bad ply and why, and the
-//! `ChessChannel` call (with calldata) that settles or disputes the game.
+//! `chessref-core`, the clocks and stamps, the receipts; prints the first bad ply and why,
+//! and the `ChessChannel` call (with calldata) that settles or disputes the game.
+//! `settle` and `dispute` send that call; a decided position takes two runs of `settle`:
+//! the registration, then, after its response window, `finishRegistered`.
 
 use std::process::ExitCode;
 
-use chessref_channel::{NoContractWallets, Transcript, TranscriptReport};
+use chessref_channel::{NoPins, Transcript, TranscriptReport};
 use chessref_evm::{Chain, Referee};
 use clap::{Args as ClapArgs, Subcommand};
 
@@ -38,7 +40,7 @@ struct SendArgs {
     /// The JSON-RPC node of the transcript's chain (keys: CHESSREF_PRIVATE_KEYS, else the node's accounts).
     #[arg(long, value_name = "URL")]
     rpc: String,
-    /// The account to send from (default: the first of a player's accounts the chain can send from).
+    /// The account to send from (default: the first of a player's accounts the chain can send from; a watchtower gives its own: overtaking, proofs and finishing are open to anyone).
     #[arg(long, value_name = "ADDRESS")]
     from: Option<String>,
 }
@@ -52,6 +54,9 @@ struct VerifyArgs {
     /// Print the report as one JSON object.
     #[arg(long)]
     json: bool,
+    /// Judge session keys' results and resignations, and a move's freshness, at this time (unix seconds; default: now).
+    #[arg(long, value_name = "SECONDS")]
+    now: Option<u64>,
 }
 
 /// Runs `chessref channel`.
@@ -63,8 +68,15 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
 }
 
-/// Reads and checks the transcript at `path` (`-` for stdin).
-fn read(path: &str) -> Result<(Transcript, TranscriptReport), CliError> {
+/// The system clock, unix seconds.
+fn system_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Reads and checks the transcript at `path` (`-` for stdin) at time `now`.
+fn read(path: &str, now: u64) -> Result<(Transcript, TranscriptReport), CliError> {
     let text = if path == "-" {
         std::io::read_to_string(std::io::stdin()).map_err(|source| CliError::Io {
             path: "-".into(),
@@ -79,13 +91,13 @@ fn read(path: &str) -> Result<(Transcript, TranscriptReport), CliError> {
     let transcript =
         Transcript::from_json(&text).map_err(|e| CliError::Arg(format!("{path}: {e}")))?;
     let report = transcript
-        .verify(&NoContractWallets)
+        .verify(&NoPins, now)
         .map_err(|e| CliError::Arg(format!("{path}: {e}")))?;
     Ok((transcript, report))
 }
 
 fn verify(args: VerifyArgs) -> Result<ExitCode, CliError> {
-    let (_, report) = read(&args.path)?;
+    let (_, report) = read(&args.path, args.now.unwrap_or_else(system_now))?;
     if args.json {
         print_json(
             &serde_json::to_value(&report).map_err(|e| CliError::Arg(format!("report: {e}")))?,
@@ -108,8 +120,14 @@ fn verify(args: VerifyArgs) -> Result<ExitCode, CliError> {
         match s.ends {
             Some((result, reason)) => {
                 println!(
-                    "settle with ChessChannel.{}: {} -> result {result}, reason {reason}",
-                    s.call, s.why
+                    "settle with ChessChannel.{}: {} -> result {result}, reason {reason}{}",
+                    s.call,
+                    s.why,
+                    if s.call == "register" {
+                        " (pending until the response window is over)"
+                    } else {
+                        ""
+                    }
                 )
             }
             None => println!("dispute with ChessChannel.{}: {}", s.call, s.why),
@@ -123,10 +141,11 @@ fn verify(args: VerifyArgs) -> Result<ExitCode, CliError> {
     })
 }
 
-/// `settle` (`ending` true) or `dispute`: sends the call `verify` names from a player's
-/// account (registrations must come from a player) and prints what the chain did.
+/// `settle` (`ending` true) or `dispute`: sends the call `verify` names (registrations
+/// from a player's account unless `--from` says otherwise) and prints what the chain did.
+/// A decided position registered before is finished instead, once its window is over.
 fn send(args: SendArgs, ending: bool) -> Result<ExitCode, CliError> {
-    let (transcript, report) = read(&args.path)?;
+    let (transcript, report) = read(&args.path, system_now())?;
     let s = &report.settlement;
     let settles = s.ends.is_some() && matches!(s.call, "settle" | "resignBySignature" | "register");
     if ending && !settles {
@@ -141,7 +160,7 @@ fn send(args: SendArgs, ending: bool) -> Result<ExitCode, CliError> {
             args.path, s.call, s.why
         )));
     }
-    let chain = chessref_evm::connect(Some(&args.rpc)).map_err(|e| CliError::Arg(e.to_string()))?;
+    let chain = chessref_evm::connect_rpc(&args.rpc).map_err(|e| CliError::Arg(e.to_string()))?;
     let players = [transcript.game.white, transcript.game.black];
     let from = match &args.from {
         Some(text) => text
@@ -154,17 +173,50 @@ fn send(args: SendArgs, ending: bool) -> Result<ExitCode, CliError> {
             ))
         })?,
     };
-    let mut referee = Referee::of_channel(chain, transcript.domain.verifying_contract)
-        .map_err(|e| CliError::Arg(format!("chain: {e}")))?;
-    let chain_id = referee
-        .chain()
-        .chain_id()
-        .map_err(|e| CliError::Arg(format!("chain: {e}")))?;
+    let chain_error = |e: chessref_evm::EvmError| CliError::Arg(format!("chain: {e}"));
+    let mut referee =
+        Referee::of_channel(chain, transcript.domain.verifying_contract).map_err(chain_error)?;
+    let chain_id = referee.chain().chain_id().map_err(|e| chain_error(e.into()))?;
     if chain_id != transcript.domain.chain_id {
         return Err(CliError::Arg(format!(
             "the node is chain {chain_id}, the transcript's signatures are for chain {}",
             transcript.domain.chain_id
         )));
+    }
+    let id = transcript.game.game_id;
+    if s.call == "register" && s.ends.is_some() && !transcript.moves.is_empty() {
+        // A decided position: registered before (by anyone), it is finished once its window
+        // is over instead of registered again.
+        let last = transcript.message(transcript.moves.len() - 1).ply;
+        let status = referee.channel_status(id).map_err(chain_error)?;
+        if status.windowEnd != 0 && status.registeredPly == last {
+            let now = referee.chain().timestamp().map_err(|e| chain_error(e.into()))?;
+            if now < status.windowEnd {
+                println!(
+                    "game {id}: ply {last} is registered, its outcome pending until {} ({} s from now); run `chessref channel settle` again then (anyone may)",
+                    status.windowEnd,
+                    status.windowEnd - now
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+            let registered = referee
+                .latest_registration(id, 10_000)
+                .map_err(chain_error)?
+                .ok_or_else(|| {
+                    CliError::Arg(format!("game {id}: no PositionRegistered in the node's logs"))
+                })?;
+            let acted = referee
+                .finish_registered(from, id, &registered.position)
+                .map_err(|e| CliError::Arg(format!("ChessReferee.finishRegistered: {e}")))?;
+            println!(
+                "sent ChessReferee.finishRegistered from {from} ({} gas)",
+                acted.receipt.gas_used
+            );
+            if let Some(ending) = acted.ending {
+                println!("game {id} ended: {ending}");
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
     }
     let acted = referee
         .send_channel(from, s)
@@ -174,15 +226,18 @@ fn send(args: SendArgs, ending: bool) -> Result<ExitCode, CliError> {
         s.call, s.why, acted.receipt.gas_used
     );
     match (acted.ending, referee.registered(&acted)) {
-        (Some(ending), _) => println!("game {} ended: {ending}", transcript.game.game_id),
-        (None, Some(r)) => println!(
-            "game {} continues on-chain from ply {} once its response window is over",
-            transcript.game.game_id, r.ply
-        ),
-        (None, None) => println!(
-            "game {}: no ending and no registration reported",
-            transcript.game.game_id
-        ),
+        (Some(ending), _) => println!("game {id} ended: {ending}"),
+        (None, Some(r)) => match s.ends {
+            Some((result, reason)) => println!(
+                "game {id}: ply {} registered, a decided position (result {result}, reason {reason}): final once its response window is over; then run `chessref channel settle` again (anyone may)",
+                r.ply
+            ),
+            None => println!(
+                "game {id} continues on-chain from ply {} once its response window is over",
+                r.ply
+            ),
+        },
+        (None, None) => println!("game {id}: no ending and no registration reported"),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -156,8 +156,19 @@ fn channel(chain: Box<dyn chessref_evm::Chain>, args: &Args) -> Result<ExitCode,
             g(&summary.register_gas),
             g(&summary.proof_gas)
         )?;
-        for (kind, gas) in &summary.gas_by_ending {
-            writeln!(out, "  whole game, {kind}: {}", g(gas))?;
+        for (kind, e) in &summary.gas_by_ending {
+            let outcomes: Vec<String> = e
+                .outcomes
+                .iter()
+                .map(|(o, n)| format!("{n} × {o}"))
+                .collect();
+            writeln!(
+                out,
+                "  {kind} ({} games), whole game gas: {}; {}",
+                e.games,
+                g(&e.gas),
+                outcomes.join(", ")
+            )?;
         }
     }
     Ok(if summary.mismatches == 0 {
