@@ -23,6 +23,8 @@ SOURCES=(
   "Probe=crates/chessref-evm/tests/fixtures/Probe.sol"
   # A plain ERC-20 with symbol and decimals: the stake token of `chessref game` tests.
   "TestToken=crates/chessref-evm/tests/fixtures/TestToken.sol"
+  # A one-owner ERC-1271 wallet that can change hands: simulate --channel's wallet player.
+  "OwnerWallet=crates/chessref-evm/tests/fixtures/OwnerWallet.sol"
 )
 DEST=crates/chessref-evm/artifacts
 

@@ -30,6 +30,12 @@ sol!(
 
 sol!(
     #[sol(all_derives)]
+    OwnerWallet,
+    "artifacts/OwnerWallet.json"
+);
+
+sol!(
+    #[sol(all_derives)]
     /// The ERC-20 functions a player's seat uses for token stakes (`symbol` and
     /// `decimals` are optional in the standard: a token without them is read in base units).
     interface IERC20 {

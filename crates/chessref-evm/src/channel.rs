@@ -48,19 +48,52 @@ impl<C: Chain> Referee<C> {
         response_window: u32,
     ) -> Result<Created, EvmError> {
         let value = setup.value();
-        let call = R::createChannelGameCall {
-            opponent: setup.opponent,
-            creatorWhite: setup.creator_white,
-            token: setup.token,
-            stake: setup.stake,
-            initialTime: setup.initial_time,
-            increment: setup.increment,
-            firstMoveWindow: setup.first_move_window,
-            startState: setup.start_bytes(),
-            responseWindow: response_window,
-        };
+        let call = create_channel_game_call(setup, response_window);
         let receipt = self.transact("createChannelGame", creator, value, call)?;
         self.created("createChannelGame", receipt)
+    }
+
+    /// `createChannelGame` sent by contract wallet `wallet` (`OwnerWallet.execute`, by its
+    /// owner `owner`), the stake paid from the wallet.
+    pub fn create_channel_game_through(
+        &mut self,
+        owner: Address,
+        wallet: Address,
+        setup: &GameSetup,
+        response_window: u32,
+    ) -> Result<Created, EvmError> {
+        let data = create_channel_game_call(setup, response_window).abi_encode();
+        let referee = self.address();
+        let receipt = self.through_wallet(owner, wallet, referee, setup.value(), data.into())?;
+        self.created("createChannelGame", receipt)
+    }
+
+    /// Calls `target` with `value` and `data` from contract wallet `wallet`
+    /// (`OwnerWallet.execute`, sent by its owner `owner`); its revert decoded.
+    pub fn through_wallet(
+        &mut self,
+        owner: Address,
+        wallet: Address,
+        target: Address,
+        value: U256,
+        data: Bytes,
+    ) -> Result<crate::chain::TxReceipt, EvmError> {
+        let call = crate::bindings::OwnerWallet::executeCall {
+            target,
+            value,
+            data,
+        };
+        let receipt = self
+            .chain()
+            .send(TxRequest::call(owner, wallet, call.abi_encode()))?;
+        if !receipt.success {
+            return Err(EvmError::Reverted {
+                operation: "OwnerWallet.execute",
+                revert: ContractRevert::decode(&receipt.output),
+                gas_used: receipt.gas_used,
+            });
+        }
+        Ok(receipt)
     }
 
     /// The protocol's view of channel game `id` (players and terms), from `getGame`.
@@ -200,6 +233,21 @@ impl<C: Chain> Referee<C> {
             r.code.saturating_to::<u8>(),
             r.ruleCode.saturating_to::<u8>(),
         ))
+    }
+}
+
+/// The `createChannelGame` call of `setup`'s terms and the response window.
+fn create_channel_game_call(setup: &GameSetup, response_window: u32) -> R::createChannelGameCall {
+    R::createChannelGameCall {
+        opponent: setup.opponent,
+        creatorWhite: setup.creator_white,
+        token: setup.token,
+        stake: setup.stake,
+        initialTime: setup.initial_time,
+        increment: setup.increment,
+        firstMoveWindow: setup.first_move_window,
+        startState: setup.start_bytes(),
+        responseWindow: response_window,
     }
 }
 

@@ -5,7 +5,7 @@
 //!
 //! Seven paths are honest endings (a signed result, a signed resignation, a decided
 //! position registered and finished after its window, a player who stops answering, a
-//! stale registration overtaken, equivocation, an illegal signed move). Five are the
+//! stale registration overtaken, equivocation, an illegal signed move). Six are the
 //! attacks of the v1 review (issue 16), each tried by the cheating side: its call must
 //! be refused (the revert is checked by name) or must not decide the game, and the
 //! honest side (or a watchtower, for the calls anyone may send) must end it as the board
@@ -15,18 +15,22 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use alloy_primitives::{Address, B256, U256, aliases::U24};
+use alloy_sol_types::{SolCall, SolConstructor};
 use alloy_signer_local::PrivateKeySigner;
 use chessref_channel::client::{OffChainGame, Seat};
 use chessref_channel::messages::Message;
 use chessref_channel::settlement::{self, Settlement};
-use chessref_channel::{Auth, Move, NoPins, Resignation, TranscriptReport, check_successor};
+use chessref_channel::{
+    Auth, KnownPins, Move, NoPins, Resignation, TranscriptReport, check_successor,
+};
 use chessref_core::{Color, State, Status};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::{
-    chain::Chain,
+    bindings::OwnerWallet,
+    chain::{Chain, TxRequest},
     channel::Registered,
     ending::{EndReason, EndResult, Ending},
     error::EvmError,
@@ -35,7 +39,7 @@ use crate::{
 };
 
 /// The ways a simulated game ends: seven honest paths, then the review's attacks.
-pub const KINDS: [&str; 12] = [
+pub const KINDS: [&str; 13] = [
     "agreed",
     "resigned",
     "decided",
@@ -48,15 +52,18 @@ pub const KINDS: [&str; 12] = [
     "revoked_key",
     "uncharged_time",
     "front_run",
+    "disowned_move",
 ];
 
-/// The paths of [`KINDS`] that are attacks: the cheating side's call must fail.
-pub const ATTACKS: [&str; 5] = [
+/// The paths of [`KINDS`] that are attacks (review findings 1, 3, 4, 5, 6 and 2): the
+/// cheating side's call must fail.
+pub const ATTACKS: [&str; 6] = [
     "retroactive_mate",
     "lapsed_result",
     "revoked_key",
     "uncharged_time",
     "front_run",
+    "disowned_move",
 ];
 
 /// Settings of a channel simulation.
@@ -176,7 +183,29 @@ pub fn simulate_channel<C: Chain>(
         } else {
             RESPONSE_WINDOW
         };
-        let created = referee.create_channel_game(white.0, &setup, window)?;
+        // On the disowned-move path white is a contract wallet its key owns (and hands on).
+        let wallet = if kind == "disowned_move" {
+            let init = [
+                &OwnerWallet::BYTECODE[..],
+                &OwnerWallet::constructorCall {
+                    walletOwner: white.0,
+                }
+                .abi_encode()[..],
+            ]
+            .concat();
+            let tx = TxRequest::create(white.0, init).with_value(setup.value());
+            let receipt = referee.chain().send(tx)?;
+            Some(receipt.created.filter(|_| receipt.success).ok_or_else(|| {
+                sign_error("the contract wallet could not be deployed")
+            })?)
+        } else {
+            None
+        };
+        let created = match wallet {
+            Some(w) => referee.create_channel_game_through(white.0, w, &setup, window)?,
+            None => referee.create_channel_game(white.0, &setup, window)?,
+        };
+        let white_player = wallet.unwrap_or(white.0);
         let joined = referee.join_game(black.0, created.id, U256::from(STAKE))?;
         let terms = referee.channel_game(created.id, None)?;
         let joined_at = referee.chain().timestamp()?;
@@ -184,7 +213,9 @@ pub fn simulate_channel<C: Chain>(
         // The revoked-key path needs a session key to revoke.
         let victim = rng.random_bool(0.5).then_some(Color::White).unwrap_or(Color::Black);
         let mut seat = |k: &PrivateKeySigner, colour: Color| -> Result<Seat, EvmError> {
-            let session = rng.random_bool(0.5) || (kind == "revoked_key" && colour == victim);
+            let session = rng.random_bool(0.5)
+                || (kind == "revoked_key" && colour == victim)
+                || (wallet.is_some() && colour == Color::White);
             if session {
                 let key = random_key(&mut rng);
                 Seat::with_session(k.clone(), key, &domain, &terms, expires).map_err(sign_error)
@@ -195,14 +226,15 @@ pub fn simulate_channel<C: Chain>(
         let (ws, bs) = (seat(&white.1, Color::White)?, seat(&black.1, Color::Black)?);
         let game = OffChainGame::new(domain, terms.clone(), ws, bs).map_err(sign_error)?;
         let credits_before = [
-            referee.credits(white.0, Address::ZERO)?,
+            referee.credits(white_player, Address::ZERO)?,
             referee.credits(black.0, Address::ZERO)?,
         ];
         let plies = rng.random_range(2..=options.max_plies.max(2));
         let mut run = Run {
             referee: &mut referee,
             game,
-            players: [white.0, black.0],
+            players: [white_player, black.0],
+            wallet: wallet.map(|w| (w, white.0)),
             watchtower,
             window: u64::from(window),
             now: joined_at,
@@ -224,7 +256,7 @@ pub fn simulate_channel<C: Chain>(
             )),
             Ok((predicted, _)) => {
                 let paid = [
-                    referee.credits(white.0, Address::ZERO)? - credits_before[0],
+                    referee.credits(white_player, Address::ZERO)? - credits_before[0],
                     referee.credits(black.0, Address::ZERO)? - credits_before[1],
                 ];
                 let expected = payout(*predicted);
@@ -340,6 +372,8 @@ struct Run<'a, C: Chain> {
     game: OffChainGame,
     /// White's and black's addresses.
     players: [Address; 2],
+    /// White's contract wallet and its first owner, on the disowned-move path.
+    wallet: Option<(Address, Address)>,
     /// An account of neither player (sends what anyone may send).
     watchtower: Address,
     window: u64,
@@ -622,6 +656,7 @@ impl<C: Chain> Run<'_, C> {
             "retroactive_mate" => self.retroactive(plies, rng),
             "lapsed_result" => self.lapsed_result(plies, rng),
             "revoked_key" => self.revoked_key(plies, victim, rng),
+            "disowned_move" => self.disowned_move(plies, rng),
             _ => self.uncharged_time(plies, rng),
         }
     }
@@ -752,6 +787,118 @@ impl<C: Chain> Run<'_, C> {
         );
         let acted = self.send(self.watchtower, &proof)?;
         Ok((loses(by, EndReason::Equivocation), acted.ending))
+    }
+
+    /// Review finding 2: a contract wallet (white) takes back a move. Its opponent pinned
+    /// the wallet's delegation before accepting moves under it. Later the wallet changes
+    /// hands: it now refuses what its old owner approved (asking it again reverts
+    /// `BadSignature`), its new owner delegates a new key, signs another move for one of
+    /// the wallet's plies and registers it. v2: ERC-1271 is asked only when pinning, so
+    /// the old moves still count and the watchtower proves the equivocation.
+    fn disowned_move(&mut self, plies: usize, rng: &mut ChaCha8Rng) -> Outcome {
+        let (wallet, _) = self
+            .wallet
+            .ok_or_else(|| sign_error("the disowned-move path needs a contract wallet"))?;
+        let domain = self.game.domain;
+        let id = self.id();
+        let (_, first) = self
+            .game
+            .seat(Color::White)
+            .session
+            .clone()
+            .ok_or_else(|| sign_error("the wallet plays by session key"))?;
+        let first_digest = first.delegation.digest(&domain);
+        let pin = settlement::pin(wallet, first_digest, &first.signature);
+        self.send(self.player(Color::Black), &pin)?;
+        self.play_random(plies.max(4), rng)?;
+        let mut pins = KnownPins::default();
+        pins.pinned.insert((wallet, first_digest));
+        pins.contracts.insert(wallet);
+        self.sync()?;
+        let report = self
+            .game
+            .transcript()
+            .verify(&pins, self.now)
+            .map_err(sign_error)?;
+        if report.error.is_some() || !report.unchecked.is_empty() {
+            return Err(sign_error(format!(
+                "the wallet's pinned moves do not verify: {:?}, unchecked {:?}",
+                report.error.map(|e| e.to_string()),
+                report.unchecked
+            )));
+        }
+        // The wallet changes hands.
+        let new_owner = self.referee.chain().accounts()[0];
+        let new_key = self
+            .referee
+            .chain()
+            .signer(new_owner)
+            .ok_or_else(|| sign_error("no key for the chain's account 0"))?;
+        let (_, old_owner) = self.wallet.expect("checked above");
+        let handover = OwnerWallet::setOwnerCall { next: new_owner }.abi_encode();
+        let receipt = self
+            .referee
+            .chain()
+            .send(TxRequest::call(old_owner, wallet, handover))?;
+        if !receipt.success {
+            return Err(sign_error("the wallet could not change hands"));
+        }
+        self.cheat(self.watchtower, &pin, &["BadSignature"])?;
+        let asked_again = self.refused.take().unwrap_or_default();
+        // Its new owner delegates a new key and signs another move for one of its plies.
+        let n = self.game.moves.len();
+        let k = (1..n - 1)
+            .filter(|i| author(&self.game.moves[*i].0) == Color::White)
+            .nth(rng.random_range(0..(n - 1) / 2))
+            .unwrap_or(1);
+        let (q, q_auth) = self.game.moves[k - 1].clone();
+        let (original, original_auth) = self.game.moves[k].clone();
+        let key = random_key(rng);
+        let second = chessref_channel::signer::delegate(
+            &new_key,
+            &domain,
+            id,
+            key.address(),
+            1,
+            u32::MAX,
+            first.delegation.expires,
+        )
+        .map_err(sign_error)?;
+        let pin = settlement::pin(wallet, second.delegation.digest(&domain), &second.signature);
+        self.send(new_owner, &pin)?;
+        let alt = self.other_move(&q, &original)?;
+        let alt_auth = chessref_channel::signer::sign_delegated(&key, &second, &domain, &alt)
+            .map_err(sign_error)?;
+        let call = settlement::register((&q, &q_auth), (&alt, &alt_auth), None, None, "a taken-back move".into());
+        self.sync()?;
+        let channel = self.referee.channel()?;
+        let sent = self
+            .referee
+            .through_wallet(new_owner, wallet, channel, U256::ZERO, call.calldata.clone());
+        let registered = match sent {
+            Ok(receipt) => {
+                self.gas += receipt.gas_used;
+                "register frozen, not final".to_owned()
+            }
+            Err(EvmError::Reverted {
+                revert, gas_used, ..
+            }) if revert.name() == "StaleMove" => {
+                self.gas += gas_used;
+                "register refused StaleMove".to_owned()
+            }
+            Err(e) => return Err(e),
+        };
+        if self.referee.game(id)?.phase != 2 {
+            return Err(sign_error("the taken-back move ended the game"));
+        }
+        self.refused = Some(format!("{asked_again} (its pin stands); {registered}"));
+        let proof = settlement::prove_equivocation(
+            (&original, &original_auth),
+            (&alt, &alt_auth),
+            true,
+        );
+        let acted = self.send(self.watchtower, &proof)?;
+        Ok((loses(Color::White, EndReason::Equivocation), acted.ending))
     }
 
     /// Review finding 3: a result signed early and settled after play went on. v2: a

@@ -255,55 +255,86 @@ export const cases = [
     eq([g.ply(), c.ply()], [0, 1], "clone is independent");
     ok(c.pgn().includes("1. e4"), "PGN movetext");
   }],
-  ["channel: typed data, digests and signers of the CHANNEL.md examples", (w) => {
+  ["channel: typed data, digests and signers of the CHANNEL.md v2 examples", (w) => {
     const domain = { chainId: CHANNEL.domain.chainId, verifyingContract: CHANNEL.domain.verifyingContract };
-    for (const m of [CHANNEL.start, ...CHANNEL.moves]) {
-      const t = w.channelTypedData("Move", domain, m);
-      eq([t.hash, t.digest], [m.hash, m.digest], `ply ${m.ply}`);
-      eq(t.primaryType, "Move", "primaryType");
-      eq(t.types.Move.map((f) => f.name).join(","), "gameId,ply,mv,state,history,whiteTime,blackTime,previous", "Move fields");
-      if (m.ply > 0) eq(w.channelRecover(m.digest, m.signature), m.signer, `signer of ply ${m.ply}`);
+    const typed = (kind, m, what) => {
+      const t = w.channelTypedData(kind, domain, m);
+      eq([t.hash, t.digest], [m.hash, m.digest], what);
+      eq(t.primaryType, kind, `${what}: primaryType`);
+      eq(`${kind}(${t.types[kind].map((f) => `${f.type} ${f.name}`).join(",")})`, CHANNEL.types[kind].type, `${what}: type`);
+      return t;
+    };
+    const signedBy = (m, what) => eq(w.channelRecover(m.digest, m.signature), m.signer, `signer of ${what}`);
+    typed("Move", CHANNEL.start, "start");
+    for (const m of CHANNEL.moves) {
+      eq(typed("Move", m, `ply ${m.ply}`).message.timestamp, m.timestamp, `ply ${m.ply} timestamp`);
+      signedBy(m, `ply ${m.ply}`);
+      eq(typed("Receipt", m.receipt, `receipt of ply ${m.ply}`).message.seenAt, m.receipt.seenAt, "seenAt");
+      signedBy(m.receipt, `receipt of ply ${m.ply}`);
+      eq(w.channelReceipt(m, m.receipt.seenAt).position, m.hash, `receipt of ply ${m.ply} names it`);
+      eq(w.channelPosition(m), m.hash, `position of ply ${m.ply}`);
     }
     for (const d of CHANNEL.delegations) {
-      const t = w.channelTypedData("Delegation", domain, d);
-      eq([t.hash, t.digest], [d.hash, d.digest], d.name);
-      eq(w.channelRecover(d.digest, d.signature), d.signer, d.name);
+      eq(typed("Delegation", d, d.name).message.expires, d.expires, `${d.name} expires`);
+      signedBy(d, d.name);
     }
-    eq(w.channelTypedData("Resignation", domain, CHANNEL.resignation).digest, CHANNEL.resignation.digest, "resignation");
-    eq(w.channelTypedData("Result", domain, CHANNEL.result).digest, CHANNEL.result.digest, "result");
-    const other = { chainId: CHANNEL.negative.otherChain.chainId, verifyingContract: CHANNEL.domain.verifyingContract };
-    eq(w.channelTypedData("Move", other, CHANNEL.moves[0]).digest, CHANNEL.negative.otherChain.digest, "other chain");
-    throwsKind(() => w.channelRecover(CHANNEL.negative.highS.digest, CHANNEL.negative.highS.signature), "bad_signature");
+    typed("Resignation", CHANNEL.resignation, "resignation");
+    signedBy(CHANNEL.resignation, "resignation");
+    typed("Result", CHANNEL.result, "result");
+    signedBy({ ...CHANNEL.result, ...CHANNEL.result.white }, "white's result");
+    signedBy({ ...CHANNEL.result, ...CHANNEL.result.black }, "black's result");
+    typed("DrawOffer", CHANNEL.drawOffer, "draw offer");
+    signedBy(CHANNEL.drawOffer, "draw offer");
+    const n = CHANNEL.negative;
+    typed("Resignation", n.expiredKey.resignation, "expired key's resignation");
+    typed("Result", n.lapsedResult.result, "lapsed result");
+    for (const m of [n.equivocation.a, n.equivocation.b, n.wrongSigner]) typed("Move", m, `negative ply ${m.ply}`);
+    const other = { chainId: n.otherChain.chainId, verifyingContract: CHANNEL.domain.verifyingContract };
+    eq(w.channelTypedData("Move", other, CHANNEL.moves[0]).digest, n.otherChain.digest, "other chain");
+    throwsKind(() => w.channelRecover(n.highS.digest, n.highS.signature), "bad_signature");
     // A session key signs in the page: the very bytes the Rust signer wrote.
     const session = CHANNEL.keys.whiteSession1;
     eq(w.channelAddressOf(session.privateKey), session.address, "session key address");
     eq(w.channelSign(session.privateKey, CHANNEL.moves[0].digest), CHANNEL.moves[0].signature, "session key signature");
     throwsKind(() => w.channelSign("0x00", CHANNEL.moves[0].digest), "bad_key");
     throwsKind(() => w.channelTypedData("Draw", domain, {}), "bad_message");
+    const v1 = { ...CHANNEL.moves[0] };
+    delete v1.timestamp;
+    throwsKind(() => w.channelTypedData("Move", domain, v1), "bad_message");
   }],
 
-  ["channel: successors, transition codes and a whole transcript", (w) => {
+  ["channel: successors with timestamps, transition codes and whole transcripts", (w) => {
     const game = { ...CHANNEL.game };
     delete game.startState;
     const start = w.channelStartMove(game);
     eq(w.channelTypedData("Move", CHANNEL.domain, start).hash, CHANNEL.start.hash, "start move");
-    const spent = [4, 6, 10, 3];
     let previous = start;
-    for (const [i, m] of CHANNEL.moves.entries()) {
-      const next = w.channelSuccessor(previous, m.uci, spent[i], CHANNEL.game.increment);
+    for (const m of CHANNEL.moves) {
+      const next = w.channelSuccessor(previous, m.uci, m.timestamp, CHANNEL.game.increment);
       eq(w.channelTypedData("Move", CHANNEL.domain, next).hash, m.hash, `successor ${m.uci}`);
       w.channelCheckSuccessor(previous, m, CHANNEL.game.increment);
       previous = m;
     }
-    throwsKind(() => w.channelSuccessor(CHANNEL.moves[0], "e7e4", 1, 2), "invalid_transition", 6);
+    const first = CHANNEL.moves[0];
+    throwsKind(() => w.channelSuccessor(first, "e7e4", first.timestamp + 1, 2), "invalid_transition", 6);
+    throwsKind(() => w.channelSuccessor(CHANNEL.moves[2], "e8e7", CHANNEL.moves[2].timestamp - 1, 2), "invalid_transition", 4);
     for (const t of CHANNEL.negative.transitions) {
       const e = throwsKind(() => w.channelCheckSuccessor(t.previous, t.move, CHANNEL.game.increment), "invalid_transition", t.code);
       eq(e.ruleCode, t.ruleCode, `${t.name}: rule code`);
     }
-    const report = w.channelVerifyTranscript(CHANNEL);
+    const report = w.channelVerifyTranscript(CHANNEL, CHANNEL.now);
     eq([report.validPlies, report.error, report.status], [4, null, 1], "valid, mate");
     eq([report.settlement.call, report.settlement.ends], ["settle", [2, 8]], "settled by the signed result");
     ok(report.settlement.calldata.startsWith("0x"), "calldata");
-    throwsKind(() => w.channelVerifyTranscript({ moves: 3 }), "bad_message");
+    const resigned = { ...CHANNEL, result: undefined };
+    const r = w.channelVerifyTranscript(resigned, CHANNEL.now);
+    eq([r.error, r.settlement.call, r.settlement.ends], [null, "resignBySignature", [2, 5]], "resigned");
+    const lapsed = w.channelVerifyTranscript({ ...CHANNEL, result: CHANNEL.negative.lapsedResult.result }, CHANNEL.now);
+    ok(/lapsed/.test(lapsed.error), "a lapsed result");
+    eq(lapsed.settlement.call, "register", "registered instead");
+    const expired = { ...resigned, resignation: CHANNEL.negative.expiredKey.resignation };
+    ok(/expired/.test(w.channelVerifyTranscript(expired, CHANNEL.negative.expiredKey.now).error), "an expired key");
+    throwsKind(() => w.channelVerifyTranscript({ moves: 3 }, CHANNEL.now), "bad_message");
+    throwsKind(() => w.channelVerifyTranscript(CHANNEL), "bad_message");
   }],
 ];

@@ -5,24 +5,42 @@ import init, {
   rejectionName, type CheckResult, type MoveInfo, type ClaimableDraws, type Outcome, type RawMove,
   type StateValidation, type ChessrefError,
   channelStartMove, channelSuccessor, channelCheckSuccessor, channelTypedData, channelRecover, channelSign,
-  channelAddressOf, channelVerifyTranscript, type ChannelDomain, type ChannelGame, type ChannelMove,
-  type ChannelTypedData, type TranscriptReport,
+  channelAddressOf, channelVerifyTranscript, channelReceipt, channelPosition, type ChannelDomain, type ChannelGame,
+  type ChannelMove, type ChannelTypedData, type TranscriptReport, type ChannelDelegation, type ChannelReceipt,
+  type ChannelResignation, type ChannelDrawOffer, type ChannelResult, type ChannelTranscript, type ChannelPins,
+  type ChannelMessageType,
 } from "../pkg/web/chessref_wasm.js";
 
-/** A page's side of an off-chain game: build, sign and check moves with a session key. */
-export function channelUsage(domain: ChannelDomain, game: ChannelGame, sessionKey: string): string {
+/** A page's side of an off-chain game (protocol v2): build, stamp, sign and check moves
+ * with a session key, acknowledge them, and verify a transcript at the page's clock. */
+export function channelUsage(domain: ChannelDomain, game: ChannelGame, sessionKey: string, now: number): string {
   const start: ChannelMove = channelStartMove(game);
-  const next: ChannelMove = channelSuccessor(start, "e2e4", 3, game.increment);
+  const next: ChannelMove = channelSuccessor(start, "e2e4", now, game.increment);
+  const stamped: number = next.timestamp;
   const typed: ChannelTypedData = channelTypedData("Move", domain, next);
   const signature: string = channelSign(sessionKey, typed.digest);
   const signer: string = channelRecover(typed.digest, signature);
   channelCheckSuccessor(start, { ...next, signature }, game.increment);
-  const delegation: ChannelTypedData = channelTypedData("Delegation", domain, {
-    gameId: game.gameId, sessionKey: channelAddressOf(sessionKey), firstPly: 1, lastPly: 4294967295,
-  });
-  const report: TranscriptReport = channelVerifyTranscript({ domain, game, moves: [{ ...next, signature }] });
+  const later: ChannelMove = channelSuccessor(next, "e7e5", BigInt(now + 2), game.increment);
+  const receipt: ChannelReceipt = channelReceipt(next, now + 1);
+  const position: string = channelPosition(next);
+  const delegationMessage: ChannelDelegation = {
+    gameId: game.gameId, sessionKey: channelAddressOf(sessionKey), firstPly: 1, lastPly: 4294967295, expires: now + 3600,
+  };
+  const delegation: ChannelTypedData = channelTypedData("Delegation", domain, delegationMessage);
+  const resignation: ChannelResignation = { gameId: game.gameId, ply: next.ply, position };
+  const offer: ChannelDrawOffer = { gameId: game.gameId, ply: next.ply, position };
+  const result: ChannelResult = { gameId: game.gameId, ply: next.ply, position, result: 3 };
+  const kinds: ChannelMessageType[] = ["Resignation", "DrawOffer", "Result", "Receipt"];
+  const digests: string[] = [resignation, offer, result, receipt].map((m, i) => channelTypedData(kinds[i], domain, m).digest);
+  const transcript: ChannelTranscript = {
+    domain, game, moves: [{ ...next, signature, delegation: -1, receipt: { seenAt: receipt.seenAt, signature, delegation: -1 } }],
+  };
+  const pins: ChannelPins = { pinned: [{ signer, digest: delegation.digest }], revocations: [] };
+  const report: TranscriptReport = channelVerifyTranscript(transcript, now, pins);
+  const atBigInt: TranscriptReport = channelVerifyTranscript(transcript, BigInt(now));
   const ends: [number, number] | null = report.settlement.ends;
-  return `${signer} ${delegation.primaryType} ${report.validPlies} ${ends}`;
+  return `${signer} ${stamped} ${later.ply} ${delegation.primaryType} ${digests.length} ${report.validPlies} ${ends} ${atBigInt.error}`;
 }
 
 export async function usage(stateHex: string): Promise<string> {
@@ -51,7 +69,9 @@ export async function usage(stateHex: string): Promise<string> {
   } catch (e) {
     const err = e as ChessrefError;
     const kind: ChessrefError["kind"] = err.kind;
-    return `${kind} ${err.code ?? ""}`;
+    const transition: boolean = kind === "invalid_transition";
+    const rule: number | undefined = err.ruleCode;
+    return `${kind} ${err.code ?? ""} ${transition} ${rule ?? ""}`;
   }
   return [code, legal, raw.reason, dests.size, infos.length, uci.length, draws.threefold, outcome?.result, decoded.from,
     validation.valid, bytes.length, name, square, back, game.stateHex(), game.statusName(), game.inCheck()].join(",");

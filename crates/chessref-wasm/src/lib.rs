@@ -9,7 +9,10 @@
 //! Errors thrown to JS are `Error` objects with a stable `kind`
 //! (`"bad_fen"`, `"bad_state"`, `"bad_move"`, `"illegal_move"`,
 //! `"ambiguous_move"`, `"game_over"`) and, where one applies, the ENCODING.md
-//! section 6 or 7 `code` and its `reason` name.
+//! section 6 or 7 `code` and its `reason` name. The off-chain play bindings
+//! ([`channel`]) add `"bad_message"`, `"bad_signature"`, `"bad_key"` and
+//! `"invalid_transition"` (with the CHANNEL.md section 6 `code`, `reason` and
+//! `ruleCode`).
 
 pub mod channel;
 pub mod verdict;
@@ -71,9 +74,12 @@ export interface StateValidation {
 }
 /** Thrown errors carry these fields. */
 export interface ChessrefError extends Error {
-  kind: "bad_fen" | "bad_state" | "bad_move" | "bad_square" | "illegal_move" | "ambiguous_move" | "game_over";
+  kind: "bad_fen" | "bad_state" | "bad_move" | "bad_square" | "illegal_move" | "ambiguous_move" | "game_over"
+    | "bad_message" | "bad_signature" | "bad_key" | "invalid_transition";
   code?: number;
   reason?: string;
+  /** For "invalid_transition" (CHANNEL.md section 6): the ENCODING.md section 6 code beside transition code 6, else 0. */
+  ruleCode?: number;
 }
 "#;
 
