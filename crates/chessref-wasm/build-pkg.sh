@@ -25,14 +25,14 @@ fi
 # Cargo). The shared target dir keeps wasm32 artifacts apart from the host's.
 if grep -q '^\[profile\.wasm-release\]' Cargo.toml; then
   cargo build -p chessref-wasm --target wasm32-unknown-unknown --profile wasm-release
-  wasm="$root/target/wasm32-unknown-unknown/wasm-release/chessref_wasm.wasm"
+  wasm="${CARGO_TARGET_DIR:-$root/target}/wasm32-unknown-unknown/wasm-release/chessref_wasm.wasm"
 else
   CARGO_PROFILE_RELEASE_OPT_LEVEL="${CARGO_PROFILE_RELEASE_OPT_LEVEL:-z}" \
   CARGO_PROFILE_RELEASE_LTO="${CARGO_PROFILE_RELEASE_LTO:-true}" \
   CARGO_PROFILE_RELEASE_CODEGEN_UNITS="${CARGO_PROFILE_RELEASE_CODEGEN_UNITS:-1}" \
   CARGO_PROFILE_RELEASE_PANIC=abort \
     cargo build -p chessref-wasm --target wasm32-unknown-unknown --release
-  wasm="$root/target/wasm32-unknown-unknown/release/chessref_wasm.wasm"
+  wasm="${CARGO_TARGET_DIR:-$root/target}/wasm32-unknown-unknown/release/chessref_wasm.wasm"
 fi
 
 out="$here/pkg"

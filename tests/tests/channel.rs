@@ -126,8 +126,8 @@ fn contract_and_verifier_agree_on_random_transitions_with_cheating() {
             }
             let legal = state.legal_moves();
             now += rng.random_range(0..9);
-            let next = successor(&previous, legal[rng.random_range(0..legal.len())], now, 5)
-                .unwrap();
+            let next =
+                successor(&previous, legal[rng.random_range(0..legal.len())], now, 5).unwrap();
             // One cheat per ply, of a random kind, judged by both.
             let bad = match rng.random_range(0..7) {
                 6 => Move {
@@ -231,7 +231,10 @@ fn play(referee: &mut Referee<RevmChain>, g: &mut OffChainGame, ucis: &[&str]) {
     referee.chain().advance_time(now - chain).unwrap();
 }
 
-fn verify(referee: &mut Referee<RevmChain>, t: &chessref_channel::Transcript) -> chessref_channel::TranscriptReport {
+fn verify(
+    referee: &mut Referee<RevmChain>,
+    t: &chessref_channel::Transcript,
+) -> chessref_channel::TranscriptReport {
     let now = referee.chain().timestamp().unwrap();
     t.verify(&chessref_channel::NoPins, now).unwrap()
 }
@@ -313,7 +316,10 @@ fn a_registered_position_continues_on_chain_and_a_registered_mate_ends_it_after_
     let acted = referee
         .send_channel(black, &report.settlement)
         .expect("register the mate");
-    assert!(acted.ending.is_none(), "a registration never ends a game at once");
+    assert!(
+        acted.ending.is_none(),
+        "a registration never ends a game at once"
+    );
     let registered = referee.registered(&acted).expect("PositionRegistered");
     let id = g.game.game_id;
     let early = referee
@@ -348,10 +354,9 @@ fn simulated_channel_games_end_as_the_mirror_predicts_on_every_path() {
         let stats = &summary.gas_by_ending[kind];
         assert_eq!(stats.games, 3, "{kind}");
         assert!(
-            stats
-                .outcomes
-                .keys()
-                .all(|o| o.contains("refused") || o.contains("not final") || o.contains("not make")),
+            stats.outcomes.keys().all(|o| o.contains("refused")
+                || o.contains("not final")
+                || o.contains("not make")),
             "{kind}: {:?}",
             stats.outcomes
         );

@@ -111,7 +111,9 @@ pub struct MoveEntry {
     pub game_id: U256,
     /// Its ply.
     pub ply: u32,
-    /// The packed move.
+    /// The packed move (24 bits: a larger number is refused when the transcript is read,
+    /// as it could not be what was signed).
+    #[serde(deserialize_with = "packed_move")]
     pub mv: u32,
     /// The state after it (128 bytes).
     pub state: Bytes,
@@ -340,6 +342,17 @@ pub struct TranscriptReport {
     pub settlement: Settlement,
 }
 
+/// A `uint24` move: larger numbers are refused rather than clamped to another move.
+fn packed_move<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let mv = <u32 as Deserialize>::deserialize(d)?;
+    if mv > 0xFF_FFFF {
+        return Err(serde::de::Error::custom(format!(
+            "mv {mv} does not fit the 24 bits of a packed move"
+        )));
+    }
+    Ok(mv)
+}
+
 fn display_opt<S: serde::Serializer>(e: &Option<TranscriptError>, s: S) -> Result<S::Ok, S::Error> {
     match e {
         None => s.serialize_none(),
@@ -380,7 +393,8 @@ impl MoveEntry {
         }
     }
 
-    /// The move message (the signature aside).
+    /// The move message (the signature aside). `mv` is 24 bits when read from JSON; a
+    /// larger one built in code is clamped.
     pub fn message(&self) -> Move {
         let e = self;
         Move {

@@ -605,3 +605,18 @@ fn test_a_revoked_keys_agreement_no_longer_counts() {
     let report = t.verify(&known, now(&f) - 1).expect("verifiable");
     assert_eq!(report.error, None, "before the revocation");
 }
+
+#[test]
+fn a_move_number_beyond_24_bits_is_refused_not_clamped() {
+    let mut f: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/channel-examples.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    f["moves"][0]["mv"] = serde_json::json!(0x0100_0000u32 + 0x0C1C);
+    let e = chessref_channel::Transcript::from_json(&f.to_string()).unwrap_err();
+    assert!(e.to_string().contains("24 bits"), "{e}");
+}

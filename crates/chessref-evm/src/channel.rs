@@ -366,7 +366,11 @@ impl<C: Chain> Referee<C> {
 impl Referee<crate::RpcChain> {
     /// The latest `PositionRegistered` of game `id`, looked up in the node's logs, newest
     /// blocks first, `span` blocks per request (providers bound a log query's range).
-    pub fn latest_registration(&mut self, id: U256, span: u64) -> Result<Option<Registered>, EvmError> {
+    pub fn latest_registration(
+        &mut self,
+        id: U256,
+        span: u64,
+    ) -> Result<Option<Registered>, EvmError> {
         use alloy_sol_types::SolEvent;
         let address = self.address();
         let head = self.chain().head()?;

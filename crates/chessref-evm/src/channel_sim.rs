@@ -15,8 +15,8 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use alloy_primitives::{Address, B256, U256, aliases::U24};
-use alloy_sol_types::{SolCall, SolConstructor};
 use alloy_signer_local::PrivateKeySigner;
+use alloy_sol_types::{SolCall, SolConstructor};
 use chessref_channel::client::{OffChainGame, Seat};
 use chessref_channel::messages::Message;
 use chessref_channel::settlement::{self, Settlement};
@@ -195,9 +195,12 @@ pub fn simulate_channel<C: Chain>(
             .concat();
             let tx = TxRequest::create(white.0, init).with_value(setup.value());
             let receipt = referee.chain().send(tx)?;
-            Some(receipt.created.filter(|_| receipt.success).ok_or_else(|| {
-                sign_error("the contract wallet could not be deployed")
-            })?)
+            Some(
+                receipt
+                    .created
+                    .filter(|_| receipt.success)
+                    .ok_or_else(|| sign_error("the contract wallet could not be deployed"))?,
+            )
         } else {
             None
         };
@@ -211,7 +214,10 @@ pub fn simulate_channel<C: Chain>(
         let joined_at = referee.chain().timestamp()?;
         let expires = terms.key_expiry(joined_at, 400);
         // The revoked-key path needs a session key to revoke.
-        let victim = rng.random_bool(0.5).then_some(Color::White).unwrap_or(Color::Black);
+        let victim = rng
+            .random_bool(0.5)
+            .then_some(Color::White)
+            .unwrap_or(Color::Black);
         let mut seat = |k: &PrivateKeySigner, colour: Color| -> Result<Seat, EvmError> {
             let session = rng.random_bool(0.5)
                 || (kind == "revoked_key" && colour == victim)
@@ -429,7 +435,12 @@ impl<C: Chain> Run<'_, C> {
 
     /// Sends the cheating `call`: it must revert with one of `expected` (recorded as how
     /// it was refused); a success or another revert is a mismatch.
-    fn cheat(&mut self, from: Address, call: &Settlement, expected: &[&str]) -> Result<(), EvmError> {
+    fn cheat(
+        &mut self,
+        from: Address,
+        call: &Settlement,
+        expected: &[&str],
+    ) -> Result<(), EvmError> {
         self.sync()?;
         match self.referee.send_channel(from, call) {
             Ok(acted) => Err(sign_error(format!(
@@ -483,7 +494,10 @@ impl<C: Chain> Run<'_, C> {
     }
 
     /// Registers the latest pair from `from`; the registration must not end the game.
-    fn register_latest(&mut self, from: Address) -> Result<(Registered, TranscriptReport), EvmError> {
+    fn register_latest(
+        &mut self,
+        from: Address,
+    ) -> Result<(Registered, TranscriptReport), EvmError> {
         let report = self.report()?;
         if report.error.is_some() || report.settlement.call != "register" {
             return Err(sign_error(format!(
@@ -494,7 +508,9 @@ impl<C: Chain> Run<'_, C> {
         }
         let acted = self.send(from, &report.settlement)?;
         if let Some(e) = acted.ending {
-            return Err(sign_error(format!("a registration ended the game at once ({e})")));
+            return Err(sign_error(format!(
+                "a registration ended the game at once ({e})"
+            )));
         }
         let registered = self
             .referee
@@ -520,13 +536,16 @@ impl<C: Chain> Run<'_, C> {
     ) -> Outcome {
         if let Some((r, why)) = report.settlement.ends {
             self.wait(self.window + 1)?;
-            let acted = self
-                .referee
-                .finish_registered(self.watchtower, self.id(), &registered.position)?;
+            let acted =
+                self.referee
+                    .finish_registered(self.watchtower, self.id(), &registered.position)?;
             self.gas += acted.receipt.gas_used;
             return Ok((ending(r, why), acted.ending));
         }
-        let (result, wa, ba) = self.game.agree(rng.random_range(1..=3)).map_err(sign_error)?;
+        let (result, wa, ba) = self
+            .game
+            .agree(rng.random_range(1..=3))
+            .map_err(sign_error)?;
         let acted = self.send(self.players[0], &settlement::settle(&result, &wa, &ba))?;
         Ok((
             ending(result.result, settlement::REASON_AGREEMENT),
@@ -648,7 +667,11 @@ impl<C: Chain> Run<'_, C> {
                     .seat(by)
                     .authorise(&self.game.domain, &b)
                     .map_err(sign_error)?;
-                let call = settlement::prove_equivocation((&a, &a_auth), (&b, &b_auth), by == Color::White);
+                let call = settlement::prove_equivocation(
+                    (&a, &a_auth),
+                    (&b, &b_auth),
+                    by == Color::White,
+                );
                 let acted = self.send(self.watchtower, &call)?;
                 Ok((loses(by, EndReason::Equivocation), acted.ending))
             }
@@ -733,7 +756,8 @@ impl<C: Chain> Run<'_, C> {
             .seat(by)
             .authorise(&self.game.domain, &bad)
             .map_err(sign_error)?;
-        let call = settlement::prove_illegal(&q, (&bad, &auth), by == Color::White, error.to_string());
+        let call =
+            settlement::prove_illegal(&q, (&bad, &auth), by == Color::White, error.to_string());
         let acted = self.send(self.watchtower, &call)?;
         Ok((loses(by, EndReason::IllegalSignedMove), acted.ending))
     }
@@ -774,7 +798,9 @@ impl<C: Chain> Run<'_, C> {
             // not end the game.
             let acted = self.send(self.player(by), &call)?;
             if let Some(e) = acted.ending {
-                return Err(sign_error(format!("the retroactive registration ended the game ({e})")));
+                return Err(sign_error(format!(
+                    "the retroactive registration ended the game ({e})"
+                )));
             }
             self.refused = Some(format!("register frozen, not final ({})", decided.name()));
         } else {
@@ -869,12 +895,22 @@ impl<C: Chain> Run<'_, C> {
         let alt = self.other_move(&q, &original)?;
         let alt_auth = chessref_channel::signer::sign_delegated(&key, &second, &domain, &alt)
             .map_err(sign_error)?;
-        let call = settlement::register((&q, &q_auth), (&alt, &alt_auth), None, None, "a taken-back move".into());
+        let call = settlement::register(
+            (&q, &q_auth),
+            (&alt, &alt_auth),
+            None,
+            None,
+            "a taken-back move".into(),
+        );
         self.sync()?;
         let channel = self.referee.channel()?;
-        let sent = self
-            .referee
-            .through_wallet(new_owner, wallet, channel, U256::ZERO, call.calldata.clone());
+        let sent = self.referee.through_wallet(
+            new_owner,
+            wallet,
+            channel,
+            U256::ZERO,
+            call.calldata.clone(),
+        );
         let registered = match sent {
             Ok(receipt) => {
                 self.gas += receipt.gas_used;
@@ -892,11 +928,8 @@ impl<C: Chain> Run<'_, C> {
             return Err(sign_error("the taken-back move ended the game"));
         }
         self.refused = Some(format!("{asked_again} (its pin stands); {registered}"));
-        let proof = settlement::prove_equivocation(
-            (&original, &original_auth),
-            (&alt, &alt_auth),
-            true,
-        );
+        let proof =
+            settlement::prove_equivocation((&original, &original_auth), (&alt, &alt_auth), true);
         let acted = self.send(self.watchtower, &proof)?;
         Ok((loses(Color::White, EndReason::Equivocation), acted.ending))
     }
@@ -966,7 +999,10 @@ impl<C: Chain> Run<'_, C> {
         .map_err(sign_error)?;
         let call = settlement::resign(&resignation, &auth, victim == Color::White);
         self.cheat(self.watchtower, &call, &["BadSignature"])?;
-        let (result, wa, ba) = self.game.agree(rng.random_range(1..=3)).map_err(sign_error)?;
+        let (result, wa, ba) = self
+            .game
+            .agree(rng.random_range(1..=3))
+            .map_err(sign_error)?;
         let acted = self.send(self.players[0], &settlement::settle(&result, &wa, &ba))?;
         Ok((
             ending(result.result, settlement::REASON_AGREEMENT),
@@ -991,10 +1027,16 @@ impl<C: Chain> Run<'_, C> {
         } else {
             last.blackTime
         });
-        self.now = self.now.max(last.timestamp + had + GRACE_PERIOD + settlement::STAMP_TOLERANCE + 30);
-        let mv = *state(&last).legal_moves().first().expect("an undecided position has a move");
-        let late = chessref_channel::successor(&last, mv, last.timestamp + 2, self.game.game.increment)
-            .map_err(sign_error)?;
+        self.now = self
+            .now
+            .max(last.timestamp + had + GRACE_PERIOD + settlement::STAMP_TOLERANCE + 30);
+        let mv = *state(&last)
+            .legal_moves()
+            .first()
+            .expect("an undecided position has a move");
+        let late =
+            chessref_channel::successor(&last, mv, last.timestamp + 2, self.game.game.increment)
+                .map_err(sign_error)?;
         let late_auth = self
             .game
             .seat(cheat)
@@ -1067,13 +1109,19 @@ pub fn settle_known_game<C: Chain>(
     let mut gas = created.receipt.gas_used + joined.receipt.gas_used + acted.receipt.gas_used;
     let ended = match (decided, acted.ending) {
         (false, ended) => ended,
-        (true, Some(e)) => return Err(sign_error(format!("a registration ended the game at once ({e})"))),
+        (true, Some(e)) => {
+            return Err(sign_error(format!(
+                "a registration ended the game at once ({e})"
+            )));
+        }
         (true, None) => {
             // A decided position waits out its window; then anyone finishes it.
             let registered = referee
                 .registered(&acted)
                 .ok_or_else(|| sign_error("no PositionRegistered"))?;
-            referee.chain().advance_time(u64::from(RESPONSE_WINDOW) + 1)?;
+            referee
+                .chain()
+                .advance_time(u64::from(RESPONSE_WINDOW) + 1)?;
             let finished = referee.finish_registered(white, created.id, &registered.position)?;
             gas += finished.receipt.gas_used;
             finished.ending

@@ -746,7 +746,11 @@ fn channel_settle_registers_a_mate_then_finishes_it_after_the_window() {
     assert_eq!(referee.game(id).unwrap().phase, 2);
     let early = chessref(&["channel", "settle", file, "--rpc", anvil.url()]);
     assert_eq!(early.status.code(), Some(0), "{}", stderr(&early));
-    assert!(stdout(&early).contains("pending until"), "{}", stdout(&early));
+    assert!(
+        stdout(&early).contains("pending until"),
+        "{}",
+        stdout(&early)
+    );
     referee.chain().advance_time(601).unwrap();
     let finish = chessref(&["channel", "settle", file, "--rpc", anvil.url()]);
     assert_eq!(finish.status.code(), Some(0), "{}", stderr(&finish));

@@ -176,7 +176,10 @@ fn send(args: SendArgs, ending: bool) -> Result<ExitCode, CliError> {
     let chain_error = |e: chessref_evm::EvmError| CliError::Arg(format!("chain: {e}"));
     let mut referee =
         Referee::of_channel(chain, transcript.domain.verifying_contract).map_err(chain_error)?;
-    let chain_id = referee.chain().chain_id().map_err(|e| chain_error(e.into()))?;
+    let chain_id = referee
+        .chain()
+        .chain_id()
+        .map_err(|e| chain_error(e.into()))?;
     if chain_id != transcript.domain.chain_id {
         return Err(CliError::Arg(format!(
             "the node is chain {chain_id}, the transcript's signatures are for chain {}",
@@ -190,7 +193,10 @@ fn send(args: SendArgs, ending: bool) -> Result<ExitCode, CliError> {
         let last = transcript.message(transcript.moves.len() - 1).ply;
         let status = referee.channel_status(id).map_err(chain_error)?;
         if status.windowEnd != 0 && status.registeredPly == last {
-            let now = referee.chain().timestamp().map_err(|e| chain_error(e.into()))?;
+            let now = referee
+                .chain()
+                .timestamp()
+                .map_err(|e| chain_error(e.into()))?;
             if now < status.windowEnd {
                 println!(
                     "game {id}: ply {last} is registered, its outcome pending until {} ({} s from now); run `chessref channel settle` again then (anyone may)",
@@ -203,7 +209,9 @@ fn send(args: SendArgs, ending: bool) -> Result<ExitCode, CliError> {
                 .latest_registration(id, 10_000)
                 .map_err(chain_error)?
                 .ok_or_else(|| {
-                    CliError::Arg(format!("game {id}: no PositionRegistered in the node's logs"))
+                    CliError::Arg(format!(
+                        "game {id}: no PositionRegistered in the node's logs"
+                    ))
                 })?;
             let acted = referee
                 .finish_registered(from, id, &registered.position)
