@@ -202,6 +202,16 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         vm.prank(bob);
         vm.expectRevert(ChessReferee.TimeUp.selector);
         ref.move(id, p.state, p.history, p.clock, mv);
+        // The one second REFEREE.md 3 admits: at the deadline itself the claim is not yet
+        // valid either; one second later alice wins on time.
+        uint256 deadline = _windowEnd(id);
+        vm.prank(alice);
+        vm.expectRevert(abi.encodeWithSelector(ChessReferee.TimeNotUp.selector, deadline));
+        ref.claimTimeout(id, p.state, p.history, p.clock);
+        vm.warp(deadline + 1);
+        vm.prank(alice);
+        ref.claimTimeout(id, p.state, p.history, p.clock);
+        assertEq(ref.getGame(id).phase, 3, "ended on time");
     }
 
     /// FINDING D (medium, design; CHANNEL.md 9 admits the outcome but not the threat model).
