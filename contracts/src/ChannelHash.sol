@@ -108,6 +108,9 @@ library ChannelHash {
     }
 
     /// @notice `hashMove(m)` for a caller that holds `state == m.state` already.
+    /// @dev Trusts that `state` is `m.state`: given other bytes, the hash would cover a state
+    /// the move does not contain. Call it only with `m.state` itself (as `_authoriseMove`
+    /// does); anything else must use `hashMove(m)`.
     function hashMove(Move calldata m, bytes calldata state) internal pure returns (bytes32 h) {
         bytes32 typeHash = MOVE_TYPEHASH;
         assembly ("memory-safe") {
