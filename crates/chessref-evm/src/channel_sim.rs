@@ -214,10 +214,11 @@ pub fn simulate_channel<C: Chain>(
         let joined_at = referee.chain().timestamp()?;
         let expires = terms.key_expiry(joined_at, 400);
         // The revoked-key path needs a session key to revoke.
-        let victim = rng
-            .random_bool(0.5)
-            .then_some(Color::White)
-            .unwrap_or(Color::Black);
+        let victim = if rng.random_bool(0.5) {
+            Color::White
+        } else {
+            Color::Black
+        };
         let mut seat = |k: &PrivateKeySigner, colour: Color| -> Result<Seat, EvmError> {
             let session = rng.random_bool(0.5)
                 || (kind == "revoked_key" && colour == victim)
@@ -613,7 +614,7 @@ impl<C: Chain> Run<'_, C> {
                     let (registered, report) = self.register_latest(self.players[0])?;
                     self.conclude(&registered, &report, rng)?
                 };
-                if !self.table.game_gas.last().is_some_and(|g| *g == self.gas) {
+                if self.table.game_gas.last().is_none_or(|g| *g != self.gas) {
                     self.table.game_gas.push(self.gas);
                 }
                 Ok(outcome)
