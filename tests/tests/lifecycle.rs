@@ -654,8 +654,16 @@ fn first_move_window_aborts_only_from_the_standard_start() {
     assert_eq!(t.net(), (0, 0));
 
     // A lost custom start (black to move, never moves): a loss on time, never a refund.
+    // Its clock starts only after the first-move window (300 s by default): a player away
+    // when the game is joined is not flagged by its clock alone.
     let p = t.start(Some("7k/8/5K2/8/8/8/8/6Q1 b - - 0 1"), ETH, 60);
     t.referee.chain().advance_time(60 + GRACE + 1).unwrap();
+    let early = t
+        .referee
+        .claim_timeout(t.white, p.id, &p.position)
+        .unwrap_err();
+    assert!(early.to_string().contains("TimeNotUp"), "{early}");
+    t.referee.chain().advance_time(300).unwrap();
     let acted = t.referee.claim_timeout(t.white, p.id, &p.position).unwrap();
     assert_eq!(
         acted.ending,
