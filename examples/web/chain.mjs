@@ -16,6 +16,12 @@ export function refereeArtifact() {
   return { abi: artifact.abi, bytecode: artifact.bytecode.object };
 }
 
+/** The creation bytecode of the channel's blueprint (the referee's constructor argument). */
+function blueprintArtifact() {
+  const artifact = JSON.parse(readFileSync(`${ROOT}crates/chessref-evm/artifacts/ChessChannelBlueprint.json`, "utf8"));
+  return { abi: artifact.abi, bytecode: artifact.bytecode.object };
+}
+
 /** The native anvil as scripts/foundry resolves it (never node_modules/.bin's wrapper). */
 function anvilBinary() {
   if (process.env.ANVIL) return process.env.ANVIL;
@@ -82,12 +88,18 @@ export function provider(url) {
   return p;
 }
 
-/** Deploys the referee from anvil's first account; resolves to its address. */
+/**
+ * Deploys the channel's blueprint, then the referee (whose constructor creates the
+ * channel from it), from anvil's first account; resolves to the referee's address.
+ */
 export async function deployReferee(url) {
   const p = provider(url);
-  const { abi, bytecode } = refereeArtifact();
   const deployer = await p.getSigner(0);
-  const contract = await new ethers.ContractFactory(abi, bytecode, deployer).deploy();
+  const blueprint = blueprintArtifact();
+  const code = await new ethers.ContractFactory(blueprint.abi, blueprint.bytecode, deployer).deploy();
+  await code.waitForDeployment();
+  const { abi, bytecode } = refereeArtifact();
+  const contract = await new ethers.ContractFactory(abi, bytecode, deployer).deploy(await code.getAddress());
   await contract.waitForDeployment();
   return contract.getAddress();
 }
