@@ -5,7 +5,6 @@
 //! (alloy over HTTP(S) or WebSocket, e.g. a local anvil started by [`anvil::Anvil`]).
 //! On top of it: [`RulesView`] (the deployed rules) and the referee client.
 
-pub mod amount;
 pub mod anvil;
 pub mod bindings;
 mod chain;
@@ -24,7 +23,6 @@ mod revert;
 mod revm_chain;
 mod rpc_chain;
 mod rules;
-pub mod seat;
 pub mod simulate;
 pub mod stats;
 pub mod terms;

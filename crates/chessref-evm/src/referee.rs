@@ -297,7 +297,8 @@ impl<C: Chain> Referee<C> {
             .collect()
     }
 
-    pub(crate) fn ending(&self, logs: &[Log]) -> Result<Option<Ending>, EvmError> {
+    /// The ending (`GameEnded`) among a receipt's logs, if any.
+    pub fn ending(&self, logs: &[Log]) -> Result<Option<Ending>, EvmError> {
         let ended = self.events(logs).into_iter().find_map(|e| match e {
             Event::GameEnded(e) => Some((e.result, e.reason)),
             _ => None,
@@ -322,7 +323,7 @@ impl<C: Chain> Referee<C> {
     }
 
     /// The `GameCreated` of a creation receipt.
-    pub(crate) fn created(
+    pub fn created(
         &self,
         operation: &'static str,
         receipt: TxReceipt,

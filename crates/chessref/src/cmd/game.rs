@@ -1,5 +1,5 @@
 //! `chessref game ...`: one player's side of games at a deployed referee
-//! (`chessref_evm::seat` does the work; this module parses and prints).
+//! (`chessref_client::seat` does the work; this module parses and prints).
 //!
 //! Every action is checked before it costs gas: the game exists and runs, it is the
 //! player's turn, the move is legal (else its section 6 code and name, exit 1), and
@@ -10,11 +10,11 @@
 use std::{io::IsTerminal, process::ExitCode, time::Duration};
 
 use alloy_primitives::{Address, U256};
-use chessref_evm::{
-    Chain, GameSetup,
+use chessref_client::{
     amount::Unit,
     seat::{CHANNEL_PLAY, GameSummary, GameView, Prepared, Seat, SeatError},
 };
+use chessref_evm::{Chain, GameSetup};
 use clap::{Args as ClapArgs, Subcommand};
 
 use super::{CliError, RefereeArgs, print_json, sender::SenderArgs};
@@ -298,7 +298,7 @@ fn act(
 }
 
 /// Shows the estimate, sends with a spinner, prints the receipt and any ending.
-fn transact(seat: &mut Seat, prepared: Prepared) -> Result<chessref_evm::seat::Sent, CliError> {
+fn transact(seat: &mut Seat, prepared: Prepared) -> Result<chessref_client::seat::Sent, CliError> {
     println!("{} from {}", prepared.summary, seat.player());
     println!(
         "  estimated gas {} at {} gwei per gas: fee {}",

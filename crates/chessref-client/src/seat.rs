@@ -15,17 +15,15 @@ use alloy_sol_types::{SolCall, SolEvent};
 use chessref_core::{Color, RawMove, SanError, State, Verdict};
 use serde::Serialize;
 
-use crate::{
-    RpcChain,
-    amount::Unit,
+use chessref_evm::{
+    Chain, ChainError, ContractRevert, EvmError, RpcChain, TxReceipt, TxRequest,
     bindings::{ChessReferee as R, IERC20},
-    chain::{Chain, TxReceipt, TxRequest},
     ending::Ending,
-    error::{ChainError, EvmError},
     game_log::{Divergence, GameLog, Phase, RefereeLog, UndecodableLog, fold_game},
     referee::{GameSetup, Position, Referee, witness_after},
-    revert::ContractRevert,
 };
+
+use crate::amount::Unit;
 
 /// How a channel game is played (docs/CHANNEL.md): what `chessref game` says of one
 /// instead of acting on it.

@@ -1,0 +1,8 @@
+//! A player's side of a `ChessReferee` game on a real chain (issue 17's client crate):
+//! [`seat`] acts for one player over JSON-RPC (create, join, move, draw, claim,
+//! resign, withdraw) and follows the game from the referee's logs; [`amount`] reads
+//! and shows stakes in a token's units. It sits on `chessref-evm` (chain backends,
+//! bindings, the referee client) and is what `chessref game` drives.
+
+pub mod amount;
+pub mod seat;
