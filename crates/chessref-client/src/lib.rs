@@ -1,8 +1,15 @@
 //! A player's side of a `ChessReferee` game on a real chain (issue 17's client crate):
 //! [`seat`] acts for one player over JSON-RPC (create, join, move, draw, claim,
-//! resign, withdraw) and follows the game from the referee's logs; [`amount`] reads
-//! and shows stakes in a token's units. It sits on `chessref-evm` (chain backends,
+//! resign, withdraw) and follows the game from the referee's logs; [`game_log`] folds
+//! those logs into games (what the indexer stores too); [`terms`] is the terms hash a
+//! joiner binds; [`amount`] reads and shows stakes in a token's units. It sits on `chessref-evm` (chain backends,
 //! bindings, the referee client) and is what `chessref game` drives.
 
 pub mod amount;
+pub mod game_log;
 pub mod seat;
+pub mod terms;
+
+pub use game_log::{
+    Divergence, GameLog, GameLogError, Games, LogPlace, Phase, PlayedMove, RefereeLog,
+};

@@ -19,11 +19,11 @@ use chessref_evm::{
     Chain, ChainError, ContractRevert, EvmError, RpcChain, TxReceipt, TxRequest,
     bindings::{ChessReferee as R, IERC20},
     ending::Ending,
-    game_log::{Divergence, GameLog, Phase, RefereeLog, UndecodableLog, fold_game},
     referee::{GameSetup, Position, Referee, witness_after},
 };
 
 use crate::amount::Unit;
+use crate::game_log::{Divergence, GameLog, Phase, RefereeLog, UndecodableLog, fold_game};
 
 /// How a channel game is played (docs/CHANNEL.md): what `chessref game` says of one
 /// instead of acting on it.

@@ -16,7 +16,6 @@ pub mod deployments;
 pub mod driver;
 pub mod ending;
 mod error;
-pub mod game_log;
 pub mod referee;
 pub mod replay;
 mod revert;
@@ -25,7 +24,6 @@ mod rpc_chain;
 mod rules;
 pub mod simulate;
 pub mod stats;
-pub mod terms;
 pub mod wallet;
 
 pub use chain::{
@@ -35,14 +33,11 @@ pub use chain::{
 pub use driver::{GameDriver, Mismatch};
 pub use ending::{EndReason, EndResult, EndingCounts, UnknownCode};
 pub use error::{ChainError, EvmError};
-pub use game_log::{
-    Divergence, GameLog, GameLogError, Games, LogPlace, Phase, PlayedMove, RefereeLog,
-};
 pub use referee::{Acted, Created, Ending, GameSetup, Joined, Moved, Position, Referee};
 pub use replay::{GameReport, ReplaySummary, Replayer};
 pub use revert::ContractRevert;
 pub use revm_chain::{ACCOUNT_BALANCE, ACCOUNT_COUNT, CHAIN_ID, GENESIS_TIMESTAMP, RevmChain};
-pub use rpc_chain::{BlockRef, RpcChain};
+pub use rpc_chain::{BlockRef, LogPlace, RpcChain};
 pub use rules::{RulesView, evm_check};
 pub use simulate::{SimulateOptions, SimulateSummary, simulate};
 pub use stats::GasStats;

@@ -25,10 +25,7 @@ pub struct Position {
 }
 
 /// Serializes a 128-byte state as `0x` and 256 hex digits.
-pub(crate) fn serialize_state<S: serde::Serializer>(
-    state: &[u8; 128],
-    s: S,
-) -> Result<S::Ok, S::Error> {
+pub fn serialize_state<S: serde::Serializer>(state: &[u8; 128], s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&alloy_primitives::hex::encode_prefixed(state))
 }
 

@@ -18,9 +18,22 @@ use serde::Serialize;
 use crate::{
     chain::{CallOutcome, Chain, TxReceipt, TxRequest},
     error::ChainError,
-    game_log::LogPlace,
     wallet::Sender,
 };
+
+/// Where a log sits on the chain.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogPlace {
+    /// Block number.
+    pub block_number: u64,
+    /// Log index within the block.
+    pub log_index: u64,
+    /// Block hash.
+    pub block_hash: B256,
+    /// Transaction hash.
+    pub tx_hash: B256,
+}
 
 /// A block as a follower of the chain needs it: to notice a reorganisation, it
 /// compares the hashes it stored with the chain's.

@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 
 use alloy_primitives::{U256, hex};
+use chessref_client::{Divergence, GameLog, LogPlace, game_log::fold_game};
 use chessref_core::State;
-use chessref_evm::{Divergence, GameLog, LogPlace, game_log::fold_game};
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use crate::error::{DbContext, IndexError, Result};

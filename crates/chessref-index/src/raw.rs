@@ -2,7 +2,7 @@
 //! their places (`LogPlace`); blocks are chessref-evm's [`BlockRef`].
 
 use alloy_primitives::{Address, B256, Bytes, Log, LogData, U256};
-use chessref_evm::{LogPlace, RefereeLog, game_log::UndecodableLog};
+use chessref_client::{LogPlace, RefereeLog, game_log::UndecodableLog};
 
 pub use chessref_evm::BlockRef;
 

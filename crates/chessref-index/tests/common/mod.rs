@@ -198,7 +198,7 @@ pub fn lie(anvil: &Anvil) -> Address {
             state: Bytes::copy_from_slice(start.as_bytes()),
             history,
             // The true terms hash of these terms: only the move lies.
-            terms: chessref_evm::terms::Terms {
+            terms: chessref_client::terms::Terms {
                 creator: white,
                 opponent: black,
                 creatorWhite: true,
@@ -207,7 +207,7 @@ pub fn lie(anvil: &Anvil) -> Address {
                 initialTime: U256::from(600),
                 increment: U256::ZERO,
                 firstMoveWindow: U256::ZERO,
-                start: chessref_evm::terms::start_inner(start.as_bytes(), history),
+                start: chessref_client::terms::start_inner(start.as_bytes(), history),
             }
             .hash(),
         }

@@ -3,10 +3,11 @@
 
 use alloy_primitives::{Address, B256, Bytes, U256, aliases::U24};
 use alloy_sol_types::SolEvent;
+use chessref_client::{GameLog, Games, LogPlace, Phase, RefereeLog, game_log};
 use chessref_core::{Move, RawMove, State};
 use chessref_evm::{
-    Chain, EndReason, EndResult, GameLog, GameSetup, Games, LogPlace, Phase, Referee, RefereeLog,
-    RpcChain, anvil::Anvil, bindings::ChessReferee as R, game_log,
+    Chain, EndReason, EndResult, GameSetup, Referee, RpcChain, anvil::Anvil,
+    bindings::ChessReferee as R,
 };
 
 fn packed(uci: &str) -> u32 {

@@ -18,24 +18,12 @@ use alloy_sol_types::SolEventInterface;
 use chessref_core::{Color, RawMove, State, Status, chain};
 use serde::Serialize;
 
-use crate::bindings::ChessReferee::{self as R, ChessRefereeEvents as Event};
-use crate::ending::{EndReason, Ending};
-use crate::referee::Position;
-use crate::terms::{Terms, start_inner};
+pub use chessref_evm::LogPlace;
+use chessref_evm::bindings::ChessReferee::{self as R, ChessRefereeEvents as Event};
+use chessref_evm::ending::{EndReason, Ending};
+use chessref_evm::referee::Position;
 
-/// Where a log sits on the chain.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LogPlace {
-    /// Block number.
-    pub block_number: u64,
-    /// Log index within the block.
-    pub log_index: u64,
-    /// Block hash.
-    pub block_hash: B256,
-    /// Transaction hash.
-    pub tx_hash: B256,
-}
+use crate::terms::{Terms, start_inner};
 
 /// One log of the referee, decoded, with its place on the chain.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -219,7 +207,7 @@ pub struct GameLog {
     /// The phase.
     pub phase: Phase,
     /// The start state (hex of the 128 bytes in JSON).
-    #[serde(serialize_with = "crate::referee::serialize_state")]
+    #[serde(serialize_with = "chessref_evm::referee::serialize_state")]
     pub start_state: [u8; 128],
     /// The start history.
     pub start_history: B256,

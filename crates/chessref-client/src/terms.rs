@@ -42,7 +42,7 @@ impl Terms {
 
 /// `keccak256(state ‖ history)`: the `start` of the terms.
 pub fn start_inner(state: &[u8; 128], history: B256) -> B256 {
-    crate::referee::Position {
+    chessref_evm::referee::Position {
         state: *state,
         history,
         clock: U256::ZERO,
