@@ -24,6 +24,21 @@ pub struct Registered {
     pub position: Position,
 }
 
+impl Registered {
+    /// The registration a `PositionRegistered` event reports (`None` if its state is not
+    /// 128 bytes).
+    fn of(e: &R::PositionRegistered) -> Option<Registered> {
+        Some(Registered {
+            ply: e.ply,
+            position: Position {
+                state: <[u8; 128]>::try_from(e.state.as_ref()).ok()?,
+                history: e.history,
+                clock: e.clock,
+            },
+        })
+    }
+}
+
 impl<C: Chain> Referee<C> {
     /// The referee's `ChessChannel` (`channel()`).
     pub fn channel(&mut self) -> Result<Address, EvmError> {
@@ -162,14 +177,7 @@ impl<C: Chain> Referee<C> {
         self.events(&acted.receipt.logs)
             .into_iter()
             .find_map(|e| match e {
-                Event::PositionRegistered(e) => Some(Registered {
-                    ply: e.ply,
-                    position: Position {
-                        state: <[u8; 128]>::try_from(e.state.as_ref()).ok()?,
-                        history: e.history,
-                        clock: e.clock,
-                    },
-                }),
+                Event::PositionRegistered(e) => Registered::of(&e),
                 _ => None,
             })
     }
@@ -389,15 +397,7 @@ impl Referee<crate::RpcChain> {
                 ],
             )?;
             let found = logs.iter().rev().find_map(|(_, log)| {
-                let e = R::PositionRegistered::decode_log_data(&log.data).ok()?;
-                Some(Registered {
-                    ply: e.ply,
-                    position: Position {
-                        state: <[u8; 128]>::try_from(e.state.as_ref()).ok()?,
-                        history: e.history,
-                        clock: e.clock,
-                    },
-                })
+                Registered::of(&R::PositionRegistered::decode_log_data(&log.data).ok()?)
             });
             if found.is_some() || from == 0 {
                 return Ok(found);

@@ -30,7 +30,7 @@ use serde::Serialize;
 
 use crate::{
     bindings::OwnerWallet,
-    chain::{Chain, TxRequest},
+    chain::{Chain, TxReceipt, TxRequest},
     channel::Registered,
     ending::{EndReason, EndResult, Ending},
     error::EvmError,
@@ -327,6 +327,16 @@ fn random_key(rng: &mut ChaCha8Rng) -> PrivateKeySigner {
     }
 }
 
+/// Brings `chain`'s block time up to `now` (the players' clock) if it is behind; the
+/// time it is at then.
+fn catch_up<C: Chain>(chain: &mut C, now: u64) -> Result<u64, EvmError> {
+    let at = chain.timestamp()?;
+    if now > at {
+        chain.advance_time(now - at)?;
+    }
+    Ok(now.max(at))
+}
+
 /// `[white, black]` credits an ending pays.
 fn payout(e: Ending) -> [U256; 2] {
     let (stake, none) = (U256::from(STAKE), U256::ZERO);
@@ -407,11 +417,7 @@ impl<C: Chain> Run<'_, C> {
 
     /// Brings the chain's block time up to the players' clock (or the clock up to it).
     fn sync(&mut self) -> Result<(), EvmError> {
-        let chain = self.referee.chain().timestamp()?;
-        if self.now > chain {
-            self.referee.chain().advance_time(self.now - chain)?;
-        }
-        self.now = self.now.max(chain);
+        self.now = catch_up(self.referee.chain(), self.now)?;
         Ok(())
     }
 
@@ -464,6 +470,45 @@ impl<C: Chain> Run<'_, C> {
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// The registration, sent by `send`, of a move taken back (another move signed for
+    /// one of its author's old plies, stamped `stamp`): fresh (stamped at most
+    /// `STAMP_TOLERANCE` before the block) it must be frozen, stale it must be refused
+    /// `StaleMove`; either way the game must still run. The registration's gas if frozen.
+    fn register_taken_back(
+        &mut self,
+        stamp: u64,
+        send: impl FnOnce(&mut Referee<C>) -> Result<TxReceipt, EvmError>,
+    ) -> Result<Option<u64>, EvmError> {
+        self.sync()?;
+        let fresh = stamp + settlement::STAMP_TOLERANCE >= self.now;
+        let frozen = match (fresh, send(self.referee)) {
+            (true, Ok(receipt)) => {
+                self.gas += receipt.gas_used;
+                Some(receipt.gas_used)
+            }
+            (
+                false,
+                Err(EvmError::Reverted {
+                    revert, gas_used, ..
+                }),
+            ) if revert.name() == "StaleMove" => {
+                self.gas += gas_used;
+                None
+            }
+            (false, Ok(_)) => {
+                return Err(sign_error(format!(
+                    "a taken-back move stamped {stamp} was registered at {}",
+                    self.now
+                )));
+            }
+            (_, Err(e)) => return Err(e),
+        };
+        if self.referee.game(self.id())?.phase != 2 {
+            return Err(sign_error("the taken-back move ended the game"));
+        }
+        Ok(frozen)
     }
 
     /// Plays up to `plies` random honest moves (fewer if the game is decided), each
@@ -792,21 +837,17 @@ impl<C: Chain> Run<'_, C> {
             None,
             format!("retroactive {} at ply {}", decided.name(), alt.ply),
         );
-        self.sync()?;
-        let fresh = alt.timestamp + settlement::STAMP_TOLERANCE >= self.now;
-        if fresh {
-            // Fresh enough to be registered: it is frozen like any registration, and must
-            // not end the game.
-            let acted = self.send(self.player(by), &call)?;
-            if let Some(e) = acted.ending {
-                return Err(sign_error(format!(
-                    "the retroactive registration ended the game ({e})"
-                )));
+        let from = self.player(by);
+        let frozen = self.register_taken_back(alt.timestamp, |r| {
+            r.send_channel(from, &call).map(|a| a.receipt)
+        })?;
+        self.refused = Some(match frozen {
+            Some(gas) => {
+                self.table.register_gas.push(gas);
+                format!("register frozen, not final ({})", decided.name())
             }
-            self.refused = Some(format!("register frozen, not final ({})", decided.name()));
-        } else {
-            self.cheat(self.player(by), &call, &["StaleMove"])?;
-        }
+            None => "register refused StaleMove".to_owned(),
+        });
         let proof = settlement::prove_equivocation(
             (&original, &original_auth),
             (&alt, &alt_auth),
@@ -903,31 +944,16 @@ impl<C: Chain> Run<'_, C> {
             None,
             "a taken-back move".into(),
         );
-        self.sync()?;
         let channel = self.referee.channel()?;
-        let sent = self.referee.through_wallet(
-            new_owner,
-            wallet,
-            channel,
-            U256::ZERO,
-            call.calldata.clone(),
-        );
-        let registered = match sent {
-            Ok(receipt) => {
-                self.gas += receipt.gas_used;
-                "register frozen, not final".to_owned()
-            }
-            Err(EvmError::Reverted {
-                revert, gas_used, ..
-            }) if revert.name() == "StaleMove" => {
-                self.gas += gas_used;
-                "register refused StaleMove".to_owned()
-            }
-            Err(e) => return Err(e),
+        let data = call.calldata.clone();
+        let frozen = self.register_taken_back(alt.timestamp, |r| {
+            r.through_wallet(new_owner, wallet, channel, U256::ZERO, data)
+        })?;
+        let registered = if frozen.is_some() {
+            "register frozen, not final"
+        } else {
+            "register refused StaleMove"
         };
-        if self.referee.game(id)?.phase != 2 {
-            return Err(sign_error("the taken-back move ended the game"));
-        }
         self.refused = Some(format!("{asked_again} (its pin stands); {registered}"));
         let proof =
             settlement::prove_equivocation((&original, &original_auth), (&alt, &alt_auth), true);
@@ -1092,10 +1118,7 @@ pub fn settle_known_game<C: Chain>(
         game.play(*mv, now).map_err(sign_error)?;
         game.receipt(now).map_err(sign_error)?;
     }
-    let chain_now = referee.chain().timestamp()?;
-    if now > chain_now {
-        referee.chain().advance_time(now - chain_now)?;
-    }
+    catch_up(referee.chain(), now)?;
     let decided = State::from_bytes(&game.last().state)
         .expect("honest")
         .status()
