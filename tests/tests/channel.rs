@@ -63,6 +63,54 @@ fn contract_and_verifier_agree_on_the_fixture() {
         assert_eq!(hash, b256(&v["hash"]), "hashStruct of ply {}", m.ply);
         assert_eq!(digest, m.digest(&domain), "digest of ply {}", m.ply);
     }
+    // Every other message type: the contract's hashing views agree with the fixture and
+    // with the Rust digest.
+    let n = |v: &Value, k: &str| v[k].as_u64().unwrap_or_else(|| panic!("{k}"));
+    let mut checked = 0;
+    for d in f["delegations"].as_array().expect("delegations") {
+        let m = chessref_channel::Delegation {
+            gameId: U256::from(n(d, "gameId")),
+            sessionKey: d["sessionKey"].as_str().unwrap().parse().unwrap(),
+            firstPly: n(d, "firstPly") as u32,
+            lastPly: n(d, "lastPly") as u32,
+            expires: n(d, "expires"),
+        };
+        checked += agree(&mut referee, &domain, &m, d);
+    }
+    let r = &f["resignation"];
+    let m = chessref_channel::Resignation {
+        gameId: U256::from(n(r, "gameId")),
+        ply: n(r, "ply") as u32,
+        position: b256(&r["position"]),
+    };
+    checked += agree(&mut referee, &domain, &m, r);
+    let r = &f["result"];
+    let m = chessref_channel::ResultMessage {
+        gameId: U256::from(n(r, "gameId")),
+        ply: n(r, "ply") as u32,
+        position: b256(&r["position"]),
+        result: n(r, "result") as u8,
+    };
+    checked += agree(&mut referee, &domain, &m, r);
+    let o = &f["drawOffer"];
+    let m = chessref_channel::DrawOffer {
+        gameId: U256::from(n(o, "gameId")),
+        ply: n(o, "ply") as u32,
+        position: b256(&o["position"]),
+    };
+    checked += agree(&mut referee, &domain, &m, o);
+    for mv in f["moves"].as_array().unwrap() {
+        let r = &mv["receipt"];
+        let m = chessref_channel::Receipt {
+            gameId: U256::from(n(r, "gameId")),
+            ply: n(r, "ply") as u32,
+            position: b256(&r["position"]),
+            seenAt: n(r, "seenAt"),
+        };
+        checked += agree(&mut referee, &domain, &m, r);
+    }
+    assert_eq!(checked, f["delegations"].as_array().unwrap().len() + 3 + 4);
+
     let increment = f["game"]["increment"].as_u64().expect("increment") as u32;
     let id = U256::from(f["game"]["gameId"].as_u64().expect("id"));
     for t in f["negative"]["transitions"]
@@ -90,6 +138,21 @@ fn contract_and_verifier_agree_on_the_fixture() {
         );
         previous = m.clone();
     }
+}
+
+/// `message`'s `hashStruct` by the contract's view equals the fixture's `hash` in `v`, and
+/// its digest (this chain's channel, not the fixture's) the Rust digest; 1 (one message
+/// checked).
+fn agree<M: Message + chessref_evm::channel::ContractHash>(
+    referee: &mut Referee<RevmChain>,
+    domain: &chessref_channel::ChannelDomain,
+    message: &M,
+    v: &Value,
+) -> usize {
+    let (hash, digest) = referee.contract_hashes(message).expect("hashing view");
+    assert_eq!(hash, b256(&v["hash"]), "hashStruct of {v}");
+    assert_eq!(digest, message.digest(domain), "Rust digest of {v}");
+    1
 }
 
 fn random_key(rng: &mut ChaCha8Rng) -> alloy_signer_local::PrivateKeySigner {
