@@ -12,8 +12,8 @@
 //! - The PGN result is the movetext's termination token, else the `[Result]` tag.
 //!
 //! Its JSON form (feature `serde`) is one object with `index`, `plies`, `fen`,
-//! `hex`, `status`, `result`, `outcome`, `error`, `code`, `fivefold_ply` and
-//! `moves_after_end`.
+//! `hex`, `status`, `result`, `outcome`, `error`, `code`, `fivefoldPly` and
+//! `movesAfterEnd` (camelCase keys, as every JSON chessref writes).
 
 use crate::error::SanError;
 use crate::fivefold::Fivefold;
@@ -174,6 +174,7 @@ mod wire {
     use super::PgnReport;
 
     #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
     struct PgnReportJson<'a> {
         index: usize,
         plies: usize,
@@ -310,7 +311,7 @@ mod tests {
                 "fen": "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
                 "hex": r.state.unwrap().to_hex(),
                 "status": "CHECKMATE", "result": "0-1", "outcome": "0-1",
-                "error": null, "code": null, "fivefold_ply": null, "moves_after_end": 0,
+                "error": null, "code": null, "fivefoldPly": null, "movesAfterEnd": 0,
             })
         );
     }

@@ -106,7 +106,7 @@ mod wire {
 
     /// The JSON object; field order is the order printed.
     #[derive(Serialize, Deserialize)]
-    #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
     struct VerdictJson<'a> {
         legal: bool,
         code: u8,

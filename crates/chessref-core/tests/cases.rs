@@ -203,7 +203,7 @@ fn worked_examples_change_exactly_the_listed_bytes() {
             assert_eq!(diff(&s, &next), expected, "{name}: bytes changed by {uci}");
             s = next;
         }
-        assert_eq!(s.fen(), example["final_fen"].as_str().unwrap(), "{name}");
+        assert_eq!(s.fen(), example["finalFen"].as_str().unwrap(), "{name}");
     }
 }
 

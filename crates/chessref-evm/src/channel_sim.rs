@@ -79,6 +79,7 @@ pub struct ChannelSimOptions {
 
 /// What the games of one ending path came to.
 #[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct EndingStats {
     /// Games that took this path.
     pub games: usize,
@@ -92,6 +93,7 @@ pub struct EndingStats {
 
 /// Totals of a channel simulation.
 #[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ChannelSimSummary {
     /// Games played.
     pub games: usize,

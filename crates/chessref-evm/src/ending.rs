@@ -119,6 +119,7 @@ referee_codes!(
 
 /// How a game ended (`GameEnded`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Ending {
     /// Who won.
     pub result: EndResult,
@@ -207,6 +208,7 @@ impl Serialize for EndingCounts {
     /// `[{"result": {"code", "name"}, "reason": {"code", "name"}, "games"}, ...]`.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
         struct Entry {
             #[serde(flatten)]
             ending: Ending,

@@ -14,6 +14,7 @@ use crate::{
 
 /// The triple every position-taking call carries (REFEREE.md section 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Position {
     /// The 128-byte state (`0x` and 256 hex digits in JSON).
     #[serde(serialize_with = "serialize_state")]

@@ -59,6 +59,7 @@ impl GameReport {
 
 /// Totals over a replay.
 #[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ReplaySummary {
     /// Games replayed.
     pub games: usize,

@@ -46,6 +46,7 @@ impl Default for SimulateOptions {
 
 /// Totals of a simulation.
 #[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SimulateSummary {
     /// Games played.
     pub games: usize,

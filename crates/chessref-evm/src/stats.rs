@@ -4,6 +4,7 @@ use serde::Serialize;
 
 /// Median, 90th percentile and maximum of a sample of gas figures.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct GasStats {
     /// Middle value (mean of the two middle ones for an even count, rounded down).
     pub median: u64,

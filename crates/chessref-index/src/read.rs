@@ -1,5 +1,7 @@
 //! The index database, read side: what `chessref serve --index` answers, from a
 //! read-only connection (the indexer is another process writing the same file).
+//! The views serialize with camelCase keys (`updatedBlock`, `startFen`), as every JSON
+//! chessref writes; their values (phases, results, reasons) stay snake_case.
 
 use std::path::Path;
 
@@ -103,6 +105,7 @@ pub struct Lobby {
 
 /// One game of the lobby.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct GameSummary {
     /// Decimal game id.
     pub id: String,
@@ -144,6 +147,7 @@ pub struct GameSummary {
 
 /// A page of the lobby.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct LobbyPage {
     /// Games matching, all pages.
     pub total: u64,
@@ -155,6 +159,7 @@ pub struct LobbyPage {
 
 /// One move of a game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct MoveView {
     /// Ply after the move (1 = first).
     pub ply: u32,
@@ -175,6 +180,7 @@ pub struct MoveView {
 /// Both clocks as of the last move (or the join), decoded from the clock word
 /// (REFEREE.md section 3): seconds left exclude the 15 s grace.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClockView {
     /// The packed clock word, hex.
     pub word: String,
@@ -207,6 +213,7 @@ impl ClockView {
 
 /// A divergence as served.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct DivergenceView {
     /// The event.
     pub event: String,
@@ -226,6 +233,7 @@ pub struct DivergenceView {
 
 /// One game in full.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct GameView {
     /// The lobby's fields.
     #[serde(flatten)]
@@ -252,6 +260,7 @@ pub struct GameView {
 
 /// One entry of the `changes` feed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Change {
     /// Increasing sequence number.
     pub seq: i64,

@@ -1,5 +1,6 @@
 //! Request and response bodies of the `/v1` endpoints. Field names are part
-//! of the public contract (see `openapi.json`): other tools call them.
+//! of the public contract (see `openapi.json`): other tools call them. Every key is
+//! camelCase (`statusCode`, `inCheck`); enumerated values stay snake_case.
 
 use chessref_core::{Color, GameResult, PgnReport, RawMove, RawMoveError, State, Status};
 use serde::{Deserialize, Serialize};
@@ -24,7 +25,7 @@ fn position(fen: &Option<String>, state: &Option<String>) -> Result<State, ApiEr
 
 /// `POST /v1/check`: is one move legal in a position?
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CheckRequest {
     /// The position as FEN.
     pub fen: Option<String>,
@@ -67,7 +68,7 @@ impl CheckRequest {
 
 /// `POST /v1/play`: apply a list of moves.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PlayRequest {
     /// The start position as FEN.
     pub fen: Option<String>,
@@ -86,6 +87,7 @@ impl PlayRequest {
 
 /// Draws a player may claim (not automatic), ENCODING.md section 8.
 #[derive(Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
 pub struct Claimable {
     /// The position occurred three times, or a legal move makes it so (FIDE 9.2).
     pub threefold: bool,
@@ -95,6 +97,7 @@ pub struct Claimable {
 
 /// The answer of `/v1/play`.
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PlayResponse {
     /// The final position as FEN.
     pub fen: String,
@@ -118,7 +121,7 @@ pub struct PlayResponse {
 
 /// `POST /v1/moves` and `POST /v1/status`: a position alone.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PositionRequest {
     /// The position as FEN.
     pub fen: Option<String>,
@@ -135,6 +138,7 @@ impl PositionRequest {
 
 /// The answer of `/v1/moves`.
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct MovesResponse {
     /// Number of legal moves.
     pub count: usize,
@@ -146,6 +150,7 @@ pub struct MovesResponse {
 
 /// Insufficient material per side (section 8).
 #[derive(Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
 pub struct PerSide {
     /// White's value.
     pub white: bool,
@@ -155,6 +160,7 @@ pub struct PerSide {
 
 /// The answer of `/v1/status`.
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct StatusResponse {
     /// The position as FEN.
     pub fen: String,
@@ -183,6 +189,7 @@ pub struct StatusResponse {
 
 /// One game of `/v1/replay`: the object `chessref pgn --json` prints, plus the engine.
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ReplayGame {
     /// What reading and replaying the game found.
     #[serde(flatten)]
@@ -193,6 +200,7 @@ pub struct ReplayGame {
 
 /// The answer of `/v1/replay`.
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ReplayResponse {
     /// Games read.
     pub count: usize,

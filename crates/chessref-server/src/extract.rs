@@ -54,7 +54,7 @@ impl<T: DeserializeOwned> FromRequest<AppState> for StrictJson<T> {
         let bytes = read_body(req, state, state.config.json_limit).await?;
         serde_json::from_slice(&bytes)
             .map(StrictJson)
-            .map_err(|e| ApiError::BadJson(e.to_string()))
+            .map_err(|e| ApiError::BadJson(with_key_hint(e.to_string())))
     }
 }
 
@@ -69,5 +69,50 @@ impl FromRequest<AppState> for PgnBody {
             return Err(ApiError::BadBody("the PGN body is empty".into()));
         }
         Ok(PgnBody(text))
+    }
+}
+
+/// A serde message about an unknown snake_case key (`start_fen`), with the camelCase
+/// spelling every body uses (`startFen`) appended.
+fn with_key_hint(message: String) -> String {
+    let key = message
+        .strip_prefix("unknown field `")
+        .and_then(|rest| rest.split_once('`'))
+        .map(|(key, _)| key);
+    match key {
+        Some(key) if key.contains('_') => {
+            let mut camel = String::with_capacity(key.len());
+            let mut upper = false;
+            for c in key.chars() {
+                if c == '_' {
+                    upper = !camel.is_empty();
+                } else if upper {
+                    camel.extend(c.to_uppercase());
+                    upper = false;
+                } else {
+                    camel.push(c);
+                }
+            }
+            format!("{message} (keys are camelCase: `{camel}`)")
+        }
+        _ => message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_key_hint;
+
+    #[test]
+    fn a_snake_case_key_is_named_with_its_camel_case_spelling() {
+        assert_eq!(
+            with_key_hint("unknown field `start_fen`, expected `fen` or `state`".into()),
+            "unknown field `start_fen`, expected `fen` or `state` (keys are camelCase: `startFen`)"
+        );
+        assert_eq!(
+            with_key_hint("unknown field `extra`, expected `fen`".into()),
+            "unknown field `extra`, expected `fen`"
+        );
+        assert_eq!(with_key_hint("EOF".into()), "EOF");
     }
 }

@@ -228,7 +228,7 @@ fn test_lobby_game_pgn_and_events_while_played_and_after() {
         game["fen"],
         "rnbqkbnr/pppp1ppp/8/4p3/2B1P3/8/PPPP1PPP/RNBQK1NR b KQkq - 1 2"
     );
-    assert_eq!(game["clock"]["white_seconds"], 30 * 86_400);
+    assert_eq!(game["clock"]["whiteSeconds"], 30 * 86_400);
     let (status, ct, pgn) = client.get(&format!("/v1/games/{id}.pgn"));
     assert_eq!((status, ct.as_str()), (200, "application/x-chess-pgn"));
     let pgn = String::from_utf8(pgn).unwrap();
@@ -272,7 +272,7 @@ fn test_lobby_game_pgn_and_events_while_played_and_after() {
     assert_eq!(game["result"], "white_wins");
     assert_eq!(game["reason"], "checkmate");
     assert_eq!(game["pending"], false);
-    assert_eq!(game["pgn_result"], "1-0");
+    assert_eq!(game["pgnResult"], "1-0");
     let (_, _, pgn) = client.get(&format!("/v1/games/{id}.pgn"));
     let pgn = String::from_utf8(pgn).unwrap();
     for tag in [

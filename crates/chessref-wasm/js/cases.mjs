@@ -141,7 +141,7 @@ export const cases = [
         eq(g.stateHex(), expected, `${example.name}: state after ${step.san}`);
       }
       eq(g.history(), example.moves.map((m) => m.uci), `${example.name}: history`);
-      eq(g.fen(), example.final_fen, `${example.name}: final FEN`);
+      eq(g.fen(), example.finalFen, `${example.name}: final FEN`);
     }
   }],
 

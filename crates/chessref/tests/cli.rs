@@ -228,7 +228,7 @@ fn state_decodes_fen_and_hex_both_ways() {
     let hex = v["hex"].as_str().unwrap().to_owned();
     assert!(hex.starts_with("fcfefdfbfafdfefc00000004"), "{hex}");
     assert_eq!(v["status"], "ONGOING");
-    assert_eq!(v["in_check"], false);
+    assert_eq!(v["inCheck"], false);
 
     let o = chessref(&["state", &hex, "--json"]);
     assert_eq!(
@@ -373,7 +373,7 @@ fn replay_json_reports_every_ply_matching_the_contract() {
     let max = v["gas"]["max"].as_u64().expect("gas max");
     assert!(v["gas"]["p90"].as_u64().is_some());
     assert!(21_000 < median && median <= max, "gas {median} .. {max}");
-    assert!(v["moves_per_sec"].as_f64().is_some_and(|r| r > 0.0));
+    assert!(v["movesPerSec"].as_f64().is_some_and(|r| r > 0.0));
     // The scholar's mate ended on chain; the second game is still running.
     assert_eq!(
         v["endings"],
@@ -493,7 +493,7 @@ fn play_and_pgn_say_when_a_game_reached_fivefold_repetition() {
         "{out}"
     );
     args.push("--json");
-    assert_eq!(json(&chessref(&args))["fivefold_ply"], 16);
+    assert_eq!(json(&chessref(&args))["fivefoldPly"], 16);
 
     let pgn = "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 5. Nf3 Nf6 6. Ng1 Ng8 \
                7. Nf3 Nf6 8. Ng1 Ng8 9. e4 *\n";
@@ -505,7 +505,7 @@ fn play_and_pgn_say_when_a_game_reached_fivefold_repetition() {
         stdout(&o)
     );
     let o = chessref_stdin(&["pgn", "-", "--json"], pgn);
-    assert_eq!(json(&o)["fivefold_ply"], 16);
+    assert_eq!(json(&o)["fivefoldPly"], 16);
     assert_eq!(json(&o)["status"], "ONGOING");
 }
 
@@ -553,7 +553,7 @@ fn pgn_and_replay_agree_on_games_played_on_after_an_automatic_draw() {
         (
             &row["plies"],
             &row["status"],
-            &row["moves_after_end"],
+            &row["movesAfterEnd"],
             &row["error"]
         ),
         (

@@ -137,7 +137,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         "moves": moves,
         "divergences": count("divergences"),
         "seconds": seconds,
-        "logs_per_sec": logs as f64 / seconds.max(1e-9),
+        "logsPerSec": logs as f64 / seconds.max(1e-9),
         "head": store.cursor().map_err(index_error)?.head,
     });
     println!("{summary}");

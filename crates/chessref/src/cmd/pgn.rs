@@ -15,7 +15,7 @@ pub struct Args {
     #[arg(value_name = "FILE")]
     path: String,
     /// One JSON object per game per line: `{"index", "plies", "fen", "hex", "status",
-    /// "result", "outcome", "error", "code", "fivefold_ply", "moves_after_end"}` (final
+    /// "result", "outcome", "error", "code", "fivefoldPly", "movesAfterEnd"}` (final
     /// position reached; `error` null when the game was played to its end).
     #[arg(long)]
     json: bool,

@@ -14,7 +14,7 @@ pub struct Args {
     /// Start position as FEN or state hex (default: the initial position).
     #[arg(long)]
     fen: Option<String>,
-    /// Print `{"fen", "hex", "status", "status_code", "in_check", "moves", "fivefold_ply"}` as JSON.
+    /// Print `{"fen", "hex", "status", "statusCode", "inCheck", "moves", "fivefoldPly"}` as JSON.
     #[arg(long)]
     json: bool,
     /// Moves in UCI (`e2e4`) or SAN (`Nf3`, `O-O`, `e8=Q+`); flags may follow them.
@@ -52,10 +52,10 @@ fn print_state(game: &Game, json: bool) {
             "fen": state.fen(),
             "hex": state.to_hex(),
             "status": status.name(),
-            "status_code": status.code(),
-            "in_check": state.in_check(),
+            "statusCode": status.code(),
+            "inCheck": state.in_check(),
             "moves": moves,
-            "fivefold_ply": game.fivefold().map(|f| f.ply),
+            "fivefoldPly": game.fivefold().map(|f| f.ply),
         }));
     } else {
         println!("fen: {}", state.fen());

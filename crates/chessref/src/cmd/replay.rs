@@ -24,7 +24,7 @@ pub struct Args {
     #[arg(long, value_name = "URL")]
     rpc: Option<String>,
     /// Print one summary object: `{"games", "plies", "mismatches", "gas": {"median",
-    /// "p90", "max"}, "moves_per_sec", ...}`.
+    /// "p90", "max"}, "movesPerSec", ...}`.
     #[arg(long)]
     json: bool,
     /// Replay at most this many games.
@@ -96,13 +96,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             "games": summary.games,
             "plies": summary.plies,
             "mismatches": summary.mismatches,
-            "pgn_errors": summary.pgn_errors,
+            "pgnErrors": summary.pgn_errors,
             "endings": summary.endings,
             "gas": {"median": summary.gas.median, "p90": summary.gas.p90, "max": summary.gas.max},
-            "moves_per_sec": (summary.moves_per_sec * 10.0).round() / 10.0,
+            "movesPerSec": (summary.moves_per_sec * 10.0).round() / 10.0,
             "seconds": (summary.seconds * 1000.0).round() / 1000.0,
             "chain": summary.chain,
-            "mismatch_details": details.iter().take(50).collect::<Vec<_>>(),
+            "mismatchDetails": details.iter().take(50).collect::<Vec<_>>(),
         });
         writeln!(out, "{value}")?;
     } else {

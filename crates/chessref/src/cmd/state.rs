@@ -14,7 +14,7 @@ pub struct Args {
     /// A FEN or 256 hex digits (optional `0x`) of the 128-byte state.
     #[arg(value_name = "FEN_OR_HEX", allow_hyphen_values = true)]
     position: String,
-    /// Print `{"valid", "fen", "hex", "status", "in_check", ...}` (or, for an invalid
+    /// Print `{"valid", "fen", "hex", "status", "statusCode", "inCheck", ...}` (or, for an invalid
     /// state, `{"valid": false, "code", "reason", "error"}` with the section 7 code).
     #[arg(long)]
     json: bool,
@@ -69,13 +69,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             "fen": state.fen(),
             "hex": state.to_hex(),
             "status": status.name(),
-            "status_code": status.code(),
-            "in_check": state.in_check(),
+            "statusCode": status.code(),
+            "inCheck": state.in_check(),
             "turn": state.turn().to_string(),
             "ply": state.ply(),
-            "halfmove_clock": state.halfmove_clock(),
-            "repetition_key": state.repetition_key().to_string(),
-            "legal_moves": state.legal_moves().len(),
+            "halfmoveClock": state.halfmove_clock(),
+            "repetitionKey": state.repetition_key().to_string(),
+            "legalMoves": state.legal_moves().len(),
         }));
     } else {
         println!("{}", state.pretty());
