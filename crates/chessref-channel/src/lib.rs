@@ -11,9 +11,11 @@
 //! ([`settlement`]). The rules themselves are `chessref-core`'s: nothing here knows chess.
 
 pub mod auth;
+pub mod book;
 #[cfg(feature = "signer")]
 pub mod client;
 pub mod domain;
+pub mod frame;
 pub mod game;
 pub mod messages;
 pub mod settlement;
@@ -25,7 +27,9 @@ pub mod transition;
 pub use auth::{
     Auth, AuthError, Authorised, KnownPins, NoPins, Pins, Revocation, SignedDelegation,
 };
+pub use book::{Accepted, Book, Refusal};
 pub use domain::ChannelDomain;
+pub use frame::{Frame, RelayFrame};
 pub use game::ChannelGame;
 pub use messages::{
     Delegation, DrawOffer, Move, Receipt, Resignation, Result as ResultMessage, TimeBound,

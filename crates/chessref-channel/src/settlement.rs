@@ -5,7 +5,7 @@ use alloy_primitives::{Address, B256, Bytes, U256};
 use alloy_sol_types::SolCall;
 use serde::Serialize;
 
-use crate::auth::Auth;
+use crate::auth::{Auth, SignedDelegation};
 use crate::messages::{
     AuthAbi, Delegation, IChessChannel, Move, Receipt, Resignation, Result as ResultMessage,
 };
@@ -70,6 +70,20 @@ impl From<&Auth> for AuthAbi {
                 delegation: d.delegation.clone(),
                 delegationSignature: d.signature.clone(),
             },
+        }
+    }
+}
+
+impl From<&AuthAbi> for Auth {
+    /// The authorisation an `Auth` argument of a `ChessChannel` call carries (a zero
+    /// session key: signed directly), e.g. read back from a registration's calldata.
+    fn from(abi: &AuthAbi) -> Auth {
+        Auth {
+            signature: abi.signature.clone(),
+            delegation: (abi.delegation.sessionKey != Address::ZERO).then(|| SignedDelegation {
+                delegation: abi.delegation.clone(),
+                signature: abi.delegationSignature.clone(),
+            }),
         }
     }
 }

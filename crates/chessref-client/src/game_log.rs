@@ -338,6 +338,24 @@ impl GameLog {
         }
     }
 
+    /// The players and terms the channel protocol signs under (docs/CHANNEL.md), once a
+    /// channel game is joined.
+    pub fn channel_game(&self) -> Option<chessref_channel::ChannelGame> {
+        if !self.is_channel() {
+            return None;
+        }
+        Some(chessref_channel::ChannelGame {
+            game_id: self.id,
+            white: self.white?,
+            black: self.black?,
+            initial_time: self.initial_time,
+            increment: self.increment,
+            response_window: self.response_window,
+            start_state: (self.start_state != *State::initial().as_bytes())
+                .then(|| alloy_primitives::Bytes::copy_from_slice(&self.start_state)),
+        })
+    }
+
     /// Whether `account` created, was invited to or plays this game.
     pub fn involves(&self, account: Address) -> bool {
         self.creator == account

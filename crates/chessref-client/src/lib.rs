@@ -2,13 +2,15 @@
 //! [`seat`] acts for one player over JSON-RPC (create, join, move, draw, claim,
 //! resign, withdraw) and follows the game from the referee's logs; [`game_log`] folds
 //! those logs into games (what the indexer stores too); [`terms`] is the terms hash a
-//! joiner binds; [`amount`] reads and shows stakes in a token's units. It sits on `chessref-evm` (chain backends,
+//! joiner binds; [`amount`] reads and shows stakes in a token's units; [`watchtower`]
+//! is the rule that answers a channel game's registration for a player who is away. It sits on `chessref-evm` (chain backends,
 //! bindings, the referee client) and is what `chessref game` drives.
 
 pub mod amount;
 pub mod game_log;
 pub mod seat;
 pub mod terms;
+pub mod watchtower;
 
 pub use game_log::{
     Divergence, GameLog, GameLogError, Games, LogPlace, Phase, PlayedMove, RefereeLog,

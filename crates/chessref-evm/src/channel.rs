@@ -15,6 +15,13 @@ use crate::error::EvmError;
 use crate::referee::{Acted, Created, GameSetup, Position, Referee};
 use crate::revert::ContractRevert;
 
+/// The `ChessChannel` of the referee at `referee`: the contract its constructor creates,
+/// its first `CREATE` (an account's nonce starts at 1, EIP-161), so the address follows
+/// from the referee's alone (`ChessReferee.channel()`).
+pub fn channel_address(referee: Address) -> Address {
+    referee.create(1)
+}
+
 /// A position the channel registered for on-chain play (`PositionRegistered`).
 #[derive(Clone, Debug)]
 pub struct Registered {
@@ -379,6 +386,18 @@ impl Referee<crate::RpcChain> {
         id: U256,
         span: u64,
     ) -> Result<Option<Registered>, EvmError> {
+        Ok(self
+            .latest_registration_at(id, span)?
+            .map(|(_, registered)| registered))
+    }
+
+    /// [`latest_registration`](Referee::latest_registration) with the place of its event
+    /// (its transaction carries the registered pair).
+    pub fn latest_registration_at(
+        &mut self,
+        id: U256,
+        span: u64,
+    ) -> Result<Option<(crate::LogPlace, Registered)>, EvmError> {
         use alloy_sol_types::SolEvent;
         let address = self.address();
         let head = self.chain().head()?;
@@ -396,8 +415,10 @@ impl Referee<crate::RpcChain> {
                     None,
                 ],
             )?;
-            let found = logs.iter().rev().find_map(|(_, log)| {
-                Registered::of(&R::PositionRegistered::decode_log_data(&log.data).ok()?)
+            let found = logs.iter().rev().find_map(|(place, log)| {
+                let registered =
+                    Registered::of(&R::PositionRegistered::decode_log_data(&log.data).ok()?)?;
+                Some((*place, registered))
             });
             if found.is_some() || from == 0 {
                 return Ok(found);

@@ -197,7 +197,7 @@ pub fn create2_addresses() -> (Address, Address, Address) {
     let rules = CREATE2_FACTORY.create2_from_code(DEPLOY_SALT, RULES_VIEW_ARTIFACT.init_code);
     let referee = CREATE2_FACTORY
         .create2_from_code(DEPLOY_SALT, referee_init_code(create2_blueprint_address()));
-    (rules, referee, referee.create(1))
+    (rules, referee, crate::channel::channel_address(referee))
 }
 
 /// Whether `code` is the artifact's runtime code: same length, and equal everywhere but
@@ -365,7 +365,7 @@ pub fn deploy(
         &referee_init_code(blueprint.record.address),
         before(REFEREE),
     )?;
-    let expected = referee.record.address.create(1);
+    let expected = crate::channel::channel_address(referee.record.address);
     let found = chain
         .call(
             from,

@@ -211,6 +211,15 @@ impl RpcChain {
         self.block_on(async move { provider.raw_request(method.into(), params).await })
     }
 
+    /// The input (calldata) of transaction `hash`, if the node knows it: what a log's
+    /// transaction called with, e.g. the signed moves of a registration.
+    pub fn transaction_input(&self, hash: B256) -> Result<Option<Bytes>, ChainError> {
+        use alloy::consensus::Transaction as _;
+        let provider = self.provider.clone();
+        let tx = self.block_on(async move { provider.get_transaction_by_hash(hash).await })?;
+        Ok(tx.map(|tx| tx.input().clone()))
+    }
+
     /// The runtime code at `address` in the latest block (empty: no contract there).
     pub fn code(&self, address: Address) -> Result<Bytes, ChainError> {
         let provider = self.provider.clone();

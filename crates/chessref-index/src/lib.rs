@@ -11,10 +11,14 @@ pub mod indexer;
 pub mod migrations;
 pub mod raw;
 pub mod read;
+pub mod relay;
 pub mod store;
+pub mod watch;
 
 pub use derive::{NewDivergence, Refolded};
 pub use error::{IndexError, Result};
 pub use indexer::{Indexer, Options, Step};
 pub use raw::{BlockRef, RawLog};
+pub use relay::{NotRelayed, RelayGame, RelayStore, StoredMessage};
 pub use store::{Batch, Committed, Cursor, Source, Store};
+pub use watch::{Action, Watchtower};

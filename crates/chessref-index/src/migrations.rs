@@ -116,6 +116,36 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX changes_by_game ON changes (game_id, seq);
     "#,
+    // 2: the relay's record of channel games (written by `chessref serve`, never by the
+    // indexer): every signed message it accepted, numbered per game in arrival order.
+    r#"
+    CREATE TABLE relay_messages (
+        game_id TEXT NOT NULL,
+        seq INTEGER NOT NULL CHECK (seq >= 1),
+        kind TEXT NOT NULL,
+        ply INTEGER NOT NULL,
+        received_at INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (game_id, seq)
+    ) WITHOUT ROWID;
+    "#,
+    // 3: what the watchtower (`chessref watch`) sent, or tried to: one row per attempt.
+    r#"
+    CREATE TABLE watch_actions (
+        id INTEGER PRIMARY KEY,
+        game_id TEXT NOT NULL,
+        registered_ply INTEGER NOT NULL,
+        window_end INTEGER NOT NULL,
+        call TEXT NOT NULL,
+        why TEXT NOT NULL,
+        tx_hash TEXT,
+        block_number INTEGER,
+        refused TEXT,
+        at INTEGER NOT NULL,
+        CHECK ((tx_hash IS NULL) = (refused IS NOT NULL))
+    );
+    CREATE INDEX watch_actions_by_game ON watch_actions (game_id, window_end);
+    "#,
 ];
 
 /// The schema version this build writes: the number of migrations.

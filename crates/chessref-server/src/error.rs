@@ -115,10 +115,20 @@ pub enum ApiError {
     /// The index file is missing, locked or unreadable (503: retry later).
     #[error("{0}")]
     IndexUnavailable(String),
+    /// The relay's channel of a game that is not a joined channel game.
+    #[error("{0}")]
+    NotRelayed(String),
+    /// A limit of the server is reached (503: retry later).
+    #[error("{0}")]
+    Busy(String),
+    /// A WebSocket endpoint asked without a valid upgrade (426).
+    #[error("this endpoint is a WebSocket: {0}")]
+    UpgradeRequired(String),
 }
 
-/// The JSON body of every error response.
+/// The JSON body of every error response (camelCase keys, like every body).
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ErrorBody {
     /// A stable machine-readable kind, e.g. `"illegal_move"`.
     pub error: &'static str,
@@ -157,7 +167,9 @@ impl ApiError {
             ApiError::NotFound(_) | ApiError::NoIndex | ApiError::UnknownGame(_) => {
                 StatusCode::NOT_FOUND
             }
-            ApiError::IndexUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::IndexUnavailable(_) | ApiError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::NotRelayed(_) => StatusCode::CONFLICT,
+            ApiError::UpgradeRequired(_) => StatusCode::UPGRADE_REQUIRED,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -187,6 +199,9 @@ impl ApiError {
             ApiError::BadGameId(_) => "bad_game_id",
             ApiError::UnknownGame(_) => "unknown_game",
             ApiError::IndexUnavailable(_) => "index_unavailable",
+            ApiError::NotRelayed(_) => "not_relayed",
+            ApiError::Busy(_) => "busy",
+            ApiError::UpgradeRequired(_) => "upgrade_required",
         }
     }
 

@@ -4,6 +4,8 @@
 //! or a build without the `index` feature) they answer 404 `no_index`.
 
 #[cfg(feature = "index")]
+pub(crate) use with_index::game_id;
+#[cfg(feature = "index")]
 pub use with_index::{events, game, lobby};
 
 #[cfg(not(feature = "index"))]
@@ -73,7 +75,7 @@ mod with_index {
     }
 
     /// A game id: a decimal uint256.
-    fn game_id(text: &str) -> Result<U256, ApiError> {
+    pub(crate) fn game_id(text: &str) -> Result<U256, ApiError> {
         let bad = || ApiError::BadGameId(text.to_owned());
         if text.is_empty() || text.len() > 78 || !text.bytes().all(|b| b.is_ascii_digit()) {
             return Err(bad());

@@ -16,6 +16,8 @@ pub mod error;
 pub mod extract;
 mod games;
 mod handlers;
+#[cfg(feature = "index")]
+pub mod relay;
 pub mod replay;
 
 use std::future::Future;
@@ -42,6 +44,9 @@ pub struct Config {
     /// The `chessref index` database the game endpoints read; `None`: they answer 404
     /// `no_index`.
     pub index: Option<std::path::PathBuf>,
+    /// The relay's limits (with an index).
+    #[cfg(feature = "index")]
+    pub relay: relay::RelayLimits,
 }
 
 impl Default for Config {
@@ -50,15 +55,20 @@ impl Default for Config {
             json_limit: 64 * 1024,
             pgn_limit: 2 * 1024 * 1024,
             index: None,
+            #[cfg(feature = "index")]
+            relay: relay::RelayLimits::default(),
         }
     }
 }
 
-/// Shared, read-only state of the handlers.
+/// Shared state of the handlers.
 #[derive(Clone, Debug)]
 pub struct AppState {
     /// The limits in force.
     pub config: Arc<Config>,
+    /// The relay of channel games, with an index.
+    #[cfg(feature = "index")]
+    pub relay: Option<Arc<relay::Relay>>,
 }
 
 /// The service's router with `config`'s limits.
@@ -66,9 +76,14 @@ pub fn router(config: Config) -> Router {
     let json = DefaultBodyLimit::max(config.json_limit);
     let pgn = DefaultBodyLimit::max(config.pgn_limit);
     let state = AppState {
+        #[cfg(feature = "index")]
+        relay: config
+            .index
+            .clone()
+            .map(|path| Arc::new(relay::Relay::new(path, config.relay))),
         config: Arc::new(config),
     };
-    Router::new()
+    let router = Router::new()
         .route("/v1/check", post(handlers::check).layer(json))
         .route("/v1/play", post(handlers::play).layer(json))
         .route("/v1/moves", post(handlers::moves).layer(json))
@@ -76,7 +91,22 @@ pub fn router(config: Config) -> Router {
         .route("/v1/replay", post(handlers::replay).layer(pgn))
         .route("/v1/games", get(games::lobby))
         .route("/v1/games/{id}", get(games::game))
-        .route("/v1/games/{id}/events", get(games::events))
+        .route("/v1/games/{id}/events", get(games::events));
+    #[cfg(feature = "index")]
+    let router = router
+        .route("/v1/games/{id}/channel", get(relay::channel))
+        .route("/v1/games/{id}/transcript", get(relay::transcript));
+    #[cfg(not(feature = "index"))]
+    let router = router
+        .route(
+            "/v1/games/{id}/channel",
+            get(|| async { ApiError::NoIndex }),
+        )
+        .route(
+            "/v1/games/{id}/transcript",
+            get(|| async { ApiError::NoIndex }),
+        );
+    router
         .route("/openapi.json", get(handlers::openapi))
         .fallback(|uri: Uri| async move { ApiError::NotFound(uri.path().to_owned()) })
         .method_not_allowed_fallback(|method: Method| async move {

@@ -260,6 +260,24 @@ async fn bad_input_is_a_4xx_json_error_naming_the_problem() {
             "{answer}"
         );
     }
+    // Keys are camelCase: a snake_case key is refused with a 400 that names it.
+    let (status, answer) = s
+        .post_json(
+            "/v1/status",
+            &json!({"fen": INITIAL_FEN, "halfmove_clock": 0}),
+        )
+        .await;
+    assert_eq!(
+        (status, answer["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("bad_json")),
+        "{answer}"
+    );
+    let message = answer["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("unknown field `halfmove_clock`")
+            && message.contains("keys are camelCase: `halfmoveClock`"),
+        "{message}"
+    );
     let (status, answer) = s.post_raw_json("/v1/check", b"{\"fen\": ".to_vec()).await;
     assert_eq!(
         (status, answer["error"].as_str()),
@@ -333,6 +351,7 @@ async fn body_size_is_limited() {
         json_limit: 256,
         pgn_limit: 512,
         index: None,
+        ..Config::default()
     })
     .await;
     let big = json!({"fen": INITIAL_FEN, "moves": vec!["e2e4"; 100]});
@@ -401,7 +420,7 @@ async fn play_reproduces_the_worked_examples_byte_for_byte() {
             assert_eq!(body["state"], expected, "{name}: after {}", step["san"]);
             fen = body["fen"].clone();
         }
-        assert_eq!(fen, example["final_fen"], "{name}");
+        assert_eq!(fen, example["finalFen"], "{name}");
     }
     s.shutdown().await;
 }
@@ -415,7 +434,7 @@ async fn play_reports_the_moves_of_the_worked_example() {
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["status"], "ONGOING");
-    assert_eq!(body["in_check"], false);
+    assert_eq!(body["inCheck"], false);
     let sans: Vec<&str> = body["moves"]
         .as_array()
         .expect("moves")
@@ -441,10 +460,10 @@ async fn play_ends_games_and_reports_claimable_draws() {
         )
         .await;
     assert_eq!(
-        (body["status"].as_str(), body["status_code"].as_u64()),
+        (body["status"].as_str(), body["statusCode"].as_u64()),
         (Some("CHECKMATE"), Some(1))
     );
-    assert_eq!(body["in_check"], true);
+    assert_eq!(body["inCheck"], true);
     assert_eq!(body["result"], "1-0");
     let (status, body) = s.post_json("/v1/play", &json!({"fen": INITIAL_FEN, "moves": ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#", "a6"]})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -484,7 +503,7 @@ async fn play_ends_games_and_reports_claimable_draws() {
             &json!({"fen": "4k3/8/8/8/8/8/8/R3K3 w - - 99 80", "moves": ["Ra2"]}),
         )
         .await;
-    assert_eq!(body["claimable"]["fifty_moves"], true);
+    assert_eq!(body["claimable"]["fiftyMoves"], true);
     s.shutdown().await;
 }
 
@@ -595,8 +614,8 @@ async fn status_reports_section_8_and_the_repetition_key() {
     assert_eq!(
         (
             body["status"].as_str(),
-            body["status_code"].as_u64(),
-            body["in_check"].as_bool()
+            body["statusCode"].as_u64(),
+            body["inCheck"].as_bool()
         ),
         (Some("CHECKMATE"), Some(1), Some(true))
     );
@@ -615,7 +634,7 @@ async fn status_reports_section_8_and_the_repetition_key() {
         .await;
     assert_eq!(body["status"], "INSUFFICIENT_MATERIAL");
     assert_eq!(
-        body["insufficient_material"],
+        body["insufficientMaterial"],
         json!({"white": true, "black": true})
     );
     let (_, body) = s
@@ -626,7 +645,7 @@ async fn status_reports_section_8_and_the_repetition_key() {
         .await;
     assert_eq!(body["status"], "SEVENTY_FIVE_MOVES");
     // A game that ended automatically leaves nothing to claim.
-    assert_eq!(body["fifty_moves_claimable"], false);
+    assert_eq!(body["fiftyMovesClaimable"], false);
     let (_, body) = s
         .post_json(
             "/v1/status",
@@ -636,7 +655,7 @@ async fn status_reports_section_8_and_the_repetition_key() {
     assert_eq!(
         (
             body["status"].as_str(),
-            body["fifty_moves_claimable"].as_bool()
+            body["fiftyMovesClaimable"].as_bool()
         ),
         (Some("ONGOING"), Some(true))
     );
@@ -647,13 +666,13 @@ async fn status_reports_section_8_and_the_repetition_key() {
         (
             body["turn"].as_str(),
             body["ply"].as_u64(),
-            body["halfmove_clock"].as_u64()
+            body["halfmoveClock"].as_u64()
         ),
         (Some("white"), Some(0), Some(0))
     );
     assert_eq!(body["fen"], INITIAL_FEN);
     assert_eq!(body["state"], INITIAL_HEX);
-    let key = body["repetition_key"].as_str().expect("key");
+    let key = body["repetitionKey"].as_str().expect("key");
     assert!(key.len() == 66 && key.starts_with("0x"), "{key}");
     // The same position with different clocks has the same key.
     let (_, other) = s
@@ -662,7 +681,7 @@ async fn status_reports_section_8_and_the_repetition_key() {
             &json!({"fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 7 30"}),
         )
         .await;
-    assert_eq!(other["repetition_key"], key);
+    assert_eq!(other["repetitionKey"], key);
     s.shutdown().await;
 }
 
@@ -737,7 +756,7 @@ async fn replay_reports_automatic_draws_variants_and_fivefold_like_the_cli() {
         (
             &g[0]["plies"],
             &g[0]["status"],
-            &g[0]["moves_after_end"],
+            &g[0]["movesAfterEnd"],
             &g[0]["error"]
         ),
         (
@@ -753,7 +772,7 @@ async fn replay_reports_automatic_draws_variants_and_fivefold_like_the_cli() {
         "{variant}"
     );
     assert_eq!(
-        (&g[2]["status"], &g[2]["fivefold_ply"]),
+        (&g[2]["status"], &g[2]["fivefoldPly"]),
         (&json!("ONGOING"), &json!(16))
     );
     s.shutdown().await;
@@ -910,6 +929,8 @@ async fn openapi_document_describes_the_routes() {
         ("GET".into(), "/v1/games/{id}".into()),
         ("GET".into(), "/v1/games/{id}.pgn".into()),
         ("GET".into(), "/v1/games/{id}/events".into()),
+        ("GET".into(), "/v1/games/{id}/channel".into()),
+        ("GET".into(), "/v1/games/{id}/transcript".into()),
     ];
     expected.sort();
     assert_eq!(documented, expected);

@@ -27,6 +27,7 @@ async fn every_answer_matches_the_documented_schema() {
         json_limit: 4096,
         pgn_limit: 4096,
         index: None,
+        ..Config::default()
     })
     .await;
     let (_, _, body) = s.raw("GET", "/openapi.json", None, vec![]).await;

@@ -37,7 +37,7 @@ enum Command {
     State(cmd::state::Args),
     /// Validate every game of a PGN file (streaming; `-` reads stdin).
     Pgn(cmd::pgn::Args),
-    /// Serve the HTTP JSON checker (POST /v1/check, /v1/play, /v1/moves, /v1/status, /v1/replay; GET /openapi.json; with --index, GET /v1/games...).
+    /// Serve the HTTP JSON checker (POST /v1/check, /v1/play, /v1/moves, /v1/status, /v1/replay; GET /openapi.json; with --index, GET /v1/games... and the relay of channel games).
     Serve(cmd::serve::Args),
     /// Replay PGN games as transactions through ChessReferee (revm, or --rpc), comparing every ply with the Rust mirror.
     Replay(cmd::replay::Args),
@@ -51,6 +51,8 @@ enum Command {
     Channel(cmd::channel::Args),
     /// Follow a ChessReferee's events into a SQLite index, every move verified with chessref-core (docs/INDEX.md).
     Index(cmd::index::Args),
+    /// The watchtower: answer stale or contradicting registrations of relayed channel games on-chain (docs/CHANNEL.md section 13).
+    Watch(cmd::watch::Args),
 }
 
 fn main() -> ExitCode {
@@ -69,6 +71,7 @@ fn main() -> ExitCode {
         Command::Deploy(args) => cmd::deploy::run(args),
         Command::Game(args) => cmd::game::run(args),
         Command::Index(args) => cmd::index::run(args),
+        Command::Watch(args) => cmd::watch::run(args),
     };
     match outcome {
         Ok(code) => code,

@@ -15,6 +15,7 @@ pub mod sender;
 pub mod serve;
 pub mod simulate;
 pub mod state;
+pub mod watch;
 
 use std::path::PathBuf;
 

@@ -1,10 +1,12 @@
 //! `chessref serve [--addr 127.0.0.1:8080] [--index PATH]`: the HTTP JSON reference checker
-//! of `chessref-server`, until Ctrl-C or SIGTERM.
+//! of `chessref-server`, with the game endpoints and the relay of channel games over an
+//! index, until Ctrl-C or SIGTERM.
 
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
+use chessref_server::relay::RelayLimits;
 use clap::Args as ClapArgs;
 
 use super::CliError;
@@ -25,6 +27,22 @@ pub struct Args {
     /// without it the game endpoints answer 404.
     #[arg(long, value_name = "PATH")]
     index: Option<std::path::PathBuf>,
+    /// The relay (`/v1/games/{id}/channel`): largest frame a client may send, bytes.
+    #[arg(long, default_value_t = RelayLimits::default().frame_bytes)]
+    relay_frame_bytes: usize,
+    /// The relay: frames one connection may send per second.
+    #[arg(long, default_value_t = RelayLimits::default().frames_per_second)]
+    relay_frames_per_second: u32,
+    /// The relay: connections to one game at once.
+    #[arg(long, default_value_t = RelayLimits::default().connections_per_game)]
+    relay_connections_per_game: usize,
+    /// The relay: connections at once, all games.
+    #[arg(long, default_value_t = RelayLimits::default().connections)]
+    relay_connections: usize,
+    /// The relay: seconds a connection may stay silent (it answers pings) before it is
+    /// closed.
+    #[arg(long, default_value_t = RelayLimits::default().idle.as_secs())]
+    relay_idle_secs: u64,
 }
 
 /// Serves until a shutdown signal, then finishes the requests in flight.
@@ -45,6 +63,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             json_limit: args.json_limit,
             pgn_limit: args.pgn_limit,
             index: args.index,
+            relay: RelayLimits {
+                frame_bytes: args.relay_frame_bytes,
+                frames_per_second: args.relay_frames_per_second,
+                connections_per_game: args.relay_connections_per_game,
+                connections: args.relay_connections,
+                idle: std::time::Duration::from_secs(args.relay_idle_secs.max(1)),
+            },
         };
         chessref_server::serve(listener, config, chessref_server::shutdown_signal()).await?;
         eprintln!("chessref serve: stopped");

@@ -1,0 +1,652 @@
+//! A relay's record of one game (CHANNEL.md section 13): the signed messages it
+//! accepted, in arrival order, each checked against everything before it, by the same
+//! [`Transcript::verify_from`] that `chessref channel verify` runs, before it is kept.
+//! A relay holds no key: a message counts only by its signature, so a relay can refuse
+//! or delay a message but never forge one.
+
+use alloy_primitives::U256;
+use thiserror::Error;
+
+use crate::auth::{AuthError, NoPins};
+use crate::domain::ChannelDomain;
+use crate::frame::{Frame, ReceiptFrame, ResultHalf, SignedPosition};
+use crate::game::ChannelGame;
+use crate::messages::{DrawOffer, Message, Result as ResultMessage, author_of};
+use crate::settlement::STAMP_TOLERANCE;
+use crate::transcript::{
+    ReceiptEntry, ResultEntry, Side, SignatureEntry, Transcript, TranscriptError,
+};
+
+/// Why a relay refuses a frame.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum Refusal {
+    /// The frame, added to the messages held, does not verify.
+    #[error("{0}")]
+    Transcript(TranscriptError),
+    /// A signature of a frame that is not part of a transcript (a draw offer, one half
+    /// of a result) does not verify.
+    #[error("ply {ply}: {error}")]
+    Signature {
+        /// The frame's ply.
+        ply: u32,
+        /// Why.
+        error: AuthError,
+    },
+    /// The frame is for another game.
+    #[error("the frame is for game {got}, this is game {expected}")]
+    WrongGame {
+        /// This game.
+        expected: U256,
+        /// The frame's.
+        got: U256,
+    },
+    /// The frame does not come where it is sent: a move that is not the next ply, a
+    /// second move for a ply, a receipt of a move not held.
+    #[error("{0}")]
+    Order(String),
+    /// The game already ended by a signed resignation or result.
+    #[error("the game already ended by a signed {0}: nothing follows it")]
+    Ended(&'static str),
+    /// A move signed further in the future than the relay's clock allows.
+    #[error(
+        "the move is stamped {stamp}, {ahead} s ahead of the relay's clock (at most {STAMP_TOLERANCE} s)"
+    )]
+    Future {
+        /// The move's `timestamp`.
+        stamp: u64,
+        /// How far ahead.
+        ahead: u64,
+    },
+}
+
+impl Refusal {
+    /// The `kind` of the relay's `refused` frame.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Refusal::Transcript(TranscriptError::Transition { .. }) => "transition",
+            Refusal::Transcript(TranscriptError::Signature { .. }) | Refusal::Signature { .. } => {
+                "signature"
+            }
+            Refusal::Transcript(TranscriptError::Delegation { .. }) => "delegation",
+            Refusal::Transcript(TranscriptError::Receipt { .. }) => "receipt",
+            Refusal::Transcript(_) => "end",
+            Refusal::WrongGame { .. } => "game",
+            Refusal::Order(_) => "order",
+            Refusal::Ended(_) => "ended",
+            Refusal::Future { .. } => "time",
+        }
+    }
+
+    /// The transition code (CHANNEL.md section 6) of a move that is not a valid
+    /// successor.
+    pub fn code(&self) -> Option<u8> {
+        match self {
+            Refusal::Transcript(TranscriptError::Transition { error, .. }) => Some(error.code()),
+            _ => None,
+        }
+    }
+}
+
+/// What [`Book::accept`] did with a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Accepted {
+    /// Kept as message number `seq` (from 1).
+    New(u64),
+    /// Already held as message number `seq`: nothing changed.
+    Duplicate(u64),
+}
+
+/// One game's accepted messages and the transcript they make.
+#[derive(Clone, Debug)]
+pub struct Book {
+    transcript: Transcript,
+    frames: Vec<Frame>,
+    /// Result signatures waiting for the other side's, at the latest ply.
+    halves: Vec<ResultHalf>,
+}
+
+impl Book {
+    /// An empty book for `game` under `domain`.
+    pub fn new(domain: ChannelDomain, game: ChannelGame) -> Book {
+        Book {
+            transcript: Transcript {
+                domain,
+                game,
+                delegations: Vec::new(),
+                moves: Vec::new(),
+                resignation: None,
+                result: None,
+            },
+            frames: Vec::new(),
+            halves: Vec::new(),
+        }
+    }
+
+    /// The transcript the accepted messages make: what `chessref channel verify|settle|
+    /// dispute` read.
+    pub fn transcript(&self) -> &Transcript {
+        &self.transcript
+    }
+
+    /// The accepted frames, message 1 first.
+    pub fn frames(&self) -> &[Frame] {
+        &self.frames
+    }
+
+    /// The ply of the latest move held (0: none).
+    pub fn ply(&self) -> u32 {
+        self.transcript.moves.len() as u32
+    }
+
+    /// How the game ended off-chain, if it did: `resignation` or `result`.
+    pub fn ended(&self) -> Option<&'static str> {
+        if self.transcript.result.is_some() {
+            Some("result")
+        } else if self.transcript.resignation.is_some() {
+            Some("resignation")
+        } else {
+            None
+        }
+    }
+
+    /// Checks `frame` against the messages held, at the relay's clock `now` (unix
+    /// seconds, also the time a session key's draw offers, results and resignations are
+    /// judged at), and keeps it if it verifies. A frame equal to one held is a
+    /// duplicate; anything else that does not verify is refused and changes nothing.
+    pub fn accept(&mut self, frame: Frame, now: u64) -> Result<Accepted, Refusal> {
+        if let Some(i) = self.frames.iter().position(|f| *f == frame) {
+            return Ok(Accepted::Duplicate(i as u64 + 1));
+        }
+        let game_id = self.transcript.game.game_id;
+        let id = match &frame {
+            Frame::Delegation(d) => Some(d.game_id),
+            Frame::Move(m) => Some(m.game_id),
+            Frame::Receipt(_) => None,
+            Frame::DrawOffer(o) => Some(o.game_id),
+            Frame::Resignation(r) => Some(r.game_id),
+            Frame::Result(r) => Some(r.game_id),
+        };
+        if let Some(got) = id
+            && got != game_id
+        {
+            return Err(Refusal::WrongGame {
+                expected: game_id,
+                got,
+            });
+        }
+        if let Some(how) = self.ended() {
+            return Err(Refusal::Ended(how));
+        }
+        let mut next = self.transcript.clone();
+        // Moves whose signatures were checked when they came (a receipt re-opens its move).
+        let mut checked = next.moves.len();
+        match &frame {
+            Frame::Delegation(d) => {
+                next.delegations.push(d.clone());
+                // A delegation is checked where a message first uses it; check it now.
+                let player = next.game.player(d.player.into());
+                crate::auth::SignedDelegation {
+                    delegation: d.delegation(),
+                    signature: d.signature.clone(),
+                }
+                .verify(&next.domain, player, &NoPins)
+                .map_err(|error| Refusal::Signature {
+                    ply: d.first_ply,
+                    error,
+                })?;
+            }
+            Frame::Move(m) => {
+                if m.receipt.is_some() {
+                    return Err(Refusal::Order(
+                        "a move frame carries no receipt: the opponent sends its receipt as its own frame".into(),
+                    ));
+                }
+                let expected = self.ply() + 1;
+                if m.ply != expected {
+                    return Err(Refusal::Order(if m.ply < expected {
+                        format!(
+                            "ply {} is already played: a second signed move for it is not relayed",
+                            m.ply
+                        )
+                    } else {
+                        format!("ply {} comes before ply {}", expected, m.ply)
+                    }));
+                }
+                if m.timestamp > now.saturating_add(STAMP_TOLERANCE) {
+                    return Err(Refusal::Future {
+                        stamp: m.timestamp,
+                        ahead: m.timestamp - now,
+                    });
+                }
+                next.moves.push(m.clone());
+            }
+            Frame::Receipt(r) => {
+                let held = r
+                    .ply
+                    .checked_sub(1)
+                    .and_then(|i| next.moves.get_mut(i as usize))
+                    .ok_or_else(|| {
+                        Refusal::Order(format!("a receipt of ply {}, a move not held", r.ply))
+                    })?;
+                if held.receipt.is_some() {
+                    return Err(Refusal::Order(format!(
+                        "the move of ply {} already has a receipt",
+                        r.ply
+                    )));
+                }
+                held.receipt = Some(ReceiptEntry {
+                    seen_at: r.seen_at,
+                    signed: SignatureEntry {
+                        signature: r.signature.clone(),
+                        delegation: r.delegation,
+                    },
+                });
+                checked = r.ply as usize - 1;
+            }
+            Frame::DrawOffer(o) => {
+                let offer = DrawOffer {
+                    gameId: o.game_id,
+                    ply: o.ply,
+                    position: o.position,
+                };
+                self.check_one(offer, o, now)?;
+            }
+            Frame::Resignation(r) => next.resignation = Some(r.clone()),
+            Frame::Result(half) => {
+                let message = ResultMessage {
+                    gameId: half.game_id,
+                    ply: half.ply,
+                    position: half.position,
+                    result: half.result,
+                };
+                let other = self.halves.iter().find(|h| {
+                    h.by != half.by
+                        && (h.ply, h.position, h.result) == (half.ply, half.position, half.result)
+                });
+                match other {
+                    None => {
+                        if !(1..=3).contains(&half.result) {
+                            return Err(Refusal::Transcript(TranscriptError::End(format!(
+                                "result {} is not 1 (white wins), 2 (black wins) or 3 (draw)",
+                                half.result
+                            ))));
+                        }
+                        let named = SignedPosition {
+                            game_id: half.game_id,
+                            ply: half.ply,
+                            position: half.position,
+                            by: half.by,
+                            signature: half.signature.clone(),
+                            delegation: half.delegation,
+                        };
+                        self.check_one(message, &named, now)?;
+                    }
+                    Some(other) => {
+                        let sig = |h: &ResultHalf| SignatureEntry {
+                            signature: h.signature.clone(),
+                            delegation: h.delegation,
+                        };
+                        let (white, black) = match half.by {
+                            Side::White => (sig(half), sig(other)),
+                            Side::Black => (sig(other), sig(half)),
+                        };
+                        next.result = Some(ResultEntry {
+                            game_id: half.game_id,
+                            ply: half.ply,
+                            position: half.position,
+                            result: half.result,
+                            white,
+                            black,
+                        });
+                    }
+                }
+            }
+        }
+        let report = next
+            .verify_from(&NoPins, now, checked)
+            .map_err(Refusal::Transcript)?;
+        if let Some(error) = report.error {
+            return Err(Refusal::Transcript(error));
+        }
+        if let Frame::Result(half) = &frame
+            && next.result.is_none()
+        {
+            self.halves.push(half.clone());
+        }
+        if let Frame::Move(_) = &frame {
+            // An agreement at an earlier ply has lapsed.
+            self.halves.clear();
+        }
+        self.transcript = next;
+        self.frames.push(frame);
+        Ok(Accepted::New(self.frames.len() as u64))
+    }
+
+    /// Checks a message one side signed that is not part of a transcript (a draw offer,
+    /// one half of a result): it names the latest move and its author is a player.
+    fn check_one<M: Message>(
+        &self,
+        message: M,
+        named: &SignedPosition,
+        now: u64,
+    ) -> Result<(), Refusal> {
+        let t = &self.transcript;
+        let last = match t.moves.last() {
+            Some(entry) => entry.message(),
+            None => t
+                .game
+                .start_move()
+                .map_err(|e| Refusal::Transcript(TranscriptError::Start(e)))?,
+        };
+        if named.ply != last.ply || named.position != last.position() {
+            return Err(Refusal::Order(format!(
+                "it names ply {}, but the latest move is ply {} (position {})",
+                named.ply,
+                last.ply,
+                last.position()
+            )));
+        }
+        debug_assert!(author_of(&last).is_some() || last.ply == 0);
+        let auth = t
+            .auth(&named.signature, named.delegation, named.by, named.ply)
+            .map_err(Refusal::Transcript)?;
+        auth.verify(
+            &t.domain,
+            &message,
+            t.game.player(named.by.into()),
+            &NoPins,
+            now,
+        )
+        .map_err(|error| Refusal::Signature {
+            ply: named.ply,
+            error,
+        })?;
+        Ok(())
+    }
+}
+
+/// The frames that carry `transcript` to a relay, in an order it accepts: the
+/// delegations, each move followed by its receipt, then the signed end (a result as
+/// white's half then black's).
+pub fn frames_of(transcript: &Transcript) -> Vec<Frame> {
+    let mut frames: Vec<Frame> = transcript
+        .delegations
+        .iter()
+        .cloned()
+        .map(Frame::Delegation)
+        .collect();
+    for entry in &transcript.moves {
+        let mut mv = entry.clone();
+        let receipt = mv.receipt.take();
+        frames.push(Frame::Move(mv));
+        if let Some(r) = receipt {
+            frames.push(Frame::Receipt(ReceiptFrame {
+                ply: entry.ply,
+                seen_at: r.seen_at,
+                signature: r.signed.signature,
+                delegation: r.signed.delegation,
+            }));
+        }
+    }
+    if let Some(r) = &transcript.resignation {
+        frames.push(Frame::Resignation(r.clone()));
+    }
+    if let Some(r) = &transcript.result {
+        for (by, signed) in [(Side::White, &r.white), (Side::Black, &r.black)] {
+            frames.push(Frame::Result(ResultHalf {
+                game_id: r.game_id,
+                ply: r.ply,
+                position: r.position,
+                result: r.result,
+                by,
+                signature: signed.signature.clone(),
+                delegation: signed.delegation,
+            }));
+        }
+    }
+    frames
+}
+
+#[cfg(all(test, feature = "signer"))]
+mod tests {
+    use alloy_primitives::{Address, Bytes, keccak256};
+    use alloy_signer_local::PrivateKeySigner;
+    use chessref_core::{Color, Move as ChessMove};
+
+    use super::*;
+    use crate::client::{OffChainGame, Seat};
+    use crate::transcript::MoveEntry;
+
+    const T0: u64 = 1_800_000_000;
+
+    fn key(label: &str) -> PrivateKeySigner {
+        PrivateKeySigner::from_bytes(&keccak256(label)).expect("a key")
+    }
+
+    /// White signs directly, black by a session key.
+    fn game() -> OffChainGame {
+        let domain = ChannelDomain {
+            chain_id: 5,
+            verifying_contract: Address::repeat_byte(9),
+        };
+        let (w, b) = (key("white"), key("black"));
+        let terms = ChannelGame {
+            game_id: U256::from(11),
+            white: w.address(),
+            black: b.address(),
+            initial_time: 60,
+            increment: 1,
+            response_window: 600,
+            start_state: None,
+        };
+        let expires = terms.key_expiry(T0, 100);
+        let black =
+            Seat::with_session(b, key("black session"), &domain, &terms, expires).expect("signing");
+        OffChainGame::new(domain, terms, Seat::wallet(w), black).expect("start")
+    }
+
+    fn played(ucis: &[&str]) -> OffChainGame {
+        let mut g = game();
+        for (i, uci) in ucis.iter().enumerate() {
+            let at = T0 + 5 * (i as u64 + 1);
+            g.play(ChessMove::from_uci(uci).expect("uci"), at)
+                .expect("legal");
+            g.receipt(at + 1).expect("signing");
+        }
+        g
+    }
+
+    fn book_of(g: &OffChainGame) -> Book {
+        Book::new(g.domain, g.game.clone())
+    }
+
+    fn accept_all(book: &mut Book, frames: Vec<Frame>) {
+        for frame in frames {
+            let kind = frame.kind();
+            assert!(
+                matches!(book.accept(frame, T0 + 60), Ok(Accepted::New(_))),
+                "{kind} refused"
+            );
+        }
+    }
+
+    #[test]
+    fn test_a_whole_game_frame_by_frame_makes_its_transcript() {
+        let g = played(&["e2e4", "e7e5", "g1f3", "b8c6"]);
+        let agreed = g.transcript_agreed(3).expect("signing");
+        let mut book = book_of(&g);
+        accept_all(&mut book, frames_of(&agreed));
+        assert_eq!(*book.transcript(), agreed);
+        assert_eq!(book.ended(), Some("result"));
+        assert_eq!(book.frames().len(), 1 + 4 + 4 + 2);
+    }
+
+    #[test]
+    fn test_a_frame_sent_twice_is_a_duplicate() {
+        let g = played(&["e2e4"]);
+        let mut book = book_of(&g);
+        let frames = frames_of(&g.transcript());
+        accept_all(&mut book, frames.clone());
+        assert_eq!(
+            book.accept(frames[1].clone(), T0 + 60),
+            Ok(Accepted::Duplicate(2))
+        );
+        assert_eq!(book.frames().len(), frames.len());
+    }
+
+    #[test]
+    fn test_a_move_signed_by_another_key_is_refused() {
+        let g = played(&["e2e4"]);
+        let mut book = book_of(&g);
+        let mut forged = game();
+        forged.seats[0] = Seat::wallet(key("mallory"));
+        forged
+            .play(ChessMove::from_uci("e2e4").expect("uci"), T0 + 5)
+            .expect("legal");
+        let mut frames = frames_of(&forged.transcript());
+        let Some(Frame::Move(m)) = frames.pop() else {
+            panic!("the last frame is the move")
+        };
+        let refused = book.accept(Frame::Move(m), T0 + 60).expect_err("forged");
+        assert_eq!(refused.kind(), "signature");
+        assert!(refused.to_string().contains("signed by"), "{refused}");
+        assert!(book.frames().is_empty());
+    }
+
+    #[test]
+    fn test_an_illegal_move_is_refused_with_its_transition_code() {
+        let g = played(&["e2e4"]);
+        let mut book = book_of(&g);
+        let mut frames = frames_of(&g.transcript());
+        let Some(Frame::Receipt(_)) = frames.pop() else {
+            panic!("the last frame is the receipt")
+        };
+        let Some(Frame::Move(mut m)) = frames.pop() else {
+            panic!("then the move")
+        };
+        accept_all(&mut book, frames);
+        // Signed by white, but claiming more time than the clock gives: not the successor.
+        m.white_time += 30;
+        let auth = g
+            .seat(Color::White)
+            .authorise(&g.domain, &m.message())
+            .expect("signing");
+        m.signature = auth.signature;
+        let refused = book.accept(Frame::Move(m), T0 + 60).expect_err("refused");
+        assert_eq!(refused.kind(), "transition");
+        assert!(refused.code().is_some());
+        assert_eq!(book.ply(), 0);
+    }
+
+    #[test]
+    fn test_a_second_move_for_a_ply_is_not_relayed() {
+        let g = played(&["e2e4"]);
+        let mut book = book_of(&g);
+        accept_all(&mut book, frames_of(&g.transcript()));
+        let mut other = game();
+        other
+            .play(ChessMove::from_uci("d2d4").expect("uci"), T0 + 5)
+            .expect("legal");
+        let m = MoveEntry::signed(other.last(), other.moves[1].1.signature.clone(), -1);
+        let refused = book
+            .accept(Frame::Move(m), T0 + 60)
+            .expect_err("a second ply 1");
+        assert_eq!(refused.kind(), "order");
+        assert_eq!(book.ply(), 1);
+    }
+
+    #[test]
+    fn test_nothing_follows_a_resignation() {
+        let g = played(&["e2e4", "e7e5"]);
+        let resigned = g.transcript_resigned(Color::Black).expect("signing");
+        let mut book = book_of(&g);
+        accept_all(&mut book, frames_of(&resigned));
+        let mut more = g.clone();
+        more.play(ChessMove::from_uci("g1f3").expect("uci"), T0 + 15)
+            .expect("legal");
+        let next = frames_of(&more.transcript())
+            .into_iter()
+            .find(|f| f.ply() == 3)
+            .expect("ply 3");
+        assert_eq!(
+            book.accept(next, T0 + 60),
+            Err(Refusal::Ended("resignation"))
+        );
+    }
+
+    #[test]
+    fn test_a_lone_result_half_waits_and_lapses_with_the_next_move() {
+        let g = played(&["e2e4"]);
+        let mut book = book_of(&g);
+        accept_all(&mut book, frames_of(&g.transcript()));
+        let halves = frames_of(&g.transcript_agreed(3).expect("signing"));
+        let white_half = halves[halves.len() - 2].clone();
+        assert!(matches!(
+            book.accept(white_half, T0 + 60),
+            Ok(Accepted::New(_))
+        ));
+        assert_eq!(book.ended(), None);
+        let mut more = g.clone();
+        more.play(ChessMove::from_uci("e7e5").expect("uci"), T0 + 15)
+            .expect("legal");
+        let next = frames_of(&more.transcript())
+            .into_iter()
+            .find(|f| f.ply() == 2)
+            .expect("ply 2");
+        assert!(matches!(book.accept(next, T0 + 60), Ok(Accepted::New(_))));
+        let black_half = halves[halves.len() - 1].clone();
+        let refused = book.accept(black_half, T0 + 60).expect_err("lapsed");
+        assert_eq!(refused.kind(), "order");
+        assert_eq!(book.ended(), None);
+    }
+
+    #[test]
+    fn test_a_draw_offer_must_be_signed_by_its_side() {
+        let g = played(&["e2e4"]);
+        let mut book = book_of(&g);
+        accept_all(&mut book, frames_of(&g.transcript()));
+        let (offer, auth) = g.offer_draw(Color::White).expect("signing");
+        let mut frame = SignedPosition {
+            game_id: offer.gameId,
+            ply: offer.ply,
+            position: offer.position,
+            by: Side::Black,
+            signature: auth.signature.clone(),
+            delegation: -1,
+        };
+        let refused = book
+            .accept(Frame::DrawOffer(frame.clone()), T0 + 60)
+            .expect_err("white's signature said to be black's");
+        assert_eq!(refused.kind(), "signature");
+        frame.by = Side::White;
+        assert!(matches!(
+            book.accept(Frame::DrawOffer(frame), T0 + 60),
+            Ok(Accepted::New(_))
+        ));
+    }
+
+    #[test]
+    fn test_frames_read_back_from_their_json() {
+        let g = played(&["e2e4", "e7e5"]);
+        for frame in frames_of(&g.transcript_agreed(3).expect("signing")) {
+            let text = serde_json::to_string(&frame).expect("json");
+            assert!(text.starts_with("{\"type\":"), "{text}");
+            let back: Frame = serde_json::from_str(&text).expect("reads back");
+            assert_eq!(back, frame);
+        }
+        let junk = serde_json::from_str::<Frame>(r#"{"type":"teleport","ply":1}"#);
+        assert!(junk.is_err());
+        let _ = Bytes::new();
+    }
+
+    #[test]
+    fn test_a_move_stamped_in_the_future_is_refused() {
+        let mut g = game();
+        g.play(ChessMove::from_uci("e2e4").expect("uci"), T0 + 500)
+            .expect("legal");
+        let mut book = book_of(&g);
+        let frames = frames_of(&g.transcript());
+        let refused = book.accept(frames[1].clone(), T0).expect_err("future");
+        assert_eq!(refused.kind(), "time");
+    }
+}

@@ -1,0 +1,492 @@
+//! The relay of channel games (docs/CHANNEL.md section 13): `GET /v1/games/{id}/channel`,
+//! a WebSocket per game over which players send their signed messages and everyone
+//! connected (players and spectators) receives every accepted one, and
+//! `GET /v1/games/{id}/transcript`, the transcript they make.
+//!
+//! Every frame is checked by chessref-channel's [`Book`] (the mirror: signature and
+//! authorisation, the transition and its code, the order of messages) against the
+//! game as the index knows it, and the game must still be played off-chain; only then
+//! is it stored in the index file (`relay_messages`) and forwarded. The relay holds no
+//! key: signatures are the only authentication, so it cannot move, resign or agree for
+//! anyone.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use alloy_primitives::U256;
+use axum::Json;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, RawQuery, State};
+use axum::response::Response;
+use chessref_channel::{Accepted, Book, Frame, RelayFrame, Transcript};
+use chessref_index::{NotRelayed, RelayGame, RelayStore};
+use tokio::sync::broadcast;
+
+use crate::AppState;
+use crate::error::ApiError;
+
+/// The relay's limits (each a `chessref serve` flag).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RelayLimits {
+    /// Largest frame a client may send, bytes.
+    pub frame_bytes: usize,
+    /// Frames a connection may send per second (a burst of as many is allowed).
+    pub frames_per_second: u32,
+    /// Connections to one game's channel at once.
+    pub connections_per_game: usize,
+    /// Channel connections at once, all games.
+    pub connections: usize,
+    /// A connection that sends nothing (not even a pong) this long is closed.
+    pub idle: Duration,
+}
+
+impl Default for RelayLimits {
+    fn default() -> RelayLimits {
+        RelayLimits {
+            frame_bytes: 16 * 1024,
+            frames_per_second: 20,
+            connections_per_game: 64,
+            connections: 4096,
+            idle: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Close codes (RFC 6455 section 7.4.1).
+const CLOSE_POLICY: u16 = 1008;
+const CLOSE_TOO_BIG: u16 = 1009;
+const CLOSE_UNSUPPORTED: u16 = 1003;
+const CLOSE_AWAY: u16 = 1001;
+
+/// Messages queued for a slow subscriber before it is dropped (it reconnects with
+/// `?after=`).
+const BACKLOG: usize = 1024;
+
+/// One accepted message, as sent to subscribers.
+#[derive(Clone, Debug)]
+struct Sent {
+    seq: u64,
+    text: Utf8Bytes,
+}
+
+/// A game's channel: its book, what it sent, and who listens.
+struct Room {
+    book: tokio::sync::Mutex<Book>,
+    /// Every accepted message as sent (`message` frames), message 1 first.
+    sent: Mutex<Vec<Sent>>,
+    tx: broadcast::Sender<Sent>,
+    connections: AtomicUsize,
+}
+
+/// The relay of one server.
+pub struct Relay {
+    path: PathBuf,
+    limits: RelayLimits,
+    store: Arc<Mutex<Option<RelayStore>>>,
+    rooms: Mutex<HashMap<U256, Arc<Room>>>,
+    connections: Arc<AtomicUsize>,
+}
+
+impl std::fmt::Debug for Relay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Relay")
+            .field("path", &self.path)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+fn text(frame: &RelayFrame) -> Utf8Bytes {
+    serde_json::to_string(frame)
+        .expect("relay frames always serialise")
+        .into()
+}
+
+impl Relay {
+    /// A relay keeping its messages in the index at `path`.
+    pub fn new(path: PathBuf, limits: RelayLimits) -> Relay {
+        Relay {
+            path,
+            limits,
+            store: Arc::new(Mutex::new(None)),
+            rooms: Mutex::new(HashMap::new()),
+            connections: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// Runs `f` on the relay's connection to the index (opened on first use), off the
+    /// async threads.
+    async fn with_store<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut RelayStore) -> chessref_index::Result<T> + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let store = self.store.clone();
+        let path = self.path.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut guard = store.lock().unwrap_or_else(|e| e.into_inner());
+            if guard.is_none() {
+                *guard = Some(RelayStore::open(&path)?);
+            }
+            f(guard.as_mut().expect("opened above"))
+        })
+        .await
+        .map_err(|e| ApiError::Internal(format!("relay task failed: {e}")))?
+        .map_err(|e| ApiError::IndexUnavailable(e.to_string()))
+    }
+
+    /// The game `id` as the index knows it now, or why it has no channel.
+    async fn game(&self, id: U256) -> Result<RelayGame, ApiError> {
+        match self.with_store(move |s| s.game(id)).await? {
+            Ok(game) => Ok(game),
+            Err(NotRelayed::Unknown) => Err(ApiError::UnknownGame(id.to_string())),
+            Err(NotRelayed::NotChannel) => Err(ApiError::NotRelayed(format!(
+                "game {id} is played move by move on-chain, not with signed moves"
+            ))),
+            Err(NotRelayed::NotJoined) => Err(ApiError::NotRelayed(format!(
+                "game {id} is not joined yet: its players are not known"
+            ))),
+        }
+    }
+
+    /// The room of game `id`, loaded from the store on first use: every stored message
+    /// is checked again, at the time it was accepted, into the book.
+    async fn room(&self, id: U256) -> Result<Arc<Room>, ApiError> {
+        if let Some(room) = self
+            .rooms
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&id)
+        {
+            return Ok(room.clone());
+        }
+        let game = self.game(id).await?;
+        let (book, held) = self.with_store(move |s| s.book(&game)).await?;
+        let sent = held
+            .into_iter()
+            .map(|(message, frame)| Sent {
+                seq: message.seq,
+                text: text(&RelayFrame::Message {
+                    seq: message.seq,
+                    received_at: message.received_at,
+                    message: frame,
+                }),
+            })
+            .collect();
+        let mut rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
+        // Another connection may have loaded it meanwhile: keep the first.
+        let room = rooms.entry(id).or_insert_with(|| {
+            Arc::new(Room {
+                book: tokio::sync::Mutex::new(book),
+                sent: Mutex::new(sent),
+                tx: broadcast::channel(BACKLOG).0,
+                connections: AtomicUsize::new(0),
+            })
+        });
+        Ok(room.clone())
+    }
+
+    /// Checks `frame` against game `id` and, if it verifies, stores and forwards it.
+    /// The answer is for the sender alone (`None`: its own message comes back to it as
+    /// a `message` frame, like to everyone).
+    async fn submit(&self, id: U256, room: &Room, frame: Frame) -> Option<RelayFrame> {
+        let refused = |kind: &str, reason: String| {
+            Some(RelayFrame::Refused {
+                kind: kind.to_owned(),
+                code: None,
+                reason,
+            })
+        };
+        let mut book = room.book.lock().await;
+        let game = match self.game(id).await {
+            Ok(game) => game,
+            Err(e) => return refused("game", e.to_string()),
+        };
+        if let Some(why) = game.why_not {
+            return refused("game", format!("{why}: the relay takes no more messages"));
+        }
+        let now = unix_now();
+        let mut next = book.clone();
+        let seq = match next.accept(frame.clone(), now) {
+            Ok(Accepted::Duplicate(seq)) => return Some(RelayFrame::Duplicate { seq }),
+            Ok(Accepted::New(seq)) => seq,
+            Err(refusal) => {
+                return Some(RelayFrame::Refused {
+                    kind: refusal.kind().to_owned(),
+                    code: refusal.code(),
+                    reason: refusal.to_string(),
+                });
+            }
+        };
+        let body = serde_json::to_string(&frame).expect("frames always serialise");
+        let (kind, ply) = (frame.kind(), frame.ply());
+        if let Err(e) = self
+            .with_store(move |s| s.append(id, seq, kind, ply, now, &body))
+            .await
+        {
+            return refused("store", format!("not stored, not forwarded: {e}"));
+        }
+        *book = next;
+        let sent = Sent {
+            seq,
+            text: text(&RelayFrame::Message {
+                seq,
+                received_at: now,
+                message: frame,
+            }),
+        };
+        room.sent
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(sent.clone());
+        // Nobody listening is no error.
+        let _ = room.tx.send(sent);
+        None
+    }
+}
+
+/// A held connection slot, given back on drop.
+struct Slot {
+    total: Arc<AtomicUsize>,
+    room: Arc<Room>,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.total.fetch_sub(1, Ordering::SeqCst);
+        self.room.connections.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Takes one of `limit` slots of `counter`, or says it is full.
+fn take(counter: &AtomicUsize, limit: usize) -> bool {
+    counter
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+            (n < limit).then_some(n + 1)
+        })
+        .is_ok()
+}
+
+fn relay_of(state: &AppState) -> Result<Arc<Relay>, ApiError> {
+    state.relay.clone().ok_or(ApiError::NoIndex)
+}
+
+fn after_query(query: Option<&str>) -> Result<u64, ApiError> {
+    let mut after = 0;
+    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        match pair.split_once('=') {
+            Some(("after", value)) => {
+                after = value.parse::<u64>().map_err(|_| {
+                    ApiError::BadQuery(format!("after {value:?} is not a message number"))
+                })?;
+            }
+            _ => {
+                return Err(ApiError::BadQuery(format!(
+                    "unknown query parameter {pair:?} (accepted: after)"
+                )));
+            }
+        }
+    }
+    Ok(after)
+}
+
+/// `GET /v1/games/{id}/channel[?after=N]`: the game's relay WebSocket.
+pub async fn channel(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    RawQuery(query): RawQuery,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let relay = relay_of(&state)?;
+    let id = crate::games::game_id(&id)?;
+    let after = after_query(query.as_deref())?;
+    let upgrade = upgrade.map_err(|e| ApiError::UpgradeRequired(e.body_text()))?;
+    let room = relay.room(id).await?;
+    let game = relay.game(id).await?;
+    let limits = relay.limits;
+    if !take(&relay.connections, limits.connections) {
+        return Err(ApiError::Busy(format!(
+            "the relay holds its limit of {} connections",
+            limits.connections
+        )));
+    }
+    if !take(&room.connections, limits.connections_per_game) {
+        relay.connections.fetch_sub(1, Ordering::SeqCst);
+        return Err(ApiError::Busy(format!(
+            "game {id} has its limit of {} connections",
+            limits.connections_per_game
+        )));
+    }
+    let slot = Slot {
+        total: relay.connections.clone(),
+        room: room.clone(),
+    };
+    Ok(upgrade
+        .max_message_size(limits.frame_bytes)
+        .max_frame_size(limits.frame_bytes)
+        .on_upgrade(move |socket| async move {
+            let welcome = RelayFrame::Welcome {
+                domain: game.domain,
+                game: game.game,
+                latest: room.sent.lock().unwrap_or_else(|e| e.into_inner()).len() as u64,
+            };
+            connection(socket, relay, id, slot, welcome, after).await;
+        }))
+}
+
+/// One connection: the welcome, the messages after `after`, then every new one, while
+/// the client's frames are checked one by one.
+async fn connection(
+    mut socket: WebSocket,
+    relay: Arc<Relay>,
+    id: U256,
+    slot: Slot,
+    welcome: RelayFrame,
+    after: u64,
+) {
+    let room = slot.room.clone();
+    let limits = relay.limits;
+    // Subscribe before reading the backlog, so nothing falls between them.
+    let mut rx = room.tx.subscribe();
+    let backlog: Vec<Sent> = room
+        .sent
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .filter(|s| s.seq > after)
+        .cloned()
+        .collect();
+    let mut last_sent = after;
+    if socket.send(Message::Text(text(&welcome))).await.is_err() {
+        return;
+    }
+    for sent in backlog {
+        last_sent = sent.seq;
+        if socket.send(Message::Text(sent.text)).await.is_err() {
+            return;
+        }
+    }
+    let mut heard = Instant::now();
+    let mut ping = tokio::time::interval(limits.idle / 2);
+    ping.tick().await;
+    // A token bucket: `frames_per_second` tokens, refilled continuously.
+    let rate = f64::from(limits.frames_per_second.max(1));
+    let mut tokens = rate;
+    let mut refilled = Instant::now();
+    let close = |code: u16, reason: String| {
+        Message::Close(Some(CloseFrame {
+            code,
+            reason: reason.into(),
+        }))
+    };
+    loop {
+        tokio::select! {
+            incoming = socket.recv() => {
+                let message = match incoming {
+                    None => return,
+                    Some(Err(e)) => {
+                        let reason = e.to_string();
+                        let code = if reason.contains("too long") || reason.contains("too big") {
+                            CLOSE_TOO_BIG
+                        } else {
+                            CLOSE_POLICY
+                        };
+                        let _ = socket.send(close(code, format!("frame refused: {reason} (limit {} bytes)", limits.frame_bytes))).await;
+                        return;
+                    }
+                    Some(Ok(message)) => message,
+                };
+                heard = Instant::now();
+                let body = match message {
+                    Message::Text(body) => body,
+                    Message::Pong(_) | Message::Ping(_) => continue,
+                    Message::Close(_) => return,
+                    Message::Binary(_) => {
+                        let _ = socket.send(close(CLOSE_UNSUPPORTED, "binary frames are not frames of this relay: send JSON text".into())).await;
+                        return;
+                    }
+                };
+                let elapsed = refilled.elapsed().as_secs_f64();
+                refilled = Instant::now();
+                tokens = (tokens + elapsed * rate).min(rate);
+                if tokens < 1.0 {
+                    let _ = socket.send(close(CLOSE_POLICY, format!("more than {} frames per second", limits.frames_per_second))).await;
+                    return;
+                }
+                tokens -= 1.0;
+                let frame: Frame = match serde_json::from_str(body.as_str()) {
+                    Ok(frame) => frame,
+                    Err(e) => {
+                        let _ = socket.send(close(CLOSE_POLICY, truncate(format!("not a frame: {e}")))).await;
+                        return;
+                    }
+                };
+                if let Some(answer) = relay.submit(id, &room, frame).await
+                    && socket.send(Message::Text(text(&answer))).await.is_err()
+                {
+                    return;
+                }
+            }
+            sent = rx.recv() => match sent {
+                Ok(sent) => {
+                    if sent.seq <= last_sent {
+                        continue;
+                    }
+                    last_sent = sent.seq;
+                    if socket.send(Message::Text(sent.text)).await.is_err() {
+                        return;
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    let _ = socket.send(close(CLOSE_POLICY, format!("too slow: reconnect with ?after={last_sent}"))).await;
+                    return;
+                }
+                Err(broadcast::error::RecvError::Closed) => return,
+            },
+            _ = ping.tick() => {
+                if heard.elapsed() >= limits.idle {
+                    let _ = socket.send(close(CLOSE_AWAY, format!("idle for {} s", limits.idle.as_secs()))).await;
+                    return;
+                }
+                if socket.send(Message::Ping(Default::default())).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// A close reason fits 123 bytes.
+fn truncate(mut reason: String) -> String {
+    if reason.len() > 123 {
+        let mut end = 120;
+        while !reason.is_char_boundary(end) {
+            end -= 1;
+        }
+        reason.truncate(end);
+        reason.push_str("...");
+    }
+    reason
+}
+
+/// `GET /v1/games/{id}/transcript`: the transcript of the messages the relay holds, as
+/// `chessref channel verify|settle|dispute` read it.
+pub async fn transcript(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Transcript>, ApiError> {
+    let relay = relay_of(&state)?;
+    let id = crate::games::game_id(&id)?;
+    let room = relay.room(id).await?;
+    let book = room.book.lock().await;
+    Ok(Json(book.transcript().clone()))
+}

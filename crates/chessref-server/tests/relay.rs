@@ -1,0 +1,470 @@
+//! The relay of channel games on games opened for real: anvil, the referee, the indexer
+//! in a thread beside `chessref serve`'s router, and WebSocket clients as players and
+//! spectators. Every frame goes through the relay as a player's client sends it.
+
+mod common;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use alloy_primitives::{U256, keccak256};
+use alloy_signer_local::PrivateKeySigner;
+use chessref_channel::book::frames_of;
+use chessref_channel::client::{OffChainGame, Seat};
+use chessref_channel::frame::ResultHalf;
+use chessref_channel::transcript::Side;
+use chessref_channel::{Frame, NoPins, RelayFrame, Transcript};
+use chessref_core::{Color, Move};
+use chessref_evm::{Chain as _, GameSetup, Referee, RpcChain, anvil::Anvil};
+use chessref_index::{Indexer, Options, Store};
+use chessref_server::Config;
+use chessref_server::relay::RelayLimits;
+use common::TestServer;
+use futures_util::{SinkExt, StreamExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
+
+type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+fn temp_db(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "chessref-relay-{name}-{}-{}",
+        std::process::id(),
+        now()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("index.sqlite")
+}
+
+/// Anvil with the referee, `games` channel games between accounts 1 and 2 (joined), and
+/// the indexer following it into a fresh database until the returned flag is set.
+struct Chain {
+    anvil: Anvil,
+    referee: Referee<RpcChain>,
+    ids: Vec<U256>,
+    db: PathBuf,
+    stop: Arc<AtomicBool>,
+}
+
+impl Chain {
+    fn start(name: &str, games: usize) -> Chain {
+        let anvil = Anvil::spawn().expect("anvil (the npm-installed node) must be available");
+        let mut referee = Referee::deploy(RpcChain::connect(anvil.url()).unwrap()).unwrap();
+        let (white, black) = {
+            let accounts = referee.chain().accounts();
+            (accounts[1], accounts[2])
+        };
+        let stake = U256::from(10u64.pow(15));
+        let mut ids = Vec::new();
+        for _ in 0..games {
+            let created = referee
+                .create_channel_game(white, &GameSetup::eth(black, stake), 600)
+                .unwrap();
+            referee.join_game(black, created.id, stake).unwrap();
+            ids.push(created.id);
+        }
+        let db = temp_db(name);
+        let stop = Arc::new(AtomicBool::new(false));
+        {
+            let (url, db, stop, address) = (
+                anvil.url().to_owned(),
+                db.clone(),
+                stop.clone(),
+                referee.address(),
+            );
+            std::thread::spawn(move || {
+                let chain = RpcChain::connect_read_only(&url).unwrap();
+                let options = Options {
+                    confirmations: 1,
+                    batch_blocks: 100,
+                    poll: Duration::from_millis(20),
+                };
+                let mut indexer =
+                    Indexer::new(chain, Store::open(&db).unwrap(), address, 0, options).unwrap();
+                indexer
+                    .run(|| stop.load(Ordering::Relaxed), |_| Ok(()))
+                    .unwrap();
+            });
+        }
+        Chain {
+            anvil,
+            referee,
+            ids,
+            db,
+            stop,
+        }
+    }
+
+    /// Both players' seats of game `i`, black on a session key, as their clients hold
+    /// them.
+    fn off_chain(&mut self, i: usize) -> OffChainGame {
+        let id = self.ids[i];
+        let domain = self.referee.channel_domain().unwrap();
+        let terms = self.referee.channel_game(id, None).unwrap();
+        let white = chessref_evm::anvil::default_signer(terms.white).unwrap();
+        let black = chessref_evm::anvil::default_signer(terms.black).unwrap();
+        let session = PrivateKeySigner::from_bytes(&keccak256(format!("session {id}"))).unwrap();
+        let expires = terms.key_expiry(now(), 200);
+        let black = Seat::with_session(black, session, &domain, &terms, expires).unwrap();
+        OffChainGame::new(domain, terms, Seat::wallet(white), black).unwrap()
+    }
+}
+
+impl Drop for Chain {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = &self.anvil;
+    }
+}
+
+async fn connect(server: &TestServer, id: U256, query: &str) -> (Socket, RelayFrame) {
+    let url = format!("ws://{}/v1/games/{id}/channel{query}", server.addr);
+    let started = Instant::now();
+    loop {
+        match connect_async(&url).await {
+            Ok((mut socket, _)) => {
+                let welcome = next(&mut socket).await;
+                return (socket, welcome);
+            }
+            // The indexer may not have seen the join yet.
+            Err(e) if started.elapsed() < Duration::from_secs(30) => {
+                let _ = e;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(e) => panic!("connecting to {url}: {e}"),
+        }
+    }
+}
+
+/// The next relay frame (pings are answered by the client library while reading).
+async fn next(socket: &mut Socket) -> RelayFrame {
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
+            .await
+            .expect("a frame within 10 s")
+            .expect("the connection is open")
+            .expect("a frame");
+        match message {
+            Message::Text(text) => return serde_json::from_str(text.as_str()).unwrap(),
+            Message::Ping(_) | Message::Pong(_) => continue,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}
+
+/// Reads until the connection closes; the close frame's code and reason.
+async fn closed(socket: &mut Socket) -> (u16, String) {
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
+            .await
+            .expect("closed within 10 s");
+        match message {
+            Some(Ok(Message::Close(Some(frame)))) => {
+                return (u16::from(frame.code), frame.reason.to_string());
+            }
+            Some(Ok(Message::Close(None))) | None | Some(Err(_)) => return (0, String::new()),
+            Some(Ok(_)) => continue,
+        }
+    }
+}
+
+async fn send(socket: &mut Socket, frame: &Frame) {
+    socket
+        .send(Message::text(serde_json::to_string(frame).unwrap()))
+        .await
+        .unwrap();
+}
+
+/// The frame as the relay forwards it: its number.
+fn message_of(frame: &RelayFrame) -> (u64, &Frame) {
+    match frame {
+        RelayFrame::Message { seq, message, .. } => (*seq, message),
+        other => panic!("expected a message, got {other:?}"),
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn test_a_game_to_mate_through_the_relay() {
+    let mut chain = Chain::start("mate", 1);
+    let id = chain.ids[0];
+    let mut g = chain.off_chain(0);
+    let rt = runtime();
+    rt.block_on(async {
+        let config = Config {
+            index: Some(chain.db.clone()),
+            ..Config::default()
+        };
+        let server = TestServer::start(config.clone()).await;
+        let (mut white, welcome) = connect(&server, id, "").await;
+        let RelayFrame::Welcome {
+            domain,
+            game,
+            latest,
+        } = welcome
+        else {
+            panic!("welcome first, got {welcome:?}")
+        };
+        assert_eq!((domain, &game, latest), (g.domain, &g.game, 0));
+        let (mut black, _) = connect(&server, id, "").await;
+        let (mut spectator, _) = connect(&server, id, "").await;
+
+        // Black's delegation, then the moves, each acknowledged by the other side.
+        let delegation = frames_of(&g.transcript()).remove(0);
+        send(&mut black, &delegation).await;
+        for socket in [&mut white, &mut black, &mut spectator] {
+            let forwarded = next(socket).await;
+            assert_eq!(message_of(&forwarded), (1, &delegation));
+        }
+        let mut seq = 1;
+        let scholar = ["e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"];
+        for (i, uci) in scholar.iter().enumerate() {
+            let (mover, other) = if i % 2 == 0 {
+                (&mut white, &mut black)
+            } else {
+                (&mut black, &mut white)
+            };
+            if i == 2 {
+                // A move by a key that is not white's: refused, never forwarded.
+                let mut forged = g.clone();
+                forged.seats[0] =
+                    Seat::wallet(PrivateKeySigner::from_bytes(&keccak256("mallory")).unwrap());
+                forged.play(Move::from_uci(uci).unwrap(), now()).unwrap();
+                let frame = frames_of(&forged.transcript()).pop().unwrap();
+                send(mover, &frame).await;
+                let answer = next(mover).await;
+                let RelayFrame::Refused { kind, reason, .. } = &answer else {
+                    panic!("refused, got {answer:?}")
+                };
+                assert_eq!(kind, "signature", "{reason}");
+                // A signed move the clock does not allow: refused with its transition code.
+                let mut cheat = g.clone();
+                cheat.play(Move::from_uci(uci).unwrap(), now()).unwrap();
+                let Some(Frame::Move(mut m)) = frames_of(&cheat.transcript()).pop() else {
+                    panic!("a move")
+                };
+                m.white_time += 1000;
+                m.signature = cheat
+                    .seat(Color::White)
+                    .authorise(&cheat.domain, &m.message())
+                    .unwrap()
+                    .signature;
+                send(mover, &Frame::Move(m)).await;
+                let answer = next(mover).await;
+                let RelayFrame::Refused { kind, code, .. } = &answer else {
+                    panic!("refused, got {answer:?}")
+                };
+                assert_eq!(kind, "transition");
+                assert!(code.is_some());
+            }
+            g.play(Move::from_uci(uci).unwrap(), now()).unwrap();
+            let frames = frames_of(&g.transcript());
+            let mv = frames.last().unwrap().clone();
+            send(mover, &mv).await;
+            seq += 1;
+            for socket in [&mut *mover, &mut *other, &mut spectator] {
+                // The forged frames never reached anyone: the next message is this move.
+                let forwarded = next(socket).await;
+                assert_eq!(message_of(&forwarded), (seq, &mv));
+            }
+            g.receipt(now()).unwrap();
+            let receipt = frames_of(&g.transcript()).pop().unwrap();
+            send(other, &receipt).await;
+            seq += 1;
+            for socket in [&mut *mover, &mut *other, &mut spectator] {
+                assert_eq!(message_of(&next(socket).await).0, seq);
+            }
+        }
+        // Sent again: a duplicate, not a new message.
+        let again = frames_of(&g.transcript()).pop().unwrap();
+        send(&mut white, &again).await;
+        assert_eq!(next(&mut white).await, RelayFrame::Duplicate { seq });
+
+        // Mate: both sign the result.
+        let agreed = g.transcript_agreed(1).unwrap();
+        let halves: Vec<Frame> = frames_of(&agreed).split_off(frames_of(&g.transcript()).len());
+        assert!(matches!(
+            &halves[0],
+            Frame::Result(ResultHalf {
+                by: Side::White,
+                ..
+            })
+        ));
+        send(&mut white, &halves[0]).await;
+        send(&mut black, &halves[1]).await;
+        for _ in 0..2 {
+            next(&mut spectator).await;
+        }
+        let (status, _, body) = server
+            .raw("GET", &format!("/v1/games/{id}/transcript"), None, vec![])
+            .await;
+        assert_eq!(status, 200);
+        let doc: serde_json::Value = serde_json::from_str(chessref_server::OPENAPI_JSON).unwrap();
+        let documented = &doc["paths"]["/v1/games/{id}/transcript"]["get"]["responses"]["200"]
+            ["content"]["application/json"]["schema"];
+        let value: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        common::validate(&doc, documented, &value, "transcript").unwrap();
+        let transcript = Transcript::from_json(std::str::from_utf8(&body).unwrap()).unwrap();
+        assert_eq!(transcript, agreed);
+        let report = transcript.verify(&NoPins, now()).unwrap();
+        assert_eq!(report.error, None);
+        assert_eq!(report.settlement.call, "settle");
+
+        // Asked without an upgrade: a JSON 426.
+        let (status, _, body) = server
+            .raw("GET", &format!("/v1/games/{id}/channel"), None, vec![])
+            .await;
+        assert_eq!(status, 426);
+        let error: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(error["error"], "upgrade_required");
+
+        // A client back after message 3 gets everything since.
+        let (mut late, welcome) = connect(&server, id, "?after=3").await;
+        let RelayFrame::Welcome { latest, .. } = welcome else {
+            panic!("welcome")
+        };
+        assert_eq!(latest, seq + 2);
+        for expected in 4..=latest {
+            assert_eq!(message_of(&next(&mut late).await).0, expected);
+        }
+
+        // Junk closes that connection with a reason; the relay serves everyone else.
+        white.send(Message::text("hello")).await.unwrap();
+        let (code, reason) = closed(&mut white).await;
+        assert_eq!(code, 1008);
+        assert!(reason.starts_with("not a frame"), "{reason}");
+        connect(&server, id, "").await;
+
+        // Restarted on the same index: the same messages, checked again.
+        server.shutdown().await;
+        let server = TestServer::start(config).await;
+        let (_, body) = {
+            let (status, _, body) = server
+                .raw("GET", &format!("/v1/games/{id}/transcript"), None, vec![])
+                .await;
+            (status, body)
+        };
+        let again = Transcript::from_json(std::str::from_utf8(&body).unwrap()).unwrap();
+        assert_eq!(again, agreed);
+        drop((black, spectator, late));
+        server.shutdown().await;
+    });
+
+    // The transcript settles on-chain.
+    let report = g
+        .transcript_agreed(1)
+        .unwrap()
+        .verify(&NoPins, now())
+        .unwrap();
+    let white = g.game.white;
+    chain
+        .referee
+        .send_channel(white, &report.settlement)
+        .expect("settle");
+}
+
+#[test]
+fn test_the_relay_limits() {
+    let chain = Chain::start("limits", 2);
+    let rt = runtime();
+    rt.block_on(async {
+        let limits = RelayLimits {
+            frame_bytes: 2048,
+            frames_per_second: 5,
+            connections_per_game: 2,
+            connections: 3,
+            idle: Duration::from_secs(1),
+        };
+        let server = TestServer::start(Config {
+            index: Some(chain.db.clone()),
+            relay: limits,
+            ..Config::default()
+        })
+        .await;
+        let (a, b) = (chain.ids[0], chain.ids[1]);
+        let url = |id: U256| format!("ws://{}/v1/games/{id}/channel", server.addr);
+        let (mut first, _) = connect(&server, a, "").await;
+        let (second, _) = connect(&server, a, "").await;
+        // Per game.
+        let refused = connect_async(url(a)).await.expect_err("a third to game a");
+        assert!(refused.to_string().contains("503"), "{refused}");
+        let (third, _) = connect(&server, b, "").await;
+        // In total.
+        let refused = connect_async(url(b)).await.expect_err("a fourth in all");
+        assert!(refused.to_string().contains("503"), "{refused}");
+        drop((second, third));
+
+        // A frame over the size limit.
+        first
+            .send(Message::text(format!(
+                "{{\"type\":\"move\",\"pad\":\"{}\"}}",
+                "x".repeat(4096)
+            )))
+            .await
+            .unwrap();
+        let (code, reason) = closed(&mut first).await;
+        assert_eq!(code, 1009, "{reason}");
+
+        // More frames a second than allowed (valid ones: a duplicate is cheap).
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let (mut fast, _) = connect(&server, a, "").await;
+        let frame = Frame::Receipt(chessref_channel::frame::ReceiptFrame {
+            ply: 1,
+            seen_at: 0,
+            signature: Default::default(),
+            delegation: -1,
+        });
+        for _ in 0..6 {
+            send(&mut fast, &frame).await;
+        }
+        let mut refusals = 0;
+        let (code, reason) = loop {
+            match tokio::time::timeout(Duration::from_secs(10), fast.next())
+                .await
+                .unwrap()
+            {
+                Some(Ok(Message::Text(_))) => refusals += 1,
+                Some(Ok(Message::Close(Some(frame)))) => {
+                    break (u16::from(frame.code), frame.reason.to_string());
+                }
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(refusals, 5, "five answered before the limit");
+        assert_eq!(code, 1008);
+        assert!(reason.contains("5 frames per second"), "{reason}");
+
+        // Idle: a client that reads nothing answers no ping and is closed.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let (mut idle, _) = connect(&server, a, "").await;
+        let opened = Instant::now();
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        let (code, reason) = closed(&mut idle).await;
+        assert_eq!(code, 1001, "{reason}");
+        assert!(opened.elapsed() < Duration::from_secs(5));
+
+        // Still serving.
+        let (status, _, _) = server
+            .raw("GET", &format!("/v1/games/{a}/transcript"), None, vec![])
+            .await;
+        assert_eq!(status, 200);
+        server.shutdown().await;
+    });
+}
