@@ -22,9 +22,9 @@ mod revert;
 mod revm_chain;
 mod rpc_chain;
 mod rules;
+mod sender;
 pub mod simulate;
 pub mod stats;
-pub mod wallet;
 
 pub use chain::{
     CallOutcome, Chain, DEFAULT_GAS_LIMIT, DEPLOY_GAS_LIMIT, PRIVATE_KEYS_ENV, TxReceipt,
@@ -39,6 +39,6 @@ pub use revert::ContractRevert;
 pub use revm_chain::{ACCOUNT_BALANCE, ACCOUNT_COUNT, CHAIN_ID, GENESIS_TIMESTAMP, RevmChain};
 pub use rpc_chain::{BlockRef, LogPlace, RpcChain};
 pub use rules::{RulesView, evm_check};
+pub use sender::Sender;
 pub use simulate::{SimulateOptions, SimulateSummary, simulate};
 pub use stats::GasStats;
-pub use wallet::{KeySource, PRIVATE_KEY_ENV, Sender, WalletError};

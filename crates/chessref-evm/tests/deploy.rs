@@ -1,16 +1,14 @@
-//! Deploying the contracts on anvil (HTTP and WebSocket), the senders of
-//! `wallet`, and what an unreachable or non-JSON-RPC endpoint gives.
+//! Deploying the contracts on anvil (HTTP and WebSocket), the two kinds of
+//! [`Sender`], and what an unreachable or non-JSON-RPC endpoint gives.
 
 use std::{
     io::{Read, Write},
     net::TcpListener,
 };
 
-use alloy::signers::k256::elliptic_curve::rand_core::{CryptoRng, Error, RngCore};
-use alloy::signers::local::PrivateKeySigner;
 use alloy_primitives::{Address, U256, keccak256};
 use chessref_evm::{
-    Chain, ChainError, KeySource, RpcChain, Sender, WalletError,
+    Chain, ChainError, RpcChain, Sender,
     anvil::Anvil,
     deploy::{
         Action, CREATE2_FACTORY, DeployError, Method, create2_addresses, create2_blueprint_address,
@@ -237,79 +235,6 @@ fn a_refused_connection_and_a_non_rpc_answer_are_named() {
             .contains("use http://, https://, ws:// or wss://"),
         "{error}"
     );
-}
-
-/// A deterministic generator for the keystore's salt and IV (test only: the
-/// keystore's secrecy is not what is tested).
-struct CountingRng(u64);
-
-impl RngCore for CountingRng {
-    fn next_u32(&mut self) -> u32 {
-        self.next_u64() as u32
-    }
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1);
-        self.0
-    }
-    fn fill_bytes(&mut self, dest: &mut [u8]) {
-        for byte in dest {
-            *byte = self.next_u64() as u8;
-        }
-    }
-    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), Error> {
-        self.fill_bytes(dest);
-        Ok(())
-    }
-}
-
-impl CryptoRng for CountingRng {}
-
-#[test]
-fn a_keystore_decrypts_with_its_password_and_names_a_wrong_one() {
-    let dir = std::env::temp_dir().join(format!("chessref-keystore-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let key = hex_key(KEY0);
-    let (signer, _) = PrivateKeySigner::encrypt_keystore(
-        &dir,
-        &mut CountingRng(7),
-        key,
-        "correct horse",
-        Some("key.json"),
-    )
-    .unwrap();
-    let keystore = dir.join("key.json");
-    let good = dir.join("good.txt");
-    std::fs::write(&good, "correct horse\n").unwrap();
-    let bad = dir.join("bad.txt");
-    std::fs::write(&bad, "battery staple\n").unwrap();
-
-    let source = KeySource::from_options(Some(keystore.clone()), Some(good), None);
-    let sender = source.sender().unwrap();
-    assert_eq!(sender.address(), signer.address());
-
-    let source = KeySource::from_options(Some(keystore.clone()), Some(bad), None);
-    let error = source.sender().unwrap_err();
-    assert!(matches!(error, WalletError::WrongPassword { .. }));
-    assert_eq!(
-        error.to_string(),
-        format!("wrong keystore password for {}", keystore.display())
-    );
-
-    let missing = dir.join("missing.json");
-    let source = KeySource::from_options(Some(missing.clone()), Some(dir.join("good.txt")), None);
-    assert_eq!(
-        source.sender().unwrap_err().to_string(),
-        format!("cannot read keystore {}: no such file", missing.display())
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-fn hex_key(text: &str) -> Vec<u8> {
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
-        .collect()
 }
 
 #[test]

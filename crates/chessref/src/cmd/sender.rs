@@ -1,10 +1,11 @@
 //! What every command that sends transactions shares: the endpoint and who sends
-//! (`chessref_evm::wallet`: never a key on the command line).
+//! (`chessref_client::keys`: never a key on the command line).
 
 use std::path::PathBuf;
 
 use alloy_primitives::Address;
-use chessref_evm::{KeySource, RpcChain, Sender};
+use chessref_client::KeySource;
+use chessref_evm::{RpcChain, Sender};
 use clap::Args as ClapArgs;
 
 use super::CliError;

@@ -1,4 +1,5 @@
-//! Who sends: the one place every sending command gets its account from.
+//! Where a player's key comes from: the one place every sending command gets its
+//! account from.
 //!
 //! Keys never travel on the command line (where `ps` and shell history see them).
 //! Three sources, by use:
@@ -6,11 +7,15 @@
 //! - an encrypted JSON keystore (Web3 Secret Storage, decrypted by alloy's
 //!   `signer-keystore`), its password from a file or typed at a prompt: a real chain;
 //! - an unlocked account of the node (`eth_sendTransaction`): anvil and dev nodes.
+//!
+//! Each gives a [`chessref_evm::Sender`], what the chain backend signs (or has the
+//! node sign) with.
 
 use std::path::{Path, PathBuf};
 
 use alloy::signers::local::{LocalSignerError, PrivateKeySigner};
 use alloy_primitives::Address;
+use chessref_evm::Sender;
 
 /// Environment variable holding the sender's hex private key (with or without `0x`).
 pub const PRIVATE_KEY_ENV: &str = "CHESSREF_PRIVATE_KEY";
@@ -29,25 +34,6 @@ pub enum KeySource {
     },
     /// An account the node holds unlocked (anvil's, a dev node's).
     Unlocked(Address),
-}
-
-/// The account transactions are sent from.
-#[derive(Clone, Debug)]
-pub enum Sender {
-    /// A key held here, signing each transaction locally.
-    Local(PrivateKeySigner),
-    /// An account the node signs for.
-    Unlocked(Address),
-}
-
-impl Sender {
-    /// The sending address.
-    pub fn address(&self) -> Address {
-        match self {
-            Sender::Local(signer) => signer.address(),
-            Sender::Unlocked(address) => *address,
-        }
-    }
 }
 
 /// Why no sender could be had.
@@ -112,7 +98,8 @@ impl KeySource {
     }
 
     /// The sender: the key read (and decrypted) now, or the unlocked address as given
-    /// (whether the node holds it is checked on connecting: [`crate::RpcChain::connect_as`]).
+    /// (whether the node holds it is checked on connecting:
+    /// [`chessref_evm::RpcChain::connect_as`]).
     pub fn sender(&self) -> Result<Sender, WalletError> {
         match self {
             KeySource::Env => env_key(std::env::var(PRIVATE_KEY_ENV).ok().as_deref()),
@@ -178,4 +165,110 @@ pub fn decrypt(path: &Path, password: &str) -> Result<PrivateKeySigner, WalletEr
             message: other.to_string(),
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Anvil's account 0.
+    const KEY0: &str = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+    const ADDRESS0: &str = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+
+    #[test]
+    fn an_unset_or_blank_environment_key_is_no_sender() {
+        for value in [None, Some(""), Some("  \n")] {
+            let error = env_key(value).unwrap_err();
+            assert!(
+                matches!(error, WalletError::NoSender),
+                "{value:?}: {error:?}"
+            );
+            assert_eq!(
+                error.to_string(),
+                "no sender: set CHESSREF_PRIVATE_KEY to a hex private key, or pass --keystore PATH or --unlocked ADDRESS"
+            );
+        }
+    }
+
+    #[test]
+    fn an_environment_key_with_or_without_0x_and_blanks_is_a_local_sender() {
+        let address: Address = ADDRESS0.parse().unwrap();
+        for value in [
+            KEY0.to_string(),
+            format!("0x{KEY0}"),
+            format!("  0x{KEY0}\n"),
+        ] {
+            let sender = env_key(Some(&value)).expect("a key");
+            assert!(matches!(sender, Sender::Local(_)));
+            assert_eq!(sender.address(), address);
+        }
+    }
+
+    #[test]
+    fn a_junk_environment_key_is_named_without_its_value() {
+        for junk in [
+            "hunter2-not-a-key",
+            // Hex, but too short.
+            "0xdeadbeefcafe",
+            // 32 bytes of hex, but zero is not a private key.
+            "0000000000000000000000000000000000000000000000000000000000000000",
+            // 32 bytes and one character too many.
+            "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80f",
+        ] {
+            let error = env_key(Some(junk)).unwrap_err();
+            assert!(
+                matches!(error, WalletError::BadEnvKey(_)),
+                "{junk}: {error:?}"
+            );
+            let text = error.to_string();
+            assert!(
+                text.starts_with("CHESSREF_PRIVATE_KEY is not a hex private key: "),
+                "{text}"
+            );
+            let value = junk.trim_start_matches("0x");
+            assert!(!text.contains(value), "the value leaked: {text}");
+            assert!(
+                !format!("{error:?}").contains(value),
+                "the value leaked: {error:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_password_file_gives_its_first_line_and_a_missing_one_is_named() {
+        let dir = std::env::temp_dir().join(format!("chessref-keys-unit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, text) in [
+            ("lf.txt", "correct horse\nsecond line\n"),
+            ("crlf.txt", "correct horse\r\n"),
+            ("bare.txt", "correct horse"),
+        ] {
+            let file = dir.join(name);
+            std::fs::write(&file, text).unwrap();
+            assert_eq!(
+                read_password_file(&file).unwrap(),
+                "correct horse",
+                "{name}"
+            );
+        }
+        let empty = dir.join("empty.txt");
+        std::fs::write(&empty, "").unwrap();
+        assert_eq!(read_password_file(&empty).unwrap(), "");
+
+        let missing = dir.join("missing.txt");
+        let error = read_password_file(&missing).unwrap_err();
+        assert!(
+            matches!(error, WalletError::PasswordFile { .. }),
+            "{error:?}"
+        );
+        assert!(
+            error.to_string().starts_with(&format!(
+                "cannot read password file {}: ",
+                missing.display()
+            )),
+            "{error}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
