@@ -218,9 +218,22 @@ impl Book {
                         ahead: m.timestamp - now,
                     });
                 }
-                next.moves.push(m.clone());
+                let mut m = m.clone();
+                if let Some(author) = author_of(&m.message()) {
+                    m.delegation = global(&next, Side::of(author), m.delegation, m.ply)?;
+                }
+                next.moves.push(m);
             }
             Frame::Receipt(r) => {
+                let by = next
+                    .moves
+                    .get(r.ply.saturating_sub(1) as usize)
+                    .and_then(|m| author_of(&m.message()))
+                    .map(|author| Side::of(!author));
+                let delegation = match by {
+                    Some(by) => global(&next, by, r.delegation, r.ply)?,
+                    None => r.delegation,
+                };
                 let held = r
                     .ply
                     .checked_sub(1)
@@ -238,7 +251,7 @@ impl Book {
                     seen_at: r.seen_at,
                     signed: SignatureEntry {
                         signature: r.signature.clone(),
-                        delegation: r.delegation,
+                        delegation,
                     },
                 });
                 checked = r.ply as usize - 1;
@@ -251,7 +264,11 @@ impl Book {
                 };
                 self.check_one(offer, o, now)?;
             }
-            Frame::Resignation(r) => next.resignation = Some(r.clone()),
+            Frame::Resignation(r) => {
+                let mut r = r.clone();
+                r.signed.delegation = global(&next, r.by, r.signed.delegation, r.ply)?;
+                next.resignation = Some(r);
+            }
             Frame::Result(half) => {
                 let message = ResultMessage {
                     gameId: half.game_id,
@@ -282,13 +299,15 @@ impl Book {
                         self.check_one(message, &named, now)?;
                     }
                     Some(other) => {
-                        let sig = |h: &ResultHalf| SignatureEntry {
-                            signature: h.signature.clone(),
-                            delegation: h.delegation,
+                        let sig = |h: &ResultHalf| -> Result<SignatureEntry, Refusal> {
+                            Ok(SignatureEntry {
+                                signature: h.signature.clone(),
+                                delegation: global(&next, h.by, h.delegation, h.ply)?,
+                            })
                         };
                         let (white, black) = match half.by {
-                            Side::White => (sig(half), sig(other)),
-                            Side::Black => (sig(other), sig(half)),
+                            Side::White => (sig(half)?, sig(other)?),
+                            Side::Black => (sig(other)?, sig(half)?),
                         };
                         next.result = Some(ResultEntry {
                             game_id: half.game_id,
@@ -347,8 +366,9 @@ impl Book {
             )));
         }
         debug_assert!(author_of(&last).is_some() || last.ply == 0);
+        let delegation = global(t, named.by, named.delegation, named.ply)?;
         let auth = t
-            .auth(&named.signature, named.delegation, named.by, named.ply)
+            .auth(&named.signature, delegation, named.by, named.ply)
             .map_err(Refusal::Transcript)?;
         auth.verify(
             &t.domain,
@@ -365,6 +385,47 @@ impl Book {
     }
 }
 
+/// In a frame, `delegation` numbers the signer's own delegations (0: its first, in the
+/// order it sent them), so that it means the same in every book whatever order the two
+/// players' delegations arrived in; -1 is a signature by the player's own address. The
+/// transcript numbers them among all: this is the transcript's index of `side`'s
+/// delegation number `own`.
+fn global(transcript: &Transcript, side: Side, own: i64, ply: u32) -> Result<i64, Refusal> {
+    let Ok(wanted) = usize::try_from(own) else {
+        return Ok(-1);
+    };
+    transcript
+        .delegations
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.player == side)
+        .nth(wanted)
+        .map(|(i, _)| i as i64)
+        .ok_or_else(|| {
+            Refusal::Transcript(TranscriptError::Delegation {
+                ply,
+                what: format!(
+                    "{}'s delegation {own} is not held (send the delegation first)",
+                    side.name()
+                ),
+            })
+        })
+}
+
+/// The inverse of [`global`]: `side`'s own number of the delegation at transcript index
+/// `index` (-1 stays -1).
+pub fn own_index(transcript: &Transcript, side: Side, index: i64) -> i64 {
+    let Ok(index) = usize::try_from(index) else {
+        return -1;
+    };
+    transcript
+        .delegations
+        .iter()
+        .take(index)
+        .filter(|d| d.player == side)
+        .count() as i64
+}
+
 /// The frames that carry `transcript` to a relay, in an order it accepts: the
 /// delegations, each move followed by its receipt, then the signed end (a result as
 /// white's half then black's).
@@ -378,18 +439,27 @@ pub fn frames_of(transcript: &Transcript) -> Vec<Frame> {
     for entry in &transcript.moves {
         let mut mv = entry.clone();
         let receipt = mv.receipt.take();
+        let author = author_of(&mv.message()).map(Side::of);
+        if let Some(author) = author {
+            mv.delegation = own_index(transcript, author, mv.delegation);
+        }
         frames.push(Frame::Move(mv));
         if let Some(r) = receipt {
             frames.push(Frame::Receipt(ReceiptFrame {
                 ply: entry.ply,
                 seen_at: r.seen_at,
                 signature: r.signed.signature,
-                delegation: r.signed.delegation,
+                delegation: match author {
+                    Some(author) => own_index(transcript, author.opponent(), r.signed.delegation),
+                    None => r.signed.delegation,
+                },
             }));
         }
     }
     if let Some(r) = &transcript.resignation {
-        frames.push(Frame::Resignation(r.clone()));
+        let mut r = r.clone();
+        r.signed.delegation = own_index(transcript, r.by, r.signed.delegation);
+        frames.push(Frame::Resignation(r));
     }
     if let Some(r) = &transcript.result {
         for (by, signed) in [(Side::White, &r.white), (Side::Black, &r.black)] {
@@ -400,7 +470,7 @@ pub fn frames_of(transcript: &Transcript) -> Vec<Frame> {
                 result: r.result,
                 by,
                 signature: signed.signature.clone(),
-                delegation: signed.delegation,
+                delegation: own_index(transcript, by, signed.delegation),
             }));
         }
     }
@@ -637,6 +707,42 @@ mod tests {
         let junk = serde_json::from_str::<Frame>(r#"{"type":"teleport","ply":1}"#);
         assert!(junk.is_err());
         let _ = Bytes::new();
+    }
+
+    #[test]
+    fn test_frames_mean_the_same_whatever_order_the_delegations_came_in() {
+        // Both players on session keys: one book gets white's delegation first, the other
+        // black's; every later frame names "its signer's delegation 0" and verifies in both.
+        let mut g = game();
+        let expires = g.game.key_expiry(T0, 100);
+        let white = Seat::with_session(
+            key("white"),
+            key("white session"),
+            &g.domain,
+            &g.game,
+            expires,
+        )
+        .expect("signing");
+        g.seats[0] = white;
+        for (i, uci) in ["e2e4", "e7e5", "g1f3"].iter().enumerate() {
+            let at = T0 + 5 * (i as u64 + 1);
+            g.play(ChessMove::from_uci(uci).expect("uci"), at)
+                .expect("legal");
+            g.receipt(at + 1).expect("signing");
+        }
+        let frames = frames_of(&g.transcript_resigned(Color::Black).expect("signing"));
+        assert!(
+            matches!(frames[0], Frame::Delegation(_)) && matches!(frames[1], Frame::Delegation(_))
+        );
+        let mut swapped = frames.clone();
+        swapped.swap(0, 1);
+        for order in [frames, swapped] {
+            let mut book = book_of(&g);
+            accept_all(&mut book, order.clone());
+            assert_eq!(book.ended(), Some("resignation"));
+            // And the book gives back the frames it was given.
+            assert_eq!(frames_of(book.transcript()), order);
+        }
     }
 
     #[test]

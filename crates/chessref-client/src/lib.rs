@@ -3,11 +3,16 @@
 //! resign, withdraw) and follows the game from the referee's logs; [`game_log`] folds
 //! those logs into games (what the indexer stores too); [`terms`] is the terms hash a
 //! joiner binds; [`amount`] reads and shows stakes in a token's units; [`watchtower`]
-//! is the rule that answers a channel game's registration for a player who is away. It sits on `chessref-evm` (chain backends,
-//! bindings, the referee client) and is what `chessref game` drives.
+//! is the rule that answers a channel game's registration for a player who is away;
+//! [`keys`] is where the player's key comes from (the environment, an encrypted
+//! keystore, or an account the node holds unlocked), never the command line. It sits
+//! on `chessref-evm` (chain backends, bindings, the referee client) and is what
+//! `chessref game` drives.
 
 pub mod amount;
+pub mod channel_seat;
 pub mod game_log;
+pub mod keys;
 pub mod seat;
 pub mod terms;
 pub mod watchtower;
@@ -15,3 +20,4 @@ pub mod watchtower;
 pub use game_log::{
     Divergence, GameLog, GameLogError, Games, LogPlace, Phase, PlayedMove, RefereeLog,
 };
+pub use keys::{KeySource, PRIVATE_KEY_ENV, WalletError};

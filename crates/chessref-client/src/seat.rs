@@ -15,6 +15,7 @@ use alloy_sol_types::{SolCall, SolEvent};
 use chessref_core::{Color, RawMove, SanError, State, Verdict};
 use serde::Serialize;
 
+use chessref_channel::settlement::Settlement;
 use chessref_evm::{
     Chain, ChainError, ContractRevert, EvmError, RpcChain, TxReceipt, TxRequest,
     bindings::{ChessReferee as R, IERC20},
@@ -656,7 +657,8 @@ impl Seat {
                 });
             }
         }
-        if game.is_channel() {
+        // A channel game is played off-chain until a position is registered; then on-chain.
+        if game.is_channel() && game.registrations.is_empty() {
             return Err(SeatError::Refused(format!(
                 "game {id} is a channel game, {CHANNEL_PLAY}"
             )));
@@ -713,7 +715,47 @@ impl Seat {
         call: T,
         summary: String,
     ) -> Result<Prepared, SeatError> {
-        let mut tx = TxRequest::call(self.player, to, call.abi_encode()).with_value(value);
+        self.prepare_data(to, operation, value, call.abi_encode().into(), summary)
+    }
+
+    /// A `ChessChannel` call of the channel protocol (a registration, a settlement, a
+    /// proof: `chessref_channel::settlement`), estimated like every other.
+    pub fn prepare_channel(&mut self, settlement: &Settlement) -> Result<Prepared, SeatError> {
+        let channel = self.referee.channel()?;
+        self.prepare_data(
+            channel,
+            settlement.call,
+            U256::ZERO,
+            settlement.calldata.clone(),
+            format!("ChessChannel.{}: {}", settlement.call, settlement.why),
+        )
+    }
+
+    /// `createChannelGame` with `setup` and `response_window` seconds (docs/CHANNEL.md):
+    /// a game played off-chain with signed moves.
+    pub fn create_channel(
+        &mut self,
+        setup: &GameSetup,
+        response_window: u32,
+    ) -> Result<Prepared, SeatError> {
+        let summary = format!(
+            "{}, played off-chain (response window {response_window} s)",
+            self.create_summary(setup)?
+                .replacen("create a game", "create a channel game", 1)
+        );
+        let call = chessref_evm::channel::create_channel_game_call(setup, response_window);
+        self.prepare("createChannelGame", setup.value(), call, summary)
+    }
+
+    fn prepare_data(
+        &mut self,
+        to: Address,
+        operation: &'static str,
+        value: U256,
+        data: alloy_primitives::Bytes,
+        summary: String,
+    ) -> Result<Prepared, SeatError> {
+        let mut tx = TxRequest::call(self.player, to, data).with_value(value);
         let chain = self.referee.chain();
         let gas = chain
             .estimate_gas(&tx)?
@@ -743,7 +785,9 @@ impl Seat {
             }));
         }
         let created = match operation {
-            "createGame" => Some(self.referee.created(operation, receipt.clone())?.id),
+            "createGame" | "createChannelGame" => {
+                Some(self.referee.created(operation, receipt.clone())?.id)
+            }
             _ => None,
         };
         let ending = self.referee.ending(&receipt.logs)?;
@@ -857,6 +901,11 @@ impl Seat {
     /// `createGame` with `setup` (ETH stakes are sent along; a token stake needs
     /// [`Seat::approval`] first).
     pub fn create(&mut self, setup: &GameSetup) -> Result<Prepared, SeatError> {
+        let summary = self.create_summary(setup)?;
+        self.prepare("createGame", setup.value(), setup.call(), summary)
+    }
+
+    fn create_summary(&mut self, setup: &GameSetup) -> Result<String, SeatError> {
         let colour = if setup.creator_white {
             "white"
         } else {
@@ -868,11 +917,10 @@ impl Seat {
             setup.opponent.to_string()
         };
         let stake = self.unit(setup.token)?.format(setup.stake);
-        let summary = format!(
+        Ok(format!(
             "create a game as {colour} against {against}, stake {stake}, {} s + {} s",
             setup.initial_time, setup.increment
-        );
-        self.prepare("createGame", setup.value(), setup.call(), summary)
+        ))
     }
 
     /// Game `id` if the player may join it (open, not the player's own, invites the

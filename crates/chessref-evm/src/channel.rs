@@ -252,7 +252,11 @@ impl<C: Chain> Referee<C> {
 }
 
 /// The `createChannelGame` call of `setup`'s terms and the response window.
-fn create_channel_game_call(setup: &GameSetup, response_window: u32) -> R::createChannelGameCall {
+/// The `createChannelGame` call of `setup` with `response_window`.
+pub fn create_channel_game_call(
+    setup: &GameSetup,
+    response_window: u32,
+) -> R::createChannelGameCall {
     R::createChannelGameCall {
         opponent: setup.opponent,
         creatorWhite: setup.creator_white,

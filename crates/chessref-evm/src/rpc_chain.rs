@@ -18,7 +18,7 @@ use serde::Serialize;
 use crate::{
     chain::{CallOutcome, Chain, TxReceipt, TxRequest},
     error::ChainError,
-    wallet::Sender,
+    sender::Sender,
 };
 
 /// Where a log sits on the chain.

@@ -29,6 +29,12 @@ enum ChannelCommand {
     Settle(SendArgs),
     /// Send the dispute call (register the latest pair, or prove cheating); refuses a game that can be settled.
     Dispute(SendArgs),
+    /// Create a channel game on-chain (the terms of chessref game create, plus --window).
+    Create(super::channel_play::CreateArgs),
+    /// Join a channel game on-chain, paying the stake.
+    Join(super::channel_play::JoinArgs),
+    /// Play a joined channel game through a relay: moves on standard input, checked and signed here.
+    Play(super::channel_play::PlayArgs),
 }
 
 /// Arguments of `chessref channel settle|dispute`.
@@ -65,6 +71,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         ChannelCommand::Verify(a) => verify(a),
         ChannelCommand::Settle(a) => send(a, true),
         ChannelCommand::Dispute(a) => send(a, false),
+        ChannelCommand::Create(a) => super::channel_play::create(a),
+        ChannelCommand::Join(a) => super::channel_play::join(a),
+        ChannelCommand::Play(a) => super::channel_play::play(a),
     }
 }
 

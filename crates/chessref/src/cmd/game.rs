@@ -28,11 +28,11 @@ pub struct Args {
 
 /// Where the referee is and who sits at it.
 #[derive(ClapArgs)]
-struct SeatArgs {
+pub(super) struct SeatArgs {
     #[command(flatten)]
-    sender: SenderArgs,
+    pub(super) sender: SenderArgs,
     #[command(flatten)]
-    referee: RefereeArgs,
+    pub(super) referee: RefereeArgs,
 }
 
 /// A game id and the seat.
@@ -79,6 +79,13 @@ enum GameCommand {
 struct CreateArgs {
     #[command(flatten)]
     seat: SeatArgs,
+    #[command(flatten)]
+    terms: TermsArgs,
+}
+
+/// The terms of a game to create (`chessref game create`, `chessref channel create`).
+#[derive(ClapArgs)]
+pub(super) struct TermsArgs {
     /// Only this account may join (default: anyone).
     #[arg(long, value_name = "ADDRESS")]
     opponent: Option<Address>,
@@ -168,40 +175,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     match args.command {
         GameCommand::Create(a) => {
             let mut seat = sit(&a.seat)?;
-            let token = a.token.unwrap_or(Address::ZERO);
-            let stake = seat
-                .unit(token)
-                .map_err(seat_error)?
-                .parse(&a.stake)
-                .map_err(|e| CliError::Arg(e.to_string()))?;
-            let setup = GameSetup {
-                opponent: a.opponent.unwrap_or(Address::ZERO),
-                creator_white: !a.black,
-                token,
-                stake,
-                initial_time: a.time,
-                increment: a.increment,
-                first_move_window: a.first_move_window,
-                start: None,
-            };
-            if let Some(approve) = seat.approval(token, stake).map_err(seat_error)? {
-                transact(&mut seat, approve)?;
-            }
-            let prepared = seat.create(&setup).map_err(seat_error)?;
-            let sent = transact(&mut seat, prepared)?;
-            if let Some(id) = sent.created {
-                println!("created game {id}");
-            }
+            create(&mut seat, &a.terms, |seat, setup| seat.create(setup))?;
             Ok(ExitCode::SUCCESS)
         }
         GameCommand::Join(a) => {
             let mut seat = sit(&a.seat)?;
-            let game = seat.joinable(a.id).map_err(seat_error)?;
-            if let Some(approve) = seat.approval(game.token, game.stake).map_err(seat_error)? {
-                transact(&mut seat, approve)?;
-            }
-            let prepared = seat.join(a.id).map_err(seat_error)?;
-            transact(&mut seat, prepared)?;
+            join(&mut seat, a.id)?;
             Ok(ExitCode::SUCCESS)
         }
         GameCommand::Show(a) => {
@@ -268,9 +247,55 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
 }
 
+/// Creates a game on `terms` with `prepare` (`createGame` or `createChannelGame`),
+/// approving a token stake first: its id.
+pub(super) fn create(
+    seat: &mut Seat,
+    terms: &TermsArgs,
+    prepare: impl FnOnce(&mut Seat, &GameSetup) -> Result<Prepared, SeatError>,
+) -> Result<U256, CliError> {
+    let token = terms.token.unwrap_or(Address::ZERO);
+    let stake = seat
+        .unit(token)
+        .map_err(seat_error)?
+        .parse(&terms.stake)
+        .map_err(|e| CliError::Arg(e.to_string()))?;
+    let setup = GameSetup {
+        opponent: terms.opponent.unwrap_or(Address::ZERO),
+        creator_white: !terms.black,
+        token,
+        stake,
+        initial_time: terms.time,
+        increment: terms.increment,
+        first_move_window: terms.first_move_window,
+        start: None,
+    };
+    if let Some(approve) = seat.approval(token, stake).map_err(seat_error)? {
+        transact(seat, approve)?;
+    }
+    let prepared = prepare(seat, &setup).map_err(seat_error)?;
+    let sent = transact(seat, prepared)?;
+    let id = sent
+        .created
+        .ok_or_else(|| CliError::Arg("the creation reported no game id".into()))?;
+    println!("created game {id}");
+    Ok(id)
+}
+
+/// Joins game `id` (approving a token stake first).
+pub(super) fn join(seat: &mut Seat, id: U256) -> Result<(), CliError> {
+    let game = seat.joinable(id).map_err(seat_error)?;
+    if let Some(approve) = seat.approval(game.token, game.stake).map_err(seat_error)? {
+        transact(seat, approve)?;
+    }
+    let prepared = seat.join(id).map_err(seat_error)?;
+    transact(seat, prepared)?;
+    Ok(())
+}
+
 /// Connects and finds the referee: `--referee`, else the deployments file's entry for
 /// the node's chain id.
-fn sit(args: &SeatArgs) -> Result<Seat, CliError> {
+pub(super) fn sit(args: &SeatArgs) -> Result<Seat, CliError> {
     let (mut chain, _) = args.sender.connect()?;
     let chain_id = chain.chain_id().map_err(|e| CliError::Arg(e.to_string()))?;
     let (referee, from_block) = args.referee.locate(chain_id)?;
@@ -278,7 +303,7 @@ fn sit(args: &SeatArgs) -> Result<Seat, CliError> {
 }
 
 /// A seat error as the CLI reports it: a refusal (nothing sent) exits 1, anything else 2.
-fn seat_error(error: SeatError) -> CliError {
+pub(super) fn seat_error(error: SeatError) -> CliError {
     if error.is_refusal() {
         CliError::Refused(error.to_string())
     } else {
@@ -298,7 +323,10 @@ fn act(
 }
 
 /// Shows the estimate, sends with a spinner, prints the receipt and any ending.
-fn transact(seat: &mut Seat, prepared: Prepared) -> Result<chessref_client::seat::Sent, CliError> {
+pub(super) fn transact(
+    seat: &mut Seat,
+    prepared: Prepared,
+) -> Result<chessref_client::seat::Sent, CliError> {
     println!("{} from {}", prepared.summary, seat.player());
     println!(
         "  estimated gas {} at {} gwei per gas: fee {}",
@@ -424,7 +452,7 @@ fn exit_on_interrupt() {
     });
 }
 
-fn show(view: &GameView, json: bool) -> Result<ExitCode, CliError> {
+pub(super) fn show(view: &GameView, json: bool) -> Result<ExitCode, CliError> {
     if json {
         print_json(&serde_json::to_value(view).map_err(|e| CliError::Arg(e.to_string()))?);
     } else {
@@ -461,7 +489,7 @@ fn list(player: Address, games: &[GameSummary]) {
 }
 
 /// Seconds as `1d 02:03:04` (days only when there are any).
-fn clock(seconds: u64) -> String {
+pub(super) fn clock(seconds: u64) -> String {
     let (days, rest) = (seconds / 86_400, seconds % 86_400);
     let hms = format!(
         "{:02}:{:02}:{:02}",
@@ -497,37 +525,6 @@ fn figure(piece: char) -> char {
 /// The board from the viewer's side (black at the bottom for black), the last move's
 /// squares in brackets, then whose turn, the clocks, the moves and the result.
 fn board(view: &GameView) -> String {
-    let placement = view.fen.split(' ').next().unwrap_or_default();
-    let mut squares = [[' '; 8]; 8];
-    for (row, rank) in placement.split('/').enumerate().take(8) {
-        let mut file = 0usize;
-        for c in rank.chars() {
-            match c.to_digit(10) {
-                Some(n) => file += n as usize,
-                None if file < 8 => {
-                    squares[row][file] = figure(c);
-                    file += 1;
-                }
-                None => {}
-            }
-        }
-    }
-    let marked: Vec<(usize, usize)> = view
-        .last_move
-        .as_ref()
-        .map(|m| {
-            let b = m.uci.as_bytes();
-            [0usize, 2]
-                .iter()
-                .filter(|&&i| b.len() >= i + 2)
-                .filter_map(|&i| {
-                    let file = b[i].checked_sub(b'a')? as usize;
-                    let rank = b[i + 1].checked_sub(b'1')? as usize;
-                    (file < 8 && rank < 8).then_some((7 - rank, file))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
     let flipped = view.your_colour == Some("black");
     let mut out = String::new();
     out.push_str(&format!(
@@ -555,6 +552,47 @@ fn board(view: &GameView) -> String {
     if view.channel {
         out.push_str(&format!("a channel game: {CHANNEL_PLAY}\n"));
     }
+    out.push_str(&grid(
+        &view.fen,
+        view.last_move.as_ref().map(|m| m.uci.as_str()),
+        flipped,
+    ));
+    board_tail(view, out)
+}
+
+/// The 8 ranks and the files of `fen`'s placement, from black's side when `flipped`,
+/// the squares of `last_uci` in brackets.
+pub(super) fn grid(fen: &str, last_uci: Option<&str>, flipped: bool) -> String {
+    let placement = fen.split(' ').next().unwrap_or_default();
+    let mut squares = [[' '; 8]; 8];
+    for (row, rank) in placement.split('/').enumerate().take(8) {
+        let mut file = 0usize;
+        for c in rank.chars() {
+            match c.to_digit(10) {
+                Some(n) => file += n as usize,
+                None if file < 8 => {
+                    squares[row][file] = figure(c);
+                    file += 1;
+                }
+                None => {}
+            }
+        }
+    }
+    let marked: Vec<(usize, usize)> = last_uci
+        .map(|uci| {
+            let b = uci.as_bytes();
+            [0usize, 2]
+                .iter()
+                .filter(|&&i| b.len() >= i + 2)
+                .filter_map(|&i| {
+                    let file = b[i].checked_sub(b'a')? as usize;
+                    let rank = b[i + 1].checked_sub(b'1')? as usize;
+                    (file < 8 && rank < 8).then_some((7 - rank, file))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = String::new();
     for display_row in 0..8 {
         let row = if flipped {
             7 - display_row
@@ -587,6 +625,11 @@ fn board(view: &GameView) -> String {
         })
         .collect();
     out.push_str(&format!("   {}\n", files.concat()));
+    out
+}
+
+/// The lines under the board: last move, turn, clocks, draw offer, moves, result.
+fn board_tail(view: &GameView, mut out: String) -> String {
     if let Some(m) = &view.last_move {
         let number = m.ply.div_ceil(2);
         let dots = if m.ply % 2 == 1 { "." } else { "..." };

@@ -2,6 +2,7 @@
 //! and position parsing.
 
 pub mod channel;
+pub mod channel_play;
 pub mod check;
 pub mod deploy;
 pub mod game;

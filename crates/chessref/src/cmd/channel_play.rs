@@ -1,0 +1,890 @@
+//! `chessref channel create|join|play`: a channel game between two terminals (or a
+//! person and a bot) through the relay of `chessref serve` (docs/CHANNEL.md section 13).
+//!
+//! `create` and `join` open the game on-chain with the key sources of `chessref game`.
+//! `play` makes the player's session key on first use (a file only its user can read,
+//! never sent; the wallet signs its delegation once), then plays through the relay:
+//! moves typed in SAN or UCI are checked and signed here (`chessref_client::
+//! channel_seat`), every incoming message is checked by the mirror before it counts,
+//! each opponent move is acknowledged at once, and the transcript is kept on disk as it
+//! grows (`transcript.json`, what `chessref channel verify|settle|dispute` read). When
+//! the opponent goes silent it says so with the deadline and offers `register`; the game
+//! then goes on on-chain in the same session, each move a transaction of `chessref
+//! game`'s seat. Commands on standard input, one per line: a move, `draw` (offer, or
+//! accept an offer), `resign`, `register`, `claim` (the opponent's timeout, on-chain),
+//! `show`, `quit`. `--json` prints one JSON object per event instead of the board.
+
+use std::io::{BufRead, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use alloy::signers::local::PrivateKeySigner;
+use alloy_primitives::U256;
+use chessref_channel::auth::SignedDelegation;
+use chessref_channel::transcript::{DelegationEntry, Side};
+use chessref_channel::{Frame, NoPins, RelayFrame, Transcript};
+use chessref_client::channel_seat::{ChannelSeat, Received};
+use chessref_client::seat::Seat;
+use chessref_evm::{Chain, RpcChain, Sender};
+use clap::Args as ClapArgs;
+use serde_json::{Value, json};
+use tungstenite::stream::MaybeTlsStream;
+use tungstenite::{Message, WebSocket};
+
+use super::CliError;
+use super::game::{self, SeatArgs, TermsArgs};
+
+/// Seconds a session key's delegation covers beyond the clocks: [`chessref_channel::ChannelGame::key_expiry`] for this many plies.
+const KEY_PLIES: u32 = 400;
+
+/// Arguments of `chessref channel create`.
+#[derive(ClapArgs)]
+pub struct CreateArgs {
+    #[command(flatten)]
+    seat: SeatArgs,
+    #[command(flatten)]
+    terms: TermsArgs,
+    /// The response window, seconds (at least 600): how long a registration stays open to
+    /// a later pair or a proof (docs/CHANNEL.md section 10).
+    #[arg(long, value_name = "SECONDS", default_value_t = 1_800)]
+    window: u32,
+    /// The relay the game will be played through (printed in the next step's command).
+    #[arg(long, value_name = "URL")]
+    relay: Option<String>,
+}
+
+/// Arguments of `chessref channel join`.
+#[derive(ClapArgs)]
+pub struct JoinArgs {
+    /// The game id.
+    #[arg(value_name = "ID")]
+    id: U256,
+    #[command(flatten)]
+    seat: SeatArgs,
+    /// The relay the game will be played through (printed in the next step's command).
+    #[arg(long, value_name = "URL")]
+    relay: Option<String>,
+}
+
+/// Arguments of `chessref channel play`.
+#[derive(ClapArgs)]
+pub struct PlayArgs {
+    /// The game id.
+    #[arg(value_name = "ID")]
+    id: U256,
+    #[command(flatten)]
+    seat: SeatArgs,
+    /// The relay: the base URL of a `chessref serve --index` (http:// or ws://).
+    #[arg(long, value_name = "URL")]
+    relay: String,
+    /// Where the session key and the transcript are kept (default: ~/.chessref/channel).
+    #[arg(long, value_name = "PATH")]
+    dir: Option<PathBuf>,
+    /// Print one JSON object per event (scripts and bots).
+    #[arg(long)]
+    json: bool,
+    /// Seconds of the opponent's silence on its move before the client says so and offers
+    /// `register`.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    patience: u64,
+}
+
+/// `chessref channel create`.
+pub fn create(args: CreateArgs) -> Result<ExitCode, CliError> {
+    let mut seat = game::sit(&args.seat)?;
+    let window = args.window;
+    let id = game::create(&mut seat, &args.terms, |seat, setup| {
+        seat.create_channel(setup, window)
+    })?;
+    println!(
+        "once joined, play it with: chessref channel play {id} --rpc {} --relay {}",
+        args.seat.sender.rpc,
+        args.relay.as_deref().unwrap_or("URL")
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `chessref channel join`.
+pub fn join(args: JoinArgs) -> Result<ExitCode, CliError> {
+    let mut seat = game::sit(&args.seat)?;
+    let game = seat.game(args.id).map_err(game::seat_error)?;
+    if !game.is_channel() {
+        return Err(CliError::Refused(format!(
+            "game {} is played move by move on-chain: join it with chessref game join",
+            args.id
+        )));
+    }
+    game::join(&mut seat, args.id)?;
+    println!(
+        "play it with: chessref channel play {} --rpc {} --relay {}",
+        args.id,
+        args.seat.sender.rpc,
+        args.relay.as_deref().unwrap_or("URL")
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// How events are shown: a person's lines, or one JSON object each.
+struct Out {
+    json: bool,
+}
+
+impl Out {
+    fn event(&self, event: &str, data: Value, text: impl FnOnce() -> String) {
+        let mut stdout = std::io::stdout().lock();
+        if self.json {
+            let mut object = json!({ "event": event });
+            if let (Some(o), Value::Object(fields)) = (object.as_object_mut(), data) {
+                o.extend(fields);
+            }
+            let _ = writeln!(stdout, "{object}");
+        } else {
+            let _ = writeln!(stdout, "{}", text());
+        }
+        let _ = stdout.flush();
+    }
+}
+
+/// Where game `id`'s files are kept.
+fn game_dir(args: &PlayArgs, chain_id: u64, referee: alloy_primitives::Address) -> PathBuf {
+    let base = args.dir.clone().unwrap_or_else(|| {
+        std::env::var_os("HOME")
+            .map_or_else(|| PathBuf::from("."), PathBuf::from)
+            .join(".chessref")
+            .join("channel")
+    });
+    base.join(format!("{chain_id}-{referee}-{}", args.id))
+}
+
+/// Writes `text` to `path` atomically, readable by its owner only.
+fn write_private(path: &Path, text: &str) -> Result<(), CliError> {
+    let io = |source| CliError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let tmp = path.with_extension("tmp");
+    {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut file = options.open(&tmp).map_err(io)?;
+        file.write_all(text.as_bytes()).map_err(io)?;
+        file.sync_all().map_err(io)?;
+    }
+    std::fs::rename(&tmp, path).map_err(io)
+}
+
+/// The session key and its delegation, made (and the delegation signed by `wallet`) on
+/// first use and kept in `dir`.
+fn session(
+    dir: &Path,
+    wallet: &PrivateKeySigner,
+    seat_game: &chessref_channel::ChannelGame,
+    domain: &chessref_channel::ChannelDomain,
+) -> Result<(PrivateKeySigner, SignedDelegation), CliError> {
+    let key_file = dir.join("session.key");
+    let delegation_file = dir.join("delegation.json");
+    if key_file.is_file() && delegation_file.is_file() {
+        let read = |path: &Path| {
+            std::fs::read_to_string(path).map_err(|source| CliError::Io {
+                path: path.display().to_string(),
+                source,
+            })
+        };
+        let key: PrivateKeySigner = read(&key_file)?.trim().parse().map_err(|e| {
+            CliError::Arg(format!("{}: not a private key: {e}", key_file.display()))
+        })?;
+        let entry: DelegationEntry = serde_json::from_str(&read(&delegation_file)?)
+            .map_err(|e| CliError::Arg(format!("{}: {e}", delegation_file.display())))?;
+        return Ok((
+            key,
+            SignedDelegation {
+                delegation: entry.delegation(),
+                signature: entry.signature,
+            },
+        ));
+    }
+    let key = PrivateKeySigner::random();
+    let expires = seat_game.key_expiry(now(), KEY_PLIES);
+    let signed = ChannelSeat::delegate(wallet, &key, domain, seat_game.game_id, expires)
+        .map_err(|e| CliError::Arg(e.to_string()))?;
+    write_private(
+        &key_file,
+        &alloy_primitives::hex::encode_prefixed(key.to_bytes()),
+    )?;
+    let entry =
+        DelegationEntry {
+            player: Side::of(seat_game.colour_of(wallet.address()).ok_or_else(|| {
+                CliError::Refused(format!("{} is not a player", wallet.address()))
+            })?),
+            game_id: seat_game.game_id,
+            session_key: key.address(),
+            first_ply: signed.delegation.firstPly,
+            last_ply: signed.delegation.lastPly,
+            expires: signed.delegation.expires,
+            signature: signed.signature.clone(),
+        };
+    write_private(
+        &delegation_file,
+        &serde_json::to_string_pretty(&entry).expect("a delegation serialises"),
+    )?;
+    Ok((key, signed))
+}
+
+type Socket = WebSocket<MaybeTlsStream<TcpStream>>;
+
+/// Connects to the relay's channel of game `id`.
+fn connect(relay: &str, id: U256) -> Result<Socket, String> {
+    let base = relay.trim_end_matches('/');
+    let base = if let Some(rest) = base.strip_prefix("http://") {
+        format!("ws://{rest}")
+    } else if let Some(rest) = base.strip_prefix("https://") {
+        format!("wss://{rest}")
+    } else {
+        base.to_owned()
+    };
+    let url = format!("{base}/v1/games/{id}/channel");
+    let (mut socket, _) = tungstenite::connect(&url).map_err(|e| format!("relay {url}: {e}"))?;
+    if let MaybeTlsStream::Plain(stream) = socket.get_mut() {
+        stream
+            .set_read_timeout(Some(Duration::from_millis(50)))
+            .map_err(|e| format!("relay {url}: {e}"))?;
+    }
+    Ok(socket)
+}
+
+/// A line of standard input, or its end.
+enum Input {
+    Line(String),
+    End,
+}
+
+/// The session of `chessref channel play`.
+struct Session {
+    out: Out,
+    id: U256,
+    seat: Seat,
+    channel: ChannelSeat,
+    transcript_file: PathBuf,
+    relay: String,
+    socket: Option<Socket>,
+    /// The frames the relay holds (seen from it), to send what it lacks after a reconnection.
+    relayed: Vec<Frame>,
+    /// The relay's latest message at connection, until the backlog is read.
+    syncing: Option<u64>,
+    /// When the opponent was last heard from, and whether its silence was reported.
+    heard: Instant,
+    warned: bool,
+    /// Whether the player offered a draw at the latest ply.
+    offered_at: Option<u32>,
+    /// Registered: the game goes on on-chain.
+    on_chain: bool,
+    shown_chain: Option<String>,
+    patience: Duration,
+    settled: bool,
+}
+
+/// `chessref channel play`.
+pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
+    let sender = args.seat.sender.sender()?;
+    let Sender::Local(wallet) = &sender else {
+        return Err(CliError::Arg(
+            "a channel game signs messages here: give a key (CHESSREF_PRIVATE_KEY or --keystore), not --unlocked"
+                .into(),
+        ));
+    };
+    let wallet = wallet.clone();
+    let mut chain = RpcChain::connect_as(&args.seat.sender.rpc, &sender)
+        .map_err(|e| CliError::Arg(e.to_string()))?;
+    let chain_id = chain.chain_id().map_err(|e| CliError::Arg(e.to_string()))?;
+    let (referee, from_block) = args.seat.referee.locate(chain_id)?;
+    let mut seat = Seat::new(chain, referee, from_block).map_err(game::seat_error)?;
+    let log = seat.game(args.id).map_err(game::seat_error)?;
+    let terms = log.channel_game().ok_or_else(|| {
+        CliError::Refused(format!(
+            "game {} is not a joined channel game ({})",
+            args.id,
+            log.phase.name()
+        ))
+    })?;
+    let domain = seat
+        .referee()
+        .channel_domain()
+        .map_err(|e| CliError::Arg(e.to_string()))?;
+    let dir = game_dir(&args, chain_id, referee);
+    std::fs::create_dir_all(&dir).map_err(|source| CliError::Io {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    let (key, delegation) = session(&dir, &wallet, &terms, &domain)?;
+    let mut channel = ChannelSeat::new(domain, terms, wallet, key, delegation)
+        .map_err(|e| CliError::Refused(e.to_string()))?;
+    let transcript_file = dir.join("transcript.json");
+    if transcript_file.is_file() {
+        let text = std::fs::read_to_string(&transcript_file).map_err(|source| CliError::Io {
+            path: transcript_file.display().to_string(),
+            source,
+        })?;
+        let stored = Transcript::from_json(&text)
+            .map_err(|e| CliError::Arg(format!("{}: {e}", transcript_file.display())))?;
+        channel
+            .restore(&stored, now())
+            .map_err(|e| CliError::Arg(format!("{}: {e}", transcript_file.display())))?;
+    }
+    let on_chain = !log.registrations.is_empty();
+    let mut session = Session {
+        out: Out { json: args.json },
+        id: args.id,
+        seat,
+        channel,
+        transcript_file,
+        relay: args.relay.clone(),
+        socket: None,
+        relayed: Vec::new(),
+        syncing: None,
+        heard: Instant::now(),
+        warned: false,
+        offered_at: None,
+        on_chain,
+        shown_chain: None,
+        patience: Duration::from_secs(args.patience),
+        settled: false,
+    };
+    session.run()
+}
+
+impl Session {
+    fn run(&mut self) -> Result<ExitCode, CliError> {
+        let (lines, input) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::stdin().lock().lines() {
+                let Ok(line) = line else { break };
+                if lines.send(Input::Line(line)).is_err() {
+                    return;
+                }
+            }
+            let _ = lines.send(Input::End);
+        });
+        let colour = self.channel.colour();
+        self.out.event(
+            "started",
+            json!({"game": self.id.to_string(), "colour": colour.to_string(),
+                   "ply": self.channel.last().ply, "onChain": self.on_chain}),
+            || format!("game {}: you play {colour}", self.id),
+        );
+        self.show();
+        let mut retry = Instant::now();
+        let mut tick = Instant::now();
+        loop {
+            if self.socket.is_none() && !self.on_chain && Instant::now() >= retry {
+                match connect(&self.relay, self.id) {
+                    Ok(socket) => {
+                        self.socket = Some(socket);
+                        self.relayed.clear();
+                    }
+                    Err(e) => {
+                        self.out.event("relay", json!({"error": e}), || {
+                            format!("relay unreachable ({e}); retrying")
+                        });
+                        retry = Instant::now() + Duration::from_secs(2);
+                    }
+                }
+            }
+            self.read_relay()?;
+            match input.recv_timeout(Duration::from_millis(20)) {
+                Ok(Input::Line(line)) => {
+                    if !self.command(line.trim())? {
+                        return Ok(ExitCode::SUCCESS);
+                    }
+                }
+                Ok(Input::End) | Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => {}
+            }
+            if tick.elapsed() >= Duration::from_secs(1) {
+                tick = Instant::now();
+                self.every_second()?;
+            }
+            if self.finished() {
+                return Ok(ExitCode::SUCCESS);
+            }
+        }
+    }
+
+    /// Whether there is nothing left to do: ended off-chain and settled (or settling is
+    /// the other's), or ended on-chain.
+    fn finished(&self) -> bool {
+        self.settled
+    }
+
+    fn save(&self) -> Result<(), CliError> {
+        let text = serde_json::to_string_pretty(self.channel.transcript())
+            .expect("a transcript serialises");
+        write_private(&self.transcript_file, &text)
+    }
+
+    fn send(&mut self, frames: Vec<Frame>) -> Result<(), CliError> {
+        self.save()?;
+        let Some(socket) = self.socket.as_mut() else {
+            return Ok(());
+        };
+        for frame in frames {
+            let text = serde_json::to_string(&frame).expect("frames serialise");
+            if let Err(e) = socket.send(Message::text(text)) {
+                self.out
+                    .event("relay", json!({"error": e.to_string()}), || {
+                        format!("relay connection lost ({e}); reconnecting")
+                    });
+                self.socket = None;
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads every frame the relay has for us now.
+    fn read_relay(&mut self) -> Result<(), CliError> {
+        loop {
+            let Some(socket) = self.socket.as_mut() else {
+                return Ok(());
+            };
+            let message = match socket.read() {
+                Ok(message) => message,
+                Err(tungstenite::Error::Io(e))
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    let _ = socket.flush();
+                    return Ok(());
+                }
+                Err(e) => {
+                    self.out
+                        .event("relay", json!({"error": e.to_string()}), || {
+                            format!("relay connection lost ({e}); reconnecting")
+                        });
+                    self.socket = None;
+                    return Ok(());
+                }
+            };
+            let Message::Text(text) = message else {
+                continue;
+            };
+            let frame: RelayFrame = match serde_json::from_str(text.as_str()) {
+                Ok(frame) => frame,
+                Err(e) => {
+                    self.out
+                        .event("relay", json!({"error": e.to_string()}), || {
+                            format!("the relay sent something that is not a relay frame: {e}")
+                        });
+                    continue;
+                }
+            };
+            self.relay_frame(frame)?;
+        }
+    }
+
+    fn relay_frame(&mut self, frame: RelayFrame) -> Result<(), CliError> {
+        match frame {
+            RelayFrame::Welcome { latest, game, .. } => {
+                if game != *self.channel.game() {
+                    return Err(CliError::Arg(format!(
+                        "the relay names other terms for game {} than the chain",
+                        self.id
+                    )));
+                }
+                self.syncing = Some(latest);
+                if latest == 0 {
+                    self.synced()?;
+                }
+            }
+            RelayFrame::Message { seq, message, .. } => {
+                self.relayed.push(message.clone());
+                self.incoming(message)?;
+                if self.syncing == Some(seq) {
+                    self.synced()?;
+                }
+            }
+            RelayFrame::Duplicate { .. } => {}
+            RelayFrame::Refused { kind, code, reason } => {
+                self.out.event(
+                    "refused",
+                    json!({"kind": kind, "code": code, "reason": reason}),
+                    || format!("the relay refused a message of yours ({kind}): {reason}"),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The backlog is read: send what the relay lacks (after a reconnection, or a
+    /// restart), our delegation first, and the receipt we owe.
+    fn synced(&mut self) -> Result<(), CliError> {
+        self.syncing = None;
+        let mut missing: Vec<Frame> = chessref_channel::book::frames_of(self.channel.transcript())
+            .into_iter()
+            .filter(|f| !self.relayed.contains(f))
+            .collect();
+        if let Ok(d) = self.channel.delegation(now())
+            && !self.relayed.contains(&d)
+            && !missing.contains(&d)
+        {
+            missing.insert(0, d);
+        }
+        self.send(missing)?;
+        let receipt = self
+            .channel
+            .receipt(now())
+            .map_err(|e| CliError::Arg(e.to_string()))?;
+        self.send(receipt)?;
+        self.agree_to_the_board()
+    }
+
+    /// A message from the relay: checked by the mirror, then answered.
+    fn incoming(&mut self, frame: Frame) -> Result<(), CliError> {
+        let received = match self.channel.receive(frame, now()) {
+            Ok(received) => received,
+            Err(refusal) => {
+                self.out.event(
+                    "refused",
+                    json!({"kind": refusal.kind(), "code": refusal.code(), "reason": refusal.to_string(), "from": "relay"}),
+                    || format!("a message from the relay does not verify here and is ignored: {refusal}"),
+                );
+                return Ok(());
+            }
+        };
+        self.save()?;
+        let me = Side::of(self.channel.colour());
+        match received {
+            Received::Known | Received::Delegation(_) | Received::Receipt(_) => {}
+            Received::Move { ply, by, san, uci } => {
+                if by != me {
+                    self.heard = Instant::now();
+                    self.warned = false;
+                }
+                let last = self.channel.last();
+                self.out.event(
+                    "move",
+                    json!({"ply": ply, "by": by.name(), "san": san, "uci": uci,
+                           "fen": self.channel.position().fen(),
+                           "whiteTime": last.whiteTime, "blackTime": last.blackTime,
+                           "yourMove": self.channel.to_move()}),
+                    || {
+                        format!(
+                            "{}{} {san}",
+                            ply.div_ceil(2),
+                            if ply % 2 == 1 { "." } else { "..." }
+                        )
+                    },
+                );
+                if by != me {
+                    let receipt = self
+                        .channel
+                        .receipt(now())
+                        .map_err(|e| CliError::Arg(e.to_string()))?;
+                    self.send(receipt)?;
+                    self.show();
+                }
+                self.agree_to_the_board()?;
+            }
+            Received::DrawOffer(by) if by != me => {
+                self.heard = Instant::now();
+                self.out.event("drawOffer", json!({"by": by.name()}), || {
+                    format!("{} offers a draw: type `draw` to accept", by.name())
+                });
+            }
+            Received::DrawOffer(_) => {}
+            Received::ResultHalf(by, result) if by != me => {
+                self.heard = Instant::now();
+                let agreed = self.channel.decided_code() == Some(result)
+                    || (result == 3 && self.offered_at == Some(self.channel.last().ply));
+                self.out.event(
+                    "resultSigned",
+                    json!({"by": by.name(), "result": result}),
+                    || format!("{} signed result {result}", by.name()),
+                );
+                if agreed {
+                    let frames = self
+                        .channel
+                        .sign_result(result, now())
+                        .map_err(|e| CliError::Arg(e.to_string()))?;
+                    self.send(frames)?;
+                    if self.channel.ended().is_some() {
+                        self.ended()?;
+                    }
+                }
+            }
+            Received::ResultHalf(..) => {}
+            Received::Ended => self.ended()?,
+        }
+        Ok(())
+    }
+
+    /// In a decided position, sign the result the board gives (once).
+    fn agree_to_the_board(&mut self) -> Result<(), CliError> {
+        let Some(result) = self.channel.decided_code() else {
+            return Ok(());
+        };
+        if self.channel.ended().is_some() {
+            return Ok(());
+        }
+        let me = Side::of(self.channel.colour());
+        let signed = self.channel.transcript().moves.len() as u32;
+        let already = self
+            .relayed
+            .iter()
+            .any(|f| matches!(f, Frame::Result(h) if h.by == me && h.ply == signed));
+        if already {
+            return Ok(());
+        }
+        match self.channel.sign_result(result, now()) {
+            Ok(frames) => self.send(frames),
+            // Signed before (held locally): nothing new to send.
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// The game ended off-chain: the winner (white on a draw) settles it in one
+    /// transaction.
+    fn ended(&mut self) -> Result<(), CliError> {
+        let report = self
+            .channel
+            .transcript()
+            .verify(&NoPins, now())
+            .map_err(|e| CliError::Arg(e.to_string()))?;
+        let settlement = report.settlement;
+        let (result, reason) = settlement.ends.unwrap_or((0, 0));
+        let mine = match result {
+            1 => self.channel.colour() == chessref_core::Color::White,
+            2 => self.channel.colour() == chessref_core::Color::Black,
+            _ => self.channel.colour() == chessref_core::Color::White,
+        };
+        self.out.event(
+            "ended",
+            json!({"result": result, "reason": reason, "call": settlement.call, "youSettle": mine}),
+            || {
+                format!(
+                    "the game ended: result {result}, reason {reason} ({})",
+                    settlement.why
+                )
+            },
+        );
+        if !mine {
+            self.settled = true;
+            return Ok(());
+        }
+        let prepared = self
+            .seat
+            .prepare_channel(&settlement)
+            .map_err(game::seat_error)?;
+        let sent = self.seat.send(prepared).map_err(game::seat_error)?;
+        let tx = sent.receipt.tx_hash.unwrap_or_default();
+        self.out.event(
+            "settled",
+            json!({"tx": tx.to_string(), "gasUsed": sent.receipt.gas_used}),
+            || format!("settled on-chain: tx {tx}, {} gas", sent.receipt.gas_used),
+        );
+        self.settled = true;
+        Ok(())
+    }
+
+    /// One typed command; `false` to quit.
+    fn command(&mut self, line: &str) -> Result<bool, CliError> {
+        let t = now();
+        let outcome: Result<Vec<Frame>, String> = match line {
+            "" => return Ok(true),
+            "quit" | "exit" => return Ok(false),
+            "show" => {
+                self.show();
+                return Ok(true);
+            }
+            "register" => {
+                self.register()?;
+                return Ok(true);
+            }
+            "claim" => {
+                let prepared = self.seat.claim_timeout(self.id).map_err(game::seat_error);
+                match prepared.and_then(|p| game::transact(&mut self.seat, p)) {
+                    Ok(_) => self.settled = true,
+                    Err(e) => self.error(&e.to_string()),
+                }
+                return Ok(true);
+            }
+            _ if self.on_chain => {
+                let prepared = self.seat.play(self.id, line).map_err(game::seat_error);
+                if let Err(e) = prepared.and_then(|p| game::transact(&mut self.seat, p)) {
+                    self.error(&e.to_string());
+                }
+                return Ok(true);
+            }
+            "draw" if self.channel.draw_offered() => {
+                self.channel.sign_result(3, t).map_err(|e| e.to_string())
+            }
+            "draw" => {
+                self.offered_at = Some(self.channel.last().ply);
+                self.channel.offer_draw(t).map_err(|e| e.to_string())
+            }
+            "resign" => self.channel.resign(t).map_err(|e| e.to_string()),
+            text => self.channel.play(text, t).map_err(|e| e.to_string()),
+        };
+        match outcome {
+            Ok(frames) => {
+                let moved = frames.iter().any(|f| matches!(f, Frame::Move(_)));
+                self.send(frames)?;
+                if moved {
+                    self.heard = Instant::now();
+                    self.show();
+                    self.agree_to_the_board()?;
+                }
+                if self.channel.ended().is_some() {
+                    self.ended()?;
+                }
+            }
+            Err(e) => self.error(&e),
+        }
+        Ok(true)
+    }
+
+    fn error(&self, message: &str) {
+        self.out
+            .event("error", json!({"message": message}), || message.to_owned());
+    }
+
+    /// Every second: report an opponent's silence; on-chain, follow the game.
+    fn every_second(&mut self) -> Result<(), CliError> {
+        if self.on_chain {
+            let view = match self.seat.view(self.id) {
+                Ok(view) => view,
+                Err(e) => {
+                    self.error(&e.to_string());
+                    return Ok(());
+                }
+            };
+            let key = format!("{}{:?}", view.fen, view.ending);
+            if self.shown_chain.as_deref() != Some(key.as_str()) {
+                self.shown_chain = Some(key);
+                if self.out.json {
+                    super::print_json(&serde_json::to_value(&view).unwrap_or(Value::Null));
+                } else {
+                    let _ = game::show(&view, false);
+                }
+                if view.ending.is_some() {
+                    self.settled = true;
+                }
+            }
+            return Ok(());
+        }
+        let waiting = self.channel.ended().is_none()
+            && !self.channel.to_move()
+            && self.channel.decided_code().is_none();
+        if waiting && !self.warned && self.heard.elapsed() >= self.patience {
+            self.warned = true;
+            let last = self.channel.last();
+            let acknowledged = self
+                .channel
+                .transcript()
+                .moves
+                .last()
+                .is_some_and(|m| m.receipt.is_some());
+            let deadline = if acknowledged || last.ply == 0 {
+                None
+            } else {
+                Some(last.timestamp + chessref_channel::settlement::STAMP_TOLERANCE)
+            };
+            self.out.event(
+                "silent",
+                json!({"since": self.heard.elapsed().as_secs(), "ply": last.ply,
+                       "registerBy": deadline}),
+                || match deadline {
+                    Some(by) => format!(
+                        "the opponent has not answered for {} s and never acknowledged your move: type `register` before unix time {by} (60 s after its stamp) to put the game on-chain",
+                        self.heard.elapsed().as_secs()
+                    ),
+                    None => format!(
+                        "the opponent has not answered for {} s: type `register` to put the game on-chain from your acknowledged move (its clock runs from its receipt)",
+                        self.heard.elapsed().as_secs()
+                    ),
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// Registers the latest pair held; the game goes on on-chain after the window.
+    fn register(&mut self) -> Result<(), CliError> {
+        let report = self
+            .channel
+            .transcript()
+            .verify(&NoPins, now())
+            .map_err(|e| CliError::Arg(e.to_string()))?;
+        let settlement = report.settlement;
+        if !matches!(settlement.call, "register" | "registerStart") {
+            self.error(&format!(
+                "the game ends by {}, not a registration: {}",
+                settlement.call, settlement.why
+            ));
+            return Ok(());
+        }
+        let prepared = self
+            .seat
+            .prepare_channel(&settlement)
+            .map_err(game::seat_error);
+        match prepared.and_then(|p| game::transact(&mut self.seat, p)) {
+            Ok(sent) => {
+                self.on_chain = true;
+                self.socket = None;
+                let tx = sent.receipt.tx_hash.unwrap_or_default();
+                self.out.event(
+                    "registered",
+                    json!({"ply": self.channel.last().ply, "tx": tx.to_string()}),
+                    || format!("registered ply {}: the game goes on on-chain once the response window is over; type moves as before", self.channel.last().ply),
+                );
+            }
+            Err(e) => self.error(&e.to_string()),
+        }
+        Ok(())
+    }
+
+    fn show(&self) {
+        if self.out.json {
+            return;
+        }
+        let position = self.channel.position();
+        let last = self.channel.last();
+        let flipped = self.channel.colour() == chessref_core::Color::Black;
+        let uci = self.channel.last_move().map(|(_, uci)| uci);
+        let mut text = game::grid(&position.fen(), uci.as_deref(), flipped);
+        let since = now().saturating_sub(last.timestamp);
+        let (mut white, mut black) = (u64::from(last.whiteTime), u64::from(last.blackTime));
+        if last.ply > 0 && self.channel.ended().is_none() {
+            match position.turn() {
+                chessref_core::Color::White => white = white.saturating_sub(since),
+                chessref_core::Color::Black => black = black.saturating_sub(since),
+            }
+        }
+        text.push_str(&format!(
+            "ply {}, {} to move{}; clocks: white {}, black {}\n",
+            last.ply,
+            position.turn(),
+            if self.channel.to_move() {
+                " (your move)"
+            } else {
+                ""
+            },
+            game::clock(white),
+            game::clock(black)
+        ));
+        print!("{text}");
+        let _ = std::io::stdout().flush();
+    }
+}
