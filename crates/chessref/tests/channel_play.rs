@@ -18,6 +18,8 @@ const KEY_WHITE: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784
 const KEY_BLACK: &str = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
 const WHITE: &str = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 const BLACK: &str = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+/// anvil's account 5: a watchtower that is neither player.
+const KEY_TOWER: &str = "0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba";
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("chessref-play-{}-{name}", std::process::id()));
@@ -137,91 +139,176 @@ impl Player {
     }
 }
 
-#[test]
-fn two_players_play_a_staked_channel_game_to_mate_through_the_relay() {
-    let anvil = Anvil::spawn().expect("anvil");
-    let dir = scratch("mate");
-    let deployments = dir.join("deployments.json");
-    let deployments = deployments.to_str().unwrap();
-    run(
-        Some(KEY_WHITE),
-        &["deploy", "--rpc", anvil.url(), "--deployments", deployments],
-    );
-    let db = dir.join("index.sqlite");
-    let db = db.to_str().unwrap();
-    let _index = Process(
-        command(
-            None,
+/// anvil with the contracts, `chessref index` and `chessref serve` on it, and one
+/// channel game created by white for black with 0.01 ETH each, joined.
+struct Table {
+    anvil: Anvil,
+    dir: PathBuf,
+    deployments: String,
+    db: String,
+    relay: String,
+    port: u16,
+    id: String,
+    _index: Process,
+    serve: Option<Process>,
+}
+
+impl Table {
+    fn new(name: &str) -> Table {
+        let anvil = Anvil::spawn().expect("anvil");
+        let dir = scratch(name);
+        let deployments = dir.join("deployments.json").to_str().unwrap().to_owned();
+        run(
+            Some(KEY_WHITE),
             &[
-                "index",
+                "deploy",
                 "--rpc",
                 anvil.url(),
                 "--deployments",
-                deployments,
-                "--db",
-                db,
-                "--confirmations",
-                "0",
-                "--poll-ms",
-                "50",
+                &deployments,
             ],
-        )
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap(),
-    );
-    while !Path::new(db).is_file() {
-        std::thread::sleep(Duration::from_millis(20));
+        );
+        let db = dir.join("index.sqlite").to_str().unwrap().to_owned();
+        let index = Process(
+            command(
+                None,
+                &[
+                    "index",
+                    "--rpc",
+                    anvil.url(),
+                    "--deployments",
+                    &deployments,
+                    "--db",
+                    &db,
+                    "--confirmations",
+                    "0",
+                    "--poll-ms",
+                    "50",
+                ],
+            )
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+        );
+        while !Path::new(&db).is_file() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut table = Table {
+            anvil,
+            dir,
+            deployments,
+            db,
+            relay: format!("http://127.0.0.1:{port}"),
+            port,
+            id: String::new(),
+            _index: index,
+            serve: None,
+        };
+        table.start_relay();
+        let chain = table.chain();
+        let mut create = vec![
+            "channel",
+            "create",
+            "--opponent",
+            BLACK,
+            "--stake",
+            "0.01eth",
+        ];
+        create.extend(["--window", "600"]);
+        create.extend(chain.iter().map(String::as_str));
+        let created = run(Some(KEY_WHITE), &create);
+        table.id = created
+            .lines()
+            .find_map(|l| l.strip_prefix("created game "))
+            .expect("the game id")
+            .trim()
+            .to_owned();
+        let mut join = vec!["channel", "join", table.id.as_str()];
+        join.extend(chain.iter().map(String::as_str));
+        run(Some(KEY_BLACK), &join);
+        table
     }
-    let mut serve = command(None, &["serve", "--index", db, "--addr", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(serve.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let _serve = Process(serve);
-    let relay = line
-        .trim()
-        .rsplit(' ')
-        .next()
-        .expect("the listening address")
-        .to_owned();
 
-    let chain = ["--rpc", anvil.url(), "--deployments", deployments];
-    let mut create = vec![
-        "channel",
-        "create",
-        "--opponent",
-        BLACK,
-        "--stake",
-        "0.01eth",
-    ];
-    create.extend(["--window", "600", "--relay", relay.as_str()]);
-    create.extend(chain);
-    let created = run(Some(KEY_WHITE), &create);
-    let id = created
-        .lines()
-        .find_map(|l| l.strip_prefix("created game "))
-        .expect("the game id")
-        .trim()
-        .to_owned();
-    let mut join = vec!["channel", "join", id.as_str()];
-    join.extend(chain);
-    run(Some(KEY_BLACK), &join);
-
-    let base: Vec<String> = ["channel", "play", id.as_str(), "--relay", relay.as_str()]
+    fn chain(&self) -> Vec<String> {
+        [
+            "--rpc",
+            self.anvil.url(),
+            "--deployments",
+            &self.deployments,
+        ]
         .iter()
-        .chain(chain.iter())
         .map(|s| s.to_string())
-        .collect();
-    let (white_dir, black_dir) = (dir.join("white"), dir.join("black"));
-    let mut white = Player::start("white", KEY_WHITE, &base, &white_dir);
-    let mut black = Player::start("black", KEY_BLACK, &base, &black_dir);
-    white.expect("started", |e| e["colour"] == "white");
-    black.expect("started", |e| e["colour"] == "black");
+        .collect()
+    }
 
+    /// `chessref serve` on the table's port (again, after a kill).
+    fn start_relay(&mut self) {
+        let addr = format!("127.0.0.1:{}", self.port);
+        let mut serve = command(None, &["serve", "--index", &self.db, "--addr", &addr])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(serve.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert!(line.contains(&addr), "{line}");
+        self.serve = Some(Process(serve));
+    }
+
+    fn player(&self, name: &'static str, key: &str) -> Player {
+        let mut args: Vec<String> = ["channel", "play", self.id.as_str(), "--relay", &self.relay]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        args.extend(self.chain());
+        let player = Player::start(name, key, &args, &self.dir.join(name));
+        player.expect("started", |_| true);
+        player
+    }
+
+    fn referee(&self) -> Referee<RpcChain> {
+        Referee::at(
+            RpcChain::connect(self.anvil.url()).unwrap(),
+            chessref_evm::deploy::create2_addresses().1,
+        )
+    }
+
+    fn game_id(&self) -> U256 {
+        U256::from_str_radix(&self.id, 10).unwrap()
+    }
+
+    /// The player's own transcript file.
+    fn transcript(&self, name: &str) -> PathBuf {
+        self.dir
+            .join(name)
+            .read_dir()
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path()
+            .join("transcript.json")
+    }
+}
+
+/// `mover` plays `san` as ply `ply`; `other` sees it.
+fn exchange(mover: &mut Player, other: &Player, san: &str, ply: u64) {
+    mover.say(san);
+    let seen = other.expect("move", |e| e["ply"] == ply);
+    assert_eq!(seen["san"], san, "{seen}");
+}
+
+#[test]
+fn two_players_play_a_staked_channel_game_to_mate_through_the_relay() {
+    let table = Table::new("mate");
+    let mut white = table.player("white", KEY_WHITE);
+    let mut black = table.player("black", KEY_BLACK);
     let scholar = ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"];
     for (i, san) in scholar.iter().enumerate() {
         let ply = i as u64 + 1;
@@ -229,18 +316,33 @@ fn two_players_play_a_staked_channel_game_to_mate_through_the_relay() {
             // Black's process is killed and restarted: it resumes from its own
             // transcript and the relay.
             drop(black);
-            black = Player::start("black", KEY_BLACK, &base, &black_dir);
+            black = Player::start(
+                "black",
+                KEY_BLACK,
+                &{
+                    let mut args: Vec<String> = [
+                        "channel",
+                        "play",
+                        table.id.as_str(),
+                        "--relay",
+                        &table.relay,
+                    ]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect();
+                    args.extend(table.chain());
+                    args
+                },
+                &table.dir.join("black"),
+            );
             let started = black.expect("started", |_| true);
             assert_eq!(started["ply"], 3, "{started}");
         }
-        let (mover, other) = if i % 2 == 0 {
-            (&mut white, &mut black)
+        if i % 2 == 0 {
+            exchange(&mut white, &black, san, ply);
         } else {
-            (&mut black, &mut white)
-        };
-        mover.say(san);
-        let seen = other.expect("move", |e| e["ply"] == ply);
-        assert_eq!(seen["san"], *san, "{seen}");
+            exchange(&mut black, &white, san, ply);
+        }
     }
     let ended = white.expect("ended", |_| true);
     assert_eq!(
@@ -254,13 +356,8 @@ fn two_players_play_a_staked_channel_game_to_mate_through_the_relay() {
     assert!(black.exit_status().success());
 
     // On-chain: white won by agreement to the mate, and holds both stakes.
-    let mut referee = Referee::at(
-        RpcChain::connect(anvil.url()).unwrap(),
-        chessref_evm::deploy::create2_addresses().1,
-    );
-    let game = referee
-        .game(U256::from_str_radix(&id, 10).unwrap())
-        .unwrap();
+    let mut referee = table.referee();
+    let game = referee.game(table.game_id()).unwrap();
     assert_eq!((game.phase, game.result), (3, 1), "ended, white won");
     let stake = U256::from(10u64.pow(16));
     let white: Address = WHITE.parse().unwrap();
@@ -270,19 +367,134 @@ fn two_players_play_a_staked_channel_game_to_mate_through_the_relay() {
         stake * U256::from(2)
     );
     assert_eq!(referee.credits(black, Address::ZERO).unwrap(), U256::ZERO);
-    // Each player's transcript verifies and is the relay's.
-    let transcript = white_dir
-        .read_dir()
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path()
-        .join("transcript.json");
+    // White's own transcript verifies.
     let out = run(
         None,
-        &["channel", "verify", transcript.to_str().unwrap(), "--json"],
+        &[
+            "channel",
+            "verify",
+            table.transcript("white").to_str().unwrap(),
+            "--json",
+        ],
     );
     let report: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(report["validPlies"], 7, "{report}");
+}
+
+#[test]
+fn a_draw_is_agreed_across_a_relay_restart() {
+    let mut table = Table::new("draw");
+    let mut white = table.player("white", KEY_WHITE);
+    let mut black = table.player("black", KEY_BLACK);
+    exchange(&mut white, &black, "e4", 1);
+    exchange(&mut black, &white, "e5", 2);
+    // The relay dies; white moves meanwhile (kept in its transcript); the relay comes
+    // back on the same file and port, and nothing is lost.
+    table.serve = None;
+    white.say("Nf3");
+    std::thread::sleep(Duration::from_millis(300));
+    table.start_relay();
+    let seen = black.expect("move", |e| e["ply"] == 3);
+    assert_eq!(seen["san"], "Nf3");
+    black.say("draw");
+    white.expect("drawOffer", |e| e["by"] == "black");
+    white.say("draw");
+    let ended = white.expect("ended", |_| true);
+    assert_eq!(
+        (ended["result"].as_u64(), ended["youSettle"].as_bool()),
+        (Some(3), Some(true)),
+        "{ended}"
+    );
+    white.expect("settled", |_| true);
+    black.expect("ended", |e| e["result"] == 3);
+    assert!(white.exit_status().success());
+    assert!(black.exit_status().success());
+    let mut referee = table.referee();
+    let game = referee.game(table.game_id()).unwrap();
+    assert_eq!((game.phase, game.result), (3, 3), "a draw");
+    let stake = U256::from(10u64.pow(16));
+    for player in [WHITE, BLACK] {
+        let credit = referee
+            .credits(player.parse().unwrap(), Address::ZERO)
+            .unwrap();
+        assert_eq!(credit, stake, "{player} gets its stake back");
+    }
+}
+
+#[test]
+fn the_watchtower_overtakes_a_stale_registration_while_a_player_is_away() {
+    let table = Table::new("watch");
+    let mut white = table.player("white", KEY_WHITE);
+    let mut black = table.player("black", KEY_BLACK);
+    for (i, san) in ["e4", "e5", "Nf3", "Nc6"].iter().enumerate() {
+        let ply = i as u64 + 1;
+        if i % 2 == 0 {
+            exchange(&mut white, &black, san, ply);
+        } else {
+            exchange(&mut black, &white, san, ply);
+        }
+    }
+    // Black goes away; white registers the pair of ply 2, hiding its loss of tempo.
+    let black_transcript = table.transcript("black");
+    drop(black);
+    drop(white);
+    let mut stale: Value =
+        serde_json::from_str(&std::fs::read_to_string(table.transcript("white")).unwrap()).unwrap();
+    stale["moves"].as_array_mut().unwrap().truncate(2);
+    let stale_file = table.dir.join("stale.json");
+    std::fs::write(&stale_file, stale.to_string()).unwrap();
+    let mut dispute = vec!["channel", "dispute", stale_file.to_str().unwrap()];
+    dispute.extend(["--rpc", table.anvil.url()]);
+    let out = run(Some(KEY_WHITE), &dispute);
+    assert!(out.contains("sent ChessChannel.register"), "{out}");
+    let mut referee = table.referee();
+    assert_eq!(
+        referee
+            .channel_status(table.game_id())
+            .unwrap()
+            .registeredPly,
+        2
+    );
+
+    // The watchtower, from its own account, overtakes with the latest pair it holds.
+    let watch = run(
+        Some(KEY_TOWER),
+        &[
+            "watch",
+            "--rpc",
+            table.anvil.url(),
+            "--db",
+            &table.db,
+            "--once",
+        ],
+    );
+    assert!(watch.contains("ChessChannel.register"), "{watch}");
+    assert!(watch.contains(": tx 0x"), "{watch}");
+    assert_eq!(
+        referee
+            .channel_status(table.game_id())
+            .unwrap()
+            .registeredPly,
+        4
+    );
+    // Black's own transcript, kept while it was away, agrees with what was registered.
+    let out = run(
+        None,
+        &["channel", "verify", black_transcript.to_str().unwrap()],
+    );
+    assert!(out.contains("valid: 4 signed plies"), "{out}");
+
+    // After the window, play goes on on-chain from ply 4.
+    let chain = referee.chain();
+    chain
+        .raw_request("evm_increaseTime", serde_json::json!([601]))
+        .unwrap();
+    chain
+        .raw_request("evm_mine", serde_json::json!([]))
+        .unwrap();
+    let mut play = vec!["game", "move", table.id.as_str(), "Bc4"];
+    let on_chain = table.chain();
+    play.extend(on_chain.iter().map(String::as_str));
+    let out = run(Some(KEY_WHITE), &play);
+    assert!(out.contains("sent move"), "{out}");
 }
