@@ -501,6 +501,21 @@ impl Seat {
         Ok(games)
     }
 
+    /// Every game of the referee, each folded from its events as [`Seat::game`] does but
+    /// without refusing a divergent one (its divergences are in the log); logs of a game
+    /// created before the first block read are skipped. One scan of the referee's logs:
+    /// what `chessref game list` rates the players from.
+    pub fn all_games(&mut self) -> Result<Vec<GameLog>, SeatError> {
+        let (logs, _) = self.logs([None; 4])?;
+        let mut by_game: std::collections::BTreeMap<U256, Vec<RefereeLog>> = Default::default();
+        for log in logs {
+            if let Some(id) = log.game_id() {
+                by_game.entry(id).or_default().push(log);
+            }
+        }
+        Ok(by_game.values().filter_map(fold_game).collect())
+    }
+
     fn colour_of(&self, game: &GameLog) -> Option<Color> {
         if game.white == Some(self.player) {
             Some(Color::White)

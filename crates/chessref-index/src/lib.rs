@@ -3,12 +3,14 @@
 //! its result, and any divergence between the chain and the rules (docs/INDEX.md).
 //!
 //! The write side ([`Store`]) belongs to one indexer process; readers
-//! ([`crate::read`]) open the same file read-only.
+//! ([`crate::read`]) open the same file read-only. [`ratings`] derives the players'
+//! Glicko-2 ratings from the final ended games (recomputed on every read).
 
 pub mod derive;
 mod error;
 pub mod indexer;
 pub mod migrations;
+pub mod ratings;
 pub mod raw;
 pub mod read;
 pub mod relay;

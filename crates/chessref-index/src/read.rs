@@ -1,7 +1,9 @@
 //! The index database, read side: what `chessref serve --index` answers, from a
 //! read-only connection (the indexer is another process writing the same file).
 //! The views serialize with camelCase keys (`updatedBlock`, `startFen`), as every JSON
-//! chessref writes; their values (phases, results, reasons) stay snake_case.
+//! chessref writes; their values (phases, results, reasons) stay snake_case. Players'
+//! ratings ([`Reader::player`], the lobby's `creatorRating`) are computed on each read
+//! from the final ended games ([`crate::ratings`]).
 
 use std::path::Path;
 
@@ -11,6 +13,7 @@ use chessref_evm::clock_word::ClockWord;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, params};
 use serde::Serialize;
 
+use crate::ratings::{self, PlayerView, RatingSummary};
 use crate::store::BUSY_TIMEOUT;
 
 /// The database cannot be read: missing, locked, not an index, or a newer schema.
@@ -145,14 +148,26 @@ pub struct GameSummary {
     pub divergences: u32,
 }
 
+/// One game of the lobby page: its summary and its creator's rating.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LobbyGame {
+    /// The game.
+    #[serde(flatten)]
+    pub game: GameSummary,
+    /// The creator's Glicko-2 rating (rating and deviation to 2 decimals, rated games);
+    /// null while the creator has no rated game.
+    pub creator_rating: Option<RatingSummary>,
+}
+
 /// A page of the lobby.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LobbyPage {
     /// Games matching, all pages.
     pub total: u64,
     /// This page, newest first.
-    pub games: Vec<GameSummary>,
+    pub games: Vec<LobbyGame>,
     /// The index's last block.
     pub indexed_block: i64,
 }
@@ -363,11 +378,37 @@ impl Reader {
             )
             .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
             .map_err(|e| self.unavailable(e))?;
+        let ratings = if games.is_empty() {
+            ratings::Ratings::default()
+        } else {
+            self.ratings()?
+        };
+        let games = games
+            .into_iter()
+            .map(|game| LobbyGame {
+                creator_rating: game
+                    .creator
+                    .parse::<Address>()
+                    .ok()
+                    .and_then(|creator| ratings.summary(creator)),
+                game,
+            })
+            .collect();
         Ok(LobbyPage {
             total: total as u64,
             games,
             indexed_block: self.indexed_block()?,
         })
+    }
+
+    /// Every player's rating, from the final ended games ([`crate::ratings`]).
+    pub fn ratings(&self) -> ReadResult<ratings::Ratings> {
+        ratings::from_index(&self.conn).map_err(|e| self.unavailable(e))
+    }
+
+    /// `player`'s rating and record (the initial rating and zeros without a rated game).
+    pub fn player(&self, player: Address) -> ReadResult<PlayerView> {
+        Ok(self.ratings()?.player(player))
     }
 
     /// What the index follows, as a PGN `Site`: `chain ID referee ADDR`.

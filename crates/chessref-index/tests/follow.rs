@@ -1,13 +1,14 @@
 //! The indexer against anvil: back-fill then live on games played for real, reorgs
-//! made with anvil's own methods rolled back, and a lying contract's move recorded as
-//! a divergence.
+//! made with anvil's own methods rolled back, a lying contract's move recorded as
+//! a divergence, and the players' ratings across a rollback.
 
 mod common;
 
 use std::time::Duration;
 
-use alloy_primitives::Address;
-use chessref_evm::{RpcChain, anvil::Anvil};
+use alloy_primitives::{Address, U256};
+use chessref_evm::{Chain, RpcChain, anvil::Anvil};
+use chessref_index::ratings::{Outcome, RatedGame, Ratings, from_index, rate};
 use chessref_index::{Indexer, Options, Step, Store};
 use common::{SHORT_GAMES, count, deploy, games, indexed, lie, play, referee, temp_db};
 use serde_json::json;
@@ -204,4 +205,89 @@ fn indexer_at(anvil: &Anvil, db: &str, referee: Address) -> Indexer {
         options(0, 2_000),
     )
     .unwrap()
+}
+
+/// The ratings of games between `white` and `black` (always those colours), in order.
+fn rated(white: Address, black: Address, outcomes: &[Outcome]) -> Ratings {
+    rate(outcomes.iter().enumerate().map(|(i, &outcome)| RatedGame {
+        id: U256::from(i),
+        white,
+        black,
+        outcome,
+        ended_at: (i as u64, 0),
+    }))
+}
+
+#[test]
+fn test_ratings_count_final_games_and_are_recomputed_after_a_rollback() {
+    let anvil = Anvil::spawn().unwrap();
+    let mut replayer = deploy(&anvil);
+    let node = RpcChain::connect(anvil.url()).unwrap();
+    let (white, black) = (node.accounts()[0], node.accounts()[1]);
+    let all = games(SHORT_GAMES, 4);
+    // Fool's mate (0-1) and scholar's mate (1-0), buried under 21 blocks: final.
+    play(&mut replayer, &all[..2]);
+    mine(&node, 21);
+    let snapshot = node.raw_request("evm_snapshot", json!([])).unwrap();
+    // The resignation (0-1), on a branch the chain will forget: pending while indexed.
+    play(&mut replayer, &all[2..3]);
+    let address = referee(&mut replayer);
+    let mut follower = indexer(&anvil, "ratings", address, options(20, 2_000));
+    catch_up(&mut follower);
+    let conn = follower.store().connection();
+    assert_eq!(count(conn, "games WHERE phase = 'ended'"), 3);
+    assert_eq!(count(conn, "games WHERE pending = 1"), 1);
+    let two = rated(white, black, &[Outcome::BlackWins, Outcome::WhiteWins]);
+    assert_eq!(
+        from_index(conn).unwrap(),
+        two,
+        "the pending game does not count"
+    );
+    // The chain forgets the resignation; an agreed draw is played in its place.
+    assert_eq!(
+        node.raw_request("evm_revert", json!([snapshot])).unwrap(),
+        json!(true)
+    );
+    let mut replayer = common::replayer_at(&anvil, address);
+    play(&mut replayer, &all[3..4]);
+    let steps = catch_up(&mut follower);
+    assert_eq!(
+        steps.iter().filter(|s| s.rolled_back_to.is_some()).count(),
+        1
+    );
+    assert_eq!(from_index(follower.store().connection()).unwrap(), two);
+    // Final: the draw counts, the forgotten resignation never did.
+    mine(&node, 21);
+    catch_up(&mut follower);
+    let conn = follower.store().connection();
+    assert_eq!(count(conn, "games WHERE pending = 1"), 0);
+    let three = rated(
+        white,
+        black,
+        &[Outcome::BlackWins, Outcome::WhiteWins, Outcome::Draw],
+    );
+    assert_eq!(from_index(conn).unwrap(), three);
+    // The hand computation (tests/fixtures/glicko2.py, "index test"): one win, one
+    // draw, one loss each.
+    for (who, rating) in [(white, 1533.644528), (black, 1466.355472)] {
+        let r = three.of(who);
+        assert!((r.rating - rating).abs() < 1e-6, "{r:?}");
+        assert!((r.deviation - 228.068715).abs() < 1e-6, "{r:?}");
+        assert_eq!((r.wins, r.draws, r.losses), (1, 1, 1));
+    }
+    // What the server reads, and a fresh index of the same chain: the same numbers.
+    let path = std::env::temp_dir()
+        .join(format!("chessref-index-tests-{}", std::process::id()))
+        .join("ratings.sqlite");
+    let served = chessref_index::read::open(&path)
+        .unwrap()
+        .player(white)
+        .unwrap();
+    assert_eq!(
+        (served.rating, served.deviation, served.games),
+        (1533.64, 228.07, 3)
+    );
+    let mut again = indexer(&anvil, "ratings-again", address, options(20, 2_000));
+    catch_up(&mut again);
+    assert_eq!(from_index(again.store().connection()).unwrap(), three);
 }

@@ -109,6 +109,9 @@ pub enum ApiError {
     /// A game id that is not a decimal uint256.
     #[error("game id {0:?} is not a decimal number below 2^256")]
     BadGameId(String),
+    /// A player address that is not `0x` and 40 hex digits.
+    #[error("address {0:?} is not 0x followed by 40 hex digits")]
+    BadAddress(String),
     /// A game the index does not hold.
     #[error("unknown game {0}")]
     UnknownGame(String),
@@ -157,6 +160,7 @@ impl ApiError {
             | ApiError::BadState(_)
             | ApiError::BadMove { .. }
             | ApiError::BadGameId(_)
+            | ApiError::BadAddress(_)
             | ApiError::EngineUnavailable(_) => StatusCode::BAD_REQUEST,
             ApiError::UnsupportedMediaType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
@@ -197,6 +201,7 @@ impl ApiError {
             ApiError::Internal(_) => "internal",
             ApiError::NoIndex => "no_index",
             ApiError::BadGameId(_) => "bad_game_id",
+            ApiError::BadAddress(_) => "bad_address",
             ApiError::UnknownGame(_) => "unknown_game",
             ApiError::IndexUnavailable(_) => "index_unavailable",
             ApiError::NotRelayed(_) => "not_relayed",

@@ -1,15 +1,16 @@
 //! The game endpoints, reading a `chessref index` database (docs/INDEX.md):
 //! `GET /v1/games` (the lobby), `/v1/games/{id}`, `/v1/games/{id}.pgn` and
-//! `/v1/games/{id}/events` (server-sent events). Without an index (no `Config::index`,
-//! or a build without the `index` feature) they answer 404 `no_index`.
+//! `/v1/games/{id}/events` (server-sent events), and `GET /v1/players/{address}` (a
+//! player's Glicko-2 rating and record, chessref-index's `ratings`). Without an index (no
+//! `Config::index`, or a build without the `index` feature) they answer 404 `no_index`.
 
 #[cfg(feature = "index")]
 pub(crate) use with_index::game_id;
 #[cfg(feature = "index")]
-pub use with_index::{events, game, lobby};
+pub use with_index::{events, game, lobby, player};
 
 #[cfg(not(feature = "index"))]
-pub use without_index::{events, game, lobby};
+pub use without_index::{events, game, lobby, player};
 
 #[cfg(not(feature = "index"))]
 mod without_index {
@@ -29,6 +30,11 @@ mod without_index {
     pub async fn events() -> ApiError {
         ApiError::NoIndex
     }
+
+    /// `GET /v1/players/{address}`: this build has no index support.
+    pub async fn player() -> ApiError {
+        ApiError::NoIndex
+    }
 }
 
 #[cfg(feature = "index")]
@@ -43,6 +49,7 @@ mod with_index {
     use axum::http::header::CONTENT_TYPE;
     use axum::response::sse::{Event, KeepAlive, Sse};
     use axum::response::{IntoResponse, Response};
+    use chessref_index::ratings::PlayerView;
     use chessref_index::read::{self, GameView, Lobby, LobbyPage, Reader, StateFilter};
     use futures_util::Stream;
     use serde_json::json;
@@ -159,6 +166,36 @@ mod with_index {
         let path = index_path(&state)?;
         let query = lobby_query(query.as_deref())?;
         Ok(Json(with_reader(path, move |r| r.lobby(&query)).await?))
+    }
+
+    /// A player's address: exactly `0x` and 40 hex digits (any case; the checksum is
+    /// not required).
+    fn player_address(text: &str) -> Result<Address, ApiError> {
+        let bad = || ApiError::BadAddress(text.to_owned());
+        let digits = text.strip_prefix("0x").ok_or_else(bad)?;
+        if digits.len() != 40 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(bad());
+        }
+        digits.parse::<Address>().map_err(|_| bad())
+    }
+
+    /// `GET /v1/players/{address}`: the player's Glicko-2 rating, deviation and
+    /// volatility and their rated games, wins, draws and losses, from the index's final
+    /// ended games; a player without a rated game has the initial rating (1500, 350,
+    /// 0.06) and zeros.
+    pub async fn player(
+        State(state): State<AppState>,
+        Path(address): Path<String>,
+        RawQuery(query): RawQuery,
+    ) -> Result<Json<PlayerView>, ApiError> {
+        let path = index_path(&state)?;
+        if query.is_some_and(|q| !q.is_empty()) {
+            return Err(ApiError::BadQuery(
+                "this endpoint takes no query parameters".into(),
+            ));
+        }
+        let address = player_address(&address)?;
+        Ok(Json(with_reader(path, move |r| r.player(address)).await?))
     }
 
     async fn game_view(path: PathBuf, id: U256) -> Result<(GameView, String), ApiError> {

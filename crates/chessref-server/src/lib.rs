@@ -4,7 +4,8 @@
 //! Endpoints (documented in [`OPENAPI_JSON`], served at `GET /openapi.json`):
 //! `POST /v1/check`, `POST /v1/play`, `POST /v1/moves`, `POST /v1/status`,
 //! `POST /v1/replay`, and with an index (`Config::index`, the `index` feature)
-//! `GET /v1/games`, `/v1/games/{id}`, `/v1/games/{id}.pgn`, `/v1/games/{id}/events`.
+//! `GET /v1/games`, `/v1/games/{id}`, `/v1/games/{id}.pgn`, `/v1/games/{id}/events`,
+//! `/v1/players/{address}` (Glicko-2 ratings).
 //! Every refusal is a 4xx JSON [`ErrorBody`] naming what
 //! is wrong, with the ENCODING.md section 6 or 7 code when one applies.
 //! Answers carry `Access-Control-Allow-Origin: *` so browser front ends can
@@ -91,7 +92,8 @@ pub fn router(config: Config) -> Router {
         .route("/v1/replay", post(handlers::replay).layer(pgn))
         .route("/v1/games", get(games::lobby))
         .route("/v1/games/{id}", get(games::game))
-        .route("/v1/games/{id}/events", get(games::events));
+        .route("/v1/games/{id}/events", get(games::events))
+        .route("/v1/players/{address}", get(games::player));
     #[cfg(feature = "index")]
     let router = router
         .route("/v1/games/{id}/channel", get(relay::channel))

@@ -931,13 +931,16 @@ async fn openapi_document_describes_the_routes() {
         ("GET".into(), "/v1/games/{id}/events".into()),
         ("GET".into(), "/v1/games/{id}/channel".into()),
         ("GET".into(), "/v1/games/{id}/transcript".into()),
+        ("GET".into(), "/v1/players/{address}".into()),
     ];
     expected.sort();
     assert_eq!(documented, expected);
     // Every documented route exists (an empty body is refused, but not with 404/405;
     // the game routes of a server without an index answer 404 `no_index`).
     for (method, path) in &documented {
-        let path = path.replace("{id}", "1");
+        let path = path
+            .replace("{id}", "1")
+            .replace("{address}", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
         let (status, _, body) = s
             .raw(method, &path, Some("application/json"), b"{}".to_vec())
             .await;

@@ -1,8 +1,9 @@
 //! The game endpoints on games played for real: anvil, the referee, the indexer
 //! stepping in a thread beside `chessref serve`'s router: the lobby, a game, its PGN and
-//! its server-sent events while the game is played and after; every JSON answer valid
-//! against the OpenAPI document. With `CHESSREF_WEB_TEST_INDEX=PATH` the index is left
-//! at PATH (scripts/web-test.sh serves it to schemathesis).
+//! its server-sent events while the game is played and after, the players' ratings;
+//! every JSON answer valid against the OpenAPI document. With
+//! `CHESSREF_WEB_TEST_INDEX=PATH` the index is left at PATH (scripts/web-test.sh serves
+//! it to schemathesis).
 
 mod common;
 #[path = "../../chessref-index/tests/common/mod.rs"]
@@ -140,6 +141,19 @@ fn subscribe(addr: std::net::SocketAddr, path: &str) -> mpsc::Receiver<(String, 
     receive
 }
 
+/// `value` (a player, or a lobby game's `creatorRating`) has this rating and deviation
+/// (to the 2 decimals served) and this many rated games.
+fn rating_is(value: &Value, (rating, deviation): (f64, f64), games: u32) {
+    let number = |key: &str| {
+        value[key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{key} in {value}"))
+    };
+    assert!((number("rating") - rating).abs() <= 0.006, "{value}");
+    assert!((number("deviation") - deviation).abs() <= 0.006, "{value}");
+    assert_eq!(value["games"], games, "{value}");
+}
+
 fn next_event(events: &mpsc::Receiver<(String, Value)>) -> (String, Value) {
     events
         .recv_timeout(Duration::from_secs(30))
@@ -195,6 +209,13 @@ fn test_lobby_game_pgn_and_events_while_played_and_after() {
     );
     assert_eq!(open["games"][0]["id"], id.as_str());
     assert_eq!(open["games"][0]["stake"], stake.to_string().as_str());
+    // Its creator won the fool's mate (as black, against the replayer's first account),
+    // which is final by now: one rated game (tests/fixtures/glicko2.py of chessref-index).
+    rating_is(
+        &open["games"][0]["creatorRating"],
+        (1662.310894, 290.318964),
+        1,
+    );
     let joined = referee.join_game(black, created.id, stake).unwrap();
     let mut position = Position {
         state: created.state,
@@ -305,6 +326,39 @@ fn test_lobby_game_pgn_and_events_while_played_and_after() {
         .1;
     assert_eq!(none["total"], 0);
 
+    // Ratings (Glicko-2, final games in chain order): white won both games, black and
+    // the replayer's first account lost one each. The expected numbers are the hand
+    // computation of chessref-index's tests/fixtures/glicko2.py ("server test").
+    rating_is(
+        &ended["games"][0]["creatorRating"],
+        (1750.542110, 256.345170),
+        2,
+    );
+    let first = referee.chain().accounts()[0];
+    for (who, expected, volatility, record) in [
+        (white, (1750.542110, 256.345170), 0.0599990521, (2, 0, 0)),
+        (black, (1383.358079, 286.927207), 0.0599992771, (0, 0, 1)),
+        (first, (1337.689106, 290.318964), 0.0599996754, (0, 0, 1)),
+        (other, (1500.0, 350.0), 0.06, (0, 0, 0)),
+    ] {
+        let uri = format!("/v1/players/{who}");
+        let (status, player) = client.json(&uri, "/v1/players/{address}");
+        assert_eq!(status, 200, "{uri}: {player}");
+        assert_eq!(player["address"], who.to_string().as_str());
+        rating_is(&player, expected, record.0 + record.1 + record.2);
+        let found = player["volatility"].as_f64().unwrap();
+        assert!((found - volatility).abs() <= 1e-6, "{uri}: {player}");
+        assert_eq!(
+            (&player["wins"], &player["draws"], &player["losses"]),
+            (&record.0.into(), &record.1.into(), &record.2.into()),
+            "{uri}: {player}"
+        );
+    }
+    // Any case of the hex digits names the same player.
+    let lower = format!("{white:#x}");
+    let (_, player) = client.json(&format!("/v1/players/{lower}"), "/v1/players/{address}");
+    assert_eq!(player["games"], 2);
+
     // Junk: 4xx naming what is wrong.
     for (uri, documented, status, kind, names) in [
         (
@@ -358,6 +412,27 @@ fn test_lobby_game_pgn_and_events_while_played_and_after() {
             "bad_query",
             "no query",
         ),
+        (
+            "/v1/players/0x12",
+            "/v1/players/{address}",
+            400,
+            "bad_address",
+            "0x12",
+        ),
+        (
+            "/v1/players/70997970C51812dc3A010C7d01b50e0d17dc79C8",
+            "/v1/players/{address}",
+            400,
+            "bad_address",
+            "70997970C51812dc3A010C7d01b50e0d17dc79C8",
+        ),
+        (
+            "/v1/players/0x70997970C51812dc3A010C7d01b50e0d17dc79C8?x=1",
+            "/v1/players/{address}",
+            400,
+            "bad_query",
+            "no query",
+        ),
     ] {
         let (got, body) = client.json(uri, documented);
         assert_eq!(got, status, "{uri}: {body}");
@@ -386,12 +461,14 @@ fn test_without_an_index_or_with_a_missing_one() {
         "/v1/games/1",
         "/v1/games/1.pgn",
         "/v1/games/1/events",
+        "/v1/players/0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
     ] {
         let documented = match uri {
             "/v1/games" => "/v1/games",
             "/v1/games/1" => "/v1/games/{id}",
             "/v1/games/1.pgn" => "/v1/games/{id}.pgn",
-            _ => "/v1/games/{id}/events",
+            "/v1/games/1/events" => "/v1/games/{id}/events",
+            _ => "/v1/players/{address}",
         };
         let (status, body) = client.json(uri, documented);
         assert_eq!(status, 404, "{uri}");

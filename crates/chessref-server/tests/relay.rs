@@ -2,204 +2,27 @@
 //! in a thread beside `chessref serve`'s router, and WebSocket clients as players and
 //! spectators. Every frame goes through the relay as a player's client sends it.
 
+#[path = "common/channel.rs"]
+mod channel;
 mod common;
 
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use alloy_primitives::{U256, keccak256};
 use alloy_signer_local::PrivateKeySigner;
+use channel::{Chain, closed, connect, message_of, next, now, runtime, send};
 use chessref_channel::book::frames_of;
-use chessref_channel::client::{OffChainGame, Seat};
+use chessref_channel::client::Seat;
 use chessref_channel::frame::ResultHalf;
 use chessref_channel::transcript::Side;
 use chessref_channel::{Frame, NoPins, RelayFrame, Transcript};
 use chessref_core::{Color, Move};
-use chessref_evm::{Chain as _, GameSetup, Referee, RpcChain, anvil::Anvil};
-use chessref_index::{Indexer, Options, Store};
 use chessref_server::Config;
 use chessref_server::relay::RelayLimits;
 use common::TestServer;
 use futures_util::{SinkExt, StreamExt};
-use tokio::net::TcpStream;
+use tokio_tungstenite::connect_async;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
-
-type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
-
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-}
-
-fn temp_db(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "chessref-relay-{name}-{}-{}",
-        std::process::id(),
-        now()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join("index.sqlite")
-}
-
-/// Anvil with the referee, `games` channel games between accounts 1 and 2 (joined), and
-/// the indexer following it into a fresh database until the returned flag is set.
-struct Chain {
-    anvil: Anvil,
-    referee: Referee<RpcChain>,
-    ids: Vec<U256>,
-    db: PathBuf,
-    stop: Arc<AtomicBool>,
-}
-
-impl Chain {
-    fn start(name: &str, games: usize) -> Chain {
-        let anvil = Anvil::spawn().expect("anvil (the npm-installed node) must be available");
-        let mut referee = Referee::deploy(RpcChain::connect(anvil.url()).unwrap()).unwrap();
-        let (white, black) = {
-            let accounts = referee.chain().accounts();
-            (accounts[1], accounts[2])
-        };
-        let stake = U256::from(10u64.pow(15));
-        let mut ids = Vec::new();
-        for _ in 0..games {
-            let created = referee
-                .create_channel_game(white, &GameSetup::eth(black, stake), 600)
-                .unwrap();
-            referee.join_game(black, created.id, stake).unwrap();
-            ids.push(created.id);
-        }
-        let db = temp_db(name);
-        let stop = Arc::new(AtomicBool::new(false));
-        {
-            let (url, db, stop, address) = (
-                anvil.url().to_owned(),
-                db.clone(),
-                stop.clone(),
-                referee.address(),
-            );
-            std::thread::spawn(move || {
-                let chain = RpcChain::connect_read_only(&url).unwrap();
-                let options = Options {
-                    confirmations: 1,
-                    batch_blocks: 100,
-                    poll: Duration::from_millis(20),
-                };
-                let mut indexer =
-                    Indexer::new(chain, Store::open(&db).unwrap(), address, 0, options).unwrap();
-                indexer
-                    .run(|| stop.load(Ordering::Relaxed), |_| Ok(()))
-                    .unwrap();
-            });
-        }
-        Chain {
-            anvil,
-            referee,
-            ids,
-            db,
-            stop,
-        }
-    }
-
-    /// Both players' seats of game `i`, black on a session key, as their clients hold
-    /// them.
-    fn off_chain(&mut self, i: usize) -> OffChainGame {
-        let id = self.ids[i];
-        let domain = self.referee.channel_domain().unwrap();
-        let terms = self.referee.channel_game(id, None).unwrap();
-        let white = chessref_evm::anvil::default_signer(terms.white).unwrap();
-        let black = chessref_evm::anvil::default_signer(terms.black).unwrap();
-        let session = PrivateKeySigner::from_bytes(&keccak256(format!("session {id}"))).unwrap();
-        let expires = terms.key_expiry(now(), 200);
-        let black = Seat::with_session(black, session, &domain, &terms, expires).unwrap();
-        OffChainGame::new(domain, terms, Seat::wallet(white), black).unwrap()
-    }
-}
-
-impl Drop for Chain {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        let _ = &self.anvil;
-    }
-}
-
-async fn connect(server: &TestServer, id: U256, query: &str) -> (Socket, RelayFrame) {
-    let url = format!("ws://{}/v1/games/{id}/channel{query}", server.addr);
-    let started = Instant::now();
-    loop {
-        match connect_async(&url).await {
-            Ok((mut socket, _)) => {
-                let welcome = next(&mut socket).await;
-                return (socket, welcome);
-            }
-            // The indexer may not have seen the join yet.
-            Err(e) if started.elapsed() < Duration::from_secs(30) => {
-                let _ = e;
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            Err(e) => panic!("connecting to {url}: {e}"),
-        }
-    }
-}
-
-/// The next relay frame (pings are answered by the client library while reading).
-async fn next(socket: &mut Socket) -> RelayFrame {
-    loop {
-        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
-            .await
-            .expect("a frame within 10 s")
-            .expect("the connection is open")
-            .expect("a frame");
-        match message {
-            Message::Text(text) => return serde_json::from_str(text.as_str()).unwrap(),
-            Message::Ping(_) | Message::Pong(_) => continue,
-            other => panic!("unexpected {other:?}"),
-        }
-    }
-}
-
-/// Reads until the connection closes; the close frame's code and reason.
-async fn closed(socket: &mut Socket) -> (u16, String) {
-    loop {
-        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
-            .await
-            .expect("closed within 10 s");
-        match message {
-            Some(Ok(Message::Close(Some(frame)))) => {
-                return (u16::from(frame.code), frame.reason.to_string());
-            }
-            Some(Ok(Message::Close(None))) | None | Some(Err(_)) => return (0, String::new()),
-            Some(Ok(_)) => continue,
-        }
-    }
-}
-
-async fn send(socket: &mut Socket, frame: &Frame) {
-    socket
-        .send(Message::text(serde_json::to_string(frame).unwrap()))
-        .await
-        .unwrap();
-}
-
-/// The frame as the relay forwards it: its number.
-fn message_of(frame: &RelayFrame) -> (u64, &Frame) {
-    match frame {
-        RelayFrame::Message { seq, message, .. } => (*seq, message),
-        other => panic!("expected a message, got {other:?}"),
-    }
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
 
 #[test]
 fn test_a_game_to_mate_through_the_relay() {
@@ -213,7 +36,7 @@ fn test_a_game_to_mate_through_the_relay() {
             ..Config::default()
         };
         let server = TestServer::start(config.clone()).await;
-        let (mut white, welcome) = connect(&server, id, "").await;
+        let (mut white, welcome) = connect(server.addr, id, "").await;
         let RelayFrame::Welcome {
             domain,
             game,
@@ -223,8 +46,8 @@ fn test_a_game_to_mate_through_the_relay() {
             panic!("welcome first, got {welcome:?}")
         };
         assert_eq!((domain, &game, latest), (g.domain, &g.game, 0));
-        let (mut black, _) = connect(&server, id, "").await;
-        let (mut spectator, _) = connect(&server, id, "").await;
+        let (mut black, _) = connect(server.addr, id, "").await;
+        let (mut spectator, _) = connect(server.addr, id, "").await;
 
         // Black's delegation, then the moves, each acknowledged by the other side.
         let delegation = frames_of(&g.transcript()).remove(0);
@@ -336,7 +159,7 @@ fn test_a_game_to_mate_through_the_relay() {
         assert_eq!(error["error"], "upgrade_required");
 
         // A client back after message 3 gets everything since.
-        let (mut late, welcome) = connect(&server, id, "?after=3").await;
+        let (mut late, welcome) = connect(server.addr, id, "?after=3").await;
         let RelayFrame::Welcome { latest, .. } = welcome else {
             panic!("welcome")
         };
@@ -350,7 +173,7 @@ fn test_a_game_to_mate_through_the_relay() {
         let (code, reason) = closed(&mut white).await;
         assert_eq!(code, 1008);
         assert!(reason.starts_with("not a frame"), "{reason}");
-        connect(&server, id, "").await;
+        connect(server.addr, id, "").await;
 
         // Restarted on the same index: the same messages, checked again.
         server.shutdown().await;
@@ -400,12 +223,12 @@ fn test_the_relay_limits() {
         .await;
         let (a, b) = (chain.ids[0], chain.ids[1]);
         let url = |id: U256| format!("ws://{}/v1/games/{id}/channel", server.addr);
-        let (mut first, _) = connect(&server, a, "").await;
-        let (second, _) = connect(&server, a, "").await;
+        let (mut first, _) = connect(server.addr, a, "").await;
+        let (second, _) = connect(server.addr, a, "").await;
         // Per game.
         let refused = connect_async(url(a)).await.expect_err("a third to game a");
         assert!(refused.to_string().contains("503"), "{refused}");
-        let (third, _) = connect(&server, b, "").await;
+        let (third, _) = connect(server.addr, b, "").await;
         // In total.
         let refused = connect_async(url(b)).await.expect_err("a fourth in all");
         assert!(refused.to_string().contains("503"), "{refused}");
@@ -424,7 +247,7 @@ fn test_the_relay_limits() {
 
         // More frames a second than allowed (valid ones: a duplicate is cheap).
         tokio::time::sleep(Duration::from_millis(200)).await;
-        let (mut fast, _) = connect(&server, a, "").await;
+        let (mut fast, _) = connect(server.addr, a, "").await;
         let frame = Frame::Receipt(chessref_channel::frame::ReceiptFrame {
             ply: 1,
             seen_at: 0,
@@ -453,7 +276,7 @@ fn test_the_relay_limits() {
 
         // Idle: a client that reads nothing answers no ping and is closed.
         tokio::time::sleep(Duration::from_millis(200)).await;
-        let (mut idle, _) = connect(&server, a, "").await;
+        let (mut idle, _) = connect(server.addr, a, "").await;
         let opened = Instant::now();
         tokio::time::sleep(Duration::from_millis(2500)).await;
         let (code, reason) = closed(&mut idle).await;

@@ -222,6 +222,7 @@ impl Table {
         create.extend(["--window", "600"]);
         create.extend(chain.iter().map(String::as_str));
         let created = run(Some(KEY_WHITE), &create);
+        eprintln!("{created}");
         table.id = created
             .lines()
             .find_map(|l| l.strip_prefix("created game "))
@@ -230,7 +231,7 @@ impl Table {
             .to_owned();
         let mut join = vec!["channel", "join", table.id.as_str()];
         join.extend(chain.iter().map(String::as_str));
-        run(Some(KEY_BLACK), &join);
+        eprintln!("{}", run(Some(KEY_BLACK), &join));
         table
     }
 

@@ -235,6 +235,22 @@ pub fn validate(doc: &Value, schema: &Value, value: &Value, at: &str) -> Result<
             }
             Ok(())
         }
+        Some("number") => {
+            let n = value
+                .as_f64()
+                .ok_or_else(|| format!("{at}: expected a number, got {value}"))?;
+            if let Some(min) = schema.get("minimum").and_then(Value::as_f64)
+                && n < min
+            {
+                return Err(format!("{at}: {n} < minimum {min}"));
+            }
+            if let Some(max) = schema.get("maximum").and_then(Value::as_f64)
+                && n > max
+            {
+                return Err(format!("{at}: {n} > maximum {max}"));
+            }
+            Ok(())
+        }
         Some(other) => Err(format!(
             "{at}: schema type {other} not handled by this validator"
         )),

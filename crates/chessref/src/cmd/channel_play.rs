@@ -292,6 +292,11 @@ struct Session {
     shown_chain: Option<String>,
     patience: Duration,
     settled: bool,
+    /// The opponent.
+    opponent: alloy_primitives::Address,
+    /// The opponent's Glicko-2 rating when the session started (`None`: no rated game,
+    /// or the referee's games could not be read).
+    opponent_rating: Option<chessref_index::ratings::RatingSummary>,
 }
 
 /// `chessref channel play`.
@@ -342,6 +347,14 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
             .map_err(|e| CliError::Arg(format!("{}: {e}", transcript_file.display())))?;
     }
     let on_chain = !log.registrations.is_empty();
+    // The opponent's rating, as `chessref game list` shows it; not worth failing for.
+    let opponent = match channel.colour() {
+        chessref_core::Color::White => channel.game().black,
+        chessref_core::Color::Black => channel.game().white,
+    };
+    let opponent_rating = game::ratings(&mut seat)
+        .ok()
+        .and_then(|ratings| ratings.summary(opponent));
     let mut session = Session {
         out: Out { json: args.json },
         id: args.id,
@@ -359,6 +372,8 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
         shown_chain: None,
         patience: Duration::from_secs(args.patience),
         settled: false,
+        opponent,
+        opponent_rating,
     };
     session.run()
 }
@@ -376,11 +391,19 @@ impl Session {
             let _ = lines.send(Input::End);
         });
         let colour = self.channel.colour();
+        let (opponent, rating) = (self.opponent, self.opponent_rating);
         self.out.event(
             "started",
             json!({"game": self.id.to_string(), "colour": colour.to_string(),
-                   "ply": self.channel.last().ply, "onChain": self.on_chain}),
-            || format!("game {}: you play {colour}", self.id),
+                   "ply": self.channel.last().ply, "onChain": self.on_chain,
+                   "opponent": opponent.to_string(), "opponentRating": rating}),
+            || {
+                let rating = rating.map_or_else(|| "unrated".to_owned(), |r| r.to_string());
+                format!(
+                    "game {}: you play {colour} against {opponent} ({rating})",
+                    self.id
+                )
+            },
         );
         self.show();
         let mut retry = Instant::now();

@@ -15,7 +15,9 @@ use chessref_client::{
     seat::{CHANNEL_PLAY, GameSummary, GameView, Prepared, Seat, SeatError},
 };
 use chessref_evm::{Chain, GameSetup};
+use chessref_index::ratings::{RatedGame, RatingSummary, Ratings, rate};
 use clap::{Args as ClapArgs, Subcommand};
+use serde::Serialize;
 
 use super::{CliError, RefereeArgs, print_json, sender::SenderArgs};
 
@@ -70,7 +72,8 @@ enum GameCommand {
     Cancel(GameArgs),
     /// Withdraw your credit (winnings, refunds) of ETH or a token.
     Withdraw(WithdrawArgs),
-    /// List your games (created, invited to, played) from the referee's events.
+    /// List your games (created, invited to, played) from the referee's events, with
+    /// each opponent's Glicko-2 rating (from every game ended at the referee).
     List(ListArgs),
 }
 
@@ -235,12 +238,24 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         GameCommand::List(a) => {
             let mut seat = sit(&a.seat)?;
             let games = seat.list().map_err(seat_error)?;
+            let ratings = if games.iter().any(|g| g.opponent.is_some()) {
+                ratings(&mut seat)?
+            } else {
+                Ratings::default()
+            };
+            let listed: Vec<Listed<'_>> = games
+                .iter()
+                .map(|game| Listed {
+                    game,
+                    opponent_rating: game.opponent.and_then(|o| ratings.summary(o)),
+                })
+                .collect();
             if a.json {
                 print_json(
-                    &serde_json::to_value(&games).map_err(|e| CliError::Arg(e.to_string()))?,
+                    &serde_json::to_value(&listed).map_err(|e| CliError::Arg(e.to_string()))?,
                 );
             } else {
-                list(seat.player(), &games);
+                list(seat.player(), &listed);
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -461,16 +476,41 @@ pub(super) fn show(view: &GameView, json: bool) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn list(player: Address, games: &[GameSummary]) {
+/// Every player's Glicko-2 rating from the games ended at `seat`'s referee, rated as the
+/// index rates them (chessref-index's `ratings`), except that a client reading the chain
+/// has no confirmation depth: a game counts as soon as its end is in a block.
+pub(super) fn ratings(seat: &mut Seat) -> Result<Ratings, CliError> {
+    let games = seat.all_games().map_err(seat_error)?;
+    Ok(rate(games.iter().filter_map(RatedGame::of_log)))
+}
+
+/// A game of `chessref game list`, with the opponent's rating (null: no rated game).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Listed<'a> {
+    #[serde(flatten)]
+    game: &'a GameSummary,
+    opponent_rating: Option<RatingSummary>,
+}
+
+fn list(player: Address, games: &[Listed<'_>]) {
     if games.is_empty() {
         println!("no games of {player}");
         return;
     }
-    for g in games {
+    for Listed {
+        game: g,
+        opponent_rating,
+    } in games
+    {
         let colour = g.your_colour.unwrap_or("?");
-        let opponent = g
-            .opponent
-            .map_or_else(|| "anyone".to_string(), |a| a.to_string());
+        let opponent = g.opponent.map_or_else(
+            || "anyone".to_string(),
+            |a| match opponent_rating {
+                Some(rating) => format!("{a} ({rating})"),
+                None => format!("{a} (unrated)"),
+            },
+        );
         let mut line = format!(
             "game {}: {} as {colour} against {opponent}, stake {}, {} plies",
             g.id, g.phase, g.stake_text, g.ply

@@ -1,0 +1,194 @@
+//! What the relay's tests and benchmark share: anvil with channel games joined, the
+//! indexer following it, and WebSocket clients of the relay.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use alloy_primitives::{U256, keccak256};
+use alloy_signer_local::PrivateKeySigner;
+use chessref_channel::client::{OffChainGame, Seat};
+use chessref_channel::{Frame, RelayFrame};
+use chessref_evm::{Chain as _, GameSetup, Referee, RpcChain, anvil::Anvil};
+use chessref_index::{Indexer, Options, Store};
+use futures_util::{SinkExt, StreamExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
+
+pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+pub fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+pub fn temp_db(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "chessref-relay-{name}-{}-{}",
+        std::process::id(),
+        now()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("index.sqlite")
+}
+
+/// Anvil with the referee, `games` channel games between accounts 1 and 2 (joined), and
+/// the indexer following it into a fresh database until the returned flag is set.
+pub struct Chain {
+    pub anvil: Anvil,
+    pub referee: Referee<RpcChain>,
+    pub ids: Vec<U256>,
+    pub db: PathBuf,
+    pub stop: Arc<AtomicBool>,
+}
+
+impl Chain {
+    pub fn start(name: &str, games: usize) -> Chain {
+        let anvil = Anvil::spawn().expect("anvil (the npm-installed node) must be available");
+        let mut referee = Referee::deploy(RpcChain::connect(anvil.url()).unwrap()).unwrap();
+        let (white, black) = {
+            let accounts = referee.chain().accounts();
+            (accounts[1], accounts[2])
+        };
+        let stake = U256::from(10u64.pow(15));
+        let mut ids = Vec::new();
+        for _ in 0..games {
+            let created = referee
+                .create_channel_game(white, &GameSetup::eth(black, stake), 600)
+                .unwrap();
+            referee.join_game(black, created.id, stake).unwrap();
+            ids.push(created.id);
+        }
+        let db = temp_db(name);
+        let stop = Arc::new(AtomicBool::new(false));
+        {
+            let (url, db, stop, address) = (
+                anvil.url().to_owned(),
+                db.clone(),
+                stop.clone(),
+                referee.address(),
+            );
+            std::thread::spawn(move || {
+                let chain = RpcChain::connect_read_only(&url).unwrap();
+                let options = Options {
+                    confirmations: 1,
+                    batch_blocks: 100,
+                    poll: Duration::from_millis(20),
+                };
+                let mut indexer =
+                    Indexer::new(chain, Store::open(&db).unwrap(), address, 0, options).unwrap();
+                indexer
+                    .run(|| stop.load(Ordering::Relaxed), |_| Ok(()))
+                    .unwrap();
+            });
+        }
+        Chain {
+            anvil,
+            referee,
+            ids,
+            db,
+            stop,
+        }
+    }
+
+    /// Both players' seats of game `i`, black on a session key, as their clients hold
+    /// them.
+    pub fn off_chain(&mut self, i: usize) -> OffChainGame {
+        let id = self.ids[i];
+        let domain = self.referee.channel_domain().unwrap();
+        let terms = self.referee.channel_game(id, None).unwrap();
+        let white = chessref_evm::anvil::default_signer(terms.white).unwrap();
+        let black = chessref_evm::anvil::default_signer(terms.black).unwrap();
+        let session = PrivateKeySigner::from_bytes(&keccak256(format!("session {id}"))).unwrap();
+        let expires = terms.key_expiry(now(), 200);
+        let black = Seat::with_session(black, session, &domain, &terms, expires).unwrap();
+        OffChainGame::new(domain, terms, Seat::wallet(white), black).unwrap()
+    }
+}
+
+impl Drop for Chain {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = &self.anvil;
+    }
+}
+
+pub async fn connect(addr: SocketAddr, id: U256, query: &str) -> (Socket, RelayFrame) {
+    let url = format!("ws://{addr}/v1/games/{id}/channel{query}");
+    let started = Instant::now();
+    loop {
+        match connect_async(&url).await {
+            Ok((mut socket, _)) => {
+                let welcome = next(&mut socket).await;
+                return (socket, welcome);
+            }
+            // The indexer may not have seen the join yet.
+            Err(e) if started.elapsed() < Duration::from_secs(30) => {
+                let _ = e;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(e) => panic!("connecting to {url}: {e}"),
+        }
+    }
+}
+
+/// The next relay frame (pings are answered by the client library while reading).
+pub async fn next(socket: &mut Socket) -> RelayFrame {
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
+            .await
+            .expect("a frame within 10 s")
+            .expect("the connection is open")
+            .expect("a frame");
+        match message {
+            Message::Text(text) => return serde_json::from_str(text.as_str()).unwrap(),
+            Message::Ping(_) | Message::Pong(_) => continue,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}
+
+/// Reads until the connection closes; the close frame's code and reason.
+pub async fn closed(socket: &mut Socket) -> (u16, String) {
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(10), socket.next())
+            .await
+            .expect("closed within 10 s");
+        match message {
+            Some(Ok(Message::Close(Some(frame)))) => {
+                return (u16::from(frame.code), frame.reason.to_string());
+            }
+            Some(Ok(Message::Close(None))) | None | Some(Err(_)) => return (0, String::new()),
+            Some(Ok(_)) => continue,
+        }
+    }
+}
+
+pub async fn send(socket: &mut Socket, frame: &Frame) {
+    socket
+        .send(Message::text(serde_json::to_string(frame).unwrap()))
+        .await
+        .unwrap();
+}
+
+/// The frame as the relay forwards it: its number.
+pub fn message_of(frame: &RelayFrame) -> (u64, &Frame) {
+    match frame {
+        RelayFrame::Message { seq, message, .. } => (*seq, message),
+        other => panic!("expected a message, got {other:?}"),
+    }
+}
+
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
