@@ -583,7 +583,21 @@ impl GameView {
     /// reason, and the moves in SAN (replayed by chessref-core's PGN writer up to the
     /// first move the rules refuse, if any).
     pub fn pgn(&self, site: &str) -> String {
+        self.pgn_after(site, &[])
+    }
+
+    /// [`pgn`](GameView::pgn) of a channel game whose signed moves (packed, ply 1 first)
+    /// a relay holds: those played off-chain come first. While the game is off-chain the
+    /// index has no move of it and all of them count; once a position was registered, the
+    /// index's ply less its on-chain moves is how many were played off-chain.
+    pub fn pgn_after(&self, site: &str, off_chain: &[u32]) -> String {
         let s = &self.summary;
+        let signed = if s.ply == 0 && self.moves.is_empty() {
+            off_chain.len()
+        } else {
+            (s.ply as usize).saturating_sub(self.moves.len())
+        };
+        let off_chain = off_chain.get(..signed).unwrap_or_default();
         let mut tags = vec![
             ("Event".to_owned(), format!("chessref game {}", s.id)),
             ("Site".to_owned(), site.to_owned()),
@@ -614,8 +628,12 @@ impl GameView {
         }
         let start = State::from_fen(&self.start_fen).unwrap_or_else(|_| State::initial());
         let mut game = Game::new(start);
-        for mv in &self.moves {
-            if game.play(RawMove::from_packed(mv.packed)).is_err() {
+        for packed in off_chain
+            .iter()
+            .copied()
+            .chain(self.moves.iter().map(|m| m.packed))
+        {
+            if game.play(RawMove::from_packed(packed)).is_err() {
                 break;
             }
         }

@@ -218,8 +218,15 @@ mod with_index {
         }
         match id.strip_suffix(".pgn") {
             Some(number) => {
-                let (game, site) = game_view(path, game_id(number)?).await?;
-                Ok(([(CONTENT_TYPE, "application/x-chess-pgn")], game.pgn(&site)).into_response())
+                let id = game_id(number)?;
+                let (game, site) = game_view(path, id).await?;
+                // A channel game's signed moves are the relay's.
+                let off_chain = match &state.relay {
+                    Some(relay) => relay.off_chain_moves(id).await.unwrap_or_default(),
+                    None => Vec::new(),
+                };
+                let pgn = game.pgn_after(&site, &off_chain);
+                Ok(([(CONTENT_TYPE, "application/x-chess-pgn")], pgn).into_response())
             }
             None => Ok(Json(game_view(path, game_id(&id)?).await?.0).into_response()),
         }

@@ -62,6 +62,11 @@ const CLOSE_TOO_BIG: u16 = 1009;
 const CLOSE_UNSUPPORTED: u16 = 1003;
 const CLOSE_AWAY: u16 = 1001;
 
+/// Refusals that close the connection after their answer: a message whose signature,
+/// delegation or transition does not verify is forged or illegal, never an honest
+/// client's race (those are `order`, `ended`, `time`, `game`: answered, connection kept).
+const HOSTILE: [&str; 3] = ["signature", "delegation", "transition"];
+
 /// Messages queued for a slow subscriber before it is dropped (it reconnects with
 /// `?after=`).
 const BACKLOG: usize = 1024;
@@ -254,6 +259,16 @@ impl Relay {
     }
 }
 
+impl Relay {
+    /// The packed moves the relay holds of game `id`, ply 1 first (`None`: not a channel
+    /// game the relay can hold).
+    pub async fn off_chain_moves(&self, id: U256) -> Option<Vec<u32>> {
+        let room = self.room(id).await.ok()?;
+        let book = room.book.lock().await;
+        Some(book.transcript().moves.iter().map(|m| m.mv).collect())
+    }
+}
+
 /// A held connection slot, given back on drop.
 struct Slot {
     total: Arc<AtomicUsize>,
@@ -430,9 +445,18 @@ async fn connection(
                         return;
                     }
                 };
-                if let Some(answer) = relay.submit(id, &room, frame).await
-                    && socket.send(Message::Text(text(&answer))).await.is_err()
+                let Some(answer) = relay.submit(id, &room, frame).await else {
+                    continue;
+                };
+                if socket.send(Message::Text(text(&answer))).await.is_err() {
+                    return;
+                }
+                // A forged or illegal message is no honest client's race: after the
+                // answer, the connection is closed.
+                if let RelayFrame::Refused { kind, .. } = &answer
+                    && HOSTILE.contains(&kind.as_str())
                 {
+                    let _ = socket.send(close(CLOSE_POLICY, format!("a {kind} refusal closes the connection"))).await;
                     return;
                 }
             }

@@ -65,18 +65,22 @@ fn test_a_game_to_mate_through_the_relay() {
                 (&mut black, &mut white)
             };
             if i == 2 {
-                // A move by a key that is not white's: refused, never forwarded.
+                // A move by a key that is not white's, injected by another connection:
+                // refused, never forwarded, that connection closed.
                 let mut forged = g.clone();
                 forged.seats[0] =
                     Seat::wallet(PrivateKeySigner::from_bytes(&keccak256("mallory")).unwrap());
                 forged.play(Move::from_uci(uci).unwrap(), now()).unwrap();
                 let frame = frames_of(&forged.transcript()).pop().unwrap();
-                send(mover, &frame).await;
-                let answer = next(mover).await;
+                let (mut intruder, _) = connect(server.addr, id, "?after=1000").await;
+                send(&mut intruder, &frame).await;
+                let answer = next(&mut intruder).await;
                 let RelayFrame::Refused { kind, reason, .. } = &answer else {
                     panic!("refused, got {answer:?}")
                 };
                 assert_eq!(kind, "signature", "{reason}");
+                let (code, reason) = closed(&mut intruder).await;
+                assert_eq!(code, 1008, "{reason}");
                 // A signed move the clock does not allow: refused with its transition code.
                 let mut cheat = g.clone();
                 cheat.play(Move::from_uci(uci).unwrap(), now()).unwrap();
@@ -89,13 +93,15 @@ fn test_a_game_to_mate_through_the_relay() {
                     .authorise(&cheat.domain, &m.message())
                     .unwrap()
                     .signature;
-                send(mover, &Frame::Move(m)).await;
-                let answer = next(mover).await;
+                let (mut intruder, _) = connect(server.addr, id, "?after=1000").await;
+                send(&mut intruder, &Frame::Move(m)).await;
+                let answer = next(&mut intruder).await;
                 let RelayFrame::Refused { kind, code, .. } = &answer else {
                     panic!("refused, got {answer:?}")
                 };
                 assert_eq!(kind, "transition");
                 assert!(code.is_some());
+                assert_eq!(closed(&mut intruder).await.0, 1008);
             }
             g.play(Move::from_uci(uci).unwrap(), now()).unwrap();
             let frames = frames_of(&g.transcript());
@@ -149,6 +155,17 @@ fn test_a_game_to_mate_through_the_relay() {
         let report = transcript.verify(&NoPins, now()).unwrap();
         assert_eq!(report.error, None);
         assert_eq!(report.settlement.call, "settle");
+
+        // The game's PGN has the moves played off-chain.
+        let (status, _, body) = server
+            .raw("GET", &format!("/v1/games/{id}.pgn"), None, vec![])
+            .await;
+        assert_eq!(status, 200);
+        let pgn = String::from_utf8(body).unwrap();
+        assert!(
+            pgn.contains("1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7#"),
+            "{pgn}"
+        );
 
         // Asked without an upgrade: a JSON 426.
         let (status, _, body) = server
