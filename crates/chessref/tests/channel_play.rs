@@ -389,6 +389,34 @@ fn a_draw_is_agreed_across_a_relay_restart() {
     let mut black = table.player("black", KEY_BLACK);
     exchange(&mut white, &black, "e4", 1);
     exchange(&mut black, &white, "e5", 2);
+    // A forged third move, injected into the relay process by a stranger: refused,
+    // never forwarded (white's real move below is the next thing black sees), and the
+    // stranger's connection closed.
+    let forged = forged_move(&table, "white", "Qh5");
+    let url = format!(
+        "ws://127.0.0.1:{}/v1/games/{}/channel",
+        table.port, table.id
+    );
+    let (mut intruder, _) = tungstenite::connect(&url).expect("a WebSocket");
+    intruder.send(tungstenite::Message::text(forged)).unwrap();
+    let mut refused = None;
+    loop {
+        match intruder.read() {
+            Ok(tungstenite::Message::Text(text)) => {
+                let frame: Value = serde_json::from_str(text.as_str()).unwrap();
+                if frame["type"] == "refused" {
+                    refused = Some(frame);
+                }
+            }
+            Ok(tungstenite::Message::Close(frame)) => {
+                assert_eq!(u16::from(frame.expect("a reason").code), 1008);
+                break;
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    assert_eq!(refused.expect("refused")["kind"], "signature");
     // The relay dies; white moves meanwhile (kept in its transcript); the relay comes
     // back on the same file and port, and nothing is lost.
     table.serve = None;
@@ -420,6 +448,140 @@ fn a_draw_is_agreed_across_a_relay_restart() {
             .unwrap();
         assert_eq!(credit, stake, "{player} gets its stake back");
     }
+}
+
+/// `name`'s latest transcript, cut to `plies` moves.
+fn cut(table: &Table, name: &str, plies: usize) -> chessref_channel::Transcript {
+    let text = std::fs::read_to_string(table.transcript(name)).unwrap();
+    let mut t = chessref_channel::Transcript::from_json(&text).unwrap();
+    t.moves.truncate(plies);
+    t.result = None;
+    t.resignation = None;
+    t
+}
+
+/// The next move `san`, signed by a key that is not `name`'s (a forgery): its frame.
+fn forged_move(table: &Table, name: &str, san: &str) -> String {
+    use chessref_channel::client::{OffChainGame, Seat};
+    let t = cut(table, name, usize::MAX);
+    let stranger: alloy::signers::local::PrivateKeySigner =
+        "0x1111111111111111111111111111111111111111111111111111111111111111"
+            .parse()
+            .unwrap();
+    let mut g = OffChainGame::new(
+        t.domain,
+        t.game.clone(),
+        Seat::wallet(stranger.clone()),
+        Seat::wallet(stranger),
+    )
+    .unwrap();
+    g.moves = (0..t.moves.len())
+        .map(|i| (t.message(i), t.move_auth(i).unwrap()))
+        .collect::<Vec<_>>();
+    g.moves.insert(
+        0,
+        (
+            t.game.start_move().unwrap(),
+            chessref_channel::Auth::direct(alloy_primitives::Bytes::new()),
+        ),
+    );
+    let state = chessref_core::State::from_bytes(&g.last().state).unwrap();
+    let mv = state.parse_move(san).unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    g.play(mv, now).unwrap();
+    let (last, auth) = g.moves.last().unwrap().clone();
+    let entry = chessref_channel::transcript::MoveEntry::signed(&last, auth.signature, -1);
+    serde_json::to_string(&chessref_channel::Frame::Move(entry)).unwrap()
+}
+
+#[test]
+fn a_contradicting_registration_is_proven_by_the_watchtower_process() {
+    let table = Table::new("equivocation");
+    let mut white = table.player("white", KEY_WHITE);
+    let mut black = table.player("black", KEY_BLACK);
+    for (i, san) in ["e4", "e5", "Nf3", "Nc6"].iter().enumerate() {
+        let ply = i as u64 + 1;
+        if i % 2 == 0 {
+            exchange(&mut white, &black, san, ply);
+        } else {
+            exchange(&mut black, &white, san, ply);
+        }
+    }
+    drop(white);
+    drop(black);
+    // White, cheating, signs another third move with its own session key (read from its
+    // client's files) and registers it: a second signed move for ply 3.
+    let dir = table.transcript("white").parent().unwrap().to_path_buf();
+    let key: alloy::signers::local::PrivateKeySigner =
+        std::fs::read_to_string(dir.join("session.key"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+    let mut cheat = cut(&table, "white", 2);
+    let previous = cheat.message(1);
+    let state = chessref_core::State::from_bytes(&previous.state).unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let other = chessref_channel::successor(
+        &previous,
+        state.parse_move("Bc4").unwrap(),
+        now,
+        cheat.game.increment,
+    )
+    .unwrap();
+    let white_delegation = cheat
+        .delegations
+        .iter()
+        .position(|d| d.player == chessref_channel::transcript::Side::White)
+        .unwrap();
+    let signature = chessref_channel::signer::sign(&key, &cheat.domain, &other).unwrap();
+    cheat
+        .moves
+        .push(chessref_channel::transcript::MoveEntry::signed(
+            &other,
+            signature,
+            white_delegation as i64,
+        ));
+    let cheat_file = table.dir.join("cheat.json");
+    std::fs::write(&cheat_file, serde_json::to_string(&cheat).unwrap()).unwrap();
+    let out = run(
+        Some(KEY_WHITE),
+        &[
+            "channel",
+            "dispute",
+            cheat_file.to_str().unwrap(),
+            "--rpc",
+            table.anvil.url(),
+        ],
+    );
+    assert!(out.contains("sent ChessChannel.register"), "{out}");
+
+    // The watchtower holds black's receipt of the real third move: it proves the
+    // equivocation, and black wins.
+    let watch = run(
+        Some(KEY_TOWER),
+        &[
+            "watch",
+            "--rpc",
+            table.anvil.url(),
+            "--db",
+            &table.db,
+            "--once",
+        ],
+    );
+    assert!(watch.contains("proveEquivocation"), "{watch}");
+    let game = table.referee().game(table.game_id()).unwrap();
+    assert_eq!(
+        (game.phase, game.result, game.reason),
+        (3, 2, 12),
+        "black wins"
+    );
 }
 
 #[test]
