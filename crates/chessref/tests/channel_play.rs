@@ -585,6 +585,62 @@ fn a_contradicting_registration_is_proven_by_the_watchtower_process() {
 }
 
 #[test]
+fn a_silent_opponent_is_registered_and_the_game_goes_on_on_chain_in_the_same_session() {
+    let table = Table::new("silent");
+    let mut args: Vec<String> = [
+        "channel",
+        "play",
+        table.id.as_str(),
+        "--relay",
+        &table.relay,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(table.chain());
+    args.extend(["--patience".to_string(), "1".to_string()]);
+    let mut white = Player::start("white", KEY_WHITE, &args, &table.dir.join("white"));
+    white.expect("started", |_| true);
+    let mut black = table.player("black", KEY_BLACK);
+    exchange(&mut white, &black, "e4", 1);
+    exchange(&mut black, &white, "e5", 2);
+    // Black goes silent; white's move is never acknowledged.
+    drop(black);
+    white.say("Nf3");
+    let silent = white.expect("silent", |_| true);
+    assert!(silent["registerBy"].as_u64().is_some(), "{silent}");
+    white.say("register");
+    let registered = white.expect("registered", |_| true);
+    assert_eq!(registered["ply"], 3, "{registered}");
+    let mut referee = table.referee();
+    assert_eq!(
+        referee
+            .channel_status(table.game_id())
+            .unwrap()
+            .registeredPly,
+        3
+    );
+    // The window passes; black comes back, on-chain now, and answers with a transaction;
+    // white's session shows it.
+    let chain = referee.chain();
+    chain
+        .raw_request("evm_increaseTime", serde_json::json!([601]))
+        .unwrap();
+    chain
+        .raw_request("evm_mine", serde_json::json!([]))
+        .unwrap();
+    let mut black = Player::start("black", KEY_BLACK, &args, &table.dir.join("black"));
+    let started = black.expect("started", |_| true);
+    assert_eq!(started["onChain"], true, "{started}");
+    black.say("Nc6");
+    black.expect("sent", |e| e["operation"] == "move");
+    let seen = white.expect("position", |e| e["lastMove"]["ply"] == 4);
+    assert_eq!(seen["lastMove"]["san"], "Nc6", "{seen}");
+    white.say("Bc4");
+    black.expect("position", |e| e["lastMove"]["ply"] == 5);
+}
+
+#[test]
 fn the_watchtower_overtakes_a_stale_registration_while_a_player_is_away() {
     let table = Table::new("watch");
     let mut white = table.player("white", KEY_WHITE);

@@ -737,7 +737,7 @@ impl Session {
             }
             "claim" => {
                 let prepared = self.seat.claim_timeout(self.id).map_err(game::seat_error);
-                match prepared.and_then(|p| game::transact(&mut self.seat, p)) {
+                match prepared.and_then(|p| self.transact(p)) {
                     Ok(_) => self.settled = true,
                     Err(e) => self.error(&e.to_string()),
                 }
@@ -745,7 +745,7 @@ impl Session {
             }
             _ if self.on_chain => {
                 let prepared = self.seat.play(self.id, line).map_err(game::seat_error);
-                if let Err(e) = prepared.and_then(|p| game::transact(&mut self.seat, p)) {
+                if let Err(e) = prepared.and_then(|p| self.transact(p)) {
                     self.error(&e.to_string());
                 }
                 return Ok(true);
@@ -778,6 +778,25 @@ impl Session {
         Ok(true)
     }
 
+    /// Sends a transaction: as `chessref game` shows it, or, with `--json`, a `sent` event.
+    fn transact(
+        &mut self,
+        prepared: chessref_client::seat::Prepared,
+    ) -> Result<chessref_client::seat::Sent, CliError> {
+        if !self.out.json {
+            return game::transact(&mut self.seat, prepared);
+        }
+        let sent = self.seat.send(prepared).map_err(game::seat_error)?;
+        let tx = sent.receipt.tx_hash.unwrap_or_default();
+        self.out.event(
+            "sent",
+            json!({"operation": sent.operation, "tx": tx.to_string(),
+                   "gasUsed": sent.receipt.gas_used}),
+            String::new,
+        );
+        Ok(sent)
+    }
+
     fn error(&self, message: &str) {
         self.out
             .event("error", json!({"message": message}), || message.to_owned());
@@ -797,7 +816,8 @@ impl Session {
             if self.shown_chain.as_deref() != Some(key.as_str()) {
                 self.shown_chain = Some(key);
                 if self.out.json {
-                    super::print_json(&serde_json::to_value(&view).unwrap_or(Value::Null));
+                    let data = serde_json::to_value(&view).unwrap_or(Value::Null);
+                    self.out.event("position", data, String::new);
                 } else {
                     let _ = game::show(&view, false);
                 }
@@ -862,7 +882,7 @@ impl Session {
             .seat
             .prepare_channel(&settlement)
             .map_err(game::seat_error);
-        match prepared.and_then(|p| game::transact(&mut self.seat, p)) {
+        match prepared.and_then(|p| self.transact(p)) {
             Ok(sent) => {
                 self.on_chain = true;
                 self.socket = None;
