@@ -1085,8 +1085,20 @@ impl Seat {
     /// `claimDraw` on the player's move: the fifty-move rule, or threefold repetition with
     /// the witness built from the game's moves.
     pub fn claim_draw(&mut self, id: U256) -> Result<Prepared, SeatError> {
+        self.claim_draw_after(id, &[])
+    }
+
+    /// [`Seat::claim_draw`] in a channel game continued on-chain from a registered
+    /// position: `off_chain` are the states of the signed moves up to the registered ply
+    /// (the player's transcript), whose repetition keys the witness needs before the
+    /// on-chain moves'.
+    pub fn claim_draw_after(
+        &mut self,
+        id: U256,
+        off_chain: &[State],
+    ) -> Result<Prepared, SeatError> {
         let (game, position, state) = self.on_move(id)?;
-        let keys = witness(&game);
+        let keys = witness(&game, off_chain);
         let current = state.repetition_key();
         let occurrences = keys.iter().filter(|k| **k == current).count();
         let (keys, why) = if state.halfmove_clock() >= 100 {
@@ -1223,10 +1235,13 @@ fn parse_move(id: U256, state: &State, text: &str) -> Result<RawMove, SeatError>
 
 /// The threefold witness of the game's current position: the repetition keys of every
 /// position since the last irreversible move (or the start), oldest first.
-fn witness(game: &GameLog) -> Vec<B256> {
+fn witness(game: &GameLog, off_chain: &[State]) -> Vec<B256> {
     let mut keys = Vec::new();
     if let Ok(start) = State::from_bytes(&game.start_state) {
         keys.push(start.repetition_key());
+    }
+    for state in off_chain {
+        witness_after(&mut keys, state);
     }
     for played in &game.moves {
         if let Ok(state) = State::from_bytes(&played.position.state) {

@@ -641,6 +641,40 @@ fn a_silent_opponent_is_registered_and_the_game_goes_on_on_chain_in_the_same_ses
 }
 
 #[test]
+fn a_threefold_repetition_is_claimed_from_a_registered_position() {
+    let table = Table::new("threefold");
+    let mut white = table.player("white", KEY_WHITE);
+    let mut black = table.player("black", KEY_BLACK);
+    // The start position a third time after ply 8.
+    let shuffle = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"];
+    for (i, san) in shuffle.iter().enumerate() {
+        let ply = i as u64 + 1;
+        if i % 2 == 0 {
+            exchange(&mut white, &black, san, ply);
+        } else {
+            exchange(&mut black, &white, san, ply);
+        }
+    }
+    white.say("claim");
+    let registered = white.expect("registered", |_| true);
+    assert_eq!(registered["ply"], 8, "{registered}");
+    let mut referee = table.referee();
+    let chain = referee.chain();
+    chain
+        .raw_request("evm_increaseTime", serde_json::json!([601]))
+        .unwrap();
+    chain
+        .raw_request("evm_mine", serde_json::json!([]))
+        .unwrap();
+    white.say("claim");
+    let sent = white.expect("sent", |_| true);
+    assert_eq!(sent["operation"], "claimDraw", "{sent}");
+    let game = referee.game(table.game_id()).unwrap();
+    assert_eq!((game.phase, game.result), (3, 3), "a draw");
+    drop(black);
+}
+
+#[test]
 fn the_watchtower_overtakes_a_stale_registration_while_a_player_is_away() {
     let table = Table::new("watch");
     let mut white = table.player("white", KEY_WHITE);

@@ -735,8 +735,43 @@ impl Session {
                 self.register()?;
                 return Ok(true);
             }
+            // Off-chain, a draw by the fifty-move rule or threefold repetition is claimed
+            // from a registered position (CHANNEL.md 7.5): register first, claim after the
+            // window. On-chain: the draw if one is claimable, else the opponent's timeout.
+            "claim" if !self.on_chain => {
+                let position = self.channel.position();
+                if position.halfmove_clock() >= 100 || self.threefold() {
+                    self.register()?;
+                    self.out.event(
+                        "note",
+                        json!({"message": "type `claim` again once the response window is over to claim the draw"}),
+                        || "type `claim` again once the response window is over to claim the draw".into(),
+                    );
+                } else {
+                    self.error("no draw to claim here: off-chain, `register` puts the game on-chain, where a timeout is claimed");
+                }
+                return Ok(true);
+            }
             "claim" => {
-                let prepared = self.seat.claim_timeout(self.id).map_err(game::seat_error);
+                let registered = self
+                    .seat
+                    .game(self.id)
+                    .ok()
+                    .and_then(|g| g.registrations.last().map(|r| r.ply))
+                    .unwrap_or(0);
+                let off_chain: Vec<chessref_core::State> = self
+                    .channel
+                    .transcript()
+                    .moves
+                    .iter()
+                    .filter(|m| m.ply <= registered)
+                    .filter_map(|m| chessref_core::State::from_bytes(&m.state).ok())
+                    .collect();
+                let prepared = self
+                    .seat
+                    .claim_draw_after(self.id, &off_chain)
+                    .or_else(|_| self.seat.claim_timeout(self.id))
+                    .map_err(game::seat_error);
                 match prepared.and_then(|p| self.transact(p)) {
                     Ok(_) => self.settled = true,
                     Err(e) => self.error(&e.to_string()),
@@ -827,6 +862,16 @@ impl Session {
             }
             return Ok(());
         }
+        if !self.out.json && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+            // Both clocks counting, on one line redrawn in place.
+            let (white, black) = self.clocks();
+            print!(
+                "\r  clocks: white {}, black {}  ",
+                game::clock(white),
+                game::clock(black)
+            );
+            let _ = std::io::stdout().flush();
+        }
         let waiting = self.channel.ended().is_none()
             && !self.channel.to_move()
             && self.channel.decided_code().is_none();
@@ -861,6 +906,27 @@ impl Session {
             );
         }
         Ok(())
+    }
+
+    /// Whether the latest position occurred three times since the last irreversible move
+    /// (the repetition keys of the moves held).
+    fn threefold(&self) -> bool {
+        let t = self.channel.transcript();
+        let start = t.game.start().ok();
+        let states = t
+            .moves
+            .iter()
+            .filter_map(|m| chessref_core::State::from_bytes(&m.state).ok());
+        let mut keys = Vec::new();
+        // Newest first, back to the last irreversible move (or the start).
+        for state in states.rev().chain(start) {
+            keys.push(state.repetition_key());
+            if state.halfmove_clock() == 0 {
+                break;
+            }
+        }
+        keys.first()
+            .is_some_and(|now| keys.iter().filter(|k| *k == now).count() >= 3)
     }
 
     /// Registers the latest pair held; the game goes on on-chain after the window.
@@ -898,6 +964,21 @@ impl Session {
         Ok(())
     }
 
+    /// Both players' remaining seconds now: the side to move's clock runs from the latest
+    /// move's stamp.
+    fn clocks(&self) -> (u64, u64) {
+        let last = self.channel.last();
+        let since = now().saturating_sub(last.timestamp);
+        let (mut white, mut black) = (u64::from(last.whiteTime), u64::from(last.blackTime));
+        if last.ply > 0 && self.channel.ended().is_none() {
+            match self.channel.position().turn() {
+                chessref_core::Color::White => white = white.saturating_sub(since),
+                chessref_core::Color::Black => black = black.saturating_sub(since),
+            }
+        }
+        (white, black)
+    }
+
     fn show(&self) {
         if self.out.json {
             return;
@@ -907,14 +988,7 @@ impl Session {
         let flipped = self.channel.colour() == chessref_core::Color::Black;
         let uci = self.channel.last_move().map(|(_, uci)| uci);
         let mut text = game::grid(&position.fen(), uci.as_deref(), flipped);
-        let since = now().saturating_sub(last.timestamp);
-        let (mut white, mut black) = (u64::from(last.whiteTime), u64::from(last.blackTime));
-        if last.ply > 0 && self.channel.ended().is_none() {
-            match position.turn() {
-                chessref_core::Color::White => white = white.saturating_sub(since),
-                chessref_core::Color::Black => black = black.saturating_sub(since),
-            }
-        }
+        let (white, black) = self.clocks();
         text.push_str(&format!(
             "ply {}, {} to move{}; clocks: white {}, black {}\n",
             last.ply,
