@@ -35,6 +35,31 @@ pub enum IndexError {
         /// What was asked.
         asked: String,
     },
+    /// Another indexer holds the file's writer lock (one indexer per file).
+    #[error(
+        "index database {path} is held by another chessref index ({holder}; lock file {lock}): \
+         one indexer per file"
+    )]
+    Held {
+        /// The database file.
+        path: String,
+        /// Its lock file (`PATH.lock`).
+        lock: String,
+        /// What the lock file says about the holder: `pid N, since TIME`.
+        holder: String,
+    },
+    /// The writer lock's file could not be opened, locked or written.
+    #[error("index database {path}: {doing} its lock file {lock}: {source}")]
+    LockFile {
+        /// The database file.
+        path: String,
+        /// Its lock file.
+        lock: String,
+        /// What was being done.
+        doing: &'static str,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
     /// The chain failed or could not be reached.
     #[error(transparent)]
     Chain(#[from] ChainError),

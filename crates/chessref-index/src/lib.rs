@@ -2,13 +2,15 @@
 //! chessref-core, and keeps what a front end serves: the lobby, every game's moves,
 //! its result, and any divergence between the chain and the rules (docs/INDEX.md).
 //!
-//! The write side ([`Store`]) belongs to one indexer process; readers
+//! The write side ([`Store`]) belongs to one indexer process, which holds the file's
+//! writer lock (`PATH.lock`, [`lock`]) while it runs; readers
 //! ([`crate::read`]) open the same file read-only. [`ratings`] derives the players'
 //! Glicko-2 ratings from the final ended games (recomputed on every read).
 
 pub mod derive;
 mod error;
 pub mod indexer;
+pub mod lock;
 pub mod migrations;
 pub mod ratings;
 pub mod raw;

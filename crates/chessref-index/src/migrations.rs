@@ -1,9 +1,10 @@
 //! The schema, as numbered migrations: migration `n` (1-based) takes a database from
-//! `PRAGMA user_version = n - 1` to `n`, in one transaction. Opening a database applies
-//! the missing ones; a database already at the newest version is left alone, so
-//! opening is idempotent. docs/INDEX.md describes the tables.
+//! `PRAGMA user_version = n - 1` to `n`, in one `IMMEDIATE` transaction. Opening a
+//! database applies the missing ones; a database already at the newest version is left
+//! alone, so opening is idempotent, also when two processes open a fresh file at once.
+//! docs/INDEX.md describes the tables.
 
-use rusqlite::Connection;
+use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::{DbContext, IndexError, Result};
 
@@ -159,23 +160,39 @@ pub fn version(conn: &Connection, path: &str) -> Result<i64> {
         .db(path, "reading the schema version")
 }
 
-/// Applies the migrations `conn` lacks, each in its own transaction with its
-/// `user_version` bump; refuses a database newer than this build.
+/// Applies the migrations `conn` lacks, each in its own `BEGIN IMMEDIATE` transaction
+/// with its `user_version` bump; refuses a database newer than this build.
+///
+/// Any opener may migrate (the indexer, the relay, the watchtower), and two may open a
+/// fresh file at once: each migration takes the write lock first and re-reads
+/// `user_version` inside it, so the second opener finds the first one's work done
+/// instead of creating the same tables again.
 pub fn migrate(conn: &mut Connection, path: &str) -> Result<()> {
-    let found = version(conn, path)?;
-    if found > latest() {
-        return Err(IndexError::NewerSchema {
-            path: path.to_owned(),
-            found,
-            known: latest(),
-        });
+    let newer = |found| IndexError::NewerSchema {
+        path: path.to_owned(),
+        found,
+        known: latest(),
+    };
+    // Versions only grow: a file already at this build's version needs no write lock.
+    match version(conn, path)? {
+        found if found > latest() => return Err(newer(found)),
+        found if found == latest() => return Ok(()),
+        _ => {}
     }
-    for (number, sql) in (1..).zip(MIGRATIONS).skip(found.max(0) as usize) {
-        let tx = conn.transaction().db(path, "starting a migration")?;
+    loop {
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .db(path, "starting a migration")?;
+        let found = version(&tx, path)?.max(0);
+        if found > latest() {
+            return Err(newer(found));
+        }
+        let Some(sql) = MIGRATIONS.get(found as usize) else {
+            return Ok(()); // up to date (the transaction rolls back: nothing written)
+        };
         tx.execute_batch(sql).db(path, "applying a migration")?;
-        tx.pragma_update(None, "user_version", number)
+        tx.pragma_update(None, "user_version", found + 1)
             .db(path, "recording the schema version")?;
         tx.commit().db(path, "committing a migration")?;
     }
-    Ok(())
 }

@@ -1,6 +1,8 @@
 //! The index database, write side: one SQLite file in WAL mode, written by one indexer
-//! process. Every change of the chain's view (a range of blocks, a rollback) is one
-//! transaction together with the cursor, so the file is always at a block boundary.
+//! process (the file's writer lock, [`crate::lock`], keeps a second one out). Every
+//! change of the chain's view (a range of blocks, a rollback) is one `IMMEDIATE`
+//! transaction that reads and checks the cursor, then writes it, so the file is always
+//! at a block boundary.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -8,10 +10,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use alloy_primitives::{Address, B256, U256};
 use chessref_evm::LogPlace;
-use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
+use rusqlite::{
+    Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params,
+};
 
 use crate::derive::{self, Refolded};
 use crate::error::{DbContext, IndexError, Result};
+use crate::lock::WriterLock;
 use crate::migrations;
 use crate::raw::{BlockRef, RawLog};
 
@@ -84,11 +89,14 @@ pub struct Committed {
     pub undecodable: Vec<String>,
 }
 
-/// The index database opened for writing.
+/// The index database opened for writing, by the one indexer of the file: it holds the
+/// file's writer lock until dropped.
 #[derive(Debug)]
 pub struct Store {
     conn: Connection,
     path: String,
+    /// Declared last: released after the connection is closed.
+    _lock: WriterLock,
 }
 
 /// Seconds since the Unix epoch.
@@ -108,8 +116,13 @@ pub(crate) fn sql_int(value: u64, what: &str) -> Result<i64> {
 impl Store {
     /// Opens (creating it if needed) the database at `path`: WAL journal, foreign keys
     /// on, the schema migrated to this build's version.
+    ///
+    /// Takes the file's writer lock first, without waiting: while another `Store` (in
+    /// this process or another) has the file, this is [`IndexError::Held`], naming the
+    /// file and the holder's pid and start time.
     pub fn open(path: &Path) -> Result<Store> {
         let name = path.display().to_string();
+        let lock = WriterLock::acquire(path, &name)?;
         let mut conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -130,7 +143,11 @@ impl Store {
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
             .db(&name, "setting pragmas")?;
         migrations::migrate(&mut conn, &name)?;
-        Ok(Store { conn, path: name })
+        Ok(Store {
+            conn,
+            path: name,
+            _lock: lock,
+        })
     }
 
     /// The file's path as given.
@@ -145,38 +162,19 @@ impl Store {
 
     /// What the database follows, if it was bound.
     pub fn source(&self) -> Result<Option<Source>> {
-        self.conn
-            .query_row(
-                "SELECT chain_id, referee, from_block FROM source WHERE id = 1",
-                [],
-                |row| {
-                    Ok((
-                        row.get::<_, i64>(0)?,
-                        row.get::<_, String>(1)?,
-                        row.get::<_, i64>(2)?,
-                    ))
-                },
-            )
-            .optional()
-            .db(&self.path, "reading the source")?
-            .map(|(chain_id, referee, from_block)| {
-                let referee = referee.parse::<Address>().map_err(|e| {
-                    IndexError::Invariant(format!("stored referee {referee:?}: {e}"))
-                })?;
-                Ok(Source {
-                    chain_id: chain_id as u64,
-                    referee,
-                    from_block: from_block as u64,
-                })
-            })
-            .transpose()
+        read_source(&self.conn, &self.path)
     }
 
     /// Binds a fresh database to `source` (cursor at its first block), or checks that an
     /// existing one follows the same referee on the same chain (its own from-block wins:
-    /// a restart resumes, whatever `--from-block` says).
+    /// a restart resumes, whatever `--from-block` says). The source is read inside the
+    /// transaction that writes it.
     pub fn bind(&mut self, source: Source) -> Result<Source> {
-        if let Some(stored) = self.source()? {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .db(&self.path, "binding")?;
+        if let Some(stored) = read_source(&tx, &self.path)? {
             if stored.chain_id != source.chain_id || stored.referee != source.referee {
                 return Err(IndexError::OtherSource {
                     path: self.path.clone(),
@@ -186,7 +184,6 @@ impl Store {
             }
             return Ok(stored);
         }
-        let tx = self.conn.transaction().db(&self.path, "binding")?;
         tx.execute(
             "INSERT INTO source (id, chain_id, referee, from_block) VALUES (1, ?1, ?2, ?3)",
             params![
@@ -208,27 +205,7 @@ impl Store {
 
     /// Where the index stands (the database must be bound).
     pub fn cursor(&self) -> Result<Cursor> {
-        let (last, hash, final_block, head): (i64, Option<Vec<u8>>, i64, i64) = self
-            .conn
-            .query_row(
-                "SELECT block_number, block_hash, final_block, head FROM cursor WHERE id = 1",
-                [],
-                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
-            )
-            .db(&self.path, "reading the cursor")?;
-        let last_hash = hash
-            .map(|h| {
-                (h.len() == 32)
-                    .then(|| B256::from_slice(&h))
-                    .ok_or_else(|| IndexError::Invariant("cursor hash is not 32 bytes".into()))
-            })
-            .transpose()?;
-        Ok(Cursor {
-            next_block: (last + 1).max(0) as u64,
-            last_hash,
-            final_block: final_block.max(0) as u64,
-            head: head.max(0) as u64,
-        })
+        read_cursor(&self.conn, &self.path)
     }
 
     /// The stored non-final blocks, highest first.
@@ -263,17 +240,33 @@ impl Store {
     }
 
     /// Stores `batch` and advances the cursor past it, refolding the games it touched and
-    /// marking final the games that became so, in one transaction.
+    /// marking final the games that became so, in one transaction. The cursor is read
+    /// and checked inside that transaction (`BEGIN IMMEDIATE`: it holds the write lock
+    /// from its start): the batch must begin at the cursor's next block and, when it
+    /// carries that block, on the cursor's hash.
     pub fn commit(&mut self, batch: &Batch) -> Result<Committed> {
-        let cursor = self.cursor()?;
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .db(&path, "starting a batch")?;
+        let cursor = read_cursor(&tx, &path)?;
         if batch.from != cursor.next_block || batch.to < batch.from {
             return Err(IndexError::Invariant(format!(
                 "batch {}..={} does not continue the cursor (next block {})",
                 batch.from, batch.to, cursor.next_block
             )));
         }
-        let path = self.path.clone();
-        let tx = self.conn.transaction().db(&path, "starting a batch")?;
+        if let (Some(first), Some(last_hash)) = (batch.blocks.first(), cursor.last_hash)
+            && first.number == batch.from
+            && first.parent_hash != last_hash
+        {
+            return Err(IndexError::Invariant(format!(
+                "batch {}..={} does not continue the cursor: block {}'s parent is {}, the \
+                 cursor's hash {}",
+                batch.from, batch.to, first.number, first.parent_hash, last_hash
+            )));
+        }
         let mut touched = BTreeSet::new();
         let mut undecodable = Vec::new();
         {
@@ -364,12 +357,30 @@ impl Store {
     }
 
     /// Forgets every block above `ancestor` (the last block the chain and the index
-    /// agree on) and their logs, and refolds the games they touched, in one transaction.
+    /// agree on, one of the stored blocks) and their logs, and refolds the games they
+    /// touched, in one transaction that reads the cursor and checks the ancestor first.
     pub fn rollback(&mut self, ancestor: BlockRef) -> Result<Committed> {
-        let final_block = self.cursor()?.final_block;
         let path = self.path.clone();
-        let tx = self.conn.transaction().db(&path, "starting a rollback")?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .db(&path, "starting a rollback")?;
+        let final_block = read_cursor(&tx, &path)?.final_block;
         let above = sql_int(ancestor.number, "block number")?;
+        let stored: Option<Vec<u8>> = tx
+            .query_row(
+                "SELECT hash FROM blocks WHERE number = ?1",
+                [above],
+                |row| row.get(0),
+            )
+            .optional()
+            .db(&path, "reading the ancestor")?;
+        if stored.as_deref() != Some(ancestor.hash.as_slice()) {
+            return Err(IndexError::Invariant(format!(
+                "rollback to block {} ({}), which the index does not hold",
+                ancestor.number, ancestor.hash
+            )));
+        }
         let mut touched = BTreeSet::new();
         {
             let mut games = tx
@@ -411,6 +422,59 @@ impl Store {
     pub fn game_logs(&self, id: U256) -> Result<Vec<RawLog>> {
         game_logs(&self.conn, &self.path, id)
     }
+}
+
+/// What the database follows, read on `conn` (a connection or a transaction).
+fn read_source(conn: &Connection, path: &str) -> Result<Option<Source>> {
+    conn.query_row(
+        "SELECT chain_id, referee, from_block FROM source WHERE id = 1",
+        [],
+        |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, i64>(2)?,
+            ))
+        },
+    )
+    .optional()
+    .db(path, "reading the source")?
+    .map(|(chain_id, referee, from_block)| {
+        let referee = referee
+            .parse::<Address>()
+            .map_err(|e| IndexError::Invariant(format!("stored referee {referee:?}: {e}")))?;
+        Ok(Source {
+            chain_id: chain_id as u64,
+            referee,
+            from_block: from_block as u64,
+        })
+    })
+    .transpose()
+}
+
+/// The cursor, read on `conn`: inside the write transaction when it is checked before a
+/// write, so that nothing can move it between the check and the write.
+fn read_cursor(conn: &Connection, path: &str) -> Result<Cursor> {
+    let (last, hash, final_block, head): (i64, Option<Vec<u8>>, i64, i64) = conn
+        .query_row(
+            "SELECT block_number, block_hash, final_block, head FROM cursor WHERE id = 1",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+        )
+        .db(path, "reading the cursor")?;
+    let last_hash = hash
+        .map(|h| {
+            (h.len() == 32)
+                .then(|| B256::from_slice(&h))
+                .ok_or_else(|| IndexError::Invariant("cursor hash is not 32 bytes".into()))
+        })
+        .transpose()?;
+    Ok(Cursor {
+        next_block: (last + 1).max(0) as u64,
+        last_hash,
+        final_block: final_block.max(0) as u64,
+        head: head.max(0) as u64,
+    })
 }
 
 /// Keeps the blocks the reorg check needs: the final block and everything above it.
@@ -473,7 +537,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("chessref-index-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(format!("{name}.sqlite"));
-        for suffix in ["", "-wal", "-shm"] {
+        for suffix in ["", "-wal", "-shm", ".lock"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
         }
         path
@@ -657,5 +721,166 @@ mod tests {
         assert_eq!(cursor.next_block, 11);
         assert_eq!(cursor.last_hash, Some(hash(10)));
         assert_eq!(store.recent_blocks().unwrap()[0].number, 10);
+    }
+
+    #[test]
+    fn test_a_second_store_on_the_file_is_refused_naming_the_holder() {
+        let path = temp_db("held");
+        let mut first = Store::open(&path).unwrap();
+        first.bind(SOURCE).unwrap();
+        let err = Store::open(&path).unwrap_err();
+        let IndexError::Held {
+            path: named,
+            holder,
+            lock,
+        } = &err
+        else {
+            panic!("not Held: {err}");
+        };
+        assert_eq!(named, &path.display().to_string());
+        assert_eq!(lock, &format!("{}.lock", path.display()));
+        assert!(
+            holder.starts_with(&format!("pid {}, since 20", std::process::id())),
+            "{holder}"
+        );
+        let message = err.to_string();
+        assert!(
+            message.starts_with(&format!(
+                "index database {} is held by another chessref index (pid {}",
+                path.display(),
+                std::process::id()
+            )),
+            "{message}"
+        );
+        assert!(message.ends_with("one indexer per file"), "{message}");
+        // The refused opener touched nothing: the first one goes on.
+        first
+            .commit(&batch(5, 6, vec![withdrawn_log(6, 0)]))
+            .unwrap();
+        drop(first);
+        let second = Store::open(&path).unwrap();
+        assert_eq!(second.cursor().unwrap().next_block, 7);
+        assert_eq!(count(&second, "logs"), 1);
+    }
+
+    #[test]
+    fn test_the_relay_opens_and_writes_while_the_indexer_holds_the_file() {
+        let path = temp_db("relay-beside");
+        let mut store = Store::open(&path).unwrap();
+        store.bind(SOURCE).unwrap();
+        let mut relay = crate::RelayStore::open(&path).unwrap();
+        relay
+            .append(U256::from(7), 1, "move", 1, 100, "{}")
+            .unwrap();
+        store
+            .commit(&batch(5, 9, vec![withdrawn_log(6, 0)]))
+            .unwrap();
+        relay
+            .append(U256::from(7), 2, "move", 2, 101, "{}")
+            .unwrap();
+        assert_eq!(relay.messages(U256::from(7), 0).unwrap().len(), 2);
+        assert_eq!(relay.source().unwrap(), Some(SOURCE));
+        // A watchtower's opener too, beside both.
+        let tower = crate::RelayStore::open(&path).unwrap();
+        assert_eq!(count(&store, "relay_messages"), 2);
+        drop((relay, tower));
+        assert!(matches!(Store::open(&path), Err(IndexError::Held { .. })));
+    }
+
+    #[test]
+    fn test_openers_of_a_fresh_file_at_once_all_migrate() {
+        for round in 0..20 {
+            let path = temp_db(&format!("fresh-{round}"));
+            // The relay opens an existing file only: an empty one is a fresh database.
+            std::fs::File::create(&path).unwrap();
+            let start = std::sync::Barrier::new(4);
+            std::thread::scope(|scope| {
+                let store = scope.spawn(|| {
+                    start.wait();
+                    Store::open(&path).map(drop)
+                });
+                let relays: Vec<_> = (0..2)
+                    .map(|_| {
+                        scope.spawn(|| {
+                            start.wait();
+                            crate::RelayStore::open(&path).map(drop)
+                        })
+                    })
+                    .collect();
+                let bare = scope.spawn(|| {
+                    let mut conn = Connection::open(&path).unwrap();
+                    conn.busy_timeout(BUSY_TIMEOUT).unwrap();
+                    start.wait();
+                    migrations::migrate(&mut conn, "bare")
+                });
+                store.join().unwrap().unwrap();
+                for relay in relays {
+                    relay.join().unwrap().unwrap();
+                }
+                bare.join().unwrap().unwrap();
+            });
+            let store = Store::open(&path).unwrap();
+            assert_eq!(
+                migrations::version(store.connection(), "t").unwrap(),
+                migrations::latest()
+            );
+        }
+    }
+
+    #[test]
+    fn test_commit_reads_the_cursor_inside_its_write_transaction() {
+        // Another writer (here a bare connection standing for it) holds the write lock
+        // while the store commits, and moves the cursor before letting go: the commit
+        // must see the moved cursor, not the one it could read before taking the lock.
+        let path = temp_db("cursor-race");
+        let mut store = Store::open(&path).unwrap();
+        store.bind(SOURCE).unwrap();
+        let other = Connection::open(&path).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let committing = std::thread::spawn(move || {
+            let result = store.commit(&batch(5, 9, vec![withdrawn_log(6, 0)]));
+            (store, result)
+        });
+        // Long enough for the commit to be waiting on the write lock.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        other
+            .execute(
+                "UPDATE cursor SET block_number = 9, block_hash = ?1 WHERE id = 1",
+                [hash(9).as_slice()],
+            )
+            .unwrap();
+        other.execute_batch("COMMIT").unwrap();
+        let (store, result) = committing.join().unwrap();
+        let err = result.unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("batch 5..=9 does not continue the cursor (next block 10)"),
+            "{err}"
+        );
+        assert_eq!(count(&store, "logs"), 0);
+        assert_eq!(store.cursor().unwrap().next_block, 10);
+    }
+
+    #[test]
+    fn test_commit_refuses_a_batch_off_the_cursors_hash() {
+        let path = temp_db("cursor-hash");
+        let mut store = Store::open(&path).unwrap();
+        store.bind(SOURCE).unwrap();
+        store.commit(&batch(5, 9, vec![])).unwrap();
+        let mut fork = batch(10, 11, vec![]);
+        fork.blocks[0].parent_hash = B256::repeat_byte(7);
+        let err = store.commit(&fork).unwrap_err();
+        assert!(err.to_string().contains("block 10's parent is"), "{err}");
+        assert_eq!(store.cursor().unwrap().next_block, 10);
+        // A rollback to a block the index does not hold is refused too.
+        let stranger = BlockRef {
+            number: 8,
+            hash: B256::repeat_byte(8),
+            parent_hash: hash(7),
+            timestamp: 8,
+        };
+        let err = store.rollback(stranger).unwrap_err();
+        assert!(err.to_string().contains("does not hold"), "{err}");
+        assert_eq!(store.cursor().unwrap().next_block, 10);
     }
 }
