@@ -17,6 +17,7 @@ pub mod error;
 pub mod extract;
 mod games;
 mod handlers;
+pub mod listen;
 #[cfg(feature = "index")]
 pub mod relay;
 pub mod replay;
@@ -48,6 +49,8 @@ pub struct Config {
     /// The relay's limits (with an index).
     #[cfg(feature = "index")]
     pub relay: relay::RelayLimits,
+    /// Connections, header, idle and request time limits.
+    pub connections: listen::ConnectionLimits,
 }
 
 impl Default for Config {
@@ -58,6 +61,7 @@ impl Default for Config {
             index: None,
             #[cfg(feature = "index")]
             relay: relay::RelayLimits::default(),
+            connections: listen::ConnectionLimits::default(),
         }
     }
 }
@@ -74,6 +78,7 @@ pub struct AppState {
 
 /// The service's router with `config`'s limits.
 pub fn router(config: Config) -> Router {
+    let request_limit = config.connections.request;
     let json = DefaultBodyLimit::max(config.json_limit);
     let pgn = DefaultBodyLimit::max(config.pgn_limit);
     let state = AppState {
@@ -115,6 +120,9 @@ pub fn router(config: Config) -> Router {
             ApiError::MethodNotAllowed(method.to_string())
         })
         .layer(axum::middleware::from_fn(cors::cors))
+        .layer(axum::middleware::from_fn(move |request, next| {
+            listen::request_timeout(request_limit, request, next)
+        }))
         .with_state(state)
 }
 
@@ -124,9 +132,8 @@ pub async fn serve<F>(listener: TcpListener, config: Config, shutdown: F) -> std
 where
     F: Future<Output = ()> + Send + 'static,
 {
-    axum::serve(listener, router(config))
-        .with_graceful_shutdown(shutdown)
-        .await
+    let limits = config.connections;
+    listen::serve(listener, router(config), limits, shutdown).await
 }
 
 /// Completes on Ctrl-C (SIGINT) or, on Unix, SIGTERM.

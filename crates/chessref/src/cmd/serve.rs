@@ -6,6 +6,7 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
+use chessref_server::listen::ConnectionLimits;
 use chessref_server::relay::RelayLimits;
 use clap::Args as ClapArgs;
 
@@ -43,6 +44,18 @@ pub struct Args {
     /// closed.
     #[arg(long, default_value_t = RelayLimits::default().idle.as_secs())]
     relay_idle_secs: u64,
+    /// Connections open at once; past it a connection gets a 503 and is closed.
+    #[arg(long, default_value_t = ConnectionLimits::default().connections)]
+    max_connections: usize,
+    /// Seconds a client has to send a request's headers (slow clients are closed).
+    #[arg(long, default_value_t = ConnectionLimits::default().header_read.as_secs())]
+    header_timeout_secs: u64,
+    /// Seconds a connection may be silent both ways (also between keep-alive requests).
+    #[arg(long, default_value_t = ConnectionLimits::default().idle.as_secs())]
+    idle_timeout_secs: u64,
+    /// Seconds a request has to be answered (503 otherwise; a stream's headers count).
+    #[arg(long, default_value_t = ConnectionLimits::default().request.as_secs())]
+    request_timeout_secs: u64,
 }
 
 /// Serves until a shutdown signal, then finishes the requests in flight.
@@ -69,6 +82,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 connections_per_game: args.relay_connections_per_game,
                 connections: args.relay_connections,
                 idle: std::time::Duration::from_secs(args.relay_idle_secs.max(1)),
+            },
+            connections: ConnectionLimits {
+                connections: args.max_connections.max(1),
+                header_read: std::time::Duration::from_secs(args.header_timeout_secs.max(1)),
+                idle: std::time::Duration::from_secs(args.idle_timeout_secs.max(1)),
+                request: std::time::Duration::from_secs(args.request_timeout_secs.max(1)),
             },
         };
         chessref_server::serve(listener, config, chessref_server::shutdown_signal()).await?;
