@@ -552,6 +552,51 @@ impl Reader {
             .map_err(|e| self.unavailable(e))
     }
 
+    /// The changes of every game after `after`, oldest first (at most 1,024), with their
+    /// games: what one poller feeding every event stream reads.
+    pub fn all_changes(&self, after: i64) -> ReadResult<Vec<(U256, Change)>> {
+        self.conn
+            .prepare_cached(
+                "SELECT game_id, seq, kind, ply, block_number FROM changes WHERE seq > ?1
+                 ORDER BY seq LIMIT 1024",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_map(params![after], |r| {
+                    let id: String = r.get(0)?;
+                    Ok((
+                        id,
+                        Change {
+                            seq: r.get(1)?,
+                            kind: r.get(2)?,
+                            ply: r.get(3)?,
+                            block: r.get::<_, i64>(4)? as u64,
+                        },
+                    ))
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(|e| self.unavailable(e))?
+            .into_iter()
+            .map(|(id, change)| {
+                U256::from_str_radix(&id, 10)
+                    .map(|id| (id, change))
+                    .map_err(|e| Unavailable {
+                        path: self.path.clone(),
+                        message: format!("stored game id {id:?}: {e}"),
+                    })
+            })
+            .collect()
+    }
+
+    /// The latest change's sequence number of all games (0 if none).
+    pub fn latest_change(&self) -> ReadResult<i64> {
+        self.conn
+            .query_row("SELECT coalesce(max(seq), 0) FROM changes", [], |r| {
+                r.get(0)
+            })
+            .map_err(|e| self.unavailable(e))
+    }
+
     /// Whether game `id` is over (ended or cancelled) and final: nothing more can change.
     pub fn settled(&self, id: U256) -> ReadResult<bool> {
         self.conn

@@ -51,6 +51,9 @@ mod with_index {
     use axum::response::{IntoResponse, Response};
     use chessref_index::ratings::PlayerView;
     use chessref_index::read::{self, GameView, Lobby, LobbyPage, Reader, StateFilter};
+    use std::sync::Arc;
+
+    use crate::feed::Item;
     use futures_util::Stream;
     use serde_json::json;
 
@@ -61,8 +64,6 @@ mod with_index {
     const MAX_LIMIT: u32 = 500;
     /// Lobby page size when `limit` is not given.
     const DEFAULT_LIMIT: u32 = 50;
-    /// How often an event stream looks for changes.
-    const POLL: Duration = Duration::from_millis(200);
     /// A keep-alive comment this often on an idle event stream.
     const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
@@ -232,41 +233,16 @@ mod with_index {
         }
     }
 
-    /// The SSE event of one change: its kind as the event name, its sequence number as
-    /// the id, and the game's state after it (and the move, for `move`).
-    fn change_event(change: &read::Change, game: Option<&GameView>) -> Event {
-        let played = game.and_then(|g| g.moves.iter().find(|m| m.ply == change.ply));
-        let data = json!({
-            "seq": change.seq,
-            "kind": change.kind,
-            "ply": change.ply,
-            "block": change.block,
-            "move": if change.kind == "move" { played.map(|m| json!(m)) } else { None },
-            "game": game.map(|g| json!({
-                "id": g.summary.id,
-                "phase": g.summary.phase,
-                "pending": g.summary.pending,
-                "ply": g.summary.ply,
-                "status": g.summary.status,
-                "result": g.summary.result,
-                "reason": g.summary.reason,
-                "fen": g.fen,
-            })),
-        });
-        Event::default()
-            .event(change.kind.clone())
-            .id(change.seq.to_string())
-            .data(data.to_string())
-    }
-
     /// `GET /v1/games/{id}/events`: one event per change of the game (move, join, end,
     /// draw offer, finality, rollback), from the changes after `Last-Event-ID` (or after
-    /// `?after=SEQ`; by default only new ones), found by polling the index; a keep-alive
-    /// comment every 15 s.
+    /// `?after=SEQ`; by default only new ones): the backlog read once, then what the one
+    /// poller of every stream broadcasts ([`crate::feed`]); a keep-alive comment every
+    /// 15 s. Bounded in total and per client address (503 `busy` past them).
     pub async fn events(
         State(state): State<AppState>,
         Path(id): Path<String>,
         RawQuery(query): RawQuery,
+        client: Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
         headers: axum::http::HeaderMap,
     ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
         let path = index_path(&state)?;
@@ -295,11 +271,18 @@ mod with_index {
             let last = last
                 .to_str()
                 .ok()
-                .and_then(|v| v.trim().parse::<i64>().ok());
+                .and_then(|v| v.trim().parse::<i64>().ok())
+                .filter(|n| *n >= 0);
             after = Some(last.ok_or_else(|| {
                 ApiError::BadQuery("Last-Event-ID is not a sequence number".into())
             })?);
         }
+        let feed = state.feed.clone().ok_or(ApiError::NoIndex)?;
+        let ticket = feed
+            .admit(client.map(|c| c.0.0.ip()))
+            .map_err(ApiError::Busy)?;
+        // Subscribed before the backlog is read: nothing falls between them.
+        let rx = feed.subscribe();
         // The game must exist; the stream starts after its last change unless told otherwise.
         let start = with_reader(path.clone(), move |r| {
             Ok((r.game(id)?.is_some(), r.last_change(id)?))
@@ -309,49 +292,70 @@ mod with_index {
             return Err(ApiError::UnknownGame(id.to_string()));
         }
         let cursor = after.unwrap_or(start.1);
+        let (held, over) = backlog(path.clone(), id, cursor).await?;
+        let queue: std::collections::VecDeque<Arc<Item>> = held.into_iter().map(Arc::new).collect();
+        let ended = over && queue.is_empty();
         let stream = futures_util::stream::unfold(
-            (path, cursor, Vec::<Event>::new(), false),
-            move |(path, mut cursor, mut queued, mut ended)| async move {
+            (ticket, rx, queue, cursor, ended, path),
+            move |(ticket, mut rx, mut queue, mut cursor, mut ended, path)| async move {
                 loop {
-                    if let Some(event) = queued.pop() {
-                        return Some((Ok(event), (path, cursor, queued, ended)));
+                    if let Some(item) = queue.pop_front() {
+                        cursor = cursor.max(item.seq);
+                        ended |= item.last;
+                        let event = Event::default()
+                            .event(item.kind.clone())
+                            .id(item.seq.to_string())
+                            .data(item.data.clone());
+                        return Some((Ok(event), (ticket, rx, queue, cursor, ended, path)));
                     }
                     if ended {
                         return None;
                     }
-                    let read = with_reader(path.clone(), move |r| {
-                        let changes = r.changes(id, cursor)?;
-                        let game = if changes.is_empty() {
-                            None
-                        } else {
-                            r.game(id)?
-                        };
-                        Ok((changes, game, r.settled(id)?))
-                    })
-                    .await;
-                    match read {
-                        Ok((changes, game, _)) if !changes.is_empty() => {
-                            cursor = changes.last().map_or(cursor, |c| c.seq);
-                            // Popped from the back: queue newest first.
-                            queued = changes
-                                .iter()
-                                .rev()
-                                .map(|c| change_event(c, game.as_ref()))
-                                .collect();
+                    match rx.recv().await {
+                        Ok(item) if item.game == id && item.seq > cursor => queue.push_back(item),
+                        Ok(_) => {}
+                        // Fell behind the broadcast: what was missed, from the index.
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                            match backlog(path.clone(), id, cursor).await {
+                                Ok((items, over)) => {
+                                    ended = over && items.is_empty();
+                                    queue.extend(items.into_iter().map(Arc::new));
+                                }
+                                Err(e) => {
+                                    ended = true;
+                                    let event = Event::default().event("error").data(
+                                        json!({"error": e.kind(), "message": e.to_string()})
+                                            .to_string(),
+                                    );
+                                    return Some((
+                                        Ok(event),
+                                        (ticket, rx, queue, cursor, ended, path),
+                                    ));
+                                }
+                            }
                         }
-                        // Over and final, every change sent: nothing more can come.
-                        Ok((_, _, true)) => return None,
-                        Ok(_) => tokio::time::sleep(POLL).await,
-                        Err(e) => {
-                            ended = true;
-                            queued.push(Event::default().event("error").data(
-                                json!({"error": e.kind(), "message": e.to_string()}).to_string(),
-                            ));
-                        }
+                        Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
                     }
                 }
             },
         );
         Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(KEEP_ALIVE).text("keep-alive")))
+    }
+
+    /// Game `id`'s changes after `cursor`, rendered (the game read once), and whether the
+    /// game is over and final.
+    async fn backlog(path: PathBuf, id: U256, cursor: i64) -> Result<(Vec<Item>, bool), ApiError> {
+        with_reader(path, move |r| {
+            let mut changes = Vec::new();
+            let mut after = cursor;
+            loop {
+                let batch = r.changes(id, after)?;
+                let Some(last) = batch.last() else { break };
+                after = last.seq;
+                changes.extend(batch);
+            }
+            Ok((crate::feed::items(r, id, &changes)?, r.settled(id)?))
+        })
+        .await
     }
 }

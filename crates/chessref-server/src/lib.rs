@@ -15,6 +15,8 @@ pub mod api;
 mod cors;
 pub mod error;
 pub mod extract;
+#[cfg(feature = "index")]
+pub mod feed;
 mod games;
 mod handlers;
 pub mod listen;
@@ -51,6 +53,9 @@ pub struct Config {
     pub relay: relay::RelayLimits,
     /// Connections, header, idle and request time limits.
     pub connections: listen::ConnectionLimits,
+    /// Event streams in total and per client address (with an index).
+    #[cfg(feature = "index")]
+    pub events: feed::EventLimits,
 }
 
 impl Default for Config {
@@ -62,6 +67,8 @@ impl Default for Config {
             #[cfg(feature = "index")]
             relay: relay::RelayLimits::default(),
             connections: listen::ConnectionLimits::default(),
+            #[cfg(feature = "index")]
+            events: feed::EventLimits::default(),
         }
     }
 }
@@ -74,6 +81,9 @@ pub struct AppState {
     /// The relay of channel games, with an index.
     #[cfg(feature = "index")]
     pub relay: Option<Arc<relay::Relay>>,
+    /// The one poller of every event stream, with an index.
+    #[cfg(feature = "index")]
+    pub feed: Option<Arc<feed::Feed>>,
 }
 
 /// The service's router with `config`'s limits.
@@ -87,6 +97,11 @@ pub fn router(config: Config) -> Router {
             .index
             .clone()
             .map(|path| Arc::new(relay::Relay::new(path, config.relay))),
+        #[cfg(feature = "index")]
+        feed: config
+            .index
+            .clone()
+            .map(|path| Arc::new(feed::Feed::new(path, config.events))),
         config: Arc::new(config),
     };
     let router = Router::new()

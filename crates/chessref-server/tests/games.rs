@@ -47,15 +47,19 @@ struct Client {
 
 impl Client {
     fn start(index: Option<PathBuf>) -> Client {
+        Client::start_with(Config {
+            index,
+            ..Config::default()
+        })
+    }
+
+    fn start_with(config: Config) -> Client {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build()
             .unwrap();
-        let server = runtime.block_on(TestServer::start(Config {
-            index,
-            ..Config::default()
-        }));
+        let server = runtime.block_on(TestServer::start(config));
         Client {
             runtime,
             server: Some(server),
@@ -490,4 +494,115 @@ fn test_without_an_index_or_with_a_missing_one() {
             .unwrap()
             .contains(&missing.display().to_string())
     );
+}
+
+/// Opens an event stream from the local address `from`: the status line of the answer,
+/// and the connection (kept open while held).
+fn stream_from(addr: std::net::SocketAddr, from: &str, path: &str) -> (String, TcpStream) {
+    let socket = socket2_connect(from, addr);
+    let mut stream = socket;
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut status = String::new();
+    reader.read_line(&mut status).unwrap();
+    (status.trim().to_owned(), stream)
+}
+
+/// A TCP connection to `addr` from the loopback address `from` (127.0.0.x: another
+/// client address on one machine).
+fn socket2_connect(from: &str, addr: std::net::SocketAddr) -> TcpStream {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let stream = rt.block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+        socket.connect(addr).await.unwrap()
+    });
+    let stream = stream.into_std().unwrap();
+    stream.set_nonblocking(false).unwrap();
+    stream
+}
+
+#[test]
+fn test_event_streams_share_one_poller_and_are_bounded() {
+    let anvil = Anvil::spawn().unwrap();
+    let mut referee = Referee::deploy(RpcChain::connect(anvil.url()).unwrap()).unwrap();
+    let address = referee.address();
+    let (white, black) = {
+        let accounts = referee.chain().accounts();
+        (accounts[1], accounts[2])
+    };
+    let db = played::temp_db("events");
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let (url, db, stop) = (anvil.url().to_owned(), db.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let chain = RpcChain::connect_read_only(&url).unwrap();
+            let options = Options {
+                confirmations: 1,
+                batch_blocks: 100,
+                poll: Duration::from_millis(20),
+            };
+            let mut indexer =
+                Indexer::new(chain, Store::open(&db).unwrap(), address, 0, options).unwrap();
+            indexer
+                .run(|| stop.load(Ordering::Relaxed), |_| Ok(()))
+                .unwrap();
+        });
+    }
+    let stake = U256::from(10u64.pow(15));
+    let created = referee
+        .create_game(white, &GameSetup::eth(black, stake))
+        .unwrap();
+    let joined = referee.join_game(black, created.id, stake).unwrap();
+    let client = Client::start_with(Config {
+        index: Some(db.clone()),
+        events: chessref_server::feed::EventLimits {
+            streams: 203,
+            per_client: 200,
+        },
+        ..Config::default()
+    });
+    let id = created.id.to_string();
+    client.wait_for(&format!("/v1/games/{id}"), "/v1/games/{id}", |v| {
+        v["phase"] == "running"
+    });
+    let addr = client.server().addr;
+    let path = format!("/v1/games/{id}/events");
+
+    // 200 streams of one game from one address: the 201st from it is refused.
+    let streams: Vec<_> = (0..200).map(|_| subscribe(addr, &path)).collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let (status, _held) = stream_from(addr, "127.0.0.1", &path);
+    assert!(status.contains("503"), "{status}");
+    // Other addresses up to the total: 203 in all, the next refused.
+    let (two, _a) = stream_from(addr, "127.0.0.2", &path);
+    let (three, _b) = stream_from(addr, "127.0.0.3", &path);
+    assert!(
+        two.contains("200") && three.contains("200"),
+        "{two} {three}"
+    );
+    let (four, _c) = stream_from(addr, "127.0.0.4", &path);
+    let (five, _d) = stream_from(addr, "127.0.0.5", &path);
+    assert!(four.contains("200"), "{four}");
+    assert!(five.contains("503"), "{five}");
+
+    // One move: every stream gets it, from the one poller.
+    let position = Position {
+        state: created.state,
+        history: created.history,
+        clock: joined.clock,
+    };
+    referee
+        .play_move(white, created.id, &position, packed("e2e4"))
+        .unwrap();
+    for (i, events) in streams.iter().enumerate() {
+        let (name, data) = next_event(events);
+        assert_eq!(name, "move", "stream {i}: {data}");
+        assert_eq!(data["move"]["san"], "e4", "stream {i}");
+    }
+    drop(streams);
+    stop.store(true, Ordering::Relaxed);
 }

@@ -6,6 +6,7 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
+use chessref_server::feed::EventLimits;
 use chessref_server::listen::ConnectionLimits;
 use chessref_server::relay::RelayLimits;
 use clap::Args as ClapArgs;
@@ -56,6 +57,12 @@ pub struct Args {
     /// Seconds a request has to be answered (503 otherwise; a stream's headers count).
     #[arg(long, default_value_t = ConnectionLimits::default().request.as_secs())]
     request_timeout_secs: u64,
+    /// Event streams (`/v1/games/{id}/events`) open at once.
+    #[arg(long, default_value_t = EventLimits::default().streams)]
+    max_event_streams: usize,
+    /// Event streams open at once from one client address.
+    #[arg(long, default_value_t = EventLimits::default().per_client)]
+    max_event_streams_per_client: usize,
 }
 
 /// Serves until a shutdown signal, then finishes the requests in flight.
@@ -82,6 +89,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 connections_per_game: args.relay_connections_per_game,
                 connections: args.relay_connections,
                 idle: std::time::Duration::from_secs(args.relay_idle_secs.max(1)),
+            },
+            events: EventLimits {
+                streams: args.max_event_streams,
+                per_client: args.max_event_streams_per_client,
             },
             connections: ConnectionLimits {
                 connections: args.max_connections.max(1),
