@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use alloy_primitives::U256;
+use chessref_core::{RawMove, State};
 use chessref_index::read::{self, Change, GameView};
 use serde_json::json;
 use tokio::sync::broadcast;
@@ -53,25 +54,55 @@ pub struct Item {
     pub last: bool,
 }
 
-/// The event data of `change` with `game` as it stands (the move, for `move`).
+/// The position after the first `ply` moves of `game`, replayed from its start (`None`
+/// when the index does not hold them from the start: a channel game continued from a
+/// registered position).
+fn position_at(game: &GameView, ply: u32) -> Option<State> {
+    let mut state = State::from_fen(&game.start_fen).ok()?;
+    let mut moves = game.moves.iter().take_while(|m| m.ply <= ply).peekable();
+    if ply > 0 && moves.peek().is_none_or(|m| m.ply != 1) {
+        return None;
+    }
+    for m in moves {
+        state = state.play(RawMove::from_packed(m.packed)).ok()?;
+    }
+    Some(state)
+}
+
+/// The event data of `change`: the game as it stood just after the change (its
+/// position after the change's ply; the phase the change's kind gives, the result only
+/// once ended), not the game as it stands now (docs/INDEX.md, "The event feed").
 pub fn render(change: &Change, game: Option<&GameView>) -> String {
     let played = game.and_then(|g| g.moves.iter().find(|m| m.ply == change.ply));
+    let view = game.map(|g| {
+        let at = position_at(g, change.ply);
+        let phase = match change.kind.as_str() {
+            "created" => "open",
+            "joined" | "move" | "draw_offer" | "divergence" => "running",
+            _ => g.summary.phase.as_str(),
+        };
+        let over = matches!(
+            change.kind.as_str(),
+            "ended" | "final" | "cancelled" | "rollback"
+        );
+        json!({
+            "id": g.summary.id,
+            "phase": phase,
+            "pending": g.summary.pending,
+            "ply": change.ply,
+            "status": at.as_ref().map_or(g.summary.status.as_str(), |s| s.status().name()),
+            "result": if over { g.summary.result.clone() } else { None },
+            "reason": if over { g.summary.reason.clone() } else { None },
+            "fen": at.map_or_else(|| g.fen.clone(), |s| s.fen()),
+        })
+    });
     json!({
         "seq": change.seq,
         "kind": change.kind,
         "ply": change.ply,
         "block": change.block,
         "move": if change.kind == "move" { played.map(|m| json!(m)) } else { None },
-        "game": game.map(|g| json!({
-            "id": g.summary.id,
-            "phase": g.summary.phase,
-            "pending": g.summary.pending,
-            "ply": g.summary.ply,
-            "status": g.summary.status,
-            "result": g.summary.result,
-            "reason": g.summary.reason,
-            "fen": g.fen,
-        })),
+        "game": view,
     })
     .to_string()
 }

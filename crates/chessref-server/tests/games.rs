@@ -604,5 +604,27 @@ fn test_event_streams_share_one_poller_and_are_bounded() {
         assert_eq!(data["move"]["san"], "e4", "stream {i}");
     }
     drop(streams);
+    // Read back from the start (on a second server of the same index, this one being
+    // full): each event carries the game as it stood just after it.
+    let second = Client::start(Some(db.clone()));
+    let history = subscribe(second.server().addr, &format!("{path}?after=0"));
+    let (name, data) = next_event(&history);
+    assert_eq!(name, "created", "{data}");
+    assert_eq!(data["game"]["phase"], "open", "{data}");
+    assert_eq!(
+        data["game"]["fen"],
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    );
+    let (name, data) = next_event(&history);
+    assert_eq!(
+        (name.as_str(), &data["game"]["phase"]),
+        ("joined", &serde_json::json!("running"))
+    );
+    let (name, data) = next_event(&history);
+    assert_eq!(name, "move", "{data}");
+    assert_eq!(
+        data["game"]["fen"],
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
+    );
     stop.store(true, Ordering::Relaxed);
 }
