@@ -132,14 +132,7 @@ impl Store {
         .db(&name, "opening")?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .db(&name, "setting the busy timeout")?;
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
-            .db(&name, "switching to WAL")?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            return Err(IndexError::Invariant(format!(
-                "{name}: SQLite kept journal mode {mode}, not WAL"
-            )));
-        }
+        switch_to_wal(&conn, &name)?;
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
             .db(&name, "setting pragmas")?;
         migrations::migrate(&mut conn, &name)?;
@@ -421,6 +414,36 @@ impl Store {
     /// The stored logs of game `id`, in chain order.
     pub fn game_logs(&self, id: U256) -> Result<Vec<RawLog>> {
         game_logs(&self.conn, &self.path, id)
+    }
+}
+
+/// Puts the database in WAL mode. The switch needs the file to itself and SQLite does
+/// not wait for it (no busy handler): while another opener of a fresh file (the relay,
+/// the watchtower) is migrating it, it is tried again, up to [`BUSY_TIMEOUT`].
+fn switch_to_wal(conn: &Connection, path: &str) -> Result<()> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        let mode = conn.query_row("PRAGMA journal_mode = WAL", [], |row| {
+            row.get::<_, String>(0)
+        });
+        let busy = match &mode {
+            Ok(mode) if mode.eq_ignore_ascii_case("wal") => return Ok(()),
+            Ok(_) => true,
+            Err(rusqlite::Error::SqliteFailure(f, _)) => {
+                matches!(
+                    f.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                )
+            }
+            Err(_) => false,
+        };
+        if !busy || std::time::Instant::now() >= deadline {
+            let mode = mode.db(path, "switching to WAL")?;
+            return Err(IndexError::Invariant(format!(
+                "{path}: SQLite kept journal mode {mode}, not WAL"
+            )));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }
 
@@ -789,41 +812,51 @@ mod tests {
 
     #[test]
     fn test_openers_of_a_fresh_file_at_once_all_migrate() {
+        // Two processes that opened a fresh file (bare connections, migrating as the
+        // relay and the watchtower do), the indexer's store and a relay's, all at once.
         for round in 0..20 {
             let path = temp_db(&format!("fresh-{round}"));
             // The relay opens an existing file only: an empty one is a fresh database.
             std::fs::File::create(&path).unwrap();
             let start = std::sync::Barrier::new(4);
-            std::thread::scope(|scope| {
+            let results = std::thread::scope(|scope| {
+                let bare: Vec<_> = (0..2)
+                    .map(|_| {
+                        let mut conn = Connection::open(&path).unwrap();
+                        conn.busy_timeout(BUSY_TIMEOUT).unwrap();
+                        let start = &start;
+                        scope.spawn(move || {
+                            start.wait();
+                            migrations::migrate(&mut conn, "bare")
+                        })
+                    })
+                    .collect();
                 let store = scope.spawn(|| {
                     start.wait();
                     Store::open(&path).map(drop)
                 });
-                let relays: Vec<_> = (0..2)
-                    .map(|_| {
-                        scope.spawn(|| {
-                            start.wait();
-                            crate::RelayStore::open(&path).map(drop)
-                        })
-                    })
-                    .collect();
-                let bare = scope.spawn(|| {
-                    let mut conn = Connection::open(&path).unwrap();
-                    conn.busy_timeout(BUSY_TIMEOUT).unwrap();
+                let relay = scope.spawn(|| {
                     start.wait();
-                    migrations::migrate(&mut conn, "bare")
+                    crate::RelayStore::open(&path).map(drop)
                 });
-                store.join().unwrap().unwrap();
-                for relay in relays {
-                    relay.join().unwrap().unwrap();
-                }
-                bare.join().unwrap().unwrap();
+                let mut results: Vec<_> = bare.into_iter().map(|h| h.join().unwrap()).collect();
+                results.push(store.join().unwrap());
+                results.push(relay.join().unwrap());
+                results
             });
+            for result in results {
+                result.unwrap_or_else(|e| panic!("round {round}: {e}"));
+            }
             let store = Store::open(&path).unwrap();
             assert_eq!(
                 migrations::version(store.connection(), "t").unwrap(),
                 migrations::latest()
             );
+            let mode: String = store
+                .connection()
+                .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(mode, "wal");
         }
     }
 

@@ -186,6 +186,8 @@ fn test_a_move_the_rules_refuse_is_recorded_as_a_divergence() {
     assert_eq!(topics.len(), 2 + 2 * 64, "signature and game id: {topics}");
     assert_eq!(count(conn, "games WHERE id = '7' AND divergent = 1"), 1);
     // Indexing again from scratch finds it again; a refold keeps one row of evidence.
+    // (One indexer per file: the first one stops.)
+    drop(indexer);
     let mut again = indexer_at(&anvil, "divergence", address);
     catch_up(&mut again);
     assert_eq!(count(again.store().connection(), "divergences"), 1);

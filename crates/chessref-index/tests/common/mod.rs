@@ -123,12 +123,12 @@ pub fn indexed(conn: &Connection) -> Vec<Played> {
         .collect()
 }
 
-/// A fresh database path in the temp dir (removed with its WAL files first).
+/// A fresh database path in the temp dir (removed with its WAL and lock files first).
 pub fn temp_db(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("chessref-index-tests-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{name}.sqlite"));
-    for suffix in ["", "-wal", "-shm"] {
+    for suffix in ["", "-wal", "-shm", ".lock"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
     }
     path
