@@ -137,16 +137,44 @@ fn env_key(value: Option<&str>) -> Result<Sender, WalletError> {
 }
 
 /// The password in `file`: its first line, without the line ending.
+/// At most this much of a password file is read: a password is its first line, and a
+/// device that never ends (`/dev/zero`) must not fill the memory.
+const PASSWORD_FILE_LIMIT: u64 = 4096;
+
 fn read_password_file(file: &Path) -> Result<String, WalletError> {
-    let text = std::fs::read_to_string(file).map_err(|source| WalletError::PasswordFile {
+    use std::io::Read;
+    let error = |source| WalletError::PasswordFile {
         path: file.to_path_buf(),
         source,
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(file)
+        .and_then(|f| f.take(PASSWORD_FILE_LIMIT).read_to_end(&mut bytes))
+        .map_err(error)?;
+    let first = bytes.split(|b| *b == b'\n').next().unwrap_or_default();
+    if first.len() as u64 >= PASSWORD_FILE_LIMIT {
+        return Err(error(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("no line end in its first {PASSWORD_FILE_LIMIT} bytes: not a password file"),
+        )));
+    }
+    let line = String::from_utf8(first.to_vec()).map_err(|_| {
+        error(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "its first line is not UTF-8",
+        ))
     })?;
-    Ok(text.lines().next().unwrap_or_default().to_string())
+    Ok(line.trim_end_matches('\r').to_string())
 }
 
 /// Decrypts the keystore at `path` with `password`.
 pub fn decrypt(path: &Path, password: &str) -> Result<PrivateKeySigner, WalletError> {
+    if path.is_dir() {
+        return Err(WalletError::Keystore {
+            path: path.to_path_buf(),
+            message: "a directory, not a keystore file (give the JSON file in it)".into(),
+        });
+    }
     if !path.is_file() {
         return Err(WalletError::Keystore {
             path: path.to_path_buf(),
@@ -165,6 +193,23 @@ pub fn decrypt(path: &Path, password: &str) -> Result<PrivateKeySigner, WalletEr
             message: other.to_string(),
         },
     })
+}
+
+#[cfg(test)]
+mod limits {
+    use super::*;
+
+    #[test]
+    fn a_password_file_that_never_ends_is_refused_not_read_forever() {
+        let error = read_password_file(Path::new("/dev/zero")).unwrap_err();
+        assert!(error.to_string().contains("no line end"), "{error}");
+    }
+
+    #[test]
+    fn a_keystore_directory_is_named_as_one() {
+        let error = decrypt(&std::env::temp_dir(), "x").unwrap_err();
+        assert!(error.to_string().contains("a directory"), "{error}");
+    }
 }
 
 #[cfg(test)]

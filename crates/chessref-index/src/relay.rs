@@ -181,9 +181,10 @@ impl RelayStore {
         received_at: u64,
         body: &str,
     ) -> Result<()> {
+        // IMMEDIATE: the number read is the one written after, whoever else writes the file.
         let tx = self
             .conn
-            .transaction()
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .db(&self.path, "starting a relay write")?;
         let key = id.to_string();
         let latest: i64 = tx

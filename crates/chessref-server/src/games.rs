@@ -79,7 +79,19 @@ mod with_index {
         tokio::task::spawn_blocking(move || read::open(&path).and_then(|r| f(&r)))
             .await
             .map_err(|e| ApiError::Internal(format!("index task failed: {e}")))?
-            .map_err(|e| ApiError::IndexUnavailable(e.to_string()))
+            .map_err(|e| ApiError::IndexUnavailable(unavailable(&e)))
+    }
+
+    /// What a client is told of an unreadable index: the file's name, not where the
+    /// server keeps it.
+    fn unavailable(e: &read::Unavailable) -> String {
+        let name = std::path::Path::new(&e.path)
+            .file_name()
+            .map_or_else(|| "the index".into(), |n| n.to_string_lossy().into_owned());
+        format!(
+            "index database {name} is unavailable: {}",
+            e.message.replace(&e.path, &name)
+        )
     }
 
     /// A game id: a decimal uint256.
