@@ -23,6 +23,11 @@ fn test_a_stale_registration_is_overtaken_with_the_latest_pair() {
     s.referee.send_channel(white, &stale).unwrap();
     let id = g.game.game_id;
     assert_eq!(s.referee.channel_status(id).unwrap().registeredPly, 2);
+    let snapshot = s
+        .referee
+        .chain()
+        .raw_request("evm_snapshot", serde_json::json!([]))
+        .unwrap();
 
     let mut tower = s.watchtower();
     let actions = tower.round().unwrap();
@@ -32,11 +37,25 @@ fn test_a_stale_registration_is_overtaken_with_the_latest_pair() {
     assert_eq!(s.referee.channel_status(id).unwrap().registeredPly, 4);
     // Nothing more to do: the registration is the latest pair held.
     assert_eq!(tower.round().unwrap(), []);
+
+    // A reorg drops the overtaking transaction: the next round, and a restarted
+    // watchtower alike, answer again.
+    s.referee
+        .chain()
+        .raw_request("evm_revert", serde_json::json!([snapshot]))
+        .unwrap();
+    assert_eq!(s.referee.channel_status(id).unwrap().registeredPly, 2);
+    drop(tower);
+    let mut restarted = s.watchtower();
+    let actions = restarted.round().unwrap();
+    assert_eq!(actions.len(), 1, "{actions:?}");
+    assert!(actions[0].outcome.is_ok(), "{}", actions[0]);
+    assert_eq!(s.referee.channel_status(id).unwrap().registeredPly, 4);
     let logged = common::count(
         RelayStore::open(&s.db).unwrap().connection(),
         "watch_actions WHERE tx_hash IS NOT NULL",
     );
-    assert_eq!(logged, 1);
+    assert_eq!(logged, 2, "both attempts recorded");
 }
 
 #[test]
