@@ -1,5 +1,7 @@
 //! Error types of the harness.
 
+use std::time::Duration;
+
 use alloy_primitives::{Address, Bytes};
 
 /// A failure of the chain itself (not a revert, which is a normal outcome).
@@ -24,6 +26,17 @@ pub enum ChainError {
         url: String,
         /// The transport's error and its causes.
         message: String,
+    },
+    /// The node did not answer within the timeout: it accepted the connection (or the
+    /// request) and said nothing ([`crate::RpcChain::with_timeout`]).
+    #[error("the node at {url} did not answer {what} within {}", seconds(.after))]
+    Timeout {
+        /// Endpoint.
+        url: String,
+        /// The request or step unanswered (`eth_blockNumber`, `the WebSocket handshake`).
+        what: &'static str,
+        /// How long it waited.
+        after: Duration,
     },
     /// The endpoint answered something that is not a JSON-RPC response.
     #[error("RPC {url} answered something that is not JSON-RPC: {message}")]
@@ -72,6 +85,21 @@ pub enum ChainError {
     /// The anvil binary could not be found or started.
     #[error("anvil: {0}")]
     Anvil(String),
+}
+
+impl ChainError {
+    /// Whether the node did not answer in time ([`ChainError::Timeout`]): it may answer a
+    /// retry, unlike a refusal or a wrong answer.
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, ChainError::Timeout { .. })
+    }
+}
+
+/// `after` in seconds as people write them: `10 s`, `2.5 s`, `0.25 s`.
+fn seconds(after: &Duration) -> String {
+    let text = format!("{:.3}", after.as_secs_f64());
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text} s")
 }
 
 /// A failure of a contract operation: the chain failed, the contract

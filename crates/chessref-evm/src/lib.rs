@@ -2,7 +2,8 @@
 //!
 //! [`Chain`] is the one interface both backends implement: [`RevmChain`]
 //! (revm, Prague, in memory: the default everywhere) and [`RpcChain`]
-//! (alloy over HTTP(S) or WebSocket, e.g. a local anvil started by [`anvil::Anvil`]).
+//! (alloy over HTTP(S) or WebSocket, e.g. a local anvil started by [`anvil::Anvil`]; a
+//! node that never answers, for tests of the timeout, is [`stalled_node::StalledNode`]).
 //! On top of it: [`RulesView`] (the deployed rules) and the referee client.
 
 pub mod anvil;
@@ -24,6 +25,7 @@ mod rpc_chain;
 mod rules;
 mod sender;
 pub mod simulate;
+pub mod stalled_node;
 pub mod stats;
 
 pub use chain::{
@@ -37,7 +39,7 @@ pub use referee::{Acted, Created, Ending, GameSetup, Joined, Moved, Position, Re
 pub use replay::{GameReport, ReplaySummary, Replayer};
 pub use revert::ContractRevert;
 pub use revm_chain::{ACCOUNT_BALANCE, ACCOUNT_COUNT, CHAIN_ID, GENESIS_TIMESTAMP, RevmChain};
-pub use rpc_chain::{BlockRef, LogPlace, RpcChain};
+pub use rpc_chain::{BlockRef, DEFAULT_RPC_TIMEOUT, LogPlace, RpcChain};
 pub use rules::{RulesView, evm_check};
 pub use sender::Sender;
 pub use simulate::{SimulateOptions, SimulateSummary, simulate};

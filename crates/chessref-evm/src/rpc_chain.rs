@@ -1,5 +1,6 @@
 //! Any JSON-RPC node (anvil, a testnet, ...) through an alloy provider.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use alloy::eips::BlockNumberOrTag;
@@ -55,14 +56,29 @@ const RECEIPT_TIMEOUT: Duration = Duration::from_secs(300);
 /// Longest pause between two receipt polls.
 const RECEIPT_POLL_MAX: Duration = Duration::from_secs(1);
 
+/// How long connecting and each request wait for the node unless told otherwise
+/// ([`RpcChain::set_default_timeout`], [`RpcChain::with_timeout`]).
+pub const DEFAULT_RPC_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The process-wide timeout of new connections, in microseconds (see
+/// [`RpcChain::set_default_timeout`]).
+static DEFAULT_TIMEOUT_MICROS: AtomicU64 = AtomicU64::new(DEFAULT_RPC_TIMEOUT.as_micros() as u64);
+
 /// A JSON-RPC node driven synchronously: each call blocks on a private
 /// single-threaded tokio runtime (do not use it from inside an async task).
 ///
 /// Senders are the node's unlocked accounts (`eth_accounts`, as on anvil)
 /// or, with [`RpcChain::connect_with_keys`], local private keys that sign
 /// every transaction.
+///
+/// Connecting and every request are bounded by a timeout ([`DEFAULT_RPC_TIMEOUT`], the
+/// process's [`RpcChain::set_default_timeout`], or this chain's [`RpcChain::with_timeout`]):
+/// a node that accepts and never answers is [`ChainError::Timeout`], naming the endpoint
+/// and the request, never a silent hang. Waiting for a receipt is a series of polls: each
+/// poll is bounded so, the whole wait by its own limit (five minutes).
 pub struct RpcChain {
     url: String,
+    timeout: Duration,
     runtime: tokio::runtime::Runtime,
     provider: DynProvider,
     accounts: Vec<Address>,
@@ -73,12 +89,38 @@ impl std::fmt::Debug for RpcChain {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RpcChain")
             .field("url", &self.url)
+            .field("timeout", &self.timeout)
             .field("accounts", &self.accounts)
             .finish_non_exhaustive()
     }
 }
 
 impl RpcChain {
+    /// Sets the timeout of the connections made from now on in this process, connecting
+    /// included (the command line's `--rpc-timeout`); at least a millisecond.
+    pub fn set_default_timeout(timeout: Duration) {
+        let micros = u64::try_from(timeout.as_micros()).unwrap_or(u64::MAX);
+        DEFAULT_TIMEOUT_MICROS.store(micros.max(1_000), Ordering::Relaxed);
+    }
+
+    /// The timeout new connections get: [`DEFAULT_RPC_TIMEOUT`] unless
+    /// [`RpcChain::set_default_timeout`] changed it.
+    pub fn default_timeout() -> Duration {
+        Duration::from_micros(DEFAULT_TIMEOUT_MICROS.load(Ordering::Relaxed))
+    }
+
+    /// This chain with every following request bounded by `timeout` (connecting used the
+    /// [`RpcChain::default_timeout`]); at least a millisecond.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    /// How long each request waits for the node.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
     /// Connects to `url` and sends from the node's unlocked accounts.
     pub fn connect(url: &str) -> Result<Self, ChainError> {
         Self::connect_with_keys(url, &[])
@@ -88,7 +130,7 @@ impl RpcChain {
     /// it needs no unlocked account, as public endpoints have none; sending fails with
     /// [`ChainError::UnknownAccount`].
     pub fn connect_read_only(url: &str) -> Result<Self, ChainError> {
-        Self::connect_node(url, Vec::new())
+        Self::connect_node(url, Vec::new(), Self::default_timeout())
     }
 
     /// Connects to `url`; with non-empty `keys` (hex private keys), sends
@@ -125,9 +167,13 @@ impl RpcChain {
     }
 
     /// Connects over HTTP(S) or WebSocket (by the URL's scheme) and asks the chain id,
-    /// so an endpoint that is down or is not a JSON-RPC node fails here, by name; the
-    /// accounts are the signers'.
-    fn connect_node(url: &str, signers: Vec<PrivateKeySigner>) -> Result<Self, ChainError> {
+    /// so an endpoint that is down, silent or not a JSON-RPC node fails here, by name; the
+    /// accounts are the signers'. Connecting and every request wait `timeout` at most.
+    fn connect_node(
+        url: &str,
+        signers: Vec<PrivateKeySigner>,
+        timeout: Duration,
+    ) -> Result<Self, ChainError> {
         let parsed = url
             .parse::<alloy::transports::http::reqwest::Url>()
             .map_err(|e| ChainError::BadUrl {
@@ -158,19 +204,31 @@ impl RpcChain {
             wallet
         });
         // A WebSocket connection's task lives on this runtime: it must be made inside it.
+        // HTTP connects within each request, which the request's timeout bounds; a
+        // WebSocket connects here, bounded the same.
         let connected = runtime.block_on(async {
-            Ok::<_, RpcError<TransportErrorKind>>(match wallet {
-                None => ProviderBuilder::new().connect(url).await?.erased(),
-                Some(wallet) => ProviderBuilder::new()
-                    .wallet(wallet)
-                    .connect(url)
-                    .await?
-                    .erased(),
+            tokio::time::timeout(timeout, async {
+                Ok::<_, RpcError<TransportErrorKind>>(match wallet {
+                    None => ProviderBuilder::new().connect(url).await?.erased(),
+                    Some(wallet) => ProviderBuilder::new()
+                        .wallet(wallet)
+                        .connect(url)
+                        .await?
+                        .erased(),
+                })
             })
+            .await
         });
-        let provider = connected.map_err(|e| classify(url, e))?;
+        let provider = connected
+            .map_err(|_| ChainError::Timeout {
+                url: url.to_string(),
+                what: "the WebSocket handshake",
+                after: timeout,
+            })?
+            .map_err(|e| classify(url, e))?;
         let mut chain = RpcChain {
             url: url.to_string(),
+            timeout,
             runtime,
             provider,
             accounts: signers.iter().map(|s| s.address()).collect(),
@@ -183,10 +241,11 @@ impl RpcChain {
     /// [`RpcChain::connect_node`], then the accounts: the signers' addresses, else the
     /// node's unlocked accounts (at least one).
     fn open(url: &str, signers: Vec<PrivateKeySigner>) -> Result<Self, ChainError> {
-        let mut chain = Self::connect_node(url, signers)?;
+        let mut chain = Self::connect_node(url, signers, Self::default_timeout())?;
         if chain.keys.is_empty() {
             let provider = chain.provider.clone();
-            let accounts = chain.block_on(async move { provider.get_accounts().await })?;
+            let accounts =
+                chain.block_on("eth_accounts", async move { provider.get_accounts().await })?;
             if accounts.is_empty() {
                 return Err(ChainError::NoAccounts);
             }
@@ -208,7 +267,9 @@ impl RpcChain {
         params: serde_json::Value,
     ) -> Result<serde_json::Value, ChainError> {
         let provider = self.provider.clone();
-        self.block_on(async move { provider.raw_request(method.into(), params).await })
+        self.block_on(method, async move {
+            provider.raw_request(method.into(), params).await
+        })
     }
 
     /// The input (calldata) of transaction `hash`, if the node knows it: what a log's
@@ -216,14 +277,19 @@ impl RpcChain {
     pub fn transaction_input(&self, hash: B256) -> Result<Option<Bytes>, ChainError> {
         use alloy::consensus::Transaction as _;
         let provider = self.provider.clone();
-        let tx = self.block_on(async move { provider.get_transaction_by_hash(hash).await })?;
+        let tx = self.block_on("eth_getTransactionByHash", async move {
+            provider.get_transaction_by_hash(hash).await
+        })?;
         Ok(tx.map(|tx| tx.input().clone()))
     }
 
     /// The runtime code at `address` in the latest block (empty: no contract there).
     pub fn code(&self, address: Address) -> Result<Bytes, ChainError> {
         let provider = self.provider.clone();
-        self.block_on(async move { provider.get_code_at(address).await })
+        self.block_on(
+            "eth_getCode",
+            async move { provider.get_code_at(address).await },
+        )
     }
 
     /// `eth_estimateGas` of `tx` (its gas limit ignored): `Ok(gas)`, or `Err(revert data)`
@@ -232,10 +298,9 @@ impl RpcChain {
         let mut req = Self::request(tx);
         req.gas = None;
         let provider = self.provider.clone();
-        match self
-            .runtime
-            .block_on(async move { provider.estimate_gas(req).await })
-        {
+        match self.answer("eth_estimateGas", async move {
+            provider.estimate_gas(req).await
+        })? {
             Ok(gas) => Ok(Ok(gas)),
             Err(error) => match error.as_error_resp().and_then(|resp| resp.as_revert_data()) {
                 Some(data) => Ok(Err(data)),
@@ -265,26 +330,33 @@ impl RpcChain {
     /// The number of transactions `account` has sent (`eth_getTransactionCount`, latest).
     pub fn nonce(&self, account: Address) -> Result<u64, ChainError> {
         let provider = self.provider.clone();
-        self.block_on(async move { provider.get_transaction_count(account).await })
+        self.block_on("eth_getTransactionCount", async move {
+            provider.get_transaction_count(account).await
+        })
     }
 
     /// The node's gas price (`eth_gasPrice`, wei per gas): what a transaction pays now.
     pub fn gas_price(&self) -> Result<u128, ChainError> {
         let provider = self.provider.clone();
-        self.block_on(async move { provider.get_gas_price().await })
+        self.block_on(
+            "eth_gasPrice",
+            async move { provider.get_gas_price().await },
+        )
     }
 
     /// The latest block number (`eth_blockNumber`).
     pub fn head(&self) -> Result<u64, ChainError> {
         let provider = self.provider.clone();
-        self.block_on(async move { provider.get_block_number().await })
+        self.block_on("eth_blockNumber", async move {
+            provider.get_block_number().await
+        })
     }
 
     /// Number, hash, parent hash and timestamp of block `number`; `None` if the
     /// chain has no such block (yet, or any more after a reorganisation).
     pub fn block_ref(&self, number: u64) -> Result<Option<BlockRef>, ChainError> {
         let provider = self.provider.clone();
-        let block = self.block_on(async move {
+        let block = self.block_on("eth_getBlockByNumber", async move {
             provider
                 .get_block_by_number(BlockNumberOrTag::Number(number))
                 .await
@@ -332,7 +404,10 @@ impl RpcChain {
             }
         }
         let provider = self.provider.clone();
-        let logs = self.block_on(async move { provider.get_logs(&filter).await })?;
+        let logs = self.block_on(
+            "eth_getLogs",
+            async move { provider.get_logs(&filter).await },
+        )?;
         logs.into_iter()
             .map(|log| {
                 let place = match (
@@ -365,13 +440,31 @@ impl RpcChain {
         }
     }
 
+    /// Runs `fut` (the request `what`) to its answer, or [`ChainError::Timeout`] after
+    /// this chain's timeout; the answer may be the node's error, for the caller to read.
+    fn answer<T>(
+        &self,
+        what: &'static str,
+        fut: impl Future<Output = Result<T, RpcError<TransportErrorKind>>>,
+    ) -> Result<Result<T, RpcError<TransportErrorKind>>, ChainError> {
+        let timeout = self.timeout;
+        // The timer must be made inside the runtime.
+        self.runtime
+            .block_on(async move { tokio::time::timeout(timeout, fut).await })
+            .map_err(|_| ChainError::Timeout {
+                url: self.url.clone(),
+                what,
+                after: timeout,
+            })
+    }
+
+    /// Runs `fut` (the request `what`) to its answer, within this chain's timeout.
     fn block_on<T>(
         &self,
+        what: &'static str,
         fut: impl Future<Output = Result<T, RpcError<TransportErrorKind>>>,
     ) -> Result<T, ChainError> {
-        self.runtime
-            .block_on(fut)
-            .map_err(|e| classify(&self.url, e))
+        self.answer(what, fut)?.map_err(|e| classify(&self.url, e))
     }
 
     fn request(tx: &TxRequest) -> TransactionRequest {
@@ -395,13 +488,13 @@ impl RpcChain {
         block: Option<u64>,
     ) -> Result<CallOutcome, ChainError> {
         let provider = self.provider.clone();
-        let result = self.runtime.block_on(async move {
+        let result = self.answer("eth_call", async move {
             let call = provider.call(req);
             match block {
                 Some(number) => call.number(number).await,
                 None => call.await,
             }
-        });
+        })?;
         match result {
             Ok(data) => Ok(CallOutcome::Return(data)),
             Err(error) => match error.as_error_resp().and_then(|resp| resp.as_revert_data()) {
@@ -434,7 +527,13 @@ impl Chain for RpcChain {
         }
         let req = Self::request(&tx);
         let provider = self.provider.clone();
-        let hash = self.block_on(async move {
+        // The provider fills the nonce, gas and fees with requests of its own first.
+        let what = if self.keys.is_empty() {
+            "eth_sendTransaction (or a request filling it: nonce, gas, fees)"
+        } else {
+            "eth_sendRawTransaction (or a request filling it: nonce, gas, fees)"
+        };
+        let hash = self.block_on(what, async move {
             provider
                 .send_transaction(req)
                 .await
@@ -446,9 +545,9 @@ impl Chain for RpcChain {
         let mut pause = Duration::from_millis(2);
         let receipt = loop {
             let provider = self.provider.clone();
-            if let Some(receipt) =
-                self.block_on(async move { provider.get_transaction_receipt(hash).await })?
-            {
+            if let Some(receipt) = self.block_on("eth_getTransactionReceipt", async move {
+                provider.get_transaction_receipt(hash).await
+            })? {
                 break receipt;
             }
             if started.elapsed() > RECEIPT_TIMEOUT {
@@ -496,13 +595,16 @@ impl Chain for RpcChain {
 
     fn balance(&mut self, address: Address) -> Result<U256, ChainError> {
         let provider = self.provider.clone();
-        self.block_on(async move { provider.get_balance(address).await })
+        self.block_on("eth_getBalance", async move {
+            provider.get_balance(address).await
+        })
     }
 
     fn timestamp(&mut self) -> Result<u64, ChainError> {
         let provider = self.provider.clone();
-        let block =
-            self.block_on(async move { provider.get_block_by_number(Default::default()).await })?;
+        let block = self.block_on("eth_getBlockByNumber", async move {
+            provider.get_block_by_number(Default::default()).await
+        })?;
         block
             .map(|b| b.header.timestamp)
             .ok_or_else(|| self.rpc_error("the latest block is missing"))
@@ -510,23 +612,28 @@ impl Chain for RpcChain {
 
     fn chain_id(&mut self) -> Result<u64, ChainError> {
         let provider = self.provider.clone();
-        self.block_on(async move { provider.get_chain_id().await })
+        self.block_on("eth_chainId", async move { provider.get_chain_id().await })
     }
 
     fn advance_time(&mut self, seconds: u64) -> Result<(), ChainError> {
         let provider = self.provider.clone();
-        self.block_on(async move {
-            let _: serde_json::Value = provider
+        let _: serde_json::Value = self.block_on("evm_increaseTime", async move {
+            provider
                 .raw_request("evm_increaseTime".into(), (seconds,))
-                .await?;
-            let _: serde_json::Value = provider.raw_request("evm_mine".into(), ()).await?;
-            Ok(())
-        })
+                .await
+        })?;
+        let provider = self.provider.clone();
+        let _: serde_json::Value = self.block_on("evm_mine", async move {
+            provider.raw_request("evm_mine".into(), ()).await
+        })?;
+        Ok(())
     }
 
     fn storage(&mut self, address: Address, slot: U256) -> Result<U256, ChainError> {
         let provider = self.provider.clone();
-        self.block_on(async move { provider.get_storage_at(address, slot).await })
+        self.block_on("eth_getStorageAt", async move {
+            provider.get_storage_at(address, slot).await
+        })
     }
 }
 
@@ -575,5 +682,58 @@ fn excerpt(text: &str) -> String {
     match text.char_indices().nth(LIMIT) {
         Some((end, _)) => format!("{}...", &text[..end]),
         None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stalled_node::StalledNode;
+
+    /// Connecting to a node that accepts and never answers (neither the WebSocket
+    /// handshake nor HTTP's `eth_chainId`) fails after the timeout, naming both.
+    #[test]
+    fn connecting_to_a_silent_node_times_out_by_name() {
+        let node = StalledNode::silent().unwrap();
+        let timeout = Duration::from_millis(500);
+        for (url, what) in [
+            (node.url(), "eth_chainId"),
+            (node.ws_url(), "the WebSocket handshake"),
+        ] {
+            let started = std::time::Instant::now();
+            let error = RpcChain::connect_node(&url, Vec::new(), timeout).unwrap_err();
+            let waited = started.elapsed();
+            assert!(
+                waited >= timeout && waited < timeout + Duration::from_secs(3),
+                "{waited:?}"
+            );
+            assert!(
+                matches!(&error, ChainError::Timeout { url: u, what: w, after }
+                    if *u == url && *w == what && *after == timeout),
+                "{error:?}"
+            );
+            assert_eq!(
+                error.to_string(),
+                format!("the node at {url} did not answer {what} within 0.5 s")
+            );
+        }
+    }
+
+    #[test]
+    fn the_default_is_ten_seconds_and_timeouts_are_written_in_seconds() {
+        assert_eq!(DEFAULT_RPC_TIMEOUT, Duration::from_secs(10));
+        let timed_out = |after| ChainError::Timeout {
+            url: "http://node".into(),
+            what: "eth_blockNumber",
+            after,
+        };
+        assert_eq!(
+            timed_out(Duration::from_secs(10)).to_string(),
+            "the node at http://node did not answer eth_blockNumber within 10 s"
+        );
+        assert_eq!(
+            timed_out(Duration::from_millis(2250)).to_string(),
+            "the node at http://node did not answer eth_blockNumber within 2.25 s"
+        );
     }
 }

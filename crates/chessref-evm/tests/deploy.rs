@@ -1,20 +1,22 @@
 //! Deploying the contracts on anvil (HTTP and WebSocket), the two kinds of
-//! [`Sender`], and what an unreachable or non-JSON-RPC endpoint gives.
+//! [`Sender`], and what an unreachable, silent or non-JSON-RPC endpoint gives.
 
 use std::{
     io::{Read, Write},
     net::TcpListener,
+    time::{Duration, Instant},
 };
 
 use alloy_primitives::{Address, U256, keccak256};
 use chessref_evm::{
-    Chain, ChainError, RpcChain, Sender,
+    Chain, ChainError, RpcChain, Sender, TxRequest,
     anvil::Anvil,
     deploy::{
         Action, CREATE2_FACTORY, DeployError, Method, create2_addresses, create2_blueprint_address,
         deploy,
     },
     deployments::{CHANNEL, CHANNEL_BLUEPRINT, REFEREE, RULES_VIEW},
+    stalled_node::StalledNode,
 };
 
 const KEY0: &str = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
@@ -155,6 +157,50 @@ fn an_unlocked_sender_must_be_one_of_the_nodes_accounts() {
             anvil.url()
         )
     );
+}
+
+/// A node that answers `eth_chainId` (so connecting succeeds) and nothing after: every
+/// request is `ChainError::Timeout` after the chain's timeout, naming the endpoint and the
+/// request; sending a transaction too, however long a receipt may take.
+#[test]
+fn a_node_that_stops_answering_is_named_within_the_timeout() {
+    let node = StalledNode::answering_chain_id(31337).unwrap();
+    let url = node.url();
+    let timeout = Duration::from_secs(1);
+    let mut chain = RpcChain::connect_as(&url, &signer0())
+        .unwrap()
+        .with_timeout(timeout);
+    assert_eq!(chain.timeout(), timeout);
+    assert_eq!(chain.chain_id().unwrap(), 31337);
+    let from = chain.accounts()[0];
+    let timed = |what: &str, call: &mut dyn FnMut() -> Result<(), ChainError>| {
+        let started = Instant::now();
+        let error = call().unwrap_err();
+        let waited = started.elapsed();
+        assert!(
+            waited >= timeout && waited < timeout + Duration::from_secs(3),
+            "{what}: {waited:?}"
+        );
+        assert!(error.is_timeout(), "{error:?}");
+        let text = error.to_string();
+        assert!(
+            text.starts_with(&format!("the node at {url} did not answer {what}")),
+            "{text}"
+        );
+        assert!(text.ends_with(" within 1 s"), "{text}");
+    };
+    timed("eth_blockNumber", &mut || chain.head().map(drop));
+    timed("eth_getLogs", &mut || {
+        chain.logs(Address::ZERO, 0, 1, None).map(drop)
+    });
+    timed("eth_call", &mut || {
+        Chain::call(&mut chain, from, Address::ZERO, Default::default()).map(drop)
+    });
+    timed("eth_sendRawTransaction", &mut || {
+        chain
+            .send(TxRequest::call(from, Address::ZERO, Vec::new()))
+            .map(drop)
+    });
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The follower: back-fills the referee's logs in bounded `eth_getLogs` ranges, then
 //! polls the head; checks the non-final tip's hashes on every step and rolls back to the
-//! common ancestor when the chain reorganised.
+//! common ancestor when the chain reorganised. A node that does not answer in time is
+//! waited for, backing off ([`Indexer::run`]), never a reason to stop.
 
 use std::time::{Duration, Instant};
 
@@ -52,6 +53,32 @@ pub struct Step {
     pub head: u64,
     /// What the commit or rollback changed.
     pub committed: Committed,
+    /// The node did not answer in time: nothing was done, [`Indexer::run`] tries again.
+    pub stalled: Option<Stall>,
+}
+
+/// A step the node did not answer in time ([`is_retriable`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stall {
+    /// The error, naming the endpoint and the request ("the node at URL did not answer
+    /// eth_blockNumber within 10 s").
+    pub error: String,
+    /// How long [`Indexer::run`] waits before the next try (doubling from
+    /// [`RETRY_FIRST`] to [`RETRY_MAX`] while the node stays silent).
+    pub retry_in: Duration,
+    /// How long since the node last answered a whole step: how stale the index may be.
+    pub behind: Duration,
+}
+
+/// The first pause after a step the node did not answer in time.
+pub const RETRY_FIRST: Duration = Duration::from_secs(1);
+/// The longest pause between tries while the node stays silent.
+pub const RETRY_MAX: Duration = Duration::from_secs(30);
+
+/// Whether [`Indexer::run`] retries after `error` rather than stopping: the node did not
+/// answer in time ([`ChainError::Timeout`]); it may answer the next try.
+pub fn is_retriable(error: &IndexError) -> bool {
+    matches!(error, IndexError::Chain(error) if error.is_timeout())
 }
 
 /// Follows one referee into one [`Store`].
@@ -62,6 +89,8 @@ pub struct Indexer {
     source: Source,
     options: Options,
     batch_blocks: u64,
+    /// When the node last answered a whole step (or [`Indexer::new`]'s chain id).
+    answered: Instant,
 }
 
 /// Whether a node's error says the `eth_getLogs` range or its result is too large
@@ -108,6 +137,7 @@ impl Indexer {
             source,
             options,
             batch_blocks: options.batch_blocks.max(1),
+            answered: Instant::now(),
         })
     }
 
@@ -124,6 +154,12 @@ impl Indexer {
     /// The current `eth_getLogs` range, in blocks.
     pub fn batch_blocks(&self) -> u64 {
         self.batch_blocks
+    }
+
+    /// How long since the node last answered a whole step of [`Indexer::run`] (or the
+    /// chain id when this indexer was made): how stale the index may be.
+    pub fn behind(&self) -> Duration {
+        self.answered.elapsed()
     }
 
     fn block(&self, number: u64) -> Result<Option<BlockRef>> {
@@ -255,15 +291,47 @@ impl Indexer {
     }
 
     /// Steps until `stop` says so or an error, pausing `poll` whenever caught up;
-    /// `on_step` sees every step (to print it).
+    /// `on_step` sees every step (to print it). A step the node did not answer in time
+    /// ([`is_retriable`]) is no error: `on_step` sees it as [`Step::stalled`], and the next
+    /// try follows after a pause doubling from [`RETRY_FIRST`] to [`RETRY_MAX`] (`stop`
+    /// asked along the way).
     pub fn run(
         &mut self,
         mut stop: impl FnMut() -> bool,
         mut on_step: impl FnMut(&Step) -> Result<()>,
     ) -> Result<()> {
+        let mut retry = RETRY_FIRST;
         while !stop() {
             let started = Instant::now();
-            let step = self.step()?;
+            let step = match self.step() {
+                Ok(step) => {
+                    self.answered = Instant::now();
+                    retry = RETRY_FIRST;
+                    step
+                }
+                Err(error) if is_retriable(&error) => {
+                    let stall = Stall {
+                        error: error.to_string(),
+                        retry_in: retry,
+                        behind: self.behind(),
+                    };
+                    on_step(&Step {
+                        stalled: Some(stall),
+                        ..Step::default()
+                    })?;
+                    let until = Instant::now() + retry;
+                    while !stop() && Instant::now() < until {
+                        std::thread::sleep(
+                            until
+                                .saturating_duration_since(Instant::now())
+                                .min(Duration::from_millis(100)),
+                        );
+                    }
+                    retry = (retry * 2).min(RETRY_MAX);
+                    continue;
+                }
+                Err(error) => return Err(error),
+            };
             on_step(&step)?;
             if step.caught_up || step.raced {
                 std::thread::sleep(self.options.poll.saturating_sub(started.elapsed()));

@@ -12,6 +12,7 @@
 mod cmd;
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
@@ -21,6 +22,21 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Seconds a command that talks to a JSON-RPC node (game, deploy, index, channel,
+    /// watch, replay/simulate --rpc) waits for it to connect and to answer each request
+    /// before naming it and giving up (index retries, backing off) [default: 10].
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = parse_seconds)]
+    rpc_timeout: Option<Duration>,
+}
+
+/// A positive number of seconds (`10`, `2.5`).
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| *s > 0.0)
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| format!("{text:?} is not a positive number of seconds"))
 }
 
 #[derive(Subcommand)]
@@ -57,6 +73,9 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(timeout) = cli.rpc_timeout {
+        chessref_evm::RpcChain::set_default_timeout(timeout);
+    }
     let outcome = match cli.command {
         Command::Perft(args) => cmd::perft::run(args),
         Command::Moves(args) => cmd::moves::run(args),

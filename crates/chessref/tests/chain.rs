@@ -5,7 +5,7 @@ use std::{
     process::{Command, Output},
 };
 
-use chessref_evm::{RpcChain, Sender, anvil::Anvil};
+use chessref_evm::{RpcChain, Sender, anvil::Anvil, stalled_node::StalledNode};
 use serde_json::Value;
 
 /// anvil's default accounts 0 and 1 (the public test mnemonic).
@@ -30,6 +30,11 @@ fn scratch(name: &str) -> PathBuf {
 /// Runs `chessref args` with `key` (if any) in CHESSREF_PRIVATE_KEY and nothing else of
 /// the caller's chessref environment.
 fn chessref(key: Option<&str>, args: &[&str]) -> Output {
+    chessref_command(key, args).output().expect("run chessref")
+}
+
+/// The command [`chessref`] runs.
+fn chessref_command(key: Option<&str>, args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_chessref"));
     command
         .args(args)
@@ -39,7 +44,7 @@ fn chessref(key: Option<&str>, args: &[&str]) -> Output {
     if let Some(key) = key {
         command.env("CHESSREF_PRIVATE_KEY", key);
     }
-    command.output().expect("run chessref")
+    command
 }
 
 fn stdout(o: &Output) -> String {
@@ -358,6 +363,94 @@ fn an_endpoint_that_is_down_is_named() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).starts_with(&format!("chessref: error: cannot reach RPC {url}: ")),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A node that accepts connections and never answers: `deploy` and `game show|move`
+/// (over HTTP and WebSocket) name it and what it did not answer within `--rpc-timeout`
+/// (before or after the subcommand), exit 2.
+#[test]
+fn a_hung_endpoint_is_named_within_the_timeout() {
+    let node = StalledNode::silent().unwrap();
+    let (http, ws) = (node.url(), node.ws_url());
+    let cases: [(&[&str], &str, &str); 5] = [
+        (
+            &["deploy", "--rpc", &http, "--rpc-timeout", "2"],
+            &http,
+            "eth_chainId",
+        ),
+        (
+            &["--rpc-timeout", "2", "deploy", "--rpc", &ws],
+            &ws,
+            "the WebSocket handshake",
+        ),
+        (
+            &["game", "show", "1", "--rpc", &http, "--rpc-timeout", "2"],
+            &http,
+            "eth_chainId",
+        ),
+        (
+            &["game", "show", "1", "--rpc", &ws, "--rpc-timeout", "2"],
+            &ws,
+            "the WebSocket handshake",
+        ),
+        (
+            &[
+                "game",
+                "move",
+                "1",
+                "e2e4",
+                "--rpc",
+                &http,
+                "--rpc-timeout",
+                "2",
+            ],
+            &http,
+            "eth_chainId",
+        ),
+    ];
+    // All at once: each waits its own two seconds.
+    let started = std::time::Instant::now();
+    let mut children: Vec<_> = cases
+        .iter()
+        .map(|(args, _, _)| {
+            chessref_command(Some(KEY_WHITE), args)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("run chessref")
+        })
+        .collect();
+    let limit = std::time::Duration::from_secs(30);
+    for child in &mut children {
+        while child.try_wait().unwrap().is_none() && started.elapsed() < limit {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let _ = child.kill();
+    }
+    for (child, (args, url, what)) in children.into_iter().zip(cases) {
+        let out = child.wait_with_output().unwrap();
+        let waited = started.elapsed();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_eq!(
+            stderr(&out).trim(),
+            format!("chessref: error: the node at {url} did not answer {what} within 2 s"),
+            "{args:?}"
+        );
+        assert!(
+            waited < std::time::Duration::from_secs(12),
+            "{args:?}: {waited:?}"
+        );
+    }
+    assert!(started.elapsed() >= std::time::Duration::from_secs(2));
+
+    // The flag's value is checked.
+    let out = chessref(None, &["deploy", "--rpc", &http, "--rpc-timeout", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("\"0\" is not a positive number of seconds"),
         "{}",
         stderr(&out)
     );

@@ -81,6 +81,15 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         |step| {
             let stderr = std::io::stderr();
             let mut err = stderr.lock();
+            if let Some(stall) = &step.stalled {
+                let _ = writeln!(
+                    err,
+                    "chessref index: {}; retrying in {} s (index {} s behind)",
+                    stall.error,
+                    stall.retry_in.as_secs(),
+                    stall.behind.as_secs()
+                );
+            }
             if let Some(ancestor) = step.rolled_back_to {
                 let _ = writeln!(
                     err,
