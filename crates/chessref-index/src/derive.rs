@@ -176,25 +176,54 @@ pub fn refold(
         let updated_block = sql_int(game.updated.block_number, "block number")?;
         write_game(tx, path, &key, &game, final_block)?;
         let moves_changed = write_moves(tx, path, &key, &game, old.as_ref())?;
-        // The feed: what changed since the rows this game had.
-        match &old {
-            None => change(tx, path, &key, "created", 0, updated_block)?,
-            Some(_) if moves_changed.rolled_back => {
-                change(tx, path, &key, "rollback", game.ply().into(), updated_block)?;
-            }
-            Some(_) => {}
-        }
-        // Phases only advance (open, running, ended or cancelled); going back is a rollback.
+        // The feed (docs/INDEX.md, "The event feed"): what changed since the rows this
+        // game had, in chain order. A rollback names the ply the game's moves are kept
+        // to; the moves after it that the chain now has follow, then the game's end if it
+        // has one again.
         let phase = game.phase.name();
-        let phase_change = match &old {
-            Some(old) if old.phase != phase && rank(phase) < rank(&old.phase) => Some("rollback"),
-            Some(old) if old.phase == phase => None,
-            None if phase == "open" => None,
-            _ if phase == "running" => Some("joined"),
-            _ => Some(phase),
+        let phase_back = old
+            .as_ref()
+            .is_some_and(|o| o.phase != phase && rank(phase) < rank(&o.phase));
+        let rolled_back = old.is_some() && (moves_changed.rolled_back || phase_back);
+        if old.is_none() {
+            change(tx, path, &key, "created", 0, updated_block)?;
+        }
+        if rolled_back {
+            let kept = match moves_changed.from {
+                0 => game.registrations.last().map_or(0, |r| r.ply),
+                n => game.moves[n - 1].ply,
+            };
+            let ply = if moves_changed.rolled_back {
+                kept
+            } else {
+                game.ply()
+            };
+            change(tx, path, &key, "rollback", ply.into(), updated_block)?;
+        }
+        // The phase the feed last announced: after a rollback, at most running.
+        let announced = match &old {
+            None => "open",
+            Some(_) if rolled_back => {
+                let old_phase = old.as_ref().map_or("open", |o| o.phase.as_str());
+                if rank(old_phase) > rank("running") {
+                    "running"
+                } else {
+                    old_phase
+                }
+            }
+            Some(o) => o.phase.as_str(),
         };
-        // A join comes before the moves it starts; an end after the moves that led to it.
-        if phase_change == Some("joined") {
+        let announced_rank = if rolled_back && rank(phase) < rank(announced) {
+            rank(phase)
+        } else {
+            rank(announced)
+        };
+        // A join comes before the moves it starts (a back-filled game too), an end after
+        // the moves that led to it.
+        if announced_rank < rank("running")
+            && rank(phase) >= rank("running")
+            && game.white.is_some()
+        {
             change(tx, path, &key, "joined", 0, updated_block)?;
         }
         for mv in &game.moves[moves_changed.from..] {
@@ -207,8 +236,8 @@ pub fn refold(
                 sql_int(mv.place.block_number, "block")?,
             )?;
         }
-        if let Some(kind) = phase_change.filter(|k| *k != "joined") {
-            change(tx, path, &key, kind, game.ply().into(), updated_block)?;
+        if rank(phase) > rank("running") && rank(phase) > announced_rank {
+            change(tx, path, &key, phase, game.ply().into(), updated_block)?;
         }
         let offer = game.draw_offer.map(|a| a.to_string());
         if offer.is_some() && old.as_ref().is_none_or(|o| o.draw_offer != offer) {
@@ -360,11 +389,34 @@ fn write_moves(
             stored <= game.moves.len() && place_key(&game.moves[stored - 1].place)? == last
         }
     };
-    let from = if prefix { stored } else { 0 };
-    if !prefix {
-        tx.execute("DELETE FROM moves WHERE game_id = ?1", [key])
-            .db(path, "deleting a game's moves")?;
-    }
+    // Otherwise the moves the chain still has at the same places are kept, and only
+    // those after them are replaced.
+    let from = if prefix {
+        stored
+    } else {
+        let places: Vec<(i64, i64)> = tx
+            .prepare_cached(
+                "SELECT block_number, log_index FROM moves WHERE game_id = ?1 ORDER BY seq",
+            )
+            .db(path, "preparing a move read")?
+            .query_map([key], |row| Ok((row.get(0)?, row.get(1)?)))
+            .db(path, "reading a game's moves")?
+            .collect::<rusqlite::Result<_>>()
+            .db(path, "reading a game's moves")?;
+        let mut common = 0;
+        while common < places.len()
+            && common < game.moves.len()
+            && place_key(&game.moves[common].place)? == places[common]
+        {
+            common += 1;
+        }
+        tx.execute(
+            "DELETE FROM moves WHERE game_id = ?1 AND seq > ?2",
+            params![key, common as i64],
+        )
+        .db(path, "deleting a game's rolled-back moves")?;
+        common
+    };
     let mut insert = tx
         .prepare_cached(
             "INSERT INTO moves (game_id, seq, ply, packed, uci, san, status, state, clock,
@@ -393,7 +445,7 @@ fn write_moves(
     }
     Ok(MovesWritten {
         from,
-        rolled_back: !prefix,
+        rolled_back: !prefix && from < stored,
     })
 }
 

@@ -135,6 +135,29 @@ fn test_anvil_reorg_drops_the_replaced_moves() {
     let mut indexer = indexer(&anvil, "anvil-reorg", address, options(10, 2_000));
     catch_up(&mut indexer);
     assert_eq!(indexed(indexer.store().connection()), played);
+    // The game was over before the indexer started: back-filled, its feed still has
+    // every step in chain order, its join included.
+    let kinds: Vec<String> = indexer
+        .store()
+        .connection()
+        .prepare("SELECT kind FROM changes ORDER BY seq")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(kinds[..2], ["created", "joined"], "{kinds:?}");
+    assert_eq!(
+        kinds.iter().filter(|k| *k == "move").count(),
+        4,
+        "{kinds:?}"
+    );
+    assert_eq!(kinds[6], "ended", "after the moves: {kinds:?}");
+    let before: i64 = indexer
+        .store()
+        .connection()
+        .query_row("SELECT max(seq) FROM changes", [], |r| r.get(0))
+        .unwrap();
     // Replace the last two blocks (g4 and the mating Qh4, one transaction each) by
     // empty ones: the game is running again after two plies.
     let node = RpcChain::connect(anvil.url()).unwrap();
@@ -154,6 +177,16 @@ fn test_anvil_reorg_drops_the_replaced_moves() {
     assert_eq!(game.moves, played[0].moves[..2]);
     assert_eq!(game.ending, None);
     assert_eq!(count(conn, "games WHERE phase = 'running' AND ply = 2"), 1);
+    // The feed says it once: the game is kept to ply 2; the moves it kept are not
+    // announced again (docs/INDEX.md, "The event feed").
+    let after: Vec<(String, i64)> = conn
+        .prepare("SELECT kind, ply FROM changes WHERE seq > ?1 ORDER BY seq")
+        .unwrap()
+        .query_map([before], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(after, [("rollback".to_owned(), 2)]);
 }
 
 #[test]
