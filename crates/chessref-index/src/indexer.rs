@@ -204,6 +204,7 @@ impl Indexer {
         let cursor = self.store.cursor()?;
         let from = cursor.next_block;
         if from > head {
+            self.store.heartbeat(head)?;
             step.caught_up = true;
             return Ok(step);
         }

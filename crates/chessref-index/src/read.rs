@@ -170,6 +170,29 @@ pub struct LobbyPage {
     pub games: Vec<LobbyGame>,
     /// The index's last block.
     pub indexed_block: i64,
+    /// Seconds since the indexer last heard the node (null before its first step): small
+    /// on a quiet chain, growing while the indexer or its node is stalled.
+    pub head_age: Option<u64>,
+}
+
+/// How fresh the index is (`GET /v1/health`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Health {
+    /// The chain id and referee the index follows, once bound.
+    pub chain_id: Option<u64>,
+    /// The referee.
+    pub referee: Option<String>,
+    /// The index's last block (-1 before the first).
+    pub indexed_block: i64,
+    /// The chain head at the indexer's last poll.
+    pub head: Option<u64>,
+    /// The highest final block at the last poll.
+    pub final_block: Option<u64>,
+    /// Unix time the indexer last heard the node.
+    pub updated_at: Option<u64>,
+    /// Seconds since then, by the server's clock.
+    pub head_age: Option<u64>,
 }
 
 /// One move of a game.
@@ -398,6 +421,7 @@ impl Reader {
             total: total as u64,
             games,
             indexed_block: self.indexed_block()?,
+            head_age: self.health()?.head_age,
         })
     }
 
@@ -428,6 +452,38 @@ impl Reader {
             .optional()
             .map(|site| site.unwrap_or_else(|| "?".into()))
             .map_err(|e| self.unavailable(e))
+    }
+
+    /// How fresh the index is.
+    pub fn health(&self) -> ReadResult<Health> {
+        let source: Option<(i64, String)> = self
+            .conn
+            .query_row(
+                "SELECT chain_id, referee FROM source WHERE id = 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(|e| self.unavailable(e))?;
+        let cursor: Option<(i64, i64, i64, i64)> = self
+            .conn
+            .query_row(
+                "SELECT block_number, head, final_block, updated_at FROM cursor WHERE id = 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .optional()
+            .map_err(|e| self.unavailable(e))?;
+        let now = crate::store::unix_now();
+        Ok(Health {
+            chain_id: source.as_ref().map(|s| s.0 as u64),
+            referee: source.map(|s| s.1),
+            indexed_block: cursor.map_or(-1, |c| c.0),
+            head: cursor.map(|c| c.1 as u64),
+            final_block: cursor.map(|c| c.2 as u64),
+            updated_at: cursor.map(|c| c.3 as u64),
+            head_age: cursor.map(|c| now.saturating_sub(c.3).max(0) as u64),
+        })
     }
 
     /// The index's last block (-1 before the first).

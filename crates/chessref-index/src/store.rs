@@ -201,6 +201,19 @@ impl Store {
         read_cursor(&self.conn, &self.path)
     }
 
+    /// Records that the node answered at head `head` with nothing new to index: the
+    /// cursor's `updated_at` is when the indexer last heard the node, so a reader can tell
+    /// a quiet chain (recent) from a stalled indexer (old).
+    pub fn heartbeat(&mut self, head: u64) -> Result<()> {
+        self.conn
+            .execute(
+                "UPDATE cursor SET head = max(head, ?1), updated_at = ?2 WHERE id = 1",
+                params![sql_int(head, "head")?, unix_now()],
+            )
+            .db(&self.path, "recording the node's answer")?;
+        Ok(())
+    }
+
     /// The stored non-final blocks, highest first.
     pub fn recent_blocks(&self) -> Result<Vec<BlockRef>> {
         let mut stmt = self

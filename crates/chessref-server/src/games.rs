@@ -7,10 +7,10 @@
 #[cfg(feature = "index")]
 pub(crate) use with_index::game_id;
 #[cfg(feature = "index")]
-pub use with_index::{events, game, lobby, player};
+pub use with_index::{events, game, health, lobby, player};
 
 #[cfg(not(feature = "index"))]
-pub use without_index::{events, game, lobby, player};
+pub use without_index::{events, game, health, lobby, player};
 
 #[cfg(not(feature = "index"))]
 mod without_index {
@@ -33,6 +33,11 @@ mod without_index {
 
     /// `GET /v1/players/{address}`: this build has no index support.
     pub async fn player() -> ApiError {
+        ApiError::NoIndex
+    }
+
+    /// `GET /v1/health`: this build has no index support.
+    pub async fn health() -> ApiError {
         ApiError::NoIndex
     }
 }
@@ -196,6 +201,21 @@ mod with_index {
     /// volatility and their rated games, wins, draws and losses, from the index's final
     /// ended games; a player without a rated game has the initial rating (1500, 350,
     /// 0.06) and zeros.
+    /// `GET /v1/health`: how fresh the index is (`headAge`: seconds since the indexer
+    /// last heard its node), so a front end can tell a stalled index from a quiet chain.
+    pub async fn health(
+        State(state): State<AppState>,
+        RawQuery(query): RawQuery,
+    ) -> Result<Json<read::Health>, ApiError> {
+        let path = index_path(&state)?;
+        if query.is_some_and(|q| !q.is_empty()) {
+            return Err(ApiError::BadQuery(
+                "this endpoint takes no query parameters".into(),
+            ));
+        }
+        Ok(Json(with_reader(path, |r| r.health()).await?))
+    }
+
     pub async fn player(
         State(state): State<AppState>,
         Path(address): Path<String>,

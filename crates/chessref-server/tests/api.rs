@@ -930,6 +930,7 @@ async fn openapi_document_describes_the_routes() {
         ("GET".into(), "/v1/games/{id}.pgn".into()),
         ("GET".into(), "/v1/games/{id}/events".into()),
         ("GET".into(), "/v1/games/{id}/channel".into()),
+        ("GET".into(), "/v1/health".into()),
         ("GET".into(), "/v1/games/{id}/transcript".into()),
         ("GET".into(), "/v1/players/{address}".into()),
     ];

@@ -198,6 +198,20 @@ fn test_lobby_game_pgn_and_events_while_played_and_after() {
     };
     let client = Client::start(Some(db.clone()));
     let lobby = client.wait_for("/v1/games", "/v1/games", |v| v["total"] == 1);
+    assert!(
+        lobby["headAge"].as_u64().is_some_and(|age| age < 30),
+        "{lobby}"
+    );
+    let (status, health) = client.json("/v1/health", "/v1/health");
+    assert_eq!(status, 200);
+    assert!(
+        health["headAge"].as_u64().is_some_and(|age| age < 30),
+        "{health}"
+    );
+    assert!(
+        health["indexedBlock"].as_i64().is_some_and(|b| b > 0),
+        "{health}"
+    );
     assert_eq!(lobby["games"][0]["reason"], "checkmate");
 
     // The game in play.
@@ -628,5 +642,14 @@ fn test_event_streams_share_one_poller_and_are_bounded() {
         data["game"]["fen"],
         "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
     );
+    // The indexer stops: the server says how long it has not heard the node.
+    let (_, fresh) = second.json("/v1/health", "/v1/health");
     stop.store(true, Ordering::Relaxed);
+    std::thread::sleep(Duration::from_millis(3_100));
+    let (_, stale) = second.json("/v1/health", "/v1/health");
+    let (fresh, stale) = (
+        fresh["headAge"].as_u64().unwrap(),
+        stale["headAge"].as_u64().unwrap(),
+    );
+    assert!(fresh <= 1 && stale >= 3, "{fresh} then {stale}");
 }
