@@ -179,6 +179,11 @@ impl Feed {
         }
     }
 
+    /// The event streams open now.
+    pub fn open_streams(&self) -> usize {
+        self.streams.load(Ordering::SeqCst)
+    }
+
     /// A place for one more stream from `client`, or why not.
     pub fn admit(self: &Arc<Feed>, client: Option<IpAddr>) -> Result<Ticket, String> {
         let total = self

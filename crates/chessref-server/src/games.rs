@@ -206,14 +206,32 @@ mod with_index {
     pub async fn health(
         State(state): State<AppState>,
         RawQuery(query): RawQuery,
-    ) -> Result<Json<read::Health>, ApiError> {
+    ) -> Result<Json<Health>, ApiError> {
         let path = index_path(&state)?;
         if query.is_some_and(|q| !q.is_empty()) {
             return Err(ApiError::BadQuery(
                 "this endpoint takes no query parameters".into(),
             ));
         }
-        Ok(Json(with_reader(path, |r| r.health()).await?))
+        let index = with_reader(path, |r| r.health()).await?;
+        Ok(Json(Health {
+            index,
+            event_streams: state.feed.as_ref().map_or(0, |f| f.open_streams()),
+            relayed_games: state.relay.as_ref().map_or(0, |r| r.open_rooms()),
+        }))
+    }
+
+    /// `GET /v1/health`: the index's freshness and what the server holds.
+    #[derive(Debug, serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Health {
+        /// The index.
+        #[serde(flatten)]
+        index: read::Health,
+        /// Event streams open now.
+        event_streams: usize,
+        /// Channel games with a relay connection now (their rooms in memory).
+        relayed_games: usize,
     }
 
     pub async fn player(

@@ -264,21 +264,53 @@ impl Relay {
     /// game the relay can hold).
     pub async fn off_chain_moves(&self, id: U256) -> Option<Vec<u32>> {
         let room = self.room(id).await.ok()?;
-        let book = room.book.lock().await;
-        Some(book.transcript().moves.iter().map(|m| m.mv).collect())
+        let moves = room
+            .book
+            .lock()
+            .await
+            .transcript()
+            .moves
+            .iter()
+            .map(|m| m.mv)
+            .collect();
+        self.release(id, &room);
+        Some(moves)
     }
 }
 
 /// A held connection slot, given back on drop.
 struct Slot {
-    total: Arc<AtomicUsize>,
+    relay: Arc<Relay>,
+    id: U256,
     room: Arc<Room>,
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        self.total.fetch_sub(1, Ordering::SeqCst);
+        self.relay.connections.fetch_sub(1, Ordering::SeqCst);
         self.room.connections.fetch_sub(1, Ordering::SeqCst);
+        self.relay.release(self.id, &self.room);
+    }
+}
+
+impl Relay {
+    /// Lets game `id`'s room leave memory if nobody uses it: no connection and no other
+    /// holder than the map and the caller (its messages stay in the index; the next
+    /// connection loads them again).
+    fn release(&self, id: U256, room: &Arc<Room>) {
+        let mut rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
+        if room.connections.load(Ordering::SeqCst) == 0
+            && Arc::strong_count(room) == 2
+            && rooms.get(&id).is_some_and(|held| Arc::ptr_eq(held, room))
+        {
+            rooms.remove(&id);
+        }
+    }
+
+    /// The games whose rooms are in memory (each has a connection, or had one being set
+    /// up).
+    pub fn open_rooms(&self) -> usize {
+        self.rooms.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 }
 
@@ -329,6 +361,7 @@ pub async fn channel(
     let game = relay.game(id).await?;
     let limits = relay.limits;
     if !take(&relay.connections, limits.connections) {
+        relay.release(id, &room);
         return Err(ApiError::Busy(format!(
             "the relay holds its limit of {} connections",
             limits.connections
@@ -336,23 +369,28 @@ pub async fn channel(
     }
     if !take(&room.connections, limits.connections_per_game) {
         relay.connections.fetch_sub(1, Ordering::SeqCst);
+        relay.release(id, &room);
         return Err(ApiError::Busy(format!(
             "game {id} has its limit of {} connections",
             limits.connections_per_game
         )));
     }
     let slot = Slot {
-        total: relay.connections.clone(),
+        relay: relay.clone(),
+        id,
         room: room.clone(),
     };
     Ok(upgrade
         .max_message_size(limits.frame_bytes)
         .max_frame_size(limits.frame_bytes)
         .on_upgrade(move |socket| async move {
+            let latest = room.sent.lock().unwrap_or_else(|e| e.into_inner()).len() as u64;
+            // The slot holds the room from here: its drop lets the room go.
+            drop(room);
             let welcome = RelayFrame::Welcome {
                 domain: game.domain,
                 game: game.game,
-                latest: room.sent.lock().unwrap_or_else(|e| e.into_inner()).len() as u64,
+                latest,
             };
             connection(socket, relay, id, slot, welcome, after).await;
         }))
@@ -511,6 +549,7 @@ pub async fn transcript(
     let relay = relay_of(&state)?;
     let id = crate::games::game_id(&id)?;
     let room = relay.room(id).await?;
-    let book = room.book.lock().await;
-    Ok(Json(book.transcript().clone()))
+    let transcript = room.book.lock().await.transcript().clone();
+    relay.release(id, &room);
+    Ok(Json(transcript))
 }

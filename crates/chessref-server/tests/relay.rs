@@ -305,6 +305,12 @@ fn test_the_relay_limits() {
             .raw("GET", &format!("/v1/games/{a}/transcript"), None, vec![])
             .await;
         assert_eq!(status, 200);
+        // Every connection gone: no game's room stays in memory.
+        drop((first, fast, idle));
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let (_, _, body) = server.raw("GET", "/v1/health", None, vec![]).await;
+        let health: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(health["relayedGames"], 0, "{health}");
         server.shutdown().await;
     });
 }

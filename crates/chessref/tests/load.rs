@@ -239,6 +239,15 @@ fn idle_event_and_slowloris_clients_together_leave_the_lobby_fast_and_memory_ret
             // The server sees a gone event stream at its next keep-alive (15 s).
             tokio::time::sleep(Duration::from_secs(16)).await;
             let after = rss_kib(pid);
+            // The server holds none of them any more.
+            let mut stream = TcpStream::connect(&addr).await.unwrap();
+            stream
+                .write_all(b"GET /v1/health HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+                .await
+                .unwrap();
+            let mut answer = String::new();
+            let _ = stream.read_to_string(&mut answer).await;
+            assert!(answer.contains("\"eventStreams\":0"), "{answer}");
             // glibc keeps part of what thousands of connections once held (a few tens of
             // MB): given back is what is checked, and that a second round keeps no more.
             let returned = |after: u64| after + peak.saturating_sub(before) / 10 <= peak;
