@@ -38,6 +38,18 @@ pub enum ChainError {
         /// How long it waited.
         after: Duration,
     },
+    /// The node's answer to `what` was longer than the bound the caller set (an
+    /// `eth_getLogs` answer, [`crate::RpcChain::logs_within`]): it is refused, read no
+    /// further than the bound.
+    #[error("the node at {url} answered {what} with more than {limit} bytes")]
+    TooLarge {
+        /// Endpoint.
+        url: String,
+        /// The request (`eth_getLogs`).
+        what: &'static str,
+        /// The bound, in bytes of the JSON-RPC answer.
+        limit: usize,
+    },
     /// The endpoint answered something that is not a JSON-RPC response.
     #[error("RPC {url} answered something that is not JSON-RPC: {message}")]
     BadAnswer {
@@ -92,6 +104,12 @@ impl ChainError {
     /// retry, unlike a refusal or a wrong answer.
     pub fn is_timeout(&self) -> bool {
         matches!(self, ChainError::Timeout { .. })
+    }
+
+    /// Whether the answer was longer than the caller's bound ([`ChainError::TooLarge`]):
+    /// a smaller request may fit.
+    pub fn is_too_large(&self) -> bool {
+        matches!(self, ChainError::TooLarge { .. })
     }
 }
 

@@ -3,7 +3,8 @@
 //! [`Chain`] is the one interface both backends implement: [`RevmChain`]
 //! (revm, Prague, in memory: the default everywhere) and [`RpcChain`]
 //! (alloy over HTTP(S) or WebSocket, e.g. a local anvil started by [`anvil::Anvil`]; a
-//! node that never answers, for tests of the timeout, is [`stalled_node::StalledNode`]).
+//! node that never answers, for tests of the timeout, is [`stalled_node::StalledNode`],
+//! and one that lies, for tests of what a follower checks, [`lying_node::LyingNode`]).
 //! On top of it: [`RulesView`] (the deployed rules) and the referee client.
 
 pub mod anvil;
@@ -17,6 +18,7 @@ pub mod deployments;
 pub mod driver;
 pub mod ending;
 mod error;
+pub mod lying_node;
 pub mod referee;
 pub mod replay;
 mod revert;
@@ -39,7 +41,9 @@ pub use referee::{Acted, Created, Ending, GameSetup, Joined, Moved, Position, Re
 pub use replay::{GameReport, ReplaySummary, Replayer};
 pub use revert::ContractRevert;
 pub use revm_chain::{ACCOUNT_BALANCE, ACCOUNT_COUNT, CHAIN_ID, GENESIS_TIMESTAMP, RevmChain};
-pub use rpc_chain::{BlockRef, DEFAULT_RPC_TIMEOUT, LogPlace, RpcChain};
+pub use rpc_chain::{
+    BlockAndTransactions, BlockRef, DEFAULT_MAX_LOG_BYTES, DEFAULT_RPC_TIMEOUT, LogPlace, RpcChain,
+};
 pub use rules::{RulesView, evm_check};
 pub use sender::Sender;
 pub use simulate::{SimulateOptions, SimulateSummary, simulate};

@@ -11,7 +11,7 @@ use alloy::{
     providers::{DynProvider, Provider, ProviderBuilder},
     rpc::types::{TransactionInput, TransactionRequest},
     signers::local::PrivateKeySigner,
-    transports::{RpcError, TransportErrorKind},
+    transports::{RpcError, TransportErrorKind, http::reqwest},
 };
 use alloy_primitives::{Address, B256, Bytes, Log, U256};
 use serde::Serialize;
@@ -51,6 +51,10 @@ pub struct BlockRef {
     pub timestamp: u64,
 }
 
+/// A block as [`RpcChain::block_with_transactions`] answers it: the block and its
+/// transactions' hashes, in order.
+pub type BlockAndTransactions = (BlockRef, Vec<B256>);
+
 /// How long to wait for a receipt before giving up (a few minutes of blocks on a busy chain).
 const RECEIPT_TIMEOUT: Duration = Duration::from_secs(300);
 /// Longest pause between two receipt polls.
@@ -59,6 +63,14 @@ const RECEIPT_POLL_MAX: Duration = Duration::from_secs(1);
 /// How long connecting and each request wait for the node unless told otherwise
 /// ([`RpcChain::set_default_timeout`], [`RpcChain::with_timeout`]).
 pub const DEFAULT_RPC_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The longest `eth_getLogs` answer [`RpcChain::logs_matching`] reads, in bytes of the
+/// JSON-RPC answer (32 MiB); [`RpcChain::logs_within`] takes any bound.
+pub const DEFAULT_MAX_LOG_BYTES: usize = 32 << 20;
+
+/// How many `eth_getBlockByNumber` requests [`RpcChain::blocks_with_transactions`] keeps
+/// in flight at once.
+const BLOCKS_IN_FLIGHT: usize = 16;
 
 /// The process-wide timeout of new connections, in microseconds (see
 /// [`RpcChain::set_default_timeout`]).
@@ -81,6 +93,10 @@ pub struct RpcChain {
     timeout: Duration,
     runtime: tokio::runtime::Runtime,
     provider: DynProvider,
+    /// The HTTP client of bounded answers ([`RpcChain::logs_within`]), for an http(s) URL.
+    http: Option<(reqwest::Client, reqwest::Url)>,
+    /// The id of the next request sent through `http`.
+    next_id: AtomicU64,
     accounts: Vec<Address>,
     keys: Vec<PrivateKeySigner>,
 }
@@ -226,11 +242,25 @@ impl RpcChain {
                 after: timeout,
             })?
             .map_err(|e| classify(url, e))?;
+        let http = match parsed.scheme() {
+            "http" | "https" => {
+                let client = reqwest::Client::builder()
+                    .build()
+                    .map_err(|e| ChainError::Rpc {
+                        url: url.to_string(),
+                        message: format!("cannot make an HTTP client: {}", causes(&e)),
+                    })?;
+                Some((client, parsed))
+            }
+            _ => None,
+        };
         let mut chain = RpcChain {
             url: url.to_string(),
             timeout,
             runtime,
             provider,
+            http,
+            next_id: AtomicU64::new(1),
             accounts: signers.iter().map(|s| s.address()).collect(),
             keys: signers,
         };
@@ -355,18 +385,53 @@ impl RpcChain {
     /// Number, hash, parent hash and timestamp of block `number`; `None` if the
     /// chain has no such block (yet, or any more after a reorganisation).
     pub fn block_ref(&self, number: u64) -> Result<Option<BlockRef>, ChainError> {
+        Ok(self
+            .block_with_transactions(number)?
+            .map(|(block, _)| block))
+    }
+
+    /// [`RpcChain::block_ref`] of block `number` and the hashes of its transactions, in
+    /// order (the same one `eth_getBlockByNumber`), as the node answered them: the
+    /// number is the one the node says, which a caller that trusts nothing compares with
+    /// the one asked.
+    pub fn block_with_transactions(
+        &self,
+        number: u64,
+    ) -> Result<Option<BlockAndTransactions>, ChainError> {
         let provider = self.provider.clone();
         let block = self.block_on("eth_getBlockByNumber", async move {
-            provider
-                .get_block_by_number(BlockNumberOrTag::Number(number))
-                .await
+            fetch_block(provider, number).await
         })?;
-        Ok(block.map(|b| BlockRef {
-            number: b.header.number,
-            hash: b.header.hash,
-            parent_hash: b.header.parent_hash,
-            timestamp: b.header.timestamp,
-        }))
+        Ok(block)
+    }
+
+    /// [`RpcChain::block_with_transactions`] of each of `numbers`, in their order, a few
+    /// requests in flight at once; each group of them waits the chain's timeout at most.
+    pub fn blocks_with_transactions(
+        &self,
+        numbers: &[u64],
+    ) -> Result<Vec<Option<BlockAndTransactions>>, ChainError> {
+        let mut blocks = Vec::with_capacity(numbers.len());
+        for group in numbers.chunks(BLOCKS_IN_FLIGHT) {
+            let provider = self.provider.clone();
+            let group = group.to_vec();
+            let answers = self.block_on("eth_getBlockByNumber", async move {
+                let mut tasks = tokio::task::JoinSet::new();
+                for (i, number) in group.into_iter().enumerate() {
+                    let provider = provider.clone();
+                    tasks.spawn(async move { (i, fetch_block(provider, number).await) });
+                }
+                let mut answers = Vec::new();
+                while let Some(joined) = tasks.join_next().await {
+                    let (i, answer) = joined.map_err(TransportErrorKind::custom)?;
+                    answers.push((i, answer?));
+                }
+                answers.sort_by_key(|(i, _)| *i);
+                Ok(answers)
+            })?;
+            blocks.extend(answers.into_iter().map(|(_, block)| block));
+        }
+        Ok(blocks)
     }
 
     /// The logs of `address` in blocks `from..=to` (one `eth_getLogs`; the caller
@@ -384,13 +449,31 @@ impl RpcChain {
 
     /// The logs of `address` in blocks `from..=to` whose topics match `topics` (index 0
     /// the event's signature, 1..3 its indexed fields; `None` matches any), in chain
-    /// order with their places (one `eth_getLogs`; the caller bounds the range).
+    /// order with their places (one `eth_getLogs`; the caller bounds the range); an
+    /// answer longer than [`DEFAULT_MAX_LOG_BYTES`] is refused ([`RpcChain::logs_within`]).
     pub fn logs_matching(
         &self,
         address: Address,
         from: u64,
         to: u64,
         topics: [Option<B256>; 4],
+    ) -> Result<Vec<(LogPlace, Log)>, ChainError> {
+        self.logs_within(address, from, to, topics, DEFAULT_MAX_LOG_BYTES)
+    }
+
+    /// [`RpcChain::logs_matching`] with the answer bounded to `max_bytes` bytes of
+    /// JSON-RPC: a longer one is [`ChainError::TooLarge`] (ask a smaller range). Over
+    /// HTTP(S) the answer is read no further than the bound (a declared longer one is not
+    /// read at all), so a node cannot make the caller hold more; over WebSocket the
+    /// transport reads each message whole (up to its own limit) and the bound applies to
+    /// the answer's JSON once decoded.
+    pub fn logs_within(
+        &self,
+        address: Address,
+        from: u64,
+        to: u64,
+        topics: [Option<B256>; 4],
+        max_bytes: usize,
     ) -> Result<Vec<(LogPlace, Log)>, ChainError> {
         let mut filter = Filter::new().address(address).from_block(from).to_block(to);
         for (index, topic) in topics.into_iter().enumerate() {
@@ -403,11 +486,32 @@ impl RpcChain {
                 };
             }
         }
-        let provider = self.provider.clone();
-        let logs = self.block_on(
-            "eth_getLogs",
-            async move { provider.get_logs(&filter).await },
-        )?;
+        let logs: Vec<alloy::rpc::types::Log> = match &self.http {
+            Some((client, url)) => self.bounded_request(
+                client,
+                url,
+                "eth_getLogs",
+                serde_json::json!([filter]),
+                max_bytes,
+            )?,
+            None => {
+                let provider = self.provider.clone();
+                let logs =
+                    self.block_on(
+                        "eth_getLogs",
+                        async move { provider.get_logs(&filter).await },
+                    )?;
+                let length = serde_json::to_vec(&logs).map_or(0, |json| json.len());
+                if length > max_bytes {
+                    return Err(ChainError::TooLarge {
+                        url: self.url.clone(),
+                        what: "eth_getLogs",
+                        limit: max_bytes,
+                    });
+                }
+                logs
+            }
+        };
         logs.into_iter()
             .map(|log| {
                 let place = match (
@@ -431,6 +535,85 @@ impl RpcChain {
                 Ok((place, log.inner))
             })
             .collect()
+    }
+
+    /// One JSON-RPC request `method` with `params` over HTTP(S), its answer read no
+    /// further than `max_bytes` ([`ChainError::TooLarge`]), within the chain's timeout; the
+    /// node's errors and answers that are not JSON-RPC are classified as the provider's.
+    fn bounded_request<T: serde::de::DeserializeOwned>(
+        &self,
+        client: &reqwest::Client,
+        url: &reqwest::Url,
+        method: &'static str,
+        params: serde_json::Value,
+        max_bytes: usize,
+    ) -> Result<T, ChainError> {
+        use alloy::rpc::json_rpc::{Id, Request, Response, ResponsePayload};
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        // alloy's JSON-RPC envelope; only the transport is ours, for its bounded read.
+        let body = serde_json::to_vec(&Request::new(method, Id::Number(id), params))
+            .map_err(|e| self.rpc_error(format!("cannot encode {method}: {e}")))?;
+        let request = client
+            .post(url.clone())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body);
+        let timeout = self.timeout;
+        let read = self
+            .runtime
+            .block_on(async move {
+                tokio::time::timeout(timeout, read_bounded(request, max_bytes)).await
+            })
+            .map_err(|_| ChainError::Timeout {
+                url: self.url.clone(),
+                what: method,
+                after: timeout,
+            })?;
+        let (status, body) = match read {
+            Ok(read) => read,
+            Err(Unread::TooLarge) => {
+                return Err(ChainError::TooLarge {
+                    url: self.url.clone(),
+                    what: method,
+                    limit: max_bytes,
+                });
+            }
+            Err(Unread::Transport(error)) => {
+                return Err(ChainError::Unreachable {
+                    url: self.url.clone(),
+                    message: causes(&error),
+                });
+            }
+        };
+        let answer = serde_json::from_slice::<Response<T>>(&body);
+        match answer {
+            Ok(Response {
+                payload: ResponsePayload::Failure(error),
+                ..
+            }) => Err(self.rpc_error(format!("server returned an error response: {error}"))),
+            _ if !status.is_success() => Err(ChainError::BadAnswer {
+                url: self.url.clone(),
+                message: format!(
+                    "HTTP status {}: {}",
+                    status.as_u16(),
+                    excerpt(&String::from_utf8_lossy(&body))
+                ),
+            }),
+            Ok(Response {
+                id: answered,
+                payload: ResponsePayload::Success(result),
+            }) if answered == Id::Number(id) => Ok(result),
+            Ok(Response { id: answered, .. }) => Err(ChainError::BadAnswer {
+                url: self.url.clone(),
+                message: format!(
+                    "no result for request {id} in the answer to {method} (id {answered}): {:?}",
+                    excerpt(&String::from_utf8_lossy(&body))
+                ),
+            }),
+            Err(error) => Err(ChainError::BadAnswer {
+                url: self.url.clone(),
+                message: format!("{error} in {:?}", excerpt(&String::from_utf8_lossy(&body))),
+            }),
+        }
     }
 
     fn rpc_error(&self, message: impl std::fmt::Display) -> ChainError {
@@ -637,6 +820,58 @@ impl Chain for RpcChain {
     }
 }
 
+/// Block `number` with its transactions' hashes, as the node answers it.
+async fn fetch_block(
+    provider: DynProvider,
+    number: u64,
+) -> Result<Option<BlockAndTransactions>, RpcError<TransportErrorKind>> {
+    let block = provider
+        .get_block_by_number(BlockNumberOrTag::Number(number))
+        .await?;
+    Ok(block.map(|b| {
+        (
+            BlockRef {
+                number: b.header.number,
+                hash: b.header.hash,
+                parent_hash: b.header.parent_hash,
+                timestamp: b.header.timestamp,
+            },
+            b.transactions.hashes().collect(),
+        )
+    }))
+}
+
+/// Why an answer was not read.
+enum Unread {
+    /// It is longer than the bound.
+    TooLarge,
+    /// The request or the body failed in transport.
+    Transport(reqwest::Error),
+}
+
+/// Sends `request` and reads its answer's body, no further than `max_bytes`: a longer
+/// body (declared so, or found so while reading) is [`Unread::TooLarge`], and the rest
+/// is never read (the connection is dropped).
+async fn read_bounded(
+    request: reqwest::RequestBuilder,
+    max_bytes: usize,
+) -> Result<(reqwest::StatusCode, Vec<u8>), Unread> {
+    let mut response = request.send().await.map_err(Unread::Transport)?;
+    let status = response.status();
+    let declared = response.content_length().unwrap_or(0);
+    if declared > max_bytes as u64 {
+        return Err(Unread::TooLarge);
+    }
+    let mut body = Vec::with_capacity(declared as usize);
+    while let Some(chunk) = response.chunk().await.map_err(Unread::Transport)? {
+        if body.len() + chunk.len() > max_bytes {
+            return Err(Unread::TooLarge);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok((status, body))
+}
+
 /// The [`ChainError`] of a failed request: the endpoint unreachable (refused, DNS, TLS,
 /// a closed socket), an answer that is not JSON-RPC, or the node's own error.
 fn classify(url: &str, error: RpcError<TransportErrorKind>) -> ChainError {
@@ -717,6 +952,135 @@ mod tests {
                 format!("the node at {url} did not answer {what} within 0.5 s")
             );
         }
+    }
+
+    /// A node answering `eth_chainId` (0x7a69) and every `eth_getLogs` with `logs`:
+    /// `(body, chunked)`; its URL.
+    fn node_answering_logs(
+        logs: impl Fn(&serde_json::Value) -> (String, bool) + Send + Sync + 'static,
+    ) -> String {
+        use std::io::{BufReader, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let logs = std::sync::Arc::new(logs);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { return };
+                let logs = std::sync::Arc::clone(&logs);
+                std::thread::spawn(move || {
+                    let stop = std::sync::atomic::AtomicBool::new(false);
+                    stream
+                        .set_read_timeout(Some(crate::stalled_node::TICK))
+                        .unwrap();
+                    let mut reader = BufReader::new(stream.try_clone().unwrap());
+                    while let Some(body) = crate::stalled_node::read_body(&mut reader, &stop) {
+                        let request: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                        let (answer, chunked) = if request["method"] == "eth_chainId" {
+                            (
+                            serde_json::json!({"jsonrpc": "2.0", "id": request["id"], "result": "0x7a69"})
+                                .to_string(),
+                            false,
+                        )
+                        } else {
+                            logs(&request)
+                        };
+                        let sent = if chunked {
+                            let mut out = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n".to_vec();
+                            for chunk in answer.as_bytes().chunks(16 << 10) {
+                                out.extend(format!("{:x}\r\n", chunk.len()).as_bytes());
+                                out.extend(chunk);
+                                out.extend(b"\r\n");
+                            }
+                            out.extend(b"0\r\n\r\n");
+                            stream.write_all(&out)
+                        } else {
+                            stream.write_all(
+                            format!(
+                                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{answer}",
+                                answer.len()
+                            )
+                            .as_bytes(),
+                        )
+                        };
+                        if sent.is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+        });
+        url
+    }
+
+    /// `eth_getLogs` answers are read no further than the bound: one declared longer is
+    /// refused unread, one sent in chunks without a length is refused once past it; one
+    /// within it is read; the node's error is the node's error.
+    #[test]
+    fn log_answers_are_bounded_in_bytes() {
+        let log = serde_json::json!({
+            "address": Address::repeat_byte(7).to_string(),
+            "topics": [B256::repeat_byte(1).to_string()],
+            "data": format!("0x{}", "ab".repeat(1_000)),
+            "blockNumber": "0x5",
+            "blockHash": B256::repeat_byte(5).to_string(),
+            "transactionHash": B256::repeat_byte(6).to_string(),
+            "transactionIndex": "0x0",
+            "logIndex": "0x0",
+            "removed": false,
+        });
+        let answer = move |request: &serde_json::Value, n: usize| {
+            serde_json::json!({"jsonrpc": "2.0", "id": request["id"], "result": vec![log.clone(); n]})
+                .to_string()
+        };
+        let bound = 64 << 10;
+        for chunked in [false, true] {
+            let answer = answer.clone();
+            let url = node_answering_logs(move |request| {
+                let n = if request["params"][0]["fromBlock"] == "0x0" {
+                    200
+                } else {
+                    2
+                };
+                (answer(request, n), chunked)
+            });
+            let chain = RpcChain::connect_read_only(&url).unwrap();
+            let error = chain
+                .logs_within(Address::repeat_byte(7), 0, 9, [None; 4], bound)
+                .unwrap_err();
+            assert!(error.is_too_large(), "{error:?}");
+            assert_eq!(
+                error.to_string(),
+                format!("the node at {url} answered eth_getLogs with more than {bound} bytes")
+            );
+            let logs = chain
+                .logs_within(Address::repeat_byte(7), 5, 5, [None; 4], bound)
+                .unwrap();
+            assert_eq!(logs.len(), 2);
+            assert_eq!(logs[0].0.block_number, 5);
+            assert_eq!(logs[0].1.data.data.len(), 1_000);
+            // The default bound (32 MiB) reads the long answer too.
+            assert_eq!(
+                chain
+                    .logs(Address::repeat_byte(7), 0, 9, None)
+                    .unwrap()
+                    .len(),
+                200
+            );
+        }
+        let url = node_answering_logs(|request| {
+            let error = serde_json::json!({"jsonrpc": "2.0", "id": request["id"],
+                "error": {"code": -32005, "message": "query returned more than 10000 results"}});
+            (error.to_string(), false)
+        });
+        let chain = RpcChain::connect_read_only(&url).unwrap();
+        let error = chain.logs(Address::ZERO, 0, 9, None).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "JSON-RPC node {url}: server returned an error response: error code -32005: \
+                 query returned more than 10000 results"
+            )
+        );
     }
 
     #[test]

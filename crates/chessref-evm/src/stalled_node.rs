@@ -13,7 +13,7 @@ use std::{
 };
 
 /// How often the node's threads look whether it was dropped.
-const TICK: Duration = Duration::from_millis(50);
+pub(crate) const TICK: Duration = Duration::from_millis(50);
 
 /// A TCP listener posing as a JSON-RPC node that hangs: it accepts every connection
 /// and keeps it open, answering nothing (or, [`StalledNode::answering_chain_id`], only
@@ -143,6 +143,16 @@ fn read_request(
     reader: &mut BufReader<TcpStream>,
     stop: &AtomicBool,
 ) -> Option<(serde_json::Value, String)> {
+    let body = read_body(reader, stop)?;
+    let request: serde_json::Value = serde_json::from_slice(&body).ok()?;
+    let method = request.get("method")?.as_str()?.to_string();
+    Some((request.get("id").cloned().unwrap_or_default(), method))
+}
+
+/// The next HTTP request's body (by its `content-length`); `None` at the end of the
+/// connection or once the node is dropped. The reader's stream has a read timeout, so
+/// that `stop` is looked at while the client is quiet.
+pub(crate) fn read_body(reader: &mut BufReader<TcpStream>, stop: &AtomicBool) -> Option<Vec<u8>> {
     let mut length = 0usize;
     loop {
         // `read_until` keeps what it read before a timeout: the retry goes on from there.
@@ -171,7 +181,5 @@ fn read_request(
             n => filled += n,
         }
     }
-    let request: serde_json::Value = serde_json::from_slice(&body).ok()?;
-    let method = request.get("method")?.as_str()?.to_string();
-    Some((request.get("id").cloned().unwrap_or_default(), method))
+    Some(body)
 }

@@ -63,10 +63,52 @@ pub enum IndexError {
     /// The chain failed or could not be reached.
     #[error(transparent)]
     Chain(#[from] ChainError),
-    /// The node answered something inconsistent (a log outside the range asked, a block
-    /// whose parent is not the block before it, ...).
+    /// The node answered something the index cannot hold (a number beyond SQLite's
+    /// integers, a log outside the range of a batch).
     #[error("the node answered inconsistently: {0}")]
     BadAnswer(String),
+    /// The node contradicted itself on [`crate::indexer::CONTRADICTIONS_MAX`] steps in a
+    /// row (a log's block hash that is not its block's, a block of another number than
+    /// asked, a hash that changes between two calls, ...): nothing of those steps was
+    /// stored.
+    #[error(
+        "the node at {url} answered inconsistently on {steps} steps in a row, lastly: {what}; \
+         stopped (nothing of those steps was stored)"
+    )]
+    Contradicted {
+        /// Endpoint.
+        url: String,
+        /// How many steps in a row.
+        steps: u32,
+        /// What the last one contradicted.
+        what: String,
+    },
+    /// The referee's logs of one block make an `eth_getLogs` answer longer than the bound
+    /// (`--max-log-bytes`): one block cannot be split further.
+    #[error(
+        "the node at {url} answers eth_getLogs of block {block} alone with more than {limit} \
+         bytes: one block cannot be split; if the node is right, raise --max-log-bytes"
+    )]
+    LogsTooLarge {
+        /// Endpoint.
+        url: String,
+        /// The block.
+        block: u64,
+        /// The bound, in bytes.
+        limit: usize,
+    },
+    /// The database file was deleted or replaced under the running indexer: what it
+    /// writes would go to a file no reader opens.
+    #[error(
+        "index database {path} {what} while chessref index had it open (its writes would go \
+         to a file nobody reads): stopped; start chessref index again to rebuild it"
+    )]
+    FileGone {
+        /// The database file.
+        path: String,
+        /// What became of it: `was deleted`, `was replaced by another file`.
+        what: String,
+    },
     /// The chain reorganised below the confirmation depth: blocks the index holds as
     /// final were replaced.
     #[error(

@@ -2,11 +2,20 @@
 //! polls the head; checks the non-final tip's hashes on every step and rolls back to the
 //! common ancestor when the chain reorganised. A node that does not answer in time is
 //! waited for, backing off ([`Indexer::run`]), never a reason to stop.
+//!
+//! The node's answers are checked where they can be (docs/INDEX.md, "What the indexer
+//! checks of its node"): every block is the one asked for, a range's blocks chain by
+//! their parent hashes, every log is the referee's, in the range asked, once, in a block
+//! whose hash (asked of the node) is the log's and among whose transactions is the log's;
+//! an `eth_getLogs` answer is bounded in bytes. A step where the node contradicts itself
+//! stores nothing and is retried; [`CONTRADICTIONS_MAX`] of them in a row stop the
+//! indexer, naming the node and the contradiction.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use alloy_primitives::{Address, B256};
-use chessref_evm::{ChainError, RpcChain};
+use chessref_evm::{BlockAndTransactions, ChainError, DEFAULT_MAX_LOG_BYTES, RpcChain};
 
 use crate::error::{IndexError, Result};
 use crate::raw::{BlockRef, RawLog};
@@ -42,11 +51,19 @@ pub struct Step {
     pub logs: usize,
     /// The common ancestor rolled back to, after a reorg.
     pub rolled_back_to: Option<u64>,
-    /// The `eth_getLogs` range was refused and halved to this many blocks.
+    /// The `eth_getLogs` range was refused (the node's range limit, or an answer longer
+    /// than [`Indexer::max_log_bytes`]) and halved to this many blocks ([`Step::why`]).
     pub range_halved: Option<u64>,
-    /// The chain moved under the step (a block's parent or a log's block hash did not
-    /// match); nothing was stored, the next step retries.
+    /// The node contradicted itself (the chain moved under the step, or the node is not
+    /// to be trusted: [`Step::why`] says what): nothing was stored, the next step retries.
     pub raced: bool,
+    /// Why the step was retried ([`Step::raced`]: what the node contradicted, e.g. "the
+    /// node answered block 12 with hash 0x.. then 0x..") or its range halved (the node's
+    /// refusal).
+    pub why: Option<String>,
+    /// How many steps in a row the node contradicted itself, this one included (0 unless
+    /// [`Step::raced`]); at [`CONTRADICTIONS_MAX`] the step is an error instead.
+    pub contradictions: u32,
     /// Whether the index reached the head.
     pub caught_up: bool,
     /// The chain head seen.
@@ -75,6 +92,11 @@ pub const RETRY_FIRST: Duration = Duration::from_secs(1);
 /// The longest pause between tries while the node stays silent.
 pub const RETRY_MAX: Duration = Duration::from_secs(30);
 
+/// How many steps in a row the node may contradict itself ([`Step::raced`]) before
+/// [`Indexer::step`] stops with [`IndexError::Contradicted`], naming it: a chain that
+/// reorganised under a step answers consistently at the next one.
+pub const CONTRADICTIONS_MAX: u32 = 5;
+
 /// Whether [`Indexer::run`] retries after `error` rather than stopping: the node did not
 /// answer in time ([`ChainError::Timeout`]); it may answer the next try.
 pub fn is_retriable(error: &IndexError) -> bool {
@@ -89,8 +111,40 @@ pub struct Indexer {
     source: Source,
     options: Options,
     batch_blocks: u64,
+    /// The longest `eth_getLogs` answer read, in bytes.
+    max_log_bytes: usize,
+    /// Steps in a row where the node contradicted itself.
+    contradictions: u32,
     /// When the node last answered a whole step (or [`Indexer::new`]'s chain id).
     answered: Instant,
+}
+
+/// Why a step was given up: an error, or the node contradicted itself (retried).
+enum Fail {
+    Index(IndexError),
+    Contradiction(String),
+}
+
+impl From<IndexError> for Fail {
+    fn from(error: IndexError) -> Fail {
+        Fail::Index(error)
+    }
+}
+
+impl From<ChainError> for Fail {
+    fn from(error: ChainError) -> Fail {
+        Fail::Index(error.into())
+    }
+}
+
+/// The step given up because the node contradicted itself, as `what` says.
+fn contradiction<T>(what: impl Into<String>) -> Result<T, Fail> {
+    Err(Fail::Contradiction(what.into()))
+}
+
+/// A block's hash as the node answered it, or that it had no such block.
+fn hash_or_none(hash: Option<B256>) -> String {
+    hash.map_or_else(|| "no block".to_string(), |hash| hash.to_string())
 }
 
 /// Whether a node's error says the `eth_getLogs` range or its result is too large
@@ -137,8 +191,24 @@ impl Indexer {
             source,
             options,
             batch_blocks: options.batch_blocks.max(1),
+            max_log_bytes: DEFAULT_MAX_LOG_BYTES,
+            contradictions: 0,
             answered: Instant::now(),
         })
+    }
+
+    /// This indexer reading `eth_getLogs` answers of at most `bytes` bytes (default
+    /// [`DEFAULT_MAX_LOG_BYTES`], 32 MiB; at least 1): a longer one is refused unread and
+    /// its range halved, and one block whose logs alone are longer stops the indexer
+    /// ([`IndexError::LogsTooLarge`]).
+    pub fn with_max_log_bytes(mut self, bytes: usize) -> Indexer {
+        self.max_log_bytes = bytes.max(1);
+        self
+    }
+
+    /// The longest `eth_getLogs` answer read, in bytes.
+    pub fn max_log_bytes(&self) -> usize {
+        self.max_log_bytes
     }
 
     /// What the database follows.
@@ -162,37 +232,114 @@ impl Indexer {
         self.answered.elapsed()
     }
 
-    fn block(&self, number: u64) -> Result<Option<BlockRef>> {
-        Ok(self.chain.block_ref(number)?)
+    /// Block `number` with its transactions' hashes, as the node answers it: it must be
+    /// block `number` (a node answering another block contradicts itself).
+    fn block_full(&self, number: u64) -> Result<Option<BlockAndTransactions>, Fail> {
+        let block = self.chain.block_with_transactions(number)?;
+        if let Some((block, _)) = &block {
+            same_number(number, block)?;
+        }
+        Ok(block)
+    }
+
+    /// [`Indexer::block_full`] without the transactions.
+    fn block(&self, number: u64) -> Result<Option<BlockRef>, Fail> {
+        Ok(self.block_full(number)?.map(|(block, _)| block))
+    }
+
+    /// Asks block `number` again, the node having answered `seen` (a hash, or no block)
+    /// a moment ago: a node whose answer changed between two calls is named so ("the node
+    /// answered block N with hash X then Y"), a contradiction; else the answer stands.
+    fn settled(&self, number: u64, seen: Option<B256>) -> Result<(), Fail> {
+        let again = self.block(number)?.map(|block| block.hash);
+        if again != seen {
+            return contradiction(format!(
+                "the node answered block {number} with hash {} then {}",
+                hash_or_none(seen),
+                hash_or_none(again)
+            ));
+        }
+        Ok(())
     }
 
     /// Compares the stored non-final tip with the chain; after a reorg, rolls back to
-    /// the highest block both agree on. Returns that ancestor's number.
-    fn check_tip(&mut self) -> Result<Option<(u64, Committed)>> {
+    /// the highest block both agree on. Returns that ancestor's number. A changed block
+    /// is evidence only once the node answers it the same twice: a node whose hashes
+    /// never settle contradicts itself (retried, then named), it does not reorganise.
+    fn check_tip(&mut self) -> Result<Option<(u64, Committed)>, Fail> {
         let stored = self.store.recent_blocks()?;
         let Some(tip) = stored.first() else {
             return Ok(None);
         };
         // One hash commits to all its ancestors: an unchanged tip means no reorg.
-        if self.block(tip.number)?.map(|b| b.hash) == Some(tip.hash) {
+        let now = self.block(tip.number)?.map(|b| b.hash);
+        if now == Some(tip.hash) {
             return Ok(None);
         }
+        self.settled(tip.number, now)?;
+        let mut deepest_now = now;
         for block in &stored[1..] {
-            if self.block(block.number)?.map(|b| b.hash) == Some(block.hash) {
+            let hash = self.block(block.number)?.map(|b| b.hash);
+            if hash == Some(block.hash) {
                 let committed = self.store.rollback(*block)?;
                 return Ok(Some((block.number, committed)));
             }
+            deepest_now = hash;
         }
+        // Every stored block changed, down to the final one: a deep reorg, if the node
+        // stands by its answer and still has the block.
         let deepest = stored.last().map_or(tip.number, |b| b.number);
-        Err(IndexError::DeepReorg {
+        self.settled(deepest, deepest_now)?;
+        if deepest_now.is_none() {
+            let head = self.chain.head()?;
+            return contradiction(format!(
+                "the node has no block {deepest} (its head is {head}), which the index holds \
+                 as final"
+            ));
+        }
+        Err(Fail::Index(IndexError::DeepReorg {
             block: deepest,
             final_block: self.store.cursor()?.final_block,
-        })
+        }))
     }
 
     /// One step: the reorg check, then the next range of at most `batch_blocks` blocks
     /// up to the head, stored in one transaction with the cursor.
+    ///
+    /// A step where the node contradicts itself stores nothing and is [`Step::raced`]
+    /// ([`Step::why`] says what); the [`CONTRADICTIONS_MAX`]-th in a row is
+    /// [`IndexError::Contradicted`], naming the node. The database file deleted or
+    /// replaced since it was opened is [`IndexError::FileGone`].
     pub fn step(&mut self) -> Result<Step> {
+        self.store.check_file()?;
+        match self.attempt() {
+            Ok(step) => {
+                self.contradictions = 0;
+                Ok(step)
+            }
+            Err(Fail::Index(error)) => Err(error),
+            Err(Fail::Contradiction(what)) => {
+                self.contradictions += 1;
+                if self.contradictions >= CONTRADICTIONS_MAX {
+                    let steps = std::mem::take(&mut self.contradictions);
+                    return Err(IndexError::Contradicted {
+                        url: self.chain.url().to_string(),
+                        steps,
+                        what,
+                    });
+                }
+                Ok(Step {
+                    raced: true,
+                    why: Some(what),
+                    contradictions: self.contradictions,
+                    ..Step::default()
+                })
+            }
+        }
+    }
+
+    /// [`Indexer::step`] but for counting the contradictions.
+    fn attempt(&mut self) -> Result<Step, Fail> {
         let mut step = Step::default();
         if let Some((ancestor, committed)) = self.check_tip()? {
             step.rolled_back_to = Some(ancestor);
@@ -210,22 +357,40 @@ impl Indexer {
         }
         let to = head.min(from.saturating_add(self.batch_blocks - 1));
         let final_block = head.saturating_sub(self.options.confirmations);
-        // The blocks the reorg check will need: the final one and everything above.
+        // The blocks the reorg check will need: the final one and everything above, each
+        // the child of the one before (the first, of the cursor's block).
         let mut blocks = Vec::new();
+        let mut transactions = HashMap::new();
         let mut parent = cursor.last_hash;
         let first_kept = from.max(final_block);
         for number in first_kept..=to {
-            let Some(block) = self.block(number)? else {
-                step.raced = true;
-                return Ok(step);
+            let Some((block, hashes)) = self.block_full(number)? else {
+                return contradiction(format!(
+                    "the node's head is block {head} but it has no block {number}"
+                ));
             };
-            if number == from && parent.is_some_and(|p| p != block.parent_hash)
-                || number > first_kept && parent != Some(block.parent_hash)
+            if number == from
+                && let Some(last) = parent
+                && last != block.parent_hash
             {
-                step.raced = true;
-                return Ok(step);
+                return contradiction(format!(
+                    "block {number}'s parent is {}, not block {}'s hash {last} that the index \
+                     holds (the chain reorganised since?)",
+                    block.parent_hash,
+                    number - 1
+                ));
+            }
+            if number > first_kept && parent != Some(block.parent_hash) {
+                self.settled(number - 1, parent)?;
+                return contradiction(format!(
+                    "block {number}'s parent is {}, but the node answered block {} with hash {}",
+                    block.parent_hash,
+                    number - 1,
+                    hash_or_none(parent)
+                ));
             }
             parent = Some(block.hash);
+            transactions.insert(number, (block.hash, hashes));
             blocks.push(block);
         }
         let to_hash = match blocks.last() {
@@ -233,48 +398,104 @@ impl Indexer {
             None => match self.block(to)? {
                 Some(block) => block.hash,
                 None => {
-                    step.raced = true;
-                    return Ok(step);
+                    return contradiction(format!(
+                        "the node's head is block {head} but it has no block {to}"
+                    ));
                 }
             },
         };
-        let logs = match self.chain.logs(self.source.referee, from, to, None) {
+        let referee = self.source.referee;
+        let logs = match self
+            .chain
+            .logs_within(referee, from, to, [None; 4], self.max_log_bytes)
+        {
             Ok(logs) => logs,
-            Err(error) if is_range_limit(&error) && self.batch_blocks > 1 => {
-                self.batch_blocks = (self.batch_blocks / 2).max(1);
+            Err(error) if (is_range_limit(&error) || error.is_too_large()) && to > from => {
+                // Half of the range's `to - from + 1` blocks (rounded down; at least 1).
+                self.batch_blocks = (to - from).div_ceil(2);
                 step.range_halved = Some(self.batch_blocks);
+                step.why = Some(error.to_string());
                 return Ok(step);
+            }
+            Err(error) if error.is_too_large() => {
+                return Err(Fail::Index(IndexError::LogsTooLarge {
+                    url: self.chain.url().to_string(),
+                    block: from,
+                    limit: self.max_log_bytes,
+                }));
             }
             Err(error) => return Err(error.into()),
         };
-        let mut raw: Vec<RawLog> = logs
-            .iter()
-            .map(|(place, log)| RawLog::new(*place, log))
-            .collect();
+        // Each log: the referee's, in the range asked, once.
+        let mut raw = Vec::with_capacity(logs.len());
+        for (place, log) in &logs {
+            let name = format!("log {}:{}", place.block_number, place.log_index);
+            if log.address != referee {
+                return contradiction(format!(
+                    "eth_getLogs of the referee {referee} answered {name} of {}",
+                    log.address
+                ));
+            }
+            if !(from..=to).contains(&place.block_number) {
+                return contradiction(format!(
+                    "eth_getLogs of blocks {from}..={to} answered {name}, outside them"
+                ));
+            }
+            raw.push(RawLog::new(*place, log));
+        }
         raw.sort_by_key(|log| (log.place.block_number, log.place.log_index));
         for pair in raw.windows(2) {
             if (pair[0].place.block_number, pair[0].place.log_index)
                 == (pair[1].place.block_number, pair[1].place.log_index)
             {
-                return Err(IndexError::BadAnswer(format!(
-                    "eth_getLogs returned log {}:{} twice",
+                return contradiction(format!(
+                    "eth_getLogs answered log {}:{} twice",
                     pair[0].place.block_number, pair[0].place.log_index
-                )));
+                ));
             }
         }
-        // Logs from another fork than the blocks just read: the chain moved, retry.
-        let fork = |log: &RawLog| -> Option<B256> {
-            blocks
-                .iter()
-                .find(|b| b.number == log.place.block_number)
-                .map(|b| b.hash)
-        };
-        if raw
+        // Each log's block as the node answers it (final blocks too: one request per block
+        // with logs): its hash is the log's, the log's transaction is among its own.
+        let mut missing: Vec<u64> = raw
             .iter()
-            .any(|log| fork(log).is_some_and(|hash| hash != log.place.block_hash))
+            .map(|log| log.place.block_number)
+            .filter(|number| !transactions.contains_key(number))
+            .collect();
+        missing.dedup();
+        for (number, block) in missing
+            .iter()
+            .zip(self.chain.blocks_with_transactions(&missing)?)
         {
-            step.raced = true;
-            return Ok(step);
+            let Some((block, hashes)) = block else {
+                return contradiction(format!(
+                    "eth_getLogs answered logs in block {number}, but the node has no block \
+                     {number}"
+                ));
+            };
+            same_number(*number, &block)?;
+            transactions.insert(*number, (block.hash, hashes));
+        }
+        for log in &raw {
+            let place = &log.place;
+            let (hash, hashes) = &transactions[&place.block_number];
+            if place.block_hash != *hash {
+                self.settled(place.block_number, Some(*hash))?;
+                return contradiction(format!(
+                    "log {}:{} names block {}'s hash {}, but the node answered block {} with \
+                     hash {hash}",
+                    place.block_number,
+                    place.log_index,
+                    place.block_number,
+                    place.block_hash,
+                    place.block_number
+                ));
+            }
+            if !hashes.contains(&place.tx_hash) {
+                return contradiction(format!(
+                    "log {}:{}'s transaction {} is not one of block {}'s",
+                    place.block_number, place.log_index, place.tx_hash, place.block_number
+                ));
+            }
         }
         step.logs = raw.len();
         step.committed = self.store.commit(&Batch {
@@ -295,7 +516,9 @@ impl Indexer {
     /// `on_step` sees every step (to print it). A step the node did not answer in time
     /// ([`is_retriable`]) is no error: `on_step` sees it as [`Step::stalled`], and the next
     /// try follows after a pause doubling from [`RETRY_FIRST`] to [`RETRY_MAX`] (`stop`
-    /// asked along the way).
+    /// asked along the way). A step where the node contradicted itself ([`Step::raced`])
+    /// is tried again after a pause doubling from `poll` (at most [`RETRY_MAX`]), until
+    /// the [`CONTRADICTIONS_MAX`]-th in a row, an error.
     pub fn run(
         &mut self,
         mut stop: impl FnMut() -> bool,
@@ -320,24 +543,43 @@ impl Indexer {
                         stalled: Some(stall),
                         ..Step::default()
                     })?;
-                    let until = Instant::now() + retry;
-                    while !stop() && Instant::now() < until {
-                        std::thread::sleep(
-                            until
-                                .saturating_duration_since(Instant::now())
-                                .min(Duration::from_millis(100)),
-                        );
-                    }
+                    pause(&mut stop, retry);
                     retry = (retry * 2).min(RETRY_MAX);
                     continue;
                 }
                 Err(error) => return Err(error),
             };
             on_step(&step)?;
-            if step.caught_up || step.raced {
+            if step.raced {
+                let doubled = 1u32 << step.contradictions.saturating_sub(1).min(16);
+                pause(&mut stop, (self.options.poll * doubled).min(RETRY_MAX));
+            } else if step.caught_up {
                 std::thread::sleep(self.options.poll.saturating_sub(started.elapsed()));
             }
         }
         Ok(())
     }
+}
+
+/// Sleeps `length`, asking `stop` every 100 ms at most.
+fn pause(stop: &mut impl FnMut() -> bool, length: Duration) {
+    let until = Instant::now() + length;
+    while !stop() && Instant::now() < until {
+        std::thread::sleep(
+            until
+                .saturating_duration_since(Instant::now())
+                .min(Duration::from_millis(100)),
+        );
+    }
+}
+
+/// The node answered block `asked` with `block`: the same number, or a contradiction.
+fn same_number(asked: u64, block: &BlockRef) -> Result<(), Fail> {
+    if block.number != asked {
+        return contradiction(format!(
+            "asked for block {asked}, the node answered block {} ({})",
+            block.number, block.hash
+        ));
+    }
+    Ok(())
 }

@@ -95,8 +95,39 @@ pub struct Committed {
 pub struct Store {
     conn: Connection,
     path: String,
+    /// The file as opened, and which file it was (unknown if its metadata could not be
+    /// read): a file deleted or replaced since is noticed before each write
+    /// ([`Store::check_file`]).
+    file: std::path::PathBuf,
+    identity: Option<FileIdentity>,
     /// Declared last: released after the connection is closed.
     _lock: WriterLock,
+}
+
+/// Which file a path names: its device and inode (on Unix; elsewhere only that it exists).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FileIdentity {
+    device: u64,
+    inode: u64,
+}
+
+impl FileIdentity {
+    #[cfg(unix)]
+    fn of(meta: &std::fs::Metadata) -> FileIdentity {
+        use std::os::unix::fs::MetadataExt;
+        FileIdentity {
+            device: meta.dev(),
+            inode: meta.ino(),
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn of(_meta: &std::fs::Metadata) -> FileIdentity {
+        FileIdentity {
+            device: 0,
+            inode: 0,
+        }
+    }
 }
 
 /// Seconds since the Unix epoch.
@@ -136,11 +167,35 @@ impl Store {
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
             .db(&name, "setting pragmas")?;
         migrations::migrate(&mut conn, &name)?;
+        // SQLite just opened (or made) the file: its metadata is there to read.
+        let identity = std::fs::metadata(path)
+            .ok()
+            .map(|meta| FileIdentity::of(&meta));
         Ok(Store {
             conn,
             path: name,
+            file: path.to_path_buf(),
+            identity,
             _lock: lock,
         })
+    }
+
+    /// Whether the file at the path is still the one opened: a file deleted or replaced
+    /// (another file renamed over it) under the indexer is [`IndexError::FileGone`],
+    /// naming it. SQLite would go on writing to the deleted file, which no reader opens.
+    /// Every write ([`Store::commit`], [`Store::rollback`], [`Store::heartbeat`]) asks
+    /// first.
+    pub fn check_file(&self) -> Result<()> {
+        let gone = |what: String| IndexError::FileGone {
+            path: self.path.clone(),
+            what,
+        };
+        match std::fs::metadata(&self.file) {
+            Ok(meta) if self.identity.is_none_or(|id| id == FileIdentity::of(&meta)) => Ok(()),
+            Ok(_) => Err(gone("was replaced by another file".into())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(gone("was deleted".into())),
+            Err(e) => Err(gone(format!("cannot be looked at ({e})"))),
+        }
     }
 
     /// The file's path as given.
@@ -205,6 +260,7 @@ impl Store {
     /// cursor's `updated_at` is when the indexer last heard the node, so a reader can tell
     /// a quiet chain (recent) from a stalled indexer (old).
     pub fn heartbeat(&mut self, head: u64) -> Result<()> {
+        self.check_file()?;
         self.conn
             .execute(
                 "UPDATE cursor SET head = max(head, ?1), updated_at = ?2 WHERE id = 1",
@@ -251,6 +307,7 @@ impl Store {
     /// from its start): the batch must begin at the cursor's next block and, when it
     /// carries that block, on the cursor's hash.
     pub fn commit(&mut self, batch: &Batch) -> Result<Committed> {
+        self.check_file()?;
         let path = self.path.clone();
         let tx = self
             .conn
@@ -366,6 +423,7 @@ impl Store {
     /// agree on, one of the stored blocks) and their logs, and refolds the games they
     /// touched, in one transaction that reads the cursor and checks the ancestor first.
     pub fn rollback(&mut self, ancestor: BlockRef) -> Result<Committed> {
+        self.check_file()?;
         let path = self.path.clone();
         let tx = self
             .conn
@@ -905,6 +963,48 @@ mod tests {
         );
         assert_eq!(count(&store, "logs"), 0);
         assert_eq!(store.cursor().unwrap().next_block, 10);
+    }
+
+    #[test]
+    fn test_a_file_deleted_or_replaced_under_the_store_is_refused_by_name() {
+        let path = temp_db("gone");
+        let mut store = Store::open(&path).unwrap();
+        store.bind(SOURCE).unwrap();
+        store.check_file().unwrap();
+        store
+            .commit(&batch(5, 6, vec![withdrawn_log(6, 0)]))
+            .unwrap();
+        // Another file renamed over it (a restore from a backup, say).
+        let other = temp_db("gone-other");
+        std::fs::write(&other, b"another file").unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        let err = store
+            .commit(&batch(7, 8, vec![withdrawn_log(8, 0)]))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "index database {} was replaced by another file while chessref index had it \
+                 open (its writes would go to a file nobody reads): stopped; start chessref \
+                 index again to rebuild it",
+                path.display()
+            )
+        );
+        // Deleted.
+        std::fs::remove_file(&path).unwrap();
+        for err in [
+            store.heartbeat(9).unwrap_err(),
+            store
+                .rollback(store.recent_blocks().unwrap()[0])
+                .unwrap_err(),
+            store.check_file().unwrap_err(),
+        ] {
+            let IndexError::FileGone { path: named, what } = &err else {
+                panic!("not FileGone: {err}");
+            };
+            assert_eq!(*named, path.display().to_string());
+            assert_eq!(what, "was deleted");
+        }
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! that lies, it prints the DIVERGENCE and exits 1 with `--fail-on-divergence`; at a
 //! node that never answers, it names it within `--rpc-timeout`, and retries one that
 //! stopped answering; started twice on one file, the second is refused with the first
-//! one's pid.
+//! one's pid; at a node whose block hashes never settle, it says why it retries and then
+//! names the node (exit 2); an `eth_getLogs` answer over `--max-log-bytes` for one block
+//! is named; its database deleted under it, it stops naming the file.
 
 #[path = "../../chessref-index/tests/common/mod.rs"]
 mod common;
@@ -13,7 +15,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use alloy_primitives::Address;
-use chessref_evm::{RpcChain, anvil::Anvil, stalled_node::StalledNode};
+use chessref_evm::{RpcChain, anvil::Anvil, lying_node::LyingNode, stalled_node::StalledNode};
 use common::{SHORT_GAMES, count, deploy, games, indexed, lie, play, referee, temp_db};
 use rusqlite::{Connection, OpenFlags};
 
@@ -372,4 +374,193 @@ fn test_two_indexers_started_at_once_on_one_file_one_is_refused_naming_the_holde
     assert!(output.status.success(), "{output:?}");
     let conn = Connection::open(&db).unwrap();
     assert_eq!(indexed(&conn), played);
+}
+
+/// Runs `command` to its end (at most 60 s); its output.
+fn finish(mut command: Command) -> Output {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() && started.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    child.wait_with_output().unwrap()
+}
+
+/// Finding 7: a node whose block hashes never settle kept `chessref index` retrying for
+/// ever with nothing on stderr. Now each retry says why on stderr, and after
+/// `CONTRADICTIONS_MAX` steps in a row the node is named and the index exits 2.
+#[test]
+fn test_a_node_whose_block_hashes_never_settle_is_named_and_exits_2() {
+    let anvil = Anvil::spawn().unwrap();
+    let mut replayer = deploy(&anvil);
+    play(&mut replayer, &games(SHORT_GAMES, 1));
+    let address = referee(&mut replayer);
+    let calls = std::sync::atomic::AtomicU64::new(0);
+    let node = LyingNode::start(anvil.url(), move |method, _, mut answer| {
+        if method == "eth_getBlockByNumber" && answer["result"].is_object() {
+            let n = calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            answer["result"]["hash"] = serde_json::json!(format!("0x{:064x}", 0xdead_0000 + n));
+        }
+        answer
+    })
+    .unwrap();
+    let url = node.url();
+    let db = temp_db("cli-unsettled");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_chessref"));
+    command
+        .args(["index", "--rpc", &url, "--referee"])
+        .arg(address.to_string())
+        .arg("--db")
+        .arg(&db)
+        .args(["--confirmations", "4", "--poll-ms", "10"]);
+    let output = finish(command);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    let retries: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.contains("answered inconsistently ("))
+        .collect();
+    assert_eq!(retries.len(), 4, "{stderr}");
+    for (i, line) in retries.iter().enumerate() {
+        let prefix = format!(
+            "chessref index: the node at {url} answered inconsistently ({} of 5 in a row): \
+             the node answered block ",
+            i + 1
+        );
+        assert!(line.starts_with(&prefix), "{line}");
+        assert!(line.contains(" then 0x"), "{line}");
+        assert!(line.ends_with("; nothing stored, retrying"), "{line}");
+    }
+    let last = stderr.lines().last().unwrap();
+    assert!(
+        last.starts_with(&format!(
+            "chessref: error: the node at {url} answered inconsistently on 5 steps in a row, \
+             lastly: the node answered block "
+        )),
+        "{stderr}"
+    );
+    assert!(
+        last.ends_with("; stopped (nothing of those steps was stored)"),
+        "{last}"
+    );
+    let conn = Connection::open(&db).unwrap();
+    assert_eq!(count(&conn, "logs"), 0);
+}
+
+/// `--max-log-bytes`: a node answering one block's logs with more (here every answer is
+/// padded with junk past the bound) has its ranges halved down to that block, then is
+/// named with the block and the bound; exit 2, nothing stored.
+#[test]
+fn test_max_log_bytes_bounds_the_answers_and_names_a_block_past_it() {
+    let anvil = Anvil::spawn().unwrap();
+    let mut replayer = deploy(&anvil);
+    play(&mut replayer, &games(SHORT_GAMES, 1));
+    let address = referee(&mut replayer);
+    let node = LyingNode::start(anvil.url(), move |method, _, mut answer| {
+        if method == "eth_getLogs" {
+            let padding = serde_json::json!({
+                "address": address.to_string(),
+                "topics": [],
+                "data": format!("0x{}", "00".repeat(70_000)),
+                "blockNumber": "0x0",
+                "blockHash": format!("0x{}", "cd".repeat(32)),
+                "transactionHash": format!("0x{}", "ef".repeat(32)),
+                "transactionIndex": "0x0",
+                "logIndex": "0x1000",
+                "removed": false,
+            });
+            answer["result"].as_array_mut().unwrap().push(padding);
+        }
+        answer
+    })
+    .unwrap();
+    let url = node.url();
+    let db = temp_db("cli-max-log-bytes");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_chessref"));
+    command
+        .args(["index", "--rpc", &url, "--referee"])
+        .arg(address.to_string())
+        .arg("--db")
+        .arg(&db)
+        .args(["--once", "--max-log-bytes", "100000", "--poll-ms", "10"]);
+    let output = finish(command);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "chessref index: eth_getLogs range refused (the node at {url} answered eth_getLogs \
+             with more than 100000 bytes); now "
+        )),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.lines().last().unwrap(),
+        format!(
+            "chessref: error: the node at {url} answers eth_getLogs of block 0 alone with more \
+             than 100000 bytes: one block cannot be split; if the node is right, raise \
+             --max-log-bytes"
+        )
+    );
+    let conn = Connection::open(&db).unwrap();
+    assert_eq!(count(&conn, "logs"), 0);
+    // A bound of 0 bytes is refused by name.
+    let db = temp_db("cli-max-log-bytes-default");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_chessref"));
+    command
+        .args(["index", "--rpc", &url, "--referee"])
+        .arg(address.to_string())
+        .arg("--db")
+        .arg(&db)
+        .args(["--once", "--max-log-bytes", "0"]);
+    let output = finish(command);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--max-log-bytes"));
+}
+
+/// Finding 10: the database file deleted under a running `chessref index` was written to
+/// in its deleted file, silently. Now the index stops at its next step, naming the file;
+/// exit 2.
+#[test]
+fn test_the_database_deleted_under_a_running_index_stops_it_naming_the_file() {
+    let anvil = Anvil::spawn().unwrap();
+    let mut replayer = deploy(&anvil);
+    play(&mut replayer, &games(SHORT_GAMES, 1));
+    let address = referee(&mut replayer);
+    let head = RpcChain::connect_read_only(anvil.url())
+        .unwrap()
+        .head()
+        .unwrap() as i64;
+    let db = temp_db("cli-deleted");
+    let mut child = index_command(&anvil, address, &db, &["--poll-ms", "20"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while cursor(&db).is_none_or(|block| block < head) {
+        assert!(started.elapsed() < Duration::from_secs(30), "no progress");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::fs::remove_file(&db).unwrap();
+    while child.try_wait().unwrap().is_none() && started.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(
+        stderr.lines().last().unwrap(),
+        format!(
+            "chessref: error: index database {} was deleted while chessref index had it open \
+             (its writes would go to a file nobody reads): stopped; start chessref index again \
+             to rebuild it",
+            db.display()
+        )
+    );
 }

@@ -1,5 +1,6 @@
 //! `chessref index --rpc URL [--referee ADDR] [--from-block N] [--db PATH]
-//! [--confirmations K] [--batch-blocks B] [--fail-on-divergence] [--once]`: follows a
+//! [--confirmations K] [--batch-blocks B] [--max-log-bytes N] [--fail-on-divergence]
+//! [--once]`: follows a
 //! ChessReferee's events into a SQLite file, every move replayed through chessref-core
 //! (docs/INDEX.md). The logic lives in `chessref_index`.
 
@@ -9,6 +10,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use chessref_evm::{Chain, RpcChain};
+use chessref_index::indexer::CONTRADICTIONS_MAX;
 use chessref_index::{IndexError, Indexer, Options, Store};
 use clap::Args as ClapArgs;
 use serde_json::json;
@@ -36,6 +38,11 @@ pub struct Args {
     #[arg(long, value_name = "B", default_value_t = Options::default().batch_blocks,
           value_parser = clap::value_parser!(u64).range(1..))]
     batch_blocks: u64,
+    /// Longest eth_getLogs answer read, in bytes: a longer one is refused unread and its
+    /// range halved; one block whose logs alone are longer stops the index.
+    #[arg(long, value_name = "BYTES", default_value_t = chessref_evm::DEFAULT_MAX_LOG_BYTES,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    max_log_bytes: usize,
     /// Milliseconds between polls of the head once caught up.
     #[arg(long, value_name = "MS", default_value_t = 250)]
     poll_ms: u64,
@@ -64,8 +71,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         batch_blocks: args.batch_blocks,
         poll: Duration::from_millis(args.poll_ms),
     };
-    let mut indexer =
-        Indexer::new(chain, store, referee, from_block, options).map_err(index_error)?;
+    let mut indexer = Indexer::new(chain, store, referee, from_block, options)
+        .map_err(index_error)?
+        .with_max_log_bytes(args.max_log_bytes);
     let started = Instant::now();
     eprintln!(
         "chessref index: {} into {}, resuming at block {}",
@@ -98,7 +106,18 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 );
             }
             if let Some(blocks) = step.range_halved {
-                let _ = writeln!(err, "chessref index: eth_getLogs range refused; now {blocks} blocks");
+                let why = step.why.as_deref().unwrap_or("refused");
+                let _ = writeln!(err, "chessref index: eth_getLogs range refused ({why}); now {blocks} blocks");
+            }
+            if step.raced {
+                let _ = writeln!(
+                    err,
+                    "chessref index: the node at {} answered inconsistently ({} of {CONTRADICTIONS_MAX} \
+                     in a row): {}; nothing stored, retrying",
+                    args.rpc,
+                    step.contradictions,
+                    step.why.as_deref().unwrap_or("the chain moved under the step")
+                );
             }
             if let Some((from, to)) = step.indexed {
                 blocks += to - from + 1;
