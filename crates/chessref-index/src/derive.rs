@@ -186,7 +186,9 @@ pub fn refold(
             .is_some_and(|o| o.phase != phase && rank(phase) < rank(&o.phase));
         let rolled_back = old.is_some() && (moves_changed.rolled_back || phase_back);
         if old.is_none() {
-            change(tx, path, &key, "created", 0, updated_block)?;
+            // The block of the creation itself, not of the game's latest event.
+            let created_block = sql_int(game.created.block_number, "block number")?;
+            change(tx, path, &key, "created", 0, created_block)?;
         }
         if rolled_back {
             let kept = match moves_changed.from {

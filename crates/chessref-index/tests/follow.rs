@@ -147,6 +147,21 @@ fn test_anvil_reorg_drops_the_replaced_moves() {
         .collect::<Result<_, _>>()
         .unwrap();
     assert_eq!(kinds[..2], ["created", "joined"], "{kinds:?}");
+    // `created` carries the creation's block, which is before the last move's.
+    let (created, last): (i64, i64) = indexer
+        .store()
+        .connection()
+        .query_row(
+            "SELECT (SELECT block_number FROM changes WHERE kind = 'created'),
+                    (SELECT max(block_number) FROM changes WHERE kind = 'move')",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert!(
+        created < last,
+        "created at block {created}, last move at {last}"
+    );
     assert_eq!(
         kinds.iter().filter(|k| *k == "move").count(),
         4,

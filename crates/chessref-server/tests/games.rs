@@ -623,6 +623,16 @@ fn test_event_streams_share_one_poller_and_are_bounded() {
     // Read back from the start (on a second server of the same index, this one being
     // full): each event carries the game as it stood just after it.
     let second = Client::start(Some(db.clone()));
+    // A negative Last-Event-ID is refused like a negative ?after.
+    let mut probe = TcpStream::connect(second.server().addr).unwrap();
+    write!(
+        probe,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nLast-Event-ID: -5\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut status = String::new();
+    BufReader::new(probe).read_line(&mut status).unwrap();
+    assert!(status.contains(" 400 "), "{status}");
     let history = subscribe(second.server().addr, &format!("{path}?after=0"));
     let (name, data) = next_event(&history);
     assert_eq!(name, "created", "{data}");
