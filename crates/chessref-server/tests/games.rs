@@ -5,6 +5,8 @@
 //! `CHESSREF_WEB_TEST_INDEX=PATH` the index is left at PATH (scripts/web-test.sh serves
 //! it to schemathesis).
 
+#[path = "common/channel.rs"]
+mod channel;
 mod common;
 #[path = "../../chessref-index/tests/common/mod.rs"]
 mod played;
@@ -20,7 +22,6 @@ use std::time::{Duration, Instant};
 use alloy_primitives::U256;
 use chessref_core::{Move, RawMove};
 use chessref_evm::{Chain, GameSetup, Position, Referee, RpcChain, anvil::Anvil};
-use chessref_index::{Indexer, Options, Store};
 use chessref_server::Config;
 use common::{TestServer, validate};
 use serde_json::Value;
@@ -180,22 +181,7 @@ fn test_lobby_game_pgn_and_events_while_played_and_after() {
 
     let db = played::temp_db("serve");
     let stop = Arc::new(AtomicBool::new(false));
-    let indexer = {
-        let (url, db, stop) = (anvil.url().to_owned(), db.clone(), stop.clone());
-        std::thread::spawn(move || {
-            let chain = RpcChain::connect_read_only(&url).unwrap();
-            let options = Options {
-                confirmations: 1,
-                batch_blocks: 100,
-                poll: Duration::from_millis(20),
-            };
-            let mut indexer =
-                Indexer::new(chain, Store::open(&db).unwrap(), address, 0, options).unwrap();
-            indexer
-                .run(|| stop.load(Ordering::Relaxed), |_| Ok(()))
-                .unwrap();
-        })
-    };
+    let indexer = channel::index_in_thread(anvil.url(), &db, address, &stop);
     let client = Client::start(Some(db.clone()));
     let lobby = client.wait_for("/v1/games", "/v1/games", |v| v["total"] == 1);
     assert!(
@@ -552,22 +538,7 @@ fn test_event_streams_share_one_poller_and_are_bounded() {
     };
     let db = played::temp_db("events");
     let stop = Arc::new(AtomicBool::new(false));
-    {
-        let (url, db, stop) = (anvil.url().to_owned(), db.clone(), stop.clone());
-        std::thread::spawn(move || {
-            let chain = RpcChain::connect_read_only(&url).unwrap();
-            let options = Options {
-                confirmations: 1,
-                batch_blocks: 100,
-                poll: Duration::from_millis(20),
-            };
-            let mut indexer =
-                Indexer::new(chain, Store::open(&db).unwrap(), address, 0, options).unwrap();
-            indexer
-                .run(|| stop.load(Ordering::Relaxed), |_| Ok(()))
-                .unwrap();
-        });
-    }
+    channel::index_in_thread(anvil.url(), &db, address, &stop);
     let stake = U256::from(10u64.pow(15));
     let created = referee
         .create_game(white, &GameSetup::eth(black, stake))

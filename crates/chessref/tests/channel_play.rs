@@ -262,13 +262,18 @@ impl Table {
         self.serve = Some(Process(serve));
     }
 
-    fn player(&self, name: &'static str, key: &str) -> Player {
+    /// `chessref channel play` of the table's game, its relay and chain.
+    fn play_args(&self) -> Vec<String> {
         let mut args: Vec<String> = ["channel", "play", self.id.as_str(), "--relay", &self.relay]
             .iter()
             .map(|s| s.to_string())
             .collect();
         args.extend(self.chain());
-        let player = Player::start(name, key, &args, &self.dir.join(name));
+        args
+    }
+
+    fn player(&self, name: &'static str, key: &str) -> Player {
+        let player = Player::start(name, key, &self.play_args(), &self.dir.join(name));
         player.expect("started", |_| true);
         player
     }
@@ -305,14 +310,29 @@ fn exchange(mover: &mut Player, other: &Player, san: &str, ply: u64) {
     assert_eq!(seen["san"], san, "{seen}");
 }
 
+/// [`exchange`] of ply `ply`, its mover white on odd plies.
+fn exchange_ply(white: &mut Player, black: &mut Player, san: &str, ply: u64) {
+    if ply % 2 == 1 {
+        exchange(white, black, san, ply);
+    } else {
+        exchange(black, white, san, ply);
+    }
+}
+
+/// `sans` played from the start, each seen by the other side.
+fn play(white: &mut Player, black: &mut Player, sans: &[&str]) {
+    for (ply, san) in (1..).zip(sans) {
+        exchange_ply(white, black, san, ply);
+    }
+}
+
 #[test]
 fn two_players_play_a_staked_channel_game_to_mate_through_the_relay() {
     let table = Table::new("mate");
     let mut white = table.player("white", KEY_WHITE);
     let mut black = table.player("black", KEY_BLACK);
     let scholar = ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"];
-    for (i, san) in scholar.iter().enumerate() {
-        let ply = i as u64 + 1;
+    for (ply, san) in (1..).zip(scholar) {
         if ply == 4 {
             // Black's process is killed and restarted: it resumes from its own
             // transcript and the relay.
@@ -320,30 +340,13 @@ fn two_players_play_a_staked_channel_game_to_mate_through_the_relay() {
             black = Player::start(
                 "black",
                 KEY_BLACK,
-                &{
-                    let mut args: Vec<String> = [
-                        "channel",
-                        "play",
-                        table.id.as_str(),
-                        "--relay",
-                        &table.relay,
-                    ]
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect();
-                    args.extend(table.chain());
-                    args
-                },
+                &table.play_args(),
                 &table.dir.join("black"),
             );
             let started = black.expect("started", |_| true);
             assert_eq!(started["ply"], 3, "{started}");
         }
-        if i % 2 == 0 {
-            exchange(&mut white, &black, san, ply);
-        } else {
-            exchange(&mut black, &white, san, ply);
-        }
+        exchange_ply(&mut white, &mut black, san, ply);
     }
     let ended = white.expect("ended", |_| true);
     assert_eq!(
@@ -502,14 +505,7 @@ fn a_contradicting_registration_is_proven_by_the_watchtower_process() {
     let table = Table::new("equivocation");
     let mut white = table.player("white", KEY_WHITE);
     let mut black = table.player("black", KEY_BLACK);
-    for (i, san) in ["e4", "e5", "Nf3", "Nc6"].iter().enumerate() {
-        let ply = i as u64 + 1;
-        if i % 2 == 0 {
-            exchange(&mut white, &black, san, ply);
-        } else {
-            exchange(&mut black, &white, san, ply);
-        }
-    }
+    play(&mut white, &mut black, &["e4", "e5", "Nf3", "Nc6"]);
     drop(white);
     drop(black);
     // White, cheating, signs another third move with its own session key (read from its
@@ -587,17 +583,7 @@ fn a_contradicting_registration_is_proven_by_the_watchtower_process() {
 #[test]
 fn a_silent_opponent_is_registered_and_the_game_goes_on_on_chain_in_the_same_session() {
     let table = Table::new("silent");
-    let mut args: Vec<String> = [
-        "channel",
-        "play",
-        table.id.as_str(),
-        "--relay",
-        &table.relay,
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    args.extend(table.chain());
+    let mut args = table.play_args();
     args.extend(["--patience".to_string(), "1".to_string()]);
     let mut white = Player::start("white", KEY_WHITE, &args, &table.dir.join("white"));
     white.expect("started", |_| true);
@@ -647,14 +633,7 @@ fn a_threefold_repetition_is_claimed_from_a_registered_position() {
     let mut black = table.player("black", KEY_BLACK);
     // The start position a third time after ply 8.
     let shuffle = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"];
-    for (i, san) in shuffle.iter().enumerate() {
-        let ply = i as u64 + 1;
-        if i % 2 == 0 {
-            exchange(&mut white, &black, san, ply);
-        } else {
-            exchange(&mut black, &white, san, ply);
-        }
-    }
+    play(&mut white, &mut black, &shuffle);
     white.say("claim");
     let registered = white.expect("registered", |_| true);
     assert_eq!(registered["ply"], 8, "{registered}");
@@ -679,14 +658,7 @@ fn the_watchtower_overtakes_a_stale_registration_while_a_player_is_away() {
     let table = Table::new("watch");
     let mut white = table.player("white", KEY_WHITE);
     let mut black = table.player("black", KEY_BLACK);
-    for (i, san) in ["e4", "e5", "Nf3", "Nc6"].iter().enumerate() {
-        let ply = i as u64 + 1;
-        if i % 2 == 0 {
-            exchange(&mut white, &black, san, ply);
-        } else {
-            exchange(&mut black, &white, san, ply);
-        }
-    }
+    play(&mut white, &mut black, &["e4", "e5", "Nf3", "Nc6"]);
     // Black goes away; white registers the pair of ply 2, hiding its loss of tempo.
     let black_transcript = table.transcript("black");
     drop(black);

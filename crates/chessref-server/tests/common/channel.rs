@@ -38,6 +38,30 @@ pub fn temp_db(name: &str) -> PathBuf {
     dir.join("index.sqlite")
 }
 
+/// The indexer following the referee at `address` on `url` into `db` (one
+/// confirmation, a 20 ms poll), in a thread, until `stop` is set.
+pub fn index_in_thread(
+    url: &str,
+    db: &std::path::Path,
+    address: alloy_primitives::Address,
+    stop: &Arc<AtomicBool>,
+) -> std::thread::JoinHandle<()> {
+    let (url, db, stop) = (url.to_owned(), db.to_owned(), stop.clone());
+    std::thread::spawn(move || {
+        let chain = RpcChain::connect_read_only(&url).unwrap();
+        let options = Options {
+            confirmations: 1,
+            batch_blocks: 100,
+            poll: Duration::from_millis(20),
+        };
+        let mut indexer =
+            Indexer::new(chain, Store::open(&db).unwrap(), address, 0, options).unwrap();
+        indexer
+            .run(|| stop.load(Ordering::Relaxed), |_| Ok(()))
+            .unwrap();
+    })
+}
+
 /// Anvil with the referee, `games` channel games between accounts 1 and 2 (joined), and
 /// the indexer following it into a fresh database until the returned flag is set.
 pub struct Chain {
@@ -67,27 +91,7 @@ impl Chain {
         }
         let db = temp_db(name);
         let stop = Arc::new(AtomicBool::new(false));
-        {
-            let (url, db, stop, address) = (
-                anvil.url().to_owned(),
-                db.clone(),
-                stop.clone(),
-                referee.address(),
-            );
-            std::thread::spawn(move || {
-                let chain = RpcChain::connect_read_only(&url).unwrap();
-                let options = Options {
-                    confirmations: 1,
-                    batch_blocks: 100,
-                    poll: Duration::from_millis(20),
-                };
-                let mut indexer =
-                    Indexer::new(chain, Store::open(&db).unwrap(), address, 0, options).unwrap();
-                indexer
-                    .run(|| stop.load(Ordering::Relaxed), |_| Ok(()))
-                    .unwrap();
-            });
-        }
+        index_in_thread(anvil.url(), &db, referee.address(), &stop);
         Chain {
             anvil,
             referee,

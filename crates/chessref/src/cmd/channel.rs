@@ -78,7 +78,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 }
 
 /// The system clock, unix seconds.
-fn system_now() -> u64 {
+pub(super) fn system_now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())

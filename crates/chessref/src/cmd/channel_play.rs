@@ -35,6 +35,7 @@ use tungstenite::stream::MaybeTlsStream;
 use tungstenite::{Message, WebSocket};
 
 use super::CliError;
+use super::channel::system_now as now;
 use super::game::{self, SeatArgs, TermsArgs};
 
 /// Seconds a session key's delegation covers beyond the clocks: [`chessref_channel::ChannelGame::key_expiry`] for this many plies.
@@ -125,12 +126,6 @@ pub fn join(args: JoinArgs) -> Result<ExitCode, CliError> {
         args.relay.as_deref().unwrap_or("URL")
     );
     Ok(ExitCode::SUCCESS)
-}
-
-fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
 }
 
 /// How events are shown: a person's lines, or one JSON object each.
