@@ -322,14 +322,23 @@ impl RpcChain {
         )
     }
 
-    /// `eth_estimateGas` of `tx` (its gas limit ignored): `Ok(gas)`, or `Err(revert data)`
-    /// when the node says the transaction would revert.
+    /// `eth_estimateGas` of `tx` (its gas limit ignored) in the pending block, the one it
+    /// would be mined in: `Ok(gas)`, or `Err(revert data)` when the node says the
+    /// transaction would revert there.
+    ///
+    /// Named, not left to the node's default (anvil's is pending, geth's latest): a call
+    /// that checks a signed time against `block.timestamp` (a channel receipt held a
+    /// second ago) passes in the next block but reverts in the latest one, whose time is
+    /// that of the last transaction.
     pub fn estimate_gas(&self, tx: &TxRequest) -> Result<Result<u64, Bytes>, ChainError> {
         let mut req = Self::request(tx);
         req.gas = None;
         let provider = self.provider.clone();
         match self.answer("eth_estimateGas", async move {
-            provider.estimate_gas(req).await
+            provider
+                .estimate_gas(req)
+                .block(alloy::eips::BlockId::pending())
+                .await
         })? {
             Ok(gas) => Ok(Ok(gas)),
             Err(error) => match error.as_error_resp().and_then(|resp| resp.as_revert_data()) {

@@ -36,6 +36,10 @@ use tungstenite::{Message, WebSocket};
 
 use super::CliError;
 use super::channel::system_now as now;
+
+/// How many seconds a registration whose receipt the chain's time has not reached yet is
+/// retried before it is reported.
+const RECEIPT_RETRIES: u32 = 5;
 use super::game::{self, SeatArgs, TermsArgs};
 
 /// Seconds a session key's delegation covers beyond the clocks: [`chessref_channel::ChannelGame::key_expiry`] for this many plies.
@@ -939,10 +943,7 @@ impl Session {
             ));
             return Ok(());
         }
-        let prepared = self
-            .seat
-            .prepare_channel(&settlement)
-            .map_err(game::seat_error);
+        let prepared = self.prepare_registration(&settlement);
         match prepared.and_then(|p| self.transact(p)) {
             Ok(sent) => {
                 self.on_chain = true;
@@ -957,6 +958,46 @@ impl Session {
             Err(e) => self.error(&e.to_string()),
         }
         Ok(())
+    }
+
+    /// The registration `settlement`, estimated. A receipt passes only in a block timed at
+    /// or after its `seenAt` (CHANNEL.md 7.3): one held a moment ago can be ahead of the
+    /// time a node estimates in (a node that estimates in its latest block, a clock a
+    /// second behind), so that refusal is retried while the receipt is young, then
+    /// reported with both times.
+    fn prepare_registration(
+        &mut self,
+        settlement: &chessref_channel::settlement::Settlement,
+    ) -> Result<chessref_client::seat::Prepared, CliError> {
+        let seen_at = self
+            .channel
+            .transcript()
+            .moves
+            .last()
+            .and_then(|m| m.receipt.as_ref())
+            .map(|r| r.seen_at);
+        let mut tries = 0;
+        loop {
+            match self.seat.prepare_channel(settlement) {
+                Err(chessref_client::seat::SeatError::WouldRevert { revert, .. })
+                    if revert.name() == "BadReceipt" && seen_at.is_some() =>
+                {
+                    let seen_at = seen_at.unwrap_or_default();
+                    let chain_time =
+                        chessref_evm::Chain::timestamp(self.seat.referee().chain()).ok();
+                    tries += 1;
+                    if tries > RECEIPT_RETRIES {
+                        return Err(CliError::Refused(format!(
+                            "register would revert with BadReceipt (nothing sent): the receipt was held at {seen_at}, the chain's latest block is timed {}, now is {}",
+                            chain_time.map_or_else(|| "unknown".to_owned(), |t| t.to_string()),
+                            now()
+                        )));
+                    }
+                    std::thread::sleep(Duration::from_secs(1));
+                }
+                other => return other.map_err(game::seat_error),
+            }
+        }
     }
 
     /// Both players' remaining seconds now: the side to move's clock runs from the latest
