@@ -18,6 +18,7 @@ pub mod domain;
 pub mod frame;
 pub mod game;
 pub mod messages;
+pub mod seat;
 pub mod settlement;
 #[cfg(feature = "signer")]
 pub mod signer;
@@ -35,5 +36,6 @@ pub use messages::{
     Delegation, DrawOffer, Move, Receipt, Resignation, Result as ResultMessage, TimeBound,
     author_of,
 };
+pub use seat::{ChannelSeat, ChannelSeatError, Received, SessionKey};
 pub use transcript::{Transcript, TranscriptError, TranscriptReport};
 pub use transition::{TransitionError, check_successor, successor};

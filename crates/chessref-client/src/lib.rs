@@ -10,7 +10,6 @@
 //! `chessref game` drives.
 
 pub mod amount;
-pub mod channel_seat;
 pub mod game_log;
 pub mod keys;
 pub mod seat;

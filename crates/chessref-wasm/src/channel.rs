@@ -193,7 +193,7 @@ pub struct Failure {
 }
 
 impl Failure {
-    fn new(kind: &'static str, message: impl Into<String>) -> Failure {
+    pub(crate) fn new(kind: &'static str, message: impl Into<String>) -> Failure {
         Failure {
             kind,
             message: message.into(),
@@ -213,7 +213,7 @@ impl From<Failure> for JsValue {
     }
 }
 
-fn bad(what: &str, e: impl Display) -> Failure {
+pub(crate) fn bad(what: &str, e: impl Display) -> Failure {
     Failure::new("bad_message", format!("{what}: {e}"))
 }
 
@@ -250,12 +250,12 @@ fn normalise_times(value: &mut Value) {
     }
 }
 
-fn parse<T: DeserializeOwned>(mut value: Value, what: &str) -> Result<T, Failure> {
+pub(crate) fn parse<T: DeserializeOwned>(mut value: Value, what: &str) -> Result<T, Failure> {
     normalise_times(&mut value);
     serde_json::from_value(value).map_err(|e| bad(what, e))
 }
 
-fn from_js(value: &JsValue, what: &str) -> Result<Value, Failure> {
+pub(crate) fn from_js(value: &JsValue, what: &str) -> Result<Value, Failure> {
     if value.is_undefined() || value.is_null() {
         return Err(bad(what, "missing (an object is expected)"));
     }
@@ -275,7 +275,7 @@ fn from_js(value: &JsValue, what: &str) -> Result<Value, Failure> {
     serde_json::from_str(&text).map_err(|e| bad(what, e))
 }
 
-fn to_js(value: Result<Value, Failure>) -> Result<JsValue, JsValue> {
+pub(crate) fn to_js(value: Result<Value, Failure>) -> Result<JsValue, JsValue> {
     let value = value?;
     js_sys::JSON::parse(&value.to_string())
         .map_err(|_| Failure::new("bad_message", "the answer is not JSON").into())
@@ -283,7 +283,7 @@ fn to_js(value: Result<Value, Failure>) -> Result<JsValue, JsValue> {
 
 /// A unix time passed to a binding: a whole non-negative number up to 2^53-1, a
 /// BigInt, or a decimal string.
-fn unix_time(value: &JsValue, what: &str) -> Result<u64, Failure> {
+pub(crate) fn unix_time(value: &JsValue, what: &str) -> Result<u64, Failure> {
     if let Some(f) = value.as_f64() {
         if f.is_finite() && f >= 0.0 && f.fract() == 0.0 && f <= MAX_SAFE as f64 {
             return Ok(f as u64);
@@ -573,7 +573,7 @@ fn digest_of(digest: &str) -> Result<B256, Failure> {
     })
 }
 
-fn key(private_key: &str) -> Result<k256::ecdsa::SigningKey, Failure> {
+pub(crate) fn key(private_key: &str) -> Result<k256::ecdsa::SigningKey, Failure> {
     let bytes: B256 = private_key
         .parse()
         .map_err(|_| Failure::new("bad_key", "a private key is 32 bytes of 0x hex"))?;

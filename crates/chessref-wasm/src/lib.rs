@@ -15,6 +15,7 @@
 //! `ruleCode`).
 
 pub mod channel;
+pub mod player;
 pub mod verdict;
 
 use chessref_core::{

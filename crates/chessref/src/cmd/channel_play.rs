@@ -4,8 +4,8 @@
 //! `create` and `join` open the game on-chain with the key sources of `chessref game`.
 //! `play` makes the player's session key on first use (a file only its user can read,
 //! never sent; the wallet signs its delegation once), then plays through the relay:
-//! moves typed in SAN or UCI are checked and signed here (`chessref_client::
-//! channel_seat`), every incoming message is checked by the mirror before it counts,
+//! moves typed in SAN or UCI are checked and signed here (`chessref_channel::
+//! seat`, which also says what an honest client answers), every incoming message is checked by the mirror before it counts,
 //! each opponent move is acknowledged at once, and the transcript is kept on disk as it
 //! grows (`transcript.json`, what `chessref channel verify|settle|dispute` read). When
 //! the opponent goes silent it says so with the deadline and offers `register`; the game
@@ -24,9 +24,9 @@ use std::time::{Duration, Instant};
 use alloy::signers::local::PrivateKeySigner;
 use alloy_primitives::U256;
 use chessref_channel::auth::SignedDelegation;
+use chessref_channel::seat::{ChannelSeat, Received};
 use chessref_channel::transcript::{DelegationEntry, Side};
 use chessref_channel::{Frame, NoPins, RelayFrame, Transcript};
-use chessref_client::channel_seat::{ChannelSeat, Received};
 use chessref_client::seat::Seat;
 use chessref_evm::{Chain, RpcChain, Sender};
 use clap::Args as ClapArgs;
@@ -215,8 +215,16 @@ fn session(
     }
     let key = PrivateKeySigner::random();
     let expires = seat_game.key_expiry(now(), KEY_PLIES);
-    let signed = ChannelSeat::delegate(wallet, &key, domain, seat_game.game_id, expires)
-        .map_err(|e| CliError::Arg(e.to_string()))?;
+    let signed = chessref_channel::signer::delegate(
+        wallet,
+        domain,
+        seat_game.game_id,
+        key.address(),
+        1,
+        u32::MAX,
+        expires,
+    )
+    .map_err(|e| CliError::Arg(e.to_string()))?;
     write_private(
         &key_file,
         &alloy_primitives::hex::encode_prefixed(key.to_bytes()),
@@ -285,7 +293,6 @@ struct Session {
     heard: Instant,
     warned: bool,
     /// Whether the player offered a draw at the latest ply.
-    offered_at: Option<u32>,
     /// Registered: the game goes on on-chain.
     on_chain: bool,
     shown_chain: Option<String>,
@@ -331,7 +338,7 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
         source,
     })?;
     let (key, delegation) = session(&dir, &wallet, &terms, &domain)?;
-    let mut channel = ChannelSeat::new(domain, terms, wallet, key, delegation)
+    let mut channel = ChannelSeat::new(domain, terms, wallet.address(), Box::new(key), delegation)
         .map_err(|e| CliError::Refused(e.to_string()))?;
     let transcript_file = dir.join("transcript.json");
     if transcript_file.is_file() {
@@ -366,7 +373,6 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
         syncing: None,
         heard: Instant::now(),
         warned: false,
-        offered_at: None,
         on_chain,
         shown_chain: None,
         patience: Duration::from_secs(args.patience),
@@ -550,26 +556,23 @@ impl Session {
     }
 
     /// The backlog is read: send what the relay lacks (after a reconnection, or a
-    /// restart), our delegation first, and the receipt we owe.
+    /// restart), our delegation first, and what we owe.
     fn synced(&mut self) -> Result<(), CliError> {
         self.syncing = None;
-        let mut missing: Vec<Frame> = chessref_channel::book::frames_of(self.channel.transcript())
-            .into_iter()
-            .filter(|f| !self.relayed.contains(f))
-            .collect();
-        if let Ok(d) = self.channel.delegation(now())
-            && !self.relayed.contains(&d)
-            && !missing.contains(&d)
-        {
-            missing.insert(0, d);
-        }
-        self.send(missing)?;
-        let receipt = self
+        let missing = self
             .channel
-            .receipt(now())
+            .resync(&self.relayed, now())
             .map_err(|e| CliError::Arg(e.to_string()))?;
-        self.send(receipt)?;
-        self.agree_to_the_board()
+        self.send(missing)
+    }
+
+    /// What the seat answers to `received` (a receipt, an agreement), sent.
+    fn answer(&mut self, received: &Received) -> Result<(), CliError> {
+        let frames = self
+            .channel
+            .answer(received, now())
+            .map_err(|e| CliError::Arg(e.to_string()))?;
+        self.send(frames)
     }
 
     /// A message from the relay: checked by the mirror, then answered.
@@ -589,7 +592,12 @@ impl Session {
         let me = Side::of(self.channel.colour());
         match received {
             Received::Known | Received::Delegation(_) | Received::Receipt(_) => {}
-            Received::Move { ply, by, san, uci } => {
+            Received::Move {
+                ply,
+                by,
+                ref san,
+                ref uci,
+            } => {
                 if by != me {
                     self.heard = Instant::now();
                     self.warned = false;
@@ -609,15 +617,10 @@ impl Session {
                         )
                     },
                 );
+                self.answer(&received)?;
                 if by != me {
-                    let receipt = self
-                        .channel
-                        .receipt(now())
-                        .map_err(|e| CliError::Arg(e.to_string()))?;
-                    self.send(receipt)?;
                     self.show();
                 }
-                self.agree_to_the_board()?;
             }
             Received::DrawOffer(by) if by != me => {
                 self.heard = Instant::now();
@@ -628,22 +631,14 @@ impl Session {
             Received::DrawOffer(_) => {}
             Received::ResultHalf(by, result) if by != me => {
                 self.heard = Instant::now();
-                let agreed = self.channel.decided_code() == Some(result)
-                    || (result == 3 && self.offered_at == Some(self.channel.last().ply));
                 self.out.event(
                     "resultSigned",
                     json!({"by": by.name(), "result": result}),
                     || format!("{} signed result {result}", by.name()),
                 );
-                if agreed {
-                    let frames = self
-                        .channel
-                        .sign_result(result, now())
-                        .map_err(|e| CliError::Arg(e.to_string()))?;
-                    self.send(frames)?;
-                    if self.channel.ended().is_some() {
-                        self.ended()?;
-                    }
+                self.answer(&received)?;
+                if self.channel.ended().is_some() {
+                    self.ended()?;
                 }
             }
             Received::ResultHalf(..) => {}
@@ -654,26 +649,11 @@ impl Session {
 
     /// In a decided position, sign the result the board gives (once).
     fn agree_to_the_board(&mut self) -> Result<(), CliError> {
-        let Some(result) = self.channel.decided_code() else {
-            return Ok(());
-        };
-        if self.channel.ended().is_some() {
-            return Ok(());
-        }
-        let me = Side::of(self.channel.colour());
-        let signed = self.channel.transcript().moves.len() as u32;
-        let already = self
-            .relayed
-            .iter()
-            .any(|f| matches!(f, Frame::Result(h) if h.by == me && h.ply == signed));
-        if already {
-            return Ok(());
-        }
-        match self.channel.sign_result(result, now()) {
-            Ok(frames) => self.send(frames),
-            // Signed before (held locally): nothing new to send.
-            Err(_) => Ok(()),
-        }
+        let frames = self
+            .channel
+            .agree_to_the_board(now())
+            .map_err(|e| CliError::Arg(e.to_string()))?;
+        self.send(frames)
     }
 
     /// The game ended off-chain: the winner (white on a draw) settles it in one
@@ -787,10 +767,7 @@ impl Session {
             "draw" if self.channel.draw_offered() => {
                 self.channel.sign_result(3, t).map_err(|e| e.to_string())
             }
-            "draw" => {
-                self.offered_at = Some(self.channel.last().ply);
-                self.channel.offer_draw(t).map_err(|e| e.to_string())
-            }
+            "draw" => self.channel.offer_draw(t).map_err(|e| e.to_string()),
             "resign" => self.channel.resign(t).map_err(|e| e.to_string()),
             text => self.channel.play(text, t).map_err(|e| e.to_string()),
         };

@@ -1,25 +1,49 @@
 //! One player's side of a channel game played through a relay (docs/CHANNEL.md
-//! section 13): the player's keys (the wallet, which signs only the session key's
-//! delegation, and the session key, which signs every move, receipt and agreement), and
-//! the [`Book`] of every message both sides exchanged, each checked by the mirror before
-//! it counts, which is the player's own transcript. What `chessref channel play` drives.
+//! section 13): its session key, which signs every move, receipt and agreement under
+//! the delegation the player's wallet signed once, and the [`Book`] of every message
+//! both sides exchanged, each checked by the mirror before it counts, which is the
+//! player's own transcript. What `chessref channel play` and the browser package drive.
 //!
 //! An honest client acknowledges every valid move of the opponent at once, signs only a
 //! valid successor of the latest move it holds, stamped with its clock, and agrees to
-//! the result a decided position gives.
+//! the result a decided position gives ([`ChannelSeat::answer`]): written once here, so
+//! that every client answers alike.
 
-use alloy::signers::local::PrivateKeySigner;
-use alloy_primitives::U256;
-use chessref_channel::auth::SignedDelegation;
-use chessref_channel::book::{Accepted, Book, Refusal};
-use chessref_channel::client::Seat as Keys;
-use chessref_channel::frame::{Frame, ReceiptFrame, ResultHalf, SignedPosition};
-use chessref_channel::messages::{DrawOffer, Move, Resignation, Result as ResultMessage};
-use chessref_channel::transcript::{
+use alloy_primitives::{Address, B256, Bytes};
+use chessref_core::{Color, GameResult, Outcome, State};
+
+use crate::auth::{Auth, SignedDelegation};
+use crate::book::{Accepted, Book, Refusal};
+use crate::frame::{Frame, ReceiptFrame, ResultHalf, SignedPosition};
+use crate::messages::{DrawOffer, Message, Move, Resignation, Result as ResultMessage};
+use crate::successor;
+use crate::transcript::{
     DelegationEntry, MoveEntry, ResignationEntry, Side, SignatureEntry, Transcript, receipt_of,
 };
-use chessref_channel::{ChannelDomain, ChannelGame, successor};
-use chessref_core::{Color, GameResult, Outcome, State};
+use crate::{ChannelDomain, ChannelGame};
+
+/// A session key: what signs a message digest for the player (65 bytes `r ‖ s ‖ v`, low
+/// s, v 27 or 28). A local key in the CLI, a key kept in the page's storage in a browser.
+pub trait SessionKey: std::fmt::Debug {
+    /// The key's address (the delegation's `sessionKey`).
+    fn address(&self) -> Address;
+    /// The signature of `digest`, or why there is none.
+    fn sign_digest(&self, digest: &B256) -> Result<Bytes, String>;
+}
+
+#[cfg(feature = "signer")]
+impl SessionKey for alloy_signer_local::PrivateKeySigner {
+    fn address(&self) -> Address {
+        alloy_signer::Signer::address(self)
+    }
+
+    fn sign_digest(&self, digest: &B256) -> Result<Bytes, String> {
+        use alloy_signer::SignerSync;
+        self.sign_hash_sync(digest)
+            .map(|s| Bytes::copy_from_slice(&s.as_bytes()))
+            .map_err(|e| e.to_string())
+    }
+}
 
 /// Why the player cannot do what it asked.
 #[derive(Debug, thiserror::Error)]
@@ -36,9 +60,15 @@ pub enum ChannelSeatError {
     /// The move text does not name a legal move.
     #[error("{0}")]
     Move(String),
+    /// The delegation is not of this game or not of the session key.
+    #[error("the delegation {0}")]
+    Delegation(String),
+    /// The session key does not cover the ply (its delegation's range).
+    #[error("the session key's delegation does not cover ply {0}")]
+    NotCovered(u32),
     /// Signing failed.
-    #[error("{0}")]
-    Sign(#[from] chessref_channel::signer::SignError),
+    #[error("signing failed: {0}")]
+    Sign(String),
     /// The player's own message does not verify (a bug, or a clock set wrong).
     #[error("your own message does not verify: {0}")]
     Own(Refusal),
@@ -79,55 +109,56 @@ pub enum Received {
 #[derive(Debug)]
 pub struct ChannelSeat {
     colour: Color,
-    keys: Keys,
+    session: Box<dyn SessionKey>,
+    delegation: SignedDelegation,
     book: Book,
     /// A draw offer by the opponent at this ply, not yet answered.
     offered: Option<u32>,
+    /// The player's own draw offer at this ply: a draw the opponent signs there is
+    /// agreed.
+    own_offer: Option<u32>,
+    /// The ply of the position whose result the player signed (once per position).
+    result_signed: Option<u32>,
 }
 
 impl ChannelSeat {
-    /// The seat of `wallet`'s player in `game` under `domain`, signing with `session`
-    /// under `delegation` (signed by the wallet once: [`ChannelSeat::delegate`]).
+    /// The seat of `player` in `game` under `domain`, signing with `session` under
+    /// `delegation`, which the player's wallet signed once (the CLI with
+    /// [`signer::delegate`](crate::signer::delegate), a browser wallet with
+    /// `eth_signTypedData_v4`). The delegation must be of this game and of `session`;
+    /// its signature is checked with the first frame that carries it.
     pub fn new(
         domain: ChannelDomain,
         game: ChannelGame,
-        wallet: PrivateKeySigner,
-        session: PrivateKeySigner,
+        player: Address,
+        session: Box<dyn SessionKey>,
         delegation: SignedDelegation,
     ) -> Result<ChannelSeat, ChannelSeatError> {
         let colour = game
-            .colour_of(wallet.address())
-            .ok_or(ChannelSeatError::NotAPlayer(wallet.address()))?;
-        let keys = Keys {
-            wallet,
-            session: Some((session, delegation)),
-            retired: Vec::new(),
-        };
+            .colour_of(player)
+            .ok_or(ChannelSeatError::NotAPlayer(player))?;
+        if delegation.delegation.gameId != game.game_id {
+            return Err(ChannelSeatError::Delegation(format!(
+                "is of game {}, not {}",
+                delegation.delegation.gameId, game.game_id
+            )));
+        }
+        if delegation.delegation.sessionKey != session.address() {
+            return Err(ChannelSeatError::Delegation(format!(
+                "names session key {}, not {}",
+                delegation.delegation.sessionKey,
+                session.address()
+            )));
+        }
         Ok(ChannelSeat {
             colour,
-            keys,
+            session,
+            delegation,
             book: Book::new(domain, game),
             offered: None,
+            own_offer: None,
+            result_signed: None,
         })
-    }
-
-    /// The wallet's delegation of `session` for the whole of `game`, until `expires`.
-    pub fn delegate(
-        wallet: &PrivateKeySigner,
-        session: &PrivateKeySigner,
-        domain: &ChannelDomain,
-        game_id: U256,
-        expires: u64,
-    ) -> Result<SignedDelegation, ChannelSeatError> {
-        Ok(chessref_channel::signer::delegate(
-            wallet,
-            domain,
-            game_id,
-            session.address(),
-            1,
-            u32::MAX,
-            expires,
-        )?)
     }
 
     /// The player's colour.
@@ -225,6 +256,9 @@ impl ChannelSeat {
             }
             Frame::Resignation(_) => Received::Ended,
             Frame::Result(half) => {
+                if half.by == Side::of(self.colour) {
+                    self.result_signed = Some(half.ply);
+                }
                 if self.book.ended().is_some() {
                     Received::Ended
                 } else {
@@ -245,11 +279,7 @@ impl ChannelSeat {
     /// The player's delegation, if its session key signs `ply` and the delegation is not
     /// held yet: it must go first, or what the key signs does not verify.
     fn prelude(&mut self, ply: u32, now: u64) -> Result<Vec<Frame>, ChannelSeatError> {
-        let covers =
-            self.keys.session.as_ref().is_some_and(|(_, d)| {
-                (d.delegation.firstPly..=d.delegation.lastPly).contains(&ply)
-            });
-        if covers && self.delegation_index() < 0 {
+        if self.covers(ply) && self.delegation_index() < 0 {
             return Ok(vec![self.delegation(now)?]);
         }
         Ok(Vec::new())
@@ -257,11 +287,7 @@ impl ChannelSeat {
 
     /// The player's delegation as a frame (kept if not held yet).
     pub fn delegation(&mut self, now: u64) -> Result<Frame, ChannelSeatError> {
-        let (_, d) = self
-            .keys
-            .session
-            .as_ref()
-            .expect("a seat has a session key");
+        let d = &self.delegation;
         let frame = Frame::Delegation(DelegationEntry {
             player: Side::of(self.colour),
             game_id: d.delegation.gameId,
@@ -277,19 +303,37 @@ impl ChannelSeat {
     /// The number of the player's delegation among its own held (what a frame names),
     /// or -1: not held.
     fn delegation_index(&self) -> i64 {
-        let Some((_, d)) = &self.keys.session else {
-            return -1;
-        };
+        let d = &self.delegation;
         let t = self.book.transcript();
         t.delegations
             .iter()
             .position(|e| e.delegation() == d.delegation && e.signature == d.signature)
             .map_or(-1, |i| {
-                chessref_channel::book::own_index(t, Side::of(self.colour), i as i64)
+                crate::book::own_index(t, Side::of(self.colour), i as i64)
             })
     }
 
-    fn signature_entry(&self, auth: &chessref_channel::Auth) -> SignatureEntry {
+    fn covers(&self, ply: u32) -> bool {
+        let d = &self.delegation.delegation;
+        (d.firstPly..=d.lastPly).contains(&ply)
+    }
+
+    /// `message` signed by the session key under its delegation.
+    fn authorise<M: Message>(&self, message: &M) -> Result<Auth, ChannelSeatError> {
+        if !self.covers(message.ply()) {
+            return Err(ChannelSeatError::NotCovered(message.ply()));
+        }
+        let digest = message.digest(&self.transcript().domain);
+        Ok(Auth {
+            signature: self
+                .session
+                .sign_digest(&digest)
+                .map_err(ChannelSeatError::Sign)?,
+            delegation: Some(self.delegation.clone()),
+        })
+    }
+
+    fn signature_entry(&self, auth: &Auth) -> SignatureEntry {
         SignatureEntry {
             signature: auth.signature.clone(),
             delegation: if auth.delegation.is_some() {
@@ -317,7 +361,7 @@ impl ChannelSeat {
         let next = successor(&last, mv, now.max(last.timestamp), self.game().increment)
             .map_err(|e| ChannelSeatError::Move(format!("{}: {e}", text.trim())))?;
         let mut frames = self.prelude(next.ply, now)?;
-        let auth = self.keys.authorise(&self.transcript().domain, &next)?;
+        let auth = self.authorise(&next)?;
         let entry = MoveEntry::signed(&next, auth.signature.clone(), -1);
         let entry = MoveEntry {
             delegation: self.signature_entry(&auth).delegation,
@@ -340,7 +384,7 @@ impl ChannelSeat {
         }
         let mut frames = self.prelude(last.ply, now)?;
         let receipt = receipt_of(&last, now.max(last.timestamp));
-        let auth = self.keys.authorise(&self.transcript().domain, &receipt)?;
+        let auth = self.authorise(&receipt)?;
         let frame = Frame::Receipt(ReceiptFrame {
             ply: last.ply,
             seen_at: receipt.seenAt,
@@ -354,13 +398,14 @@ impl ChannelSeat {
     /// A draw offer in the latest position (binds nobody).
     pub fn offer_draw(&mut self, now: u64) -> Result<Vec<Frame>, ChannelSeatError> {
         let last = self.last();
+        self.own_offer = Some(last.ply);
         let mut frames = self.prelude(last.ply, now)?;
         let offer = DrawOffer {
             gameId: last.gameId,
             ply: last.ply,
             position: last.position(),
         };
-        let auth = self.keys.authorise(&self.transcript().domain, &offer)?;
+        let auth = self.authorise(&offer)?;
         let frame = Frame::DrawOffer(SignedPosition {
             game_id: offer.gameId,
             ply: offer.ply,
@@ -387,7 +432,7 @@ impl ChannelSeat {
             position: last.position(),
             result,
         };
-        let auth = self.keys.authorise(&self.transcript().domain, &message)?;
+        let auth = self.authorise(&message)?;
         let frame = Frame::Result(ResultHalf {
             game_id: message.gameId,
             ply: message.ply,
@@ -398,6 +443,7 @@ impl ChannelSeat {
             delegation: self.signature_entry(&auth).delegation,
         });
         frames.push(self.own(frame, now)?);
+        self.result_signed = Some(last.ply);
         Ok(frames)
     }
 
@@ -413,7 +459,7 @@ impl ChannelSeat {
             ply: last.ply,
             position: last.position(),
         };
-        let auth = self.keys.authorise(&self.transcript().domain, &message)?;
+        let auth = self.authorise(&message)?;
         let frame = Frame::Resignation(ResignationEntry {
             game_id: message.gameId,
             ply: message.ply,
@@ -435,9 +481,71 @@ impl ChannelSeat {
         })
     }
 
+    /// What an honest client sends in answer to `received` at `now`: the receipt of the
+    /// opponent's move, the result a decided position gives (signed once), and the
+    /// opponent's half of a result the player agrees to (the board's, or a draw after
+    /// the player's own offer in that position).
+    pub fn answer(
+        &mut self,
+        received: &Received,
+        now: u64,
+    ) -> Result<Vec<Frame>, ChannelSeatError> {
+        let me = Side::of(self.colour);
+        let mut frames = Vec::new();
+        match received {
+            Received::Move { by, .. } => {
+                if *by != me {
+                    frames.extend(self.receipt(now)?);
+                }
+                frames.extend(self.agree_to_the_board(now)?);
+            }
+            Received::ResultHalf(by, result) if *by != me => {
+                let ply = self.last().ply;
+                let agreed = self.decided_code() == Some(*result)
+                    || (*result == 3 && self.own_offer == Some(ply));
+                if agreed && self.book.ended().is_none() && self.result_signed != Some(ply) {
+                    frames.extend(self.sign_result(*result, now)?);
+                }
+            }
+            _ => {}
+        }
+        Ok(frames)
+    }
+
+    /// In a decided position, the player's signature of the result the board gives
+    /// (once per position; nothing once the game ended).
+    pub fn agree_to_the_board(&mut self, now: u64) -> Result<Vec<Frame>, ChannelSeatError> {
+        let Some(result) = self.decided_code() else {
+            return Ok(Vec::new());
+        };
+        if self.book.ended().is_some() || self.result_signed == Some(self.last().ply) {
+            return Ok(Vec::new());
+        }
+        self.sign_result(result, now)
+    }
+
+    /// After (re)connecting to a relay that holds `relayed`: what it lacks of the
+    /// player's transcript (the player's delegation first), the receipt the player
+    /// owes, and its agreement to a decided board.
+    pub fn resync(&mut self, relayed: &[Frame], now: u64) -> Result<Vec<Frame>, ChannelSeatError> {
+        let mut missing: Vec<Frame> = crate::book::frames_of(self.transcript())
+            .into_iter()
+            .filter(|f| !relayed.contains(f))
+            .collect();
+        if let Ok(d) = self.delegation(now)
+            && !relayed.contains(&d)
+            && !missing.contains(&d)
+        {
+            missing.insert(0, d);
+        }
+        missing.extend(self.receipt(now)?);
+        missing.extend(self.agree_to_the_board(now)?);
+        Ok(missing)
+    }
+
     /// Takes in every message of a stored transcript (a restart), at `now`.
     pub fn restore(&mut self, transcript: &Transcript, now: u64) -> Result<(), ChannelSeatError> {
-        for frame in chessref_channel::book::frames_of(transcript) {
+        for frame in crate::book::frames_of(transcript) {
             self.receive(frame, now).map_err(ChannelSeatError::Stored)?;
         }
         Ok(())
@@ -456,9 +564,10 @@ fn describe(before: &State, packed: u32) -> (String, String) {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "signer"))]
 mod tests {
-    use alloy_primitives::{Address, keccak256};
+    use alloy_primitives::{U256, keccak256};
+    use alloy_signer_local::PrivateKeySigner;
 
     use super::*;
 
@@ -484,9 +593,18 @@ mod tests {
         };
         let seat = |wallet: &str, session: &str| {
             let (wallet, session) = (key(wallet), key(session));
-            let d = ChannelSeat::delegate(&wallet, &session, &domain, game.game_id, T0 + 9_999)
-                .expect("signing");
-            ChannelSeat::new(domain, game.clone(), wallet, session, d).expect("a player")
+            let d = crate::signer::delegate(
+                &wallet,
+                &domain,
+                game.game_id,
+                session.address(),
+                1,
+                u32::MAX,
+                T0 + 9_999,
+            )
+            .expect("signing");
+            ChannelSeat::new(domain, game.clone(), wallet.address(), Box::new(session), d)
+                .expect("a player")
         };
         (
             seat("white", "white session"),
@@ -541,7 +659,7 @@ mod tests {
         assert_eq!(white.transcript(), black.transcript());
         let report = white
             .transcript()
-            .verify(&chessref_channel::NoPins, now + 31)
+            .verify(&crate::NoPins, now + 31)
             .expect("verifiable");
         assert_eq!(report.settlement.call, "settle");
 
@@ -576,5 +694,83 @@ mod tests {
             white.offer_draw(T0 + 6),
             Err(ChannelSeatError::Own(Refusal::Ended(_)))
         ));
+    }
+
+    /// Every frame in `frames` reaches `to`; its answers go back until both are quiet.
+    fn exchange(a: &mut ChannelSeat, b: &mut ChannelSeat, frames: Vec<Frame>, now: u64) {
+        let mut pending = vec![(frames, true)];
+        while let Some((frames, to_b)) = pending.pop() {
+            let to = if to_b { &mut *b } else { &mut *a };
+            let mut answers = Vec::new();
+            for frame in frames {
+                let received = to.receive(frame, now).expect("a valid frame");
+                answers.extend(to.answer(&received, now).expect("signing"));
+            }
+            if !answers.is_empty() {
+                pending.push((answers, !to_b));
+            }
+        }
+    }
+
+    #[test]
+    fn test_answers_acknowledge_every_move_and_agree_to_mate() {
+        let (mut white, mut black) = seats();
+        for (i, san) in ["f3", "e5", "g4", "Qh4#"].iter().enumerate() {
+            let at = T0 + i as u64;
+            if i % 2 == 0 {
+                let frames = white.play(san, at).expect("legal");
+                exchange(&mut white, &mut black, frames, at);
+            } else {
+                let frames = black.play(san, at).expect("legal");
+                exchange(&mut black, &mut white, frames, at);
+            }
+        }
+        // Each move acknowledged by its receiver; mate agreed by both without a word.
+        let moves = &white.transcript().moves;
+        assert!(moves.iter().all(|m| m.receipt.is_some()), "{moves:?}");
+        assert_eq!(white.ended(), Some("result"));
+        assert_eq!(black.ended(), Some("result"));
+        assert_eq!(white.transcript(), black.transcript());
+    }
+
+    #[test]
+    fn test_a_draw_is_agreed_only_after_the_players_own_offer() {
+        let (mut white, mut black) = seats();
+        let frames = white.play("e4", T0).expect("legal");
+        exchange(&mut white, &mut black, frames, T0);
+        // Black signs a draw nobody offered: white does not agree.
+        let half = black.sign_result(3, T0 + 1).expect("signing");
+        let received = white.receive(half[0].clone(), T0 + 1).expect("valid");
+        assert_eq!(received, Received::ResultHalf(Side::Black, 3));
+        assert_eq!(white.answer(&received, T0 + 1).expect("signing"), []);
+        // After white's own offer in this position, black's signature ends the game.
+        let (mut white, mut black) = seats();
+        let frames = white.play("e4", T0).expect("legal");
+        exchange(&mut white, &mut black, frames, T0);
+        let offer = black.offer_draw(T0 + 1).expect("signing");
+        exchange(&mut black, &mut white, offer, T0 + 1);
+        assert!(white.draw_offered());
+        let accept = white.sign_result(3, T0 + 2).expect("signing");
+        exchange(&mut white, &mut black, accept, T0 + 2);
+        assert_eq!(black.ended(), Some("result"));
+        assert_eq!(white.ended(), Some("result"));
+    }
+
+    #[test]
+    fn test_resync_sends_what_the_relay_lacks_delegation_first_and_the_receipt_owed() {
+        let (mut white, mut black) = seats();
+        let frames = white.play("e4", T0).expect("legal");
+        // Black holds white's move but the relay lost black's side: black resyncs.
+        for frame in frames.clone() {
+            black.receive(frame, T0).expect("valid");
+        }
+        let sent = black.resync(&frames, T0 + 1).expect("signing");
+        assert!(matches!(sent[0], Frame::Delegation(_)), "{sent:?}");
+        assert!(matches!(sent[1], Frame::Receipt(_)), "{sent:?}");
+        assert_eq!(sent.len(), 2);
+        // Nothing is owed twice.
+        let mut relayed = frames;
+        relayed.extend(sent);
+        assert_eq!(black.resync(&relayed, T0 + 2).expect("signing"), []);
     }
 }
