@@ -17,12 +17,14 @@ const TYPES = {
   ".css": "text/css; charset=utf-8",
   ".json": "application/json",
   ".wasm": "application/wasm",
+  ".svg": "image/svg+xml",
 };
 
 // URL prefix -> directory; the first match wins.
 const MOUNTS = [
   ["/pkg/", join(ROOT, "crates/chessref-wasm/pkg/web")],
   ["/vendor/ethers/", join(HERE, "node_modules/ethers/dist")],
+  ["/vendor/cm-chessboard/", join(HERE, "node_modules/cm-chessboard")],
   ["/", join(HERE, "public")],
 ];
 

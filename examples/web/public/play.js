@@ -1,0 +1,793 @@
+// A staked game off-chain between two browsers (docs/CHANNEL.md): the lobby of a
+// `chessref serve --index` server, the wallet (any EIP-1193 provider found by EIP-6963
+// discovery) for what moves money or binds the player, a session key made here and
+// kept in this page's storage that signs every move silently, and the relay's WebSocket
+// for the signed messages. Every message, ours and the opponent's, goes through
+// chessref-wasm's ChannelPlayer (the same seat `chessref channel play` uses) before it
+// counts; the chain is used to open the game, to settle it, and, when one side stops
+// answering, to rule — then the game goes on on-chain on the same board.
+//
+// Query parameters: server (the chessref server, default this page's origin),
+// patience (seconds of an opponent's silence before the page offers to register, 60).
+import init, { Chess, ChannelPlayer, channelAddressOf, channelTypedData, channelVerifyTranscript, encodeMove, packedToUci } from "/pkg/chessref_wasm.js";
+import { ethers } from "/vendor/ethers/ethers.min.js";
+import { Chessboard, COLOR, INPUT_EVENT_TYPE } from "/vendor/cm-chessboard/src/Chessboard.js";
+import { Markers, MARKER_TYPE } from "/vendor/cm-chessboard/src/extensions/markers/Markers.js";
+import { PromotionDialog, PROMOTION_DIALOG_RESULT_TYPE } from "/vendor/cm-chessboard/src/extensions/promotion-dialog/PromotionDialog.js";
+
+const params = new URLSearchParams(location.search);
+const SERVER = (params.get("server") || location.origin).replace(/\/$/, "");
+const PATIENCE = Number(params.get("patience") || 60);
+const RESULTS = { 1: "white wins", 2: "black wins", 3: "draw", 4: "aborted" };
+const REASONS = {
+  1: "checkmate", 2: "stalemate", 3: "insufficient material", 4: "seventy-five-move rule", 5: "resignation",
+  6: "timeout", 7: "timeout, claimant cannot mate", 8: "agreement", 9: "fifty-move rule", 10: "threefold repetition",
+  11: "the flagged player never moved", 12: "equivocation", 13: "an illegal signed move",
+};
+/** A session key's delegation covers this many plies of increments (CHANNEL.md 9). */
+const KEY_PLIES = 600;
+
+const $ = (id) => document.getElementById(id);
+const now = () => Math.floor(Date.now() / 1000);
+const short = (a) => (a ? `${a.slice(0, 6)}…${a.slice(-4)}` : "");
+
+const app = {
+  abi: null,
+  net: null, // { chainId, referee } from the server
+  wallets: new Map(), // EIP-6963 uuid -> { info, provider }
+  browser: null, // ethers.BrowserProvider over the chosen wallet
+  signer: null,
+  account: null,
+  referee: null,
+  game: null, // the open game's controller
+};
+
+function showError(e) {
+  const text = e ? String(e.shortMessage || e.reason || e.message || e) : "";
+  $("error").textContent = text;
+  if (e) console.warn(e);
+}
+
+function notice(text) {
+  $("notice").textContent = text;
+}
+
+/** The server's JSON, or an error naming what the server said. */
+async function api(path) {
+  const res = await fetch(SERVER + path);
+  const body = await res.json().catch(() => null);
+  if (!res.ok) throw new Error(`${SERVER}${path}: ${body?.error?.message || body?.message || res.status}`);
+  return body;
+}
+
+// ------------------------------------------------------------------ wallet (EIP-6963)
+
+window.addEventListener("eip6963:announceProvider", (event) => {
+  const { info, provider } = event.detail;
+  app.wallets.set(info.uuid, { info, provider });
+  const select = $("wallets");
+  select.textContent = "";
+  for (const [uuid, w] of app.wallets) select.add(new Option(w.info.name, uuid));
+  const remembered = localStorage.getItem("chessref:wallet");
+  if (remembered === info.rdns && !app.account) connect(info.uuid, true).catch(showError);
+});
+
+async function connect(uuid, silently = false) {
+  const wallet = app.wallets.get(uuid);
+  if (!wallet) throw new Error("no wallet found: install one (MetaMask, Rabby, …) and reload");
+  const method = silently ? "eth_accounts" : "eth_requestAccounts";
+  const accounts = await wallet.provider.request({ method });
+  if (!accounts.length) return;
+  app.browser = new ethers.BrowserProvider(wallet.provider);
+  app.browser.pollingInterval = 250;
+  const chainId = Number((await app.browser.getNetwork()).chainId);
+  if (chainId !== app.net.chainId) {
+    throw new Error(`the wallet is on chain ${chainId}; the server's referee is on chain ${app.net.chainId}: switch networks`);
+  }
+  app.account = ethers.getAddress(accounts[0]);
+  app.signer = await app.browser.getSigner(app.account);
+  app.referee = new ethers.Contract(app.net.referee, app.abi, app.signer);
+  localStorage.setItem("chessref:wallet", wallet.info.rdns);
+  $("account").textContent = `${wallet.info.name}: ${app.account}`;
+  $("account").dataset.address = app.account;
+  document.body.dataset.connected = "true";
+  await loadLobby();
+  const resume = localStorage.getItem(`chessref:open:${app.net.referee}:${app.account}`);
+  if (resume && !app.game) await openGame(BigInt(resume));
+}
+
+/** Sends a referee call through the wallet; resolves to its receipt. */
+async function transact(label, promise) {
+  notice(`${label}: confirm in your wallet…`);
+  const tx = await promise;
+  notice(`${label}: tx ${tx.hash} sent, waiting…`);
+  const receipt = await tx.wait();
+  notice(`${label}: tx ${receipt.hash} in block ${receipt.blockNumber}, gas ${receipt.gasUsed}`);
+  return receipt;
+}
+
+// ------------------------------------------------------------------ lobby
+
+/** Waits until the server's index holds block `block` (what a transaction just did). */
+async function indexed(block) {
+  for (;;) {
+    const health = await api("/v1/health");
+    if (health.indexedBlock >= block) return;
+    notice(`waiting for the server to index block ${block}…`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function loadLobby() {
+  const [open, running] = await Promise.all([api("/v1/games?state=open&limit=50"), api("/v1/games?state=running&limit=50")]);
+  const body = (id) => $(id).querySelector("tbody");
+  body("open-games").textContent = "";
+  for (const g of open.games) {
+    const row = body("open-games").insertRow();
+    row.dataset.game = g.id;
+    const rating = g.creatorRating ? `${Math.round(g.creatorRating.rating)} ±${Math.round(g.creatorRating.deviation)}` : "unrated";
+    for (const text of [`#${g.id}`, g.creator, rating, `${ethers.formatEther(g.stake)} ETH`, `${g.initialTime / 60}+${g.increment}`]) {
+      row.insertCell().textContent = text;
+    }
+    row.cells[1].className = "addr";
+    const window = row.insertCell();
+    const action = row.insertCell();
+    const button = document.createElement("button");
+    button.type = "button";
+    const mine = app.account && g.creator.toLowerCase() === app.account.toLowerCase();
+    button.textContent = mine ? "Open" : "Join";
+    button.dataset.action = mine ? "open" : "join";
+    button.disabled = !app.account || (g.opponent && g.opponent.toLowerCase() !== app.account.toLowerCase() && !mine);
+    button.addEventListener("click", () => (mine ? openGame(BigInt(g.id)) : join(BigInt(g.id))).catch(showError));
+    action.append(button);
+    if (app.referee) {
+      app.referee.getGame(g.id).then((info) => (window.textContent = `${info.responseWindow} s`)).catch(() => {});
+    }
+  }
+  body("running-games").textContent = "";
+  for (const g of running.games) {
+    const row = body("running-games").insertRow();
+    row.dataset.game = g.id;
+    for (const text of [`#${g.id}`, g.white, g.black, `${ethers.formatEther(g.stake)} ETH`, String(g.ply)]) row.insertCell().textContent = text;
+    row.cells[1].className = row.cells[2].className = "addr";
+    const button = document.createElement("button");
+    button.type = "button";
+    const player = app.account && [g.white, g.black].some((a) => a?.toLowerCase() === app.account.toLowerCase());
+    button.textContent = player ? "Play" : "Watch";
+    button.dataset.action = player ? "play" : "watch";
+    button.addEventListener("click", () => openGame(BigInt(g.id)).catch(showError));
+    row.insertCell().append(button);
+  }
+}
+
+async function create(form) {
+  if (!app.referee) throw new Error("connect a wallet first");
+  const stake = ethers.parseEther(form.stake.value.trim());
+  const opponent = form.opponent.value.trim() || ethers.ZeroAddress;
+  if (!ethers.isAddress(opponent)) throw new Error(`opponent ${opponent} is not an address`);
+  const receipt = await transact(
+    "create",
+    app.referee.createChannelGame(opponent, form.colour.value === "white", ethers.ZeroAddress, stake,
+      Number(form.minutes.value) * 60, Number(form.increment.value), 0, "0x", Number(form.window.value), { value: stake }),
+  );
+  const created = receipt.logs.map((l) => app.referee.interface.parseLog(l)).find((e) => e?.name === "GameCreated");
+  await indexed(receipt.blockNumber);
+  await openGame(created.args.gameId);
+}
+
+async function join(id) {
+  // The joiner binds the terms it reads (stake, clocks, window, colours): a game whose
+  // terms changed since would revert WrongTerms.
+  const info = await app.referee.getGame(id);
+  const receipt = await transact(`join game ${id}`, app.referee.joinGame(id, info.terms, { value: info.token === ethers.ZeroAddress ? info.stake : 0n }));
+  await indexed(receipt.blockNumber);
+  await openGame(id);
+}
+
+// ------------------------------------------------------------------ the board
+
+let board = null;
+
+function makeBoard() {
+  board = new Chessboard($("board"), {
+    position: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR",
+    assetsUrl: "/vendor/cm-chessboard/assets/",
+    style: { animationDuration: 150 },
+    extensions: [{ class: Markers, props: { autoMarkers: null } }, { class: PromotionDialog }],
+  });
+}
+
+/** Draws `fen` with the last move `uci` framed and a checked king marked. */
+function drawBoard(fen, uci, check, colour) {
+  board.setPosition(fen, true);
+  const orientation = colour === "black" ? COLOR.black : COLOR.white;
+  if (board.getOrientation() !== orientation) board.setOrientation(orientation);
+  board.removeMarkers();
+  if (uci) {
+    board.addMarker(MARKER_TYPE.square, uci.slice(0, 2));
+    board.addMarker(MARKER_TYPE.square, uci.slice(2, 4));
+  }
+  if (check) {
+    const turn = fen.split(" ")[1];
+    const chess = Chess.fromFen(fen);
+    const king = chess.board().findIndex((p) => p === (turn === "w" ? "K" : "k"));
+    if (king >= 0) board.addMarker(MARKER_TYPE.circleDanger, "abcdefgh"[king % 8] + (8 - Math.floor(king / 8)));
+  }
+  document.body.dataset.fen = fen;
+}
+
+/** Move input for `colour` on `stateHex`: legal destinations from the WASM, the
+ * contract's code for anything else, a promotion choice; `play(uci)` for a legal one. */
+function enableInput(stateHex, colour, play) {
+  board.disableMoveInput();
+  const chess = Chess.fromStateHex(stateHex);
+  const dests = chess.dests();
+  board.enableMoveInput((event) => {
+    switch (event.type) {
+      case INPUT_EVENT_TYPE.moveInputStarted:
+        if (!dests.has(event.squareFrom)) return false;
+        for (const to of dests.get(event.squareFrom)) board.addMarker(MARKER_TYPE.dot, to);
+        return true;
+      case INPUT_EVENT_TYPE.validateMoveInput: {
+        board.removeMarkers(MARKER_TYPE.dot);
+        const uci = event.squareFrom + event.squareTo;
+        const piece = chess.pieceAt(event.squareFrom);
+        const promotes = (piece === "P" && event.squareTo[1] === "8") || (piece === "p" && event.squareTo[1] === "1");
+        const verdict = chess.check(promotes ? `${uci}q` : uci);
+        if (!verdict.legal) {
+          // The contract's own code, before anything is signed.
+          $("verdict").dataset.legal = "false";
+          $("verdict").textContent = `${uci} is illegal: the referee would revert IllegalMove(${verdict.code}) ${verdict.reason} — ${verdict.message}`;
+          return false;
+        }
+        $("verdict").dataset.legal = "true";
+        $("verdict").textContent = "";
+        if (promotes) {
+          board.showPromotionDialog(event.squareTo, colour === "white" ? COLOR.white : COLOR.black, (result) => {
+            if (result.type === PROMOTION_DIALOG_RESULT_TYPE.pieceSelected) play(uci + result.piece.charAt(1));
+            else play(null);
+          });
+          return true;
+        }
+        play(uci);
+        return true;
+      }
+      case INPUT_EVENT_TYPE.moveInputCanceled:
+        board.removeMarkers(MARKER_TYPE.dot);
+        return undefined;
+      default:
+        return undefined;
+    }
+  }, colour === "white" ? COLOR.white : COLOR.black);
+}
+
+// ------------------------------------------------------------------ one game
+
+/** Where this page keeps a game's session key and transcript. */
+function storageKey(id, what) {
+  return `chessref:${app.net.chainId}:${app.net.referee}:${id}:${app.account}:${what}`;
+}
+
+async function openGame(id) {
+  app.game?.close();
+  showError(null);
+  $("lobby").hidden = true;
+  $("game").hidden = false;
+  if (!board) makeBoard();
+  if (app.account) localStorage.setItem(`chessref:open:${app.net.referee}:${app.account}`, String(id));
+  app.game = new Game(id);
+  await app.game.start();
+}
+
+class Game {
+  constructor(id) {
+    this.id = id;
+    this.player = null; // ChannelPlayer, once joined (players only)
+    this.domain = null;
+    this.terms = null;
+    this.colour = null; // "white" | "black" | null (a spectator)
+    this.socket = null;
+    this.relayed = [];
+    this.syncing = null;
+    this.heard = Date.now();
+    this.onChain = null; // the chain's position once the game was registered
+    this.declined = null;
+    this.closed = false;
+    this.timer = setInterval(() => this.tick(), 250);
+    this.chainTimer = null;
+  }
+
+  close() {
+    this.closed = true;
+    clearInterval(this.timer);
+    clearInterval(this.chainTimer);
+    this.socket?.close();
+  }
+
+  async start() {
+    $("game-id").textContent = `#${this.id}`;
+    document.body.dataset.game = String(this.id);
+    const view = await api(`/v1/games/${this.id}`);
+    this.summary = view;
+    $("stake").textContent = `${ethers.formatEther(view.stake)} ETH each`;
+    if (view.phase === "open") {
+      notice("waiting for an opponent to join…");
+      document.body.dataset.phase = "open";
+      await new Promise((resolve) => {
+        const poll = setInterval(async () => {
+          if (this.closed) return clearInterval(poll);
+          const v = await api(`/v1/games/${this.id}`).catch(() => null);
+          if (v && v.phase !== "open") {
+            clearInterval(poll);
+            this.summary = v;
+            resolve();
+          }
+        }, 500);
+      });
+    }
+    if (app.referee) {
+      this.chainTimer = setInterval(() => this.followChain().catch(showError), 1000);
+      await this.followChain();
+    }
+    if (!this.onChain) this.connect();
+  }
+
+  // -------------------------------------------------------------- relay
+
+  connect() {
+    if (this.closed || this.onChain) return;
+    const url = `${SERVER.replace(/^http/, "ws")}/v1/games/${this.id}/channel`;
+    const socket = new WebSocket(url);
+    this.socket = socket;
+    this.relayed = [];
+    // One frame at a time, in order: the welcome may wait for the wallet.
+    let queue = Promise.resolve();
+    socket.onmessage = (event) => {
+      queue = queue.then(() => this.onFrame(JSON.parse(event.data))).catch(showError);
+    };
+    socket.onclose = () => {
+      if (this.socket === socket && !this.closed && !this.onChain) setTimeout(() => this.connect(), 1000);
+    };
+  }
+
+  send(frames) {
+    this.save();
+    for (const frame of frames) {
+      if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(frame));
+    }
+  }
+
+  save() {
+    if (this.player) localStorage.setItem(storageKey(this.id, "transcript"), JSON.stringify(this.player.transcript()));
+  }
+
+  async onFrame(frame) {
+    switch (frame.type) {
+      case "welcome":
+        this.domain = frame.domain;
+        this.terms = frame.game;
+        await this.seat();
+        this.syncing = frame.latest;
+        if (frame.latest === 0) this.synced();
+        break;
+      case "message": {
+        this.relayed.push(frame.message);
+        this.take(frame.message);
+        if (this.syncing === frame.seq) this.synced();
+        break;
+      }
+      case "refused":
+        showError(`the relay refused a message (${frame.kind}): ${frame.reason}`);
+        break;
+      default:
+        break;
+    }
+    this.render();
+  }
+
+  /** The player's seat: its session key made on first use (never sent) and delegated
+   * once by the wallet; a reloaded page takes its stored transcript back. */
+  async seat() {
+    if (this.player || !app.account) return;
+    const me = app.account.toLowerCase();
+    this.colour = this.terms.white.toLowerCase() === me ? "white" : this.terms.black.toLowerCase() === me ? "black" : null;
+    const opponent = this.colour === "white" ? this.terms.black : this.terms.white;
+    $("you").textContent = this.colour ? `${this.colour}, ${app.account}` : `watching as ${app.account}`;
+    $("opponent").textContent = this.colour ? opponent : `${this.terms.white} – ${this.terms.black}`;
+    api(`/v1/players/${opponent}`).then((p) => {
+      $("opponent-rating").textContent = p.games ? `${Math.round(p.rating)} ±${Math.round(p.deviation)} (${p.games} rated games)` : "unrated";
+    }).catch(() => ($("opponent-rating").textContent = "unrated"));
+    if (!this.colour) return;
+    const keyItem = storageKey(this.id, "key");
+    let stored = JSON.parse(localStorage.getItem(keyItem) || "null");
+    if (!stored) {
+      const sessionKey = newKey();
+      const message = {
+        gameId: String(this.id),
+        sessionKey: channelAddressOf(sessionKey),
+        firstPly: 1,
+        lastPly: 4294967295,
+        expires: now() + 2 * this.terms.initialTime + KEY_PLIES * this.terms.increment + 2 * this.terms.responseWindow,
+      };
+      const typed = channelTypedData("Delegation", this.domain, message);
+      notice("sign the session key's delegation in your wallet (once per game)…");
+      const signature = await app.signer.signTypedData(typed.domain, typed.types, typed.message);
+      stored = { sessionKey, delegation: { player: this.colour, ...message, signature } };
+      localStorage.setItem(keyItem, JSON.stringify(stored));
+      notice("");
+    }
+    this.player = new ChannelPlayer(this.terms, this.domain, app.account, stored.sessionKey, stored.delegation);
+    const transcript = localStorage.getItem(storageKey(this.id, "transcript"));
+    if (transcript) this.player.restore(JSON.parse(transcript), now());
+  }
+
+  /** The backlog is read: send what the relay lacks and what we owe. */
+  synced() {
+    this.syncing = null;
+    document.body.dataset.synced = "true";
+    if (this.player) this.send(this.player.resync(this.relayed, now()));
+  }
+
+  /** A relayed message, through the mirror; the seat's answer goes back. */
+  take(message) {
+    if (!this.player) return this.spectate(message);
+    let answer;
+    try {
+      answer = this.player.receive(message, now());
+    } catch (e) {
+      // A message that does not verify here changes nothing.
+      notice(`a relayed ${message.type} does not verify and is ignored: ${e.message}`);
+      return;
+    }
+    if (answer.received.kind !== "known") this.heard = Date.now();
+    if (answer.received.kind === "move") {
+      const moved = Number(document.body.dataset.ply || 0);
+      if (answer.received.ply > moved) performance.mark(`seen-${answer.received.ply}`);
+    }
+    this.send(answer.send);
+  }
+
+  /** A spectator's board: the relay's transcript, checked by the WASM. */
+  spectate() {
+    clearTimeout(this.spectating);
+    this.spectating = setTimeout(async () => {
+      const t = await api(`/v1/games/${this.id}/transcript`);
+      const report = channelVerifyTranscript(t, now());
+      this.watched = { transcript: t, report };
+      this.render();
+    }, 50);
+  }
+
+  play(uci) {
+    if (!uci) return this.render();
+    try {
+      const frames = this.player.play(uci, now());
+      performance.mark(`sent-${this.player.view().ply}`);
+      this.send(frames);
+    } catch (e) {
+      $("verdict").dataset.legal = "false";
+      $("verdict").textContent = e.message;
+    }
+    this.render();
+  }
+
+  act(what, ...args) {
+    try {
+      this.send(this.player[what](...args, now()));
+    } catch (e) {
+      showError(e);
+    }
+    this.render();
+  }
+
+  // -------------------------------------------------------------- the chain
+
+  /** Follows the game on-chain: a registration (the page's, the opponent's, or a
+   * watchtower's overtaking one) moves play on-chain; an ending is shown. */
+  async followChain() {
+    const r = app.referee;
+    const [info, channel] = await Promise.all([r.getGame(this.id), r.channelGame(this.id)]);
+    this.info = info;
+    this.channel = channel;
+    if (channel.registeredPly > 0n || channel.windowEnd > 0n) {
+      const registrations = await r.queryFilter(r.filters.PositionRegistered(this.id), 0, "latest");
+      const moves = await r.queryFilter(r.filters.MovePlayed(this.id), 0, "latest");
+      const offers = await r.queryFilter(r.filters.DrawOffered(this.id), 0, "latest");
+      const order = (a, b) => a.blockNumber - b.blockNumber || a.index - b.index;
+      const source = [...registrations, ...moves].sort(order).at(-1);
+      const clockEvent = [...registrations, ...moves, ...offers].sort(order).at(-1);
+      if (!this.onChain) {
+        this.socket?.close();
+        this.socket = null;
+      }
+      this.onChain = {
+        registrations: registrations.map((e) => ({ ply: Number(e.args.ply), tx: e.transactionHash })),
+        state: source.args.state,
+        history: source.args.history,
+        clock: clockEvent.args.clock,
+        lastMove: moves.length && order(moves.at(-1), registrations.at(-1)) > 0 ? packedToUci(Number(moves.at(-1).args.move)) : null,
+        windowEnd: Number(channel.windowEnd),
+      };
+      if (Number(info.phase) === 2) {
+        const [whiteLeft, blackLeft, whiteToMove, deadline] = await r.clocks(this.id, this.onChain.state, this.onChain.history, this.onChain.clock);
+        Object.assign(this.onChain, { whiteLeft: Number(whiteLeft), blackLeft: Number(blackLeft), whiteToMove, deadline: Number(deadline), at: now() });
+      }
+    }
+    if (Number(info.phase) === 3) {
+      this.ended = { result: Number(info.result), reason: Number(info.reason) };
+      const credit = await r.credits(app.account, ethers.ZeroAddress);
+      this.credit = credit;
+    }
+    this.render();
+  }
+
+  /** The verify report of the transcript held: which ChessChannel call settles or
+   * registers it, with its calldata. */
+  report() {
+    return channelVerifyTranscript(this.player.transcript(), now());
+  }
+
+  async channelCall(label, wanted) {
+    const report = this.report();
+    const s = report.settlement;
+    if (!wanted.includes(s.call)) throw new Error(`${label}: the transcript calls for ${s.call} (${s.why})`);
+    await transact(label, app.signer.sendTransaction({ to: this.domain.verifyingContract, data: s.calldata }));
+    await this.followChain();
+  }
+
+  async chainMove(uci) {
+    if (!uci) return this.render();
+    const p = this.onChain;
+    await transact(`move ${uci}`, app.referee.getFunction("move")(this.id, p.state, p.history, p.clock, encodeMove(uci)));
+    await this.followChain();
+  }
+
+  async claimTimeout() {
+    const p = this.onChain;
+    await transact("claim on time", app.referee.claimTimeout(this.id, p.state, p.history, p.clock));
+    await this.followChain();
+  }
+
+  // -------------------------------------------------------------- drawing
+
+  /** Both clocks now: the side to move's runs from the latest stamp (off-chain) or
+   * from the chain's clock. */
+  clocks(view) {
+    if (this.onChain?.at !== undefined) {
+      const since = now() - this.onChain.at;
+      const white = this.onChain.whiteLeft - (this.onChain.whiteToMove ? since : 0);
+      const black = this.onChain.blackLeft - (this.onChain.whiteToMove ? 0 : since);
+      return { white: Math.max(0, white), black: Math.max(0, black), running: this.onChain.whiteToMove ? "white" : "black" };
+    }
+    if (!view) return null;
+    const since = view.ply > 0 && !view.ended && !view.decided ? Math.max(0, now() - view.stamp) : 0;
+    return {
+      white: Math.max(0, view.whiteTime - (view.turn === "white" ? since : 0)),
+      black: Math.max(0, view.blackTime - (view.turn === "black" ? since : 0)),
+      running: view.ply > 0 && !view.ended && !view.decided ? view.turn : null,
+    };
+  }
+
+  tick() {
+    const view = this.player?.view();
+    const clocks = this.clocks(view);
+    if (!clocks) return;
+    const bottom = this.colour === "black" ? "black" : "white";
+    const top = bottom === "white" ? "black" : "white";
+    for (const [id, side] of [["clock-top", top], ["clock-bottom", bottom]]) {
+      const el = $(id);
+      const t = clocks[side];
+      el.querySelector(".who").textContent = side;
+      el.querySelector(".time").textContent = `${Math.floor(t / 60)}:${String(t % 60).padStart(2, "0")}`;
+      el.classList.toggle("running", clocks.running === side);
+      el.classList.toggle("low", t < 30);
+      el.dataset.seconds = String(t);
+    }
+    // An opponent silent past our patience: show the deadline and offer to register.
+    if (view && !this.onChain && !view.ended && !view.toMove && view.ply > 0 && this.colour) {
+      const silent = (Date.now() - this.heard) / 1000;
+      if (silent >= PATIENCE && $("register").hidden) this.render();
+    }
+  }
+
+  render() {
+    if (this.closed) return;
+    const view = this.player?.view();
+    const b = (id, show) => ($(id).hidden = !show);
+    document.body.dataset.colour = this.colour || "spectator";
+    if (this.onChain) return this.renderOnChain(view);
+    if (!view) return this.renderSpectator();
+    drawBoard(view.fen, view.lastMove?.uci, view.check, this.colour);
+    document.body.dataset.ply = String(view.ply);
+    document.body.dataset.phase = view.ended ? "ended" : "offchain";
+    const moves = $("moves");
+    moves.textContent = "";
+    for (const san of view.moves) moves.append(Object.assign(document.createElement("li"), { textContent: san }));
+    let state = this.ended
+      ? `settled on-chain: ${RESULTS[this.ended.result]} by ${REASONS[this.ended.reason] || this.ended.reason}`
+      : view.ended
+      ? `ended off-chain by a signed ${view.ended}: settle it on-chain in one transaction`
+      : view.decided
+        ? `${RESULTS[view.decided]} (${view.status.toLowerCase()}): agreeing…`
+        : view.toMove ? "your move" : "their move";
+    const silent = (Date.now() - this.heard) / 1000;
+    const waiting = !view.ended && !view.toMove && view.ply > 0;
+    const offerRegister = waiting && silent >= PATIENCE;
+    if (offerRegister) {
+      const acknowledged = this.player.transcript().moves.at(-1)?.receipt;
+      state = acknowledged
+        ? `the opponent has not answered for ${Math.floor(silent)} s: register the position to go on on-chain (their clock runs)`
+        : `the opponent has not acknowledged your move for ${Math.floor(silent)} s: register before ${new Date((view.stamp + 60) * 1000).toLocaleTimeString()} (60 s after its stamp)`;
+    }
+    $("state").textContent = state;
+    const playing = !view.ended && !view.decided;
+    b("offer-draw", playing);
+    b("accept-draw", playing && view.drawOffered && this.declined !== view.ply);
+    b("decline-draw", playing && view.drawOffered && this.declined !== view.ply);
+    b("resign", playing);
+    b("claim-draw", playing && this.claimableDraw());
+    b("register", playing && (offerRegister || this.claimableDraw()));
+    b("claim-timeout", false);
+    b("settle", Boolean(view.ended) && !this.ended);
+    b("withdraw", Boolean(this.ended) && this.credit > 0n);
+    if (playing && view.toMove) enableInput(view.state, this.colour, (uci) => this.play(uci));
+    else board.disableMoveInput();
+  }
+
+  /** Whether a draw is claimable now (threefold or fifty moves), by the WASM replaying
+   * the signed moves. */
+  claimableDraw() {
+    const t = this.player.transcript();
+    const chess = t.game.startState ? Chess.fromStateHex(t.game.startState) : new Chess();
+    for (const m of t.moves) chess.playPacked(m.mv);
+    const d = chess.claimableDraws();
+    return d.threefold || d.fiftyMoves;
+  }
+
+  renderSpectator() {
+    const w = this.watched;
+    document.body.dataset.phase = "watching";
+    if (!w) return;
+    const chess = w.transcript.game.startState ? Chess.fromStateHex(w.transcript.game.startState) : new Chess();
+    const sans = [];
+    let last = null;
+    for (const m of w.transcript.moves.slice(0, w.report.validPlies)) {
+      const info = chess.playPacked(m.mv);
+      sans.push(info.san);
+      last = info.uci;
+    }
+    drawBoard(chess.fen(), last, chess.inCheck(), "white");
+    document.body.dataset.ply = String(chess.ply());
+    const moves = $("moves");
+    moves.textContent = "";
+    for (const san of sans) moves.append(Object.assign(document.createElement("li"), { textContent: san }));
+    $("state").textContent = `watching: ${w.report.validPlies} signed plies, ${w.report.settlement.why}`;
+    for (const id of ["offer-draw", "accept-draw", "decline-draw", "resign", "claim-draw", "register", "claim-timeout", "settle", "withdraw"]) $(id).hidden = true;
+  }
+
+  renderOnChain(view) {
+    const p = this.onChain;
+    const b = (id, show) => ($(id).hidden = !show);
+    const chess = Chess.fromStateHex(p.state);
+    drawBoard(chess.fen(), p.lastMove, chess.inCheck(), this.colour);
+    const offchain = view ? view.moves : [];
+    const moves = $("moves");
+    moves.textContent = "";
+    for (const san of offchain.slice(0, p.registrations[0]?.ply ?? offchain.length)) moves.append(Object.assign(document.createElement("li"), { textContent: san }));
+    document.body.dataset.ply = String(chess.ply());
+    const registered = p.registrations.at(-1);
+    const overtaken = p.registrations.length > 1 ? `; a stale registration was answered: now registered at ply ${registered.ply}` : "";
+    const inWindow = p.windowEnd > now();
+    let state;
+    if (this.ended) {
+      document.body.dataset.phase = "ended";
+      state = `ended on-chain: ${RESULTS[this.ended.result]} by ${REASONS[this.ended.reason] || this.ended.reason}`;
+    } else if (inWindow) {
+      document.body.dataset.phase = "registered";
+      state = `registered on-chain at ply ${registered?.ply ?? 0}${overtaken}; anyone holding a later signed pair can overtake it until ${new Date(p.windowEnd * 1000).toLocaleTimeString()}, then play goes on on-chain`;
+    } else {
+      document.body.dataset.phase = "onchain";
+      const mine = (chess.turn() === "white") === (this.colour === "white");
+      state = `on-chain${overtaken}: ${mine ? "your move (a transaction)" : "their move"}`;
+    }
+    $("state").textContent = state;
+    const running = !this.ended && !inWindow && Number(this.info?.phase) === 2;
+    const mine = this.colour && (chess.turn() === "white") === (this.colour === "white");
+    const clocks = this.clocks(null);
+    const flagged = clocks && clocks[chess.turn()] === 0;
+    b("offer-draw", false);
+    b("accept-draw", false);
+    b("decline-draw", false);
+    b("resign", false);
+    b("claim-draw", false);
+    b("register", false);
+    b("claim-timeout", running && !mine && flagged);
+    b("settle", false);
+    b("withdraw", Boolean(this.ended) && this.credit > 0n);
+    if (running && mine) enableInput(p.state, this.colour, (uci) => this.chainMove(uci).catch(showError));
+    else board.disableMoveInput();
+  }
+}
+
+/** 32 random bytes that are a valid secp256k1 key (crypto.getRandomValues). */
+function newKey() {
+  for (;;) {
+    const bytes = crypto.getRandomValues(new Uint8Array(32));
+    const hex = `0x${Array.from(bytes, (x) => x.toString(16).padStart(2, "0")).join("")}`;
+    try {
+      channelAddressOf(hex);
+      return hex;
+    } catch {
+      // zero or above the curve order: draw again
+    }
+  }
+}
+
+// ------------------------------------------------------------------ buttons
+
+function wire() {
+  $("connect").addEventListener("click", () => connect($("wallets").value).catch(showError));
+  $("create").addEventListener("submit", (e) => {
+    e.preventDefault();
+    create(e.target).catch(showError);
+  });
+  const game = () => app.game;
+  $("offer-draw").addEventListener("click", () => game().act("offerDraw"));
+  $("accept-draw").addEventListener("click", () => game().act("signResult", 3));
+  $("decline-draw").addEventListener("click", () => {
+    game().declined = game().player.view().ply;
+    game().render();
+  });
+  $("resign").addEventListener("click", () => {
+    if (confirm("Resign this game?")) game().act("resign");
+  });
+  $("register").addEventListener("click", () => game().channelCall("register", ["register", "registerStart"]).catch(showError));
+  $("claim-draw").addEventListener("click", () => game().channelCall("register to claim the draw", ["register", "registerStart"]).catch(showError));
+  $("settle").addEventListener("click", () => game().channelCall("settle", ["settle", "resignBySignature"]).catch(showError));
+  $("claim-timeout").addEventListener("click", () => game().claimTimeout().catch(showError));
+  $("withdraw").addEventListener("click", async () => {
+    try {
+      await transact("withdraw", app.referee.withdraw(ethers.ZeroAddress));
+      await game().followChain();
+    } catch (e) {
+      showError(e);
+    }
+  });
+  $("download").addEventListener("click", () => {
+    const g = game();
+    const t = g.player ? g.player.transcript() : g.watched?.transcript;
+    const a = Object.assign(document.createElement("a"), {
+      href: URL.createObjectURL(new Blob([JSON.stringify(t, null, 2)], { type: "application/json" })),
+      download: `chessref-game-${g.id}.json`,
+    });
+    a.click();
+  });
+  $("back").addEventListener("click", () => {
+    app.game?.close();
+    app.game = null;
+    if (app.account) localStorage.removeItem(`chessref:open:${app.net.referee}:${app.account}`);
+    $("game").hidden = true;
+    $("lobby").hidden = false;
+    loadLobby().catch(showError);
+  });
+}
+
+async function main() {
+  try {
+    await init();
+    app.abi = await (await fetch("/abi/ChessReferee.json")).json();
+    const health = await api("/v1/health");
+    if (!health.referee) throw new Error(`${SERVER} has not bound a referee yet: is chessref index running?`);
+    app.net = { chainId: health.chainId, referee: ethers.getAddress(health.referee) };
+    wire();
+    window.dispatchEvent(new Event("eip6963:requestProvider"));
+    await loadLobby();
+    document.body.dataset.ready = "true";
+  } catch (e) {
+    showError(e);
+    document.body.dataset.ready = "error";
+  }
+}
+
+window.chessref = app; // for the console and the tests
+main();
