@@ -8,7 +8,8 @@
 // answering, to rule — then the game goes on on-chain on the same board.
 //
 // Query parameters: server (the chessref server, default this page's origin),
-// patience (seconds of an opponent's silence before the page offers to register, 60).
+// patience (seconds of an opponent's silence before the page offers to register, 60),
+// devwallet (N: anvil's dev account N as the wallet, where `npm run play` serves it).
 import init, { Chess, ChannelPlayer, channelAddressOf, channelTypedData, channelVerifyTranscript, encodeMove, packedToUci } from "/pkg/chessref_wasm.js";
 import { ethers } from "/vendor/ethers/ethers.min.js";
 import { Chessboard, COLOR, INPUT_EVENT_TYPE } from "/vendor/cm-chessboard/src/Chessboard.js";
@@ -40,10 +41,24 @@ const app = {
   account: null,
   referee: null,
   game: null, // the open game's controller
+  timings: { sent: {}, seen: {} }, // ply -> when this page sent or drew it (ms since 1970)
 };
 
+/** The referee's custom error in a revert, by name, if it is one. */
+function revertName(e) {
+  const data = e?.data ?? e?.info?.error?.data ?? e?.error?.data;
+  if (!app.abi || typeof data !== "string") return null;
+  try {
+    const parsed = new ethers.Interface(app.abi).parseError(data);
+    return parsed ? `${parsed.name}(${parsed.args.join(", ")})` : `revert data ${data}`;
+  } catch {
+    return `revert data ${data}`;
+  }
+}
+
 function showError(e) {
-  const text = e ? String(e.shortMessage || e.reason || e.message || e) : "";
+  const named = e && revertName(e);
+  const text = e ? (named ? `the contract refuses: ${named}` : String(e.shortMessage || e.reason || e.message || e)) : "";
   $("error").textContent = text;
   if (e) console.warn(e);
 }
@@ -395,7 +410,7 @@ class Game {
     $("you").textContent = this.colour ? `${this.colour}, ${app.account}` : `watching as ${app.account}`;
     $("opponent").textContent = this.colour ? opponent : `${this.terms.white} – ${this.terms.black}`;
     api(`/v1/players/${opponent}`).then((p) => {
-      $("opponent-rating").textContent = p.games ? `${Math.round(p.rating)} ±${Math.round(p.deviation)} (${p.games} rated games)` : "unrated";
+      $("opponent-rating").textContent = p.games ? `${Math.round(p.rating)} ±${Math.round(p.deviation)} (${p.games} rated game${p.games === 1 ? "" : "s"})` : "unrated";
     }).catch(() => ($("opponent-rating").textContent = "unrated"));
     if (!this.colour) return;
     const keyItem = storageKey(this.id, "key");
@@ -440,10 +455,7 @@ class Game {
       return;
     }
     if (answer.received.kind !== "known") this.heard = Date.now();
-    if (answer.received.kind === "move") {
-      const moved = Number(document.body.dataset.ply || 0);
-      if (answer.received.ply > moved) performance.mark(`seen-${answer.received.ply}`);
-    }
+    if (answer.received.kind === "move") this.drawn = answer.received.ply;
     this.send(answer.send);
   }
 
@@ -462,8 +474,8 @@ class Game {
     if (!uci) return this.render();
     try {
       const frames = this.player.play(uci, now());
-      performance.mark(`sent-${this.player.view().ply}`);
       this.send(frames);
+      app.timings.sent[this.player.view().ply] = performance.timeOrigin + performance.now();
     } catch (e) {
       $("verdict").dataset.legal = "false";
       $("verdict").textContent = e.message;
@@ -486,7 +498,9 @@ class Game {
    * watchtower's overtaking one) moves play on-chain; an ending is shown. */
   async followChain() {
     const r = app.referee;
-    const [info, channel] = await Promise.all([r.getGame(this.id), r.channelGame(this.id)]);
+    const [info, channel, block] = await Promise.all([r.getGame(this.id), r.channelGame(this.id), app.browser.getBlock("latest")]);
+    // The chain's time, which a node (or a test) may run ahead of this clock.
+    this.chainOffset = block.timestamp - now();
     this.info = info;
     this.channel = channel;
     if (channel.registeredPly > 0n || channel.windowEnd > 0n) {
@@ -500,12 +514,19 @@ class Game {
         this.socket?.close();
         this.socket = null;
       }
+      if (Number(info.phase) !== 2 && this.onChain?.at !== undefined && !this.frozen) {
+        // The game ended on chain: the clocks stop where the chain last had them.
+        const c = this.clocks(null);
+        this.frozen = { white: c.white, black: c.black, running: null };
+      }
       this.onChain = {
         registrations: registrations.map((e) => ({ ply: Number(e.args.ply), tx: e.transactionHash })),
         state: source.args.state,
         history: source.args.history,
         clock: clockEvent.args.clock,
         lastMove: moves.length && order(moves.at(-1), registrations.at(-1)) > 0 ? packedToUci(Number(moves.at(-1).args.move)) : null,
+        // The states played on-chain since the (last) registration, for a draw's witness.
+        played: moves.filter((m) => order(m, registrations.at(-1)) > 0).map((m) => m.args.state),
         windowEnd: Number(channel.windowEnd),
       };
       if (Number(info.phase) === 2) {
@@ -542,6 +563,41 @@ class Game {
     await this.followChain();
   }
 
+  /** The repetition keys since the last capture or pawn move, oldest first, ending with
+   * the current position's (the witness `claimDraw` takes), from the signed moves up to
+   * the registration and the moves played on-chain since. */
+  witness() {
+    const p = this.onChain;
+    const registered = p.registrations.at(-1)?.ply ?? 0;
+    const t = this.player?.transcript();
+    const signed = t ? t.moves.filter((m) => m.ply <= registered).map((m) => m.state) : [];
+    const start = t?.game.startState || null;
+    const states = [start, ...signed, ...p.played];
+    const keys = [];
+    for (let i = states.length - 1; i >= 0; i--) {
+      const chess = states[i] ? Chess.fromStateHex(states[i]) : new Chess();
+      keys.push(chess.repetitionKey());
+      if (chess.halfmoveClock() === 0 || i === 0) break;
+    }
+    return keys.reverse();
+  }
+
+  /** A draw claimable on-chain now: `{keys}` (none for fifty moves), or null. */
+  drawClaim() {
+    const chess = Chess.fromStateHex(this.onChain.state);
+    if (chess.halfmoveClock() >= 100) return { keys: [] };
+    const keys = this.witness();
+    const current = keys.at(-1);
+    return keys.filter((k) => k === current).length >= 3 ? { keys } : null;
+  }
+
+  async claimDraw() {
+    const p = this.onChain;
+    const claim = this.drawClaim();
+    await transact("claim the draw", app.referee.claimDraw(this.id, p.state, p.history, p.clock, claim.keys));
+    await this.followChain();
+  }
+
   async claimTimeout() {
     const p = this.onChain;
     await transact("claim on time", app.referee.claimTimeout(this.id, p.state, p.history, p.clock));
@@ -553,6 +609,7 @@ class Game {
   /** Both clocks now: the side to move's runs from the latest stamp (off-chain) or
    * from the chain's clock. */
   clocks(view) {
+    if (this.ended && this.frozen) return this.frozen;
     if (this.onChain?.at !== undefined) {
       const since = now() - this.onChain.at;
       const white = this.onChain.whiteLeft - (this.onChain.whiteToMove ? since : 0);
@@ -599,10 +656,13 @@ class Game {
     if (!view) return this.renderSpectator();
     drawBoard(view.fen, view.lastMove?.uci, view.check, this.colour);
     document.body.dataset.ply = String(view.ply);
+    if (this.drawn) {
+      // When the opponent's move was on this board (the README's latency figure).
+      app.timings.seen[this.drawn] = performance.timeOrigin + performance.now();
+      this.drawn = null;
+    }
     document.body.dataset.phase = view.ended ? "ended" : "offchain";
-    const moves = $("moves");
-    moves.textContent = "";
-    for (const san of view.moves) moves.append(Object.assign(document.createElement("li"), { textContent: san }));
+    listMoves(view.moves);
     let state = this.ended
       ? `settled on-chain: ${RESULTS[this.ended.result]} by ${REASONS[this.ended.reason] || this.ended.reason}`
       : view.ended
@@ -658,9 +718,7 @@ class Game {
     }
     drawBoard(chess.fen(), last, chess.inCheck(), "white");
     document.body.dataset.ply = String(chess.ply());
-    const moves = $("moves");
-    moves.textContent = "";
-    for (const san of sans) moves.append(Object.assign(document.createElement("li"), { textContent: san }));
+    listMoves(sans);
     $("state").textContent = `watching: ${w.report.validPlies} signed plies, ${w.report.settlement.why}`;
     for (const id of ["offer-draw", "accept-draw", "decline-draw", "resign", "claim-draw", "register", "claim-timeout", "settle", "withdraw"]) $(id).hidden = true;
   }
@@ -671,13 +729,11 @@ class Game {
     const chess = Chess.fromStateHex(p.state);
     drawBoard(chess.fen(), p.lastMove, chess.inCheck(), this.colour);
     const offchain = view ? view.moves : [];
-    const moves = $("moves");
-    moves.textContent = "";
-    for (const san of offchain.slice(0, p.registrations[0]?.ply ?? offchain.length)) moves.append(Object.assign(document.createElement("li"), { textContent: san }));
+    listMoves(offchain.slice(0, p.registrations[0]?.ply ?? offchain.length));
     document.body.dataset.ply = String(chess.ply());
     const registered = p.registrations.at(-1);
     const overtaken = p.registrations.length > 1 ? `; a stale registration was answered: now registered at ply ${registered.ply}` : "";
-    const inWindow = p.windowEnd > now();
+    const inWindow = p.windowEnd > now() + (this.chainOffset || 0);
     let state;
     if (this.ended) {
       document.body.dataset.phase = "ended";
@@ -699,14 +755,24 @@ class Game {
     b("accept-draw", false);
     b("decline-draw", false);
     b("resign", false);
-    b("claim-draw", false);
     b("register", false);
     b("claim-timeout", running && !mine && flagged);
+    b("claim-draw", running && mine && this.drawClaim() !== null);
     b("settle", false);
     b("withdraw", Boolean(this.ended) && this.credit > 0n);
     if (running && mine) enableInput(p.state, this.colour, (uci) => this.chainMove(uci).catch(showError));
     else board.disableMoveInput();
   }
+}
+
+/** The move list, a numbered line per move: "e4 e5". */
+function listMoves(sans) {
+  const list = $("moves");
+  list.textContent = "";
+  for (let i = 0; i < sans.length; i += 2) {
+    list.append(Object.assign(document.createElement("li"), { textContent: sans.slice(i, i + 2).join(" ") }));
+  }
+  list.dataset.sans = sans.join(" ");
 }
 
 /** 32 random bytes that are a valid secp256k1 key (crypto.getRandomValues). */
@@ -742,7 +808,12 @@ function wire() {
     if (confirm("Resign this game?")) game().act("resign");
   });
   $("register").addEventListener("click", () => game().channelCall("register", ["register", "registerStart"]).catch(showError));
-  $("claim-draw").addEventListener("click", () => game().channelCall("register to claim the draw", ["register", "registerStart"]).catch(showError));
+  $("claim-draw").addEventListener("click", () => {
+    // Off-chain a draw is claimed from a registered position (CHANNEL.md 7.5): register
+    // first; once the window is over the page offers the claim itself.
+    const g = game();
+    (g.onChain ? g.claimDraw() : g.channelCall("register to claim the draw", ["register", "registerStart"])).catch(showError);
+  });
   $("settle").addEventListener("click", () => game().channelCall("settle", ["settle", "resignBySignature"]).catch(showError));
   $("claim-timeout").addEventListener("click", () => game().claimTimeout().catch(showError));
   $("withdraw").addEventListener("click", async () => {
@@ -780,9 +851,12 @@ async function main() {
     if (!health.referee) throw new Error(`${SERVER} has not bound a referee yet: is chessref index running?`);
     app.net = { chainId: health.chainId, referee: ethers.getAddress(health.referee) };
     wire();
+    // On a local anvil without a wallet extension: `npm run play` serves a dev wallet.
+    if (params.has("devwallet")) await import(`/devwallet.js?account=${encodeURIComponent(params.get("devwallet"))}`);
     window.dispatchEvent(new Event("eip6963:requestProvider"));
     await loadLobby();
     document.body.dataset.ready = "true";
+    performance.mark("interactive");
   } catch (e) {
     showError(e);
     document.body.dataset.ready = "error";

@@ -5,13 +5,14 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { ethers } from "ethers";
 import { provider, refereeArtifact } from "../chain.mjs";
 import { servePage } from "../serve.mjs";
 import { startStack } from "../stack.mjs";
-import { walletScript } from "./wallet.mjs";
+import { walletScript } from "../devwallet.mjs";
 
 const OUT = fileURLToPath(new URL("../test-output/", import.meta.url));
 /** anvil's dev accounts 1 and 2: the two players. */
@@ -22,6 +23,7 @@ const STAKE = ethers.parseEther("1");
 let stack, site, browser, referee;
 const errors = [];
 const latencies = [];
+const clicks = [];
 
 before(async () => {
   stack = await startStack({ pollMs: 50 });
@@ -31,8 +33,7 @@ before(async () => {
     headless: true,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--no-first-run"],
   });
-  const health = await (await fetch(`${stack.server}/v1/health`)).json();
-  referee = new ethers.Contract(health.referee, refereeArtifact().abi, provider(stack.rpc));
+  referee = await refereeOf(stack);
   mkdirSync(OUT, { recursive: true });
 });
 
@@ -41,13 +42,37 @@ after(async () => {
   await site?.close();
   await stack?.stop();
   if (latencies.length) {
-    const sorted = [...latencies].sort((a, b) => a - b);
-    const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-    const figures = { moves: sorted.length, medianMs: at(0.5), p99Ms: at(0.99), maxMs: sorted.at(-1) };
+    const stats = (xs) => {
+      const sorted = [...xs].sort((a, b) => a - b);
+      const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+      return { moves: sorted.length, medianMs: +at(0.5).toFixed(1), p99Ms: +at(0.99).toFixed(1), maxMs: +sorted.at(-1).toFixed(1) };
+    };
+    const figures = { pageToPage: stats(latencies), clickToOtherBoard: stats(clicks) };
     writeFileSync(`${OUT}latency.json`, JSON.stringify(figures, null, 2));
     console.log(`move latency browser to browser: ${JSON.stringify(figures)}`);
   }
 });
+
+/** The referee the stack's server follows, read through its node. */
+async function refereeOf(s) {
+  const health = await (await fetch(`${s.server}/v1/health`)).json();
+  return new ethers.Contract(health.referee, refereeArtifact().abi, provider(s.rpc));
+}
+
+/** Runs `body` on a chain of its own: the test moves anvil's time, which would leave the
+ * shared chain's clock ahead of the browsers' (their moves are stamped by the wall
+ * clock, as people's are). */
+async function onOwnChain(body) {
+  const shared = { stack, referee };
+  stack = await startStack({ pollMs: 50 });
+  referee = await refereeOf(stack);
+  try {
+    await body();
+  } finally {
+    await stack.stop();
+    ({ stack, referee } = shared);
+  }
+}
 
 /** A browser context with `account`'s wallet, on the play page. */
 async function person(account, name, query = "") {
@@ -96,6 +121,16 @@ async function shot(people, name) {
   }
 }
 
+/** Waits for `selector` on `p`'s page; a timeout names what the page says went wrong. */
+async function until(p, selector) {
+  try {
+    await p.page.waitForSelector(selector, { timeout: 30_000 });
+  } catch (e) {
+    const said = await p.page.evaluate(() => `error: ${document.getElementById("error").textContent}; notice: ${document.getElementById("notice").textContent}; state: ${document.getElementById("state").textContent}`);
+    throw new Error(`${p.name}: no ${selector} within 30 s (${said})`);
+  }
+}
+
 const plyOf = async (p) => Number(await p.page.getAttribute("body", "data-ply"));
 
 /** `mover` plays `uci` by two clicks; `other` must show it. Returns the latency, ms. */
@@ -107,46 +142,281 @@ async function move(mover, other, uci) {
   await mover.page.click(sq(uci.slice(0, 2)));
   await mover.page.click(sq(uci.slice(2, 4)));
   await other.page.waitForSelector(`body[data-ply="${before + 1}"]`, { timeout: 30_000, polling: "raf" });
-  const ms = Date.now() - started;
-  latencies.push(ms);
+  clicks.push(Date.now() - started);
   await mover.page.waitForSelector(`body[data-ply="${before + 1}"]`, { timeout: 30_000 });
-  return ms;
+  // Signed and sent by one page, checked and drawn by the other: both pages' clocks.
+  const sent = await mover.page.evaluate((ply) => window.chessref.timings.sent[ply], before + 1);
+  const seen = await other.page.evaluate((ply) => window.chessref.timings.seen[ply], before + 1);
+  latencies.push(seen - sent);
+}
+
+/** Légal's mate: white mates on ply 13. */
+const LEGAL = ["e2e4", "e7e5", "g1f3", "d7d6", "f1c4", "c8g4", "b1c3", "g7g6", "f3e5", "g4d1", "c4f7", "e8e7", "c3d5"];
+
+/** The gas `account` paid in the blocks after `from`. */
+async function gasPaid(account, from) {
+  const node = provider(stack.rpc);
+  let gas = 0n;
+  for (let n = from + 1; n <= (await node.getBlockNumber()); n++) {
+    const block = await node.getBlock(n, true);
+    for (const tx of block.prefetchedTransactions) {
+      if (tx.from.toLowerCase() === account.toLowerCase()) gas += (await node.getTransactionReceipt(tx.hash)).gasUsed;
+    }
+  }
+  return gas;
+}
+
+/** The packed uint24 of a UCI move without promotion (0x88 squares, ENCODING.md). */
+const packed = (uci) => {
+  const sq = (s) => (56 - s.charCodeAt(1)) * 16 + (s.charCodeAt(0) - 97); // rank 8 is row 0
+  return (sq(uci.slice(0, 2)) << 16) | (sq(uci.slice(2, 4)) << 8);
+};
+
+/** The same game played per move on the referee (create, join, a transaction a move):
+ * the gas of each side. */
+async function perMove(ucis) {
+  const node = provider(stack.rpc);
+  const [white, black] = [await node.getSigner(ALICE), await node.getSigner(BOB)];
+  const gas = { white: 0n, black: 0n };
+  const as = (s) => referee.connect(s);
+  let receipt = await (await as(white).createGame(BOB, true, ethers.ZeroAddress, STAKE, 300, 2, 0, "0x", { value: STAKE })).wait();
+  gas.white += receipt.gasUsed;
+  const created = receipt.logs.map((l) => referee.interface.parseLog(l)).find((e) => e?.name === "GameCreated");
+  const id = created.args.gameId;
+  receipt = await (await as(black).joinGame(id, created.args.terms, { value: STAKE })).wait();
+  gas.black += receipt.gasUsed;
+  let { state, history } = created.args;
+  let clock = receipt.logs.map((l) => referee.interface.parseLog(l)).find((e) => e?.name === "GameJoined").args.clock;
+  for (const [i, uci] of ucis.entries()) {
+    receipt = await (await as(i % 2 ? black : white).getFunction("move")(id, state, history, clock, packed(uci))).wait();
+    gas[i % 2 ? "black" : "white"] += receipt.gasUsed;
+    const played = receipt.logs.map((l) => referee.interface.parseLog(l)).find((e) => e?.name === "MovePlayed");
+    ({ state, history, clock } = played.args);
+  }
+  assert.equal(Number((await referee.getGame(id)).phase), 3, "the per-move game ended at mate");
+  return gas;
 }
 
 test("a staked game played to mate off-chain, settled once, and both balances right on chain", async () => {
   const alice = await person(ALICE, "alice");
   const bob = await person(BOB, "bob");
-  const balance = (a) => provider(stack.rpc).getBalance(a);
+  const node = provider(stack.rpc);
+  const startBlock = await node.getBlockNumber();
   const id = await openGame(alice, bob);
   assert.equal(await alice.page.getAttribute("body", "data-colour"), "white");
   assert.equal(await bob.page.getAttribute("body", "data-colour"), "black");
-  // Fool's mate: black mates on ply 4.
-  await move(alice, bob, "f2f3");
-  await move(bob, alice, "e7e5");
-  await shot([alice, bob], "ply2");
-  await move(alice, bob, "g2g4");
-  await move(bob, alice, "d8h4");
+  for (const [i, uci] of LEGAL.entries()) {
+    await (i % 2 ? move(bob, alice, uci) : move(alice, bob, uci));
+    if (i === 3) await shot([alice, bob], "ply4");
+  }
   for (const p of [alice, bob]) await p.page.waitForSelector('body[data-phase="ended"]', { timeout: 30_000 });
-  assert.match(await bob.page.innerText("#state"), /ended off-chain by a signed result/);
+  assert.match(await alice.page.innerText("#state"), /ended off-chain by a signed result/);
+  assert.equal(await alice.page.getAttribute("#moves", "data-sans"), "e4 e5 Nf3 d6 Bc4 Bg4 Nc3 g6 Nxe5 Bxd1 Bxf7+ Ke7 Nd5#");
+  assert.deepEqual((await alice.page.locator("#moves li").allInnerTexts()).slice(0, 2), ["e4 e5", "Nf3 d6"]);
   await shot([alice, bob], "mate");
-  // Off-chain, the wallets confirmed only the stake and the delegations.
+  // Off-chain, each wallet confirmed only the stake and the session key's delegation.
   for (const p of [alice, bob]) {
     const asked = await p.page.evaluate(() => window.__walletConfirmations);
     assert.deepEqual(asked, ["eth_sendTransaction", "eth_signTypedData_v4"], `${p.name}: ${asked}`);
   }
-  const bobBefore = await balance(BOB);
-  await bob.page.click("#settle");
-  await bob.page.waitForSelector("#withdraw:not([hidden])", { timeout: 30_000 });
+  const aliceBefore = await node.getBalance(ALICE);
+  await alice.page.click("#settle");
+  await alice.page.waitForSelector("#withdraw:not([hidden])", { timeout: 30_000 });
   const info = await referee.getGame(id);
-  assert.deepEqual([Number(info.phase), Number(info.result)], [3, 2], "black won on chain");
-  assert.equal(await referee.credits(BOB, ethers.ZeroAddress), 2n * STAKE);
-  assert.equal(await referee.credits(ALICE, ethers.ZeroAddress), 0n);
-  await bob.page.click("#withdraw");
-  await bob.page.waitForSelector("#withdraw", { state: "hidden", timeout: 30_000 });
-  const gained = (await balance(BOB)) - bobBefore;
-  assert.ok(gained > 2n * STAKE - ethers.parseEther("0.01") && gained < 2n * STAKE, `Bob got ${ethers.formatEther(gained)} ETH back`);
+  // Settled by the result both signed: white wins, by agreement (reason 8) to the mate.
+  assert.deepEqual([Number(info.phase), Number(info.result), Number(info.reason)], [3, 1, 8], "white won on chain");
+  assert.equal(await referee.credits(ALICE, ethers.ZeroAddress), 2n * STAKE);
+  assert.equal(await referee.credits(BOB, ethers.ZeroAddress), 0n);
+  // Settling is one transaction: a second settle reverts, and the page no longer offers it.
+  assert.ok(await alice.page.locator("#settle").isHidden());
+  const channelGas = { white: await gasPaid(ALICE, startBlock), black: await gasPaid(BOB, startBlock) };
+  await alice.page.click("#withdraw");
+  await alice.page.waitForSelector("#withdraw", { state: "hidden", timeout: 30_000 });
+  const gained = (await node.getBalance(ALICE)) - aliceBefore;
+  assert.ok(gained > 2n * STAKE - ethers.parseEther("0.01") && gained < 2n * STAKE, `Alice got ${ethers.formatEther(gained)} ETH back`);
+  const moveGas = await perMove(LEGAL);
+  const figures = {
+    plies: LEGAL.length,
+    channel: { white: Number(channelGas.white), black: Number(channelGas.black) },
+    perMove: { white: Number(moveGas.white), black: Number(moveGas.black) },
+  };
+  writeFileSync(`${OUT}gas.json`, JSON.stringify(figures, null, 2));
+  console.log(`gas per player (create/join, settle; withdraw excluded): ${JSON.stringify(figures)}`);
+  assert.ok(channelGas.white + channelGas.black < moveGas.white + moveGas.black, "off-chain costs less in all");
   await alice.context.close();
   await bob.context.close();
+});
+
+test("the page loads small and becomes interactive fast", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const bodies = [];
+  page.on("response", async (r) => {
+    if (r.status() === 200) bodies.push(r.body().then((b) => ({ url: r.url(), gzip: gzipSync(b).length })).catch(() => null));
+  });
+  await page.goto(`${site.url}/play.html?server=${encodeURIComponent(stack.server)}`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 60_000 });
+  const interactiveMs = await page.evaluate(() => performance.getEntriesByName("interactive")[0].startTime);
+  const loaded = (await Promise.all(bodies)).filter(Boolean).filter((b) => !b.url.startsWith(stack.server));
+  const gzipBytes = loaded.reduce((n, b) => n + b.gzip, 0);
+  const figures = { files: loaded.length, gzipBytes, gzipKiB: Math.round(gzipBytes / 1024), interactiveMs: Math.round(interactiveMs) };
+  writeFileSync(`${OUT}load.json`, JSON.stringify(figures, null, 2));
+  console.log(`page load: ${JSON.stringify(figures)}`);
+  assert.ok(loaded.some((b) => b.url.endsWith(".wasm")), "the wasm was loaded");
+  await context.close();
+});
+
+/** anvil's clock moved forward `seconds`, and a block mined at the new time. */
+async function advance(seconds) {
+  const node = provider(stack.rpc);
+  await node.send("evm_increaseTime", [seconds]);
+  await node.send("evm_mine", []);
+}
+
+test("a player who closes the page mid-game is registered, its clock runs on chain, and the timeout is claimed", async () => {
+  await onOwnChain(async () => {
+    const alice = await person(ALICE, "alice", "&patience=2");
+    const bob = await person(BOB, "bob", "&patience=2");
+    const id = await openGame(alice, bob);
+    const credit = await referee.credits(ALICE, ethers.ZeroAddress);
+    await move(alice, bob, "e2e4");
+    await move(bob, alice, "e7e5");
+    // Bob goes away; Alice's next move is never acknowledged.
+    await bob.context.close();
+    await alice.page.click('#board [data-square="g1"]');
+    await alice.page.click('#board [data-square="f3"]');
+    await alice.page.waitForSelector('body[data-ply="3"]');
+    await alice.page.waitForSelector("#register:not([hidden])", { timeout: 30_000 });
+    assert.match(await alice.page.innerText("#state"), /has not acknowledged your move .* register before/);
+    await shot([alice], "silent");
+    await alice.page.click("#register");
+    await alice.page.waitForSelector('body[data-phase="registered"]', { timeout: 30_000 });
+    const channel = await referee.channelGame(id);
+    assert.equal(Number(channel.registeredPly), 3, "the pair of plies 2 and 3 registered");
+    assert.match(await alice.page.innerText("#state"), /registered on-chain at ply 3/);
+    // After the response window the game goes on on-chain with black to move; black's
+    // clock runs out there.
+    await advance(Number(channel.windowEnd) - Number((await provider(stack.rpc).getBlock("latest")).timestamp) + 1);
+    await alice.page.waitForSelector('body[data-phase="onchain"]', { timeout: 30_000 });
+    await advance(3_600);
+    await alice.page.waitForSelector("#claim-timeout:not([hidden])", { timeout: 30_000 });
+    await alice.page.click("#claim-timeout");
+    await alice.page.waitForSelector('body[data-phase="ended"]', { timeout: 30_000 });
+    const info = await referee.getGame(id);
+    assert.deepEqual([Number(info.phase), Number(info.result), Number(info.reason)], [3, 1, 6], "white wins on time");
+    assert.equal((await referee.credits(ALICE, ethers.ZeroAddress)) - credit, 2n * STAKE);
+    assert.match(await alice.page.innerText("#state"), /ended on-chain: white wins by timeout/);
+    await shot([alice], "timeout");
+    await alice.context.close();
+  });
+});
+
+test("a forged move injected into the relay is refused there and by the page, and no board changes", async () => {
+  const alice = await person(ALICE, "alice");
+  const bob = await person(BOB, "bob");
+  const id = await openGame(alice, bob);
+  await move(alice, bob, "e2e4");
+  // A third party on the relay: Black's e7e5 for ply 2 under White's signature of ply 1.
+  const transcript = await (await fetch(`${stack.server}/v1/games/${id}/transcript`)).json();
+  const signed = transcript.moves[0];
+  const forged = { type: "move", ...signed, ply: 2, mv: packed("e7e5"), previous: signed.previous };
+  const mallory = await browser.newContext();
+  const page = await mallory.newPage();
+  await page.goto(`${site.url}/play.html?server=${encodeURIComponent(stack.server)}`);
+  const answer = await page.evaluate(
+    ({ url, frame }) =>
+      new Promise((resolve) => {
+        const socket = new WebSocket(url);
+        const seen = [];
+        socket.onmessage = (e) => {
+          const f = JSON.parse(e.data);
+          seen.push(f.type);
+          if (f.type === "welcome") socket.send(JSON.stringify(frame));
+          if (f.type === "refused") resolve({ refused: f, seen });
+        };
+        socket.onclose = (e) => resolve({ closed: e.code, reason: e.reason, seen });
+      }),
+    { url: `${stack.server.replace(/^http/, "ws")}/v1/games/${id}/channel`, frame: forged },
+  );
+  assert.ok(answer.refused || answer.closed === 1008, JSON.stringify(answer));
+  if (answer.refused) assert.match(answer.refused.kind, /signature|transition|order/, JSON.stringify(answer.refused));
+  // Had a relay forwarded it, the page's own mirror refuses it too.
+  const local = await bob.page.evaluate((frame) => {
+    window.chessref.game.take(frame);
+    return document.getElementById("notice").textContent;
+  }, forged);
+  assert.match(local, /does not verify and is ignored/);
+  await bob.page.waitForTimeout(500);
+  for (const p of [alice, bob]) assert.equal(await plyOf(p), 1, `${p.name}'s board did not change`);
+  await shot([bob], "forged");
+  // Play goes on.
+  await move(bob, alice, "e7e5");
+  await mallory.close();
+  await alice.context.close();
+  await bob.context.close();
+});
+
+test("a page reloaded mid-game resumes from its own storage and the relay, without asking the wallet again", async () => {
+  const alice = await person(ALICE, "alice");
+  const bob = await person(BOB, "bob");
+  await openGame(alice, bob);
+  await move(alice, bob, "d2d4");
+  await move(bob, alice, "d7d5");
+  await move(alice, bob, "c2c4");
+  await alice.page.reload();
+  await alice.page.waitForSelector('body[data-ply="3"][data-synced]', { timeout: 30_000 });
+  assert.equal(await alice.page.getAttribute("body", "data-colour"), "white");
+  assert.deepEqual(await alice.page.evaluate(() => window.__walletConfirmations), [], "the session key came from storage");
+  await move(bob, alice, "e7e6");
+  await move(alice, bob, "b1c3");
+  assert.equal(await bob.page.getAttribute("#moves", "data-sans"), "d4 d5 c4 e6 Nc3");
+  await shot([alice, bob], "reloaded");
+  await alice.context.close();
+  await bob.context.close();
+});
+
+test("a threefold repetition is claimed from the page: registered off-chain, claimed on-chain after the window", async () => {
+  await onOwnChain(async () => {
+    const alice = await person(ALICE, "alice");
+    const bob = await person(BOB, "bob");
+    // Registering on one's own move, the claimant's clock runs through the response window
+    // (CHANNEL.md 7.3): 30 minutes outlast a 600 s window.
+    const id = await openGame(alice, bob, { minutes: "30" });
+    const shuffle = ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8"];
+    for (const [i, uci] of shuffle.entries()) await (i % 2 ? move(bob, alice, uci) : move(alice, bob, uci));
+    // The start position a third time, white to move: the WASM says the draw is claimable.
+    await alice.page.waitForSelector("#claim-draw:not([hidden])", { timeout: 30_000 });
+    await alice.page.click("#claim-draw");
+    await alice.page.waitForSelector('body[data-phase="registered"]', { timeout: 30_000 });
+    const channel = await referee.channelGame(id);
+    assert.equal(Number(channel.registeredPly), 8);
+    await advance(Number(channel.windowEnd) - Number((await provider(stack.rpc).getBlock("latest")).timestamp) + 1);
+    await alice.page.waitForSelector('body[data-phase="onchain"]', { timeout: 30_000 });
+    await alice.page.waitForSelector("#claim-draw:not([hidden])", { timeout: 30_000 });
+    await alice.page.click("#claim-draw");
+    await until(alice, 'body[data-phase="ended"]');
+    const info = await referee.getGame(id);
+    assert.deepEqual([Number(info.phase), Number(info.result), Number(info.reason)], [3, 3, 10], "a draw by threefold repetition");
+    assert.match(await alice.page.innerText("#state"), /ended on-chain: draw by threefold repetition/);
+    await alice.context.close();
+    await bob.context.close();
+  });
+});
+
+test("npm run play's dev wallet: ?devwallet=N is anvil's account N, no extension needed", async () => {
+  const dev = await servePage(0, { devRpc: stack.rpc });
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${dev.url}/play.html?server=${encodeURIComponent(stack.server)}&devwallet=3`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 60_000 });
+  await page.click("#connect");
+  await page.waitForSelector("body[data-connected]", { timeout: 30_000 });
+  assert.equal(await page.getAttribute("#account", "data-address"), "0x90F79bf6EB2c4f870365E785982E1f101E93b906");
+  const refused = await fetch(`${dev.url}/devwallet.js?account=10`);
+  assert.equal(refused.status, 400);
+  assert.equal((await fetch(`${site.url}/devwallet.js?account=1`)).status, 404, "only where the demo serves it");
+  await context.close();
+  await dev.close();
 });
 
 test("the page logged no errors", () => {

@@ -1,7 +1,8 @@
-// A stand-in for a wallet extension in the tests: an EIP-1193 provider, announced by
+// A stand-in for a wallet extension, for the tests and for trying the page on anvil
+// without one (`npm run play`, `?devwallet=N`): an EIP-1193 provider, announced by
 // EIP-6963 like MetaMask and its peers, that forwards every request to anvil and lets
 // anvil sign as one of its unlocked dev accounts. It records each request a real wallet
-// would ask its user to confirm (window.__walletConfirmations).
+// would ask its user to confirm (window.__walletConfirmations). Never for real funds.
 
 /** The init script that injects the wallet of `account` over the node at `rpc`. */
 export function walletScript(rpc, account) {
