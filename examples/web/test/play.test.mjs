@@ -6,12 +6,14 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { ethers } from "ethers";
 import { provider, refereeArtifact } from "../chain.mjs";
 import { servePage } from "../serve.mjs";
-import { startStack } from "../stack.mjs";
+import { chessrefBinary, startStack } from "../stack.mjs";
 import { walletScript } from "../devwallet.mjs";
 
 const OUT = fileURLToPath(new URL("../test-output/", import.meta.url));
@@ -316,6 +318,13 @@ test("a forged move injected into the relay is refused there and by the page, an
   const bob = await person(BOB, "bob");
   const id = await openGame(alice, bob);
   await move(alice, bob, "e2e4");
+  // An illegal move of Bob's own is refused in his browser with the contract's code,
+  // before anything is signed or sent.
+  await bob.page.click('#board [data-square="e7"]');
+  await bob.page.click('#board [data-square="e4"]');
+  assert.equal(await bob.page.getAttribute("#verdict", "data-legal"), "false");
+  assert.match(await bob.page.innerText("#verdict"), /e7e4 is illegal: the referee would revert IllegalMove\(6\) BAD_GEOMETRY/);
+  assert.equal(await plyOf(bob), 1);
   // A third party on the relay: Black's e7e5 for ply 2 under White's signature of ply 1.
   const transcript = await (await fetch(`${stack.server}/v1/games/${id}/transcript`)).json();
   const signed = transcript.moves[0];
@@ -359,7 +368,7 @@ test("a forged move injected into the relay is refused there and by the page, an
 test("a page reloaded mid-game resumes from its own storage and the relay, without asking the wallet again", async () => {
   const alice = await person(ALICE, "alice");
   const bob = await person(BOB, "bob");
-  await openGame(alice, bob);
+  const id = await openGame(alice, bob);
   await move(alice, bob, "d2d4");
   await move(bob, alice, "d7d5");
   await move(alice, bob, "c2c4");
@@ -367,8 +376,24 @@ test("a page reloaded mid-game resumes from its own storage and the relay, witho
   await alice.page.waitForSelector('body[data-ply="3"][data-synced]', { timeout: 30_000 });
   assert.equal(await alice.page.getAttribute("body", "data-colour"), "white");
   assert.deepEqual(await alice.page.evaluate(() => window.__walletConfirmations), [], "the session key came from storage");
+  // A visitor without a wallet watches from the lobby.
+  const carol = await browser.newContext();
+  const watcher = await carol.newPage();
+  await watcher.goto(`${site.url}/play.html?server=${encodeURIComponent(stack.server)}`);
+  await watcher.waitForSelector('body[data-ready="true"]');
+  await watcher.click(`#running-games tr[data-game="${id}"] button[data-action="watch"]`);
+  await watcher.waitForSelector('body[data-phase="watching"][data-ply="3"]', { timeout: 30_000 });
   await move(bob, alice, "e7e6");
   await move(alice, bob, "b1c3");
+  await watcher.waitForSelector('body[data-ply="5"]', { timeout: 30_000 });
+  assert.equal(await watcher.getAttribute("#moves", "data-sans"), "d4 d5 c4 e6 Nc3");
+  await carol.close();
+  // The transcript, downloaded at any time, is what `chessref channel verify` reads.
+  const [download] = await Promise.all([bob.page.waitForEvent("download"), bob.page.click("#download")]);
+  const file = join(OUT, "transcript.json");
+  await download.saveAs(file);
+  const verified = execFileSync(chessrefBinary(), ["channel", "verify", file], { encoding: "utf8" });
+  assert.match(verified, /valid: 5 signed plies/);
   assert.equal(await bob.page.getAttribute("#moves", "data-sans"), "d4 d5 c4 e6 Nc3");
   await shot([alice, bob], "reloaded");
   await alice.context.close();
