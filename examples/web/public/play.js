@@ -530,6 +530,8 @@ class Game {
         windowEnd: Number(channel.windowEnd),
       };
       if (Number(info.phase) === 2) {
+        const decoded = await r.decodeClock(this.onChain.clock);
+        this.onChain.offers = { white: decoded.whiteOffersDraw, black: decoded.blackOffersDraw };
         const [whiteLeft, blackLeft, whiteToMove, deadline] = await r.clocks(this.id, this.onChain.state, this.onChain.history, this.onChain.clock);
         Object.assign(this.onChain, { whiteLeft: Number(whiteLeft), blackLeft: Number(blackLeft), whiteToMove, deadline: Number(deadline), at: now() });
       }
@@ -595,6 +597,13 @@ class Game {
     const p = this.onChain;
     const claim = this.drawClaim();
     await transact("claim the draw", app.referee.claimDraw(this.id, p.state, p.history, p.clock, claim.keys));
+    await this.followChain();
+  }
+
+  /** A referee call on the current on-chain position (offerDraw, acceptDraw). */
+  async chainCall(label, name) {
+    const p = this.onChain;
+    await transact(label, app.referee.getFunction(name)(this.id, p.state, p.history, p.clock));
     await this.followChain();
   }
 
@@ -751,10 +760,12 @@ class Game {
     const mine = this.colour && (chess.turn() === "white") === (this.colour === "white");
     const clocks = this.clocks(null);
     const flagged = clocks && clocks[chess.turn()] === 0;
-    b("offer-draw", false);
-    b("accept-draw", false);
-    b("decline-draw", false);
-    b("resign", false);
+    const theirs = this.colour === "white" ? "black" : "white";
+    const offered = running && Boolean(p.offers?.[theirs]) && this.declined !== `chain:${p.clock}`;
+    b("offer-draw", running && Boolean(this.colour) && !p.offers?.[this.colour]);
+    b("accept-draw", offered);
+    b("decline-draw", offered);
+    b("resign", running && Boolean(this.colour));
     b("register", false);
     b("claim-timeout", running && !mine && flagged);
     b("claim-draw", running && mine && this.drawClaim() !== null);
@@ -798,14 +809,27 @@ function wire() {
     create(e.target).catch(showError);
   });
   const game = () => app.game;
-  $("offer-draw").addEventListener("click", () => game().act("offerDraw"));
-  $("accept-draw").addEventListener("click", () => game().act("signResult", 3));
+  // Off-chain each is a signed message; on-chain (after a registration), a transaction.
+  $("offer-draw").addEventListener("click", () => {
+    const g = game();
+    if (g.onChain) g.chainCall("offer a draw", "offerDraw").catch(showError);
+    else g.act("offerDraw");
+  });
+  $("accept-draw").addEventListener("click", () => {
+    const g = game();
+    if (g.onChain) g.chainCall("accept the draw", "acceptDraw").catch(showError);
+    else g.act("signResult", 3);
+  });
   $("decline-draw").addEventListener("click", () => {
-    game().declined = game().player.view().ply;
-    game().render();
+    const g = game();
+    g.declined = g.onChain ? `chain:${g.onChain.clock}` : g.player.view().ply;
+    g.render();
   });
   $("resign").addEventListener("click", () => {
-    if (confirm("Resign this game?")) game().act("resign");
+    if (!confirm("Resign this game?")) return;
+    const g = game();
+    if (g.onChain) transact("resign", app.referee.resign(g.id)).then(() => g.followChain()).catch(showError);
+    else g.act("resign");
   });
   $("register").addEventListener("click", () => game().channelCall("register", ["register", "registerStart"]).catch(showError));
   $("claim-draw").addEventListener("click", () => {

@@ -428,6 +428,39 @@ test("a threefold repetition is claimed from the page: registered off-chain, cla
   });
 });
 
+test("after a registration the same buttons act on-chain: a move is a transaction, a draw is offered and accepted", async () => {
+  await onOwnChain(async () => {
+    const alice = await person(ALICE, "alice", "&patience=600");
+    const bob = await person(BOB, "bob", "&patience=600");
+    const id = await openGame(alice, bob, { minutes: "30" });
+    await move(alice, bob, "e2e4");
+    await move(bob, alice, "c7c5");
+    // Black registers (say, its opponent's page went quiet) from its own transcript.
+    await bob.page.evaluate(() => window.chessref.game.channelCall("register", ["register"]));
+    for (const p of [alice, bob]) await until(p, 'body[data-phase="registered"]');
+    const channel = await referee.channelGame(id);
+    await advance(Number(channel.windowEnd) - Number((await provider(stack.rpc).getBlock("latest")).timestamp) + 1);
+    for (const p of [alice, bob]) await until(p, 'body[data-phase="onchain"]');
+    // White's move is now a transaction from the board.
+    await alice.page.click('#board [data-square="g1"]');
+    await alice.page.click('#board [data-square="f3"]');
+    await until(bob, 'body[data-ply="3"]');
+    const [played] = await referee.queryFilter(referee.filters.MovePlayed(id), 0, "latest");
+    assert.equal(Number(played.args.ply), 3);
+    assert.deepEqual(await alice.page.evaluate(() => window.__walletConfirmations.slice(2)), ["eth_sendTransaction"]);
+    await until(bob, "#offer-draw:not([hidden])");
+    await bob.page.click("#offer-draw");
+    await until(alice, "#accept-draw:not([hidden])");
+    await alice.page.click("#accept-draw");
+    for (const p of [alice, bob]) await until(p, 'body[data-phase="ended"]');
+    const info = await referee.getGame(id);
+    assert.deepEqual([Number(info.phase), Number(info.result), Number(info.reason)], [3, 3, 8], "a draw by agreement");
+    await shot([alice, bob], "onchain-draw");
+    await alice.context.close();
+    await bob.context.close();
+  });
+});
+
 test("npm run play's dev wallet: ?devwallet=N is anvil's account N, no extension needed", async () => {
   const dev = await servePage(0, { devRpc: stack.rpc });
   const context = await browser.newContext();
