@@ -32,7 +32,8 @@ function anvilBinary() {
   }
 }
 
-function freePort() {
+/** A free TCP port on 127.0.0.1. */
+export function freePort() {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.on("error", reject);

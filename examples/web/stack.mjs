@@ -4,11 +4,10 @@
 // The chessref binary is the workspace's release build (cargo build --release -p chessref).
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startAnvil } from "./chain.mjs";
+import { freePort, startAnvil } from "./chain.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** anvil's first dev account: the deployer. */
@@ -19,17 +18,6 @@ export function chessrefBinary() {
   const bin = process.env.CHESSREF || join(ROOT, "target/release/chessref");
   if (!existsSync(bin)) throw new Error(`${bin} not found: run cargo build --release -p chessref (or set CHESSREF)`);
   return bin;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

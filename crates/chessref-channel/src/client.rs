@@ -252,15 +252,8 @@ impl OffChainGame {
         let mut delegations = Vec::new();
         for (i, seat) in self.seats.iter().enumerate() {
             for d in seat.delegations() {
-                delegations.push(DelegationEntry {
-                    player: if i == 0 { Side::White } else { Side::Black },
-                    game_id: d.delegation.gameId,
-                    session_key: d.delegation.sessionKey,
-                    first_ply: d.delegation.firstPly,
-                    last_ply: d.delegation.lastPly,
-                    expires: d.delegation.expires,
-                    signature: d.signature.clone(),
-                });
+                let side = if i == 0 { Side::White } else { Side::Black };
+                delegations.push(DelegationEntry::of(side, d));
             }
         }
         let mut t = Transcript {

@@ -287,16 +287,7 @@ impl ChannelSeat {
 
     /// The player's delegation as a frame (kept if not held yet).
     pub fn delegation(&mut self, now: u64) -> Result<Frame, ChannelSeatError> {
-        let d = &self.delegation;
-        let frame = Frame::Delegation(DelegationEntry {
-            player: Side::of(self.colour),
-            game_id: d.delegation.gameId,
-            session_key: d.delegation.sessionKey,
-            first_ply: d.delegation.firstPly,
-            last_ply: d.delegation.lastPly,
-            expires: d.delegation.expires,
-            signature: d.signature.clone(),
-        });
+        let frame = Frame::Delegation(DelegationEntry::of(Side::of(self.colour), &self.delegation));
         self.own(frame, now)
     }
 

@@ -870,6 +870,19 @@ impl Transcript {
 }
 
 impl DelegationEntry {
+    /// `player`'s signed delegation `d` as a transcript entry (and a relay frame).
+    pub fn of(player: Side, d: &crate::auth::SignedDelegation) -> DelegationEntry {
+        DelegationEntry {
+            player,
+            game_id: d.delegation.gameId,
+            session_key: d.delegation.sessionKey,
+            first_ply: d.delegation.firstPly,
+            last_ply: d.delegation.lastPly,
+            expires: d.delegation.expires,
+            signature: d.signature.clone(),
+        }
+    }
+
     /// The delegation message.
     pub fn delegation(&self) -> Delegation {
         Delegation {

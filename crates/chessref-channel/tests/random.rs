@@ -71,15 +71,7 @@ fn honest(rng: &mut ChaCha8Rng, game_id: u64, plies: usize) -> (Transcript, Play
     .iter()
     .map(|(side, wallet, session)| {
         let d = delegate(wallet, &domain, id, session.address(), 1, u32::MAX, EXPIRES).unwrap();
-        DelegationEntry {
-            player: *side,
-            game_id: id,
-            session_key: session.address(),
-            first_ply: 1,
-            last_ply: u32::MAX,
-            expires: EXPIRES,
-            signature: d.signature,
-        }
+        DelegationEntry::of(*side, &d)
     })
     .collect();
     let mut moves = vec![game.start_move().unwrap()];

@@ -229,18 +229,10 @@ fn session(
         &key_file,
         &alloy_primitives::hex::encode_prefixed(key.to_bytes()),
     )?;
-    let entry =
-        DelegationEntry {
-            player: Side::of(seat_game.colour_of(wallet.address()).ok_or_else(|| {
-                CliError::Refused(format!("{} is not a player", wallet.address()))
-            })?),
-            game_id: seat_game.game_id,
-            session_key: key.address(),
-            first_ply: signed.delegation.firstPly,
-            last_ply: signed.delegation.lastPly,
-            expires: signed.delegation.expires,
-            signature: signed.signature.clone(),
-        };
+    let colour = seat_game
+        .colour_of(wallet.address())
+        .ok_or_else(|| CliError::Refused(format!("{} is not a player", wallet.address())))?;
+    let entry = DelegationEntry::of(Side::of(colour), &signed);
     write_private(
         &delegation_file,
         &serde_json::to_string_pretty(&entry).expect("a delegation serialises"),
