@@ -40,8 +40,8 @@ async function stop(proc) {
 }
 
 /**
- * Starts anvil, deploys, indexes and serves; resolves to { rpc, server, deployments,
- * stop() }. `pollMs` is the indexer's poll interval.
+ * Starts anvil, deploys, indexes and serves; resolves to { rpc, server, deployments, db
+ * (the index and relay database), stop() }. `pollMs` is the indexer's poll interval.
  */
 export async function startStack({ pollMs = 100 } = {}) {
   const bin = chessrefBinary();
@@ -78,7 +78,7 @@ export async function startStack({ pollMs = 100 } = {}) {
       if (health?.referee) break;
       await sleep(100);
     }
-    return { rpc: anvil.url, server, deployments, stop: stopAll };
+    return { rpc: anvil.url, server, deployments, db, stop: stopAll };
   } catch (e) {
     await stopAll();
     throw e;

@@ -21,6 +21,9 @@ const OUT = fileURLToPath(new URL("../test-output/", import.meta.url));
 const ALICE = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const BOB = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
 const STAKE = ethers.parseEther("1");
+/** anvil's dev keys: Alice's (account 1) and a watchtower's (account 5). */
+const ALICE_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
+const TOWER_KEY = "0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba";
 
 let stack, site, browser, referee;
 const errors = [];
@@ -458,6 +461,40 @@ test("after a registration the same buttons act on-chain: a move is a transactio
     await shot([alice, bob], "onchain-draw");
     await alice.context.close();
     await bob.context.close();
+  });
+});
+
+test("a stale registration answered by the watchtower is shown to the player who was away", async () => {
+  await onOwnChain(async () => {
+    const alice = await person(ALICE, "alice");
+    const bob = await person(BOB, "bob");
+    const id = await openGame(alice, bob, { minutes: "30" });
+    for (const [i, uci] of ["e2e4", "e7e5", "g1f3", "b8c6"].entries()) await (i % 2 ? move(bob, alice, uci) : move(alice, bob, uci));
+    // Bob goes away; Alice registers the pair of ply 2 from a transcript cut short.
+    const transcript = await alice.page.evaluate(() => window.chessref.game.player.transcript());
+    await bob.context.close();
+    transcript.moves = transcript.moves.slice(0, 2);
+    const stale = join(OUT, "stale.json");
+    writeFileSync(stale, JSON.stringify(transcript));
+    const key = { CHESSREF_PRIVATE_KEY: ALICE_KEY };
+    const bin = chessrefBinary();
+    execFileSync(bin, ["channel", "dispute", stale, "--rpc", stack.rpc], { env: { ...process.env, ...key }, encoding: "utf8" });
+    assert.equal(Number((await referee.channelGame(id)).registeredPly), 2);
+    // A watchtower (anvil's account 5) answers from the relay's database.
+    const tower = execFileSync(bin, ["watch", "--rpc", stack.rpc, "--db", stack.db, "--once"], {
+      env: { ...process.env, CHESSREF_PRIVATE_KEY: TOWER_KEY },
+      encoding: "utf8",
+    });
+    assert.match(tower, /ChessChannel\.register/);
+    assert.equal(Number((await referee.channelGame(id)).registeredPly), 4);
+    // Bob comes back (a fresh browser profile) and sees what happened while he was away.
+    const back = await person(BOB, "bob");
+    await back.page.click(`#running-games tr[data-game="${id}"] button[data-action="play"]`);
+    await until(back, 'body[data-phase="registered"]');
+    assert.match(await back.page.innerText("#state"), /a stale registration was answered: now registered at ply 4/);
+    await shot([back], "overtaken");
+    await alice.context.close();
+    await back.context.close();
   });
 });
 
