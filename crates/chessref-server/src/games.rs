@@ -76,15 +76,29 @@ mod with_index {
         state.config.index.clone().ok_or(ApiError::NoIndex)
     }
 
+    /// Index reads running at once. Each holds a blocking thread and a SQLite connection:
+    /// unbounded, 1,500 event streams opening together grew tokio's blocking pool to
+    /// hundreds of threads, each leaving memory the allocator kept (README, the load test).
+    static READS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(16);
+
     /// Runs `f` on a fresh read-only connection to the index, off the async threads.
     async fn with_reader<T: Send + 'static>(
         path: PathBuf,
         f: impl FnOnce(&Reader) -> read::ReadResult<T> + Send + 'static,
     ) -> Result<T, ApiError> {
-        tokio::task::spawn_blocking(move || read::open(&path).and_then(|r| f(&r)))
+        let permit = READS
+            .acquire()
             .await
-            .map_err(|e| ApiError::Internal(format!("index task failed: {e}")))?
-            .map_err(|e| ApiError::IndexUnavailable(unavailable(&e)))
+            .map_err(|e| ApiError::Internal(format!("index reads closed: {e}")))?;
+        // The permit goes with the thread: a request given up on still holds it until
+        // its read ends.
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            read::open(&path).and_then(|r| f(&r))
+        })
+        .await
+        .map_err(|e| ApiError::Internal(format!("index task failed: {e}")))?
+        .map_err(|e| ApiError::IndexUnavailable(unavailable(&e)))
     }
 
     /// What a client is told of an unreadable index: the file's name, not where the

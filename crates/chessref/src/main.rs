@@ -16,6 +16,12 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
+// jemalloc's background thread gives back pages left unused for 10 s, also in an idle
+// server; glibc's malloc kept tens of MB after a load (README, the operator's load test).
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// Chess referee over the 128-byte state of the chessref Ethereum contract.
 #[derive(Parser)]
 #[command(name = "chessref", version, about, propagate_version = true)]
