@@ -3,7 +3,7 @@
 #   cargo bench -p chessref-core --bench vs_shakmaty
 # (ratio > 1: chessref-core is faster). Both perft entries count in bulk at the
 # last ply; see the header of vs_shakmaty.rs for what each side does.
-# Bars (issue 2): perft >= 0.5, pgn_replay >= 1.
+# Bars (issue 19): perft >= 1, pgn_replay >= 1.5, san_replay (parse_san then play) >= 1.
 set -eu
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 dir="${CARGO_TARGET_DIR:-$root/target}/criterion"

@@ -28,8 +28,9 @@
 //!   each ply (`is_game_over` or 150 halfmoves). `shakmaty-no-end-check` skips
 //!   that check, for reference.
 //! - `san_replay`: the same games as pre-split SAN tokens, parse + validate +
-//!   apply only: `State::parse_san` + `State::play` against
-//!   `San::from_ascii` + `to_move` + `play_unchecked`; no end check on either side.
+//!   apply only, through the public per-move API: `State::parse_san` (which
+//!   returns a `LegalMove`) + `State::play` against `San::from_ascii` +
+//!   `to_move` + `play_unchecked`; no end check on either side.
 
 use std::hint::black_box;
 use std::time::Duration;

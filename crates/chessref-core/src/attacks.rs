@@ -35,8 +35,10 @@ pub(crate) const fn on_board(sq: u8) -> bool {
 /// blockers, indexed by `target - origin + 119` (the 0x88 difference table).
 const KNIGHT_BIT: u8 = 1;
 const KING_BIT: u8 = 2;
-const DIAGONAL_BIT: u8 = 4;
-const ORTHOGONAL_BIT: u8 = 8;
+/// The difference-table bit of diagonal lines (see [`line_kinds`]).
+pub(crate) const DIAGONAL_BIT: u8 = 4;
+/// The difference-table bit of rank and file lines (see [`line_kinds`]).
+pub(crate) const ORTHOGONAL_BIT: u8 = 8;
 
 struct DiffTable {
     kinds: [u8; 239],
@@ -76,6 +78,14 @@ pub(crate) fn line_step(origin: u8, target: u8) -> Option<u8> {
     if s != 0 { Some(s) } else { None }
 }
 
+/// The line kinds (`DIAGONAL_BIT`, `ORTHOGONAL_BIT`) joining `origin` and
+/// `target`, 0 if none: one lookup answers "can a slider of these kinds reach",
+/// a queen included (its mask has both bits).
+#[inline(always)]
+pub(crate) fn line_kinds(origin: u8, target: u8) -> u8 {
+    DIFF.kinds[(target as i16 - origin as i16 + 119) as usize] & (DIAGONAL_BIT | ORTHOGONAL_BIT)
+}
+
 /// Whether `origin`→`target` is a knight's L.
 #[inline(always)]
 pub(crate) fn is_knight_step(origin: u8, target: u8) -> bool {
@@ -105,12 +115,19 @@ pub(crate) fn is_orthogonal(origin: u8, target: u8) -> bool {
 pub(crate) trait Board {
     /// The piece code at on-board index `sq`.
     fn at(&self, sq: u8) -> i8;
+    /// The eight on-board bytes of 0x88 row `row` (files a to h), little-endian.
+    fn row_bytes(&self, row: usize) -> u64;
 }
 
 impl Board for [i8; 128] {
     #[inline(always)]
     fn at(&self, sq: u8) -> i8 {
         self[sq as usize]
+    }
+    #[inline(always)]
+    fn row_bytes(&self, row: usize) -> u64 {
+        let r = &self[row * 16..row * 16 + 8];
+        u64::from_le_bytes(std::array::from_fn(|i| r[i] as u8))
     }
 }
 
@@ -119,79 +136,259 @@ impl Board for [u8; 128] {
     fn at(&self, sq: u8) -> i8 {
         self[sq as usize] as i8
     }
+    #[inline(always)]
+    fn row_bytes(&self, row: usize) -> u64 {
+        let r = &self[row * 16..row * 16 + 8];
+        u64::from_le_bytes(std::array::from_fn(|i| r[i]))
+    }
+}
+
+/// The 64-square index (bit `row * 8 + file`) of an on-board 0x88 index.
+#[inline(always)]
+const fn sq64(sq: u8) -> usize {
+    ((sq >> 4) * 8 + (sq & 7)) as usize
+}
+
+/// The 0x88 index of a 64-square index.
+#[inline(always)]
+const fn sq88(i: u32) -> u8 {
+    ((i >> 3) << 4 | (i & 7)) as u8
+}
+
+/// The occupied squares of `b` as 64 bits (bit `row * 8 + file`), eight bytes
+/// at a time: it lets a ray find its first piece with one bit scan instead of
+/// a walk whose length the branch predictor cannot guess.
+#[inline(always)]
+pub(crate) fn occupancy<B: Board>(b: &B) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut occ = 0u64;
+    let mut row = 0;
+    while row < 8 {
+        let w = b.row_bytes(row);
+        // The high bit of every non-zero byte, then those eight bits gathered into one byte.
+        let nonzero = (((w & LOW7) + LOW7) | w) & HIGH;
+        occ |= ((nonzero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) << (row * 8);
+        row += 1;
+    }
+    occ
+}
+
+/// The squares of `b` holding pieces of side `us` (1 white, -1 black), as
+/// [`occupancy`] bits: a negative code is a byte with its high bit set.
+#[inline(always)]
+pub(crate) fn side_occupancy<B: Board>(b: &B, us: i8) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut occ = 0u64;
+    let mut row = 0;
+    while row < 8 {
+        let w = b.row_bytes(row);
+        let nonzero = (((w & LOW7) + LOW7) | w) & HIGH;
+        let side = if us > 0 { nonzero & !w } else { w & HIGH };
+        occ |= ((side >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) << (row * 8);
+        row += 1;
+    }
+    occ
+}
+
+/// The 0x88 squares of the bits of `mask`, lowest bit (a8 side) first.
+#[inline(always)]
+pub(crate) fn squares_of(mut mask: u64) -> impl Iterator<Item = u8> {
+    std::iter::from_fn(move || {
+        if mask == 0 {
+            return None;
+        }
+        let i = mask.trailing_zeros();
+        mask &= mask - 1;
+        Some(sq88(i))
+    })
+}
+
+/// The eight line steps, those towards higher indices first (their nearest
+/// square on a ray is the lowest set bit), diagonal and orthogonal alternating.
+const LINE_STEPS: [u8; 8] = offsets([1, 15, 16, 17, -1, -15, -16, -17]);
+
+/// `RAYS[i][sq64]`: the squares beyond a square along `LINE_STEPS[i]`, to the edge.
+const RAYS: [[u64; 64]; 8] = {
+    let mut rays = [[0u64; 64]; 8];
+    let mut i = 0;
+    while i < 8 {
+        let mut sq = 0u8;
+        while sq < 128 {
+            if on_board(sq) {
+                let mut t = sq.wrapping_add(LINE_STEPS[i]);
+                while on_board(t) {
+                    rays[i][sq64(sq)] |= 1 << sq64(t);
+                    t = t.wrapping_add(LINE_STEPS[i]);
+                }
+            }
+            sq += 1;
+        }
+        i += 1;
+    }
+    rays
+};
+
+/// `KNIGHT_SQUARES[sq64]`: the squares a knight's step away.
+const KNIGHT_SQUARES: [u64; 64] = {
+    let mut out = [0u64; 64];
+    let mut sq = 0u8;
+    while sq < 128 {
+        if on_board(sq) {
+            let mut k = 0;
+            while k < 8 {
+                let t = sq.wrapping_add(KNIGHT_OFFSETS[k]);
+                if on_board(t) {
+                    out[sq64(sq)] |= 1 << sq64(t);
+                }
+                k += 1;
+            }
+        }
+        sq += 1;
+    }
+    out
+};
+
+/// The first occupied square beyond `sq` along `LINE_STEPS[i]` in `occ`, if any.
+#[inline(always)]
+fn first_on_ray(occ: u64, sq: u8, i: usize) -> Option<u8> {
+    let blockers = RAYS[i][sq64(sq)] & occ;
+    if blockers == 0 {
+        None
+    } else if i < 4 {
+        Some(sq88(blockers.trailing_zeros()))
+    } else {
+        Some(sq88(63 - blockers.leading_zeros()))
+    }
+}
+
+/// The first occupied square beyond `sq` in the direction of the unit line
+/// step `step` (as [`line_step`] gives it) in `occ`, if any.
+#[inline(always)]
+pub(crate) fn first_along(occ: u64, sq: u8, step: u8) -> Option<u8> {
+    let i = match step as i8 {
+        1 => 0,
+        15 => 1,
+        16 => 2,
+        17 => 3,
+        -1 => 4,
+        -15 => 5,
+        -16 => 6,
+        _ => 7,
+    };
+    first_on_ray(occ, sq, i)
+}
+
+/// The first piece from `sq` along each line of a slider kind (`diagonal`
+/// or not; a queen asks both), `None` where the ray reaches the edge empty.
+#[inline(always)]
+pub(crate) fn first_pieces_on_lines(occ: u64, sq: u8, diagonal: bool) -> [Option<u8>; 4] {
+    let first = usize::from(diagonal);
+    std::array::from_fn(|k| first_on_ray(occ, sq, first + 2 * k))
 }
 
 /// Whether square `sq` is attacked by side `by` (1 white, -1 black) on the
 /// board `b` (piece codes at 0x88 indices; other indices are ignored).
 #[inline]
 pub(crate) fn attacked<B: Board>(b: &B, sq: u8, by: i8) -> bool {
-    let (pawn, knight, bishop, rook, queen, king) = (by, 2 * by, 3 * by, 4 * by, 5 * by, 6 * by);
-    // Diagonals: the first square may hold a king, or a pawn if the step points
-    // towards `by`'s side (a `by` pawn attacks forward, so it sits "behind" sq).
-    for &d in &DIAGONALS {
-        let t = sq.wrapping_add(d);
-        if !on_board(t) {
-            continue;
-        }
-        let p = b.at(t);
-        if p != 0 {
-            let pawn_side = (d as i8 > 0) == (by > 0);
-            if p == bishop || p == queen || p == king || (p == pawn && pawn_side) {
-                return true;
-            }
-            continue;
-        }
-        let p = first_piece_beyond(b, t, d);
-        if p == bishop || p == queen {
-            return true;
-        }
-    }
-    for &d in &ORTHOGONALS {
-        let t = sq.wrapping_add(d);
-        if !on_board(t) {
-            continue;
-        }
-        let p = b.at(t);
-        if p != 0 {
-            if p == rook || p == queen || p == king {
-                return true;
-            }
-            continue;
-        }
-        let p = first_piece_beyond(b, t, d);
-        if p == rook || p == queen {
-            return true;
-        }
-    }
-    for &off in &KNIGHT_OFFSETS {
-        let t = sq.wrapping_add(off);
-        if on_board(t) && b.at(t) == knight {
-            return true;
-        }
-    }
-    false
+    attacked_given(b, occupancy(b), sq, by)
 }
 
-/// The first piece on the ray from `from` (exclusive) in direction `d`, or 0
-/// when the ray leaves the board empty: what a slider on that ray would meet.
-#[inline(always)]
-fn first_piece_beyond<B: Board>(b: &B, from: u8, d: u8) -> i8 {
-    let mut t = from;
-    loop {
-        t = t.wrapping_add(d);
-        if !on_board(t) {
-            return 0;
-        }
+/// [`attacked`] with the board's [`occupancy`] already computed.
+#[inline]
+pub(crate) fn attacked_given<B: Board>(b: &B, occ: u64, sq: u8, by: i8) -> bool {
+    let (pawn, knight, bishop, rook, queen, king) = (by, 2 * by, 3 * by, 4 * by, 5 * by, 6 * by);
+    for (i, &d) in LINE_STEPS.iter().enumerate() {
+        let Some(t) = first_on_ray(occ, sq, i) else {
+            continue;
+        };
+        let diagonal = i % 2 == 1;
         let p = b.at(t);
-        if p != 0 {
-            return p;
+        if p == queen || p == if diagonal { bishop } else { rook } {
+            return true;
+        }
+        // Adjacent, the first piece may also be a king, or a pawn if the step
+        // points towards `by`'s side (a `by` pawn attacks forward, so it sits
+        // "behind" sq).
+        if t == sq.wrapping_add(d)
+            && (p == king || (diagonal && p == pawn && (d as i8 > 0) == (by > 0)))
+        {
+            return true;
         }
     }
+    let mut knights = KNIGHT_SQUARES[sq64(sq)] & occ;
+    while knights != 0 {
+        if b.at(sq88(knights.trailing_zeros())) == knight {
+            return true;
+        }
+        knights &= knights - 1;
+    }
+    false
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The ray walk `attacked` replaced: every piece of `by` that reaches `sq`.
+    fn attacked_by_walking(b: &[u8; 128], sq: u8, by: i8) -> bool {
+        (0..128u8).filter(|&t| on_board(t) && t != sq).any(|t| {
+            let p = b[t as usize] as i8;
+            if p == 0 || p.signum() != by {
+                return false;
+            }
+            match p.abs() {
+                1 => {
+                    sq == t.wrapping_add((-16 * by) as u8).wrapping_sub(1)
+                        || sq == t.wrapping_add((-16 * by) as u8).wrapping_add(1)
+                }
+                2 => is_knight_step(t, sq),
+                6 => is_king_step(t, sq),
+                role => {
+                    let kind_ok = match role {
+                        3 => is_diagonal(t, sq),
+                        4 => is_orthogonal(t, sq),
+                        _ => is_diagonal(t, sq) || is_orthogonal(t, sq),
+                    };
+                    kind_ok && {
+                        let d = line_step(t, sq).unwrap();
+                        let mut u = t.wrapping_add(d);
+                        while u != sq && b[u as usize] == 0 {
+                            u = u.wrapping_add(d);
+                        }
+                        u == sq
+                    }
+                }
+            }
+        })
+    }
+
+    #[test]
+    fn attack_tables_agree_with_walking_the_board() {
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "1k6/7K/8/8/4Q2Q/8/8/7Q w - - 0 1",
+            "7k/8/8/8/8/8/8/K7 w - - 0 1",
+        ] {
+            let state = crate::State::from_fen(fen).unwrap();
+            let b = state.as_bytes();
+            let mut signed = [0i8; 128];
+            for (i, &v) in b.iter().enumerate() {
+                signed[i] = if on_board(i as u8) { v as i8 } else { 0 };
+            }
+            for sq in (0..128u8).filter(|&sq| on_board(sq)) {
+                for by in [1, -1] {
+                    let expected = attacked_by_walking(b, sq, by);
+                    assert_eq!(attacked(b, sq, by), expected, "{fen} {sq} {by}");
+                    assert_eq!(attacked(&signed, sq, by), expected, "{fen} {sq} {by}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn difference_table_classifies_steps() {

@@ -170,8 +170,9 @@ impl Game {
     }
 
     fn push(&mut self, played: Played) {
-        self.status = played.next.status_given_check(played.check);
-        self.in_check = played.check;
+        let check = played.gives_check();
+        self.status = played.next.status_given_check(check);
+        self.in_check = check;
         self.moves.push(played.mv);
         self.states.push(played.next);
     }

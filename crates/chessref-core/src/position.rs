@@ -4,8 +4,8 @@
 //! status and perft convert to this form.
 
 use crate::attacks::{
-    DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONALS, QUEEN_DIRECTIONS, attacked, is_diagonal,
-    is_king_step, is_knight_step, is_orthogonal, line_step, on_board,
+    DIAGONAL_BIT, DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONAL_BIT, ORTHOGONALS,
+    QUEEN_DIRECTIONS, attacked, is_king_step, is_knight_step, line_kinds, line_step, on_board,
 };
 use crate::piece_code::{BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK};
 use crate::state::{State, idx};
@@ -16,18 +16,25 @@ pub(crate) const WHITE_QUEEN_SIDE: u8 = 2;
 pub(crate) const BLACK_KING_SIDE: u8 = 4;
 pub(crate) const BLACK_QUEEN_SIDE: u8 = 8;
 
-/// Rights lost when a move leaves or lands on a square (king homes and rook corners).
-const fn rights_cleared(sq: u8) -> u8 {
-    match sq {
-        116 => WHITE_KING_SIDE | WHITE_QUEEN_SIDE,
-        119 => WHITE_KING_SIDE,
-        112 => WHITE_QUEEN_SIDE,
-        4 => BLACK_KING_SIDE | BLACK_QUEEN_SIDE,
-        7 => BLACK_KING_SIDE,
-        0 => BLACK_QUEEN_SIDE,
-        _ => 0,
-    }
-}
+/// Rights lost when a move leaves or lands on a square (king homes and rook corners),
+/// as a table: one load per square in `make` instead of a chain of comparisons.
+const RIGHTS_CLEARED: [u8; 128] = {
+    let mut t = [0u8; 128];
+    t[116] = WHITE_KING_SIDE | WHITE_QUEEN_SIDE;
+    t[119] = WHITE_KING_SIDE;
+    t[112] = WHITE_QUEEN_SIDE;
+    t[4] = BLACK_KING_SIDE | BLACK_QUEEN_SIDE;
+    t[7] = BLACK_KING_SIDE;
+    t[0] = BLACK_QUEEN_SIDE;
+    t
+};
+
+/// The slider lists (bishops, rooks, queens) and the lines each moves along.
+const SLIDER_LINES: [(usize, u8); 3] = [
+    (2, DIAGONAL_BIT),
+    (3, ORTHOGONAL_BIT),
+    (4, DIAGONAL_BIT | ORTHOGONAL_BIT),
+];
 
 /// A bit per 0x88 index, for block/capture and pin-ray target masks.
 #[inline(always)]
@@ -244,14 +251,9 @@ impl Position {
                 return true;
             }
         }
-        for (r, diagonal) in [(2usize, true), (3, false), (4, true), (4, false)] {
+        for (r, kinds) in SLIDER_LINES {
             for &from in &self.list[s][r][..self.count[s][r] as usize] {
-                let aligned = if diagonal {
-                    is_diagonal(from, sq)
-                } else {
-                    is_orthogonal(from, sq)
-                };
-                if aligned {
+                if line_kinds(from, sq) & kinds != 0 {
                     let d = line_step(from, sq).expect("aligned squares have a step");
                     let mut t = from.wrapping_add(d);
                     while t != sq && self.board[t as usize] == 0 {
@@ -294,14 +296,9 @@ impl Position {
         let mut lines = [0u8; 8];
         let mut line_count = 0usize;
         let enemy = side(them);
-        for (r, diagonal) in [(2usize, true), (3, false), (4, true), (4, false)] {
+        for (r, kinds) in SLIDER_LINES {
             for &sq in &self.list[enemy][r][..self.count[enemy][r] as usize] {
-                let aligned = if diagonal {
-                    is_diagonal(ksq, sq)
-                } else {
-                    is_orthogonal(ksq, sq)
-                };
-                if aligned {
+                if line_kinds(ksq, sq) & kinds != 0 {
                     let d = line_step(ksq, sq).expect("aligned squares have a step");
                     if !lines[..line_count].contains(&d) {
                         lines[line_count] = d;
@@ -348,11 +345,11 @@ impl Position {
                 pin_count += 1;
             }
         }
-        for &off in &KNIGHT_OFFSETS {
-            let t = ksq.wrapping_add(off);
-            if on_board(t) && self.board[t as usize] == KNIGHT * them {
+        // From the enemy knight list: usually two difference-table lookups, not eight squares.
+        for &n in &self.list[enemy][1][..self.count[enemy][1] as usize] {
+            if is_knight_step(n, ksq) {
                 checkers += 1;
-                check_mask |= bit(t);
+                check_mask |= bit(n);
             }
         }
         // An enemy pawn attacking our king stands one row towards us from the king's view.
@@ -365,10 +362,13 @@ impl Position {
         }
 
         // King steps, tested with the king lifted so it cannot shield a square from a slider.
+        // The safe steps are remembered: castling crosses the squares beside the king.
         self.board[ksq as usize] = 0;
-        for &off in &KING_OFFSETS {
+        let mut safe_steps = 0u8;
+        for (i, &off) in KING_OFFSETS.iter().enumerate() {
             let t = ksq.wrapping_add(off);
             if on_board(t) && self.board[t as usize] * us <= 0 && !self.attacked_by(t, them) {
+                safe_steps |= 1 << i;
                 sink.push(ksq, t);
             }
         }
@@ -379,12 +379,24 @@ impl Position {
 
         match checkers {
             0 => {
-                self.castlings::<S, WHITE>(sink);
-                self.generate_pieces::<S, false, WHITE>(sink, !0, pinned, &pins[..pin_count]);
+                self.castlings::<S, WHITE>(sink, safe_steps);
+                if pinned == 0 {
+                    self.generate_pieces::<S, false, WHITE, false>(sink, !0, 0, &[]);
+                } else {
+                    self.generate_pieces::<S, false, WHITE, true>(
+                        sink,
+                        !0,
+                        pinned,
+                        &pins[..pin_count],
+                    );
+                }
             }
-            1 => {
-                self.generate_pieces::<S, true, WHITE>(sink, check_mask, pinned, &pins[..pin_count])
-            }
+            1 => self.generate_pieces::<S, true, WHITE, true>(
+                sink,
+                check_mask,
+                pinned,
+                &pins[..pin_count],
+            ),
             _ => {}
         }
     }
@@ -392,7 +404,9 @@ impl Position {
     /// Moves of the pieces other than the king. With `MASKED` (in check), only
     /// targets in `mask` (capture the checker or block) are generated.
     #[inline(always)]
-    fn generate_pieces<S: Sink, const MASKED: bool, const WHITE: bool>(
+    /// `PINS` false promises that no piece is pinned (most positions), so the
+    /// pin tests compile away.
+    fn generate_pieces<S: Sink, const MASKED: bool, const WHITE: bool, const PINS: bool>(
         &mut self,
         sink: &mut S,
         mask: u128,
@@ -409,7 +423,7 @@ impl Position {
         // A pinned piece stays on the line from its king through itself: 0 if free,
         // else the pin direction.
         let pin_of = |from: u8| -> u8 {
-            if pinned != 0 && pinned & bit(from) != 0 {
+            if PINS && pinned != 0 && pinned & bit(from) != 0 {
                 pins.iter()
                     .find(|&&(sq, _)| sq == from)
                     .map_or(0, |&(_, d)| d)
@@ -418,7 +432,7 @@ impl Position {
             }
         };
         let allowed = |t: u8, pin: u8| -> bool {
-            (!MASKED || mask & bit(t) != 0) && (pin == 0 || line_step(ksq, t) == Some(pin))
+            (!MASKED || mask & bit(t) != 0) && (!PINS || pin == 0 || line_step(ksq, t) == Some(pin))
         };
 
         for n in 0..self.count[s][0] as usize {
@@ -443,16 +457,25 @@ impl Position {
                 if !on_board(c) {
                     continue;
                 }
-                if self.board[c as usize] * us < 0 {
-                    if allowed(c, pin) {
-                        if promotes {
-                            sink.push_promotions(from, c);
-                        } else {
-                            sink.push(from, c);
-                        }
+                if self.board[c as usize] * us < 0 && allowed(c, pin) {
+                    if promotes {
+                        sink.push_promotions(from, c);
+                    } else {
+                        sink.push(from, c);
                     }
-                } else if c == ep && ep != 0 && self.en_passant_is_legal(from, c) {
-                    sink.push(from, c);
+                }
+            }
+        }
+        // En passant, found from its square (at most two pawns can take there)
+        // rather than tested for every pawn.
+        if ep != 0 {
+            let behind = ep.wrapping_sub(fwd);
+            for from in [behind.wrapping_sub(1), behind.wrapping_add(1)] {
+                if on_board(from)
+                    && self.board[from as usize] == PAWN * us
+                    && self.en_passant_is_legal(from, ep)
+                {
+                    sink.push(from, ep);
                 }
             }
         }
@@ -476,39 +499,57 @@ impl Position {
             }
         }
 
-        for (r, dirs) in [
-            (2usize, &DIAGONALS[..]),
-            (3, &ORTHOGONALS[..]),
-            (4, &QUEEN_DIRECTIONS[..]),
-        ] {
-            for n in 0..self.count[s][r] as usize {
-                if sink.satisfied() {
-                    return;
+        // One call per slider role, so each direction loop has a constant length.
+        if self.slides::<S, MASKED, WHITE, PINS, 4>(sink, 2, &DIAGONALS, mask, &pin_of) {
+            return;
+        }
+        if self.slides::<S, MASKED, WHITE, PINS, 4>(sink, 3, &ORTHOGONALS, mask, &pin_of) {
+            return;
+        }
+        self.slides::<S, MASKED, WHITE, PINS, 8>(sink, 4, &QUEEN_DIRECTIONS, mask, &pin_of);
+    }
+
+    /// Moves of our sliders of list `r` along `dirs` (see [`Position::generate_pieces`]);
+    /// true when the sink is satisfied and generation stops.
+    #[inline(always)]
+    fn slides<S: Sink, const MASKED: bool, const WHITE: bool, const PINS: bool, const N: usize>(
+        &self,
+        sink: &mut S,
+        r: usize,
+        dirs: &[u8; N],
+        mask: u128,
+        pin_of: &impl Fn(u8) -> u8,
+    ) -> bool {
+        let s = usize::from(!WHITE);
+        for n in 0..self.count[s][r] as usize {
+            if sink.satisfied() {
+                return true;
+            }
+            let from = self.list[s][r][n];
+            let pin = pin_of(from);
+            for &d in dirs {
+                // Pinned: only along the pin line, towards or away from the king.
+                if PINS && pin != 0 && d != pin && d != pin.wrapping_neg() {
+                    continue;
                 }
-                let from = self.list[s][r][n];
-                let pin = pin_of(from);
-                for &d in dirs {
-                    // Pinned: only along the pin line, towards or away from the king.
-                    if pin != 0 && d != pin && d != pin.wrapping_neg() {
-                        continue;
+                let mut t = from.wrapping_add(d);
+                while on_board(t) {
+                    let p = self.board[t as usize];
+                    let own = if WHITE { p > 0 } else { p < 0 };
+                    if own {
+                        break;
                     }
-                    let mut t = from.wrapping_add(d);
-                    while on_board(t) {
-                        let p = self.board[t as usize];
-                        if p * us > 0 {
-                            break;
-                        }
-                        if !MASKED || mask & bit(t) != 0 {
-                            sink.push(from, t);
-                        }
-                        if p != 0 {
-                            break;
-                        }
-                        t = t.wrapping_add(d);
+                    if !MASKED || mask & bit(t) != 0 {
+                        sink.push(from, t);
                     }
+                    if p != 0 {
+                        break;
+                    }
+                    t = t.wrapping_add(d);
                 }
             }
         }
+        false
     }
 
     /// En passant can uncover a check along the rank (two pawns leave it at once),
@@ -527,8 +568,13 @@ impl Position {
     }
 
     /// Castling moves; only called when not in check.
+    ///
+    /// `safe_steps` has bit `i` set when the king's step `KING_OFFSETS[i]` was
+    /// found legal: for the squares beside the king (`-1` at index 3, `+1` at
+    /// index 4) that is the "not attacked" castling needs, since out of check no
+    /// attack on them runs through the king (a right implies the king is home).
     #[inline(always)]
-    fn castlings<S: Sink, const WHITE: bool>(&self, sink: &mut S) {
+    fn castlings<S: Sink, const WHITE: bool>(&self, sink: &mut S, safe_steps: u8) {
         let us: i8 = if WHITE { 1 } else { -1 };
         let (king_side, queen_side, home) = if us > 0 {
             (WHITE_KING_SIDE, WHITE_QUEEN_SIDE, 116u8)
@@ -541,7 +587,7 @@ impl Position {
             && b[h + 3] == ROOK * us
             && b[h + 1] == 0
             && b[h + 2] == 0
-            && !self.attacked_by(home + 1, -us)
+            && safe_steps & (1 << 4) != 0
             && !self.attacked_by(home + 2, -us)
         {
             sink.push(home, home + 2);
@@ -551,7 +597,7 @@ impl Position {
             && b[h - 1] == 0
             && b[h - 2] == 0
             && b[h - 3] == 0
-            && !self.attacked_by(home - 1, -us)
+            && safe_steps & (1 << 3) != 0
             && !self.attacked_by(home - 2, -us)
         {
             sink.push(home, home - 2);
@@ -611,7 +657,7 @@ impl Position {
                 }
             }
         }
-        self.castling &= !(rights_cleared(from) | rights_cleared(to));
+        self.castling &= !(RIGHTS_CLEARED[from as usize] | RIGHTS_CLEARED[to as usize]);
         self.halfmove = if piece == PAWN || captured != 0 {
             0
         } else {

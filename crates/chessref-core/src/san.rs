@@ -1,9 +1,8 @@
 //! Standard algebraic notation, written and read against our own move generator.
 
-use crate::attacks::{
-    DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONALS, QUEEN_DIRECTIONS, on_board,
-};
+use crate::attacks::{KING_OFFSETS, KNIGHT_OFFSETS, first_pieces_on_lines, occupancy, on_board};
 use crate::error::{Rejection, SanError};
+use crate::legal_move::LegalMove;
 use crate::moves::{Move, RawMove};
 use crate::piece_code::{KING, PAWN};
 use crate::position::Position;
@@ -23,16 +22,27 @@ fn origins(b: &[u8; 128], role: Role, to: u8) -> ([u8; 8], usize) {
     let steps: &[u8] = match role {
         Role::Knight => &KNIGHT_OFFSETS,
         Role::King => &KING_OFFSETS,
-        Role::Bishop => &DIAGONALS,
-        Role::Rook => &ORTHOGONALS,
-        _ => &QUEEN_DIRECTIONS,
-    };
-    let slides = !matches!(role, Role::Knight | Role::King);
-    for &d in steps {
-        let mut t = to.wrapping_add(d);
-        while slides && on_board(t) && b[t as usize] == 0 {
-            t = t.wrapping_add(d);
+        _ => {
+            let occ = occupancy(b);
+            let lines: &[bool] = match role {
+                Role::Bishop => &[true],
+                Role::Rook => &[false],
+                _ => &[true, false],
+            };
+            for &diagonal in lines {
+                for sq in first_pieces_on_lines(occ, to, diagonal)
+                    .into_iter()
+                    .flatten()
+                {
+                    out[len] = sq;
+                    len += 1;
+                }
+            }
+            return (out, len);
         }
+    };
+    for &d in steps {
+        let t = to.wrapping_add(d);
         if on_board(t) {
             out[len] = t;
             len += 1;
@@ -193,8 +203,9 @@ fn parse_pattern(original: &str, text: &[u8]) -> Result<Pattern, SanError> {
     })
 }
 
-pub(crate) fn parse(state: &State, san: &str) -> Result<Move, SanError> {
-    parse_and_play(state, san, false).map(|played| played.mv)
+#[inline]
+pub(crate) fn parse(state: &State, san: &str) -> Result<LegalMove, SanError> {
+    parse_and_play(state, san, false).map(|played| LegalMove::new(played.mv, *state, played.next))
 }
 
 /// [`parse`] and the state after the move, from the one legality check that

@@ -150,7 +150,7 @@ fn exercise_state(s: &State) {
             .san(m)
             .unwrap_or_else(|e| panic!("{fen}: no SAN for legal {m}: {e}"));
         assert_eq!(
-            s.parse_san(&san),
+            s.parse_san(&san).map(|legal| legal.mv()),
             Ok(m),
             "{fen}: SAN {san} of {m} does not parse back"
         );
@@ -169,7 +169,7 @@ fn exercise_state(s: &State) {
 fn exercise_move_text(s: &State, text: &str) {
     if let Ok(m) = s.parse_san(text) {
         assert!(
-            s.check(m).is_ok(),
+            s.check(m.mv()).is_ok() && s.play(m) == s.play(m.mv()),
             "parse_san({text:?}) = {m}, an illegal move in {}",
             s.fen()
         );

@@ -120,6 +120,8 @@ pub fn replay_shakmaty(pgn: &str, end_check: bool) -> usize {
     plies
 }
 
+/// What a user replaying SAN calls per move: `parse_san`, then `play` of the
+/// `LegalMove` it returned (applied without a second legality check).
 pub fn san_replay_ours(games: &[Vec<String>]) -> usize {
     let mut plies = 0;
     for sans in games {

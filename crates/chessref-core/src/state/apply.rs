@@ -3,9 +3,11 @@
 //! into a checked move.
 
 use crate::attacks::{
-    attacked, is_diagonal, is_king_step, is_knight_step, is_orthogonal, line_step, on_board,
+    attacked, first_along, is_diagonal, is_king_step, is_knight_step, is_orthogonal, line_step,
+    occupancy, on_board,
 };
 use crate::error::{Rejection, SanError};
+use crate::legal_move::Playable;
 use crate::moves::{Move, RawMove};
 use crate::piece_code::{BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK};
 use crate::position::{IMove, MoveList, Position};
@@ -14,11 +16,29 @@ use crate::square::{Role, Square};
 use super::State;
 use super::layout::{MAX_PLY, idx};
 
-/// A legal move played: the move, the state after it, and whether it gives check.
+/// A legal move played: the move and the state after it.
 pub(crate) struct Played {
     pub mv: Move,
     pub next: State,
-    pub check: bool,
+    /// Squares the move put a mover's piece on and emptied (`NO_SQUARE` if
+    /// unused): all [`Played::gives_check`] needs, kept so that callers that
+    /// do not ask (`State::parse_san`) do not pay for the answer.
+    placed: [u8; 2],
+    vacated: [u8; 2],
+}
+
+impl Played {
+    /// Whether the move gives check, found from the squares it changed.
+    pub fn gives_check(&self) -> bool {
+        let b = &self.next.0;
+        let them = b[idx::CURRENT_PLAYER] as i8;
+        let their_king = if them > 0 {
+            b[idx::WHITE_KING_POS]
+        } else {
+            b[idx::BLACK_KING_POS]
+        };
+        gives_check(b, their_king, -them, self.placed, self.vacated)
+    }
 }
 
 /// An off-board index standing for "no square".
@@ -30,6 +50,9 @@ const NO_SQUARE: u8 = 0x88;
 /// a placed piece, or a slider whose line to the king crosses a vacated square,
 /// can attack it now: the other pieces' attacks on the king did not change.
 fn gives_check(b: &[u8; 128], king: u8, by: i8, placed: [u8; 2], vacated: [u8; 2]) -> bool {
+    // Lines are settled by the first piece from the king, found with the
+    // occupancy bits rather than by walking the squares in between.
+    let occ = occupancy(b);
     for sq in placed {
         if !on_board(sq) {
             continue;
@@ -47,14 +70,7 @@ fn gives_check(b: &[u8; 128], king: u8, by: i8, placed: [u8; 2], vacated: [u8; 2
                     ROOK => is_orthogonal(sq, king),
                     _ => is_diagonal(sq, king) || is_orthogonal(sq, king),
                 };
-                aligned && {
-                    let d = line_step(sq, king).expect("aligned");
-                    let mut t = sq.wrapping_add(d);
-                    while t != king && b[t as usize] == 0 {
-                        t = t.wrapping_add(d);
-                    }
-                    t == king
-                }
+                aligned && first_along(occ, king, line_step(king, sq).expect("aligned")) == Some(sq)
             }
         };
         if attacks {
@@ -69,11 +85,7 @@ fn gives_check(b: &[u8; 128], king: u8, by: i8, placed: [u8; 2], vacated: [u8; 2
         }) else {
             continue;
         };
-        let mut t = king.wrapping_add(d);
-        while on_board(t) && b[t as usize] == 0 {
-            t = t.wrapping_add(d);
-        }
-        if on_board(t) {
+        if let Some(t) = first_along(occ, king, d) {
             let p = b[t as usize] as i8 * by;
             if p == QUEEN || p == if is_diagonal(king, sq) { BISHOP } else { ROOK } {
                 return true;
@@ -119,8 +131,11 @@ impl State {
     }
 
     /// Applies a move (section 5, byte for byte), or rejects it as [`State::check`] does.
-    pub fn play(&self, mv: impl Into<RawMove>) -> Result<State, Rejection> {
-        self.check_and_play(mv).map(|(_, next)| next)
+    ///
+    /// A [`LegalMove`](crate::LegalMove) found in this state (by
+    /// [`State::parse_san`]) is applied without being checked again.
+    pub fn play(&self, mv: impl Playable) -> Result<State, Rejection> {
+        mv.play_on(self)
     }
 
     /// [`State::check`] and [`State::play`] in one pass: the well-formed move and
@@ -134,7 +149,7 @@ impl State {
     /// not in check (`not_in_check`, e.g. from the status it computed): then a
     /// plain move of an unpinned piece other than the king cannot leave the king
     /// attacked, and the attack scan (check 14) is skipped. `false` always scans.
-    /// Also tells whether the move gives check, found from the squares it changed.
+    #[inline]
     pub(crate) fn check_and_play_known(
         &self,
         raw: RawMove,
@@ -199,11 +214,6 @@ impl State {
             to: Square::from_index_unchecked(raw.to),
             promotion: Role::from_code(raw.promotion),
         };
-        let their_king = if us > 0 {
-            self.0[idx::BLACK_KING_POS]
-        } else {
-            self.0[idx::WHITE_KING_POS]
-        };
         let (placed, vacated) = match kind {
             MoveKind::Normal | MoveKind::DoubleStep => ([raw.to, NO_SQUARE], [raw.from, NO_SQUARE]),
             MoveKind::EnPassant => (
@@ -214,15 +224,16 @@ impl State {
                 ([rook_to, NO_SQUARE], [raw.from, rook_from])
             }
         };
-        let check = gives_check(&next, their_king, us, placed, vacated);
         Ok(Played {
             mv,
             next: State(next),
-            check,
+            placed,
+            vacated,
         })
     }
 
     /// Section 6 checks 1 to 13, in order.
+    #[inline(always)]
     fn precheck(&self, raw: RawMove) -> Result<MoveKind, Rejection> {
         let RawMove {
             from,
@@ -353,6 +364,7 @@ impl State {
     }
 
     /// Moves the pieces of a prechecked move on `board`; returns the mover's king square.
+    #[inline(always)]
     fn apply_pieces(&self, board: &mut [u8; 128], raw: RawMove, kind: MoveKind) -> u8 {
         let us = self.0[idx::CURRENT_PLAYER] as i8;
         let piece = board[raw.from as usize];
@@ -496,8 +508,13 @@ mod tests {
                 let full = state.check_and_play_known(mv.into(), false).unwrap();
                 let hinted = state.check_and_play_known(mv.into(), not_in_check).unwrap();
                 assert_eq!(full.next, hinted.next);
-                assert_eq!(full.check, full.next.in_check(), "{} {mv}", state.fen());
-                assert_eq!(hinted.check, full.check);
+                assert_eq!(
+                    full.gives_check(),
+                    full.next.in_check(),
+                    "{} {mv}",
+                    state.fen()
+                );
+                assert_eq!(hinted.gives_check(), full.gives_check());
                 *moves += 1;
                 if depth > 1 {
                     walk(&full.next, depth - 1, moves);

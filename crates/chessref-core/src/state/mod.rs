@@ -13,6 +13,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::error::{FenError, Rejection, SanError, StateError};
+use crate::legal_move::LegalMove;
 use crate::moves::Move;
 use crate::square::{Color, Piece};
 
@@ -85,7 +86,11 @@ impl State {
     }
 
     /// Parses SAN against the legal moves (accepts `0-0`, `e8Q`, `+ # ! ?` suffixes).
-    pub fn parse_san(&self, san: &str) -> Result<Move, SanError> {
+    ///
+    /// The move comes back as a [`LegalMove`], which carries the state after it:
+    /// [`State::play`] of it on this state does not check it again.
+    #[inline]
+    pub fn parse_san(&self, san: &str) -> Result<LegalMove, SanError> {
         crate::san::parse(self, san)
     }
 }

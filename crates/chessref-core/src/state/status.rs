@@ -4,7 +4,8 @@
 use std::fmt;
 
 use crate::attacks::{
-    DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONALS, QUEEN_DIRECTIONS, attacked, on_board,
+    DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONALS, QUEEN_DIRECTIONS, attacked, occupancy,
+    on_board, side_occupancy, squares_of,
 };
 use crate::piece_code::{BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK};
 use crate::position::Position;
@@ -70,13 +71,13 @@ impl fmt::Display for Status {
     }
 }
 
-/// The 64 on-board 0x88 indices, starting from `us`'s back rank (where its
-/// pieces usually are).
-fn board_squares_from(us: i8) -> impl Iterator<Item = u8> {
-    (0..64u8).map(move |i| {
-        let sq = (i >> 3) << 4 | (i & 7);
-        if us > 0 { 119 - sq } else { sq }
-    })
+/// The squares of `us`'s pieces, starting from its back rank (where its pieces
+/// usually have a free step), found from the occupancy bits: empty squares cost nothing.
+fn pieces_from(b: &[u8; 128], us: i8) -> impl Iterator<Item = u8> {
+    // Bit reversal turns white's h1-first order into lowest-bit-first.
+    let mask = side_occupancy(b, us);
+    let mask = if us > 0 { mask.reverse_bits() } else { mask };
+    squares_of(mask).map(move |sq| if us > 0 { 119 - sq } else { sq })
 }
 
 impl State {
@@ -152,9 +153,9 @@ impl State {
             }
         };
         if !checked {
-            for from in board_squares_from(us) {
+            for from in pieces_from(b, us) {
                 let piece = b[from as usize] as i8 * us;
-                if piece <= 0 || piece == KING {
+                if piece == KING {
                     continue;
                 }
                 let moves = if piece == PAWN {
@@ -181,9 +182,9 @@ impl State {
         board[king as usize] = b[king as usize];
         if checked {
             let mut tries = 0;
-            for from in board_squares_from(us) {
+            for from in pieces_from(b, us) {
                 let piece = b[from as usize] as i8 * us;
-                if piece <= 0 || piece == KING {
+                if piece == KING {
                     continue;
                 }
                 let to = if piece == PAWN {
@@ -216,7 +217,7 @@ impl State {
     /// Section 8's "both sides have insufficient material", with a quick exit
     /// on the first pawn, rook or queen (the usual case).
     fn both_sides_insufficient(&self) -> bool {
-        for sq in board_squares() {
+        for sq in squares_of(occupancy(&self.0)) {
             if matches!((self.0[sq as usize] as i8).abs(), PAWN | ROOK | QUEEN) {
                 return false;
             }
