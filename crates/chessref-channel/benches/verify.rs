@@ -3,7 +3,14 @@
 //!
 //! ```sh
 //! cargo bench -p chessref-channel --bench verify
+//! cargo bench -p chessref-channel --bench verify --no-default-features --features signer  # k256, as in WASM
 //! ```
+//!
+//! Two workloads: twenty random games of up to 80 plies, and one long real game (87
+//! plies, both players on session keys, every move with its receipt, a signed
+//! resignation: `long_game.rs`, the transcript the WASM bench verifies).
+
+mod long_game;
 
 use std::hint::black_box;
 
@@ -80,6 +87,15 @@ fn bench(c: &mut Criterion) {
                 assert!(report.error.is_none());
                 black_box(report);
             }
+        })
+    });
+    let (long, now) = long_game::transcript();
+    group.throughput(Throughput::Elements(long.moves.len() as u64));
+    group.bench_function("verify_long_game", |b| {
+        b.iter(|| {
+            let report = long.verify(&NoPins, now).expect("verifiable");
+            assert!(report.error.is_none());
+            black_box(report);
         })
     });
     group.finish();

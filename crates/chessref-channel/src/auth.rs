@@ -204,6 +204,12 @@ impl<P: Pins + ?Sized> Pins for &P {
 /// The address a 65-byte `r ‖ s ‖ v` signature of `digest` recovers to, with the
 /// contract's rules: v 27 or 28, low s, non-zero r and s, never the zero address.
 pub fn recover(digest: B256, signature: &[u8]) -> Result<Address, AuthError> {
+    recover_with(digest, signature, &mut KnownKeys::default())
+}
+
+/// `r`, `s` and the y parity of a signature the contract's rules let through to
+/// recovery (65 bytes, v 27 or 28, low s, non-zero r and s).
+fn parts(signature: &[u8]) -> Result<Signature, AuthError> {
     let bytes: &[u8; 65] = signature
         .try_into()
         .map_err(|_| AuthError::BadLength(signature.len()))?;
@@ -219,10 +225,115 @@ pub fn recover(digest: B256, signature: &[u8]) -> Result<Address, AuthError> {
     if r.is_zero() || s.is_zero() {
         return Err(AuthError::Unrecoverable);
     }
-    let sig = Signature::new(r, s, v == 28);
-    match sig.recover_address_from_prehash(&digest) {
-        Ok(address) if address != Address::ZERO => Ok(address),
+    Ok(Signature::new(r, s, v == 28))
+}
+
+/// [`recover`], remembering in `keys` the public key of the address recovered (so that
+/// [`recovers_to`] can check the next signatures expected from it with one
+/// multiplication instead of a recovery's two).
+fn recover_with(
+    digest: B256,
+    signature: &[u8],
+    keys: &mut KnownKeys,
+) -> Result<Address, AuthError> {
+    let sig = parts(signature)?;
+    #[cfg(feature = "secp256k1")]
+    let recovered = {
+        // libsecp256k1 recovers faster than k256 checks against a known key: nothing
+        // to remember.
+        let _ = keys;
+        sig.recover_address_from_prehash(&digest).ok()
+    };
+    #[cfg(not(feature = "secp256k1"))]
+    let recovered = sig.recover_from_prehash(&digest).ok().map(|key| {
+        let address = Address::from_public_key(&key);
+        keys.learn(address, key);
+        address
+    });
+    match recovered {
+        Some(address) if address != Address::ZERO => Ok(address),
         _ => Err(AuthError::Unrecoverable),
+    }
+}
+
+/// Public keys of addresses whose signatures were recovered, to check their next
+/// signatures against (ECDSA verification with a known key: one double multiplication
+/// where a recovery takes a square root and two, as k256's recovery verifies what it
+/// recovers). Only kept with the pure-Rust k256 (WASM); with libsecp256k1 recovery is
+/// faster and nothing is kept.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct KnownKeys {
+    #[cfg(not(feature = "secp256k1"))]
+    keys: Vec<(Address, k256::ecdsa::VerifyingKey)>,
+}
+
+impl KnownKeys {
+    #[cfg(not(feature = "secp256k1"))]
+    fn learn(&mut self, address: Address, key: k256::ecdsa::VerifyingKey) {
+        if !self.keys.iter().any(|(a, _)| *a == address) {
+            self.keys.push((address, key));
+        }
+    }
+
+    /// Whether `signature` of `digest` is known to recover to `expected`, without a
+    /// recovery: `expected`'s key was recovered before and the signature verifies
+    /// against it with the very point its `r` and `v` name. `false` says nothing (the
+    /// caller recovers).
+    ///
+    /// Exactly [`recover`]'s answer: with r and s non-zero below the group order and s
+    /// low, k256's recovery (`recover_from_prehash`) gives the key `Q` if and only if the
+    /// point `R` with x-coordinate `r` and y parity `v` exists and `s·R = z·G + r·Q`,
+    /// that is `P = (z/s)·G + (r/s)·Q` is `R`: its affine x is `r` and its y parity `v`.
+    /// That is ECDSA verification against `Q` (k256's `verify_prehashed`: the same
+    /// scalars; `z/s·G` from k256's precomputed tables of `G`, 4% faster in WASM than its
+    /// joint `lincomb`) with the whole point compared, not only `x mod n`: verification
+    /// alone would also accept the signature with `v` flipped, which recovers to another
+    /// address. Tested against recovery on tampered signatures (below) and, in WASM, on
+    /// tampered transcripts.
+    #[cfg(not(feature = "secp256k1"))]
+    fn recovers_to(&self, expected: Address, digest: &B256, signature: &[u8]) -> bool {
+        use k256::elliptic_curve::ops::{Invert, MulByGenerator, Reduce};
+        use k256::elliptic_curve::point::AffineCoordinates;
+        use k256::{ProjectivePoint, Scalar};
+
+        let Some((_, key)) = self.keys.iter().find(|(a, _)| *a == expected) else {
+            return false;
+        };
+        let Ok(sig) = parts(signature) else {
+            return false;
+        };
+        // r and s non-zero and below the order (what the recovery takes).
+        let Ok(k) = sig.to_k256() else {
+            return false;
+        };
+        let (r, s) = k.split_scalars();
+        let z = <Scalar as Reduce<k256::U256>>::reduce_bytes(&digest.0.into());
+        let s_inv = *s.invert_vartime();
+        let u1 = z * s_inv;
+        let u2 = *r * s_inv;
+        let q = ProjectivePoint::from(*key.as_affine());
+        let p = (ProjectivePoint::mul_by_generator(&u1) + q * u2).to_affine();
+        p.x() == r.to_bytes() && bool::from(p.y_is_odd()) == sig.v()
+    }
+
+    /// With libsecp256k1 nothing is kept: always recover.
+    #[cfg(feature = "secp256k1")]
+    fn recovers_to(&self, _expected: Address, _digest: &B256, _signature: &[u8]) -> bool {
+        false
+    }
+
+    /// The address `signature` of `digest` recovers to, as [`recover`] says, checked
+    /// against `expected`'s known key first (it is `expected` if that key verifies it).
+    fn check(
+        &mut self,
+        expected: Address,
+        digest: B256,
+        signature: &[u8],
+    ) -> Result<Address, AuthError> {
+        if self.recovers_to(expected, &digest, signature) {
+            return Ok(expected);
+        }
+        recover_with(digest, signature, self)
     }
 }
 
@@ -235,9 +346,20 @@ pub fn verify_player(
     signature: &[u8],
     pins: &impl Pins,
 ) -> Result<Authorised, AuthError> {
+    verify_player_with(player, digest, signature, pins, &mut KnownKeys::default())
+}
+
+/// [`verify_player`] with the keys recovered so far.
+pub(crate) fn verify_player_with(
+    player: Address,
+    digest: B256,
+    signature: &[u8],
+    pins: &impl Pins,
+    keys: &mut KnownKeys,
+) -> Result<Authorised, AuthError> {
     // ECDSA first, whatever the account's code (as the contract does): an EOA that later
     // gets code (EIP-7702) cannot disown what its key signed.
-    let recovered = recover(digest, signature);
+    let recovered = keys.check(player, digest, signature);
     if recovered.as_ref() == Ok(&player) || pins.is_pinned(player, digest) {
         return Ok(Authorised::Valid);
     }
@@ -274,11 +396,29 @@ impl Auth {
         pins: &impl Pins,
         now: u64,
     ) -> Result<Authorised, AuthError> {
+        let digest = message.digest(domain);
+        let keys = &mut KnownKeys::default();
+        self.verify_with(domain, message, digest, player, pins, now, keys)
+    }
+
+    /// [`verify`](Auth::verify) of `message` whose digest under `domain` is `digest`,
+    /// with the keys recovered so far.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn verify_with<M: Message>(
+        &self,
+        domain: &ChannelDomain,
+        message: &M,
+        digest: B256,
+        player: Address,
+        pins: &impl Pins,
+        now: u64,
+        keys: &mut KnownKeys,
+    ) -> Result<Authorised, AuthError> {
         match &self.delegation {
-            None => verify_player(player, message.digest(domain), &self.signature, pins),
+            None => verify_player_with(player, digest, &self.signature, pins, keys),
             Some(signed) => {
-                let outer = signed.verify(domain, player, pins)?;
-                self.verify_by_session(domain, message, player, pins, now)?;
+                let outer = signed.verify_with(domain, player, pins, keys)?;
+                self.verify_by_session_with(message, digest, player, pins, now, keys)?;
                 Ok(outer)
             }
         }
@@ -295,6 +435,22 @@ impl Auth {
         player: Address,
         pins: &impl Pins,
         now: u64,
+    ) -> Result<(), AuthError> {
+        let digest = message.digest(domain);
+        let keys = &mut KnownKeys::default();
+        self.verify_by_session_with(message, digest, player, pins, now, keys)
+    }
+
+    /// [`verify_by_session`](Auth::verify_by_session) of `message` whose digest is
+    /// `digest`, with the keys recovered so far.
+    pub(crate) fn verify_by_session_with<M: Message>(
+        &self,
+        message: &M,
+        digest: B256,
+        player: Address,
+        pins: &impl Pins,
+        now: u64,
+        keys: &mut KnownKeys,
     ) -> Result<(), AuthError> {
         let Some(signed) = &self.delegation else {
             return Ok(());
@@ -337,7 +493,7 @@ impl Auth {
                 now,
             });
         }
-        let signer = recover(message.digest(domain), &self.signature)?;
+        let signer = keys.check(d.sessionKey, digest, &self.signature)?;
         if signer != d.sessionKey {
             return Err(AuthError::WrongSigner {
                 expected: d.sessionKey,
@@ -356,14 +512,113 @@ impl SignedDelegation {
         player: Address,
         pins: &impl Pins,
     ) -> Result<Authorised, AuthError> {
+        self.verify_with(domain, player, pins, &mut KnownKeys::default())
+    }
+
+    /// [`verify`](SignedDelegation::verify) with the keys recovered so far.
+    pub(crate) fn verify_with(
+        &self,
+        domain: &ChannelDomain,
+        player: Address,
+        pins: &impl Pins,
+        keys: &mut KnownKeys,
+    ) -> Result<Authorised, AuthError> {
         if self.delegation.sessionKey == Address::ZERO {
             return Err(AuthError::ZeroSessionKey);
         }
-        verify_player(
+        verify_player_with(
             player,
             self.delegation.digest(domain),
             &self.signature,
             pins,
+            keys,
         )
+    }
+}
+
+#[cfg(all(test, feature = "signer"))]
+mod tests {
+    use alloy_primitives::keccak256;
+    use alloy_signer::SignerSync;
+    use alloy_signer_local::PrivateKeySigner;
+
+    use super::*;
+
+    /// The secp256k1 group order.
+    const ORDER: U256 = U256::from_be_bytes([
+        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+        0xfe, 0xba, 0xae, 0xdc, 0xe6, 0xaf, 0x48, 0xa0, 0x3b, 0xbf, 0xd2, 0x5e, 0x8c, 0xd0, 0x36,
+        0x41, 0x41,
+    ]);
+
+    fn sign(key: &PrivateKeySigner, digest: B256) -> Vec<u8> {
+        key.sign_hash_sync(&digest)
+            .expect("signing")
+            .as_bytes()
+            .to_vec()
+    }
+
+    /// Signatures a key recovered before is checked against (KnownKeys) get exactly the
+    /// answer of a recovery: the valid one, and every tampered one (v flipped: the same
+    /// r and s verify against the key but recover to another address; s high; r or s
+    /// zero or beyond the order; a bit flipped anywhere; another digest; another signer).
+    #[test]
+    fn test_known_keys_answer_as_recovery_does() {
+        let key = PrivateKeySigner::from_bytes(&keccak256("known")).expect("a key");
+        let other = PrivateKeySigner::from_bytes(&keccak256("other")).expect("a key");
+        let mut keys = KnownKeys::default();
+        let first = keccak256("first");
+        assert_eq!(
+            keys.check(key.address(), first, &sign(&key, first)),
+            Ok(key.address())
+        );
+        let mut variants = Vec::new();
+        for i in 0..8u8 {
+            let digest = keccak256([i]);
+            let good = sign(&key, digest);
+            variants.push((digest, good.clone()));
+            variants.push((keccak256([i, i]), good.clone()));
+            variants.push((digest, sign(&other, digest)));
+            let mut flipped = good.clone();
+            flipped[64] ^= 27 ^ 28;
+            variants.push((digest, flipped));
+            let s = U256::from_be_slice(&good[32..64]);
+            let mut high = good.clone();
+            high[32..64].copy_from_slice(&(ORDER - s).to_be_bytes::<32>());
+            high[64] ^= 27 ^ 28;
+            variants.push((digest, high));
+            for r in [U256::ZERO, ORDER, ORDER + U256::from(1), U256::from(1)] {
+                let mut bad = good.clone();
+                bad[..32].copy_from_slice(&r.to_be_bytes::<32>());
+                variants.push((digest, bad));
+            }
+            let mut zero_s = good.clone();
+            zero_s[32..64].fill(0);
+            variants.push((digest, zero_s));
+            for bit in [0usize, 77, 255, 256, 300, 511, 512] {
+                let mut bad = good.clone();
+                bad[bit / 8] ^= 1 << (bit % 8);
+                variants.push((digest, bad));
+            }
+            variants.push((digest, good[..64].to_vec()));
+        }
+        let mut fast = 0;
+        for (digest, signature) in &variants {
+            if keys.recovers_to(key.address(), digest, signature) {
+                fast += 1;
+            }
+            assert_eq!(
+                keys.check(key.address(), *digest, signature),
+                recover(*digest, signature),
+                "{signature:?}"
+            );
+        }
+        #[cfg(not(feature = "secp256k1"))]
+        assert_eq!(
+            fast, 8,
+            "the untouched signatures, and only them, take the fast path"
+        );
+        #[cfg(feature = "secp256k1")]
+        assert_eq!(fast, 0);
     }
 }

@@ -4,7 +4,7 @@
 //! `Resignation`, `Result`, `DrawOffer`, `Receipt`. `hash()` is EIP-712 `hashStruct`,
 //! `digest(domain)` what is signed.
 
-use alloy_primitives::{B256, U256};
+use alloy_primitives::{B256, U256, keccak256};
 use alloy_sol_types::SolStruct;
 use chessref_core::Color;
 
@@ -194,5 +194,79 @@ impl Move {
     /// `DrawOffer` or `Receipt` of it carries as `position`.
     pub fn position(&self) -> B256 {
         self.hash()
+    }
+}
+
+/// The EIP-712 digest of a message whose `hashStruct` is `hash` under the domain whose
+/// separator is `separator`: `keccak256(0x19 ‖ 0x01 ‖ separator ‖ hash)`, what alloy's
+/// `eip712_signing_hash` ([`Message::digest`]) computes, for a verifier that hashes its
+/// domain once and each move once (a move's `hashStruct` is also its receipt's
+/// `position` and the next move's `previous`). Tested equal to [`Message::digest`].
+pub fn signing_hash(separator: B256, hash: B256) -> B256 {
+    let mut input = [0u8; 2 + 32 + 32];
+    input[0] = 0x19;
+    input[1] = 0x01;
+    input[2..34].copy_from_slice(separator.as_slice());
+    input[34..].copy_from_slice(hash.as_slice());
+    keccak256(input)
+}
+
+#[cfg(test)]
+mod tests {
+    use alloy_primitives::{Address, Bytes, aliases::U24};
+
+    use super::*;
+
+    /// `signing_hash` with the separator hashed once is alloy's `eip712_signing_hash`.
+    #[test]
+    fn test_signing_hash_is_the_eip712_digest() {
+        let domain = ChannelDomain {
+            chain_id: 31337,
+            verifying_contract: Address::repeat_byte(3),
+        };
+        let separator = domain.separator();
+        let mv = Move {
+            gameId: U256::from(5),
+            ply: 9,
+            mv: U24::from(0x0c1c00u32),
+            state: Bytes::from(vec![7u8; 128]),
+            history: B256::repeat_byte(1),
+            whiteTime: 100,
+            blackTime: 90,
+            timestamp: 1_800_000_000,
+            previous: B256::repeat_byte(2),
+        };
+        assert_eq!(signing_hash(separator, mv.hash()), mv.digest(&domain));
+        let receipt = Receipt {
+            gameId: mv.gameId,
+            ply: 9,
+            position: mv.hash(),
+            seenAt: 1_800_000_001,
+        };
+        assert_eq!(
+            signing_hash(separator, receipt.hash()),
+            receipt.digest(&domain)
+        );
+        let result = Result {
+            gameId: mv.gameId,
+            ply: 9,
+            position: mv.hash(),
+            result: 3,
+        };
+        assert_eq!(
+            signing_hash(separator, result.hash()),
+            result.digest(&domain)
+        );
+        let delegation = Delegation {
+            gameId: mv.gameId,
+            sessionKey: Address::repeat_byte(4),
+            firstPly: 1,
+            lastPly: u32::MAX,
+            expires: 1_800_003_600,
+        };
+        assert_eq!(
+            signing_hash(separator, delegation.hash()),
+            delegation.digest(&domain)
+        );
     }
 }

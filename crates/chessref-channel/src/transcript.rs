@@ -30,14 +30,15 @@ use chessref_core::{Color, GameResult, Outcome, State, Status};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::auth::{Auth, AuthError, Authorised, Pins, SignedDelegation};
+use crate::auth::{Auth, AuthError, Authorised, KnownKeys, Pins, SignedDelegation};
 use crate::domain::ChannelDomain;
 use crate::game::ChannelGame;
 use crate::messages::{
     Delegation, Message, Move, Receipt, Resignation, Result as ResultMessage, author_of,
+    signing_hash,
 };
 use crate::settlement::{self, STAMP_TOLERANCE, Settlement};
-use crate::transition::{TransitionError, check_successor};
+use crate::transition::{TransitionError, check_successor, check_successor_hashed};
 
 /// A colour as the JSON writes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -445,8 +446,13 @@ pub fn receipt_of(mv: &Move, seen_at: u64) -> Receipt {
 /// One verified link: a move, its authorisation, and the opponent's receipt of it.
 type Link = (Move, Auth, Option<(Receipt, Auth)>);
 
-/// Each delegation's wallet signature, checked once, when first used.
-type DelegationCache = Vec<Option<Result<Authorised, AuthError>>>;
+/// What a verification computes once: each delegation's wallet signature (checked when
+/// first used), the public keys recovered so far and the domain separator.
+struct DelegationCache {
+    delegations: Vec<Option<Result<Authorised, AuthError>>>,
+    keys: KnownKeys,
+    separator: B256,
+}
 
 impl Transcript {
     /// The authorisation of a signature entry, for `player`'s message at `ply`.
@@ -513,11 +519,19 @@ impl Transcript {
         checked: usize,
     ) -> Result<TranscriptReport, TranscriptError> {
         let start = self.game.start_move().map_err(TranscriptError::Start)?;
+        // Each move is hashed once: its `hashStruct` is signed (with the domain
+        // separator, also hashed once), is its receipt's `position` and the next move's
+        // `previous`.
+        let mut previous_hash = start.hash();
         let mut chain: Vec<Link> = vec![(start, settlement::no_auth(), None)];
         let mut unchecked = Vec::new();
         let mut error = None;
         let mut bad_settlement = None;
-        let mut delegations: DelegationCache = vec![None; self.delegations.len()];
+        let mut delegations = DelegationCache {
+            delegations: vec![None; self.delegations.len()],
+            keys: KnownKeys::default(),
+            separator: self.domain.separator(),
+        };
         for (i, entry) in self.moves.iter().enumerate() {
             let mv = self.message(i);
             let (previous, _, _) = chain.last().expect("the start is always there");
@@ -533,6 +547,7 @@ impl Transcript {
                 }
             };
             let trusted = i < checked;
+            let position = mv.hash();
             let signed = self
                 .auth(&entry.signature, entry.delegation, side, mv.ply)
                 .and_then(|auth| {
@@ -543,6 +558,7 @@ impl Transcript {
                         &auth,
                         entry.delegation,
                         &mv,
+                        position,
                         side,
                         pins,
                         now,
@@ -561,7 +577,9 @@ impl Transcript {
                     break;
                 }
             };
-            if let Err(e) = check_successor(previous, &mv, self.game.increment) {
+            if let Err(e) =
+                check_successor_hashed(previous, previous_hash, &mv, self.game.increment)
+            {
                 // A signed invalid successor is provable (codes 1 and 3 are not: the
                 // move does not commit to this predecessor or game).
                 if e.code() != 1 && e.code() != 3 {
@@ -588,6 +606,7 @@ impl Transcript {
                 Some(r) => self
                     .check_receipt(
                         &mv,
+                        position,
                         side.opponent(),
                         r,
                         pins,
@@ -601,7 +620,10 @@ impl Transcript {
                     }),
             };
             match receipt {
-                Ok(receipt) => chain.push((mv, auth, receipt)),
+                Ok(receipt) => {
+                    chain.push((mv, auth, receipt));
+                    previous_hash = position;
+                }
                 Err(e) => {
                     chain.push((mv, auth, None));
                     error = Some(e);
@@ -615,7 +637,7 @@ impl Transcript {
         let settlement = match bad_settlement {
             Some(s) => s,
             None if error.is_some() => self.dispute(&chain, status, &position, now),
-            None => match self.signed_end(last, pins, now, &mut unchecked) {
+            None => match self.signed_end(last, pins, now, &mut unchecked, &mut delegations) {
                 Ok(Some(s)) => s,
                 Ok(None) => self.dispute(&chain, status, &position, now),
                 Err(e) => {
@@ -634,38 +656,42 @@ impl Transcript {
         })
     }
 
-    /// Checks `auth` for `message` on `side`'s behalf, the delegation's own signature
-    /// from `cache` (checked there on first use).
+    /// Checks `auth` for `message` (whose `hashStruct` is `hash`) on `side`'s behalf,
+    /// the delegation's own signature from `cache` (checked there on first use).
     #[allow(clippy::too_many_arguments)]
     fn check<M: Message>(
         &self,
         auth: &Auth,
         delegation: i64,
         message: &M,
+        hash: B256,
         side: Side,
         pins: &impl Pins,
         now: u64,
         cache: &mut DelegationCache,
     ) -> Result<Authorised, AuthError> {
         let player = self.game.player(side.into());
+        let digest = signing_hash(cache.separator, hash);
+        let keys = &mut cache.keys;
         let (Some(signed), Ok(index)) = (&auth.delegation, usize::try_from(delegation)) else {
-            return auth.verify(&self.domain, message, player, pins, now);
+            return auth.verify_with(&self.domain, message, digest, player, pins, now, keys);
         };
-        let outer = cache[index]
-            .get_or_insert_with(|| signed.verify(&self.domain, player, pins))
+        let outer = cache.delegations[index]
+            .get_or_insert_with(|| signed.verify_with(&self.domain, player, pins, keys))
             .clone()?;
-        auth.verify_by_session(&self.domain, message, player, pins, now)?;
+        auth.verify_by_session_with(message, digest, player, pins, now, keys)?;
         Ok(outer)
     }
 
-    /// The receipt `entry` of move `mv`, signed on behalf of `by` (the side to move after
-    /// it): timed between the move's stamp and `STAMP_TOLERANCE` after it, as the
+    /// The receipt `entry` of move `mv` (whose `hashStruct` is `position`), signed on
+    /// behalf of `by` (the side to move after it): timed between the move's stamp and `STAMP_TOLERANCE` after it, as the
     /// contract accepts it (CHANNEL.md 7.3), and signed (unless `trusted`: checked
     /// before).
     #[allow(clippy::too_many_arguments)]
     fn check_receipt(
         &self,
         mv: &Move,
+        position: B256,
         by: Side,
         entry: &ReceiptEntry,
         pins: &impl Pins,
@@ -674,7 +700,12 @@ impl Transcript {
         trusted: bool,
     ) -> Result<(Receipt, Auth, Authorised), TranscriptError> {
         let bad = |what: String| TranscriptError::Receipt { ply: mv.ply, what };
-        let receipt = receipt_of(mv, entry.seen_at);
+        let receipt = Receipt {
+            gameId: mv.gameId,
+            ply: mv.ply,
+            position,
+            seenAt: entry.seen_at,
+        };
         if entry.seen_at < mv.timestamp {
             return Err(bad(format!(
                 "says {} held it at {}, before the move's stamp {}",
@@ -700,6 +731,7 @@ impl Transcript {
                 &auth,
                 entry.signed.delegation,
                 &receipt,
+                receipt.hash(),
                 by,
                 pins,
                 now,
@@ -717,6 +749,7 @@ impl Transcript {
         pins: &impl Pins,
         now: u64,
         unchecked: &mut Vec<Address>,
+        cache: &mut DelegationCache,
     ) -> Result<Option<Settlement>, TranscriptError> {
         if let Some(r) = &self.result {
             if !(1..=3).contains(&r.result) {
@@ -732,11 +765,15 @@ impl Transcript {
                 position: r.position,
                 result: r.result,
             };
+            let hash = message.hash();
             let white = self.auth(&r.white.signature, r.white.delegation, Side::White, r.ply)?;
             let black = self.auth(&r.black.signature, r.black.delegation, Side::Black, r.ply)?;
-            for (auth, side) in [(&white, Color::White), (&black, Color::Black)] {
-                let a = auth
-                    .verify(&self.domain, &message, self.game.player(side), pins, now)
+            for (auth, delegation, side) in [
+                (&white, r.white.delegation, Side::White),
+                (&black, r.black.delegation, Side::Black),
+            ] {
+                let a = self
+                    .check(auth, delegation, &message, hash, side, pins, now, cache)
                     .map_err(|error| TranscriptError::Signature { ply: r.ply, error })?;
                 note(unchecked, a);
             }
@@ -750,13 +787,16 @@ impl Transcript {
                 position: r.position,
             };
             let auth = self.auth(&r.signed.signature, r.signed.delegation, r.by, r.ply)?;
-            let a = auth
-                .verify(
-                    &self.domain,
+            let a = self
+                .check(
+                    &auth,
+                    r.signed.delegation,
                     &message,
-                    self.game.player(r.by.into()),
+                    message.hash(),
+                    r.by,
                     pins,
                     now,
+                    cache,
                 )
                 .map_err(|error| TranscriptError::Signature { ply: r.ply, error })?;
             note(unchecked, a);

@@ -1,6 +1,6 @@
 //! CHANNEL.md section 6: when a move message is a valid successor of the one before.
 
-use alloy_primitives::U256;
+use alloy_primitives::{B256, U256};
 use chessref_core::{Color, Rejection, State, StateError, Status, chain};
 use thiserror::Error;
 
@@ -147,6 +147,16 @@ pub fn check_successor(
     next: &Move,
     increment: u32,
 ) -> Result<State, TransitionError> {
+    check_successor_hashed(previous, previous.hash(), next, increment)
+}
+
+/// [`check_successor`] of `previous` whose `hashStruct` is `previous_hash`.
+pub(crate) fn check_successor_hashed(
+    previous: &Move,
+    previous_hash: B256,
+    next: &Move,
+    increment: u32,
+) -> Result<State, TransitionError> {
     if next.game_id() != previous.game_id() {
         return Err(TransitionError::WrongGame {
             expected: previous.game_id(),
@@ -159,7 +169,7 @@ pub fn check_successor(
             got: next.ply,
         });
     }
-    if next.previous != previous.hash() {
+    if next.previous != previous_hash {
         return Err(TransitionError::WrongPrevious);
     }
     check_times(previous, next, increment)?;

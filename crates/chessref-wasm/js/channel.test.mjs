@@ -408,3 +408,24 @@ test("bad input is a clear error, never a panic", () => {
   assert.equal(typed.hash, hashOf("Delegation", valueOf("Delegation", forever)));
   assert.equal(typed.digest, digestOf("Delegation", valueOf("Delegation", forever)));
 });
+
+test("a long real game (87 plies on session keys, every move with its receipt) verifies; a flipped v is refused at its ply", async () => {
+  const { default: LONG } = await import("../../chessref-channel/benches/long-game.json", { with: { type: "json" } });
+  const report = w.channelVerifyTranscript(LONG, LONG.now);
+  assert.equal(report.error, null);
+  assert.equal(report.validPlies, 87);
+  assert.equal(report.settlement.call, "resignBySignature");
+  // The same r and s with the other parity verify against the session key but recover
+  // to another address: refused, as the contract's ecrecover refuses it.
+  const flip = (sig) => sig.slice(0, -2) + (sig.endsWith("1b") ? "1c" : "1b");
+  const bad = structuredClone(LONG);
+  bad.moves[59].signature = flip(bad.moves[59].signature);
+  const r1 = w.channelVerifyTranscript(bad, LONG.now);
+  assert.equal(r1.validPlies, 59);
+  assert.match(r1.error, /^ply 60: signed by 0x[0-9a-fA-F]{40}, not by /);
+  const late = structuredClone(LONG);
+  late.moves[69].receipt.signature = flip(late.moves[69].receipt.signature);
+  const r2 = w.channelVerifyTranscript(late, LONG.now);
+  assert.equal(r2.validPlies, 70);
+  assert.match(r2.error, /^ply 70: the receipt of this move is not signed on behalf of white: signed by /);
+});
