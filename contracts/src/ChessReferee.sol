@@ -979,14 +979,14 @@ contract ChessReferee is IChessCourt {
             _requireLive(clock, whiteToMove);
             revert TimeUp();
         }
-        uint256 code = ChessRules.applyMove(s, mv);
+        (uint256 code, bool inCheck) = ChessRules.playMove(s, mv);
         // forge-lint: disable-next-line(unsafe-typecast) section 6 codes are 1..14
         if (code != 0) revert IllegalMove(uint8(code));
         // Repetition chain: restart at every irreversible move (halfmove clock 0). Written
         // out, not `RepetitionChain.afterMove`: the optimizer inlines that differently, and the
         // median move of the gas test's 641 real moves costs 46 gas more (measured).
         h = RepetitionChain.next(ChessRules.halfmoveClock(s) == 0 ? bytes32(0) : history, ChessRules.repetitionKey(s));
-        st = ChessRules.status(s);
+        st = ChessRules.statusInCheck(s, inCheck);
         _emitMovePlayed(gameId, mv, ClockWord.ply(c), st, h, c, s);
     }
 

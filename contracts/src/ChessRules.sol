@@ -97,6 +97,12 @@ library ChessRules {
     uint256 private constant KING_ADJACENT =
         (1 << 0x78) | (1 << 0x76) | (1 << 0x87) | (1 << 0x67) | (1 << 0x86) | (1 << 0x68) | (1 << 0x88) | (1 << 0x66);
 
+    /// @dev Bit `0x77 + d` set for each 0x88 difference d of two squares on one rank, file
+    /// or diagonal (a queen's line).
+    uint256 private constant LINES = 0x4081208210840888049002a001c07f7f01c002a004900888108420824081;
+    /// @dev Bit `0x77 + d` set for each knight leap d.
+    uint256 private constant KNIGHT_LEAPS = 0x140022000000220014 << 84;
+
     /// @dev Context of the "any legal move?" search, kept in memory to stay below the stack limit.
     struct Search {
         int256 side; // side to move, 1 or -1
@@ -153,13 +159,13 @@ library ChessRules {
                     n := shr(248, mul(shr(7, z), 0x0101010101010101010101010101010101010101010101010101010101010101))
                 }
                 let p := add(s, 0x20)
+                let ones := 0x0101010101010101010101010101010101010101010101010101010101010101
                 for { let k := 0 } lt(k, 128) { k := add(k, 32) } {
                     // the board bytes of two rows (bytes 0..7 and 16..23 of the word), others 0
                     let x := and(mload(add(p, k)), 0xffffffffffffffff0000000000000000ffffffffffffffff0000000000000000)
                     let hi := and(x, 0x8080808080808080808080808080808080808080808080808080808080808080)
                     // per byte (b + 6) mod 256, then >= 13 sets the byte's top bit
-                    let t :=
-                        xor(add(xor(x, hi), 0x0606060606060606060606060606060606060606060606060606060606060606), hi)
+                    let t := xor(add(xor(x, hi), mul(ones, 6)), hi)
                     badPiece := or(
                         badPiece,
                         and(
@@ -167,20 +173,14 @@ library ChessRules {
                                 t,
                                 add(
                                     and(t, 0x7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f),
-                                    0x7373737373737373737373737373737373737373737373737373737373737373
+                                    mul(ones, 0x73)
                                 )
                             ),
                             0x8080808080808080808080808080808080808080808080808080808080808080
                         )
                     )
-                    whiteKings := add(
-                        whiteKings,
-                        zeroBytes(xor(x, 0x0606060606060606060606060606060606060606060606060606060606060606))
-                    )
-                    blackKings := add(
-                        blackKings,
-                        zeroBytes(xor(x, 0xfafafafafafafafafafafafafafafafafafafafafafafafafafafafafafafafa))
-                    )
+                    whiteKings := add(whiteKings, zeroBytes(xor(x, mul(ones, 6))))
+                    blackKings := add(blackKings, zeroBytes(xor(x, mul(ones, 0xfa))))
                 }
             }
             if (badPiece != 0) return BAD_PIECE_CODE;
@@ -290,11 +290,36 @@ library ChessRules {
         _updateFlags(s, from, to, kind, isKing, piece == side || captured != 0, side);
     }
 
+    /// @notice `applyMove`, also telling whether the move gives check (the side to move
+    /// in `s` afterwards is in check), for `statusInCheck`: the same code but the last line.
+    function playMove(bytes memory s, uint256 move) internal pure returns (uint256 code, bool givesCheck) {
+        (uint256 from, uint256 to, uint256 promotion) = _split(move);
+        uint256 kind;
+        int256 piece;
+        (code, kind, piece) = _precheck(s, from, to, promotion);
+        if (code != 0) return (code, false);
+        int256 side = piece > 0 ? int256(1) : -1;
+        int256 captured = _make(s, from, to, kind, piece, side);
+        bool isKing = piece == KING * side;
+        if (_attacked(s, isKing ? to : _kingSquare(s, side), -side)) {
+            _unmake(s, from, to, kind, piece, side, captured);
+            return (KING_LEFT_IN_CHECK, false);
+        }
+        if (promotion != 0) _put(s, to, int256(promotion) * side);
+        _updateFlags(s, from, to, kind, isKing, piece == side || captured != 0, side);
+        givesCheck = _givesCheck(s, from, to, kind, side);
+    }
+
     /// @notice Section 8 status of `s` for the side to move.
     function status(bytes memory s) internal pure returns (uint256) {
         int256 side = _at(s, CURRENT_PLAYER);
+        return statusInCheck(s, _attacked(s, _kingSquare(s, side), -side));
+    }
+
+    /// @notice `status`, given whether the side to move is in check (from `playMove`).
+    function statusInCheck(bytes memory s, bool inCheck) internal pure returns (uint256) {
+        int256 side = _at(s, CURRENT_PLAYER);
         uint256 king = _kingSquare(s, side);
-        bool inCheck = _attacked(s, king, -side);
         if (!_hasLegalMove(s, side, king, inCheck)) return inCheck ? CHECKMATE : STALEMATE;
         if (bothInsufficient(s)) return INSUFFICIENT_MATERIAL;
         if (_raw(s, HALFMOVE_CLOCK) >= 150) return SEVENTY_FIVE_MOVES;
@@ -303,36 +328,41 @@ library ChessRules {
 
     /// @notice Whether `side` (1 white, -1 black) has insufficient mating material
     /// (section 8; shakmaty's `has_insufficient_material`).
-    function insufficientMaterial(bytes memory s, int256 side) internal pure returns (bool) {
-        uint256 ownKnights;
-        uint256 ownBishops;
-        uint256 ownMinors; // own pieces other than the king
-        uint256 oppNonQueen; // opponent pieces other than king and queens
-        uint256 knightsOrPawns; // both sides
-        uint256 bishopColours; // bit 0: a bishop on a light square, bit 1: on a dark square
-        unchecked {
-            for (uint256 i = 0; i < 120; ++i) {
-                if (i & 8 != 0) continue;
-                int256 v = _at(s, i);
-                if (v == 0) continue;
-                int256 role = v < 0 ? -v : v;
-                bool own = (v > 0) == (side > 0);
-                if (own) {
-                    if (role == PAWN || role == ROOK || role == QUEEN) return false;
-                    if (role != KING) ++ownMinors;
-                    if (role == KNIGHT) ++ownKnights;
-                    if (role == BISHOP) ++ownBishops;
-                } else if (role != KING && role != QUEEN) {
-                    ++oppNonQueen;
+    function insufficientMaterial(bytes memory s, int256 side) internal pure returns (bool r) {
+        assembly ("memory-safe") {
+            let p := add(s, 0x20)
+            // byte k of `counts`: how many pieces of role k of `side` (k 1-6) or role k - 8 of
+            // the opponent (k 9-14) the board has; bit 0 / bit 1 of `colours`: a bishop on a
+            // light / dark square (a8 is light: a square is dark iff file + row is odd)
+            let counts := 0
+            let colours := 0
+            for { let i := 0 } lt(i, 120) { i := add(i, 1) } {
+                if and(i, 8) {
+                    i := add(i, 7)
+                    continue
                 }
-                if (role == KNIGHT || role == PAWN) ++knightsOrPawns;
-                // a8 (0) is light: a square is dark iff file + row is odd
-                if (role == BISHOP) bishopColours |= 1 << (((i & 7) + (i >> 4)) & 1);
+                let k := mul(signextend(0, byte(0, mload(add(p, i)))), side)
+                if k {
+                    if slt(k, 0) { k := sub(8, k) }
+                    counts := add(counts, shl(mul(8, k), 1))
+                    if eq(and(k, 7), 3) { colours := or(colours, shl(and(add(and(i, 7), shr(4, i)), 1), 1)) }
+                }
+            }
+            // own pawns, rooks or queens: never insufficient
+            if iszero(and(counts, 0xffff0000ff00)) {
+                let knights := and(shr(16, counts), 0xff)
+                let bishops := and(shr(24, counts), 0xff)
+                r := 1
+                // a knight: it alone, and the opponent nothing but king and queens (roles 9-12 absent)
+                if knights { r := and(eq(add(knights, bishops), 1), iszero(and(counts, shl(72, 0xffffffff)))) }
+                // else bishops: all bishops on one colour, no knight or pawn on the board
+                if iszero(knights) {
+                    if bishops {
+                        r := and(iszero(eq(colours, 3)), iszero(and(counts, or(shl(16, 0xff), shl(72, 0xffff)))))
+                    }
+                }
             }
         }
-        if (ownKnights != 0) return ownMinors == 1 && oppNonQueen == 0;
-        if (ownBishops != 0) return bishopColours != 3 && knightsOrPawns == 0;
-        return true;
     }
 
     /// @notice Section 9 repetition key: keccak256 of the state with bytes 8, 9, 10 zeroed
@@ -371,111 +401,162 @@ library ChessRules {
         promotion = move & 0xff;
     }
 
-    /// @dev Codes 1-13 in section 6 order; also returns the move kind and the moving piece.
+    /// @dev Codes 1-13 in section 6 order; also returns the move kind and the moving piece
+    /// (meaningful when the code is 0). In assembly but for the castling attack tests: it runs
+    /// on every move, and the Solidity version was about 1,600 bytes of the referee's code.
     function _precheck(bytes memory s, uint256 from, uint256 to, uint256 promotion)
         private
         pure
         returns (uint256 code, uint256 kind, int256 piece)
     {
-        // 0x88 covers both "& 0x88 != 0" and ">= 128" for a byte
-        if ((from | to) & 0x88 != 0) return (OFF_BOARD, 0, 0);
-        if (from == to) return (SAME_SQUARE, 0, 0);
-        piece = _at(s, from);
-        if (piece == 0) return (EMPTY_FROM, 0, piece);
-        int256 side = _at(s, CURRENT_PLAYER);
-        if ((piece > 0) != (side > 0)) return (NOT_YOUR_PIECE, 0, piece);
-        int256 target = _at(s, to);
-        if (target != 0 && (target > 0) == (side > 0)) return (OWN_PIECE_ON_TARGET, 0, piece);
-        int256 role = piece * side;
-        if (role == PAWN) {
-            (code, kind) = _pawnGeometry(s, from, to, side, target);
-        } else if (role == KING) {
-            (code, kind) = _kingGeometry(s, from, to, side);
-        } else {
-            code = _pieceGeometry(s, from, to, role);
-        }
-        if (code != 0) return (code, kind, piece);
-        if (role == PAWN && (to >> 4) == (side > 0 ? 0 : 7)) {
-            if (promotion == 0) return (PROMOTION_REQUIRED, kind, piece);
-            if (promotion < 2 || promotion > 5) return (INVALID_PROMOTION, kind, piece);
-        } else if (promotion != 0) {
-            return (INVALID_PROMOTION, kind, piece);
-        }
-    }
-
-    /// @dev Knight, bishop, rook, queen: codes 6 and 7.
-    function _pieceGeometry(bytes memory s, uint256 from, uint256 to, int256 role) private pure returns (uint256) {
-        unchecked {
-            int256 df = int256(to & 7) - int256(from & 7);
-            int256 dr = int256(to >> 4) - int256(from >> 4);
-            int256 adf = df < 0 ? -df : df;
-            int256 adr = dr < 0 ? -dr : dr;
-            if (role == KNIGHT) return adf * adr == 2 ? 0 : BAD_GEOMETRY;
-            bool diagonal = adf == adr;
-            bool straight = adf == 0 || adr == 0;
-            if (role == BISHOP ? !diagonal : role == ROOK ? !straight : !(diagonal || straight)) return BAD_GEOMETRY;
-            int256 step =
-                (dr > 0 ? int256(16) : dr < 0 ? -16 : int256(0)) + (df > 0 ? int256(1) : df < 0 ? -1 : int256(0));
-            for (uint256 t = uint256(int256(from) + step); t != to; t = uint256(int256(t) + step)) {
-                if (_raw(s, t) != 0) return PATH_BLOCKED;
-            }
-            return 0;
-        }
-    }
-
-    /// @dev Pawn: codes 6, 7, 8.
-    function _pawnGeometry(bytes memory s, uint256 from, uint256 to, int256 side, int256 target)
-        private
-        pure
-        returns (uint256, uint256)
-    {
-        unchecked {
-            int256 df = int256(to & 7) - int256(from & 7);
-            int256 dr = int256(to >> 4) - int256(from >> 4);
-            // white moves towards row 0: a forward row step is -side
-            if (df == 0) {
-                if (dr == -side) return (target != 0 ? PATH_BLOCKED : 0, NORMAL);
-                if (dr == -2 * side && (from >> 4) == (side > 0 ? 6 : 1)) {
-                    if (_raw(s, (from + to) >> 1) != 0 || target != 0) return (PATH_BLOCKED, 0);
-                    return (0, DOUBLE_STEP);
+        assembly ("memory-safe") {
+            let p := add(s, 0x20)
+            let side
+            let role
+            // one pass through this block: every `break` is a decision (code 0 with a kind,
+            // or codes 1-9); codes 10 and 11 (castling) below, 12 and 13 after the block
+            for {} 1 {} {
+                // 0x88 covers both "& 0x88 != 0" and ">= 128" for a byte
+                if and(or(from, to), 0x88) {
+                    code := 1 // OFF_BOARD
+                    break
                 }
-                return (BAD_GEOMETRY, 0);
+                if eq(from, to) {
+                    code := 2 // SAME_SQUARE
+                    break
+                }
+                piece := signextend(0, byte(0, mload(add(p, from))))
+                if iszero(piece) {
+                    code := 3 // EMPTY_FROM
+                    break
+                }
+                side := signextend(0, byte(0, mload(add(p, 56)))) // CURRENT_PLAYER
+                if iszero(eq(slt(piece, 0), slt(side, 0))) {
+                    code := 4 // NOT_YOUR_PIECE
+                    break
+                }
+                let target := signextend(0, byte(0, mload(add(p, to))))
+                if and(iszero(iszero(target)), eq(slt(target, 0), slt(side, 0))) {
+                    code := 5 // OWN_PIECE_ON_TARGET
+                    break
+                }
+                role := mul(piece, side)
+                let df := sub(and(to, 7), and(from, 7))
+                let dr := sub(shr(4, to), shr(4, from))
+                if eq(role, 1) {
+                    // pawn: codes 6, 7, 8; white moves towards row 0, a forward row step is -side
+                    let fwd := sub(0, side)
+                    if iszero(df) {
+                        if eq(dr, fwd) {
+                            if target { code := 7 } // PATH_BLOCKED
+                            break
+                        }
+                        // a double step from row 6 (white) or 1 (black) over an empty square
+                        if and(eq(dr, mul(2, fwd)), eq(shr(4, from), add(1, mul(5, sgt(side, 0))))) {
+                            if or(byte(0, mload(add(p, shr(1, add(from, to))))), target) {
+                                code := 7 // PATH_BLOCKED
+                                break
+                            }
+                            kind := 1 // DOUBLE_STEP
+                            break
+                        }
+                        code := 6 // BAD_GEOMETRY
+                        break
+                    }
+                    if and(eq(dr, fwd), or(eq(df, 1), eq(df, not(0)))) {
+                        if target { break }
+                        // the opponent's en-passant byte: 61 (black's) for white, 77 for black
+                        let ep := byte(0, mload(add(p, add(61, mul(16, slt(side, 0))))))
+                        if and(iszero(iszero(ep)), eq(ep, to)) {
+                            kind := 2 // EN_PASSANT
+                            break
+                        }
+                        code := 8 // NO_CAPTURE_TARGET
+                        break
+                    }
+                    code := 6 // BAD_GEOMETRY
+                    break
+                }
+                if eq(role, 6) {
+                    // king: code 6; castling codes 9 and 7 here, 10 and 11 below
+                    if and(shr(sub(add(to, 0x77), from), KING_ADJACENT), 1) { break }
+                    let home := 4
+                    if sgt(side, 0) { home := 116 }
+                    let kingSide := eq(to, add(home, 2))
+                    if or(iszero(eq(from, home)), iszero(or(kingSide, eq(to, sub(home, 2))))) {
+                        code := 6 // BAD_GEOMETRY
+                        break
+                    }
+                    // the right byte: 62/63 (black's queen/king side), 78/79 (white's)
+                    let rook := sub(home, 4)
+                    if kingSide { rook := add(home, 3) }
+                    if or(
+                        byte(0, mload(add(p, add(add(62, kingSide), mul(16, sgt(side, 0)))))),
+                        iszero(eq(signextend(0, byte(0, mload(add(p, rook)))), mul(4, side)))
+                    ) {
+                        code := 9 // CASTLING_NOT_ALLOWED
+                        break
+                    }
+                    // every square between king and rook empty
+                    let between := or(byte(0, mload(add(p, sub(home, 1)))), byte(0, mload(add(p, sub(home, 2)))))
+                    between := or(between, byte(0, mload(add(p, sub(home, 3)))))
+                    if kingSide { between := or(byte(0, mload(add(p, add(home, 1)))), byte(0, mload(add(p, to)))) }
+                    if between {
+                        code := 7 // PATH_BLOCKED
+                        break
+                    }
+                    kind := add(3, iszero(kingSide)) // CASTLE_KING_SIDE 3, CASTLE_QUEEN_SIDE 4
+                    break
+                }
+                // knight, bishop, rook, queen: codes 6 and 7
+                let adf := df
+                if slt(df, 0) { adf := sub(0, df) }
+                let adr := dr
+                if slt(dr, 0) { adr := sub(0, dr) }
+                if eq(role, 2) {
+                    if iszero(eq(mul(adf, adr), 2)) { code := 6 } // BAD_GEOMETRY
+                    break
+                }
+                let diagonal := eq(adf, adr)
+                let straight := or(iszero(adf), iszero(adr))
+                let fits := or(diagonal, straight)
+                if eq(role, 3) { fits := diagonal }
+                if eq(role, 4) { fits := straight }
+                if iszero(fits) {
+                    code := 6 // BAD_GEOMETRY
+                    break
+                }
+                let step := add(mul(16, sub(sgt(dr, 0), slt(dr, 0))), sub(sgt(df, 0), slt(df, 0)))
+                for { let t := add(from, step) } iszero(eq(t, to)) { t := add(t, step) } {
+                    if byte(0, mload(add(p, t))) {
+                        code := 7 // PATH_BLOCKED
+                        break
+                    }
+                }
+                break
             }
-            if ((df == 1 || df == -1) && dr == -side) {
-                if (target != 0) return (0, NORMAL);
-                uint256 ep = _raw(s, side > 0 ? BLACK_EN_PASSANT : WHITE_EN_PASSANT);
-                if (ep != 0 && ep == to) return (0, EN_PASSANT);
-                return (NO_CAPTURE_TARGET, 0);
+            // codes 12 and 13 (castling's after its attack tests below)
+            if iszero(or(code, gt(kind, 2))) {
+                // a pawn reaching row 0 (white) or row 7 (black) promotes to 2..5
+                switch and(eq(role, 1), eq(shr(4, to), mul(7, slt(side, 0))))
+                case 1 {
+                    if iszero(promotion) { code := 12 } // PROMOTION_REQUIRED
+                    if or(lt(promotion, 2), gt(promotion, 5)) { if promotion { code := 13 } }
+                }
+                default {
+                    // INVALID_PROMOTION
+                    if promotion { code := 13 }
+                }
             }
-            return (BAD_GEOMETRY, 0);
         }
-    }
-
-    /// @dev King: code 6; castling codes 9, 7, 10, 11 in that order.
-    function _kingGeometry(bytes memory s, uint256 from, uint256 to, int256 side)
-        private
-        pure
-        returns (uint256, uint256)
-    {
-        unchecked {
-            if ((KING_ADJACENT >> (to + 0x77 - from)) & 1 != 0) return (0, NORMAL);
-            uint256 home = side > 0 ? 116 : 4;
-            if (from != home || (to != home + 2 && to != home - 2)) return (BAD_GEOMETRY, 0);
-            bool kingSide = to == home + 2;
-            uint256 right = side > 0
-                ? (kingSide ? WHITE_RIGHT_CASTLING : WHITE_LEFT_CASTLING)
-                : (kingSide ? BLACK_RIGHT_CASTLING : BLACK_LEFT_CASTLING);
-            if (_raw(s, right) != 0 || _at(s, kingSide ? home + 3 : home - 4) != ROOK * side) {
-                return (CASTLING_NOT_ALLOWED, 0);
+        if (kind > EN_PASSANT) {
+            // castling: codes 10, 11, then 13 (a king move never promotes)
+            int256 by = -piece / KING;
+            if (_attacked(s, from, by)) return (CASTLING_IN_CHECK, 0, piece);
+            if (_attacked(s, kind == CASTLE_KING_SIDE ? from + 1 : from - 1, by)) {
+                return (CASTLING_THROUGH_CHECK, 0, piece);
             }
-            if (kingSide) {
-                if (_raw(s, home + 1) != 0 || _raw(s, home + 2) != 0) return (PATH_BLOCKED, 0);
-            } else if (_raw(s, home - 1) != 0 || _raw(s, home - 2) != 0 || _raw(s, home - 3) != 0) {
-                return (PATH_BLOCKED, 0);
-            }
-            if (_attacked(s, home, -side)) return (CASTLING_IN_CHECK, 0);
-            if (_attacked(s, kingSide ? home + 1 : home - 1, -side)) return (CASTLING_THROUGH_CHECK, 0);
-            return (0, kingSide ? CASTLE_KING_SIDE : CASTLE_QUEEN_SIDE);
+            if (promotion != 0) return (INVALID_PROMOTION, 0, piece);
         }
     }
 
@@ -486,19 +567,25 @@ library ChessRules {
         pure
         returns (int256 captured)
     {
-        unchecked {
-            captured = _at(s, to);
-            _put(s, to, piece);
-            _put(s, from, 0);
-            if (kind == EN_PASSANT) {
-                // the double-stepped pawn stands one row behind the target, seen from the mover
-                _put(s, uint256(int256(to) + 16 * side), 0);
-            } else if (kind == CASTLE_KING_SIDE) {
-                _put(s, from + 3, 0);
-                _put(s, from + 1, ROOK * side);
-            } else if (kind == CASTLE_QUEEN_SIDE) {
-                _put(s, from - 4, 0);
-                _put(s, from - 1, ROOK * side);
+        assembly ("memory-safe") {
+            let p := add(s, 0x20)
+            captured := signextend(0, byte(0, mload(add(p, to))))
+            mstore8(add(p, to), piece)
+            mstore8(add(p, from), 0)
+            switch kind
+            case 2 {
+                // EN_PASSANT: the double-stepped pawn stands one row behind the target, seen from the mover
+                mstore8(add(p, add(to, mul(16, side))), 0)
+            }
+            case 3 {
+                // CASTLE_KING_SIDE: the rook from h1/h8 to f1/f8
+                mstore8(add(p, add(from, 3)), 0)
+                mstore8(add(p, add(from, 1)), mul(4, side))
+            }
+            case 4 {
+                // CASTLE_QUEEN_SIDE: the rook from a1/a8 to d1/d8
+                mstore8(add(p, sub(from, 4)), 0)
+                mstore8(add(p, sub(from, 1)), mul(4, side))
             }
         }
     }
@@ -508,17 +595,19 @@ library ChessRules {
         private
         pure
     {
-        unchecked {
-            _put(s, from, piece);
-            _put(s, to, captured);
-            if (kind == EN_PASSANT) {
-                _put(s, uint256(int256(to) + 16 * side), -side);
-            } else if (kind == CASTLE_KING_SIDE) {
-                _put(s, from + 3, ROOK * side);
-                _put(s, from + 1, 0);
-            } else if (kind == CASTLE_QUEEN_SIDE) {
-                _put(s, from - 4, ROOK * side);
-                _put(s, from - 1, 0);
+        assembly ("memory-safe") {
+            let p := add(s, 0x20)
+            mstore8(add(p, from), piece)
+            mstore8(add(p, to), captured)
+            switch kind
+            case 2 { mstore8(add(p, add(to, mul(16, side))), sub(0, side)) }
+            case 3 {
+                mstore8(add(p, add(from, 3)), mul(4, side))
+                mstore8(add(p, add(from, 1)), 0)
+            }
+            case 4 {
+                mstore8(add(p, sub(from, 4)), mul(4, side))
+                mstore8(add(p, sub(from, 1)), 0)
             }
         }
     }
@@ -696,11 +785,64 @@ library ChessRules {
         }
     }
 
+    /// @dev Whether the move from `from` to `to` (of `kind`) just made by `side` attacks the
+    /// enemy king, on the board after it (promotion included). The side not to move is never
+    /// in check before a move (section 7 code 6, kept by every legal move), so only the moved
+    /// piece and the line through the square it left can attack that king now; en passant and
+    /// castling, which empty or fill two more squares, take the full test (measured: about
+    /// 1,900 gas less than the full test at the median of the gas test's 641 real moves).
+    function _givesCheck(bytes memory s, uint256 from, uint256 to, uint256 kind, int256 side)
+        private
+        pure
+        returns (bool hit)
+    {
+        if (kind >= EN_PASSANT) return _attacked(s, _kingSquare(s, -side), side);
+        assembly ("memory-safe") {
+            // Whether the first piece from `k` on the line through `v` is a queen of `by`,
+            // or its rook (straight line) or bishop (diagonal); false if no line joins them.
+            // The literal is LINES (a Yul function cannot name a constant).
+            function line(p, k, v, by) -> r {
+                if iszero(
+                    and(shr(add(sub(v, k), 0x77), 0x4081208210840888049002a001c07f7f01c002a004900888108420824081), 1)
+                ) { leave }
+                let dr := sub(shr(4, v), shr(4, k))
+                let df := sub(and(v, 7), and(k, 7))
+                // the rook on a rank or file, else the bishop
+                let own := and(mul(by, 3), 0xff)
+                if or(iszero(dr), iszero(df)) { own := and(mul(by, 4), 0xff) }
+                let step := add(mul(16, sub(sgt(dr, 0), slt(dr, 0))), sub(sgt(df, 0), slt(df, 0)))
+                let q := and(mul(by, 5), 0xff)
+                for { let t := add(k, step) } iszero(and(t, 0x88)) { t := add(t, step) } {
+                    let x := byte(0, mload(add(p, t)))
+                    if x {
+                        r := or(eq(x, q), eq(x, own))
+                        leave
+                    }
+                }
+            }
+            let p := add(s, 0x20)
+            // the enemy king: 11 (black's) after a white move, 123 (white's) after a black one
+            let k := byte(0, mload(add(p, add(11, mul(slt(side, 0), 112)))))
+            let role := mul(signextend(0, byte(0, mload(add(p, to)))), side)
+            switch role
+            case 1 {
+                // a white pawn attacks 15 and 17 squares up (index down), a black one down
+                let d := mul(sub(k, to), side)
+                hit := or(eq(d, not(14)), eq(d, not(16)))
+            }
+            case 2 { hit := and(shr(add(sub(k, to), 0x77), KNIGHT_LEAPS), 1) }
+            case 6 {}
+            default { hit := line(p, k, to, side) }
+            if iszero(hit) { hit := line(p, k, from, side) }
+        }
+    }
+
     // =====================================================================
     // Legal-move existence (status)
     // =====================================================================
 
     function _hasLegalMove(bytes memory s, int256 side, uint256 king, bool inCheck) private pure returns (bool) {
+        if (!inCheck && _freePawnStep(s, side, king)) return true;
         Search memory q = Search({side: side, king: king, targets: type(uint256).max, checker: 255, pin: 0});
         if (!inCheck) {
             // cheapest first: piece moves need no attack test (pins are found by one ray walk)
@@ -713,6 +855,32 @@ library ChessRules {
         if (checkers > 0xff) return false;
         q.checker = checkers - 1;
         return _hasEvasion(s, q);
+    }
+
+    /// @dev Outside check, the usual proof that the side to move has a legal move: a pawn of
+    /// `side` on its home row or the next, off every line through its king (so not pinned),
+    /// with an empty square ahead. In assembly, before the general search (measured on the gas
+    /// test's 641 real moves: the median status 300 gas less, the p90 1,100 more, paid by
+    /// positions without such a pawn).
+    function _freePawnStep(bytes memory s, int256 side, uint256 king) private pure returns (bool found) {
+        assembly ("memory-safe") {
+            let p := add(s, 0x20)
+            let pawn := and(side, 0xff)
+            let ahead := mul(side, sub(0, 16))
+            // white's home row 6, black's 1
+            let row := 16
+            if sgt(side, 0) { row := 96 }
+            // n 0-7: the home row's files, n 8-15: the next row's
+            for { let n := 0 } lt(n, 16) { n := add(n, 1) } {
+                let t := add(add(row, and(n, 7)), mul(shr(3, n), ahead))
+                if eq(byte(0, mload(add(p, t))), pawn) {
+                    if iszero(or(byte(0, mload(add(p, add(t, ahead)))), and(shr(add(sub(t, king), 0x77), LINES), 1))) {
+                        found := 1
+                        break
+                    }
+                }
+            }
+        }
     }
 
     /// @dev In check by the one piece on `q.checker`: any legal non-king move that captures
@@ -993,24 +1161,30 @@ library ChessRules {
     /// step from the king towards the pinner; else 0. Pinned: on a line with the king,
     /// nothing between them, and the first piece beyond it on that line an enemy queen,
     /// or rook (straight line) or bishop (diagonal).
-    function _pinStep(bytes memory s, uint256 king, uint256 from, int256 side) private pure returns (int256) {
-        unchecked {
-            int256 df = int256(from & 7) - int256(king & 7);
-            int256 dr = int256(from >> 4) - int256(king >> 4);
-            bool straight = df == 0 || dr == 0;
-            if (!straight && df != dr && df != -dr) return 0;
-            int256 step = _lineStep(king, from);
-            uint256 t = uint256(int256(king) + step);
-            for (; t != from; t = uint256(int256(t) + step)) {
-                if (_raw(s, t) != 0) return 0;
+    function _pinStep(bytes memory s, uint256 king, uint256 from, int256 side) private pure returns (int256 step) {
+        assembly ("memory-safe") {
+            let p := add(s, 0x20)
+            if and(shr(add(sub(from, king), 0x77), LINES), 1) {
+                let dr := sub(shr(4, from), shr(4, king))
+                let df := sub(and(from, 7), and(king, 7))
+                let straight := or(iszero(dr), iszero(df))
+                let d := add(mul(16, sub(sgt(dr, 0), slt(dr, 0))), sub(sgt(df, 0), slt(df, 0)))
+                let t := add(king, d)
+                for {} and(iszero(eq(t, from)), iszero(byte(0, mload(add(p, t))))) {} { t := add(t, d) }
+                if eq(t, from) {
+                    // the enemy queen, and its rook (straight) or bishop (diagonal)
+                    let q := and(mul(side, sub(0, 5)), 0xff)
+                    let own := and(mul(side, sub(0, 3)), 0xff)
+                    if straight { own := and(mul(side, sub(0, 4)), 0xff) }
+                    for { t := add(t, d) } iszero(and(t, 0x88)) { t := add(t, d) } {
+                        let v := byte(0, mload(add(p, t)))
+                        if v {
+                            if or(eq(v, q), eq(v, own)) { step := d }
+                            break
+                        }
+                    }
+                }
             }
-            for (t = uint256(int256(t) + step); t & 0x88 == 0; t = uint256(int256(t) + step)) {
-                int256 v = _at(s, t);
-                if (v == 0) continue;
-                if (v == -QUEEN * side || v == (straight ? -ROOK : -BISHOP) * side) return step;
-                return 0;
-            }
-            return 0;
         }
     }
 
@@ -1027,27 +1201,25 @@ library ChessRules {
     // Insufficient material
     // =====================================================================
 
-    /// @notice Both sides have insufficient mating material (section 8 status 3). Exits at
-    /// the first pawn, rook or queen, which rules out both (the usual case), before the full
-    /// per-side count.
+    /// @notice Both sides have insufficient mating material (section 8 status 3). Rules out
+    /// any pawn, rook or queen (the usual case) a word at a time before the per-side count.
     function bothInsufficient(bytes memory s) internal pure returns (bool) {
-        bool heavy;
+        uint256 heavy;
         assembly ("memory-safe") {
             let p := add(s, 0x20)
-            for { let i := 0 } lt(i, 120) { i := add(i, 1) } {
-                if and(i, 8) {
-                    i := add(i, 7)
-                    continue
-                }
-                let v := byte(0, mload(add(p, i)))
-                // pawn, rook, queen of either colour: 1, 4, 5, 0xff, 0xfc, 0xfb
-                if or(or(eq(v, 1), eq(v, 0xff)), or(or(eq(v, 4), eq(v, 5)), or(eq(v, 0xfc), eq(v, 0xfb)))) {
-                    heavy := 1
-                    break
-                }
+            let ones := 0x0101010101010101010101010101010101010101010101010101010101010101
+            for { let i := 0 } lt(i, 0x80) { i := add(i, 0x40) } {
+                // the board bytes of four rows, one piece code a byte
+                let board := 0xffffffffffffffff0000000000000000ffffffffffffffff0000000000000000
+                let w := or(and(mload(add(p, i)), board), shr(64, and(mload(add(p, add(i, 0x20))), board)))
+                // |code| in every byte (a black code, bit 7 set, negated: ~v + 1, no carry)
+                let black := and(shr(7, w), ones)
+                let a := add(xor(w, mul(black, 0xff)), black)
+                // pawn 1, rook 4, queen 5: the non-zero |codes| with bit 1 clear
+                heavy := or(heavy, and(add(a, mul(ones, 0x7f)), not(shl(6, a))))
             }
         }
-        if (heavy) return false;
+        if (heavy & 0x8080808080808080808080808080808080808080808080808080808080808080 != 0) return false;
         return insufficientMaterial(s, 1) && insufficientMaterial(s, -1);
     }
 

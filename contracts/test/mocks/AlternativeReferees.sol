@@ -46,11 +46,14 @@ abstract contract AlternativeRefereeBase {
         Players storage p = players[gameId];
         if (msg.sender != (whiteToMove ? p.white : p.black)) revert NotYourTurn();
         c = _tick(clock, whiteToMove);
-        uint256 code = ChessRules.applyMove(s, mv);
-        if (code != 0) revert IllegalMove(uint8(code));
-        bytes32 key = ChessRules.repetitionKey(s);
-        h = uint8(s[10]) == 0 ? keccak256(abi.encode(bytes32(0), key)) : keccak256(abi.encode(history, key));
-        uint256 st = ChessRules.status(s);
+        uint256 st;
+        {
+            (uint256 code, bool inCheck) = ChessRules.playMove(s, mv);
+            if (code != 0) revert IllegalMove(uint8(code));
+            bytes32 key = ChessRules.repetitionKey(s);
+            h = uint8(s[10]) == 0 ? keccak256(abi.encode(bytes32(0), key)) : keccak256(abi.encode(history, key));
+            st = ChessRules.statusInCheck(s, inCheck);
+        }
         bytes32 topic = MovePlayed.selector;
         uint256 ply = (c >> 136) & 0xffffffff;
         assembly ("memory-safe") {
