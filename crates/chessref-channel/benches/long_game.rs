@@ -57,7 +57,7 @@ pub fn transcript() -> (Transcript, u64) {
             .unwrap_or_else(|e| panic!("ply {}: {san}: {e}", i + 1));
         // Thinking times of 3 to 40 s, the same on every run.
         clock += 3 + (i as u64 * 17 + 5) % 38;
-        g.play(mv, clock).expect("an honest move");
+        g.play(mv.mv(), clock).expect("an honest move");
         g.receipt(clock + 1).expect("signing");
     }
     let now = g.last().timestamp + 30;

@@ -214,7 +214,11 @@ function makeBoard() {
 
 /** Draws `fen` with the last move `uci` framed and a checked king marked. */
 function drawBoard(fen, uci, check, colour) {
-  board.setPosition(fen, true);
+  // data-idle once the pieces stopped moving (a click during an animation is lost).
+  delete document.body.dataset.idle;
+  board.setPosition(fen, true).then(() => {
+    if (document.body.dataset.fen === fen) document.body.dataset.idle = "true";
+  });
   const orientation = colour === "black" ? COLOR.black : COLOR.white;
   if (board.getOrientation() !== orientation) board.setOrientation(orientation);
   board.removeMarkers();

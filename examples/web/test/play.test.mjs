@@ -2,7 +2,7 @@
 // Debian's Chromium, each with its own wallet (an anvil dev account behind an EIP-1193
 // provider announced by EIP-6963), against real `chessref index` and `chessref serve`
 // processes on anvil. Moves are clicks on the board; the chain is checked with ethers.
-import { test, before, after } from "node:test";
+import { test, before, after, afterEach } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
@@ -28,6 +28,15 @@ const TOWER_KEY = "0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092e
 let stack, site, browser, referee;
 const errors = [];
 const latencies = [];
+/** Every context a test opened: closed after it, even when it failed. */
+const contexts = new Set();
+
+async function closeAll() {
+  for (const c of contexts) await c.close().catch(() => {});
+  contexts.clear();
+}
+
+afterEach(closeAll);
 const clicks = [];
 
 before(async () => {
@@ -74,6 +83,8 @@ async function onOwnChain(body) {
   try {
     await body();
   } finally {
+    // The pages go before their chain does, or they log its absence.
+    await closeAll();
     await stack.stop();
     ({ stack, referee } = shared);
   }
@@ -82,6 +93,7 @@ async function onOwnChain(body) {
 /** A browser context with `account`'s wallet, on the play page. */
 async function person(account, name, query = "") {
   const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
+  contexts.add(context);
   await context.addInitScript({ content: walletScript(stack.rpc, account) });
   const page = await context.newPage();
   page.on("pageerror", (e) => errors.push(`${name}: ${e}`));
@@ -142,7 +154,7 @@ const plyOf = async (p) => Number(await p.page.getAttribute("body", "data-ply"))
 async function move(mover, other, uci) {
   const before = await plyOf(mover);
   const sq = (s) => `#board [data-square="${s}"]`;
-  await mover.page.waitForSelector(`body[data-ply="${before}"]`);
+  await mover.page.waitForSelector(`body[data-ply="${before}"][data-idle]`);
   const started = Date.now();
   await mover.page.click(sq(uci.slice(0, 2)));
   await mover.page.click(sq(uci.slice(2, 4)));
