@@ -564,13 +564,15 @@ fn pass(state: State) -> Result<State, String> {
 }
 
 /// Plays `sans` after a null move; returns how many plies were played.
-fn play_after_pass(state: State, sans: &[String]) -> Result<usize, String> {
+fn play_after_pass<'a>(state: State, sans: impl Iterator<Item = &'a str>) -> Result<usize, String> {
     let mut game = Game::new(pass(state)?);
-    for (i, san) in sans.iter().enumerate() {
+    let mut played = 0;
+    for (i, san) in sans.enumerate() {
         game.play_san(san)
             .map_err(|e| format!("ply {} after the pass, {san:?}: {e}", i + 1))?;
+        played += 1;
     }
-    Ok(sans.len())
+    Ok(played)
 }
 
 fn check_pgns(dir: &Path, report: &mut Report) -> Result<(), String> {
@@ -645,7 +647,7 @@ fn check_pgns(dir: &Path, report: &mut Report) -> Result<(), String> {
                 Some(e @ PgnError::NullMove { ply, .. }) => {
                     // Every move before the null move was legal (replay got there); the
                     // moves after it are checked from the position with the turn passed.
-                    match play_after_pass(*replay.game.state(), &pgn.sans[*ply..]) {
+                    match play_after_pass(*replay.game.state(), pgn.sans.iter().skip(*ply)) {
                         Ok(rest) => report.deliberate(
                             "pgn games",
                             &format!("{name}: {e}; plies 1-{} legal, the {rest} plies after the pass legal", ply - 1),

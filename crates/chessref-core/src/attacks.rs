@@ -149,6 +149,12 @@ const fn sq64(sq: u8) -> usize {
     ((sq >> 4) * 8 + (sq & 7)) as usize
 }
 
+/// The [`occupancy`] bit of an on-board 0x88 index.
+#[inline(always)]
+pub(crate) const fn bit(sq: u8) -> u64 {
+    1 << sq64(sq)
+}
+
 /// The 0x88 index of a 64-square index.
 #[inline(always)]
 const fn sq88(i: u32) -> u8 {
@@ -190,6 +196,25 @@ pub(crate) fn side_occupancy<B: Board>(b: &B, us: i8) -> u64 {
         row += 1;
     }
     occ
+}
+
+/// [`occupancy`] and [`side_occupancy`] of `us` in one pass over the board.
+#[inline(always)]
+pub(crate) fn occupancies<B: Board>(b: &B, us: i8) -> (u64, u64) {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const GATHER: u64 = 0x0102_0408_1020_4080;
+    let (mut occ, mut ours) = (0u64, 0u64);
+    let mut row = 0;
+    while row < 8 {
+        let w = b.row_bytes(row);
+        let nonzero = (((w & LOW7) + LOW7) | w) & HIGH;
+        let side = if us > 0 { nonzero & !w } else { w & HIGH };
+        occ |= ((nonzero >> 7).wrapping_mul(GATHER) >> 56) << (row * 8);
+        ours |= ((side >> 7).wrapping_mul(GATHER) >> 56) << (row * 8);
+        row += 1;
+    }
+    (occ, ours)
 }
 
 /// The 0x88 squares of the bits of `mask`, lowest bit (a8 side) first.

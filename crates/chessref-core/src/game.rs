@@ -170,8 +170,11 @@ impl Game {
     }
 
     fn push(&mut self, played: Played) {
-        let check = played.gives_check();
-        self.status = played.next.status_given_check(check);
+        // One pass over the new board for the check, the status and the material.
+        let them = played.next.as_bytes()[crate::state::idx::CURRENT_PLAYER] as i8;
+        let (occ, ours) = crate::attacks::occupancies(played.next.as_bytes(), them);
+        let check = played.gives_check_given(occ);
+        self.status = played.next.status_given(check, (occ, ours));
         self.in_check = check;
         self.moves.push(played.mv);
         self.states.push(played.next);

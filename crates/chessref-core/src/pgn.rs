@@ -38,9 +38,118 @@ pub struct PgnGame {
     /// Tag pairs in input order (values unescaped).
     pub tags: Vec<(String, String)>,
     /// Main-line moves as written (move numbers, comments, NAGs, glyphs and variations removed).
-    pub sans: Vec<String>,
+    pub sans: Sans,
     /// The result token that ended the movetext (`1-0`, `0-1`, `1/2-1/2`, `*`), if any.
     pub result: Option<String>,
+}
+
+/// A game's main-line SAN tokens, stored as one text (one allocation per game,
+/// not one per move): iterate with [`Sans::iter`], index with `sans[i]`.
+///
+/// ```
+/// use chessref_core::Sans;
+///
+/// let sans: Sans = ["e4", "e5", "Nf3"].into_iter().collect();
+/// assert_eq!(sans.len(), 3);
+/// assert_eq!(&sans[2], "Nf3");
+/// assert_eq!(sans, ["e4", "e5", "Nf3"]);
+/// assert_eq!(sans.iter().skip(1).collect::<Vec<_>>(), ["e5", "Nf3"]);
+/// ```
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct Sans {
+    text: String,
+    /// The end of each token in `text` (each starts where the previous ends).
+    ends: Vec<u32>,
+}
+
+impl Sans {
+    /// No moves.
+    pub fn new() -> Sans {
+        Sans::default()
+    }
+
+    /// Room for `moves` moves of `bytes` bytes in all.
+    pub fn with_capacity(moves: usize, bytes: usize) -> Sans {
+        Sans {
+            text: String::with_capacity(bytes),
+            ends: Vec::with_capacity(moves),
+        }
+    }
+
+    /// Appends a move.
+    pub fn push(&mut self, san: &str) {
+        self.text.push_str(san);
+        self.ends
+            .push(u32::try_from(self.text.len()).expect("SAN text under 4 GiB"));
+    }
+
+    /// The number of moves.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there are no moves.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Move `i` (0-based), if there is one.
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)? as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        Some(&self.text[start..end])
+    }
+
+    /// The moves in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + Clone + '_ {
+        let mut start = 0;
+        self.ends.iter().map(move |&end| {
+            let san = &self.text[start..end as usize];
+            start = end as usize;
+            san
+        })
+    }
+}
+
+impl std::ops::Index<usize> for Sans {
+    type Output = str;
+    fn index(&self, i: usize) -> &str {
+        self.get(i).expect("move index in range")
+    }
+}
+
+impl std::fmt::Debug for Sans {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for Sans {
+    fn from_iter<I: IntoIterator<Item = S>>(iter: I) -> Sans {
+        let mut sans = Sans::new();
+        for san in iter {
+            sans.push(san.as_ref());
+        }
+        sans
+    }
+}
+
+impl<S: AsRef<str>> From<Vec<S>> for Sans {
+    fn from(moves: Vec<S>) -> Sans {
+        moves.into_iter().collect()
+    }
+}
+
+impl<S: AsRef<str>, const N: usize> PartialEq<[S; N]> for Sans {
+    fn eq(&self, other: &[S; N]) -> bool {
+        self.len() == N && self.iter().zip(other).all(|(a, b)| a == b.as_ref())
+    }
+}
+
+impl<S: AsRef<str>> PartialEq<[S]> for Sans {
+    fn eq(&self, other: &[S]) -> bool {
+        self.len() == other.len() && self.iter().zip(other).all(|(a, b)| a == b.as_ref())
+    }
 }
 
 /// What went wrong reading or replaying PGN. Every variant names the game (1-based).
@@ -207,11 +316,11 @@ impl PgnGame {
         game.reserve(self.sans.len());
         for (i, san) in self.sans.iter().enumerate() {
             let ply = i + 1;
-            if NULL_MOVES.contains(&san.as_str()) {
+            if NULL_MOVES.contains(&san) {
                 let error = PgnError::NullMove {
                     game: self.index,
                     ply,
-                    san: san.clone(),
+                    san: san.to_owned(),
                 };
                 return Ok(Replay {
                     game,
@@ -226,7 +335,7 @@ impl PgnGame {
                     } => PgnError::GameOver {
                         game: self.index,
                         ply,
-                        san: san.clone(),
+                        san: san.to_owned(),
                         status,
                         ended_at,
                     },
@@ -234,22 +343,22 @@ impl PgnGame {
                         PgnError::AmbiguousMove {
                             game: self.index,
                             ply,
-                            san: san.clone(),
+                            san: san.to_owned(),
                             reason,
                         }
                     }
                     GameError::San(reason) => PgnError::IllegalMove {
                         game: self.index,
                         ply,
-                        san: san.clone(),
+                        san: san.to_owned(),
                         reason,
                     },
                     GameError::Illegal(rejection) => PgnError::IllegalMove {
                         game: self.index,
                         ply,
-                        san: san.clone(),
+                        san: san.to_owned(),
                         reason: SanError::Rejected {
-                            uci: san.clone(),
+                            uci: san.to_owned(),
                             rejection,
                         },
                     },
@@ -527,7 +636,7 @@ impl<R: BufRead> PgnReader<R> {
     fn read_game(&mut self) -> io::Result<Option<Result<PgnGame, PgnError>>> {
         let mut tags = Vec::new();
         // Room for a typical game up front: growing from empty costs several copies per game.
-        let mut sans: Vec<String> = Vec::with_capacity(128);
+        let mut sans = Sans::with_capacity(128, 512);
         let mut result = None;
         let mut section = Section::Tags;
         let mut depth = 0usize;
@@ -644,7 +753,7 @@ impl<R: BufRead> PgnReader<R> {
                                     );
                                 } else {
                                     match std::str::from_utf8(san) {
-                                        Ok(s) => sans.push(s.to_owned()),
+                                        Ok(s) => sans.push(s),
                                         Err(_) => record(
                                             &mut syntax,
                                             line,

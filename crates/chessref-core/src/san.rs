@@ -16,7 +16,8 @@ fn is_castling(role: i8, mv: Move) -> bool {
 /// The squares from which a `role` piece (not a pawn) could reach `to` on this
 /// board: the knight or king steps around `to`, or the first piece along each
 /// of the role's lines from `to`. Every origin of a legal move is among them.
-fn origins(b: &[u8; 128], role: Role, to: u8) -> ([u8; 8], usize) {
+/// For a slider, also the board's occupancy it used.
+fn origins(b: &[u8; 128], role: Role, to: u8) -> ([u8; 8], usize, Option<u64>) {
     let mut out = [0u8; 8];
     let mut len = 0;
     let steps: &[u8] = match role {
@@ -38,7 +39,7 @@ fn origins(b: &[u8; 128], role: Role, to: u8) -> ([u8; 8], usize) {
                     len += 1;
                 }
             }
-            return (out, len);
+            return (out, len, Some(occ));
         }
     };
     for &d in steps {
@@ -48,7 +49,7 @@ fn origins(b: &[u8; 128], role: Role, to: u8) -> ([u8; 8], usize) {
             len += 1;
         }
     }
-    (out, len)
+    (out, len, None)
 }
 
 pub(crate) fn format(state: &State, mv: Move) -> Result<String, Rejection> {
@@ -70,7 +71,7 @@ pub(crate) fn format(state: &State, mv: Move) -> Result<String, Rejection> {
             let (mut others, mut same_file, mut same_rank) = (false, false, false);
             let piece = b[mv.from.index() as usize];
             let role = Role::from_code(role as u8).expect("a piece");
-            let (squares, len) = origins(b, role, mv.to.index());
+            let (squares, len, _) = origins(b, role, mv.to.index());
             for &sq in &squares[..len] {
                 if sq != mv.from.index()
                     && b[sq as usize] == piece
@@ -290,7 +291,7 @@ pub(crate) fn parse_and_play(
             san: san.to_owned(),
         });
     }
-    let (squares, len) = origins(b, pattern.role, to);
+    let (squares, len, occ) = origins(b, pattern.role, to);
     for &sq in &squares[..len] {
         if b[sq as usize] as i8 != piece {
             continue;
@@ -311,7 +312,7 @@ pub(crate) fn parse_and_play(
             promotion,
         };
         match found {
-            None => found = state.check_and_play_known(raw, not_in_check).ok(),
+            None => found = state.check_and_play_given(raw, not_in_check, occ).ok(),
             Some(_) => {
                 if let Ok(mv) = state.check(raw) {
                     more.push(mv);

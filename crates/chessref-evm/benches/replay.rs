@@ -45,7 +45,7 @@ fn random_games(
         games.push(PgnGame {
             index,
             tags: Vec::new(),
-            sans,
+            sans: sans.into(),
             result: Some("1-0".to_string()),
         });
         lines.push(moves);

@@ -3,8 +3,8 @@
 //! into a checked move.
 
 use crate::attacks::{
-    attacked, first_along, is_diagonal, is_king_step, is_knight_step, is_orthogonal, line_step,
-    occupancy, on_board,
+    attacked, attacked_given, bit, first_along, is_diagonal, is_king_step, is_knight_step,
+    is_orthogonal, line_step, occupancy, on_board,
 };
 use crate::error::{Rejection, SanError};
 use crate::legal_move::Playable;
@@ -29,7 +29,13 @@ pub(crate) struct Played {
 
 impl Played {
     /// Whether the move gives check, found from the squares it changed.
+    #[cfg(test)]
     pub fn gives_check(&self) -> bool {
+        self.gives_check_given(occupancy(&self.next.0))
+    }
+
+    /// [`Played::gives_check`] given the [`occupancy`] of the state after.
+    pub fn gives_check_given(&self, occ: u64) -> bool {
         let b = &self.next.0;
         let them = b[idx::CURRENT_PLAYER] as i8;
         let their_king = if them > 0 {
@@ -37,7 +43,7 @@ impl Played {
         } else {
             b[idx::BLACK_KING_POS]
         };
-        gives_check(b, their_king, -them, self.placed, self.vacated)
+        gives_check(b, occ, their_king, -them, self.placed, self.vacated)
     }
 }
 
@@ -49,10 +55,16 @@ const NO_SQUARE: u8 = 0x88;
 /// check) and the move put `by` pieces on `placed` and emptied `vacated`. Only
 /// a placed piece, or a slider whose line to the king crosses a vacated square,
 /// can attack it now: the other pieces' attacks on the king did not change.
-fn gives_check(b: &[u8; 128], king: u8, by: i8, placed: [u8; 2], vacated: [u8; 2]) -> bool {
+fn gives_check(
+    b: &[u8; 128],
+    occ: u64,
+    king: u8,
+    by: i8,
+    placed: [u8; 2],
+    vacated: [u8; 2],
+) -> bool {
     // Lines are settled by the first piece from the king, found with the
-    // occupancy bits rather than by walking the squares in between.
-    let occ = occupancy(b);
+    // occupancy bits (`occ`, of `b`) rather than by walking the squares in between.
     for sq in placed {
         if !on_board(sq) {
             continue;
@@ -95,6 +107,17 @@ fn gives_check(b: &[u8; 128], king: u8, by: i8, placed: [u8; 2], vacated: [u8; 2
     false
 }
 
+/// The [`occupancy`] after a prechecked move of side `us`, from the one before it.
+#[inline(always)]
+fn occupancy_after(occ: u64, raw: RawMove, kind: MoveKind, us: i8) -> u64 {
+    let occ = (occ & !bit(raw.from)) | bit(raw.to);
+    match kind {
+        MoveKind::Normal | MoveKind::DoubleStep => occ,
+        MoveKind::EnPassant => occ & !bit(raw.to.wrapping_add((16 * us) as u8)),
+        MoveKind::Castle { rook_from, rook_to } => (occ & !bit(rook_from)) | bit(rook_to),
+    }
+}
+
 /// The kind of a move that passed the section 6 checks 1 to 13.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum MoveKind {
@@ -120,7 +143,13 @@ impl State {
         let kind = self.precheck(raw)?;
         let mut board = self.0;
         let king = self.apply_pieces(&mut board, raw, kind);
-        if attacked(&board, king, -(self.0[idx::CURRENT_PLAYER] as i8)) {
+        let occ = occupancy_after(
+            occupancy(&self.0),
+            raw,
+            kind,
+            self.0[idx::CURRENT_PLAYER] as i8,
+        );
+        if attacked_given(&board, occ, king, -(self.0[idx::CURRENT_PLAYER] as i8)) {
             return Err(Rejection::KingLeftInCheck);
         }
         Ok(Move {
@@ -155,6 +184,19 @@ impl State {
         raw: RawMove,
         not_in_check: bool,
     ) -> Result<Played, Rejection> {
+        self.check_and_play_given(raw, not_in_check, None)
+    }
+
+    /// [`State::check_and_play_known`] with this board's [`occupancy`] if the
+    /// caller has it (`State::parse_san` does for a slider): the attack test runs on
+    /// the occupancy after the move derived from it, not on bytes just written.
+    #[inline]
+    pub(crate) fn check_and_play_given(
+        &self,
+        raw: RawMove,
+        not_in_check: bool,
+        occ: Option<u64>,
+    ) -> Result<Played, Rejection> {
         let kind = self.precheck(raw)?;
         let mut next = self.0;
         let king = self.apply_pieces(&mut next, raw, kind);
@@ -163,8 +205,11 @@ impl State {
             && matches!(kind, MoveKind::Normal | MoveKind::DoubleStep)
             && king != raw.to
             && !self.is_pinned(raw.from, king, us);
-        if !safe_by_pins && attacked(&next, king, -us) {
-            return Err(Rejection::KingLeftInCheck);
+        if !safe_by_pins {
+            let occ = occupancy_after(occ.unwrap_or_else(|| occupancy(&self.0)), raw, kind, us);
+            if attacked_given(&next, occ, king, -us) {
+                return Err(Rejection::KingLeftInCheck);
+            }
         }
         next[idx::WHITE_EN_PASSANT] = 0;
         next[idx::BLACK_EN_PASSANT] = 0;

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use crate::attacks::{
-    DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONALS, QUEEN_DIRECTIONS, attacked, occupancy,
+    DIAGONALS, KING_OFFSETS, KNIGHT_OFFSETS, ORTHOGONALS, QUEEN_DIRECTIONS, attacked, occupancies,
     on_board, side_occupancy, squares_of,
 };
 use crate::piece_code::{BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK};
@@ -73,9 +73,10 @@ impl fmt::Display for Status {
 
 /// The squares of `us`'s pieces, starting from its back rank (where its pieces
 /// usually have a free step), found from the occupancy bits: empty squares cost nothing.
-fn pieces_from(b: &[u8; 128], us: i8) -> impl Iterator<Item = u8> {
+/// `ours` is [`side_occupancy`] of `us`.
+fn pieces_from(ours: u64, us: i8) -> impl Iterator<Item = u8> {
     // Bit reversal turns white's h1-first order into lowest-bit-first.
-    let mask = side_occupancy(b, us);
+    let mask = ours;
     let mask = if us > 0 { mask.reverse_bits() } else { mask };
     squares_of(mask).map(move |sq| if us > 0 { 119 - sq } else { sq })
 }
@@ -105,14 +106,20 @@ impl State {
 
     /// The status, given whether the side to move is in check ([`State::in_check`]).
     pub(crate) fn status_given_check(&self, checked: bool) -> Status {
-        if !self.has_legal_move_given_check(checked) {
+        let us = self.0[idx::CURRENT_PLAYER] as i8;
+        self.status_given(checked, occupancies(&self.0, us))
+    }
+
+    /// [`State::status_given_check`] given the board's [`occupancies`] of the side to move.
+    pub(crate) fn status_given(&self, checked: bool, (occ, ours): (u64, u64)) -> Status {
+        if !self.has_legal_move_given_check(checked, ours) {
             return if checked {
                 Status::Checkmate
             } else {
                 Status::Stalemate
             };
         }
-        if self.both_sides_insufficient() {
+        if self.both_sides_insufficient(occ) {
             return Status::InsufficientMaterial;
         }
         if self.halfmove_clock() >= 150 {
@@ -123,11 +130,13 @@ impl State {
 
     /// Whether the side to move has a legal move.
     pub fn has_legal_move(&self) -> bool {
-        self.has_legal_move_given_check(self.in_check())
+        let us = self.0[idx::CURRENT_PLAYER] as i8;
+        self.has_legal_move_given_check(self.in_check(), side_occupancy(&self.0, us))
     }
 
     /// [`State::has_legal_move`] given [`State::in_check`] (`checked`).
-    fn has_legal_move_given_check(&self, checked: bool) -> bool {
+    /// `ours` is [`side_occupancy`] of the side to move.
+    fn has_legal_move_given_check(&self, checked: bool, ours: u64) -> bool {
         // Usually one of the first pieces tried, each with one move its kind can
         // make (a step onto an empty or enemy square), settles it. Out of check, a
         // step by a piece other than the king is legal iff the piece is not pinned
@@ -153,7 +162,7 @@ impl State {
             }
         };
         if !checked {
-            for from in pieces_from(b, us) {
+            for from in pieces_from(ours, us) {
                 let piece = b[from as usize] as i8 * us;
                 if piece == KING {
                     continue;
@@ -182,7 +191,7 @@ impl State {
         board[king as usize] = b[king as usize];
         if checked {
             let mut tries = 0;
-            for from in pieces_from(b, us) {
+            for from in pieces_from(ours, us) {
                 let piece = b[from as usize] as i8 * us;
                 if piece == KING {
                     continue;
@@ -216,8 +225,9 @@ impl State {
 
     /// Section 8's "both sides have insufficient material", with a quick exit
     /// on the first pawn, rook or queen (the usual case).
-    fn both_sides_insufficient(&self) -> bool {
-        for sq in squares_of(occupancy(&self.0)) {
+    /// `occ` is the board's [`occupancy`](crate::attacks::occupancy).
+    fn both_sides_insufficient(&self, occ: u64) -> bool {
+        for sq in squares_of(occ) {
             if matches!((self.0[sq as usize] as i8).abs(), PAWN | ROOK | QUEEN) {
                 return false;
             }
