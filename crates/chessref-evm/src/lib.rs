@@ -38,7 +38,7 @@ pub use driver::{GameDriver, Mismatch};
 pub use ending::{EndReason, EndResult, EndingCounts, UnknownCode};
 pub use error::{ChainError, EvmError};
 pub use referee::{Acted, Created, Ending, GameSetup, Joined, Moved, Position, Referee};
-pub use replay::{GameReport, ReplaySummary, Replayer};
+pub use replay::{GameReport, Prepared, ReplaySummary, Replayer, Tally};
 pub use revert::ContractRevert;
 pub use revm_chain::{ACCOUNT_BALANCE, ACCOUNT_COUNT, CHAIN_ID, GENESIS_TIMESTAMP, RevmChain};
 pub use rpc_chain::{

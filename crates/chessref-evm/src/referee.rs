@@ -215,6 +215,46 @@ pub struct Referee<C: Chain> {
     games_slot: Option<U256>,
     /// The last game's commitment slot: (game id, slot), saving a hash per read.
     last_slot: Option<(U256, U256)>,
+    /// Storage slot of `nextGameId`, once located (see `Referee::set_next_game_id`).
+    next_id_slot: Option<U256>,
+}
+
+impl Referee<crate::RevmChain> {
+    /// Makes the next `createGame` return `id`, writing the `nextGameId` slot (located
+    /// once: the low slot holding `nextGameId()` that, once changed, changes it).
+    pub fn set_next_game_id(&mut self, id: U256) -> Result<(), EvmError> {
+        let slot = match self.next_id_slot {
+            Some(slot) => slot,
+            None => {
+                let current = self.view("nextGameId", R::nextGameIdCall {})?;
+                let address = self.address;
+                let mut found = None;
+                for i in 0..64u64 {
+                    let slot = U256::from(i);
+                    if self.chain.storage(address, slot)? != current {
+                        continue;
+                    }
+                    let probe = current + U256::from(0x5eed_u64);
+                    self.chain.set_storage(address, slot, probe);
+                    let seen = self.view("nextGameId", R::nextGameIdCall {})?;
+                    self.chain.set_storage(address, slot, current);
+                    if seen == probe {
+                        found = Some(slot);
+                        break;
+                    }
+                }
+                let slot = found.ok_or_else(|| {
+                    EvmError::Chain(crate::ChainError::Evm(
+                        "the nextGameId slot of ChessReferee was not found".to_string(),
+                    ))
+                })?;
+                self.next_id_slot = Some(slot);
+                slot
+            }
+        };
+        self.chain.set_storage(self.address, slot, id);
+        Ok(())
+    }
 }
 
 impl<C: Chain> Referee<C> {
@@ -234,6 +274,7 @@ impl<C: Chain> Referee<C> {
             address,
             games_slot: None,
             last_slot: None,
+            next_id_slot: None,
         })
     }
 
@@ -244,6 +285,7 @@ impl<C: Chain> Referee<C> {
             address,
             games_slot: None,
             last_slot: None,
+            next_id_slot: None,
         }
     }
 

@@ -81,6 +81,107 @@ pub struct ReplaySummary {
     pub chain: String,
 }
 
+/// A game read from the PGN and replayed by chessref-core, ready for the chain
+/// ([`Prepared::of`]); lets a reader thread do the Rust side and hand the chain
+/// side to workers, each game's on-chain id known in advance.
+#[derive(Debug)]
+pub enum Prepared {
+    /// Not played on chain (unreadable PGN, illegal start, start already over).
+    Unplayed(GameReport),
+    /// To be played on chain.
+    Play {
+        /// The game as read.
+        game: Box<PgnGame>,
+        /// chessref-core's replay of its main line.
+        prefix: Box<Replay>,
+    },
+}
+
+impl Prepared {
+    /// Reads and replays `game` in Rust, exactly as [`Replayer::replay`] does.
+    pub fn of(game: Result<PgnGame, PgnError>) -> Prepared {
+        match game {
+            Err(e) => {
+                Prepared::Unplayed(GameReport::unplayed(e.game().unwrap_or(0), e.to_string()))
+            }
+            Ok(game) => match game.replay_prefix() {
+                Err(e) => Prepared::Unplayed(GameReport::unplayed(game.index, e.to_string())),
+                Ok(prefix) => match start_over(&game, &prefix) {
+                    Some(report) => Prepared::Unplayed(report),
+                    None => Prepared::Play {
+                        game: Box::new(game),
+                        prefix: Box::new(prefix),
+                    },
+                },
+            },
+        }
+    }
+
+    /// Whether playing it creates a game on chain (takes the next game id).
+    pub fn creates_game(&self) -> bool {
+        matches!(self, Prepared::Play { .. })
+    }
+}
+
+/// The report of a game whose start position is already over (never created on chain).
+fn start_over(game: &PgnGame, prefix: &Replay) -> Option<GameReport> {
+    let replayed = &prefix.game;
+    // The game's status is its last state's: the start's when no move was played.
+    (replayed.plies() == 0 && replayed.status().is_over()).then(|| {
+        GameReport::unplayed(
+            game.index,
+            format!("game {}: the start position is already over", game.index),
+        )
+    })
+}
+
+/// Running totals over game reports (what [`Replayer::summary`] reports).
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    summary: ReplaySummary,
+    gas: Vec<u64>,
+}
+
+impl Tally {
+    /// Empty totals on the chain described by `chain`.
+    pub fn new(chain: String) -> Tally {
+        Tally {
+            summary: ReplaySummary {
+                chain,
+                ..Default::default()
+            },
+            gas: Vec::new(),
+        }
+    }
+
+    /// Adds one game's report.
+    pub fn add(&mut self, report: &GameReport) {
+        self.summary.games += 1;
+        self.summary.plies += report.plies;
+        self.summary.mismatches += report.mismatches.len();
+        if report.note.is_some() {
+            self.summary.pgn_errors += 1;
+        }
+        if let Some(ending) = report.ending {
+            self.summary.endings.add(ending);
+        }
+        self.gas.extend_from_slice(&report.move_gas);
+    }
+
+    /// The totals, `seconds` being the time they took.
+    pub fn summary(&self, seconds: f64) -> ReplaySummary {
+        let mut summary = self.summary.clone();
+        summary.gas = GasStats::of(&self.gas);
+        summary.seconds = seconds;
+        summary.moves_per_sec = if seconds > 0.0 {
+            summary.plies as f64 / seconds
+        } else {
+            0.0
+        };
+        summary
+    }
+}
+
 /// Replays games on one `ChessReferee`, white and black being the chain's
 /// first two accounts.
 #[derive(Debug)]
@@ -88,8 +189,7 @@ pub struct Replayer<C: Chain> {
     referee: Referee<C>,
     white: Address,
     black: Address,
-    gas: Vec<u64>,
-    summary: ReplaySummary,
+    tally: Tally,
     busy: Duration,
 }
 
@@ -107,16 +207,11 @@ impl<C: Chain> Replayer<C> {
         if accounts.len() < 2 {
             return Err(EvmError::Chain(crate::ChainError::NoAccounts));
         }
-        let summary = ReplaySummary {
-            chain: describe,
-            ..Default::default()
-        };
         Ok(Replayer {
             referee,
             white: accounts[0],
             black: accounts[1],
-            gas: Vec::new(),
-            summary,
+            tally: Tally::new(describe),
             busy: Duration::ZERO,
         })
     }
@@ -129,12 +224,19 @@ impl<C: Chain> Replayer<C> {
     /// Replays one game (or records why its PGN is unreadable).
     pub fn replay(&mut self, game: Result<PgnGame, PgnError>) -> Result<GameReport, EvmError> {
         let started = Instant::now();
-        let report = match game {
-            Err(e) => Ok(GameReport::unplayed(e.game().unwrap_or(0), e.to_string())),
-            Ok(game) => match game.replay_prefix() {
-                Err(e) => Ok(GameReport::unplayed(game.index, e.to_string())),
-                Ok(prefix) => self.play_prefix(&game, &prefix),
-            },
+        let report = match Prepared::of(game) {
+            Prepared::Unplayed(report) => Ok(report),
+            Prepared::Play { game, prefix } => self.play_prefix(&game, &prefix),
+        };
+        self.account(started, report)
+    }
+
+    /// Plays a game [`Prepared::of`] read (and counts it in the totals).
+    pub fn replay_prepared(&mut self, prepared: Prepared) -> Result<GameReport, EvmError> {
+        let started = Instant::now();
+        let report = match prepared {
+            Prepared::Unplayed(report) => Ok(report),
+            Prepared::Play { game, prefix } => self.play_prefix(&game, &prefix),
         };
         self.account(started, report)
     }
@@ -160,28 +262,15 @@ impl<C: Chain> Replayer<C> {
     ) -> Result<GameReport, EvmError> {
         self.busy += started.elapsed();
         let report = report?;
-        self.summary.games += 1;
-        self.summary.plies += report.plies;
-        self.summary.mismatches += report.mismatches.len();
-        if report.note.is_some() {
-            self.summary.pgn_errors += 1;
-        }
-        if let Some(ending) = report.ending {
-            self.summary.endings.add(ending);
-        }
-        self.gas.extend_from_slice(&report.move_gas);
+        self.tally.add(&report);
         Ok(report)
     }
 
     fn play_prefix(&mut self, game: &PgnGame, prefix: &Replay) -> Result<GameReport, EvmError> {
         let replayed = &prefix.game;
         let start = *replayed.start();
-        // The game's status is its last state's: the start's when no move was played.
-        if replayed.plies() == 0 && replayed.status().is_over() {
-            return Ok(GameReport::unplayed(
-                game.index,
-                format!("game {}: the start position is already over", game.index),
-            ));
+        if let Some(report) = start_over(game, prefix) {
+            return Ok(report);
         }
         let (white, black) = (self.white, self.black);
         let credits_before = (
@@ -244,19 +333,20 @@ impl<C: Chain> Replayer<C> {
 
     /// Totals so far.
     pub fn summary(&self) -> ReplaySummary {
-        let mut summary = self.summary.clone();
-        summary.gas = GasStats::of(&self.gas);
-        summary.seconds = self.busy.as_secs_f64();
-        summary.moves_per_sec = if summary.seconds > 0.0 {
-            summary.plies as f64 / summary.seconds
-        } else {
-            0.0
-        };
-        summary
+        self.tally.summary(self.busy.as_secs_f64())
     }
 
     /// Gas of every move transaction so far.
     pub fn move_gas(&self) -> &[u64] {
-        &self.gas
+        &self.tally.gas
+    }
+}
+
+impl Replayer<crate::RevmChain> {
+    /// Makes the next `createGame` return `id` (on the in-process chain, by writing
+    /// the contract's `nextGameId` slot): a worker replaying part of a PGN gives each
+    /// game the id, hence the calldata and the gas, it has in a replay of the whole.
+    pub fn set_next_game_id(&mut self, id: U256) -> Result<(), EvmError> {
+        self.referee.set_next_game_id(id)
     }
 }

@@ -116,6 +116,13 @@ impl RevmChain {
         result.map_err(|e| ChainError::Evm(e.to_string()))
     }
 
+    /// Writes storage `slot` of `address` (committed state, as if a transaction had).
+    pub fn set_storage(&mut self, address: Address, slot: U256, value: U256) {
+        let db = &mut self.evm.ctx.journaled_state.database;
+        // The account exists (a deployed contract): the in-memory database cannot fail.
+        let _ = db.insert_account_storage(address, slot, value);
+    }
+
     /// Sets the balance of `address` (a test faucet).
     pub fn set_balance(&mut self, address: Address, balance: U256) {
         let db = &mut self.evm.ctx.journaled_state.database;

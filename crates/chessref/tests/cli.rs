@@ -793,3 +793,86 @@ fn channel_dispute_registers_the_latest_pair_over_rpc() {
     );
     std::fs::remove_file(path).ok();
 }
+
+/// A PGN mixing played games, an illegal move (refused on chain too), a game played on
+/// after an automatic draw, a start already over and a FEN start, repeated past the
+/// workers' reorder window.
+fn mixed_replay_pgn() -> String {
+    let one = format!(
+        "{REPLAY_GAMES}\n{PLAYED_ON_AFTER_A_DRAW}\n\
+         [Event \"illegal\"]\n[Result \"*\"]\n\n1. e4 e5 2. Ke3 *\n\n\
+         [FEN \"7k/5QQ1/8/8/8/8/8/K7 b - - 0 1\"]\n[Result \"1-0\"]\n\n1-0\n\n\
+         [FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"]\n[Result \"*\"]\n\n1. e4 Kd7 2. e5 *\n\n"
+    );
+    one.repeat(12)
+}
+
+/// stdout without the closing line's throughput (the only timing it holds).
+fn without_rate(out: &str) -> String {
+    out.lines()
+        .map(|l| match l.find(" moves/s on ") {
+            Some(end) if l.starts_with("total: ") => {
+                let start = l[..end].rfind("; ").expect("a rate after a ';'");
+                format!("{}{}", &l[..start], &l[end..])
+            }
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn replay_reports_the_same_for_any_number_of_jobs() {
+    let pgn = mixed_replay_pgn();
+    let one = chessref_stdin(&["replay", "-", "--jobs", "1"], &pgn);
+    assert_eq!(code(&one), 0, "{}", stderr(&one));
+    let expected = without_rate(&stdout(&one));
+    assert!(expected.contains("game 72: "), "{expected}");
+    assert!(expected.contains("  note: "), "{expected}");
+    assert!(expected.contains(" 0 mismatches, "), "{expected}");
+    for jobs in ["2", "3", "8"] {
+        let o = chessref_stdin(&["replay", "-", "--jobs", jobs], &pgn);
+        assert_eq!(code(&o), code(&one), "--jobs {jobs}: {}", stderr(&o));
+        assert_eq!(stderr(&o), stderr(&one), "--jobs {jobs}");
+        assert_eq!(without_rate(&stdout(&o)), expected, "--jobs {jobs}");
+    }
+    // --limit and --json too (the JSON's timing fields aside).
+    let summary = |jobs: &str| {
+        let o = chessref_stdin(
+            &["replay", "-", "--json", "--limit", "40", "--jobs", jobs],
+            &pgn,
+        );
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        let mut v = json(&o);
+        v["movesPerSec"] = serde_json::Value::Null;
+        v["seconds"] = serde_json::Value::Null;
+        v
+    };
+    let sequential = summary("1");
+    assert_eq!(sequential["games"], 40);
+    assert_eq!(summary("2"), sequential);
+}
+
+#[test]
+fn replay_of_bytes_that_are_not_utf8_ends_alike_for_any_number_of_jobs() {
+    // A PGN that is not UTF-8 midway: the games before it are reported, then the
+    // same error and exit status, whatever the number of workers.
+    let mut bytes = mixed_replay_pgn().into_bytes();
+    bytes.extend_from_slice(b"[Event \"bad\"]\n\n1. e4 \xff\xfe e5 *\n");
+    let run = |jobs: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_chessref"))
+            .args(["replay", "-", "--jobs", jobs])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        child.stdin.take().unwrap().write_all(&bytes).unwrap();
+        child.wait_with_output().expect("the binary ends")
+    };
+    let one = run("1");
+    let two = run("2");
+    assert_eq!(code(&two), code(&one), "{}", stderr(&two));
+    assert_eq!(stderr(&two), stderr(&one));
+    assert_eq!(without_rate(&stdout(&two)), without_rate(&stdout(&one)));
+}
