@@ -14,7 +14,7 @@ use alloy_primitives::{Address, B256, Bytes};
 use chessref_channel::seat::{ChannelSeat, ChannelSeatError, Received, SessionKey};
 use chessref_channel::transcript::DelegationEntry;
 use chessref_channel::{ChannelDomain, ChannelGame, Frame, SignedDelegation, Transcript};
-use chessref_core::{State, Status};
+use chessref_core::State;
 use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
 
@@ -157,7 +157,7 @@ impl ChannelPlayer {
             "fen": position.fen(),
             "state": alloy_primitives::hex::encode_prefixed(position.as_bytes()),
             "turn": position.turn().to_string(),
-            "status": status_name(position.status()),
+            "status": position.status().name(),
             "check": position.in_check(),
             "toMove": self.seat.to_move(),
             "lastMove": self.seat.last_move().map(|(san, uci)| json!({"san": san, "uci": uci})),
@@ -191,10 +191,6 @@ fn sans(t: &Transcript) -> Vec<String> {
         }
     }
     out
-}
-
-fn status_name(status: Status) -> &'static str {
-    status.name()
 }
 
 #[wasm_bindgen]

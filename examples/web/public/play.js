@@ -698,8 +698,9 @@ class Game {
     b("accept-draw", playing && view.drawOffered && this.declined !== view.ply);
     b("decline-draw", playing && view.drawOffered && this.declined !== view.ply);
     b("resign", playing);
-    b("claim-draw", playing && this.claimableDraw());
-    b("register", playing && (offerRegister || this.claimableDraw()));
+    const claimable = playing && this.claimableDraw();
+    b("claim-draw", claimable);
+    b("register", playing && (offerRegister || claimable));
     b("claim-timeout", false);
     b("settle", Boolean(view.ended) && !this.ended);
     b("withdraw", Boolean(this.ended) && this.credit > 0n);
