@@ -4,6 +4,8 @@
 //! the board always lands on an index with bit 0x80 or 0x08 set, so
 //! [`on_board`] catches it.
 
+use crate::piece_code::{BISHOP, KING, KNIGHT, ROOK};
+
 /// Knight steps.
 pub(crate) const KNIGHT_OFFSETS: [u8; 8] = offsets([-33, -31, -18, -14, 14, 18, 31, 33]);
 /// King steps.
@@ -146,7 +148,8 @@ impl Board for [u8; 128] {
 /// The 64-square index (bit `row * 8 + file`) of an on-board 0x88 index.
 #[inline(always)]
 const fn sq64(sq: u8) -> usize {
-    ((sq >> 4) * 8 + (sq & 7)) as usize
+    // (row * 16 + file + file) / 2 = row * 8 + file.
+    (sq.wrapping_add(sq & 7) >> 1) as usize
 }
 
 /// The [`occupancy`] bit of an on-board 0x88 index.
@@ -158,7 +161,8 @@ pub(crate) const fn bit(sq: u8) -> u64 {
 /// The 0x88 index of a 64-square index.
 #[inline(always)]
 const fn sq88(i: u32) -> u8 {
-    ((i >> 3) << 4 | (i & 7)) as u8
+    // row * 8 + file + row * 8 = row * 16 + file.
+    (i + (i & 0x38)) as u8
 }
 
 /// The occupied squares of `b` as 64 bits (bit `row * 8 + file`), eight bytes
@@ -255,26 +259,6 @@ const RAYS: [[u64; 64]; 8] = {
     rays
 };
 
-/// `KNIGHT_SQUARES[sq64]`: the squares a knight's step away.
-const KNIGHT_SQUARES: [u64; 64] = {
-    let mut out = [0u64; 64];
-    let mut sq = 0u8;
-    while sq < 128 {
-        if on_board(sq) {
-            let mut k = 0;
-            while k < 8 {
-                let t = sq.wrapping_add(KNIGHT_OFFSETS[k]);
-                if on_board(t) {
-                    out[sq64(sq)] |= 1 << sq64(t);
-                }
-                k += 1;
-            }
-        }
-        sq += 1;
-    }
-    out
-};
-
 /// The first occupied square beyond `sq` along `LINE_STEPS[i]` in `occ`, if any.
 #[inline(always)]
 fn first_on_ray(occ: u64, sq: u8, i: usize) -> Option<u8> {
@@ -305,12 +289,53 @@ pub(crate) fn first_along(occ: u64, sq: u8, step: u8) -> Option<u8> {
     first_on_ray(occ, sq, i)
 }
 
-/// The first piece from `sq` along each line of a slider kind (`diagonal`
-/// or not; a queen asks both), `None` where the ray reaches the edge empty.
+/// The nearest occupied square beyond `sq` along `LINE_STEPS[i]` in `occ`, and
+/// whether there is one (if not, the square is any on-board square, to be
+/// ignored): no branch, for the loops that look at every ray.
 #[inline(always)]
-pub(crate) fn first_pieces_on_lines(occ: u64, sq: u8, diagonal: bool) -> [Option<u8>; 4] {
-    let first = usize::from(diagonal);
-    std::array::from_fn(|k| first_on_ray(occ, sq, first + 2 * k))
+fn nearest_on_ray(occ: u64, sq: u8, i: usize) -> (u8, bool) {
+    let blockers = RAYS[i][sq64(sq)] & occ;
+    let first = if i < 4 {
+        blockers.trailing_zeros()
+    } else {
+        63u32.wrapping_sub(blockers.leading_zeros())
+    };
+    (sq88(first & 63), blockers != 0)
+}
+
+/// The squares holding `piece` (a knight, bishop, rook, queen or king of
+/// either side) from which it reaches `sq` in one move on a board whose
+/// [`occupancy`] is `occ`: its steps around `sq`, or the nearest piece along
+/// each of its lines from `sq`. Every move of a `piece` to `sq` that can be
+/// legal starts on one of them. Found without a branch per square.
+#[inline(always)]
+pub(crate) fn origins_of<B: Board>(b: &B, occ: u64, sq: u8, piece: i8) -> ([u8; 8], usize) {
+    let mut out = [0u8; 8];
+    let mut len = 0;
+    let mut keep = |t: u8, found: bool| {
+        out[len & 7] = t;
+        len += usize::from(found);
+    };
+    let (steps, rays): (&[u8; 8], u8) = match piece.unsigned_abs() as i8 {
+        KNIGHT => (&KNIGHT_OFFSETS, 0),
+        KING => (&KING_OFFSETS, 0),
+        // Bits of LINE_STEPS: the orthogonal lines are the even ones.
+        BISHOP => (&[0; 8], 0b1010_1010),
+        ROOK => (&[0; 8], 0b0101_0101),
+        _ => (&[0; 8], 0xff),
+    };
+    if rays == 0 {
+        for &d in steps {
+            let t = sq.wrapping_add(d);
+            keep(t, on_board(t) & (b.at(t & 0x77) == piece));
+        }
+    } else {
+        for i in 0..8 {
+            let (t, any) = nearest_on_ray(occ, sq, i);
+            keep(t, (rays >> i) & 1 == 1 && any && b.at(t) == piece);
+        }
+    }
+    (out, len)
 }
 
 /// Whether square `sq` is attacked by side `by` (1 white, -1 black) on the
@@ -321,35 +346,43 @@ pub(crate) fn attacked<B: Board>(b: &B, sq: u8, by: i8) -> bool {
 }
 
 /// [`attacked`] with the board's [`occupancy`] already computed.
+///
+/// Every line and knight square is looked at, without an early return: the
+/// answer is almost always "no" (a king's square after a legal move), and a
+/// branch per ray whose outcome depends on the board costs more in
+/// mispredictions than the few instructions it would skip.
 #[inline]
 pub(crate) fn attacked_given<B: Board>(b: &B, occ: u64, sq: u8, by: i8) -> bool {
     let (pawn, knight, bishop, rook, queen, king) = (by, 2 * by, 3 * by, 4 * by, 5 * by, 6 * by);
-    for (i, &d) in LINE_STEPS.iter().enumerate() {
-        let Some(t) = first_on_ray(occ, sq, i) else {
-            continue;
-        };
-        let diagonal = i % 2 == 1;
-        let p = b.at(t);
-        if p == queen || p == if diagonal { bishop } else { rook } {
-            return true;
-        }
-        // Adjacent, the first piece may also be a king, or a pawn if the step
-        // points towards `by`'s side (a `by` pawn attacks forward, so it sits
-        // "behind" sq).
-        if t == sq.wrapping_add(d)
-            && (p == king || (diagonal && p == pawn && (d as i8 > 0) == (by > 0)))
-        {
-            return true;
-        }
+    let mut hit = false;
+    let mut i = 0;
+    while i < 8 {
+        let (t, any) = nearest_on_ray(occ, sq, i);
+        let p = b.at(t) & -i8::from(any);
+        let slider = if i % 2 == 1 { bishop } else { rook };
+        hit |= (p == queen) | (p == slider);
+        i += 1;
     }
-    let mut knights = KNIGHT_SQUARES[sq64(sq)] & occ;
-    while knights != 0 {
-        if b.at(sq88(knights.trailing_zeros())) == knight {
-            return true;
-        }
-        knights &= knights - 1;
+    // A `by` pawn attacks forward, so it sits one row "behind" sq, towards `by`'s side.
+    let behind = sq.wrapping_add((16 * by) as u8);
+    for t in [behind.wrapping_sub(1), behind.wrapping_add(1)] {
+        hit |= on_board(t) & (b.at(t & 0x77) == pawn);
     }
-    false
+    let mut j = 0;
+    while j < 8 {
+        let t = sq.wrapping_add(KING_OFFSETS[j]);
+        hit |= on_board(t) & (b.at(t & 0x77) == king);
+        j += 1;
+    }
+    // The eight knight squares, each read (masked when off the board):
+    // cheaper than a loop over the occupied ones, whose count varies.
+    let mut j = 0;
+    while j < 8 {
+        let t = sq.wrapping_add(KNIGHT_OFFSETS[j]);
+        hit |= on_board(t) & (b.at(t & 0x77) == knight);
+        j += 1;
+    }
+    hit
 }
 
 #[cfg(test)]

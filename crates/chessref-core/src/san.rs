@@ -1,6 +1,6 @@
 //! Standard algebraic notation, written and read against our own move generator.
 
-use crate::attacks::{KING_OFFSETS, KNIGHT_OFFSETS, first_pieces_on_lines, occupancy, on_board};
+use crate::attacks::{occupancy, on_board, origins_of};
 use crate::error::{Rejection, SanError};
 use crate::legal_move::LegalMove;
 use crate::moves::{Move, RawMove};
@@ -11,45 +11,6 @@ use crate::state::{Played, State};
 
 fn is_castling(role: i8, mv: Move) -> bool {
     role == KING && mv.from.file().abs_diff(mv.to.file()) == 2
-}
-
-/// The squares from which a `role` piece (not a pawn) could reach `to` on this
-/// board: the knight or king steps around `to`, or the first piece along each
-/// of the role's lines from `to`. Every origin of a legal move is among them.
-/// For a slider, also the board's occupancy it used.
-fn origins(b: &[u8; 128], role: Role, to: u8) -> ([u8; 8], usize, Option<u64>) {
-    let mut out = [0u8; 8];
-    let mut len = 0;
-    let steps: &[u8] = match role {
-        Role::Knight => &KNIGHT_OFFSETS,
-        Role::King => &KING_OFFSETS,
-        _ => {
-            let occ = occupancy(b);
-            let lines: &[bool] = match role {
-                Role::Bishop => &[true],
-                Role::Rook => &[false],
-                _ => &[true, false],
-            };
-            for &diagonal in lines {
-                for sq in first_pieces_on_lines(occ, to, diagonal)
-                    .into_iter()
-                    .flatten()
-                {
-                    out[len] = sq;
-                    len += 1;
-                }
-            }
-            return (out, len, Some(occ));
-        }
-    };
-    for &d in steps {
-        let t = to.wrapping_add(d);
-        if on_board(t) {
-            out[len] = t;
-            len += 1;
-        }
-    }
-    (out, len, None)
 }
 
 pub(crate) fn format(state: &State, mv: Move) -> Result<String, Rejection> {
@@ -70,11 +31,9 @@ pub(crate) fn format(state: &State, mv: Move) -> Result<String, Rejection> {
             san.push(Role::from_code(role as u8).expect("a piece").upper_char());
             let (mut others, mut same_file, mut same_rank) = (false, false, false);
             let piece = b[mv.from.index() as usize];
-            let role = Role::from_code(role as u8).expect("a piece");
-            let (squares, len, _) = origins(b, role, mv.to.index());
+            let (squares, len) = origins_of(b, occupancy(b), mv.to.index(), piece as i8);
             for &sq in &squares[..len] {
                 if sq != mv.from.index()
-                    && b[sq as usize] == piece
                     && state
                         .check(RawMove {
                             from: sq,
@@ -291,19 +250,22 @@ pub(crate) fn parse_and_play(
             san: san.to_owned(),
         });
     }
-    let (squares, len, occ) = origins(b, pattern.role, to);
+    // Every origin found passes section 6 checks 1 to 12 but for the target's
+    // (on the board, not the target, our piece, the role's step or the first
+    // piece along its line, so the path is clear; no promotion, see
+    // `parse_pattern`): check 5 here, and the origins need only check 14.
+    if b[to as usize] as i8 * us > 0 {
+        return Err(SanError::Illegal {
+            san: san.to_owned(),
+        });
+    }
+    let occ = occupancy(b);
+    let (squares, len) = origins_of(b, occ, to, piece);
     for &sq in &squares[..len] {
-        if b[sq as usize] as i8 != piece {
-            continue;
-        }
         let from = Square::new(sq).expect("on board");
         if pattern.from_file.is_some_and(|f| f != from.file())
             || pattern.from_rank.is_some_and(|r| r != from.rank())
         {
-            continue;
-        }
-        // Castling is written O-O / O-O-O, never as a king move.
-        if pattern.role == Role::King && from.file().abs_diff(pattern.to.file()) == 2 {
             continue;
         }
         let raw = RawMove {
@@ -312,7 +274,11 @@ pub(crate) fn parse_and_play(
             promotion,
         };
         match found {
-            None => found = state.check_and_play_given(raw, not_in_check, occ).ok(),
+            None => {
+                found = state
+                    .play_piece_move_prechecked(raw, not_in_check, Some(occ))
+                    .ok()
+            }
             Some(_) => {
                 if let Ok(mv) = state.check(raw) {
                     more.push(mv);

@@ -198,6 +198,33 @@ impl State {
         occ: Option<u64>,
     ) -> Result<Played, Rejection> {
         let kind = self.precheck(raw)?;
+        self.play_prechecked(raw, kind, not_in_check, occ)
+    }
+
+    /// [`State::check_and_play_given`] for a plain move (not a pawn's, not
+    /// castling) whose checks 1 to 13 the caller has made (`State::parse_san`
+    /// finds its origin by walking back from the target, which settles the
+    /// geometry and the path): checks 14 only, and plays it.
+    #[inline]
+    pub(crate) fn play_piece_move_prechecked(
+        &self,
+        raw: RawMove,
+        not_in_check: bool,
+        occ: Option<u64>,
+    ) -> Result<Played, Rejection> {
+        debug_assert_eq!(self.precheck(raw), Ok(MoveKind::Normal));
+        self.play_prechecked(raw, MoveKind::Normal, not_in_check, occ)
+    }
+
+    /// Check 14 and section 5 for a move that passed checks 1 to 13 as `kind`.
+    #[inline(always)]
+    fn play_prechecked(
+        &self,
+        raw: RawMove,
+        kind: MoveKind,
+        not_in_check: bool,
+        occ: Option<u64>,
+    ) -> Result<Played, Rejection> {
         let mut next = self.0;
         let king = self.apply_pieces(&mut next, raw, kind);
         let us = self.0[idx::CURRENT_PLAYER] as i8;
