@@ -309,13 +309,8 @@ fn nearest_on_ray(occ: u64, sq: u8, i: usize) -> (u8, bool) {
 /// each of its lines from `sq`. Every move of a `piece` to `sq` that can be
 /// legal starts on one of them. Found without a branch per square.
 #[inline(always)]
-pub(crate) fn origins_of<B: Board>(b: &B, occ: u64, sq: u8, piece: i8) -> ([u8; 8], usize) {
-    let mut out = [0u8; 8];
-    let mut len = 0;
-    let mut keep = |t: u8, found: bool| {
-        out[len & 7] = t;
-        len += usize::from(found);
-    };
+pub(crate) fn origins_of<B: Board>(b: &B, occ: u64, sq: u8, piece: i8) -> Squares {
+    let mut found = Squares { packed: 0, len: 0 };
     let (steps, rays): (&[u8; 8], u8) = match piece.unsigned_abs() as i8 {
         KNIGHT => (&KNIGHT_OFFSETS, 0),
         KING => (&KING_OFFSETS, 0),
@@ -327,15 +322,49 @@ pub(crate) fn origins_of<B: Board>(b: &B, occ: u64, sq: u8, piece: i8) -> ([u8; 
     if rays == 0 {
         for &d in steps {
             let t = sq.wrapping_add(d);
-            keep(t, on_board(t) & (b.at(t & 0x77) == piece));
+            found.keep(t, on_board(t) & (b.at(t & 0x77) == piece));
         }
     } else {
         for i in 0..8 {
             let (t, any) = nearest_on_ray(occ, sq, i);
-            keep(t, (rays >> i) & 1 == 1 && any && b.at(t) == piece);
+            found.keep(t, (rays >> i) & 1 == 1 && any && b.at(t) == piece);
         }
     }
-    (out, len)
+    found
+}
+
+/// Up to eight squares, packed in one word rather than a byte array: read
+/// right after being written, a word kept in a register costs nothing, while
+/// a word loaded over fresh byte stores waits for them (store forwarding).
+#[derive(Clone, Copy)]
+pub(crate) struct Squares {
+    packed: u64,
+    len: u32,
+}
+
+impl Squares {
+    /// Appends `sq` if `found` (written either way, counted only if found).
+    #[inline(always)]
+    fn keep(&mut self, sq: u8, found: bool) {
+        let shift = 8 * (self.len & 7);
+        self.packed = (self.packed & !(0xff << shift)) | (u64::from(sq) << shift);
+        self.len += u32::from(found);
+    }
+}
+
+impl Iterator for Squares {
+    type Item = u8;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<u8> {
+        if self.len == 0 {
+            return None;
+        }
+        let sq = self.packed as u8;
+        self.packed >>= 8;
+        self.len -= 1;
+        Some(sq)
+    }
 }
 
 /// Whether square `sq` is attacked by side `by` (1 white, -1 black) on the
@@ -346,14 +375,23 @@ pub(crate) fn attacked<B: Board>(b: &B, sq: u8, by: i8) -> bool {
 }
 
 /// [`attacked`] with the board's [`occupancy`] already computed.
+#[inline]
+pub(crate) fn attacked_given<B: Board>(b: &B, occ: u64, sq: u8, by: i8) -> bool {
+    attacked_but_by_king(b, occ, sq, by) | next_to_king(b, sq, by)
+}
+
+/// [`attacked_given`] but for the `by` king's attack: enough for the square
+/// of a king after a move of another piece of its side, because the kings of
+/// a valid state are never next to each other (section 7: the side not to move
+/// is not in check) and that move did not bring them closer.
 ///
 /// Every line and knight square is looked at, without an early return: the
 /// answer is almost always "no" (a king's square after a legal move), and a
 /// branch per ray whose outcome depends on the board costs more in
 /// mispredictions than the few instructions it would skip.
 #[inline]
-pub(crate) fn attacked_given<B: Board>(b: &B, occ: u64, sq: u8, by: i8) -> bool {
-    let (pawn, knight, bishop, rook, queen, king) = (by, 2 * by, 3 * by, 4 * by, 5 * by, 6 * by);
+pub(crate) fn attacked_but_by_king<B: Board>(b: &B, occ: u64, sq: u8, by: i8) -> bool {
+    let (pawn, knight, bishop, rook, queen) = (by, 2 * by, 3 * by, 4 * by, 5 * by);
     let mut hit = false;
     let mut i = 0;
     while i < 8 {
@@ -368,19 +406,24 @@ pub(crate) fn attacked_given<B: Board>(b: &B, occ: u64, sq: u8, by: i8) -> bool 
     for t in [behind.wrapping_sub(1), behind.wrapping_add(1)] {
         hit |= on_board(t) & (b.at(t & 0x77) == pawn);
     }
-    let mut j = 0;
-    while j < 8 {
-        let t = sq.wrapping_add(KING_OFFSETS[j]);
-        hit |= on_board(t) & (b.at(t & 0x77) == king);
-        j += 1;
-    }
     // The eight knight squares, each read (masked when off the board):
     // cheaper than a loop over the occupied ones, whose count varies.
-    let mut j = 0;
-    while j < 8 {
-        let t = sq.wrapping_add(KNIGHT_OFFSETS[j]);
-        hit |= on_board(t) & (b.at(t & 0x77) == knight);
-        j += 1;
+    hit | holds_around(b, sq, &KNIGHT_OFFSETS, knight)
+}
+
+/// Whether the `by` king is one step from `sq`.
+#[inline(always)]
+fn next_to_king<B: Board>(b: &B, sq: u8, by: i8) -> bool {
+    holds_around(b, sq, &KING_OFFSETS, 6 * by)
+}
+
+/// Whether `piece` stands on one of the squares `steps` away from `sq`.
+#[inline(always)]
+fn holds_around<B: Board>(b: &B, sq: u8, steps: &[u8; 8], piece: i8) -> bool {
+    let mut hit = false;
+    for &d in steps {
+        let t = sq.wrapping_add(d);
+        hit |= on_board(t) & (b.at(t & 0x77) == piece);
     }
     hit
 }

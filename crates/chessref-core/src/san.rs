@@ -31,8 +31,7 @@ pub(crate) fn format(state: &State, mv: Move) -> Result<String, Rejection> {
             san.push(Role::from_code(role as u8).expect("a piece").upper_char());
             let (mut others, mut same_file, mut same_rank) = (false, false, false);
             let piece = b[mv.from.index() as usize];
-            let (squares, len) = origins_of(b, occupancy(b), mv.to.index(), piece as i8);
-            for &sq in &squares[..len] {
+            for sq in origins_of(b, occupancy(b), mv.to.index(), piece as i8) {
                 if sq != mv.from.index()
                     && state
                         .check(RawMove {
@@ -260,8 +259,7 @@ pub(crate) fn parse_and_play(
         });
     }
     let occ = occupancy(b);
-    let (squares, len) = origins_of(b, occ, to, piece);
-    for &sq in &squares[..len] {
+    for sq in origins_of(b, occ, to, piece) {
         let from = Square::new(sq).expect("on board");
         if pattern.from_file.is_some_and(|f| f != from.file())
             || pattern.from_rank.is_some_and(|r| r != from.rank())

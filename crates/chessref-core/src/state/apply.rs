@@ -3,8 +3,8 @@
 //! into a checked move.
 
 use crate::attacks::{
-    attacked, attacked_given, bit, first_along, is_diagonal, is_king_step, is_knight_step,
-    is_orthogonal, line_step, occupancy, on_board,
+    attacked, attacked_but_by_king, attacked_given, bit, first_along, is_diagonal, is_king_step,
+    is_knight_step, is_orthogonal, line_step, occupancy, on_board,
 };
 use crate::error::{Rejection, SanError};
 use crate::legal_move::Playable;
@@ -225,19 +225,33 @@ impl State {
         not_in_check: bool,
         occ: Option<u64>,
     ) -> Result<Played, Rejection> {
-        let mut next = self.0;
-        let king = self.apply_pieces(&mut next, raw, kind);
         let us = self.0[idx::CURRENT_PLAYER] as i8;
-        let safe_by_pins = not_in_check
-            && matches!(kind, MoveKind::Normal | MoveKind::DoubleStep)
-            && king != raw.to
-            && !self.is_pinned(raw.from, king, us);
-        if !safe_by_pins {
-            let occ = occupancy_after(occ.unwrap_or_else(|| occupancy(&self.0)), raw, kind, us);
-            if attacked_given(&next, occ, king, -us) {
-                return Err(Rejection::KingLeftInCheck);
+        let mv = Move {
+            from: Square::from_index_unchecked(raw.from),
+            to: Square::from_index_unchecked(raw.to),
+            promotion: Role::from_code(raw.promotion),
+        };
+        let (placed, vacated) = match kind {
+            MoveKind::Normal | MoveKind::DoubleStep => ([raw.to, NO_SQUARE], [raw.from, NO_SQUARE]),
+            MoveKind::EnPassant => (
+                [raw.to, NO_SQUARE],
+                [raw.from, raw.to.wrapping_add((16 * us) as u8)],
+            ),
+            MoveKind::Castle { rook_from, rook_to } => {
+                ([rook_to, NO_SQUARE], [raw.from, rook_from])
             }
-        }
+        };
+        let mut played = Played {
+            mv,
+            next: *self,
+            placed,
+            vacated,
+        };
+        let next = &mut played.next.0;
+        let king = self.apply_pieces(next, raw, kind);
+        // The flags first: the attack test reads none of them, and by its end
+        // these byte stores have left the store buffer, so the copy of `next`
+        // into the result (whole 16-byte chunks) need not wait for them.
         next[idx::WHITE_EN_PASSANT] = 0;
         next[idx::BLACK_EN_PASSANT] = 0;
         let moved = self.0[raw.from as usize] as i8 * us;
@@ -281,27 +295,22 @@ impl State {
         next[idx::MOVE_COUNT_HIGH] = (count >> 7) as u8;
         next[idx::MOVE_COUNT_LOW] = (count & 127) as u8;
         next[idx::CURRENT_PLAYER] = (-us) as u8;
-        let mv = Move {
-            from: Square::from_index_unchecked(raw.from),
-            to: Square::from_index_unchecked(raw.to),
-            promotion: Role::from_code(raw.promotion),
-        };
-        let (placed, vacated) = match kind {
-            MoveKind::Normal | MoveKind::DoubleStep => ([raw.to, NO_SQUARE], [raw.from, NO_SQUARE]),
-            MoveKind::EnPassant => (
-                [raw.to, NO_SQUARE],
-                [raw.from, raw.to.wrapping_add((16 * us) as u8)],
-            ),
-            MoveKind::Castle { rook_from, rook_to } => {
-                ([rook_to, NO_SQUARE], [raw.from, rook_from])
+        let safe_by_pins = not_in_check
+            && matches!(kind, MoveKind::Normal | MoveKind::DoubleStep)
+            && king != raw.to
+            && !self.is_pinned(raw.from, king, us);
+        if !safe_by_pins {
+            let occ = occupancy_after(occ.unwrap_or_else(|| occupancy(&self.0)), raw, kind, us);
+            let attacked = if king == raw.to {
+                attacked_given(next, occ, king, -us)
+            } else {
+                attacked_but_by_king(next, occ, king, -us)
+            };
+            if attacked {
+                return Err(Rejection::KingLeftInCheck);
             }
-        };
-        Ok(Played {
-            mv,
-            next: State(next),
-            placed,
-            vacated,
-        })
+        }
+        Ok(played)
     }
 
     /// Section 6 checks 1 to 13, in order.

@@ -33,7 +33,12 @@ pub(crate) use validate::validate_bytes;
 /// Exactly the 128 bytes of ENCODING.md (0x88 board plus shadow flags).
 ///
 /// Always valid (section 7) when constructed through this API.
+///
+/// Aligned to 16 bytes: a state is copied whole and often (each move returns
+/// a new one), and at an odd offset inside a larger value its copy was split
+/// into byte-sized pieces that later whole-chunk reads had to wait for.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[repr(align(16))]
 pub struct State(pub(crate) [u8; 128]);
 
 impl State {
