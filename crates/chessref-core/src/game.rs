@@ -145,18 +145,44 @@ impl Game {
     pub fn play(&mut self, mv: impl Into<RawMove>) -> Result<(), GameError> {
         self.ensure_running()?;
         let raw = mv.into();
-        let played = self.state().check_and_play_known(raw, !self.in_check)?;
-        self.push(played);
-        Ok(())
+        let not_in_check = !self.in_check;
+        let (current, next) = self.next_slot();
+        match current.check_and_play_into(raw, not_in_check, None, next) {
+            Ok(played) => {
+                self.push(played);
+                Ok(())
+            }
+            Err(rejection) => {
+                self.states.pop();
+                Err(rejection.into())
+            }
+        }
     }
 
     /// Plays a move given as SAN (or UCI); returns the move played.
     pub fn play_san(&mut self, san: &str) -> Result<Move, GameError> {
         self.ensure_running()?;
-        let played = self.state().parse_move_and_play(san, !self.in_check)?;
-        let mv = played.mv;
-        self.push(played);
-        Ok(mv)
+        let not_in_check = !self.in_check;
+        let (current, next) = self.next_slot();
+        match current.parse_move_and_play(san, not_in_check, next) {
+            Ok(played) => {
+                self.push(played);
+                Ok(played.mv())
+            }
+            Err(error) => {
+                self.states.pop();
+                Err(error.into())
+            }
+        }
+    }
+
+    /// The current state, and a new last state for a move to write its
+    /// result into in place (see `Played`): kept by [`Game::push`], popped if
+    /// the move is refused.
+    fn next_slot(&mut self) -> (State, &mut State) {
+        let current = *self.state();
+        self.states.push(current);
+        (current, self.states.last_mut().expect("just pushed"))
     }
 
     fn ensure_running(&self) -> Result<(), GameError> {
@@ -169,15 +195,16 @@ impl Game {
         Ok(())
     }
 
+    /// Records a move whose state after is already the last of `states`.
     fn push(&mut self, played: Played) {
         // One pass over the new board for the check, the status and the material.
-        let them = played.next.as_bytes()[crate::state::idx::CURRENT_PLAYER] as i8;
-        let (occ, ours) = crate::attacks::occupancies(played.next.as_bytes(), them);
-        let check = played.gives_check_given(occ);
-        self.status = played.next.status_given(check, (occ, ours));
+        let next = self.state();
+        let them = next.as_bytes()[crate::state::idx::CURRENT_PLAYER] as i8;
+        let (occ, ours) = crate::attacks::occupancies(next.as_bytes(), them);
+        let check = played.gives_check_given(next, occ);
+        self.status = next.status_given(check, (occ, ours));
         self.in_check = check;
-        self.moves.push(played.mv);
-        self.states.push(played.next);
+        self.moves.push(played.mv());
     }
 
     /// Undoes the last move; `None` at the start.

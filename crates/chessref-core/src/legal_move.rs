@@ -40,6 +40,17 @@ impl LegalMove {
         LegalMove { mv, before, after }
     }
 
+    /// The state after the move, for the legality check that finds it to
+    /// write in place (see `Played`), then [`LegalMove::set_move`].
+    pub(crate) fn after_mut(&mut self) -> &mut State {
+        &mut self.after
+    }
+
+    /// Sets the move, once the check that wrote [`LegalMove::after_mut`] found it.
+    pub(crate) fn set_move(&mut self, mv: Move) {
+        self.mv = mv;
+    }
+
     /// The move (castling as the king's two-square move).
     pub fn mv(&self) -> Move {
         self.mv
@@ -101,7 +112,7 @@ impl<T: Into<RawMove>> Playable for T {
     fn play_on(self, state: &State) -> Result<State, Rejection> {
         state
             .check_and_play_known(self.into(), false)
-            .map(|played| played.next)
+            .map(|(_, next)| next)
     }
 }
 

@@ -164,16 +164,29 @@ fn parse_pattern(original: &str, text: &[u8]) -> Result<Pattern, SanError> {
 
 #[inline]
 pub(crate) fn parse(state: &State, san: &str) -> Result<LegalMove, SanError> {
-    parse_and_play(state, san, false).map(|played| LegalMove::new(played.mv, *state, played.next))
+    // The state after is written straight into the result (see `Played`).
+    let mut legal = LegalMove::new(
+        Move::new(
+            Square::from_index_unchecked(0),
+            Square::from_index_unchecked(0),
+        ),
+        *state,
+        *state,
+    );
+    let played = parse_and_play(state, san, false, legal.after_mut())?;
+    legal.set_move(played.mv());
+    Ok(legal)
 }
 
-/// [`parse`] and the state after the move, from the one legality check that
-/// resolved it (replay needs both; checking again to play would double the work).
-/// `not_in_check` as for [`State::check_and_play_known`].
+/// [`parse`] and the state after the move (into `next`; unspecified if the
+/// move is refused), from the one legality check that resolved it (replay
+/// needs both; checking again to play would double the work). `not_in_check`
+/// as for [`State::check_and_play_known`].
 pub(crate) fn parse_and_play(
     state: &State,
     san: &str,
     not_in_check: bool,
+    next: &mut State,
 ) -> Result<Played, SanError> {
     let mut text = san.trim_ascii().as_bytes();
     while let [rest @ .., b'+' | b'#' | b'!' | b'?'] = text {
@@ -196,13 +209,15 @@ pub(crate) fn parse_and_play(
     };
     if let Some(to) = castle {
         let is_king = b[home as usize] as i8 == KING * us;
-        return match state.check_and_play_known(
+        return match state.check_and_play_into(
             RawMove {
                 from: home,
                 to,
                 promotion: 0,
             },
             not_in_check,
+            None,
+            next,
         ) {
             Ok(played) if is_king => Ok(played),
             _ => Err(SanError::Illegal {
@@ -235,13 +250,15 @@ pub(crate) fn parse_and_play(
             .filter(|&sq| on_board(sq) && b[sq as usize] as i8 == piece)
             .and_then(|from| {
                 state
-                    .check_and_play_known(
+                    .check_and_play_into(
                         RawMove {
                             from,
                             to,
                             promotion,
                         },
                         not_in_check,
+                        None,
+                        next,
                     )
                     .ok()
             });
@@ -274,7 +291,7 @@ pub(crate) fn parse_and_play(
         match found {
             None => {
                 found = state
-                    .play_piece_move_prechecked(raw, not_in_check, Some(occ))
+                    .play_piece_move_prechecked(raw, not_in_check, Some(occ), next)
                     .ok()
             }
             Some(_) => {
@@ -290,7 +307,7 @@ pub(crate) fn parse_and_play(
         }),
         Some(played) if more.is_empty() => Ok(played),
         Some(played) => {
-            more.insert(0, played.mv);
+            more.insert(0, played.mv());
             Err(SanError::Ambiguous {
                 san: san.to_owned(),
                 candidates: more,

@@ -16,34 +16,64 @@ use crate::square::{Role, Square};
 use super::State;
 use super::layout::{MAX_PLY, idx};
 
-/// A legal move played: the move and the state after it.
-pub(crate) struct Played {
-    pub mv: Move,
-    pub next: State,
-    /// Squares the move put a mover's piece on and emptied (`NO_SQUARE` if
-    /// unused): all [`Played::gives_check`] needs, kept so that callers that
-    /// do not ask (`State::parse_san`) do not pay for the answer.
-    placed: [u8; 2],
-    vacated: [u8; 2],
-}
+/// A legal move played: the move, and what [`Played::gives_check_given`] needs
+/// to know about it. The state after it is written where the caller wants it
+/// (a `&mut State`), not carried here: a state copied soon after its bytes
+/// were written waits for those byte stores (store forwarding), so it is
+/// written once, in its final place. For the same reason this is one word
+/// (bytes: from, to, promotion code, the two squares the move put a mover's
+/// piece on and the two it emptied, `NO_SQUARE` if unused), written and read
+/// whole rather than field by field.
+#[derive(Clone, Copy)]
+pub(crate) struct Played(u64);
 
 impl Played {
-    /// Whether the move gives check, found from the squares it changed.
-    #[cfg(test)]
-    pub fn gives_check(&self) -> bool {
-        self.gives_check_given(occupancy(&self.next.0))
+    fn new(mv: RawMove, placed: [u8; 2], vacated: [u8; 2]) -> Played {
+        Played(
+            u64::from(mv.from)
+                | u64::from(mv.to) << 8
+                | u64::from(mv.promotion) << 16
+                | u64::from(placed[0]) << 24
+                | u64::from(placed[1]) << 32
+                | u64::from(vacated[0]) << 40
+                | u64::from(vacated[1]) << 48,
+        )
     }
 
-    /// [`Played::gives_check`] given the [`occupancy`] of the state after.
-    pub fn gives_check_given(&self, occ: u64) -> bool {
-        let b = &self.next.0;
+    /// The move played.
+    pub fn mv(self) -> Move {
+        Move {
+            from: Square::from_index_unchecked(self.0 as u8),
+            to: Square::from_index_unchecked((self.0 >> 8) as u8),
+            promotion: Role::from_code((self.0 >> 16) as u8),
+        }
+    }
+
+    /// Whether the move gives check, found from the squares it changed;
+    /// `next` is the state it played to.
+    #[cfg(test)]
+    pub fn gives_check(&self, next: &State) -> bool {
+        self.gives_check_given(next, occupancy(&next.0))
+    }
+
+    /// [`Played::gives_check`] given the [`occupancy`] of `next`.
+    pub fn gives_check_given(&self, next: &State, occ: u64) -> bool {
+        let b = &next.0;
         let them = b[idx::CURRENT_PLAYER] as i8;
         let their_king = if them > 0 {
             b[idx::WHITE_KING_POS]
         } else {
             b[idx::BLACK_KING_POS]
         };
-        gives_check(b, occ, their_king, -them, self.placed, self.vacated)
+        let byte = |i: u32| (self.0 >> (8 * i)) as u8;
+        gives_check(
+            b,
+            occ,
+            their_king,
+            -them,
+            [byte(3), byte(4)],
+            [byte(5), byte(6)],
+        )
     }
 }
 
@@ -171,7 +201,7 @@ impl State {
     /// the state after it, or the section 6 rejection.
     pub fn check_and_play(&self, mv: impl Into<RawMove>) -> Result<(Move, State), Rejection> {
         self.check_and_play_known(mv.into(), false)
-            .map(|played| (played.mv, played.next))
+            .map(|(played, next)| (played.mv(), next))
     }
 
     /// [`State::check_and_play`] for a caller that may know the side to move is
@@ -183,25 +213,29 @@ impl State {
         &self,
         raw: RawMove,
         not_in_check: bool,
-    ) -> Result<Played, Rejection> {
-        self.check_and_play_given(raw, not_in_check, None)
+    ) -> Result<(Played, State), Rejection> {
+        let mut next = *self;
+        let played = self.check_and_play_into(raw, not_in_check, None, &mut next)?;
+        Ok((played, next))
     }
 
-    /// [`State::check_and_play_known`] with this board's [`occupancy`] if the
-    /// caller has it (`State::parse_san` does for a slider): the attack test runs on
-    /// the occupancy after the move derived from it, not on bytes just written.
+    /// [`State::check_and_play_known`] writing the state after the move into
+    /// `next` (left unspecified if the move is refused), with this board's
+    /// [`occupancy`] if the caller has it (`State::parse_san` does): the attack
+    /// test runs on the occupancy after the move derived from it.
     #[inline]
-    pub(crate) fn check_and_play_given(
+    pub(crate) fn check_and_play_into(
         &self,
         raw: RawMove,
         not_in_check: bool,
         occ: Option<u64>,
+        next: &mut State,
     ) -> Result<Played, Rejection> {
         let kind = self.precheck(raw)?;
-        self.play_prechecked(raw, kind, not_in_check, occ)
+        self.play_prechecked(raw, kind, not_in_check, occ, next)
     }
 
-    /// [`State::check_and_play_given`] for a plain move (not a pawn's, not
+    /// [`State::check_and_play_into`] for a plain move (not a pawn's, not
     /// castling) whose checks 1 to 13 the caller has made (`State::parse_san`
     /// finds its origin by walking back from the target, which settles the
     /// geometry and the path): checks 14 only, and plays it.
@@ -211,12 +245,14 @@ impl State {
         raw: RawMove,
         not_in_check: bool,
         occ: Option<u64>,
+        next: &mut State,
     ) -> Result<Played, Rejection> {
         debug_assert_eq!(self.precheck(raw), Ok(MoveKind::Normal));
-        self.play_prechecked(raw, MoveKind::Normal, not_in_check, occ)
+        self.play_prechecked(raw, MoveKind::Normal, not_in_check, occ, next)
     }
 
-    /// Check 14 and section 5 for a move that passed checks 1 to 13 as `kind`.
+    /// Check 14 and section 5 for a move that passed checks 1 to 13 as `kind`,
+    /// the state after it written into `next`.
     #[inline(always)]
     fn play_prechecked(
         &self,
@@ -224,13 +260,9 @@ impl State {
         kind: MoveKind,
         not_in_check: bool,
         occ: Option<u64>,
+        next: &mut State,
     ) -> Result<Played, Rejection> {
         let us = self.0[idx::CURRENT_PLAYER] as i8;
-        let mv = Move {
-            from: Square::from_index_unchecked(raw.from),
-            to: Square::from_index_unchecked(raw.to),
-            promotion: Role::from_code(raw.promotion),
-        };
         let (placed, vacated) = match kind {
             MoveKind::Normal | MoveKind::DoubleStep => ([raw.to, NO_SQUARE], [raw.from, NO_SQUARE]),
             MoveKind::EnPassant => (
@@ -241,13 +273,8 @@ impl State {
                 ([rook_to, NO_SQUARE], [raw.from, rook_from])
             }
         };
-        let mut played = Played {
-            mv,
-            next: *self,
-            placed,
-            vacated,
-        };
-        let next = &mut played.next.0;
+        *next = *self;
+        let next = &mut next.0;
         let king = self.apply_pieces(next, raw, kind);
         // The flags first: the attack test reads none of them, and by its end
         // these byte stores have left the store buffer, so the copy of `next`
@@ -310,7 +337,7 @@ impl State {
                 return Err(Rejection::KingLeftInCheck);
             }
         }
-        Ok(played)
+        Ok(Played::new(raw, placed, vacated))
     }
 
     /// Section 6 checks 1 to 13, in order.
@@ -509,15 +536,18 @@ impl State {
     /// do) is read as the king's two-square move (`e1g1`) when that is legal;
     /// the returned move, like every [`Move`] here, uses the two-square form.
     pub fn parse_move(&self, s: &str) -> Result<Move, SanError> {
-        self.parse_move_and_play(s, false).map(|played| played.mv)
+        let mut next = *self;
+        self.parse_move_and_play(s, false, &mut next)
+            .map(Played::mv)
     }
 
-    /// [`State::parse_move`] and the state after the move, in one legality check
-    /// (`not_in_check` as for [`State::check_and_play_known`]).
+    /// [`State::parse_move`] and the state after the move (into `next`), in
+    /// one legality check (`not_in_check` as for [`State::check_and_play_known`]).
     pub(crate) fn parse_move_and_play(
         &self,
         s: &str,
         not_in_check: bool,
+        next: &mut State,
     ) -> Result<Played, SanError> {
         let text = s.trim();
         // UCI is two squares and an optional promotion: skip the UCI parse (and its
@@ -525,18 +555,18 @@ impl State {
         let uci_like = matches!(text.as_bytes(), [b'a'..=b'h', b'1'..=b'8', b'a'..=b'h', b'1'..=b'8', ..] if text.len() <= 5);
         if let Some(mv) = uci_like.then(|| Move::from_uci(text).ok()).flatten() {
             return self
-                .check_and_play_known(mv.into(), not_in_check)
+                .check_and_play_into(mv.into(), not_in_check, None, next)
                 .or_else(|rejection| {
                     let castling = self
                         .king_takes_rook_castling(mv)
-                        .and_then(|c| self.check_and_play_known(c.into(), false).ok());
+                        .and_then(|c| self.check_and_play_into(c.into(), false, None, next).ok());
                     castling.ok_or_else(|| SanError::Rejected {
                         uci: text.to_owned(),
                         rejection,
                     })
                 });
         }
-        crate::san::parse_and_play(self, text, not_in_check)
+        crate::san::parse_and_play(self, text, not_in_check, next)
     }
 
     /// The two-square castling move meant by a king-onto-own-rook move, if `mv` is one.
@@ -586,19 +616,23 @@ mod tests {
         fn walk(state: &State, depth: u32, moves: &mut u64) {
             let not_in_check = !state.in_check();
             for mv in state.legal_moves() {
-                let full = state.check_and_play_known(mv.into(), false).unwrap();
-                let hinted = state.check_and_play_known(mv.into(), not_in_check).unwrap();
-                assert_eq!(full.next, hinted.next);
+                let (full, full_next) = state.check_and_play_known(mv.into(), false).unwrap();
+                let (hinted, hinted_next) =
+                    state.check_and_play_known(mv.into(), not_in_check).unwrap();
+                assert_eq!(full_next, hinted_next);
                 assert_eq!(
-                    full.gives_check(),
-                    full.next.in_check(),
+                    full.gives_check(&full_next),
+                    full_next.in_check(),
                     "{} {mv}",
                     state.fen()
                 );
-                assert_eq!(hinted.gives_check(), full.gives_check());
+                assert_eq!(
+                    hinted.gives_check(&hinted_next),
+                    full.gives_check(&full_next)
+                );
                 *moves += 1;
                 if depth > 1 {
-                    walk(&full.next, depth - 1, moves);
+                    walk(&full_next, depth - 1, moves);
                 }
             }
         }
