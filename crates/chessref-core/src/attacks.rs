@@ -311,24 +311,25 @@ fn nearest_on_ray(occ: u64, sq: u8, i: usize) -> (u8, bool) {
 #[inline(always)]
 pub(crate) fn origins_of<B: Board>(b: &B, occ: u64, sq: u8, piece: i8) -> Squares {
     let mut found = Squares { packed: 0, len: 0 };
-    let (steps, rays): (&[u8; 8], u8) = match piece.unsigned_abs() as i8 {
-        KNIGHT => (&KNIGHT_OFFSETS, 0),
-        KING => (&KING_OFFSETS, 0),
-        // Bits of LINE_STEPS: the orthogonal lines are the even ones.
-        BISHOP => (&[0; 8], 0b1010_1010),
-        ROOK => (&[0; 8], 0b0101_0101),
-        _ => (&[0; 8], 0xff),
-    };
-    if rays == 0 {
+    let steps = |found: &mut Squares, steps: &[u8; 8]| {
         for &d in steps {
             let t = sq.wrapping_add(d);
             found.keep(t, on_board(t) & (b.at(t & 0x77) == piece));
         }
-    } else {
-        for i in 0..8 {
+    };
+    // The rays of LINE_STEPS: the orthogonal ones are the even ones.
+    let rays = |found: &mut Squares, first: usize, stride: usize| {
+        for i in (first..8).step_by(stride) {
             let (t, any) = nearest_on_ray(occ, sq, i);
-            found.keep(t, (rays >> i) & 1 == 1 && any && b.at(t) == piece);
+            found.keep(t, any & (b.at(t) == piece));
         }
+    };
+    match piece.unsigned_abs() as i8 {
+        KNIGHT => steps(&mut found, &KNIGHT_OFFSETS),
+        KING => steps(&mut found, &KING_OFFSETS),
+        BISHOP => rays(&mut found, 1, 2),
+        ROOK => rays(&mut found, 0, 2),
+        _ => rays(&mut found, 0, 1),
     }
     found
 }

@@ -139,10 +139,10 @@ impl Playable for &LegalMove {
 /// and this compiles to a few vector compares instead of a `memcmp` call.
 #[inline(always)]
 fn same_bytes(a: &[u8; 128], b: &[u8; 128]) -> bool {
-    let mut diff = 0u64;
-    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
-        let x = u64::from_le_bytes(x.try_into().expect("8 bytes"));
-        let y = u64::from_le_bytes(y.try_into().expect("8 bytes"));
+    let mut diff = 0u128;
+    for (x, y) in a.chunks_exact(16).zip(b.chunks_exact(16)) {
+        let x = u128::from_le_bytes(x.try_into().expect("16 bytes"));
+        let y = u128::from_le_bytes(y.try_into().expect("16 bytes"));
         diff |= x ^ y;
     }
     diff == 0

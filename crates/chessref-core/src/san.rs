@@ -178,8 +178,8 @@ pub(crate) fn parse(state: &State, san: &str) -> Result<LegalMove, SanError> {
     Ok(legal)
 }
 
-/// [`parse`] and the state after the move (into `next`; unspecified if the
-/// move is refused), from the one legality check that resolved it (replay
+/// [`parse`] and the state after the move (written over `next`, which holds
+/// `state` on entry and still does if the move is refused), from the one legality check that resolved it (replay
 /// needs both; checking again to play would double the work). `not_in_check`
 /// as for [`State::check_and_play_known`].
 pub(crate) fn parse_and_play(

@@ -220,7 +220,8 @@ impl State {
     }
 
     /// [`State::check_and_play_known`] writing the state after the move into
-    /// `next` (left unspecified if the move is refused), with this board's
+    /// `next`, which holds this state on entry (a copy made where the result
+    /// is to live) and still does if the move is refused; with this board's
     /// [`occupancy`] if the caller has it (`State::parse_san` does): the attack
     /// test runs on the occupancy after the move derived from it.
     #[inline]
@@ -252,7 +253,8 @@ impl State {
     }
 
     /// Check 14 and section 5 for a move that passed checks 1 to 13 as `kind`,
-    /// the state after it written into `next`.
+    /// the state after it written over `next`, which holds this state on entry
+    /// and is restored if the move is refused.
     #[inline(always)]
     fn play_prechecked(
         &self,
@@ -273,8 +275,9 @@ impl State {
                 ([rook_to, NO_SQUARE], [raw.from, rook_from])
             }
         };
-        *next = *self;
-        let next = &mut next.0;
+        debug_assert_eq!(next, self, "`next` holds the state before the move");
+        let result = next;
+        let next = &mut result.0;
         let king = self.apply_pieces(next, raw, kind);
         // The flags first: the attack test reads none of them, and by its end
         // these byte stores have left the store buffer, so the copy of `next`
@@ -334,6 +337,7 @@ impl State {
                 attacked_but_by_king(next, occ, king, -us)
             };
             if attacked {
+                *result = *self;
                 return Err(Rejection::KingLeftInCheck);
             }
         }
@@ -541,8 +545,10 @@ impl State {
             .map(Played::mv)
     }
 
-    /// [`State::parse_move`] and the state after the move (into `next`), in
-    /// one legality check (`not_in_check` as for [`State::check_and_play_known`]).
+    /// [`State::parse_move`] and the state after the move (written over `next`,
+    /// which holds this state on entry and still does if the move is refused),
+    /// in one legality check (`not_in_check` as for
+    /// [`State::check_and_play_known`]).
     pub(crate) fn parse_move_and_play(
         &self,
         s: &str,
