@@ -310,26 +310,42 @@ fn nearest_on_ray(occ: u64, sq: u8, i: usize) -> (u8, bool) {
 /// legal starts on one of them. Found without a branch per square.
 #[inline(always)]
 pub(crate) fn origins_of<B: Board>(b: &B, occ: u64, sq: u8, piece: i8) -> Squares {
-    let mut found = Squares { packed: 0, len: 0 };
-    let steps = |found: &mut Squares, steps: &[u8; 8]| {
-        for &d in steps {
-            let t = sq.wrapping_add(d);
-            found.keep(t, on_board(t) & (b.at(t & 0x77) == piece));
-        }
-    };
-    // The rays of LINE_STEPS: the orthogonal ones are the even ones.
-    let rays = |found: &mut Squares, first: usize, stride: usize| {
-        for i in (first..8).step_by(stride) {
-            let (t, any) = nearest_on_ray(occ, sq, i);
-            found.keep(t, any & (b.at(t) == piece));
-        }
-    };
     match piece.unsigned_abs() as i8 {
-        KNIGHT => steps(&mut found, &KNIGHT_OFFSETS),
-        KING => steps(&mut found, &KING_OFFSETS),
-        BISHOP => rays(&mut found, 1, 2),
-        ROOK => rays(&mut found, 0, 2),
-        _ => rays(&mut found, 0, 1),
+        KNIGHT => pieces_on_steps(b, sq, &KNIGHT_OFFSETS, piece),
+        KING => pieces_on_steps(b, sq, &KING_OFFSETS, piece),
+        // The rays of LINE_STEPS: the diagonal ones are the odd ones.
+        BISHOP => nearest_pieces_on_rays::<B, 1, 2>(b, occ, sq, piece),
+        ROOK => nearest_pieces_on_rays::<B, 0, 2>(b, occ, sq, piece),
+        _ => nearest_pieces_on_rays::<B, 0, 1>(b, occ, sq, piece),
+    }
+}
+
+/// The squares `steps` away from `sq` that hold `piece`.
+#[inline(always)]
+fn pieces_on_steps<B: Board>(b: &B, sq: u8, steps: &[u8; 8], piece: i8) -> Squares {
+    let mut found = Squares { packed: 0, len: 0 };
+    for &d in steps {
+        let t = sq.wrapping_add(d);
+        found.keep(t, on_board(t) & (b.at(t & 0x77) == piece));
+    }
+    found
+}
+
+/// The nearest pieces from `sq` along the rays `FIRST`, `FIRST + STRIDE`, ...
+/// of `LINE_STEPS` that are `piece`.
+#[inline(always)]
+fn nearest_pieces_on_rays<B: Board, const FIRST: usize, const STRIDE: usize>(
+    b: &B,
+    occ: u64,
+    sq: u8,
+    piece: i8,
+) -> Squares {
+    let mut found = Squares { packed: 0, len: 0 };
+    let mut i = FIRST;
+    while i < 8 {
+        let (t, any) = nearest_on_ray(occ, sq, i);
+        found.keep(t, any & (b.at(t) == piece));
+        i += STRIDE;
     }
     found
 }
