@@ -149,7 +149,7 @@ impl Board for [u8; 128] {
 #[inline(always)]
 const fn sq64(sq: u8) -> usize {
     // (row * 16 + file + file) / 2 = row * 8 + file.
-    (sq.wrapping_add(sq & 7) >> 1) as usize
+    ((sq.wrapping_add(sq & 7) >> 1) & 63) as usize
 }
 
 /// The [`occupancy`] bit of an on-board 0x88 index.
@@ -295,12 +295,13 @@ pub(crate) fn first_along(occ: u64, sq: u8, step: u8) -> Option<u8> {
 #[inline(always)]
 fn nearest_on_ray(occ: u64, sq: u8, i: usize) -> (u8, bool) {
     let blockers = RAYS[i][sq64(sq)] & occ;
+    // With a bit set where the ray cannot reach when it is empty: no zero test.
     let first = if i < 4 {
-        blockers.trailing_zeros()
+        (blockers | 1 << 63).trailing_zeros()
     } else {
-        63u32.wrapping_sub(blockers.leading_zeros())
+        (blockers | 1).ilog2()
     };
-    (sq88(first & 63), blockers != 0)
+    (sq88(first), blockers != 0)
 }
 
 /// The squares holding `piece` (a knight, bishop, rook, queen or king of
@@ -408,24 +409,29 @@ pub(crate) fn attacked_given<B: Board>(b: &B, occ: u64, sq: u8, by: i8) -> bool 
 /// mispredictions than the few instructions it would skip.
 #[inline]
 pub(crate) fn attacked_but_by_king<B: Board>(b: &B, occ: u64, sq: u8, by: i8) -> bool {
-    let (pawn, knight, bishop, rook, queen) = (by, 2 * by, 3 * by, 4 * by, 5 * by);
-    let mut hit = false;
+    // By piece code plus 8: bit 0 for a piece of the attacking side that
+    // attacks along an orthogonal line, bit 1 along a diagonal.
+    const WHITE_SLIDES: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 3, 0, 0];
+    const BLACK_SLIDES: [u8; 16] = [0, 0, 0, 3, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    let slides = if by > 0 { &WHITE_SLIDES } else { &BLACK_SLIDES };
+    let mut hit = 0u8;
     let mut i = 0;
     while i < 8 {
         let (t, any) = nearest_on_ray(occ, sq, i);
         let p = b.at(t) & -i8::from(any);
-        let slider = if i % 2 == 1 { bishop } else { rook };
-        hit |= (p == queen) | (p == slider);
+        // LINE_STEPS alternates orthogonal (even) and diagonal (odd) lines.
+        hit |= slides[(p + 8) as usize & 15] & (1 << (i & 1));
         i += 1;
     }
+    let mut hit = hit != 0;
     // A `by` pawn attacks forward, so it sits one row "behind" sq, towards `by`'s side.
     let behind = sq.wrapping_add((16 * by) as u8);
     for t in [behind.wrapping_sub(1), behind.wrapping_add(1)] {
-        hit |= on_board(t) & (b.at(t & 0x77) == pawn);
+        hit |= on_board(t) & (b.at(t & 0x77) == by);
     }
     // The eight knight squares, each read (masked when off the board):
     // cheaper than a loop over the occupied ones, whose count varies.
-    hit | holds_around(b, sq, &KNIGHT_OFFSETS, knight)
+    hit | holds_around(b, sq, &KNIGHT_OFFSETS, 2 * by)
 }
 
 /// Whether the `by` king is one step from `sq`.
