@@ -259,6 +259,37 @@ const RAYS: [[u64; 64]; 8] = {
     rays
 };
 
+/// An index off the board whose byte is always 0: a shadow byte that section 7
+/// requires to be 0 in a state, and 0 in the working position's board. It
+/// pads the step tables below, so a step off the board reads an empty square.
+const EMPTY_OFF_BOARD: u8 = 12;
+
+/// `KNIGHT_TARGETS[sq64]`, `KING_TARGETS[sq64]`: the 0x88 squares a knight's
+/// or king's step away, padded with [`EMPTY_OFF_BOARD`] to eight, so that
+/// reading all eight needs no test of the board's edge.
+const KNIGHT_TARGETS: [[u8; 8]; 64] = step_targets(&KNIGHT_OFFSETS);
+const KING_TARGETS: [[u8; 8]; 64] = step_targets(&KING_OFFSETS);
+
+const fn step_targets(steps: &[u8; 8]) -> [[u8; 8]; 64] {
+    let mut out = [[EMPTY_OFF_BOARD; 8]; 64];
+    let mut sq = 0u8;
+    while sq < 128 {
+        if on_board(sq) {
+            let (mut k, mut n) = (0, 0);
+            while k < 8 {
+                let t = sq.wrapping_add(steps[k]);
+                if on_board(t) {
+                    out[sq64(sq)][n] = t;
+                    n += 1;
+                }
+                k += 1;
+            }
+        }
+        sq += 1;
+    }
+    out
+}
+
 /// The first occupied square beyond `sq` along `LINE_STEPS[i]` in `occ`, if any.
 #[inline(always)]
 fn first_on_ray(occ: u64, sq: u8, i: usize) -> Option<u8> {
@@ -312,8 +343,8 @@ fn nearest_on_ray(occ: u64, sq: u8, i: usize) -> (u8, bool) {
 #[inline(always)]
 pub(crate) fn origins_of<B: Board>(b: &B, occ: u64, sq: u8, piece: i8) -> Squares {
     match piece.unsigned_abs() as i8 {
-        KNIGHT => pieces_on_steps(b, sq, &KNIGHT_OFFSETS, piece),
-        KING => pieces_on_steps(b, sq, &KING_OFFSETS, piece),
+        KNIGHT => pieces_on_steps(b, sq, &KNIGHT_TARGETS, piece),
+        KING => pieces_on_steps(b, sq, &KING_TARGETS, piece),
         // The rays of LINE_STEPS: the diagonal ones are the odd ones.
         BISHOP => nearest_pieces_on_rays::<B, 1, 2>(b, occ, sq, piece),
         ROOK => nearest_pieces_on_rays::<B, 0, 2>(b, occ, sq, piece),
@@ -321,13 +352,12 @@ pub(crate) fn origins_of<B: Board>(b: &B, occ: u64, sq: u8, piece: i8) -> Square
     }
 }
 
-/// The squares `steps` away from `sq` that hold `piece`.
+/// The squares a step of `targets` away from `sq` that hold `piece`.
 #[inline(always)]
-fn pieces_on_steps<B: Board>(b: &B, sq: u8, steps: &[u8; 8], piece: i8) -> Squares {
+fn pieces_on_steps<B: Board>(b: &B, sq: u8, targets: &[[u8; 8]; 64], piece: i8) -> Squares {
     let mut found = Squares { packed: 0, len: 0 };
-    for &d in steps {
-        let t = sq.wrapping_add(d);
-        found.keep(t, on_board(t) & (b.at(t & 0x77) == piece));
+    for &t in &targets[sq64(sq)] {
+        found.keep(t, b.at(t) == piece);
     }
     found
 }
@@ -429,24 +459,23 @@ pub(crate) fn attacked_but_by_king<B: Board>(b: &B, occ: u64, sq: u8, by: i8) ->
     for t in [behind.wrapping_sub(1), behind.wrapping_add(1)] {
         hit |= on_board(t) & (b.at(t & 0x77) == by);
     }
-    // The eight knight squares, each read (masked when off the board):
-    // cheaper than a loop over the occupied ones, whose count varies.
-    hit | holds_around(b, sq, &KNIGHT_OFFSETS, 2 * by)
+    // The eight knight squares, each read: cheaper than a loop over the
+    // occupied ones, whose count varies.
+    hit | holds_around(b, sq, &KNIGHT_TARGETS, 2 * by)
 }
 
 /// Whether the `by` king is one step from `sq`.
 #[inline(always)]
 fn next_to_king<B: Board>(b: &B, sq: u8, by: i8) -> bool {
-    holds_around(b, sq, &KING_OFFSETS, 6 * by)
+    holds_around(b, sq, &KING_TARGETS, 6 * by)
 }
 
-/// Whether `piece` stands on one of the squares `steps` away from `sq`.
+/// Whether `piece` stands on one of the squares a step of `targets` away from `sq`.
 #[inline(always)]
-fn holds_around<B: Board>(b: &B, sq: u8, steps: &[u8; 8], piece: i8) -> bool {
+fn holds_around<B: Board>(b: &B, sq: u8, targets: &[[u8; 8]; 64], piece: i8) -> bool {
     let mut hit = false;
-    for &d in steps {
-        let t = sq.wrapping_add(d);
-        hit |= on_board(t) & (b.at(t & 0x77) == piece);
+    for &t in &targets[sq64(sq)] {
+        hit |= b.at(t) == piece;
     }
     hit
 }
