@@ -5,7 +5,7 @@ use std::fmt;
 
 use crate::error::Rejection;
 use crate::moves::{Move, RawMove};
-use crate::state::State;
+use crate::state::{Played, State};
 
 /// A move found legal in one state ([`LegalMove::before`]), together with the
 /// state it leads to ([`LegalMove::after`]), as [`State::parse_san`] returns it.
@@ -28,16 +28,21 @@ use crate::state::State;
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct LegalMove {
-    mv: Move,
+    /// The move as the legality check reported it (one word, written whole).
+    played: Played,
     before: State,
     after: State,
 }
 
 impl LegalMove {
-    /// Made only where `mv` was just found legal in `before`, `after` the
+    /// Made only where `played` was just found legal in `before`, `after` the
     /// state it played to.
-    pub(crate) fn new(mv: Move, before: State, after: State) -> LegalMove {
-        LegalMove { mv, before, after }
+    pub(crate) fn new(played: Played, before: State, after: State) -> LegalMove {
+        LegalMove {
+            played,
+            before,
+            after,
+        }
     }
 
     /// The state after the move, for the legality check that finds it to
@@ -47,18 +52,18 @@ impl LegalMove {
     }
 
     /// Sets the move, once the check that wrote [`LegalMove::after_mut`] found it.
-    pub(crate) fn set_move(&mut self, mv: Move) {
-        self.mv = mv;
+    pub(crate) fn set_move(&mut self, played: Played) {
+        self.played = played;
     }
 
     /// The move (castling as the king's two-square move).
     pub fn mv(&self) -> Move {
-        self.mv
+        self.played.mv()
     }
 
     /// The move as UCI (see [`Move::to_uci`]).
     pub fn to_uci(&self) -> String {
-        self.mv.to_uci()
+        self.mv().to_uci()
     }
 
     /// The state the move was found legal in.
@@ -74,20 +79,20 @@ impl LegalMove {
 
 impl From<LegalMove> for Move {
     fn from(legal: LegalMove) -> Move {
-        legal.mv
+        legal.mv()
     }
 }
 
 impl PartialEq<Move> for LegalMove {
     fn eq(&self, other: &Move) -> bool {
-        self.mv == *other
+        self.mv() == *other
     }
 }
 
 impl fmt::Display for LegalMove {
     /// UCI, as for [`Move`].
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.mv.fmt(f)
+        self.mv().fmt(f)
     }
 }
 
@@ -130,7 +135,7 @@ impl Playable for &LegalMove {
         if same_bytes(state.as_bytes(), self.before.as_bytes()) {
             Ok(self.after)
         } else {
-            self.mv.play_on(state)
+            self.mv().play_on(state)
         }
     }
 }

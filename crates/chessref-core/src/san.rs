@@ -165,16 +165,9 @@ fn parse_pattern(original: &str, text: &[u8]) -> Result<Pattern, SanError> {
 #[inline]
 pub(crate) fn parse(state: &State, san: &str) -> Result<LegalMove, SanError> {
     // The state after is written straight into the result (see `Played`).
-    let mut legal = LegalMove::new(
-        Move::new(
-            Square::from_index_unchecked(0),
-            Square::from_index_unchecked(0),
-        ),
-        *state,
-        *state,
-    );
+    let mut legal = LegalMove::new(Played::NONE, *state, *state);
     let played = parse_and_play(state, san, false, legal.after_mut())?;
-    legal.set_move(played.mv());
+    legal.set_move(played);
     Ok(legal)
 }
 

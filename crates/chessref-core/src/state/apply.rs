@@ -24,10 +24,19 @@ use super::layout::{MAX_PLY, idx};
 /// (bytes: from, to, promotion code, the two squares the move put a mover's
 /// piece on and the two it emptied, `NO_SQUARE` if unused), written and read
 /// whole rather than field by field.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Played(u64);
 
+impl std::fmt::Debug for Played {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.mv())
+    }
+}
+
 impl Played {
+    /// A placeholder (a8 to a8), overwritten once a move is found.
+    pub const NONE: Played = Played(0);
+
     fn new(mv: RawMove, placed: [u8; 2], vacated: [u8; 2]) -> Played {
         Played(
             u64::from(mv.from)
