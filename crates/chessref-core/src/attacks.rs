@@ -543,6 +543,37 @@ mod tests {
         }
     }
 
+    /// The step tables' padding stands for "off the board": its byte is 0 in every
+    /// state (section 7 refuses any other value) and in the working position.
+    #[test]
+    fn step_table_padding_reads_an_empty_square() {
+        assert!(!on_board(EMPTY_OFF_BOARD));
+        let initial = crate::State::initial();
+        assert_eq!(initial.as_bytes()[EMPTY_OFF_BOARD as usize], 0);
+        let mut bytes = *initial.as_bytes();
+        bytes[EMPTY_OFF_BOARD as usize] = 2;
+        assert_eq!(
+            crate::State::from_bytes(&bytes),
+            Err(crate::StateError::Invalid(crate::InvalidState::BadFlag))
+        );
+        // Every on-board square's eight targets: its real steps, then padding.
+        for sq in (0..128u8).filter(|&sq| on_board(sq)) {
+            for (targets, offsets) in [
+                (&KNIGHT_TARGETS, &KNIGHT_OFFSETS),
+                (&KING_TARGETS, &KING_OFFSETS),
+            ] {
+                let real: Vec<u8> = offsets
+                    .iter()
+                    .map(|&d| sq.wrapping_add(d))
+                    .filter(|&t| on_board(t))
+                    .collect();
+                let row = &targets[sq64(sq)];
+                assert_eq!(&row[..real.len()], &real[..]);
+                assert!(row[real.len()..].iter().all(|&t| t == EMPTY_OFF_BOARD));
+            }
+        }
+    }
+
     #[test]
     fn difference_table_classifies_steps() {
         // e4 = 68.
