@@ -93,14 +93,28 @@ fn syntax(san: &str, reason: &'static str) -> SanError {
     }
 }
 
+/// The role of an upper-case SAN piece letter (`N B R Q K P`).
+#[inline(always)]
+fn piece_letter(c: u8) -> Option<Role> {
+    match c {
+        b'N' => Some(Role::Knight),
+        b'B' => Some(Role::Bishop),
+        b'R' => Some(Role::Rook),
+        b'Q' => Some(Role::Queen),
+        b'K' => Some(Role::King),
+        b'P' => Some(Role::Pawn),
+        _ => None,
+    }
+}
+
 fn parse_pattern(original: &str, text: &[u8]) -> Result<Pattern, SanError> {
     let mut rest = text;
-    let role = match rest.first() {
-        Some(&c @ (b'N' | b'B' | b'R' | b'Q' | b'K' | b'P')) => {
+    let role = match rest.first().copied().and_then(piece_letter) {
+        Some(role) => {
             rest = &rest[1..];
-            Role::from_char(c as char).expect("a piece letter")
+            role
         }
-        _ => Role::Pawn,
+        None => Role::Pawn,
     };
     let mut promotion = None;
     if let [init @ .., last] = rest {
@@ -108,7 +122,7 @@ fn parse_pattern(original: &str, text: &[u8]) -> Result<Pattern, SanError> {
         let letter = matches!(last, b'N' | b'B' | b'R' | b'Q')
             || (explicit && matches!(last, b'n' | b'b' | b'r' | b'q'));
         if letter {
-            promotion = Role::from_char(*last as char);
+            promotion = piece_letter(last.to_ascii_uppercase());
             rest = if explicit {
                 &init[..init.len() - 1]
             } else {

@@ -289,13 +289,13 @@ impl State {
         let next = &mut result.0;
         let king = self.apply_pieces(next, raw, kind);
         // The flags first: the attack test reads none of them, and by its end
-        // these byte stores have left the store buffer, so the copy of `next`
-        // into the result (whole 16-byte chunks) need not wait for them.
+        // these byte stores have left the store buffer, so a copy of the state
+        // soon after (whole 16-byte chunks) need not wait for them.
         next[idx::WHITE_EN_PASSANT] = 0;
         next[idx::BLACK_EN_PASSANT] = 0;
-        let moved = self.0[raw.from as usize] as i8 * us;
+        let moved = self.0[raw.from as usize] as i8;
         let captured = self.0[raw.to as usize] != 0 || kind == MoveKind::EnPassant;
-        if moved == KING {
+        if moved == KING * us {
             if us > 0 {
                 next[idx::WHITE_KING_POS] = raw.to;
                 next[idx::WHITE_LEFT_CASTLING] = 0xff;
@@ -325,7 +325,7 @@ impl State {
                 idx::BLACK_EN_PASSANT
             }] = passed;
         }
-        next[idx::HALFMOVE_CLOCK] = if moved == PAWN || captured {
+        next[idx::HALFMOVE_CLOCK] = if moved == PAWN * us || captured {
             0
         } else {
             self.0[idx::HALFMOVE_CLOCK].saturating_add(1)
@@ -503,7 +503,7 @@ impl State {
             }
             MoveKind::Normal | MoveKind::DoubleStep => {}
         }
-        if piece as i8 * us == KING {
+        if piece as i8 == KING * us {
             raw.to
         } else if us > 0 {
             self.0[idx::WHITE_KING_POS]
