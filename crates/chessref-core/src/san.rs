@@ -186,9 +186,9 @@ pub(crate) fn parse(state: &State, san: &str) -> Result<LegalMove, SanError> {
 }
 
 /// [`parse`] and the state after the move (written over `next`, which holds
-/// `state` on entry and still does if the move is refused), from the one legality check that resolved it (replay
-/// needs both; checking again to play would double the work). `not_in_check`
-/// as for [`State::check_and_play_known`].
+/// `state` on entry and still does if the move is refused), from the one
+/// legality check that resolved it (replay needs both; checking again to play
+/// would double the work). `not_in_check` as for [`State::check_and_play_known`].
 pub(crate) fn parse_and_play(
     state: &State,
     san: &str,
