@@ -6,7 +6,7 @@ import {ChessRules, IllegalMove} from "../src/ChessRules.sol";
 import {ChessReferee} from "../src/ChessReferee.sol";
 import {Outcome} from "../src/Outcome.sol";
 import {RepetitionChain} from "../src/RepetitionChain.sol";
-import {ChessRulesBefore as Old} from "./rules/ChessRulesBefore.sol";
+import {ChessRulesOld as Old} from "./rules/ChessRulesOld.sol";
 import {ChessTestKit as K} from "./rules/ChessTestKit.sol";
 import {RealGames} from "./ChessRefereeGames.t.sol";
 import {RefereeBase} from "./ChessRefereeBase.t.sol";
@@ -125,8 +125,9 @@ abstract contract GasReviewFixtures {
     }
 }
 
-/// @notice Differential review of the issue 19 gas change (commit 0583df0) against a copy
-/// of the library before it (`ChessRulesBefore`): every crafted attack and every fuzzed
+/// @notice Differential review of the issue 19 gas change (commit 0583df0) against a frozen
+/// earlier library (`ChessRulesOld`, df4c015~1: before both gas rewrites of the rules, so
+/// independent of either): every crafted attack and every fuzzed
 /// (state, move) must give the same code, after-state, check flag, status, repetition key
 /// and material verdicts, and `playMove` must leave memory alone.
 contract ChessRulesGasReviewTest is Test, GasReviewFixtures {

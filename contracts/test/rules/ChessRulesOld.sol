@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 pragma solidity ^0.8.30;
 
-// TEST-ONLY copy of contracts/src/ChessRules.sol as of 0583df0^ (before the issue 19 gas
-// change), renamed `ChessRulesBefore`, for the differential tests of
-// contracts/test/ChessRulesGasReview.t.sol. The three file-level errors are imported from the
-// live library instead of declared again (same selectors, no name clash). The only other
-// change: `sideToMoveInCheckForTest` at the end (the old `_attacked` on the side to move's
-// king, i.e. the `inCheck` the old `status` computed). Do not edit the rules here.
+// TEST-ONLY: a frozen earlier implementation of the rules, the differential oracle of
+// ChessChannelCalldata.t.sol (second reading of df4c015) and ChessRulesGasReview.t.sol
+// (second reading of 0583df0, issue 19's gas work). Do not edit the rules here.
 import {IllegalMove, InvalidState, BadStateLength} from "../../src/ChessRules.sol";
 
-/// @title ChessRulesBefore (test-only copy of the pre-0583df0 ChessRules)
+/// @dev df4c015~1's contracts/src/ChessRules.sol, the library renamed ChessRulesOld (its errors are
+/// the current file's, declared identically).
+/// @title ChessRulesOld
 /// @notice The chess rules over the 128-byte 0x88 state of `shared/ENCODING.md`:
 /// move checking with the section 6 codes in the section 6 order, move
 /// application (section 5), state validation (section 7), game status
@@ -25,7 +24,7 @@ import {IllegalMove, InvalidState, BadStateLength} from "../../src/ChessRules.so
 /// move") work on the buffer in place with inline assembly, and the
 /// legality test makes and unmakes the move on the buffer instead of copying
 /// it. Everything else is plain Solidity.
-library ChessRulesBefore {
+library ChessRulesOld {
     // ---- section 3: shadow byte indices ----
     uint256 internal constant MOVE_COUNT_HIGH = 8;
     uint256 internal constant MOVE_COUNT_LOW = 9;
@@ -213,27 +212,11 @@ library ChessRulesBefore {
             // 6: the side not to move is not in check
             int256 side = _at(s, CURRENT_PLAYER);
             if (_attacked(s, side > 0 ? bk : wk, side)) return OPPONENT_IN_CHECK;
-            // 7: kept castling rights (flag 0) need king and rook at home: white's flags 78
-            // and 79, king on 116, rooks on 112 and 119; black's 62 and 63, king on 4, rooks on 0
-            // and 7. One assembly block (measured: about 800 gas less than a helper call per
-            // right, and shorter code).
-            bool badCastling;
-            assembly ("memory-safe") {
-                let p := add(s, 0x20)
-                let wHome := eq(byte(0, mload(add(p, 116))), 6)
-                let bHome := eq(byte(0, mload(add(p, 4))), 0xfa)
-                badCastling := or(
-                    or(
-                        and(iszero(byte(0, mload(add(p, 78)))), iszero(and(wHome, eq(byte(0, mload(add(p, 112))), 4)))),
-                        and(iszero(byte(0, mload(add(p, 79)))), iszero(and(wHome, eq(byte(0, mload(add(p, 119))), 4))))
-                    ),
-                    or(
-                        and(iszero(byte(0, mload(add(p, 62)))), iszero(and(bHome, eq(byte(0, mload(p)), 0xfc)))),
-                        and(iszero(byte(0, mload(add(p, 63)))), iszero(and(bHome, eq(byte(0, mload(add(p, 7))), 0xfc))))
-                    )
-                )
-            }
-            if (badCastling) return BAD_CASTLING;
+            // 7: kept castling rights need king and rook at home
+            if (!_rightConsistent(s, WHITE_LEFT_CASTLING, 116, 112, KING, ROOK)) return BAD_CASTLING;
+            if (!_rightConsistent(s, WHITE_RIGHT_CASTLING, 116, 119, KING, ROOK)) return BAD_CASTLING;
+            if (!_rightConsistent(s, BLACK_LEFT_CASTLING, 4, 0, -KING, -ROOK)) return BAD_CASTLING;
+            if (!_rightConsistent(s, BLACK_RIGHT_CASTLING, 4, 7, -KING, -ROOK)) return BAD_CASTLING;
             // 8: en passant
             uint256 wep = _raw(s, WHITE_EN_PASSANT);
             uint256 bep = _raw(s, BLACK_EN_PASSANT);
@@ -775,47 +758,19 @@ library ChessRulesBefore {
         assembly ("memory-safe") {
             let p := add(s, 0x20)
             let n := and(mul(side, 2), 0xff)
-            // The eight knight squares unrolled (measured: about 540 gas less per call than a
-            // loop decoding KNIGHT_STEPS, for 220 bytes of code; a mate search makes three to
-            // five calls, about 2,200 gas on fool's mate).
-            let u := add(t, 33)
-            if iszero(and(u, 0x88)) { if eq(byte(0, mload(add(p, u))), n) { list := add(u, 1) } }
-            u := add(t, 31)
-            if iszero(and(u, 0x88)) {
-                if eq(byte(0, mload(add(p, u))), n) { list := or(shl(8, list), add(u, 1)) }
-            }
-            u := add(t, 18)
-            if iszero(and(u, 0x88)) {
-                if eq(byte(0, mload(add(p, u))), n) { list := or(shl(8, list), add(u, 1)) }
-            }
-            u := add(t, 14)
-            if iszero(and(u, 0x88)) {
-                if eq(byte(0, mload(add(p, u))), n) { list := or(shl(8, list), add(u, 1)) }
-            }
-            u := sub(t, 33)
-            if iszero(and(u, 0x88)) {
-                if eq(byte(0, mload(add(p, u))), n) { list := or(shl(8, list), add(u, 1)) }
-            }
-            u := sub(t, 31)
-            if iszero(and(u, 0x88)) {
-                if eq(byte(0, mload(add(p, u))), n) { list := or(shl(8, list), add(u, 1)) }
-            }
-            u := sub(t, 18)
-            if iszero(and(u, 0x88)) {
-                if eq(byte(0, mload(add(p, u))), n) { list := or(shl(8, list), add(u, 1)) }
-            }
-            u := sub(t, 14)
-            if iszero(and(u, 0x88)) {
-                if eq(byte(0, mload(add(p, u))), n) { list := or(shl(8, list), add(u, 1)) }
+            let u := 0
+            for { let i := 0 } lt(i, 8) { i := add(i, 1) } {
+                u := add(t, signextend(0, byte(i, KNIGHT_STEPS)))
+                if iszero(and(u, 0x88)) {
+                    if eq(byte(0, mload(add(p, u))), n) { list := or(shl(8, list), add(u, 1)) }
+                }
             }
             let q := and(mul(side, 5), 0xff)
             // straight lines first (rook or queen), then diagonals (bishop or queen)
             let slider := and(mul(side, 4), 0xff)
-            // the steps from a shifted copy of SLIDER_STEPS (measured: about 100 gas less per
-            // call than indexing it by a counter); the last four are the diagonals
-            for { let steps := SLIDER_STEPS } steps { steps := shl(8, steps) } {
-                if eq(steps, shl(32, SLIDER_STEPS)) { slider := and(mul(side, 3), 0xff) }
-                let d := sar(248, steps)
+            for { let i := 0 } lt(i, 8) { i := add(i, 1) } {
+                if eq(i, 4) { slider := and(mul(side, 3), 0xff) }
+                let d := signextend(0, byte(i, SLIDER_STEPS))
                 for { u := add(t, d) } iszero(and(u, 0x88)) { u := add(u, d) } {
                     let v := byte(0, mload(add(p, u)))
                     if v {
@@ -1074,33 +1029,28 @@ library ChessRulesBefore {
             )
         }
         if (stray != 0) return false;
-        // The flags in one assembly block (measured: about 300 gas less than a helper call
-        // per byte, and shorter code): move counts (bytes 8, 9) at most 127, the side to move
-        // (56) 0x01 or 0xff, the castling flags (62, 63, 78, 79) 0 or 0xff, black's en-passant
-        // byte (61) 0 or 32..39, white's (77) 0 or 80..87.
-        bool ok;
-        assembly ("memory-safe") {
-            let p := add(s, 0x20)
-            let w := mload(p)
-            ok := iszero(and(or(byte(8, w), byte(9, w)), 0x80))
-            w := mload(add(p, 32))
-            let v := byte(24, w)
-            ok := and(ok, or(eq(v, 0x01), eq(v, 0xff)))
-            v := byte(30, w)
-            ok := and(ok, or(iszero(v), eq(v, 0xff)))
-            v := byte(31, w)
-            ok := and(ok, or(iszero(v), eq(v, 0xff)))
-            v := byte(29, w)
-            ok := and(ok, or(iszero(v), eq(shr(3, v), 4)))
-            w := mload(add(p, 64))
-            v := byte(14, w)
-            ok := and(ok, or(iszero(v), eq(v, 0xff)))
-            v := byte(15, w)
-            ok := and(ok, or(iszero(v), eq(v, 0xff)))
-            v := byte(13, w)
-            ok := and(ok, or(iszero(v), eq(shr(3, v), 10)))
-        }
-        return ok;
+        if (_raw(s, MOVE_COUNT_HIGH) > 127 || _raw(s, MOVE_COUNT_LOW) > 127) return false;
+        uint256 v = _raw(s, CURRENT_PLAYER);
+        if (v != 0x01 && v != 0xff) return false;
+        if (!_isFlag(_raw(s, BLACK_LEFT_CASTLING)) || !_isFlag(_raw(s, BLACK_RIGHT_CASTLING))) return false;
+        if (!_isFlag(_raw(s, WHITE_LEFT_CASTLING)) || !_isFlag(_raw(s, WHITE_RIGHT_CASTLING))) return false;
+        v = _raw(s, BLACK_EN_PASSANT);
+        if (v != 0 && (v < 32 || v > 39)) return false;
+        v = _raw(s, WHITE_EN_PASSANT);
+        return v == 0 || (v >= 80 && v <= 87);
+    }
+
+    /// @dev A castling flag: 0 or 0xff.
+    function _isFlag(uint256 v) private pure returns (bool) {
+        return v == 0 || v == 0xff;
+    }
+
+    function _rightConsistent(bytes memory s, uint256 right, uint256 kingSq, uint256 rookSq, int256 king, int256 rook)
+        private
+        pure
+        returns (bool)
+    {
+        return _raw(s, right) != 0 || (_at(s, kingSq) == king && _at(s, rookSq) == rook);
     }
 
     // =====================================================================
@@ -1151,9 +1101,8 @@ library ChessRulesBefore {
         }
     }
 
-    // ---- test-only addition (not in the original) ----
-
-    /// @dev Whether the side to move in `s` is in check, exactly as the old `status` computed it.
+    /// @dev Test-only addition: the old `_attacked` on the side to move's king, i.e. the
+    /// `inCheck` the old `status` computed (ChessRulesGasReview.t.sol compares it).
     function sideToMoveInCheckForTest(bytes memory s) internal pure returns (bool) {
         int256 side = _at(s, CURRENT_PLAYER);
         return _attacked(s, _kingSquare(s, side), -side);
