@@ -300,19 +300,20 @@ mod tests {
         }
     }
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "chessref-deployments-{}-{name}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir.join("deployments.json")
+    /// A deployments file in a scratch directory removed when the directory
+    /// (the first value) is dropped.
+    fn scratch(name: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("chessref-deployments-{name}-"))
+            .tempdir()
+            .unwrap();
+        let path = dir.path().join("deployments.json");
+        (dir, path)
     }
 
     #[test]
     fn write_merges_by_chain_and_keeps_unknown_entries() {
-        let path = scratch("merge");
+        let (_dir, path) = scratch("merge");
         std::fs::write(
             &path,
             r#"{"5": {"chainId": 5, "note": "kept", "contracts": {}}}"#,
@@ -343,7 +344,7 @@ mod tests {
 
     #[test]
     fn an_unknown_chain_names_the_chain_id_and_the_file() {
-        let path = scratch("unknown");
+        let (_dir, path) = scratch("unknown");
         Deployments::write(&path, &entry(31337, Address::ZERO, None)).unwrap();
         let error = Deployments::load(&path).unwrap().for_chain(1).unwrap_err();
         assert_eq!(
@@ -357,7 +358,7 @@ mod tests {
 
     #[test]
     fn a_broken_file_is_refused_and_never_overwritten() {
-        let path = scratch("broken");
+        let (_dir, path) = scratch("broken");
         std::fs::write(&path, "[1, 2").unwrap();
         assert!(matches!(
             Deployments::load(&path),

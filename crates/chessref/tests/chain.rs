@@ -19,12 +19,12 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// A scratch directory of this test process.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("chessref-chain-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A scratch directory of one test, removed when the returned value is dropped.
+fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("chessref-chain-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// Runs `chessref args` with `key` (if any) in CHESSREF_PRIVATE_KEY and nothing else of
@@ -93,7 +93,8 @@ fn deploy(anvil: &Anvil, file: &Path) -> Value {
 #[test]
 fn deploy_writes_the_file_and_a_rerun_deploys_nothing() {
     let anvil = Anvil::spawn().expect("anvil");
-    let dir = scratch("deploy");
+    let scratch = scratch("deploy");
+    let dir = scratch.path();
     let file = dir.join("deployments.json");
     std::fs::write(
         &file,
@@ -187,7 +188,8 @@ fn the_forge_script_deploys_at_the_same_addresses_as_chessref_deploy() {
         .expect("forge");
     let text = succeeded(&out);
     let by_rust = Anvil::spawn().expect("anvil");
-    let dir = scratch("forge");
+    let scratch = scratch("forge");
+    let dir = scratch.path();
     let entry = deploy(&by_rust, &dir.join("deployments.json"));
     let forge_chain = RpcChain::connect(by_forge.url()).unwrap();
     let rust_chain = RpcChain::connect(by_rust.url()).unwrap();
@@ -215,7 +217,8 @@ fn the_forge_script_deploys_at_the_same_addresses_as_chessref_deploy() {
 #[test]
 fn deploy_without_a_factory_names_it_and_no_create2_deploys_anyway() {
     let anvil = Anvil::spawn_with_args(&["--disable-default-create2-deployer"]).expect("anvil");
-    let dir = scratch("nofactory");
+    let scratch = scratch("nofactory");
+    let dir = scratch.path();
     let file = dir.join("d.json");
     let args = [
         "deploy",
@@ -244,7 +247,8 @@ fn deploy_without_a_factory_names_it_and_no_create2_deploys_anyway() {
 #[test]
 fn senders_come_from_a_keystore_or_the_nodes_unlocked_account_never_the_command_line() {
     let anvil = Anvil::spawn().expect("anvil");
-    let dir = scratch("senders");
+    let scratch = scratch("senders");
+    let dir = scratch.path();
     let file = dir.join("d.json");
     let keystore = root().join("crates/chessref/tests/fixtures/keystore-anvil-2.json");
     let wrong = dir.join("wrong.txt");
@@ -463,14 +467,21 @@ const BLACK: &str = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 struct Table {
     anvil: Anvil,
     file: PathBuf,
+    /// Holds `file`'s directory until the table is dropped.
+    _scratch: tempfile::TempDir,
 }
 
 impl Table {
     fn new(name: &str) -> Table {
         let anvil = Anvil::spawn().expect("anvil");
-        let file = scratch(name).join("deployments.json");
+        let scratch = scratch(name);
+        let file = scratch.path().join("deployments.json");
         deploy(&anvil, &file);
-        Table { anvil, file }
+        Table {
+            anvil,
+            file,
+            _scratch: scratch,
+        }
     }
 
     fn args<'a>(&'a self, args: &[&'a str]) -> Vec<&'a str> {
@@ -752,7 +763,8 @@ fn bad_input_is_named_and_sends_nothing() {
     );
 
     // A keystore with the wrong password, an endpoint that is down, one that is not JSON-RPC.
-    let dir = scratch("bad-input-keys");
+    let scratch = scratch("bad-input-keys");
+    let dir = scratch.path();
     let wrong = dir.join("wrong.txt");
     std::fs::write(&wrong, "nope\n").unwrap();
     let keystore = root().join("crates/chessref/tests/fixtures/keystore-anvil-2.json");

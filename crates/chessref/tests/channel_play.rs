@@ -21,11 +21,12 @@ const BLACK: &str = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 /// anvil's account 5: a watchtower that is neither player.
 const KEY_TOWER: &str = "0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba";
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("chessref-play-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A scratch directory of one test, removed when the returned value is dropped.
+fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("chessref-play-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn command(key: Option<&str>, args: &[&str]) -> Command {
@@ -151,12 +152,15 @@ struct Table {
     id: String,
     _index: Process,
     serve: Option<Process>,
+    /// Holds `dir` until the processes above, dropped first, have stopped.
+    _scratch: tempfile::TempDir,
 }
 
 impl Table {
     fn new(name: &str) -> Table {
         let anvil = Anvil::spawn().expect("anvil");
-        let dir = scratch(name);
+        let scratch = scratch(name);
+        let dir = scratch.path().to_owned();
         let deployments = dir.join("deployments.json").to_str().unwrap().to_owned();
         run(
             Some(KEY_WHITE),
@@ -208,6 +212,7 @@ impl Table {
             id: String::new(),
             _index: index,
             serve: None,
+            _scratch: scratch,
         };
         table.start_relay();
         let chain = table.chain();

@@ -85,10 +85,12 @@ fn idle_event_and_slowloris_clients_together_leave_the_lobby_fast_and_memory_ret
     let created = referee
         .create_game(white, &GameSetup::eth(black, U256::from(1_000u64)))
         .unwrap();
-    let dir = std::env::temp_dir().join(format!("chessref-load-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("index.sqlite");
+    // Removed at the end of the test, after the processes below (dropped first) stopped.
+    let dir = tempfile::Builder::new()
+        .prefix("chessref-load-")
+        .tempdir()
+        .unwrap();
+    let db = dir.path().join("index.sqlite");
     let db = db.to_str().unwrap();
     let referee_address = referee.address().to_string();
     let _index = Process(

@@ -28,14 +28,15 @@ pub fn now() -> u64 {
         .as_secs()
 }
 
-pub fn temp_db(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "chessref-relay-{name}-{}-{}",
-        std::process::id(),
-        now()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join("index.sqlite")
+/// An index database path in a scratch directory, removed when the directory (the
+/// first value) is dropped.
+pub fn temp_db(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("chessref-relay-{name}-"))
+        .tempdir()
+        .unwrap();
+    let db = dir.path().join("index.sqlite");
+    (dir, db)
 }
 
 /// The indexer following the referee at `address` on `url` into `db` (one
@@ -70,6 +71,9 @@ pub struct Chain {
     pub ids: Vec<U256>,
     pub db: PathBuf,
     pub stop: Arc<AtomicBool>,
+    indexer: Option<std::thread::JoinHandle<()>>,
+    /// Holds `db`'s directory until the indexer has stopped (see `Drop`).
+    _scratch: tempfile::TempDir,
 }
 
 impl Chain {
@@ -89,15 +93,17 @@ impl Chain {
             referee.join_game(black, created.id, stake).unwrap();
             ids.push(created.id);
         }
-        let db = temp_db(name);
+        let (scratch, db) = temp_db(name);
         let stop = Arc::new(AtomicBool::new(false));
-        index_in_thread(anvil.url(), &db, referee.address(), &stop);
+        let indexer = index_in_thread(anvil.url(), &db, referee.address(), &stop);
         Chain {
             anvil,
             referee,
             ids,
             db,
             stop,
+            indexer: Some(indexer),
+            _scratch: scratch,
         }
     }
 
@@ -118,8 +124,11 @@ impl Chain {
 
 impl Drop for Chain {
     fn drop(&mut self) {
+        // The indexer stops within a poll, before anvil and its database go.
         self.stop.store(true, Ordering::Relaxed);
-        let _ = &self.anvil;
+        if let Some(indexer) = self.indexer.take() {
+            let _ = indexer.join();
+        }
     }
 }
 
