@@ -554,6 +554,18 @@ class Game {
     return channelVerifyTranscript(this.player.transcript(), now());
   }
 
+  /** Whether to register now. On one's own move the response window runs on one's own
+   * clock (CHANNEL.md 7.3): when the window is longer than the time left, registering
+   * loses on time, so the page asks first. */
+  registerIsSafe() {
+    const view = this.player?.view();
+    if (this.onChain || !view?.toMove) return true;
+    const left = this.clocks(view)?.[this.colour];
+    const span = Number(this.terms.responseWindow);
+    if (left === undefined || left > span) return true;
+    return confirm(`Registering on your own move runs the ${span} s response window on your clock, and you have ${left} s left: you would lose on time. Register anyway?`);
+  }
+
   async channelCall(label, wanted) {
     const report = this.report();
     const s = report.settlement;
@@ -836,12 +848,16 @@ function wire() {
     if (g.onChain) transact("resign", app.referee.resign(g.id)).then(() => g.followChain()).catch(showError);
     else g.act("resign");
   });
-  $("register").addEventListener("click", () => game().channelCall("register", ["register", "registerStart"]).catch(showError));
+  $("register").addEventListener("click", () => {
+    const g = game();
+    if (g.registerIsSafe()) g.channelCall("register", ["register", "registerStart"]).catch(showError);
+  });
   $("claim-draw").addEventListener("click", () => {
     // Off-chain a draw is claimed from a registered position (CHANNEL.md 7.5): register
     // first; once the window is over the page offers the claim itself.
     const g = game();
-    (g.onChain ? g.claimDraw() : g.channelCall("register to claim the draw", ["register", "registerStart"])).catch(showError);
+    if (g.onChain) g.claimDraw().catch(showError);
+    else if (g.registerIsSafe()) g.channelCall("register to claim the draw", ["register", "registerStart"]).catch(showError);
   });
   $("settle").addEventListener("click", () => game().channelCall("settle", ["settle", "resignBySignature"]).catch(showError));
   $("claim-timeout").addEventListener("click", () => game().claimTimeout().catch(showError));

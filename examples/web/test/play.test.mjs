@@ -443,6 +443,31 @@ test("a threefold repetition is claimed from the page: registered off-chain, cla
   });
 });
 
+test("registering on one's own move with less time left than the response window asks first; refused, nothing is sent", async () => {
+  const alice = await person(ALICE, "alice");
+  const bob = await person(BOB, "bob");
+  // Five minutes against a 600 s window: registering on her own move would flag Alice.
+  const id = await openGame(alice, bob, { minutes: "5", window: "600" });
+  const shuffle = ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8"];
+  for (const [i, uci] of shuffle.entries()) await (i % 2 ? move(bob, alice, uci) : move(alice, bob, uci));
+  await alice.page.waitForSelector("#claim-draw:not([hidden])", { timeout: 30_000 });
+  const asked = new Promise((resolve, reject) => {
+    alice.page.once("dialog", async (dialog) => {
+      resolve(dialog.message());
+      await dialog.dismiss();
+    });
+    setTimeout(() => reject(new Error("the page registered without asking")), 10_000);
+  });
+  await alice.page.click("#claim-draw");
+  assert.match(await asked, /runs the 600 s response window on your clock, and you have \d+ s left: you would lose on time/);
+  await alice.page.waitForTimeout(1_000);
+  assert.equal(await alice.page.getAttribute("body", "data-phase"), "offchain", "nothing registered");
+  assert.equal(Number((await referee.channelGame(id)).registeredPly), 0, "no registration on chain");
+  assert.equal(await alice.page.innerText("#error"), "", "a refusal is no error");
+  await alice.context.close();
+  await bob.context.close();
+});
+
 test("after a registration the same buttons act on-chain: a move is a transaction, a draw is offered and accepted", async () => {
   await onOwnChain(async () => {
     const alice = await person(ALICE, "alice", "&patience=600");
