@@ -956,21 +956,14 @@ fn decided(status: Status, position: &State) -> Option<(u8, u8)> {
     Some((result, status.code()))
 }
 
-/// The threefold witness of the chain's last position: the repetition keys since the
-/// last irreversible move (REFEREE.md section 4), oldest first.
+/// The threefold witness of the chain's last position (REFEREE.md section 4): its
+/// positions from the start move on, folded by `chessref_core::chain::witness`.
 fn witness(chain: &[Link]) -> Vec<B256> {
-    let mut keys = Vec::new();
-    for (mv, _, _) in chain.iter().rev() {
-        let Ok(state) = State::from_bytes(&mv.state) else {
-            break;
-        };
-        keys.push(state.repetition_key());
-        if state.halfmove_clock() == 0 || mv.ply == 0 {
-            break;
-        }
-    }
-    keys.reverse();
-    keys
+    let positions: Vec<State> = chain
+        .iter()
+        .map_while(|(mv, _, _)| State::from_bytes(&mv.state).ok())
+        .collect();
+    chessref_core::chain::witness(&positions)
 }
 
 #[cfg(all(test, feature = "signer"))]

@@ -20,7 +20,7 @@ use chessref_evm::{
     Chain, ChainError, ContractRevert, EvmError, RpcChain, TxReceipt, TxRequest,
     bindings::{ChessReferee as R, IERC20},
     ending::Ending,
-    referee::{GameSetup, Position, Referee, witness_after},
+    referee::{GameSetup, Position, Referee},
 };
 
 use crate::amount::Unit;
@@ -1236,19 +1236,13 @@ fn parse_move(id: U256, state: &State, text: &str) -> Result<RawMove, SeatError>
 /// The threefold witness of the game's current position: the repetition keys of every
 /// position since the last irreversible move (or the start), oldest first.
 fn witness(game: &GameLog, off_chain: &[State]) -> Vec<B256> {
-    let mut keys = Vec::new();
-    if let Ok(start) = State::from_bytes(&game.start_state) {
-        keys.push(start.repetition_key());
-    }
-    for state in off_chain {
-        witness_after(&mut keys, state);
-    }
-    for played in &game.moves {
-        if let Ok(state) = State::from_bytes(&played.position.state) {
-            witness_after(&mut keys, &state);
-        }
-    }
-    keys
+    let start = State::from_bytes(&game.start_state).ok();
+    let on_chain: Vec<State> = game
+        .moves
+        .iter()
+        .filter_map(|played| State::from_bytes(&played.position.state).ok())
+        .collect();
+    chessref_core::chain::witness(start.iter().chain(off_chain).chain(&on_chain))
 }
 
 #[cfg(test)]

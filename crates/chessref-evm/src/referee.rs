@@ -70,15 +70,9 @@ pub fn history_after(history: B256, next: &chessref_core::State) -> B256 {
     chessref_core::chain::after(history, next)
 }
 
-/// Extends a threefold witness (`keys`: the repetition keys since the last irreversible
-/// move, oldest first; REFEREE.md section 4) by a move to `next`: restarted when the move
-/// was irreversible, as the history chain is.
-pub fn witness_after(keys: &mut Vec<B256>, next: &chessref_core::State) {
-    if next.halfmove_clock() == 0 {
-        keys.clear();
-    }
-    keys.push(next.repetition_key());
-}
+/// Extends a threefold witness by a move to `next` (REFEREE.md section 4; written once,
+/// in chessref-core).
+pub use chessref_core::chain::witness_after;
 
 /// Parameters of `createGame`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -216,6 +216,24 @@ export const cases = [
     eq(w.Chess.fromFen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 9 30").repetitionKey(), key0, "clock-free key");
   }],
 
+  ["the threefold witness claimDraw takes", (w) => {
+    // The shuffle's positions, start first ("" is the standard start): every key, and
+    // the start's three times.
+    const g = new w.Chess();
+    const states = [""];
+    for (const m of ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"]) {
+      g.play(m);
+      states.push(g.stateHex());
+    }
+    const keys = w.repetitionWitness(states);
+    eq(keys.length, 9, "one key a position");
+    eq(keys.filter((k) => k === g.repetitionKey()).length, 3, "the start three times");
+    // A pawn move starts the witness again.
+    g.play("e4");
+    eq(w.repetitionWitness([...states, g.stateHex()]), [g.repetitionKey()], "restarted at e4");
+    throwsKind(() => w.repetitionWitness(["", "00"]), "bad_state");
+  }],
+
   ["bad FEN and state errors carry section 7 codes", (w) => {
     throwsKind(() => w.Chess.fromFen("not a fen"), "bad_fen");
     throwsKind(() => w.Chess.fromFen("4k3/8/8/8/8/8/8/K3K3 w - - 0 1"), "bad_fen", 3);

@@ -473,6 +473,25 @@ impl Chess {
     }
 }
 
+/// The threefold witness `ChessReferee.claimDraw` takes for the last of `states` (a
+/// game's positions in order, its start first, each as 256 hex digits; an empty string
+/// stands for the standard start): the repetition keys since the last capture or pawn
+/// move, oldest first, `0x`-prefixed. Throws `bad_state` for an invalid state.
+#[wasm_bindgen(js_name = repetitionWitness)]
+pub fn repetition_witness(states: Vec<String>) -> Result<Vec<String>, JsValue> {
+    let positions = states
+        .iter()
+        .map(|hex| match hex.trim() {
+            "" => Ok(State::initial()),
+            hex => State::from_hex(hex).map_err(state_error),
+        })
+        .collect::<Result<Vec<State>, JsValue>>()?;
+    Ok(chessref_core::chain::witness(&positions)
+        .iter()
+        .map(ToString::to_string)
+        .collect())
+}
+
 /// The contract's `uint24` for a move's wire text (UCI with any promotion
 /// letter, or `0x` hex), as `chessref check` reads it. Throws `bad_move`.
 #[wasm_bindgen(js_name = encodeMove)]

@@ -10,7 +10,7 @@
 // Query parameters: server (the chessref server, default this page's origin),
 // patience (seconds of an opponent's silence before the page offers to register, 60),
 // devwallet (N: anvil's dev account N as the wallet, where `npm run play` serves it).
-import init, { Chess, ChannelPlayer, channelAddressOf, channelTypedData, channelVerifyTranscript, encodeMove, packedToUci } from "/pkg/chessref_wasm.js";
+import init, { Chess, ChannelPlayer, channelAddressOf, channelTypedData, channelVerifyTranscript, encodeMove, packedToUci, repetitionWitness } from "/pkg/chessref_wasm.js";
 import { ethers } from "/vendor/ethers/ethers.min.js";
 import { Chessboard, COLOR, INPUT_EVENT_TYPE } from "/vendor/cm-chessboard/src/Chessboard.js";
 import { Markers, MARKER_TYPE } from "/vendor/cm-chessboard/src/extensions/markers/Markers.js";
@@ -589,15 +589,8 @@ class Game {
     const registered = p.registrations.at(-1)?.ply ?? 0;
     const t = this.player?.transcript();
     const signed = t ? t.moves.filter((m) => m.ply <= registered).map((m) => m.state) : [];
-    const start = t?.game.startState || null;
-    const states = [start, ...signed, ...p.played];
-    const keys = [];
-    for (let i = states.length - 1; i >= 0; i--) {
-      const chess = states[i] ? Chess.fromStateHex(states[i]) : new Chess();
-      keys.push(chess.repetitionKey());
-      if (chess.halfmoveClock() === 0 || i === 0) break;
-    }
-    return keys.reverse();
+    // An empty string is the standard start, as the WASM reads it.
+    return repetitionWitness([t?.game.startState || "", ...signed, ...p.played]);
   }
 
   /** A draw claimable on-chain now: `{keys}` (none for fifty moves), or null. */

@@ -58,6 +58,44 @@ impl State {
 mod tests {
     use super::*;
 
+    /// A witness folds to the chain head of its last position, and starts again at an
+    /// irreversible move; a custom start begins it whatever its halfmove clock.
+    #[test]
+    fn a_witness_folds_to_the_chain_head_and_restarts_at_an_irreversible_move() {
+        for (start, ucis, expected_len) in [
+            (State::initial(), &["g1f3", "g8f6", "f3g1", "f6g8"][..], 5),
+            (
+                State::initial(),
+                &["g1f3", "g8f6", "e2e4", "f6g8", "f3g1"][..],
+                3,
+            ),
+            (
+                State::from_fen("4k3/8/8/8/8/8/8/R3K3 w - - 37 60").unwrap(),
+                &["a1a2", "e8d8"][..],
+                3,
+            ),
+        ] {
+            let mut states = vec![start];
+            for uci in ucis {
+                let next = states
+                    .last()
+                    .unwrap()
+                    .play(crate::Move::from_uci(uci).unwrap());
+                states.push(next.unwrap());
+            }
+            let keys = chain::witness(&states);
+            assert_eq!(keys.len(), expected_len, "{ucis:?}");
+            assert_eq!(keys.last(), Some(&states.last().unwrap().repetition_key()));
+            let head = states[1..]
+                .iter()
+                .fold(chain::of_start(&states[0]), chain::after);
+            let folded = keys[1..]
+                .iter()
+                .fold(chain::start(keys[0]), |h, k| chain::next(h, *k));
+            assert_eq!(folded, head, "{ucis:?}");
+        }
+    }
+
     #[test]
     fn repetition_key_ignores_clocks_and_unusable_en_passant() {
         let a = State::from_fen("4k3/8/8/8/4P3/8/8/4K3 b - e3 0 1").unwrap();
@@ -121,5 +159,27 @@ pub mod chain {
         } else {
             self::next(history, key)
         }
+    }
+
+    /// Extends a threefold witness (`keys`: the repetition keys of the positions
+    /// since the last irreversible move, oldest first, the keys the chain folds)
+    /// by the position `next`: restarted when the move to it was irreversible, as
+    /// the chain is by [`after`]. From an empty witness it starts one at `next`.
+    pub fn witness_after(keys: &mut Vec<B256>, next: &State) {
+        if next.halfmove_clock() == 0 {
+            keys.clear();
+        }
+        keys.push(next.repetition_key());
+    }
+
+    /// The threefold witness of the last of `positions` (a game's positions in
+    /// order, its start first): the keys a `claimDraw` folds to the chain head of
+    /// that position, oldest first.
+    pub fn witness<'a>(positions: impl IntoIterator<Item = &'a State>) -> Vec<B256> {
+        let mut keys = Vec::new();
+        for position in positions {
+            witness_after(&mut keys, position);
+        }
+        keys
     }
 }
