@@ -170,36 +170,15 @@ const fn sq88(i: u32) -> u8 {
 /// a walk whose length the branch predictor cannot guess.
 #[inline(always)]
 pub(crate) fn occupancy<B: Board>(b: &B) -> u64 {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut occ = 0u64;
-    let mut row = 0;
-    while row < 8 {
-        let w = b.row_bytes(row);
-        // The high bit of every non-zero byte, then those eight bits gathered into one byte.
-        let nonzero = (((w & LOW7) + LOW7) | w) & HIGH;
-        occ |= ((nonzero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) << (row * 8);
-        row += 1;
-    }
-    occ
+    // The side's half is dead code here, and the compiler drops it.
+    occupancies(b, 1).0
 }
 
 /// The squares of `b` holding pieces of side `us` (1 white, -1 black), as
 /// [`occupancy`] bits: a negative code is a byte with its high bit set.
 #[inline(always)]
 pub(crate) fn side_occupancy<B: Board>(b: &B, us: i8) -> u64 {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut occ = 0u64;
-    let mut row = 0;
-    while row < 8 {
-        let w = b.row_bytes(row);
-        let nonzero = (((w & LOW7) + LOW7) | w) & HIGH;
-        let side = if us > 0 { nonzero & !w } else { w & HIGH };
-        occ |= ((side >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) << (row * 8);
-        row += 1;
-    }
-    occ
+    occupancies(b, us).1
 }
 
 /// [`occupancy`] and [`side_occupancy`] of `us` in one pass over the board.
@@ -293,14 +272,8 @@ const fn step_targets(steps: &[u8; 8]) -> [[u8; 8]; 64] {
 /// The first occupied square beyond `sq` along `LINE_STEPS[i]` in `occ`, if any.
 #[inline(always)]
 fn first_on_ray(occ: u64, sq: u8, i: usize) -> Option<u8> {
-    let blockers = RAYS[i][sq64(sq)] & occ;
-    if blockers == 0 {
-        None
-    } else if i < 4 {
-        Some(sq88(blockers.trailing_zeros()))
-    } else {
-        Some(sq88(63 - blockers.leading_zeros()))
-    }
+    let (t, any) = nearest_on_ray(occ, sq, i);
+    any.then_some(t)
 }
 
 /// The first occupied square beyond `sq` in the direction of the unit line

@@ -69,11 +69,7 @@ impl Played {
     pub fn gives_check_given(&self, next: &State, occ: u64) -> bool {
         let b = &next.0;
         let them = b[idx::CURRENT_PLAYER] as i8;
-        let their_king = if them > 0 {
-            b[idx::WHITE_KING_POS]
-        } else {
-            b[idx::BLACK_KING_POS]
-        };
+        let their_king = next.king_index(them);
         let byte = |i: u32| (self.0 >> (8 * i)) as u8;
         gives_check(
             b,
@@ -505,10 +501,8 @@ impl State {
         }
         if piece as i8 == KING * us {
             raw.to
-        } else if us > 0 {
-            self.0[idx::WHITE_KING_POS]
         } else {
-            self.0[idx::BLACK_KING_POS]
+            self.king_index(us)
         }
     }
 

@@ -142,11 +142,17 @@ impl State {
 
     /// The square of `c`'s king (from the shadow bytes).
     pub fn king(&self, c: Color) -> Square {
-        let byte = match c {
-            Color::White => self.0[idx::WHITE_KING_POS],
-            Color::Black => self.0[idx::BLACK_KING_POS],
-        };
-        Square::from_index_unchecked(byte)
+        Square::from_index_unchecked(self.king_index(c.sign()))
+    }
+
+    /// The 0x88 index of the king of side `side` (1 white, -1 black), from its shadow byte.
+    #[inline(always)]
+    pub(crate) fn king_index(&self, side: i8) -> u8 {
+        self.0[if side > 0 {
+            idx::WHITE_KING_POS
+        } else {
+            idx::BLACK_KING_POS
+        }]
     }
 
     /// The en-passant square (the one the last double step passed over), if set.

@@ -85,12 +85,7 @@ impl State {
     /// Whether the side to move is in check.
     pub fn in_check(&self) -> bool {
         let turn = self.0[idx::CURRENT_PLAYER] as i8;
-        let king = if turn > 0 {
-            self.0[idx::WHITE_KING_POS]
-        } else {
-            self.0[idx::BLACK_KING_POS]
-        };
-        attacked(&self.0, king, -turn)
+        attacked(&self.0, self.king_index(turn), -turn)
     }
 
     /// The status for the side to move (section 8).
@@ -146,11 +141,7 @@ impl State {
         // Otherwise, generate.
         let b = &self.0;
         let us = b[idx::CURRENT_PLAYER] as i8;
-        let king = if us > 0 {
-            b[idx::WHITE_KING_POS]
-        } else {
-            b[idx::BLACK_KING_POS]
-        };
+        let king = self.king_index(us);
         let free = |t: u8| on_board(t) && (b[t as usize] as i8) * us <= 0;
         let steps_of = |piece: i8| -> &'static [u8] {
             match piece {
