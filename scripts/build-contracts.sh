@@ -15,6 +15,8 @@ cd "$(dirname "$0")/.."
 SOURCES=(
   "ChessRulesView=contracts/src/ChessRulesView.sol"
   "ChessReferee=contracts/src/ChessReferee.sol"
+  # The referee's rarely called functions and views, run by its fallback (DELEGATECALL).
+  "ChessRefereeAnnex=contracts/src/ChessRefereeAnnex.sol"
   # The court of channel games; ChessReferee deploys it (its address: ChessReferee.channel()).
   "ChessChannel=contracts/src/ChessChannel.sol"
   # Holds ChessChannel's creation code; ChessReferee's constructor creates the channel from it.
@@ -62,10 +64,20 @@ mkdir -p "$tmp/artifacts"
 for entry in "${SOURCES[@]}"; do
   name=${entry%%=*}
   src=${entry#*=}
-  node - "$tmp/out/$(basename "$src")/$name.json" "$tmp/artifacts/$name.json" "$name" <<'JS'
+  node - "$tmp/out/$(basename "$src")/$name.json" "$tmp/artifacts/$name.json" "$name" \
+    "$tmp/out/ChessRefereeAnnex.sol/ChessRefereeAnnex.json" <<'JS'
 const fs = require('fs');
-const [input, output, name] = process.argv.slice(2);
+const [input, output, name, annexPath] = process.argv.slice(2);
 const full = JSON.parse(fs.readFileSync(input, 'utf8'));
+// ChessReferee's artifact carries the ABI callers see at the referee's address: its own
+// functions and those its fallback runs from ChessRefereeAnnex (the annex's ABI without
+// what the referee already declares: the shared events, errors and getters).
+if (name === 'ChessReferee') {
+  const key = (e) => `${e.type} ${e.name || ''}(${(e.inputs || []).map((i) => i.type).join(',')})`;
+  const own = new Set(full.abi.map(key));
+  const annex = JSON.parse(fs.readFileSync(annexPath, 'utf8')).abi;
+  full.abi = full.abi.concat(annex.filter((e) => e.type !== 'constructor' && !own.has(key(e))));
+}
 const code = (o) => {
   const hex = typeof o === 'string' ? o : o.object;
   if (!/^0x[0-9a-f]*$/.test(hex) || hex.length <= 2) throw new Error(`${name}: no bytecode`);

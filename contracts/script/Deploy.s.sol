@@ -11,8 +11,9 @@ interface ScriptVm {
 }
 
 /// @title Deploy
-/// @notice Deploys ChessRulesView, ChessChannelBlueprint and ChessReferee (whose
-/// constructor creates ChessChannel from the blueprint) through the deterministic deployment proxy at CREATE2_FACTORY with SALT, at the
+/// @notice Deploys ChessRulesView, ChessChannelBlueprint, ChessRefereeAnnex and ChessReferee
+/// (whose constructor creates ChessChannel from the blueprint, and whose fallback runs the
+/// annex) through the deterministic deployment proxy at CREATE2_FACTORY with SALT, at the
 /// addresses `chessref deploy` gives: each depends only on SALT and the init code, so it
 /// is the same on every chain. A contract already at its address is kept.
 /// @dev The init code is read from the build's artifacts (`vm.getCode`) rather than
@@ -47,7 +48,8 @@ contract Deploy {
         else VM.startBroadcast();
         rules = place("ChessRulesView.sol:ChessRulesView", "");
         address blueprint = place("ChessChannelBlueprint.sol:ChessChannelBlueprint", "");
-        referee = place("ChessReferee.sol:ChessReferee", abi.encode(blueprint));
+        address annex = place("ChessRefereeAnnex.sol:ChessRefereeAnnex", "");
+        referee = place("ChessReferee.sol:ChessReferee", abi.encode(blueprint, annex));
         VM.stopBroadcast();
     }
 

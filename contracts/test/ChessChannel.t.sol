@@ -2,7 +2,7 @@
 pragma solidity ^0.8.30;
 
 import {ChannelBase} from "./ChessChannelBase.t.sol";
-import {ChessReferee} from "../src/ChessReferee.sol";
+import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
 import {ChessChannel} from "../src/ChessChannel.sol";
 import {ChessRules, BadStateLength} from "../src/ChessRules.sol";
 import {ChannelGame} from "../src/ChessCourt.sol";
@@ -15,7 +15,7 @@ contract ChessChannelGameTest is ChannelBase {
     function test_CreateChannelGame_TermsHashWrapsBaseTermsWithWindow() public {
         uint256 id = _createChannel(alice, bob, "");
         bytes32 base = ref.termsHash(alice, bob, true, address(0), STAKE, INITIAL, INCREMENT, 0, "");
-        ChessReferee.GameInfo memory g = ref.getGame(id);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
         assertEq(g.terms, keccak256(abi.encode(base, uint256(WINDOW))));
         assertEq(g.terms, ref.channelTermsHash(base, WINDOW));
         assertEq(g.responseWindow, WINDOW);
@@ -24,19 +24,19 @@ contract ChessChannelGameTest is ChannelBase {
     function test_CreateChannelGame_RejectsWindowBelowMinimum() public {
         assertEq(ref.MIN_RESPONSE_WINDOW(), 600);
         vm.prank(alice);
-        vm.expectRevert(_err(ChessReferee.BadResponseWindow.selector, 599));
+        vm.expectRevert(_err(IChessRefereeTypes.BadResponseWindow.selector, 599));
         ref.createChannelGame{value: STAKE}(bob, true, address(0), STAKE, INITIAL, INCREMENT, 0, "", 599);
     }
 
     function test_CreateChannelGame_RejectsWindowAboveMaximum() public {
         vm.prank(alice);
-        vm.expectRevert(_err(ChessReferee.BadResponseWindow.selector, 1 days + 1));
+        vm.expectRevert(_err(IChessRefereeTypes.BadResponseWindow.selector, 1 days + 1));
         ref.createChannelGame{value: STAKE}(bob, true, address(0), STAKE, INITIAL, INCREMENT, 0, "", 1 days + 1);
     }
 
     function test_CreateGame_TermsHashAndWindowUnchanged() public {
         uint256 id = _create(alice, bob, true, STAKE, "");
-        ChessReferee.GameInfo memory g = ref.getGame(id);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
         assertEq(g.terms, ref.termsHash(alice, bob, true, address(0), STAKE, INITIAL, INCREMENT, 0, ""));
         assertEq(g.responseWindow, 0);
     }
@@ -44,7 +44,7 @@ contract ChessChannelGameTest is ChannelBase {
     function test_JoinChannelGame_RunsOffChainWithoutCommitmentOrClock() public {
         uint256 id = _createChannel(alice, bob, "");
         _join(id, bob, STAKE);
-        ChessReferee.GameInfo memory g = ref.getGame(id);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
         assertEq(g.phase, PHASE_RUNNING);
         assertEq(g.commitment, bytes32(0));
         assertEq(pos[id].clock, 0, "GameJoined carries clock 0");
@@ -55,14 +55,14 @@ contract ChessChannelGameTest is ChannelBase {
         bytes32 base = ref.termsHash(alice, bob, true, address(0), STAKE, INITIAL, INCREMENT, 0, "");
         bytes32 terms = ref.getGame(id).terms;
         vm.prank(bob);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.WrongTerms.selector, terms));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.WrongTerms.selector, terms));
         ref.joinGame{value: STAKE}(id, base);
     }
 
     function test_OffChain_MoveRevertsOffChain() public {
         uint256 id = _startChannelGame();
         vm.prank(alice);
-        vm.expectRevert(_err(ChessReferee.OffChain.selector, id));
+        vm.expectRevert(_err(IChessRefereeTypes.OffChain.selector, id));
         ref.move(id, pos[id].state, pos[id].history, 0, _uci("e2e4"));
     }
 
@@ -70,7 +70,7 @@ contract ChessChannelGameTest is ChannelBase {
         uint256 id = _startChannelGame();
         vm.warp(block.timestamp + 1 days);
         vm.prank(bob);
-        vm.expectRevert(_err(ChessReferee.OffChain.selector, id));
+        vm.expectRevert(_err(IChessRefereeTypes.OffChain.selector, id));
         ref.claimTimeout(id, pos[id].state, pos[id].history, 0);
     }
 
@@ -87,14 +87,14 @@ contract ChessChannelGameTest is ChannelBase {
     function test_Court_RegisterPositionOnlyByChannel() public {
         uint256 id = _startChannelGame();
         vm.prank(alice);
-        vm.expectRevert(ChessReferee.NotChannel.selector);
+        vm.expectRevert(IChessRefereeTypes.NotChannel.selector);
         ref.registerPosition(id, pos[id].state, pos[id].history, 1);
     }
 
     function test_Court_EndChannelGameOnlyByChannel() public {
         uint256 id = _startChannelGame();
         vm.prank(alice);
-        vm.expectRevert(ChessReferee.NotChannel.selector);
+        vm.expectRevert(IChessRefereeTypes.NotChannel.selector);
         ref.endChannelGame(id, WHITE_WINS, 8);
     }
 
@@ -102,7 +102,7 @@ contract ChessChannelGameTest is ChannelBase {
         uint256 id = _startChannelGame();
         _settle(id, DRAW);
         vm.prank(address(channel));
-        vm.expectRevert(_err(ChessReferee.GameNotRunning.selector, id));
+        vm.expectRevert(_err(IChessRefereeTypes.GameNotRunning.selector, id));
         ref.endChannelGame(id, WHITE_WINS, 8);
     }
 
@@ -252,7 +252,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         Move memory m = line[2];
         (Auth memory qa, Auth memory ma) = (_byAuthor(q), _byAuthor(m));
         vm.expectEmit(true, false, false, false, address(ref));
-        emit ChessReferee.PositionRegistered(id, 2, m.state, m.history, 0);
+        emit IChessRefereeTypes.PositionRegistered(id, 2, m.state, m.history, 0);
         vm.prank(bob);
         channel.register(q, qa, m, ma, _noReceipt(), _direct(""));
     }
@@ -285,7 +285,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         uint256 deadline = line[3].timestamp + line[3].blackTime + 15;
         vm.warp(deadline);
         vm.prank(alice);
-        vm.expectRevert(_err(ChessReferee.TimeNotUp.selector, deadline));
+        vm.expectRevert(_err(IChessRefereeTypes.TimeNotUp.selector, deadline));
         ref.claimTimeout(id, pos[id].state, pos[id].history, pos[id].clock);
         vm.warp(deadline + 1);
         _claimTimeout(id, alice);
@@ -436,7 +436,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         assertEq(_phase(id), PHASE_RUNNING, "a registration never ends the game");
         assertEq(ClockWord.pendingStatus(pos[id].clock), ChessRules.CHECKMATE);
         Position memory p = pos[id];
-        vm.expectRevert(_err(ChessReferee.NotYetPlayable.selector, block.timestamp + WINDOW));
+        vm.expectRevert(_err(IChessRefereeTypes.NotYetPlayable.selector, block.timestamp + WINDOW));
         ref.finishRegistered(id, p.state, p.history, p.clock);
         vm.warp(block.timestamp + WINDOW);
         vm.prank(carol);
@@ -558,7 +558,7 @@ contract ChessChannelFreezeTest is ChannelBase {
         bytes32[] memory keys = _witness();
         Position storage p = pos[id];
         vm.prank(alice);
-        vm.expectRevert(_err(ChessReferee.NotYetPlayable.selector, block.timestamp + WINDOW));
+        vm.expectRevert(_err(IChessRefereeTypes.NotYetPlayable.selector, block.timestamp + WINDOW));
         ref.claimDraw(id, p.state, p.history, p.clock, keys);
     }
 
@@ -586,7 +586,7 @@ contract ChessChannelFreezeTest is ChannelBase {
         Position storage p = pos[id];
         uint24 mate = _uci("d8h4");
         vm.prank(bob);
-        vm.expectRevert(_err(ChessReferee.NotYetPlayable.selector, block.timestamp + WINDOW));
+        vm.expectRevert(_err(IChessRefereeTypes.NotYetPlayable.selector, block.timestamp + WINDOW));
         ref.move(id, p.state, p.history, p.clock, mate);
         // white overtakes with the latest pair within the window
         _register(5);
@@ -599,7 +599,7 @@ contract ChessChannelFreezeTest is ChannelBase {
         _register(2);
         Position storage p = pos[id];
         vm.prank(bob);
-        vm.expectRevert(_err(ChessReferee.NotYetPlayable.selector, block.timestamp + WINDOW));
+        vm.expectRevert(_err(IChessRefereeTypes.NotYetPlayable.selector, block.timestamp + WINDOW));
         ref.offerDraw(id, p.state, p.history, p.clock);
     }
 

@@ -3,6 +3,8 @@ pragma solidity ^0.8.30;
 
 import {ChannelBase} from "./ChessChannelBase.t.sol";
 import {ChessReferee} from "../src/ChessReferee.sol";
+import {ChessRefereeAnnex} from "../src/ChessRefereeAnnex.sol";
+import {IChessReferee} from "../src/IChessReferee.sol";
 import {ChessChannelBlueprint} from "../src/ChessChannelBlueprint.sol";
 import {ChessChannel} from "../src/ChessChannel.sol";
 import {ChessRules} from "../src/ChessRules.sol";
@@ -73,7 +75,9 @@ contract ChessChannelAttacksTest is ChannelBase {
         uint256 id = _startChannelGame();
         (Result memory r, Auth memory w, Auth memory b) = _signedResult(id, WHITE_WINS);
         // the same game id, players and terms on a second referee (hence a second channel)
-        ChessReferee other = new ChessReferee(address(new ChessChannelBlueprint()));
+        IChessReferee other = IChessReferee(
+            address(new ChessReferee(address(new ChessChannelBlueprint()), address(new ChessRefereeAnnex())))
+        );
         vm.prank(alice);
         uint256 otherId =
             other.createChannelGame{value: STAKE}(bob, true, address(0), STAKE, INITIAL, INCREMENT, 0, "", WINDOW);

@@ -3,7 +3,7 @@ pragma solidity ^0.8.30;
 
 import {Vm} from "./utils/Test.sol";
 import {RefereeBase} from "./ChessRefereeBase.t.sol";
-import {ChessReferee} from "../src/ChessReferee.sol";
+import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
 import {ChessChannel} from "../src/ChessChannel.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {RepetitionChain} from "../src/RepetitionChain.sol";
@@ -243,7 +243,7 @@ abstract contract ChannelBase is RefereeBase {
         super._absorb(logs);
         for (uint256 i; i < logs.length; ++i) {
             Vm.Log memory l = logs[i];
-            if (l.emitter != address(ref) || l.topics[0] != ChessReferee.PositionRegistered.selector) continue;
+            if (l.emitter != address(ref) || l.topics[0] != IChessRefereeTypes.PositionRegistered.selector) continue;
             (, bytes memory state, bytes32 history, uint256 clock) =
                 abi.decode(l.data, (uint32, bytes, bytes32, uint256));
             uint256 id = uint256(l.topics[1]);

@@ -3,7 +3,7 @@ pragma solidity ^0.8.30;
 
 import {Vm} from "./utils/Test.sol";
 import {ChannelBase} from "./ChessChannelBase.t.sol";
-import {ChessReferee} from "../src/ChessReferee.sol";
+import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
 import {ChessChannel} from "../src/ChessChannel.sol";
 import {ClockWord} from "../src/ClockWord.sol";
 import {ChessRules, IllegalMove, BadStateLength} from "../src/ChessRules.sol";
@@ -136,7 +136,8 @@ contract ChessChannelCalldataTest is ChannelBase {
         (ok,) = address(channel).call(cd);
         Vm.Log[] memory logs = vm.getRecordedLogs();
         for (uint256 i; i < logs.length; ++i) {
-            if (logs[i].emitter == address(ref) && logs[i].topics[0] == ChessReferee.PositionRegistered.selector) {
+            if (logs[i].emitter == address(ref) && logs[i].topics[0] == IChessRefereeTypes.PositionRegistered.selector)
+            {
                 registered = logs[i].data;
             }
         }

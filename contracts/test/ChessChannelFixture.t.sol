@@ -3,6 +3,8 @@ pragma solidity ^0.8.30;
 
 import {Test} from "./utils/Test.sol";
 import {ChessReferee} from "../src/ChessReferee.sol";
+import {ChessRefereeAnnex} from "../src/ChessRefereeAnnex.sol";
+import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
 import {ChessChannelBlueprint} from "../src/ChessChannelBlueprint.sol";
 import {ChessChannel} from "../src/ChessChannel.sol";
 import {ChessRules} from "../src/ChessRules.sol";
@@ -19,7 +21,7 @@ import {SignatureCheck} from "../src/SignatureCheck.sol";
 /// channel is the fixture's verifying contract and verifies the fixture's signatures on-chain.
 contract ChessChannelFixtureTest is Test {
     string internal json;
-    ChessReferee internal ref;
+    IChessReferee internal ref;
     ChessChannel internal channel;
     uint256 internal gameId;
 
@@ -27,12 +29,13 @@ contract ChessChannelFixtureTest is Test {
         json = vm.readFile(string.concat(vm.projectRoot(), "/tests/fixtures/channel-examples.json"));
         vm.chainId(vm.parseJsonUint(json, ".domain.chainId"));
         vm.warp(vm.parseJsonUint(json, ".game.joinedAt"));
-        // the blueprint from this test contract, so that the deployer's nonce 0 is the referee's
+        // the blueprint and the annex from this test contract, so that the deployer's nonce 0 is the referee's
         address blueprint = address(new ChessChannelBlueprint());
+        address annex = address(new ChessRefereeAnnex());
         address deployer = vm.parseJsonAddress(json, ".domain.deployer");
         vm.setNonce(deployer, 0);
         vm.prank(deployer);
-        ref = new ChessReferee(blueprint);
+        ref = IChessReferee(address(new ChessReferee(blueprint, annex)));
         assertEq(address(ref), vm.parseJsonAddress(json, ".domain.referee"), "referee address");
         channel = ref.channel();
         gameId = vm.parseJsonUint(json, ".game.gameId");
@@ -411,7 +414,7 @@ contract ChessChannelFixtureTest is Test {
     function test_Fixture_ResultSettlesOnChain() public {
         vm.warp(vm.parseJsonUint(json, ".now"));
         channel.settle(_result(".result"), _auth(".result.white"), _auth(".result.black"));
-        ChessReferee.GameInfo memory g = ref.getGame(gameId);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(gameId);
         assertEq(g.result, _uint(".result", ".result"));
         assertEq(g.reason, 8);
     }
@@ -420,7 +423,7 @@ contract ChessChannelFixtureTest is Test {
         vm.warp(vm.parseJsonUint(json, ".now"));
         bool white = keccak256(bytes(_str(".resignation", ".by"))) == keccak256("white");
         channel.resignBySignature(_resignation(".resignation"), _auth(".resignation"), white);
-        ChessReferee.GameInfo memory g = ref.getGame(gameId);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(gameId);
         assertEq(g.result, white ? 2 : 1);
         assertEq(g.reason, 5);
     }
@@ -471,7 +474,7 @@ contract ChessChannelFixtureTest is Test {
         _assertRegistered(mate, clock);
         vm.warp(ClockWord.lastTimestamp(clock));
         ref.finishRegistered(gameId, mate.state, mate.history, clock);
-        ChessReferee.GameInfo memory g = ref.getGame(gameId);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(gameId);
         assertEq(g.result, 2, "black mated white");
         assertEq(g.reason, 1, "checkmate");
     }
@@ -482,7 +485,7 @@ contract ChessChannelFixtureTest is Test {
         _checkMove(a);
         _checkMove(b);
         channel.proveEquivocation(_move(a), _auth(a), _move(b), _auth(b));
-        ChessReferee.GameInfo memory g = ref.getGame(gameId);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(gameId);
         assertEq(g.result, keccak256(bytes(_str(a, ".author"))) == keccak256("white") ? 2 : 1);
         assertEq(g.reason, 12);
     }
@@ -561,7 +564,7 @@ contract ChessChannelFixtureTest is Test {
             if (_uint(p, ".code") == 3) vm.expectRevert(ChessChannel.NotIllegal.selector);
             channel.proveIllegalMove(_move(_at(p, ".previous")), _move(b), _auth(b));
             if (_uint(p, ".code") != 3) {
-                ChessReferee.GameInfo memory g = ref.getGame(gameId);
+                IChessRefereeTypes.GameInfo memory g = ref.getGame(gameId);
                 assertEq(g.result, keccak256(bytes(_str(b, ".author"))) == keccak256("white") ? 2 : 1, _str(p, ".name"));
                 assertEq(g.reason, 13, _str(p, ".name"));
             }
@@ -626,7 +629,7 @@ contract ChessChannelFixtureTest is Test {
         Auth memory a = _auth(p);
         vm.warp(a.delegation.expires);
         channel.resignBySignature(_resignation(p), a, true);
-        ChessReferee.GameInfo memory g = ref.getGame(gameId);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(gameId);
         assertEq(g.result, 2);
         assertEq(g.reason, 5);
     }

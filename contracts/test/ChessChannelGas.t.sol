@@ -5,7 +5,7 @@ import {Vm} from "./utils/Test.sol";
 import {RefereeBase} from "./ChessRefereeBase.t.sol";
 import {RefereeGasBase} from "./ChessRefereeGas.t.sol";
 import {ChannelBase} from "./ChessChannelBase.t.sol";
-import {ChessReferee} from "../src/ChessReferee.sol";
+import {IChessReferee} from "../src/IChessReferee.sol";
 import {ChessChannel} from "../src/ChessChannel.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {Move, Delegation, Resignation, Result, Receipt, Auth} from "../src/ChannelHash.sol";
@@ -33,10 +33,10 @@ contract ChessChannelGasTest is ChannelBase, RefereeGasBase {
             alice,
             STAKE,
             abi.encodeCall(
-                ChessReferee.createChannelGame, (bob, true, address(0), STAKE, INITIAL, INCREMENT, 0, "", WINDOW)
+                IChessReferee.createChannelGame, (bob, true, address(0), STAKE, INITIAL, INCREMENT, 0, "", WINDOW)
             )
         );
-        join = _tx(bob, STAKE, abi.encodeCall(ChessReferee.joinGame, (id, ref.getGame(id).terms)));
+        join = _tx(bob, STAKE, abi.encodeCall(IChessReferee.joinGame, (id, ref.getGame(id).terms)));
         _resetLine(id, ChessRules.initialState());
     }
 
@@ -260,7 +260,8 @@ contract ChessChannelGasTest is ChannelBase, RefereeGasBase {
         _register(4);
         Position memory p = pos[id];
         vm.warp(block.timestamp + WINDOW);
-        uint256 finish = _tx(carol, 0, abi.encodeCall(ChessReferee.finishRegistered, (id, p.state, p.history, p.clock)));
+        uint256 finish =
+            _tx(carol, 0, abi.encodeCall(IChessReferee.finishRegistered, (id, p.state, p.history, p.clock)));
         emit log_named_uint("finishRegistered (ends and pays, credit slot exists)", finish);
         assertLe(finish, 60_000, "issue 16 bar");
         (uint8 result,) = _result(id);

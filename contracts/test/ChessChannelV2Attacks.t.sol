@@ -3,7 +3,7 @@ pragma solidity ^0.8.30;
 
 import {RefereeBase} from "./ChessRefereeBase.t.sol";
 import {ChannelBase} from "./ChessChannelBase.t.sol";
-import {ChessReferee} from "../src/ChessReferee.sol";
+import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
 import {ChessChannel} from "../src/ChessChannel.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {ClockWord} from "../src/ClockWord.sol";
@@ -50,10 +50,10 @@ contract ChessChannelV2AttacksTest is ChannelBase {
         assertEq(_phase(id), PHASE_RUNNING, "a registration never ends the game");
         assertEq(ClockWord.pendingStatus(pos[id].clock), ChessRules.CHECKMATE, "the mate waits out its window");
         // Nothing is played from it, and it cannot be finished before its window ends.
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.PositionDecided.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.PositionDecided.selector, id));
         ref.claimTimeout(id, pos[id].state, pos[id].history, pos[id].clock);
         uint256 windowEnd = ref.channelGame(id).windowEnd;
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.NotYetPlayable.selector, windowEnd));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.NotYetPlayable.selector, windowEnd));
         ref.finishRegistered(id, pos[id].state, pos[id].history, pos[id].clock);
     }
 
@@ -65,7 +65,7 @@ contract ChessChannelV2AttacksTest is ChannelBase {
         assertEq(_registeredPly(id), 8);
         assertEq(ClockWord.pendingStatus(pos[id].clock), 0, "the mate is gone with its registration");
         vm.warp(ref.channelGame(id).windowEnd);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.NoPendingOutcome.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.NoPendingOutcome.selector, id));
         ref.finishRegistered(id, pos[id].state, pos[id].history, pos[id].clock);
         _move(id, "d2d4"); // the game goes on from ply 8, on-chain
         assertEq(_phase(id), PHASE_RUNNING);
@@ -410,7 +410,7 @@ contract ChessRefereeV2ReviewTest is ChannelBase {
         uint256 joined = block.timestamp;
         vm.warp(joined + INITIAL + 16); // the v1 timeout second
         vm.prank(bob);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.TimeNotUp.selector, joined + 300 + INITIAL + 15));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.TimeNotUp.selector, joined + 300 + INITIAL + 15));
         ref.claimTimeout(id, pos[id].state, pos[id].history, pos[id].clock);
         _move(id, "e2e4"); // in time: charged only from the window's end
         (, uint256 whiteBudget,,,,,,,) = ref.decodeClock(pos[id].clock);
@@ -431,9 +431,9 @@ contract ChessRefereeV2ReviewTest is ChannelBase {
         uint256 id = _startGame();
         Position memory p = pos[id];
         vm.startPrank(address(channel));
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.NotAChannelGame.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.NotAChannelGame.selector, id));
         ref.registerPosition(id, p.state, p.history, p.clock);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.NotAChannelGame.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.NotAChannelGame.selector, id));
         ref.endChannelGame(id, WHITE_WINS, 12);
         vm.stopPrank();
     }
@@ -442,7 +442,7 @@ contract ChessRefereeV2ReviewTest is ChannelBase {
         uint256 id = _startChannelGame();
         _settle(id, DRAW);
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.BadRecipient.selector, address(ref)));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.BadRecipient.selector, address(ref)));
         ref.withdrawTo(address(0), address(ref));
     }
 }

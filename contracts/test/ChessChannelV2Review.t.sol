@@ -2,7 +2,7 @@
 pragma solidity ^0.8.30;
 
 import {ChannelBase} from "./ChessChannelBase.t.sol";
-import {ChessReferee} from "../src/ChessReferee.sol";
+import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
 import {ChessChannel} from "../src/ChessChannel.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {ClockWord} from "../src/ClockWord.sol";
@@ -181,7 +181,7 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         Position memory p = pos[id];
         uint24 mv = _uci("e7e5");
         vm.prank(bob);
-        vm.expectRevert(ChessReferee.TimeUp.selector);
+        vm.expectRevert(IChessRefereeTypes.TimeUp.selector);
         ref.move(id, p.state, p.history, p.clock, mv);
     }
 
@@ -200,13 +200,13 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         Position memory p = pos[id];
         uint24 mv = _uci("b8c6");
         vm.prank(bob);
-        vm.expectRevert(ChessReferee.TimeUp.selector);
+        vm.expectRevert(IChessRefereeTypes.TimeUp.selector);
         ref.move(id, p.state, p.history, p.clock, mv);
         // The one second REFEREE.md 3 admits: at the deadline itself the claim is not yet
         // valid either; one second later alice wins on time.
         uint256 deadline = _windowEnd(id);
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.TimeNotUp.selector, deadline));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.TimeNotUp.selector, deadline));
         ref.claimTimeout(id, p.state, p.history, p.clock);
         vm.warp(deadline + 1);
         vm.prank(alice);
@@ -466,7 +466,7 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.GameNotRunning.selector, id));
         channel.proveEquivocation(line[2], a, other, b);
         vm.prank(bob);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.GameNotRunning.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.GameNotRunning.selector, id));
         ref.resign(id);
         assertEq(_credit(alice), 2 * STAKE);
         assertEq(_credit(bob), 0);
@@ -513,17 +513,17 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         vm.warp(_windowEnd(id));
         // Offers and other calls on a decided position are refused.
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.PositionDecided.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.PositionDecided.selector, id));
         ref.offerDraw(id, p.state, p.history, p.clock);
         // A forged clock (the pending bits cleared, or an extra offer bit) is stale.
         uint256 noPending = p.clock & ~(uint256(7) << 171);
-        vm.expectRevert(ChessReferee.StalePosition.selector);
+        vm.expectRevert(IChessRefereeTypes.StalePosition.selector);
         ref.finishRegistered(id, p.state, p.history, noPending);
-        vm.expectRevert(ChessReferee.StalePosition.selector);
+        vm.expectRevert(IChessRefereeTypes.StalePosition.selector);
         ref.finishRegistered(id, p.state, p.history, p.clock | (uint256(1) << 168));
         vm.prank(carol);
         ref.finishRegistered(id, p.state, p.history, p.clock);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.GameNotRunning.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.GameNotRunning.selector, id));
         ref.finishRegistered(id, p.state, p.history, p.clock);
         assertEq(_credit(bob), 2 * STAKE);
         assertEq(_credit(alice), 0);
@@ -535,7 +535,7 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         _register(2);
         vm.warp(_windowEnd(id));
         Position memory p = pos[id];
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.NoPendingOutcome.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.NoPendingOutcome.selector, id));
         ref.finishRegistered(id, p.state, p.history, p.clock);
     }
 
@@ -608,7 +608,7 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         uint256 we = _windowEnd(id);
         vm.warp(we + 300);
         vm.prank(bob);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.TimeNotUp.selector, we + 300));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.TimeNotUp.selector, we + 300));
         ref.claimTimeout(id, pos[id].state, pos[id].history, pos[id].clock);
         vm.warp(we + 301);
         _claimTimeout(id, bob);
@@ -622,10 +622,10 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         uint256 id = _startChannelGame();
         Position memory p = pos[id];
         vm.prank(alice);
-        vm.expectRevert(ChessReferee.NotChannel.selector);
+        vm.expectRevert(IChessRefereeTypes.NotChannel.selector);
         ref.endChannelGame(id, WHITE_WINS, 12);
         vm.prank(alice);
-        vm.expectRevert(ChessReferee.NotChannel.selector);
+        vm.expectRevert(IChessRefereeTypes.NotChannel.selector);
         ref.registerPosition(id, p.state, p.history, 0);
     }
 
@@ -638,7 +638,10 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         q.ply = uint32(type(uint24).max);
         Move memory m = _next(q, "e7e5", 2);
         _regPlain(
-            alice, q, m, abi.encodeWithSelector(ChessReferee.PlyOutOfRange.selector, uint256(type(uint24).max) + 1)
+            alice,
+            q,
+            m,
+            abi.encodeWithSelector(IChessRefereeTypes.PlyOutOfRange.selector, uint256(type(uint24).max) + 1)
         );
     }
 
@@ -649,14 +652,14 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         Position memory p = pos[id];
         uint24 mv = _uci("e2e4");
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.OffChain.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.OffChain.selector, id));
         ref.move(id, p.state, p.history, p.clock, mv);
         _register(2);
         p = pos[id];
         mv = _uci("g1f3");
         uint256 we = _windowEnd(id);
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.NotYetPlayable.selector, we));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.NotYetPlayable.selector, we));
         ref.move(id, p.state, p.history, p.clock, mv);
     }
 }

@@ -4,7 +4,7 @@ pragma solidity ^0.8.30;
 import {Vm} from "./utils/Test.sol";
 import {RefereeBase} from "./ChessRefereeBase.t.sol";
 import {RealGames} from "./ChessRefereeGames.t.sol";
-import {ChessReferee} from "../src/ChessReferee.sol";
+import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
 import {ChessRules, IllegalMove, InvalidState, BadStateLength} from "../src/ChessRules.sol";
 
 /// @notice Lifecycle of a game: create, join, cancel, move, resign, draws, timeouts, payouts.
@@ -13,7 +13,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
 
     function test_CreateGame_OpenGameStoresTermsAndStake() public {
         uint256 id = _create(alice, address(0), true, STAKE, "");
-        ChessReferee.GameInfo memory g = ref.getGame(id);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
         assertEq(id, 1);
         assertEq(g.white, alice);
         assertEq(g.black, address(0));
@@ -36,25 +36,25 @@ contract ChessRefereeLifecycleTest is RefereeBase {
 
     function test_CreateGame_RevertsOnWrongEth() public {
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.WrongEthAmount.selector, STAKE, STAKE - 1));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.WrongEthAmount.selector, STAKE, STAKE - 1));
         ref.createGame{value: STAKE - 1}(bob, true, address(0), STAKE, INITIAL, INCREMENT, 0, "");
     }
 
     function test_CreateGame_RevertsOnTooShortClock() public {
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.BadTimeControl.selector, 59, 0));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.BadTimeControl.selector, 59, 0));
         ref.createGame(bob, true, address(0), 0, 59, 0, 0, "");
     }
 
     function test_CreateGame_RevertsOnTooLargeIncrement() public {
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.BadTimeControl.selector, 600, 1 days + 1));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.BadTimeControl.selector, 600, 1 days + 1));
         ref.createGame(bob, true, address(0), 0, 600, 1 days + 1, 0, "");
     }
 
     function test_CreateGame_RevertsAgainstSelf() public {
         vm.prank(alice);
-        vm.expectRevert(ChessReferee.CannotPlaySelf.selector);
+        vm.expectRevert(IChessRefereeTypes.CannotPlaySelf.selector);
         ref.createGame(alice, true, address(0), 0, INITIAL, INCREMENT, 0, "");
     }
 
@@ -85,7 +85,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         // Black is stalemated.
         bytes memory start = _fen("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.StartPositionOver.selector, 2));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.StartPositionOver.selector, 2));
         ref.createGame(bob, true, address(0), 0, INITIAL, INCREMENT, 0, start);
     }
 
@@ -93,7 +93,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
 
     function test_JoinGame_StartsGameAndClock() public {
         uint256 id = _startGame();
-        ChessReferee.GameInfo memory g = ref.getGame(id);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
         assertEq(g.black, bob);
         assertEq(g.phase, PHASE_RUNNING);
         assertEq(g.commitment, ref.positionCommitment(pos[id].state, pos[id].history, pos[id].clock));
@@ -111,7 +111,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
     function test_JoinGame_OpenGameAcceptsAnyone() public {
         uint256 id = _create(alice, address(0), false, STAKE, "");
         _join(id, carol, STAKE);
-        ChessReferee.GameInfo memory g = ref.getGame(id);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
         assertEq(g.white, carol);
         assertEq(g.black, alice);
         _move(id, carol, _uci("d2d4"));
@@ -122,7 +122,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         uint256 id = _create(alice, bob, true, STAKE, "");
         bytes32 terms = ref.getGame(id).terms;
         vm.prank(carol);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.NotInvited.selector, bob));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.NotInvited.selector, bob));
         ref.joinGame{value: STAKE}(id, terms);
     }
 
@@ -131,7 +131,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         _join(id, bob, STAKE);
         bytes32 terms = ref.getGame(id).terms;
         vm.prank(carol);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.GameNotOpen.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.GameNotOpen.selector, id));
         ref.joinGame{value: STAKE}(id, terms);
     }
 
@@ -139,7 +139,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         uint256 id = _create(alice, address(0), true, STAKE, "");
         bytes32 terms = ref.getGame(id).terms;
         vm.prank(alice);
-        vm.expectRevert(ChessReferee.CannotPlaySelf.selector);
+        vm.expectRevert(IChessRefereeTypes.CannotPlaySelf.selector);
         ref.joinGame{value: STAKE}(id, terms);
     }
 
@@ -147,14 +147,14 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         uint256 id = _create(alice, bob, true, STAKE, "");
         bytes32 terms = ref.getGame(id).terms;
         vm.prank(bob);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.WrongEthAmount.selector, STAKE, STAKE / 2));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.WrongEthAmount.selector, STAKE, STAKE / 2));
         ref.joinGame{value: STAKE / 2}(id, terms);
     }
 
     function test_JoinGame_RevertsForUnknownGame() public {
         bytes32 terms = ref.getGame(42).terms;
         vm.prank(bob);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.GameNotOpen.selector, 42));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.GameNotOpen.selector, 42));
         ref.joinGame(42, terms);
     }
 
@@ -176,14 +176,14 @@ contract ChessRefereeLifecycleTest is RefereeBase {
     function test_CancelGame_RevertsForNonCreator() public {
         uint256 id = _create(alice, bob, true, STAKE, "");
         vm.prank(bob);
-        vm.expectRevert(ChessReferee.NotCreator.selector);
+        vm.expectRevert(IChessRefereeTypes.NotCreator.selector);
         ref.cancelGame(id);
     }
 
     function test_CancelGame_RevertsAfterJoin() public {
         uint256 id = _startGame();
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.GameNotOpen.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.GameNotOpen.selector, id));
         ref.cancelGame(id);
     }
 
@@ -193,7 +193,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         ref.cancelGame(id);
         bytes32 terms = ref.getGame(id).terms;
         vm.prank(bob);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.GameNotOpen.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.GameNotOpen.selector, id));
         ref.joinGame{value: STAKE}(id, terms);
     }
 
@@ -235,7 +235,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         uint256 id = _startGame();
         Position memory p = pos[id];
         vm.prank(bob);
-        vm.expectRevert(ChessReferee.NotYourTurn.selector);
+        vm.expectRevert(IChessRefereeTypes.NotYourTurn.selector);
         ref.move(id, p.state, p.history, p.clock, _uci("e7e5"));
     }
 
@@ -243,7 +243,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         uint256 id = _startGame();
         Position memory p = pos[id];
         vm.prank(carol);
-        vm.expectRevert(ChessReferee.NotAPlayer.selector);
+        vm.expectRevert(IChessRefereeTypes.NotAPlayer.selector);
         ref.move(id, p.state, p.history, p.clock, _uci("e2e4"));
     }
 
@@ -253,7 +253,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         _move(id, "e2e4");
         _move(id, "e7e5");
         vm.prank(alice);
-        vm.expectRevert(ChessReferee.StalePosition.selector);
+        vm.expectRevert(IChessRefereeTypes.StalePosition.selector);
         ref.move(id, old.state, old.history, old.clock, _uci("d2d4"));
     }
 
@@ -262,7 +262,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         Position memory p = pos[id];
         p.state[20] = 0; // remove the e7 pawn
         vm.prank(alice);
-        vm.expectRevert(ChessReferee.StalePosition.selector);
+        vm.expectRevert(IChessRefereeTypes.StalePosition.selector);
         ref.move(id, p.state, p.history, p.clock, _uci("e2e4"));
     }
 
@@ -270,7 +270,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         uint256 id = _startGame();
         Position memory p = pos[id];
         vm.prank(alice);
-        vm.expectRevert(ChessReferee.StalePosition.selector);
+        vm.expectRevert(IChessRefereeTypes.StalePosition.selector);
         ref.move(id, p.state, p.history, p.clock + (1000 << 40), _uci("e2e4"));
     }
 
@@ -294,7 +294,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         uint256 id = _create(alice, bob, true, STAKE, "");
         bytes memory s = ChessRules.initialState();
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.GameNotRunning.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.GameNotRunning.selector, id));
         ref.move(id, s, bytes32(0), 0, _uci("e2e4"));
     }
 
@@ -304,7 +304,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         vm.prank(bob);
         ref.resign(id);
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.GameNotRunning.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.GameNotRunning.selector, id));
         ref.move(id, p.state, p.history, p.clock, _uci("e2e4"));
     }
 
@@ -331,7 +331,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         Position memory p = pos[id];
         vm.warp(block.timestamp + 6); // only 5 s of grace were left
         vm.prank(alice);
-        vm.expectRevert(ChessReferee.TimeUp.selector);
+        vm.expectRevert(IChessRefereeTypes.TimeUp.selector);
         ref.move(id, p.state, p.history, p.clock, _uci("g1f3"));
         vm.prank(bob);
         ref.claimTimeout(id, p.state, p.history, p.clock);
@@ -345,7 +345,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         Position memory p = pos[id];
         vm.warp(T0 + INITIAL + ref.GRACE_PERIOD() + 1);
         vm.prank(alice);
-        vm.expectRevert(ChessReferee.TimeUp.selector);
+        vm.expectRevert(IChessRefereeTypes.TimeUp.selector);
         ref.move(id, p.state, p.history, p.clock, _uci("e2e4"));
     }
 
@@ -465,14 +465,14 @@ contract ChessRefereeLifecycleTest is RefereeBase {
     function test_Resign_RevertsForNonPlayer() public {
         uint256 id = _startGame();
         vm.prank(carol);
-        vm.expectRevert(ChessReferee.NotAPlayer.selector);
+        vm.expectRevert(IChessRefereeTypes.NotAPlayer.selector);
         ref.resign(id);
     }
 
     function test_Resign_RevertsBeforeJoin() public {
         uint256 id = _create(alice, bob, true, STAKE, "");
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.GameNotRunning.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.GameNotRunning.selector, id));
         ref.resign(id);
     }
 
@@ -497,7 +497,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         _offer(id, alice);
         Position memory p = pos[id];
         vm.prank(alice);
-        vm.expectRevert(ChessReferee.CannotAcceptOwnOffer.selector);
+        vm.expectRevert(IChessRefereeTypes.CannotAcceptOwnOffer.selector);
         ref.acceptDraw(id, p.state, p.history, p.clock);
     }
 
@@ -508,7 +508,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         _move(id, "e7e5"); // bob declines by moving
         Position memory p = pos[id];
         vm.prank(bob);
-        vm.expectRevert(ChessReferee.NoDrawOffer.selector);
+        vm.expectRevert(IChessRefereeTypes.NoDrawOffer.selector);
         ref.acceptDraw(id, p.state, p.history, p.clock);
     }
 
@@ -518,7 +518,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         Position memory offered = pos[id];
         _move(id, "e2e4");
         vm.prank(bob);
-        vm.expectRevert(ChessReferee.StalePosition.selector);
+        vm.expectRevert(IChessRefereeTypes.StalePosition.selector);
         ref.acceptDraw(id, offered.state, offered.history, offered.clock);
     }
 
@@ -526,7 +526,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         uint256 id = _startGame();
         Position memory p = pos[id];
         vm.prank(bob);
-        vm.expectRevert(ChessReferee.NoDrawOffer.selector);
+        vm.expectRevert(IChessRefereeTypes.NoDrawOffer.selector);
         ref.acceptDraw(id, p.state, p.history, p.clock);
     }
 
@@ -534,7 +534,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         uint256 id = _startGame();
         Position memory p = pos[id];
         vm.prank(carol);
-        vm.expectRevert(ChessReferee.NotAPlayer.selector);
+        vm.expectRevert(IChessRefereeTypes.NotAPlayer.selector);
         ref.offerDraw(id, p.state, p.history, p.clock);
     }
 
@@ -543,7 +543,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         _offer(id, alice);
         Position memory p = pos[id];
         vm.prank(carol);
-        vm.expectRevert(ChessReferee.NotAPlayer.selector);
+        vm.expectRevert(IChessRefereeTypes.NotAPlayer.selector);
         ref.acceptDraw(id, p.state, p.history, p.clock);
     }
 
@@ -552,7 +552,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         Position memory p = pos[id];
         vm.warp(T0 + INITIAL + ref.GRACE_PERIOD() + 1);
         vm.prank(alice);
-        vm.expectRevert(ChessReferee.TimeUp.selector);
+        vm.expectRevert(IChessRefereeTypes.TimeUp.selector);
         ref.offerDraw(id, p.state, p.history, p.clock);
     }
 
@@ -562,7 +562,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         Position memory p = pos[id];
         vm.warp(T0 + INITIAL + ref.GRACE_PERIOD() + 1);
         vm.prank(alice);
-        vm.expectRevert(ChessReferee.TimeUp.selector);
+        vm.expectRevert(IChessRefereeTypes.TimeUp.selector);
         ref.acceptDraw(id, p.state, p.history, p.clock);
     }
 
@@ -590,7 +590,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         Position memory p = pos[id];
         bytes32[] memory keys = _keys(id);
         vm.prank(alice);
-        vm.expectRevert(ChessReferee.DrawNotClaimable.selector);
+        vm.expectRevert(IChessRefereeTypes.DrawNotClaimable.selector);
         ref.claimDraw(id, p.state, p.history, p.clock, keys);
     }
 
@@ -607,7 +607,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         forged[keys.length] = keys[keys.length - 1];
         forged[keys.length + 1] = keys[keys.length - 1];
         vm.prank(alice);
-        vm.expectRevert(ChessReferee.BadWitness.selector);
+        vm.expectRevert(IChessRefereeTypes.BadWitness.selector);
         ref.claimDraw(id, p.state, p.history, p.clock, forged);
     }
 
@@ -616,7 +616,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         _playAll(id, "g1f3 g8f6", 1);
         Position memory p = pos[id];
         vm.prank(alice);
-        vm.expectRevert(ChessReferee.BadWitness.selector);
+        vm.expectRevert(IChessRefereeTypes.BadWitness.selector);
         ref.claimDraw(id, p.state, p.history, p.clock, new bytes32[](101));
     }
 
@@ -627,7 +627,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         bytes32[] memory keys = _keys(id);
         vm.warp(block.timestamp + 1 days);
         vm.prank(alice);
-        vm.expectRevert(ChessReferee.TimeUp.selector);
+        vm.expectRevert(IChessRefereeTypes.TimeUp.selector);
         ref.claimDraw(id, p.state, p.history, p.clock, keys);
     }
 
@@ -637,7 +637,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         Position memory p = pos[id];
         bytes32[] memory keys = _keys(id);
         vm.prank(bob);
-        vm.expectRevert(ChessReferee.NotYourTurn.selector);
+        vm.expectRevert(IChessRefereeTypes.NotYourTurn.selector);
         ref.claimDraw(id, p.state, p.history, p.clock, keys);
     }
 
@@ -663,7 +663,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         Position memory p = pos[id];
         bytes32[] memory keys = new bytes32[](0);
         vm.prank(alice);
-        vm.expectRevert(ChessReferee.DrawNotClaimable.selector);
+        vm.expectRevert(IChessRefereeTypes.DrawNotClaimable.selector);
         ref.moveAndClaimDraw(id, p.state, p.history, p.clock, _uci("e2e4"), keys);
         assertEq(ref.getGame(id).commitment, ref.positionCommitment(p.state, p.history, p.clock));
     }
@@ -696,7 +696,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         _move(id, "a1a2");
         Position memory p = pos[id];
         vm.prank(bob);
-        vm.expectRevert(ChessReferee.DrawNotClaimable.selector);
+        vm.expectRevert(IChessRefereeTypes.DrawNotClaimable.selector);
         ref.claimDraw(id, p.state, p.history, p.clock, new bytes32[](0));
     }
 
@@ -731,7 +731,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         vm.warp(deadline); // inside the grace window: the mover may still move
         Position memory p = pos[id];
         vm.prank(bob);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.TimeNotUp.selector, deadline));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.TimeNotUp.selector, deadline));
         ref.claimTimeout(id, p.state, p.history, p.clock);
     }
 
@@ -741,7 +741,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         vm.warp(block.timestamp + 10 days);
         Position memory p = pos[id];
         vm.prank(alice);
-        vm.expectRevert(ChessReferee.NotYourTurn.selector);
+        vm.expectRevert(IChessRefereeTypes.NotYourTurn.selector);
         ref.claimTimeout(id, p.state, p.history, p.clock);
     }
 
@@ -751,7 +751,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         vm.warp(block.timestamp + 10 days);
         Position memory p = pos[id];
         vm.prank(carol);
-        vm.expectRevert(ChessReferee.NotAPlayer.selector);
+        vm.expectRevert(IChessRefereeTypes.NotAPlayer.selector);
         ref.claimTimeout(id, p.state, p.history, p.clock);
     }
 
@@ -798,7 +798,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         Position memory p = pos[id];
         vm.warp(block.timestamp + 10 days);
         vm.prank(bob);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.GameNotRunning.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.GameNotRunning.selector, id));
         ref.claimTimeout(id, p.state, p.history, p.clock);
         (uint8 result, uint8 reason) = _result(id);
         assertEq(result, BLACK_WINS);
@@ -817,7 +817,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         assertEq(bob.balance, before + 2 * STAKE);
         assertEq(ref.credits(bob, address(0)), 0);
         vm.prank(bob);
-        vm.expectRevert(ChessReferee.NothingToWithdraw.selector);
+        vm.expectRevert(IChessRefereeTypes.NothingToWithdraw.selector);
         ref.withdraw(address(0));
     }
 
@@ -837,7 +837,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         uint256 id = _startGame();
         Position memory p = pos[id];
         _move(id, "e2e4");
-        vm.expectRevert(ChessReferee.StalePosition.selector);
+        vm.expectRevert(IChessRefereeTypes.StalePosition.selector);
         ref.clocks(id, p.state, p.history, p.clock);
     }
 
@@ -853,7 +853,7 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         Position memory p = pos[id];
         vm.warp(block.timestamp + 10 days);
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.GameNotRunning.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.GameNotRunning.selector, id));
         ref.claimTimeout(id, p.state, p.history, p.clock);
         (uint8 result, uint8 reason) = _result(id);
         assertEq(result, DRAW);
@@ -928,16 +928,16 @@ contract ChessRefereeLifecycleTest is RefereeBase {
         for (uint256 i; i < allLogs.length; ++i) {
             Vm.Log memory l = allLogs[i];
             if (uint256(l.topics[1]) != id) continue;
-            if (l.topics[0] == ChessReferee.GameCreated.selector) {
+            if (l.topics[0] == IChessRefereeTypes.GameCreated.selector) {
                 (,,,,,,, state,) =
                     abi.decode(l.data, (bool, address, uint256, uint32, uint32, uint32, bytes32, bytes, bytes32));
-            } else if (l.topics[0] == ChessReferee.MovePlayed.selector) {
+            } else if (l.topics[0] == IChessRefereeTypes.MovePlayed.selector) {
                 (uint24 mv, uint32 ply,,,, bytes memory next) =
                     abi.decode(l.data, (uint24, uint32, uint8, bytes32, uint256, bytes));
                 assertEq(ply, ++plies);
                 assertEq(next, ChessRules.play(state, mv));
                 state = next;
-            } else if (l.topics[0] == ChessReferee.GameEnded.selector) {
+            } else if (l.topics[0] == IChessRefereeTypes.GameEnded.selector) {
                 (result, reason) = abi.decode(l.data, (uint8, uint8));
             }
         }

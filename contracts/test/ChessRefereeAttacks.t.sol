@@ -2,7 +2,7 @@
 pragma solidity ^0.8.30;
 
 import {RefereeBase} from "./ChessRefereeBase.t.sol";
-import {ChessReferee} from "../src/ChessReferee.sol";
+import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
 import {TokenTransferFailed} from "../src/SafeERC20.sol";
 import {
     MockERC20,
@@ -64,7 +64,7 @@ contract ChessRefereeAttacksTest is RefereeBase {
         FeeOnTransferToken fot = new FeeOnTransferToken();
         _fund(address(fot), alice);
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.TokenShortPaid.selector, STAKE, STAKE - STAKE / 100));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.TokenShortPaid.selector, STAKE, STAKE - STAKE / 100));
         ref.createGame(bob, true, address(fot), STAKE, INITIAL, INCREMENT, 0, "");
     }
 
@@ -76,7 +76,7 @@ contract ChessRefereeAttacksTest is RefereeBase {
         sw.setFee(true);
         bytes32 terms = ref.getGame(id).terms;
         vm.prank(bob);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.TokenShortPaid.selector, STAKE, STAKE - STAKE / 100));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.TokenShortPaid.selector, STAKE, STAKE - STAKE / 100));
         ref.joinGame(id, terms);
         assertEq(_phase(id), PHASE_OPEN);
         assertEq(sw.balanceOf(address(ref)), STAKE);
@@ -112,7 +112,7 @@ contract ChessRefereeAttacksTest is RefereeBase {
 
     function test_Token_EthWithTokenGameRejected() public {
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.WrongEthAmount.selector, 0, 1));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.WrongEthAmount.selector, 0, 1));
         ref.createGame{value: 1}(bob, true, address(token), STAKE, INITIAL, INCREMENT, 0, "");
     }
 
@@ -139,7 +139,7 @@ contract ChessRefereeAttacksTest is RefereeBase {
         attacker.withdraw();
         assertEq(attacker.reentryAttempts(), 1);
         assertFalse(attacker.reentrySucceeded());
-        assertEq(bytes4(attacker.lastRevert()), ChessReferee.Reentrancy.selector);
+        assertEq(bytes4(attacker.lastRevert()), IChessRefereeTypes.Reentrancy.selector);
         assertEq(address(attacker).balance, STAKE);
         assertEq(address(ref).balance, STAKE);
         assertEq(_phase(other), PHASE_OPEN);
@@ -155,13 +155,13 @@ contract ChessRefereeAttacksTest is RefereeBase {
         ref.cancelGame(eth);
         vm.prank(alice);
         uint256 id = ref.createGame(bob, true, address(hook), STAKE, INITIAL, INCREMENT, 0, "");
-        hook.arm(ref, abi.encodeCall(ChessReferee.withdraw, (address(0))));
+        hook.arm(ref, abi.encodeCall(IChessReferee.withdraw, (address(0))));
         bytes32 terms = ref.getGame(id).terms;
         vm.prank(bob);
         ref.joinGame(id, terms);
         assertEq(hook.hooks(), 1);
         assertFalse(hook.hookSucceeded());
-        assertEq(bytes4(hook.hookRevert()), ChessReferee.Reentrancy.selector);
+        assertEq(bytes4(hook.hookRevert()), IChessRefereeTypes.Reentrancy.selector);
         assertEq(ref.credits(alice, address(0)), STAKE);
     }
 
@@ -172,11 +172,11 @@ contract ChessRefereeAttacksTest is RefereeBase {
         uint256 id = ref.createGame(bob, true, address(hook), STAKE, INITIAL, INCREMENT, 0, "");
         vm.prank(alice);
         ref.cancelGame(id);
-        hook.arm(ref, abi.encodeCall(ChessReferee.createGame, (bob, true, address(hook), 1, INITIAL, 0, 0, "")));
+        hook.arm(ref, abi.encodeCall(IChessReferee.createGame, (bob, true, address(hook), 1, INITIAL, 0, 0, "")));
         vm.prank(alice);
         ref.withdraw(address(hook));
         assertFalse(hook.hookSucceeded());
-        assertEq(bytes4(hook.hookRevert()), ChessReferee.Reentrancy.selector);
+        assertEq(bytes4(hook.hookRevert()), IChessRefereeTypes.Reentrancy.selector);
         assertEq(hook.balanceOf(address(ref)), 0);
         assertEq(ref.nextGameId(), id + 1);
     }
@@ -189,14 +189,14 @@ contract ChessRefereeAttacksTest is RefereeBase {
         Position memory p = pos[id];
         bytes32[] memory keys = _keys(id);
         vm.prank(carol);
-        vm.expectRevert(ChessReferee.NotAPlayer.selector);
+        vm.expectRevert(IChessRefereeTypes.NotAPlayer.selector);
         ref.claimDraw(id, p.state, p.history, p.clock, keys);
     }
 
     function test_Outsider_CannotCancel() public {
         uint256 id = _create(alice, address(0), true, STAKE, "");
         vm.prank(carol);
-        vm.expectRevert(ChessReferee.NotCreator.selector);
+        vm.expectRevert(IChessRefereeTypes.NotCreator.selector);
         ref.cancelGame(id);
     }
 
@@ -205,7 +205,7 @@ contract ChessRefereeAttacksTest is RefereeBase {
         vm.prank(alice);
         ref.resign(id);
         vm.prank(carol);
-        vm.expectRevert(ChessReferee.NothingToWithdraw.selector);
+        vm.expectRevert(IChessRefereeTypes.NothingToWithdraw.selector);
         ref.withdraw(address(0));
         assertEq(ref.credits(bob, address(0)), 2 * STAKE);
     }

@@ -3,6 +3,8 @@ pragma solidity ^0.8.30;
 
 import {Test, Vm} from "./utils/Test.sol";
 import {ChessReferee} from "../src/ChessReferee.sol";
+import {ChessRefereeAnnex} from "../src/ChessRefereeAnnex.sol";
+import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
 import {ChessChannelBlueprint} from "../src/ChessChannelBlueprint.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {ChessTestKit} from "./rules/ChessTestKit.sol";
@@ -15,7 +17,7 @@ interface VmExtra {
 /// @notice Shared harness for the referee tests: players, game set-up, and a client
 /// that tracks every game's current position FROM EVENTS ONLY (as a dApp would).
 abstract contract RefereeBase is Test {
-    ChessReferee internal ref;
+    IChessReferee internal ref;
 
     address internal alice = address(0xA11CE);
     address internal bob = address(0xB0B);
@@ -51,7 +53,9 @@ abstract contract RefereeBase is Test {
     uint8 internal constant PHASE_CANCELLED = 4;
 
     function setUp() public virtual {
-        ref = new ChessReferee(address(new ChessChannelBlueprint()));
+        ref = IChessReferee(
+            address(new ChessReferee(address(new ChessChannelBlueprint()), address(new ChessRefereeAnnex())))
+        );
         vm.warp(T0);
         vm.deal(alice, 100 ether);
         vm.deal(bob, 100 ether);
@@ -125,13 +129,13 @@ abstract contract RefereeBase is Test {
 
     /// @dev The player whose turn it is in game `id`.
     function _mover(uint256 id) internal view returns (address) {
-        ChessReferee.GameInfo memory g = ref.getGame(id);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
         return uint8(pos[id].state[56]) == 1 ? g.white : g.black;
     }
 
     /// @dev The player who is not to move in game `id`.
     function _waiter(uint256 id) internal view returns (address) {
-        ChessReferee.GameInfo memory g = ref.getGame(id);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
         return uint8(pos[id].state[56]) == 1 ? g.black : g.white;
     }
 
@@ -145,16 +149,16 @@ abstract contract RefereeBase is Test {
             if (keepLogs) allLogs.push(l);
             bytes32 t = l.topics[0];
             uint256 id = l.topics.length > 1 ? uint256(l.topics[1]) : 0;
-            if (t == ChessReferee.GameCreated.selector) {
+            if (t == IChessRefereeTypes.GameCreated.selector) {
                 (,,,,,,, bytes memory state, bytes32 history) =
                     abi.decode(l.data, (bool, address, uint256, uint32, uint32, uint32, bytes32, bytes, bytes32));
                 pos[id].state = state;
                 pos[id].history = history;
                 delete keysSince[id];
                 keysSince[id].push(ChessRules.repetitionKey(state));
-            } else if (t == ChessReferee.GameJoined.selector) {
+            } else if (t == IChessRefereeTypes.GameJoined.selector) {
                 pos[id].clock = abi.decode(l.data, (uint256));
-            } else if (t == ChessReferee.MovePlayed.selector) {
+            } else if (t == IChessRefereeTypes.MovePlayed.selector) {
                 (,,, bytes32 history, uint256 clock, bytes memory state) =
                     abi.decode(l.data, (uint24, uint32, uint8, bytes32, uint256, bytes));
                 pos[id].state = state;
@@ -162,7 +166,7 @@ abstract contract RefereeBase is Test {
                 pos[id].clock = clock;
                 if (uint8(state[10]) == 0) delete keysSince[id];
                 keysSince[id].push(ChessRules.repetitionKey(state));
-            } else if (t == ChessReferee.DrawOffered.selector) {
+            } else if (t == IChessRefereeTypes.DrawOffered.selector) {
                 (uint256 clock) = abi.decode(l.data, (uint256));
                 pos[id].clock = clock;
             }
@@ -180,7 +184,7 @@ abstract contract RefereeBase is Test {
     }
 
     function _result(uint256 id) internal view returns (uint8 result, uint8 reason) {
-        ChessReferee.GameInfo memory g = ref.getGame(id);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
         return (g.result, g.reason);
     }
 

@@ -3,7 +3,7 @@ pragma solidity ^0.8.30;
 
 import {RefereeBase} from "./ChessRefereeBase.t.sol";
 import {RealGames} from "./ChessRefereeGames.t.sol";
-import {ChessReferee} from "../src/ChessReferee.sol";
+import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
 import {ChessRules, IllegalMove} from "../src/ChessRules.sol";
 
 /// @notice Random play against the referee: legal sequences never corrupt the committed
@@ -114,13 +114,13 @@ contract ChessRefereeFuzzTest is RefereeBase {
         vm.warp(block.timestamp + bound(wait, 0, 2 * INITIAL));
         if (block.timestamp <= deadline) {
             vm.prank(bob);
-            vm.expectRevert(abi.encodeWithSelector(ChessReferee.TimeNotUp.selector, deadline));
+            vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.TimeNotUp.selector, deadline));
             ref.claimTimeout(id, p.state, p.history, p.clock);
             _move(id, "g1f3");
             assertEq(_ply(id), 3);
         } else {
             vm.prank(alice);
-            vm.expectRevert(ChessReferee.TimeUp.selector);
+            vm.expectRevert(IChessRefereeTypes.TimeUp.selector);
             ref.move(id, p.state, p.history, p.clock, _uci("g1f3"));
             vm.prank(bob);
             ref.claimTimeout(id, p.state, p.history, p.clock);
@@ -135,7 +135,7 @@ contract ChessRefereeFuzzTest is RefereeBase {
         uint8 flip = value == 0 ? 1 : value; // any non-zero xor changes the byte
         p.state[index % 128] = bytes1(uint8(p.state[index % 128]) ^ flip);
         vm.prank(alice);
-        vm.expectRevert(ChessReferee.StalePosition.selector);
+        vm.expectRevert(IChessRefereeTypes.StalePosition.selector);
         ref.move(id, p.state, p.history, p.clock, _uci("e2e4"));
     }
 }

@@ -4,7 +4,7 @@ pragma solidity ^0.8.30;
 import {Vm} from "./utils/Test.sol";
 import {RefereeBase, VmExtra} from "./ChessRefereeBase.t.sol";
 import {RealGames} from "./ChessRefereeGames.t.sol";
-import {ChessReferee} from "../src/ChessReferee.sol";
+import {IChessReferee} from "../src/IChessReferee.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {MockERC20} from "./mocks/MockERC20.sol";
 import {FullStorageReferee, TwoSlotReferee} from "./mocks/AlternativeReferees.sol";
@@ -95,7 +95,7 @@ contract ChessRefereeGasTest is RefereeGasBase {
 
     function _moveTx(uint256 id, uint24 mv) internal returns (uint256) {
         Position memory p = pos[id];
-        return _tx(_mover(id), 0, abi.encodeCall(ChessReferee.move, (id, p.state, p.history, p.clock, mv)));
+        return _tx(_mover(id), 0, abi.encodeCall(IChessReferee.move, (id, p.state, p.history, p.clock, mv)));
     }
 
     function _createTx(address creator, address opponent, uint256 stake, bytes memory start)
@@ -106,12 +106,12 @@ contract ChessRefereeGasTest is RefereeGasBase {
         gas = _tx(
             creator,
             stake,
-            abi.encodeCall(ChessReferee.createGame, (opponent, true, address(0), stake, INITIAL, INCREMENT, 0, start))
+            abi.encodeCall(IChessReferee.createGame, (opponent, true, address(0), stake, INITIAL, INCREMENT, 0, start))
         );
     }
 
     function _joinTx(uint256 id, address who, uint256 stake) internal returns (uint256) {
-        return _tx(who, stake, abi.encodeCall(ChessReferee.joinGame, (id, ref.getGame(id).terms)));
+        return _tx(who, stake, abi.encodeCall(IChessReferee.joinGame, (id, ref.getGame(id).terms)));
     }
 
     /// @dev Plays a whole real game, one transaction per move, recording each move's gas.
@@ -199,7 +199,7 @@ contract ChessRefereeGasTest is RefereeGasBase {
     /// pins that ordering.
     function test_Gas_AlternativeLayoutsLose() public {
         _playAllReal();
-        (,, uint256 oneSlotP90,) = _report("chosen: one-slot commitment (ChessReferee)", moveGas);
+        (,, uint256 oneSlotP90,) = _report("chosen: one-slot commitment (IChessReferee)", moveGas);
         uint256 oneSlotMedian = _sorted(moveGas)[moveGas.length / 2];
 
         FullStorageReferee full = new FullStorageReferee();
@@ -318,7 +318,7 @@ contract ChessRefereeGasTest is RefereeGasBase {
         uint256 create = _tx(
             alice,
             0,
-            abi.encodeCall(ChessReferee.createGame, (bob, true, address(token), STAKE, INITIAL, INCREMENT, 0, ""))
+            abi.encodeCall(IChessReferee.createGame, (bob, true, address(token), STAKE, INITIAL, INCREMENT, 0, ""))
         );
         uint256 join = _joinTx(id, bob, 0);
         emit log_named_uint("createGame (ERC-20)", create);
@@ -328,8 +328,8 @@ contract ChessRefereeGasTest is RefereeGasBase {
 
     function test_Gas_CancelAndWithdraw() public {
         (uint256 id,) = _createTx(alice, bob, STAKE, "");
-        uint256 cancel = _tx(alice, 0, abi.encodeCall(ChessReferee.cancelGame, (id)));
-        uint256 withdraw = _tx(alice, 0, abi.encodeCall(ChessReferee.withdraw, (address(0))));
+        uint256 cancel = _tx(alice, 0, abi.encodeCall(IChessReferee.cancelGame, (id)));
+        uint256 withdraw = _tx(alice, 0, abi.encodeCall(IChessReferee.withdraw, (address(0))));
         emit log_named_uint("cancelGame", cancel);
         emit log_named_uint("withdraw (ETH)", withdraw);
         assertEq(address(ref).balance, 0);
@@ -338,7 +338,7 @@ contract ChessRefereeGasTest is RefereeGasBase {
     function test_Gas_Resign() public {
         (uint256 id,) = _createTx(alice, bob, STAKE, "");
         _joinTx(id, bob, STAKE);
-        uint256 resign = _tx(alice, 0, abi.encodeCall(ChessReferee.resign, (id)));
+        uint256 resign = _tx(alice, 0, abi.encodeCall(IChessReferee.resign, (id)));
         emit log_named_uint("resign", resign);
         assertEq(ref.credits(bob, address(0)), 2 * STAKE);
     }
@@ -348,9 +348,9 @@ contract ChessRefereeGasTest is RefereeGasBase {
         _joinTx(id, bob, STAKE);
         _moveTx(id, _uci("e2e4"));
         Position memory p = pos[id];
-        uint256 offer = _tx(alice, 0, abi.encodeCall(ChessReferee.offerDraw, (id, p.state, p.history, p.clock)));
+        uint256 offer = _tx(alice, 0, abi.encodeCall(IChessReferee.offerDraw, (id, p.state, p.history, p.clock)));
         p = pos[id];
-        uint256 accept = _tx(bob, 0, abi.encodeCall(ChessReferee.acceptDraw, (id, p.state, p.history, p.clock)));
+        uint256 accept = _tx(bob, 0, abi.encodeCall(IChessReferee.acceptDraw, (id, p.state, p.history, p.clock)));
         emit log_named_uint("offerDraw", offer);
         emit log_named_uint("acceptDraw", accept);
         (uint8 result,) = _result(id);
@@ -364,7 +364,7 @@ contract ChessRefereeGasTest is RefereeGasBase {
         _moveTx(id, _uci("e7e5"));
         vm.warp(block.timestamp + 1 days);
         Position memory p = pos[id];
-        uint256 claim = _tx(bob, 0, abi.encodeCall(ChessReferee.claimTimeout, (id, p.state, p.history, p.clock)));
+        uint256 claim = _tx(bob, 0, abi.encodeCall(IChessReferee.claimTimeout, (id, p.state, p.history, p.clock)));
         emit log_named_uint("claimTimeout (win)", claim);
         (uint8 result,) = _result(id);
         assertEq(result, BLACK_WINS);
@@ -376,7 +376,7 @@ contract ChessRefereeGasTest is RefereeGasBase {
         uint256 id = _playReal(RealGames.nakamuraMvl2018());
         Position memory p = pos[id];
         uint256 claim = _tx(
-            _mover(id), 0, abi.encodeCall(ChessReferee.claimDraw, (id, p.state, p.history, p.clock, new bytes32[](0)))
+            _mover(id), 0, abi.encodeCall(IChessReferee.claimDraw, (id, p.state, p.history, p.clock, new bytes32[](0)))
         );
         emit log_named_uint("claimDraw (fifty moves)", claim);
         (uint8 result, uint8 reason) = _result(id);
@@ -391,7 +391,7 @@ contract ChessRefereeGasTest is RefereeGasBase {
         Position memory p = pos[id];
         bytes32[] memory keys = _keys(id);
         uint256 claim =
-            _tx(_mover(id), 0, abi.encodeCall(ChessReferee.claimDraw, (id, p.state, p.history, p.clock, keys)));
+            _tx(_mover(id), 0, abi.encodeCall(IChessReferee.claimDraw, (id, p.state, p.history, p.clock, keys)));
         emit log_named_uint("witness keys", keys.length);
         emit log_named_uint("claimDraw (threefold)", claim);
         (uint8 result, uint8 reason) = _result(id);
@@ -417,7 +417,7 @@ contract ChessRefereeGasTest is RefereeGasBase {
         Position memory p = pos[id];
         bytes32[] memory keys = _keys(id);
         assertEq(keys.length, 98);
-        uint256 claim = _tx(bob, 0, abi.encodeCall(ChessReferee.claimDraw, (id, p.state, p.history, p.clock, keys)));
+        uint256 claim = _tx(bob, 0, abi.encodeCall(IChessReferee.claimDraw, (id, p.state, p.history, p.clock, keys)));
         emit log_named_uint("claimDraw (threefold, 98 keys)", claim);
         (, uint8 reason) = _result(id);
         assertEq(reason, 10);
@@ -434,7 +434,7 @@ contract ChessRefereeGasTest is RefereeGasBase {
         ref.createGame(bob, true, address(token), STAKE, INITIAL, INCREMENT, 0, "");
         vm.prank(alice);
         ref.cancelGame(id);
-        uint256 withdraw = _tx(alice, 0, abi.encodeCall(ChessReferee.withdraw, (address(token))));
+        uint256 withdraw = _tx(alice, 0, abi.encodeCall(IChessReferee.withdraw, (address(token))));
         emit log_named_uint("withdraw (ERC-20)", withdraw);
         assertEq(token.balanceOf(alice), STAKE);
     }

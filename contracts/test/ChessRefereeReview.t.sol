@@ -3,15 +3,15 @@ pragma solidity ^0.8.30;
 
 import {RefereeBase} from "./ChessRefereeBase.t.sol";
 import {Vm} from "./utils/Test.sol";
-import {ChessReferee} from "../src/ChessReferee.sol";
+import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
 import {ChessRulesView} from "../src/ChessRulesView.sol";
 import {MockERC20} from "./mocks/MockERC20.sol";
 
 /// @notice A player contract without a receive function: it cannot take ETH.
 contract EthRefusingPlayer {
-    ChessReferee internal immutable ref;
+    IChessReferee internal immutable ref;
 
-    constructor(ChessReferee referee) payable {
+    constructor(IChessReferee referee) payable {
         ref = referee;
     }
 
@@ -61,7 +61,7 @@ contract ChessRefereeReviewTest is RefereeBase {
         assertFalse(blackOffers);
         Position memory p = pos[id];
         vm.prank(bob);
-        vm.expectRevert(ChessReferee.NoDrawOffer.selector);
+        vm.expectRevert(IChessRefereeTypes.NoDrawOffer.selector);
         ref.acceptDraw(id, p.state, p.history, p.clock);
     }
 
@@ -101,7 +101,7 @@ contract ChessRefereeReviewTest is RefereeBase {
         uint256 id = _blackToMove();
         Position memory p = pos[id];
         vm.prank(bob);
-        vm.expectRevert(ChessReferee.StalePosition.selector);
+        vm.expectRevert(IChessRefereeTypes.StalePosition.selector);
         ref.move(id, p.state, p.history, p.clock | (1 << 168), _uci("e7e5"));
     }
 
@@ -110,7 +110,7 @@ contract ChessRefereeReviewTest is RefereeBase {
         Position memory p = pos[id];
         // Offers are only ever added: a clock claiming one the game does not have is forged.
         vm.prank(bob);
-        vm.expectRevert(ChessReferee.StalePosition.selector);
+        vm.expectRevert(IChessRefereeTypes.StalePosition.selector);
         ref.move(id, p.state, p.history, p.clock | (2 << 168), _uci("e7e5"));
     }
 
@@ -237,7 +237,7 @@ contract ChessRefereeReviewTest is RefereeBase {
         ref.createGame{value: 10 * STAKE}(address(0), true, address(0), 10 * STAKE, INITIAL, INCREMENT, 0, "");
         bytes32 actual = ref.getGame(predicted).terms;
         vm.prank(bob);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.WrongTerms.selector, actual));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.WrongTerms.selector, actual));
         ref.joinGame{value: 10 * STAKE}(predicted, agreed);
         assertEq(_phase(predicted), PHASE_OPEN);
     }
@@ -247,7 +247,7 @@ contract ChessRefereeReviewTest is RefereeBase {
         uint256 id = _create(alice, address(0), true, STAKE, lost);
         bytes32 agreed = _termsFor(alice, address(0), STAKE, ""); // bob agreed to the standard start
         vm.prank(bob);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.WrongTerms.selector, ref.getGame(id).terms));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.WrongTerms.selector, ref.getGame(id).terms));
         ref.joinGame{value: STAKE}(id, agreed);
     }
 
@@ -281,11 +281,11 @@ contract ChessRefereeReviewTest is RefereeBase {
     function test_FirstMoveWindow_OutOfRangeReverts() public {
         uint32 tooShort = uint32(ref.MIN_FIRST_MOVE_WINDOW() - 1);
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.BadFirstMoveWindow.selector, tooShort));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.BadFirstMoveWindow.selector, tooShort));
         ref.createGame(bob, true, address(0), 0, INITIAL, INCREMENT, tooShort, "");
         uint32 tooLong = uint32(ref.MAX_FIRST_MOVE_WINDOW() + 1);
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.BadFirstMoveWindow.selector, tooLong));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.BadFirstMoveWindow.selector, tooLong));
         ref.createGame(bob, true, address(0), 0, INITIAL, INCREMENT, tooLong, "");
     }
 
@@ -297,7 +297,7 @@ contract ChessRefereeReviewTest is RefereeBase {
         vm.warp(windowEnd);
         Position memory p = pos[id];
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.TimeNotUp.selector, windowEnd));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.TimeNotUp.selector, windowEnd));
         ref.claimTimeout(id, p.state, p.history, p.clock);
         vm.warp(windowEnd + 1); // long before white's clock (600 s + grace) runs out
         _claimTimeout(id, alice);
@@ -334,7 +334,7 @@ contract ChessRefereeReviewTest is RefereeBase {
         vm.warp(block.timestamp + ref.DEFAULT_FIRST_MOVE_WINDOW() + 1);
         Position memory p = pos[id];
         vm.prank(bob);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.TimeNotUp.selector, deadline));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.TimeNotUp.selector, deadline));
         ref.claimTimeout(id, p.state, p.history, p.clock);
     }
 
@@ -347,7 +347,7 @@ contract ChessRefereeReviewTest is RefereeBase {
         vm.warp(T0 + ref.DEFAULT_FIRST_MOVE_WINDOW() + 1);
         Position memory p = pos[id];
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessReferee.TimeNotUp.selector, deadline));
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.TimeNotUp.selector, deadline));
         ref.claimTimeout(id, p.state, p.history, p.clock);
         vm.warp(deadline + 1);
         _claimTimeout(id, alice);
@@ -396,7 +396,7 @@ contract ChessRefereeReviewTest is RefereeBase {
         Position memory p = pos[id];
         vm.prank(bob);
         if (T0 + wait <= end) {
-            vm.expectRevert(abi.encodeWithSelector(ChessReferee.TimeNotUp.selector, end));
+            vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.TimeNotUp.selector, end));
             ref.claimTimeout(id, p.state, p.history, p.clock);
             return;
         }
@@ -417,21 +417,21 @@ contract ChessRefereeReviewTest is RefereeBase {
         ref.joinGame{value: STAKE}(id, terms);
         vm.prank(bob);
         ref.resign(id);
-        vm.expectRevert(ChessReferee.EthTransferFailed.selector);
+        vm.expectRevert(IChessRefereeTypes.EthTransferFailed.selector);
         player.withdraw();
         uint256 before = carol.balance;
         vm.recordLogs();
         player.withdrawTo(carol);
         Vm.Log[] memory logs = vm.getRecordedLogs();
         assertEq(logs.length, 1);
-        assertEq(logs[0].topics[0], ChessReferee.Withdrawn.selector);
+        assertEq(logs[0].topics[0], IChessRefereeTypes.Withdrawn.selector);
         assertEq(logs[0].topics[1], bytes32(uint256(uint160(address(player)))));
         (address to, uint256 amount) = abi.decode(logs[0].data, (address, uint256));
         assertEq(to, carol);
         assertEq(amount, 2 * STAKE);
         assertEq(carol.balance, before + 2 * STAKE);
         assertEq(ref.credits(address(player), address(0)), 0);
-        vm.expectRevert(ChessReferee.NothingToWithdraw.selector);
+        vm.expectRevert(IChessRefereeTypes.NothingToWithdraw.selector);
         player.withdrawTo(carol);
     }
 
@@ -440,7 +440,7 @@ contract ChessRefereeReviewTest is RefereeBase {
         vm.prank(alice);
         ref.resign(id);
         vm.prank(bob);
-        vm.expectRevert(ChessReferee.ZeroRecipient.selector);
+        vm.expectRevert(IChessRefereeTypes.ZeroRecipient.selector);
         ref.withdrawTo(address(0), address(0));
     }
 
@@ -449,7 +449,7 @@ contract ChessRefereeReviewTest is RefereeBase {
         vm.prank(alice);
         ref.resign(id);
         vm.prank(carol);
-        vm.expectRevert(ChessReferee.NothingToWithdraw.selector);
+        vm.expectRevert(IChessRefereeTypes.NothingToWithdraw.selector);
         ref.withdrawTo(address(0), carol);
         assertEq(ref.credits(bob, address(0)), 2 * STAKE);
     }
@@ -487,7 +487,7 @@ contract ChessRefereeReviewTest is RefereeBase {
         uint256 before = to.balance;
         vm.prank(alice);
         if (stake == 0) {
-            vm.expectRevert(ChessReferee.NothingToWithdraw.selector);
+            vm.expectRevert(IChessRefereeTypes.NothingToWithdraw.selector);
             ref.withdrawTo(address(0), to);
             return;
         }

@@ -3,7 +3,7 @@ pragma solidity ^0.8.30;
 
 import {Test, Vm} from "./utils/Test.sol";
 import {ChessRules, IllegalMove} from "../src/ChessRules.sol";
-import {ChessReferee} from "../src/ChessReferee.sol";
+import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
 import {Outcome} from "../src/Outcome.sol";
 import {RepetitionChain} from "../src/RepetitionChain.sol";
 import {ChessRulesOld as Old} from "./rules/ChessRulesOld.sol";
@@ -861,7 +861,9 @@ contract ChessRefereeGasReviewTest is RefereeBase, GasReviewFixtures {
     {
         uint256 seen;
         for (uint256 i; i < logs.length; ++i) {
-            if (logs[i].emitter != address(ref) || logs[i].topics[0] != ChessReferee.MovePlayed.selector) continue;
+            if (logs[i].emitter != address(ref) || logs[i].topics[0] != IChessRefereeTypes.MovePlayed.selector) {
+                continue;
+            }
             (uint24 m,, uint8 status, bytes32 history,, bytes memory state) =
                 abi.decode(logs[i].data, (uint24, uint32, uint8, bytes32, uint256, bytes));
             assertEq(uint256(m), uint256(mv), "event move");

@@ -16,9 +16,12 @@ export function refereeArtifact() {
   return { abi: artifact.abi, bytecode: artifact.bytecode.object };
 }
 
-/** The creation bytecode of the channel's blueprint (the referee's constructor argument). */
-function blueprintArtifact() {
-  const artifact = JSON.parse(readFileSync(`${ROOT}crates/chessref-evm/artifacts/ChessChannelBlueprint.json`, "utf8"));
+/**
+ * The ABI and creation bytecode of a committed artifact: the channel's blueprint and the
+ * referee's annex are the referee's constructor arguments.
+ */
+function artifactOf(name) {
+  const artifact = JSON.parse(readFileSync(`${ROOT}crates/chessref-evm/artifacts/${name}.json`, "utf8"));
   return { abi: artifact.abi, bytecode: artifact.bytecode.object };
 }
 
@@ -90,17 +93,22 @@ export function provider(url) {
 }
 
 /**
- * Deploys the channel's blueprint, then the referee (whose constructor creates the
- * channel from it), from anvil's first account; resolves to the referee's address.
+ * Deploys the channel's blueprint and the referee's annex, then the referee (whose
+ * constructor creates the channel from the blueprint, and whose fallback runs the annex),
+ * from anvil's first account; resolves to the referee's address.
  */
 export async function deployReferee(url) {
   const p = provider(url);
   const deployer = await p.getSigner(0);
-  const blueprint = blueprintArtifact();
-  const code = await new ethers.ContractFactory(blueprint.abi, blueprint.bytecode, deployer).deploy();
-  await code.waitForDeployment();
+  const parts = [];
+  for (const name of ["ChessChannelBlueprint", "ChessRefereeAnnex"]) {
+    const { abi, bytecode } = artifactOf(name);
+    const part = await new ethers.ContractFactory(abi, bytecode, deployer).deploy();
+    await part.waitForDeployment();
+    parts.push(await part.getAddress());
+  }
   const { abi, bytecode } = refereeArtifact();
-  const contract = await new ethers.ContractFactory(abi, bytecode, deployer).deploy(await code.getAddress());
+  const contract = await new ethers.ContractFactory(abi, bytecode, deployer).deploy(...parts);
   await contract.waitForDeployment();
   return contract.getAddress();
 }

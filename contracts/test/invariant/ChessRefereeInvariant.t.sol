@@ -3,6 +3,8 @@ pragma solidity ^0.8.30;
 
 import {Test, Vm} from "../utils/Test.sol";
 import {ChessReferee} from "../../src/ChessReferee.sol";
+import {ChessRefereeAnnex} from "../../src/ChessRefereeAnnex.sol";
+import {IChessReferee, IChessRefereeTypes} from "../../src/IChessReferee.sol";
 import {ChessChannelBlueprint} from "../../src/ChessChannelBlueprint.sol";
 import {ChessRules} from "../../src/ChessRules.sol";
 import {ChessRulesView} from "../../src/ChessRulesView.sol";
@@ -43,7 +45,7 @@ library MovePicker {
 contract RefereeHandler {
     Vm internal constant vm = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
 
-    ChessReferee public immutable ref;
+    IChessReferee public immutable ref;
     MockERC20 public immutable token;
     /// @notice The actors' private keys (they sign channel messages).
     uint256[3] public keys = [uint256(0xA1), 0xA2, 0xA3];
@@ -68,7 +70,7 @@ contract RefereeHandler {
     uint256 public endedTwice;
     mapping(uint256 gameId => bool) internal ended;
 
-    constructor(ChessReferee referee, MockERC20 t) {
+    constructor(IChessReferee referee, MockERC20 t) {
         ref = referee;
         token = t;
         for (uint256 i; i < 3; ++i) {
@@ -111,26 +113,26 @@ contract RefereeHandler {
             if (l.emitter != address(ref)) continue;
             bytes32 t = l.topics[0];
             uint256 id = l.topics.length > 1 ? uint256(l.topics[1]) : 0;
-            if (t == ChessReferee.GameCreated.selector) {
+            if (t == IChessRefereeTypes.GameCreated.selector) {
                 (,,,,,,, bytes memory state, bytes32 history) =
                     abi.decode(l.data, (bool, address, uint256, uint32, uint32, uint32, bytes32, bytes, bytes32));
                 pos[id].state = state;
                 pos[id].history = history;
-            } else if (t == ChessReferee.GameJoined.selector) {
+            } else if (t == IChessRefereeTypes.GameJoined.selector) {
                 pos[id].clock = abi.decode(l.data, (uint256));
-            } else if (t == ChessReferee.MovePlayed.selector) {
+            } else if (t == IChessRefereeTypes.MovePlayed.selector) {
                 (,,, bytes32 history, uint256 clock, bytes memory state) =
                     abi.decode(l.data, (uint24, uint32, uint8, bytes32, uint256, bytes));
                 pos[id] = Position(state, history, clock);
                 ++movesPlayed;
-            } else if (t == ChessReferee.DrawOffered.selector) {
+            } else if (t == IChessRefereeTypes.DrawOffered.selector) {
                 pos[id].clock = abi.decode(l.data, (uint256));
-            } else if (t == ChessReferee.PositionRegistered.selector) {
+            } else if (t == IChessRefereeTypes.PositionRegistered.selector) {
                 (, bytes memory state, bytes32 history, uint256 clock) =
                     abi.decode(l.data, (uint32, bytes, bytes32, uint256));
                 pos[id] = Position(state, history, clock);
                 ++registrations;
-            } else if (t == ChessReferee.GameEnded.selector) {
+            } else if (t == IChessRefereeTypes.GameEnded.selector) {
                 if (ended[id]) ++endedTwice;
                 ended[id] = true;
                 ++gamesEnded;
@@ -187,7 +189,7 @@ contract RefereeHandler {
         ++calls;
         uint256 id = _game(gameSeed);
         if (id == 0) return;
-        ChessReferee.GameInfo memory g = ref.getGame(id);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
         if (g.phase != 1) return;
         address creator = g.creatorWhite ? g.white : g.black;
         address invited = g.creatorWhite ? g.black : g.white;
@@ -205,7 +207,7 @@ contract RefereeHandler {
         ++calls;
         uint256 id = _game(gameSeed);
         if (id == 0) return;
-        ChessReferee.GameInfo memory g = ref.getGame(id);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
         if (g.phase != 1) return;
         vm.prank(g.creatorWhite ? g.white : g.black);
         ref.cancelGame(id);
@@ -222,7 +224,7 @@ contract RefereeHandler {
         if (!found) return;
         (,, bool whiteToMove, uint256 deadline) = ref.clocks(id, p.state, p.history, p.clock);
         if (block.timestamp > deadline) return;
-        ChessReferee.GameInfo memory g = ref.getGame(id);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
         vm.recordLogs();
         vm.prank(whiteToMove ? g.white : g.black);
         ref.move(id, p.state, p.history, p.clock, mv);
@@ -233,7 +235,7 @@ contract RefereeHandler {
         ++calls;
         uint256 id = _game(gameSeed);
         if (id == 0) return;
-        ChessReferee.GameInfo memory g = ref.getGame(id);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
         if (g.phase != 2) return;
         vm.recordLogs();
         vm.prank(white ? g.white : g.black);
@@ -245,7 +247,7 @@ contract RefereeHandler {
         ++calls;
         uint256 id = _game(gameSeed);
         if (id == 0) return;
-        ChessReferee.GameInfo memory g = ref.getGame(id);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
         if (g.commitment == 0) return;
         Position memory p = pos[id];
         if (ClockWord.pendingStatus(p.clock) != 0) return;
@@ -267,7 +269,7 @@ contract RefereeHandler {
         vm.warp(block.timestamp + wait % 200);
         uint256 id = _game(gameSeed);
         if (id == 0) return;
-        ChessReferee.GameInfo memory g = ref.getGame(id);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
         if (g.commitment == 0) return;
         Position memory p = pos[id];
         if (ClockWord.pendingStatus(p.clock) != 0) return;
@@ -314,7 +316,7 @@ contract ChannelHandler {
     /// the window, docs/CHANNEL.md 7.3).
     uint32 internal constant CHANNEL_TIME = 900;
 
-    ChessReferee public immutable ref;
+    IChessReferee public immutable ref;
     ChessChannel public immutable channel;
     /// @dev The rules as a deployed view: called, not inlined, to keep this handler under
     /// the 24 KiB limit `forge build --sizes` checks.
@@ -326,7 +328,7 @@ contract ChannelHandler {
     /// @dev Each channel game's signed transcript (start move first).
     mapping(uint256 gameId => Move[]) internal lines;
 
-    constructor(ChessReferee referee, RefereeHandler handler) {
+    constructor(IChessReferee referee, RefereeHandler handler) {
         ref = referee;
         channel = referee.channel();
         rules = new ChessRulesView();
@@ -368,7 +370,7 @@ contract ChannelHandler {
     function _offChain(uint256 gameSeed) internal view returns (uint256 id) {
         id = _game(gameSeed);
         if (id == 0) return 0;
-        ChessReferee.GameInfo memory g = ref.getGame(id);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
         if (g.phase != 2 || g.responseWindow == 0 || g.commitment != 0) return 0;
     }
 
@@ -385,7 +387,7 @@ contract ChannelHandler {
     }
 
     /// @dev The author (white or black address) of move `m` in game `g`.
-    function _author(ChessReferee.GameInfo memory g, Move memory m) internal pure returns (address) {
+    function _author(IChessRefereeTypes.GameInfo memory g, Move memory m) internal pure returns (address) {
         return uint8(m.state[56]) == 1 ? g.black : g.white;
     }
 
@@ -438,7 +440,7 @@ contract ChannelHandler {
         ++calls;
         uint256 id = _game(gameSeed);
         if (id == 0) return;
-        ChessReferee.GameInfo memory g = ref.getGame(id);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
         if (g.phase != 2 || g.responseWindow == 0 || !_agreementsOpen(id)) return;
         Move memory last = _latest(id);
         Result memory r = Result(id, last.ply, channel.hashMove(last), 1 + resultSeed % 3);
@@ -453,7 +455,7 @@ contract ChannelHandler {
         ++calls;
         uint256 id = _game(gameSeed);
         if (id == 0) return;
-        ChessReferee.GameInfo memory g = ref.getGame(id);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
         if (g.phase != 2 || g.responseWindow == 0 || !_agreementsOpen(id)) return;
         Move memory last = _latest(id);
         Resignation memory r = Resignation(id, last.ply, channel.hashMove(last));
@@ -472,7 +474,7 @@ contract ChannelHandler {
         if (id == 0) return;
         uint256 n = lines[id].length;
         if (n < 2) return;
-        ChessReferee.GameInfo memory g = ref.getGame(id);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
         Move memory q = lines[id][n - 2];
         Move memory m = lines[id][n - 1];
         Auth memory qa;
@@ -513,7 +515,7 @@ contract ChannelHandler {
         if (id == 0 || ref.getGame(id).phase != 2) return;
         uint256 n = lines[id].length;
         if (n < 2) return;
-        ChessReferee.GameInfo memory g = ref.getGame(id);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
         Move memory a = lines[id][n - 1];
         Move memory b = lines[id][n - 1];
         // the same position with another claimed time: a different message for the same ply
@@ -531,7 +533,7 @@ contract ChannelHandler {
         ++calls;
         uint256 id = _game(gameSeed);
         if (id == 0 || ref.getGame(id).phase != 2 || lines[id].length == 0) return;
-        ChessReferee.GameInfo memory g = ref.getGame(id);
+        IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
         Move memory q = lines[id][lines[id].length - 1];
         if (rules.status(q.state) != 0) return;
         uint24[] memory legal = rules.legalMoves(q.state);
@@ -561,14 +563,16 @@ contract ChannelHandler {
 /// and running games plus the credits nobody withdrew yet: no money is ever created,
 /// lost or stuck.
 contract ChessRefereeInvariantTest is Test {
-    ChessReferee internal ref;
+    IChessReferee internal ref;
     MockERC20 internal token;
     RefereeHandler internal handler;
     ChannelHandler internal channelHandler;
 
     function setUp() public {
         vm.warp(1_700_000_000);
-        ref = new ChessReferee(address(new ChessChannelBlueprint()));
+        ref = IChessReferee(
+            address(new ChessReferee(address(new ChessChannelBlueprint()), address(new ChessRefereeAnnex())))
+        );
         token = new MockERC20();
         handler = new RefereeHandler(ref, token);
         channelHandler = new ChannelHandler(ref, handler);
@@ -678,7 +682,7 @@ contract ChessRefereeInvariantTest is Test {
     function _held(address asset) internal view returns (uint256 sum) {
         uint256 n = ref.nextGameId();
         for (uint256 id = 1; id < n; ++id) {
-            ChessReferee.GameInfo memory g = ref.getGame(id);
+            IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
             if (g.token != asset) continue;
             if (g.phase == 1) sum += g.stake;
             else if (g.phase == 2) sum += 2 * g.stake;
@@ -705,7 +709,7 @@ contract ChessRefereeInvariantTest is Test {
     function invariant_EventsAlwaysCarryTheCommittedPosition() public view {
         uint256 n = ref.nextGameId();
         for (uint256 id = 1; id < n; ++id) {
-            ChessReferee.GameInfo memory g = ref.getGame(id);
+            IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
             if (g.phase != 2 || g.commitment == 0) continue;
             (bytes memory state, bytes32 history, uint256 clock) = handler.position(id);
             assertEq(ref.positionCommitment(state, history, clock), g.commitment);
@@ -722,7 +726,7 @@ contract ChessRefereeInvariantTest is Test {
     function invariant_OnlyRunningGamesHaveACommitment() public view {
         uint256 n = ref.nextGameId();
         for (uint256 id = 1; id < n; ++id) {
-            ChessReferee.GameInfo memory g = ref.getGame(id);
+            IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
             // a running game without one is a channel game played off-chain
             assertEq(g.commitment != bytes32(0), g.phase == 2 && (g.responseWindow == 0 || g.commitment != 0));
         }

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 pragma solidity ^0.8.30;
 
-import {ChessReferee} from "../../src/ChessReferee.sol";
+import {IChessReferee} from "../../src/IChessReferee.sol";
 import {MockERC20} from "./MockERC20.sol";
 
 /// @notice A player contract whose ETH receive hook re-enters `withdraw` (and other
 /// guarded entry points) to try to be paid twice.
 contract ReentrantPlayer {
-    ChessReferee internal immutable ref;
+    IChessReferee internal immutable ref;
     uint256 public reentryAttempts;
     bool public reentrySucceeded;
     bytes public lastRevert;
 
-    constructor(ChessReferee referee) {
+    constructor(IChessReferee referee) {
         ref = referee;
     }
 
@@ -42,13 +42,13 @@ contract ReentrantPlayer {
 /// @notice An ERC-777-like token that calls back into the referee from inside every
 /// transfer (the hook a malicious or hook-bearing token gives its holders).
 contract HookToken is MockERC20 {
-    ChessReferee public ref;
+    IChessReferee public ref;
     bytes public hookCall;
     bool public hookSucceeded;
     bytes public hookRevert;
     uint256 public hooks;
 
-    function arm(ChessReferee referee, bytes calldata call) external {
+    function arm(IChessReferee referee, bytes calldata call) external {
         ref = referee;
         hookCall = call;
     }

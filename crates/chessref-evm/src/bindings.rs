@@ -16,6 +16,19 @@ sol!(
     "artifacts/ChessReferee.json"
 );
 
+/// The annex's own bindings, apart: its ABI names the same shared types
+/// (`IChessRefereeTypes`) as the referee's, which already has every function it serves.
+mod annex {
+    use alloy_sol_types::sol;
+
+    sol!(
+        #[sol(all_derives)]
+        ChessRefereeAnnex,
+        "artifacts/ChessRefereeAnnex.json"
+    );
+}
+pub use annex::ChessRefereeAnnex;
+
 sol!(
     #[sol(all_derives)]
     ChessChannel,

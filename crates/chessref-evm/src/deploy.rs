@@ -1,6 +1,6 @@
-//! Putting the contracts on a chain: `ChessRulesView`, `ChessChannelBlueprint` and
-//! `ChessReferee` (whose constructor creates `ChessChannel` from the blueprint) from the
-//! committed artifacts.
+//! Putting the contracts on a chain: `ChessRulesView`, `ChessChannelBlueprint`,
+//! `ChessRefereeAnnex` and `ChessReferee` (whose constructor creates `ChessChannel` from the
+//! blueprint, and whose fallback runs the annex's code) from the committed artifacts.
 //!
 //! Through the standard CREATE2 factory ([`CREATE2_FACTORY`], the "deterministic
 //! deployment proxy" most chains and every anvil have at the same address) with one
@@ -19,10 +19,13 @@ use alloy_sol_types::SolCall;
 
 use crate::{
     RpcChain,
-    bindings::{ChessChannel, ChessChannelBlueprint, ChessReferee, ChessRulesView},
+    bindings::{
+        ChessChannel, ChessChannelBlueprint, ChessReferee, ChessRefereeAnnex, ChessRulesView,
+    },
     chain::{Chain, DEPLOY_GAS_LIMIT, TxReceipt, TxRequest},
     deployments::{
-        CHANNEL, CHANNEL_BLUEPRINT, ChainDeployment, ContractRecord, REFEREE, RULES_VIEW,
+        CHANNEL, CHANNEL_BLUEPRINT, ChainDeployment, ContractRecord, REFEREE, REFEREE_ANNEX,
+        RULES_VIEW,
     },
     error::{ChainError, EvmError},
     revert::ContractRevert,
@@ -151,6 +154,12 @@ const REFEREE_ARTIFACT: Artifact = Artifact {
     runtime: &ChessReferee::DEPLOYED_BYTECODE,
 };
 
+const ANNEX_ARTIFACT: Artifact = Artifact {
+    name: REFEREE_ANNEX,
+    init_code: &ChessRefereeAnnex::BYTECODE,
+    runtime: &ChessRefereeAnnex::DEPLOYED_BYTECODE,
+};
+
 const CHANNEL_ARTIFACT: Artifact = Artifact {
     name: CHANNEL,
     init_code: &ChessChannel::BYTECODE,
@@ -178,11 +187,18 @@ pub fn channel_blueprint_code() -> Bytes {
     code.into()
 }
 
-/// `ChessReferee`'s init code with its constructor argument, the blueprint at `blueprint`.
-pub fn referee_init_code(blueprint: Address) -> Bytes {
+/// `ChessReferee`'s init code with its constructor arguments: the blueprint at `blueprint`
+/// and the annex at `annex`.
+pub fn referee_init_code(blueprint: Address, annex: Address) -> Bytes {
     let mut code = ChessReferee::BYTECODE.to_vec();
     code.extend_from_slice(B256::left_padding_from(blueprint.as_slice()).as_slice());
+    code.extend_from_slice(B256::left_padding_from(annex.as_slice()).as_slice());
     code.into()
+}
+
+/// Where a [`Method::Create2`] deployment puts the `ChessRefereeAnnex`, on any chain.
+pub fn create2_annex_address() -> Address {
+    CREATE2_FACTORY.create2_from_code(DEPLOY_SALT, ChessRefereeAnnex::BYTECODE.clone())
 }
 
 /// Where a [`Method::Create2`] deployment puts the `ChessChannelBlueprint`, on any chain.
@@ -192,11 +208,13 @@ pub fn create2_blueprint_address() -> Address {
 
 /// The addresses a [`Method::Create2`] deployment gives on any chain:
 /// (`ChessRulesView`, `ChessReferee`, `ChessChannel`); the blueprint's is
-/// [`create2_blueprint_address`].
+/// [`create2_blueprint_address`], the annex's [`create2_annex_address`].
 pub fn create2_addresses() -> (Address, Address, Address) {
     let rules = CREATE2_FACTORY.create2_from_code(DEPLOY_SALT, RULES_VIEW_ARTIFACT.init_code);
-    let referee = CREATE2_FACTORY
-        .create2_from_code(DEPLOY_SALT, referee_init_code(create2_blueprint_address()));
+    let referee = CREATE2_FACTORY.create2_from_code(
+        DEPLOY_SALT,
+        referee_init_code(create2_blueprint_address(), create2_annex_address()),
+    );
     (rules, referee, crate::channel::channel_address(referee))
 }
 
@@ -321,8 +339,8 @@ fn place(
     })
 }
 
-/// Deploys `ChessRulesView` and `ChessReferee` from `from` by `method` (skipping each
-/// already in place), checks the code at every address against the artifacts and that
+/// Deploys `ChessRulesView`, the channel's blueprint, `ChessRefereeAnnex` and
+/// `ChessReferee` from `from` by `method` (skipping each already in place), checks the code at every address against the artifacts and that
 /// the referee's `channel()` is CREATE from the referee with nonce 1. `previous` is the
 /// chain's entry of the deployments file, if any (it finds plain-CREATE contracts again
 /// and keeps the transaction of a contract already deployed).
@@ -357,12 +375,20 @@ pub fn deploy(
         blueprint_artifact.init_code,
         before(CHANNEL_BLUEPRINT),
     )?;
+    let annex = place(
+        chain,
+        from,
+        method,
+        &ANNEX_ARTIFACT,
+        ANNEX_ARTIFACT.init_code,
+        before(REFEREE_ANNEX),
+    )?;
     let referee = place(
         chain,
         from,
         method,
         &REFEREE_ARTIFACT,
-        &referee_init_code(blueprint.record.address),
+        &referee_init_code(blueprint.record.address, annex.record.address),
         before(REFEREE),
     )?;
     let expected = crate::channel::channel_address(referee.record.address);
@@ -388,7 +414,7 @@ pub fn deploy(
         },
         gas_used: None,
     };
-    let contracts = vec![rules, referee, channel, blueprint];
+    let contracts = vec![rules, referee, channel, blueprint, annex];
     let (factory, salt) = match method {
         Method::Create2 => (Some(CREATE2_FACTORY), Some(DEPLOY_SALT)),
         Method::Create => (None, None),

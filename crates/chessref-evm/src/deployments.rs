@@ -39,6 +39,8 @@ pub const CHANNEL: &str = "ChessChannel";
 /// Name of the holder of the channel's creation code, which the referee's constructor
 /// creates the channel from.
 pub const CHANNEL_BLUEPRINT: &str = "ChessChannelBlueprint";
+/// `ChessRefereeAnnex`: the referee's rarely called functions, run by its fallback.
+pub const REFEREE_ANNEX: &str = "ChessRefereeAnnex";
 
 /// One deployed contract.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,7 +66,7 @@ pub struct ChainDeployment {
     pub factory: Option<Address>,
     /// The CREATE2 salt used; `None` for plain CREATE.
     pub salt: Option<B256>,
-    /// By contract name ([`REFEREE`], [`RULES_VIEW`], [`CHANNEL_BLUEPRINT`], [`CHANNEL`]).
+    /// By contract name ([`REFEREE`], [`RULES_VIEW`], [`CHANNEL_BLUEPRINT`], [`REFEREE_ANNEX`], [`CHANNEL`]).
     pub contracts: BTreeMap<String, ContractRecord>,
 }
 

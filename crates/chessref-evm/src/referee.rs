@@ -253,8 +253,8 @@ impl Referee<crate::RevmChain> {
 
 impl<C: Chain> Referee<C> {
     /// Deploys a fresh `ChessReferee` from the chain's first account (at its nonce 0, where
-    /// the worked examples of docs/CHANNEL.md put it), with the channel's blueprint
-    /// deployed first from the chain's last account.
+    /// the worked examples of docs/CHANNEL.md put it), with the channel's blueprint and the
+    /// referee's annex deployed first from the chain's last account.
     pub fn deploy(mut chain: C) -> Result<Self, EvmError> {
         let deployer = chain.accounts()[0];
         let blueprint_from = *chain.accounts().last().unwrap_or(&deployer);
@@ -262,7 +262,12 @@ impl<C: Chain> Referee<C> {
             blueprint_from,
             crate::bindings::ChessChannelBlueprint::BYTECODE.clone(),
         )?;
-        let (address, _) = chain.deploy(deployer, crate::deploy::referee_init_code(blueprint))?;
+        let (annex, _) = chain.deploy(
+            blueprint_from,
+            crate::bindings::ChessRefereeAnnex::BYTECODE.clone(),
+        )?;
+        let (address, _) =
+            chain.deploy(deployer, crate::deploy::referee_init_code(blueprint, annex))?;
         Ok(Referee {
             chain,
             address,
@@ -623,7 +628,10 @@ impl<C: Chain> Referee<C> {
     }
 
     /// `getGame(id)`.
-    pub fn game(&mut self, id: U256) -> Result<R::GameInfo, EvmError> {
+    pub fn game(
+        &mut self,
+        id: U256,
+    ) -> Result<crate::bindings::IChessRefereeTypes::GameInfo, EvmError> {
         self.view("getGame", R::getGameCall { gameId: id })
     }
 

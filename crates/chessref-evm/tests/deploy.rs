@@ -12,10 +12,10 @@ use chessref_evm::{
     Chain, ChainError, RpcChain, Sender, TxRequest,
     anvil::Anvil,
     deploy::{
-        Action, CREATE2_FACTORY, DeployError, Method, create2_addresses, create2_blueprint_address,
-        deploy,
+        Action, CREATE2_FACTORY, DeployError, Method, create2_addresses, create2_annex_address,
+        create2_blueprint_address, deploy,
     },
-    deployments::{CHANNEL, CHANNEL_BLUEPRINT, REFEREE, RULES_VIEW},
+    deployments::{CHANNEL, CHANNEL_BLUEPRINT, REFEREE, REFEREE_ANNEX, RULES_VIEW},
     stalled_node::StalledNode,
 };
 
@@ -35,11 +35,26 @@ fn create2_deploys_at_the_predicted_addresses_once_and_verifies_the_code() {
     let elapsed = started.elapsed();
     let (rules, referee, channel) = create2_addresses();
     let names: Vec<_> = report.contracts.iter().map(|c| c.name).collect();
-    assert_eq!(names, [RULES_VIEW, REFEREE, CHANNEL, CHANNEL_BLUEPRINT]);
+    assert_eq!(
+        names,
+        [
+            RULES_VIEW,
+            REFEREE,
+            CHANNEL,
+            CHANNEL_BLUEPRINT,
+            REFEREE_ANNEX
+        ]
+    );
     let addresses: Vec<_> = report.contracts.iter().map(|c| c.record.address).collect();
     assert_eq!(
         addresses,
-        [rules, referee, channel, create2_blueprint_address()]
+        [
+            rules,
+            referee,
+            channel,
+            create2_blueprint_address(),
+            create2_annex_address()
+        ]
     );
     let actions: Vec<_> = report.contracts.iter().map(|c| c.action).collect();
     assert_eq!(
@@ -48,6 +63,7 @@ fn create2_deploys_at_the_predicted_addresses_once_and_verifies_the_code() {
             Action::Deployed,
             Action::Deployed,
             Action::CreatedByParent,
+            Action::Deployed,
             Action::Deployed
         ]
     );
@@ -64,9 +80,10 @@ fn create2_deploys_at_the_predicted_addresses_once_and_verifies_the_code() {
     assert_eq!(report.entry.chain_id, 31337);
     assert_eq!(report.entry.factory, Some(CREATE2_FACTORY));
     eprintln!(
-        "deploy gas: ChessRulesView {}, ChessChannelBlueprint {}, ChessReferee (with ChessChannel) {}; {elapsed:?}",
+        "deploy gas: ChessRulesView {}, ChessChannelBlueprint {}, ChessRefereeAnnex {}, ChessReferee (with ChessChannel) {}; {elapsed:?}",
         report.contracts[0].gas_used.unwrap(),
         report.contracts[3].gas_used.unwrap(),
+        report.contracts[4].gas_used.unwrap(),
         report.contracts[1].gas_used.unwrap()
     );
 
@@ -110,8 +127,9 @@ fn without_the_factory_create2_is_refused_and_plain_create_works() {
     assert_eq!(report.entry.factory, None);
     assert_eq!(report.contracts[0].record.address, from.create(0));
     assert_eq!(report.contracts[3].record.address, from.create(1));
-    assert_eq!(report.contracts[1].record.address, from.create(2));
-    assert_eq!(report.contracts[2].record.address, from.create(2).create(1));
+    assert_eq!(report.contracts[4].record.address, from.create(2));
+    assert_eq!(report.contracts[1].record.address, from.create(3));
+    assert_eq!(report.contracts[2].record.address, from.create(3).create(1));
     // Found again through the file's entry.
     let again = deploy(&mut chain, from, Method::Create, Some(&report.entry)).unwrap();
     assert!(
@@ -294,6 +312,10 @@ fn the_readme_names_the_addresses_the_committed_code_deploys_at() {
         (
             "ChessChannelBlueprint",
             chessref_evm::deploy::create2_blueprint_address(),
+        ),
+        (
+            "ChessRefereeAnnex",
+            chessref_evm::deploy::create2_annex_address(),
         ),
         ("ChessReferee", referee),
         ("ChessChannel", channel),
