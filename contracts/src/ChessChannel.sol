@@ -571,7 +571,9 @@ contract ChessChannel {
         if (g.windowEnd == 0 || last.ply != uint256(g.registeredPly) + 1) revert StaleMove(from);
         from = block.timestamp - STAMP_TOLERANCE;
         uint256 had = (authorWhite ? uint256(previous.whiteTime) : uint256(previous.blackTime)) + ClockWord.GRACE_PERIOD;
-        uint256 elapsed = from - previous.timestamp;
+        // A first move answering `registerStart` is not charged (section 6 code 4: the start
+        // move has no signed time, and the first mover's clock had not started on-chain).
+        uint256 elapsed = previous.ply == 0 ? 0 : from - previous.timestamp;
         if (elapsed > had) revert StaleMove(last.timestamp);
         authorCap = had - elapsed + g.increment;
     }
