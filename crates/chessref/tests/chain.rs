@@ -115,6 +115,10 @@ fn deploy_writes_the_file_and_a_rerun_deploys_nothing() {
     let (rules, referee, channel) = chessref_evm::deploy::create2_addresses();
     for (name, address) in [
         ("ChessRulesView", rules),
+        (
+            "ChessRefereeAnnex",
+            chessref_evm::deploy::create2_annex_address(),
+        ),
         ("ChessReferee", referee),
         ("ChessChannel", channel),
     ] {
@@ -155,8 +159,9 @@ fn deploy_writes_the_file_and_a_rerun_deploys_nothing() {
             file.to_str().unwrap(),
         ],
     ));
-    // The rules view, the channel's blueprint, the referee and the channel it creates.
-    assert_eq!(again.matches("already deployed").count(), 4, "{again}");
+    // The rules view, the channel's blueprint, the referee's annex, the referee and the
+    // channel it creates.
+    assert_eq!(again.matches("already deployed").count(), 5, "{again}");
     assert_eq!(
         nonce(anvil.url(), "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"),
         before
@@ -295,8 +300,8 @@ fn senders_come_from_a_keystore_or_the_nodes_unlocked_account_never_the_command_
     ));
     assert_eq!(
         nonce(anvil.url(), ACCOUNT_2),
-        3,
-        "three deployments from the keystore's account (rules view, blueprint, referee)"
+        4,
+        "four deployments from the keystore's account (rules view, blueprint, annex, referee)"
     );
 
     // Without --password-file the password is prompted for on the terminal; with no
@@ -346,7 +351,7 @@ fn senders_come_from_a_keystore_or_the_nodes_unlocked_account_never_the_command_
             "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
         ],
     );
-    assert_eq!(succeeded(&unlocked).matches("already deployed").count(), 4);
+    assert_eq!(succeeded(&unlocked).matches("already deployed").count(), 5);
     // A key on the command line is not an option.
     let out = chessref(
         None,
