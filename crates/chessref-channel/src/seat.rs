@@ -366,6 +366,27 @@ impl ChannelSeat {
         reply_stamp(last.timestamp, receipt, now)
     }
 
+    /// The time from which the side to move's clock runs as this client charges it (what
+    /// a clock counting down starts from): when the player is to move and holds its
+    /// receipt of the latest move, that receipt's `seenAt` (never more than 30 s after
+    /// the move's stamp); else the latest move's stamp. For the player's own move,
+    /// `stamp(now) - last().timestamp == now - clock_from()` from then on.
+    pub fn clock_from(&self) -> u64 {
+        let last = self.last();
+        let receipt = self
+            .transcript()
+            .moves
+            .last()
+            .filter(|_| self.position().turn() == self.colour)
+            .and_then(|m| m.receipt.as_ref());
+        match receipt {
+            Some(r) => r
+                .seen_at
+                .min(last.timestamp.saturating_add(CLIENT_STAMP_TOLERANCE)),
+            None => last.timestamp,
+        }
+    }
+
     /// Plays `text` (SAN or UCI) at `now`, stamped [`stamp(now)`](Self::stamp):
     /// checked against the position first. The frames to send: the move, after the
     /// player's delegation if it is not held yet.
@@ -766,8 +787,15 @@ mod tests {
             .as_ref()
             .map(|r| r.seen_at);
         assert_eq!(seen_at, Some(T0 + 60));
-        // White thinks 10 s: charged 10 s, not the 40 s since the stamp.
+        // White thinks 10 s: charged 10 s, not the 40 s since the stamp; its clock runs
+        // from its receipt.
         assert_eq!(white.stamp(T0 + 70), T0 + 40);
+        assert_eq!(white.clock_from(), T0 + 60);
+        assert_eq!(
+            cheat.clock_from(),
+            T0 + 30,
+            "not black's move: from the stamp"
+        );
         let before = white.last().whiteTime;
         let frames = white.play("Nf3", T0 + 70).expect("legal");
         exchange(&mut white, &mut cheat, frames, T0 + 70);
@@ -800,6 +828,7 @@ mod tests {
         // Its receipt of e5 is held: the reply is charged from it.
         assert_eq!(again.stamp(T0 + 6), T0 + 6);
         assert_eq!(again.stamp(T0 + 3_600), T0 + 3_600);
+        assert_eq!(again.clock_from(), T0 + 5);
     }
 
     #[test]
