@@ -12,7 +12,7 @@ use crate::domain::ChannelDomain;
 use crate::frame::{Frame, ReceiptFrame, ResultHalf, SignedPosition};
 use crate::game::ChannelGame;
 use crate::messages::{DrawOffer, Message, Result as ResultMessage, author_of};
-use crate::settlement::STAMP_TOLERANCE;
+use crate::settlement::{CLIENT_STAMP_TOLERANCE, STAMP_TOLERANCE};
 use crate::transcript::{
     ReceiptEntry, ResultEntry, Side, SignatureEntry, Transcript, TranscriptError,
 };
@@ -57,6 +57,17 @@ pub enum Refusal {
         /// How far ahead.
         ahead: u64,
     },
+    /// A move signed further in the past than an honest client's clock allows
+    /// (CHANNEL.md 8): its author would charge the time since to the side to move.
+    #[error(
+        "the move is stamped {stamp}, {behind} s behind this clock (at most {CLIENT_STAMP_TOLERANCE} s: a move stamped further back would charge its author's thinking to the side to move)"
+    )]
+    Past {
+        /// The move's `timestamp`.
+        stamp: u64,
+        /// How far behind.
+        behind: u64,
+    },
 }
 
 impl Refusal {
@@ -73,7 +84,7 @@ impl Refusal {
             Refusal::WrongGame { .. } => "game",
             Refusal::Order(_) => "order",
             Refusal::Ended(_) => "ended",
-            Refusal::Future { .. } => "time",
+            Refusal::Future { .. } | Refusal::Past { .. } => "time",
         }
     }
 
@@ -149,11 +160,29 @@ impl Book {
         }
     }
 
-    /// Checks `frame` against the messages held, at the relay's clock `now` (unix
-    /// seconds, also the time a session key's draw offers, results and resignations are
-    /// judged at), and keeps it if it verifies. A frame equal to one held is a
-    /// duplicate; anything else that does not verify is refused and changes nothing.
+    /// Checks `frame` against the messages held, at the relay's or client's clock `now`
+    /// (unix seconds, also the time a session key's draw offers, results and
+    /// resignations are judged at), and keeps it if it verifies. A frame equal to one
+    /// held is a duplicate; anything else that does not verify is refused and changes
+    /// nothing. A new move must be stamped at most `STAMP_TOLERANCE` (60 s) ahead of
+    /// `now` and at most `CLIENT_STAMP_TOLERANCE` (30 s) behind it (CHANNEL.md 8): an
+    /// honest mover stamps its reply from its receipt of the move before
+    /// ([`reply_stamp`](crate::seat::reply_stamp)), so a stamp's lag behind real time
+    /// carries on from move to move, and this check bounds it over the whole game.
+    /// Frames accepted earlier and checked again later are checked at the time they
+    /// were accepted (the relay stores it), or by [`accept_stored`](Self::accept_stored).
     pub fn accept(&mut self, frame: Frame, now: u64) -> Result<Accepted, Refusal> {
+        self.check_and_keep(frame, now, true)
+    }
+
+    /// [`accept`](Self::accept) for a frame its holder accepted when it came, read back
+    /// where the time it came is not stored (a client's saved transcript): every check
+    /// but the one of a stamp in the past, which only holds at the time it arrived.
+    pub fn accept_stored(&mut self, frame: Frame, now: u64) -> Result<Accepted, Refusal> {
+        self.check_and_keep(frame, now, false)
+    }
+
+    fn check_and_keep(&mut self, frame: Frame, now: u64, live: bool) -> Result<Accepted, Refusal> {
         if let Some(i) = self.frames.iter().position(|f| *f == frame) {
             return Ok(Accepted::Duplicate(i as u64 + 1));
         }
@@ -216,6 +245,12 @@ impl Book {
                     return Err(Refusal::Future {
                         stamp: m.timestamp,
                         ahead: m.timestamp - now,
+                    });
+                }
+                if live && m.timestamp.saturating_add(CLIENT_STAMP_TOLERANCE) < now {
+                    return Err(Refusal::Past {
+                        stamp: m.timestamp,
+                        behind: now - m.timestamp,
                     });
                 }
                 let mut m = m.clone();
@@ -488,6 +523,8 @@ mod tests {
     use crate::transcript::MoveEntry;
 
     const T0: u64 = 1_800_000_000;
+    /// When the frames of the games below reach the book: within 30 s of every stamp.
+    const AT: u64 = T0 + 30;
 
     fn key(label: &str) -> PrivateKeySigner {
         PrivateKeySigner::from_bytes(&keccak256(label)).expect("a key")
@@ -534,7 +571,7 @@ mod tests {
         for frame in frames {
             let kind = frame.kind();
             assert!(
-                matches!(book.accept(frame, T0 + 60), Ok(Accepted::New(_))),
+                matches!(book.accept(frame, AT), Ok(Accepted::New(_))),
                 "{kind} refused"
             );
         }
@@ -558,7 +595,7 @@ mod tests {
         let frames = frames_of(&g.transcript());
         accept_all(&mut book, frames.clone());
         assert_eq!(
-            book.accept(frames[1].clone(), T0 + 60),
+            book.accept(frames[1].clone(), AT),
             Ok(Accepted::Duplicate(2))
         );
         assert_eq!(book.frames().len(), frames.len());
@@ -577,7 +614,7 @@ mod tests {
         let Some(Frame::Move(m)) = frames.pop() else {
             panic!("the last frame is the move")
         };
-        let refused = book.accept(Frame::Move(m), T0 + 60).expect_err("forged");
+        let refused = book.accept(Frame::Move(m), AT).expect_err("forged");
         assert_eq!(refused.kind(), "signature");
         assert!(refused.to_string().contains("signed by"), "{refused}");
         assert!(book.frames().is_empty());
@@ -602,7 +639,7 @@ mod tests {
             .authorise(&g.domain, &m.message())
             .expect("signing");
         m.signature = auth.signature;
-        let refused = book.accept(Frame::Move(m), T0 + 60).expect_err("refused");
+        let refused = book.accept(Frame::Move(m), AT).expect_err("refused");
         assert_eq!(refused.kind(), "transition");
         assert!(refused.code().is_some());
         assert_eq!(book.ply(), 0);
@@ -618,9 +655,7 @@ mod tests {
             .play(ChessMove::from_uci("d2d4").expect("uci"), T0 + 5)
             .expect("legal");
         let m = MoveEntry::signed(other.last(), other.moves[1].1.signature.clone(), -1);
-        let refused = book
-            .accept(Frame::Move(m), T0 + 60)
-            .expect_err("a second ply 1");
+        let refused = book.accept(Frame::Move(m), AT).expect_err("a second ply 1");
         assert_eq!(refused.kind(), "order");
         assert_eq!(book.ply(), 1);
     }
@@ -638,10 +673,7 @@ mod tests {
             .into_iter()
             .find(|f| f.ply() == 3)
             .expect("ply 3");
-        assert_eq!(
-            book.accept(next, T0 + 60),
-            Err(Refusal::Ended("resignation"))
-        );
+        assert_eq!(book.accept(next, AT), Err(Refusal::Ended("resignation")));
     }
 
     #[test]
@@ -651,10 +683,7 @@ mod tests {
         accept_all(&mut book, frames_of(&g.transcript()));
         let halves = frames_of(&g.transcript_agreed(3).expect("signing"));
         let white_half = halves[halves.len() - 2].clone();
-        assert!(matches!(
-            book.accept(white_half, T0 + 60),
-            Ok(Accepted::New(_))
-        ));
+        assert!(matches!(book.accept(white_half, AT), Ok(Accepted::New(_))));
         assert_eq!(book.ended(), None);
         let mut more = g.clone();
         more.play(ChessMove::from_uci("e7e5").expect("uci"), T0 + 15)
@@ -663,9 +692,9 @@ mod tests {
             .into_iter()
             .find(|f| f.ply() == 2)
             .expect("ply 2");
-        assert!(matches!(book.accept(next, T0 + 60), Ok(Accepted::New(_))));
+        assert!(matches!(book.accept(next, AT), Ok(Accepted::New(_))));
         let black_half = halves[halves.len() - 1].clone();
-        let refused = book.accept(black_half, T0 + 60).expect_err("lapsed");
+        let refused = book.accept(black_half, AT).expect_err("lapsed");
         assert_eq!(refused.kind(), "order");
         assert_eq!(book.ended(), None);
     }
@@ -685,12 +714,12 @@ mod tests {
             delegation: -1,
         };
         let refused = book
-            .accept(Frame::DrawOffer(frame.clone()), T0 + 60)
+            .accept(Frame::DrawOffer(frame.clone()), AT)
             .expect_err("white's signature said to be black's");
         assert_eq!(refused.kind(), "signature");
         frame.by = Side::White;
         assert!(matches!(
-            book.accept(Frame::DrawOffer(frame), T0 + 60),
+            book.accept(Frame::DrawOffer(frame), AT),
             Ok(Accepted::New(_))
         ));
     }
@@ -743,6 +772,43 @@ mod tests {
             // And the book gives back the frames it was given.
             assert_eq!(frames_of(book.transcript()), order);
         }
+    }
+
+    #[test]
+    fn test_a_move_stamped_more_than_30_s_in_the_past_is_refused() {
+        let g = played(&["e2e4"]);
+        let frames = frames_of(&g.transcript());
+        let stamp = T0 + 5;
+        let mv = frames[1].clone();
+        assert!(matches!(mv, Frame::Move(ref m) if m.timestamp == stamp));
+        // 31 s behind: refused, naming the stamp and the lag; nothing kept.
+        let mut book = book_of(&g);
+        accept_all(&mut book, frames[..1].to_vec());
+        let refused = book
+            .accept(mv.clone(), stamp + 31)
+            .expect_err("31 s behind");
+        assert_eq!(refused, Refusal::Past { stamp, behind: 31 });
+        assert_eq!(refused.kind(), "time");
+        let text = refused.to_string();
+        assert!(
+            text.contains(&stamp.to_string()) && text.contains("31 s behind"),
+            "{text}"
+        );
+        assert_eq!(book.ply(), 0);
+        // Exactly 30 s behind: accepted.
+        assert!(matches!(
+            book.accept(mv.clone(), stamp + 30),
+            Ok(Accepted::New(_))
+        ));
+        // A stored frame read back long after is checked, but not for its age.
+        let mut restored = book_of(&g);
+        accept_all(&mut restored, frames[..1].to_vec());
+        assert!(matches!(
+            restored.accept_stored(mv.clone(), stamp + 3_600),
+            Ok(Accepted::New(_))
+        ));
+        // Nor is a duplicate: it changes nothing, whatever its age.
+        assert_eq!(book.accept(mv, stamp + 3_600), Ok(Accepted::Duplicate(2)));
     }
 
     #[test]

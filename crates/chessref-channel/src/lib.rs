@@ -36,6 +36,6 @@ pub use messages::{
     Delegation, DrawOffer, Move, Receipt, Resignation, Result as ResultMessage, TimeBound,
     author_of,
 };
-pub use seat::{ChannelSeat, ChannelSeatError, Received, SessionKey};
+pub use seat::{ChannelSeat, ChannelSeatError, Received, SessionKey, reply_stamp};
 pub use transcript::{Transcript, TranscriptError, TranscriptReport};
 pub use transition::{TransitionError, check_successor, successor};

@@ -5,7 +5,8 @@
 //! player's own transcript. What `chessref channel play` and the browser package drive.
 //!
 //! An honest client acknowledges every valid move of the opponent at once, signs only a
-//! valid successor of the latest move it holds, stamped with its clock, and agrees to
+//! valid successor of the latest move it holds, stamped from its own receipt of that
+//! move ([`reply_stamp`]), refuses a move stamped more than 30 s from its clock, and agrees to
 //! the result a decided position gives ([`ChannelSeat::answer`]): written once here, so
 //! that every client answers alike.
 
@@ -16,6 +17,7 @@ use crate::auth::{Auth, SignedDelegation};
 use crate::book::{Accepted, Book, Refusal};
 use crate::frame::{Frame, ReceiptFrame, ResultHalf, SignedPosition};
 use crate::messages::{DrawOffer, Message, Move, Resignation, Result as ResultMessage};
+use crate::settlement::CLIENT_STAMP_TOLERANCE;
 use crate::successor;
 use crate::transcript::{
     DelegationEntry, MoveEntry, ResignationEntry, Side, SignatureEntry, Transcript, receipt_of,
@@ -227,11 +229,23 @@ impl ChannelSeat {
         self.offered == Some(self.last().ply)
     }
 
-    /// Takes in `frame`, a message from the relay (or from the stored transcript), at
-    /// `now`: checked by the mirror first; a refusal changes nothing.
+    /// Takes in `frame`, a message from the relay, at `now`: checked by the mirror
+    /// first ([`Book::accept`], which refuses a move stamped more than 30 s behind
+    /// `now`); a refusal changes nothing.
     pub fn receive(&mut self, frame: Frame, now: u64) -> Result<Received, Refusal> {
+        self.take(frame, now, true)
+    }
+
+    /// Takes in `frame` as [`receive`](Self::receive) does, `live`: as it arrives (else
+    /// from the player's stored transcript, checked as [`Book::accept_stored`] does).
+    fn take(&mut self, frame: Frame, now: u64, live: bool) -> Result<Received, Refusal> {
         let before = self.position();
-        match self.book.accept(frame.clone(), now)? {
+        let accepted = if live {
+            self.book.accept(frame.clone(), now)?
+        } else {
+            self.book.accept_stored(frame.clone(), now)?
+        };
+        match accepted {
             Accepted::Duplicate(_) => return Ok(Received::Known),
             Accepted::New(_) => {}
         }
@@ -335,8 +349,47 @@ impl ChannelSeat {
         }
     }
 
-    /// Plays `text` (SAN or UCI), stamped `now`: checked against the position first. The
-    /// frames to send: the move, after the player's delegation if it is not held yet.
+    /// The stamp the player's move signed at `now` carries ([`reply_stamp`]): the
+    /// latest move's stamp plus the time since the player's receipt of it, when the
+    /// player is to move and holds its receipt; else `max(now, its stamp)`. Its own
+    /// clock runs from there: what a client shows as the player's time left is its
+    /// signed time minus `stamp(now)` minus the latest stamp.
+    pub fn stamp(&self, now: u64) -> u64 {
+        let last = self.last();
+        let receipt = self
+            .transcript()
+            .moves
+            .last()
+            .filter(|_| self.position().turn() == self.colour)
+            .and_then(|m| m.receipt.as_ref())
+            .map(|r| r.seen_at);
+        reply_stamp(last.timestamp, receipt, now)
+    }
+
+    /// The time from which the side to move's clock runs as this client charges it (what
+    /// a clock counting down starts from): when the player is to move and holds its
+    /// receipt of the latest move, that receipt's `seenAt` (never more than 30 s after
+    /// the move's stamp); else the latest move's stamp. For the player's own move,
+    /// `stamp(now) - last().timestamp == now - clock_from()` from then on.
+    pub fn clock_from(&self) -> u64 {
+        let last = self.last();
+        let receipt = self
+            .transcript()
+            .moves
+            .last()
+            .filter(|_| self.position().turn() == self.colour)
+            .and_then(|m| m.receipt.as_ref());
+        match receipt {
+            Some(r) => r
+                .seen_at
+                .min(last.timestamp.saturating_add(CLIENT_STAMP_TOLERANCE)),
+            None => last.timestamp,
+        }
+    }
+
+    /// Plays `text` (SAN or UCI) at `now`, stamped [`stamp(now)`](Self::stamp):
+    /// checked against the position first. The frames to send: the move, after the
+    /// player's delegation if it is not held yet.
     pub fn play(&mut self, text: &str, now: u64) -> Result<Vec<Frame>, ChannelSeatError> {
         if let Some(how) = self.book.ended() {
             return Err(ChannelSeatError::Ended(how));
@@ -349,7 +402,7 @@ impl ChannelSeat {
             .parse_move(text.trim())
             .map_err(|e| ChannelSeatError::Move(format!("{}: {e}", text.trim())))?;
         let last = self.last();
-        let next = successor(&last, mv, now.max(last.timestamp), self.game().increment)
+        let next = successor(&last, mv, self.stamp(now), self.game().increment)
             .map_err(|e| ChannelSeatError::Move(format!("{}: {e}", text.trim())))?;
         let mut frames = self.prelude(next.ply, now)?;
         let auth = self.authorise(&next)?;
@@ -534,12 +587,41 @@ impl ChannelSeat {
         Ok(missing)
     }
 
-    /// Takes in every message of a stored transcript (a restart), at `now`.
+    /// Takes in every message of a stored transcript (a restart), at `now`: each
+    /// checked as when it came, except that a move stamped more than 30 s behind `now`
+    /// is not refused for it ([`Book::accept_stored`]): the player's client took each
+    /// one as it arrived, and the time it did is not stored (an opponent's move's is
+    /// its receipt's `seenAt`, when it has one).
     pub fn restore(&mut self, transcript: &Transcript, now: u64) -> Result<(), ChannelSeatError> {
         for frame in crate::book::frames_of(transcript) {
-            self.receive(frame, now).map_err(ChannelSeatError::Stored)?;
+            self.take(frame, now, false)
+                .map_err(ChannelSeatError::Stored)?;
         }
         Ok(())
+    }
+}
+
+/// The stamp an honest client signs on its reply to move `previous_stamp` (the
+/// predecessor's `timestamp`) at its clock `now`, given `seen_at`, the `seenAt` of its
+/// own receipt of that move (CHANNEL.md 8):
+/// `previous_stamp + max(0, now - seen_at)`. The mover charges itself from when it held
+/// the move, never from the predecessor's stamp: a predecessor stamped in the past
+/// moves no time onto its clock. The stamp is never before `previous_stamp` and, as
+/// `seen_at` is never before `previous_stamp`, never after `now`; it lags `now` by as
+/// much as the predecessor's stamp lagged the receipt.
+///
+/// `None` (no receipt: the start move, or a move the client did not acknowledge) gives
+/// `max(now, previous_stamp)`. And the stamp is never more than
+/// [`CLIENT_STAMP_TOLERANCE`] behind `now`, as no client (the mover's own included)
+/// takes a move stamped further back: that bound is reached only by a receipt signed
+/// more than 30 s after the move's stamp (one owed after a restart), never by one
+/// signed when the move came, since a move that far behind is refused.
+pub fn reply_stamp(previous_stamp: u64, seen_at: Option<u64>, now: u64) -> u64 {
+    match seen_at {
+        None => now.max(previous_stamp),
+        Some(seen_at) => previous_stamp
+            .saturating_add(now.saturating_sub(seen_at))
+            .max(now.saturating_sub(CLIENT_STAMP_TOLERANCE)),
     }
 }
 
@@ -661,6 +743,92 @@ mod tests {
             .expect("restores");
         assert_eq!(again.transcript(), white.transcript());
         assert_eq!(again.ended(), Some("result"));
+    }
+
+    #[test]
+    fn test_a_reply_is_stamped_from_the_movers_own_receipt() {
+        // Held at once: the time since the receipt, added to the predecessor's stamp.
+        assert_eq!(reply_stamp(T0, Some(T0), T0 + 7), T0 + 7);
+        // A predecessor stamped 30 s before it was held: the reply lags as much.
+        assert_eq!(reply_stamp(T0 - 30, Some(T0), T0 + 7), T0 - 23);
+        // A predecessor stamped in the future: the receipt is at its stamp, so is the clock.
+        assert_eq!(reply_stamp(T0 + 20, Some(T0 + 20), T0 + 7), T0 + 20);
+        assert_eq!(reply_stamp(T0 + 20, Some(T0 + 20), T0 + 27), T0 + 27);
+        // Never before the predecessor, whatever the clock says.
+        assert_eq!(reply_stamp(T0, Some(T0 + 5), T0 + 1), T0);
+        // No receipt (the start move, ply 0): the clock, or the predecessor's stamp.
+        assert_eq!(reply_stamp(0, None, T0), T0);
+        assert_eq!(reply_stamp(T0 + 9, None, T0), T0 + 9);
+        // A receipt signed late (owed after a restart, 45 s after the stamp): never more
+        // than 30 s behind the clock, or nobody would take the move.
+        assert_eq!(reply_stamp(T0, Some(T0 + 45), T0 + 50), T0 + 20);
+        assert_eq!(reply_stamp(T0, Some(T0 + 30), T0 + 50), T0 + 20);
+    }
+
+    #[test]
+    fn test_a_seat_charges_itself_from_its_receipt_not_from_a_backdated_stamp() {
+        let (mut white, mut black) = seats();
+        let frames = white.play("e4", T0).expect("legal");
+        exchange(&mut white, &mut black, frames, T0);
+        // Black signs its reply stamped T0 + 30 and sends it at T0 + 60.
+        let mut cheat = black;
+        let frames = cheat.play("e5", T0 + 30).expect("legal");
+        let Some(Frame::Move(m)) = frames.last() else {
+            panic!("a move")
+        };
+        assert_eq!(m.timestamp, T0 + 30);
+        let received = white.receive(frames.last().cloned().unwrap(), T0 + 60);
+        let received = received.expect("30 s behind is taken");
+        for frame in white.answer(&received, T0 + 60).expect("signing") {
+            cheat.receive(frame, T0 + 60).expect("valid");
+        }
+        let seen_at = white.transcript().moves[1]
+            .receipt
+            .as_ref()
+            .map(|r| r.seen_at);
+        assert_eq!(seen_at, Some(T0 + 60));
+        // White thinks 10 s: charged 10 s, not the 40 s since the stamp; its clock runs
+        // from its receipt.
+        assert_eq!(white.stamp(T0 + 70), T0 + 40);
+        assert_eq!(white.clock_from(), T0 + 60);
+        assert_eq!(
+            cheat.clock_from(),
+            T0 + 30,
+            "not black's move: from the stamp"
+        );
+        let before = white.last().whiteTime;
+        let frames = white.play("Nf3", T0 + 70).expect("legal");
+        exchange(&mut white, &mut cheat, frames, T0 + 70);
+        let last = white.last();
+        assert_eq!(last.timestamp, T0 + 40);
+        assert_eq!(last.whiteTime, before - 10 + 2);
+        // The old rule (the clock, at least the predecessor's stamp) charged 40 s.
+        assert_eq!((T0 + 70).max(T0 + 30) - (T0 + 30), 40);
+        // A move stamped 31 s behind is refused, and changes nothing.
+        let frames = cheat.play("Nc6", T0 + 40).expect("legal");
+        let refused = white
+            .receive(frames.last().cloned().unwrap(), T0 + 71)
+            .expect_err("31 s behind");
+        assert_eq!(refused.kind(), "time");
+        assert_eq!(white.last().ply, 3);
+    }
+
+    #[test]
+    fn test_a_restored_transcript_is_not_refused_for_its_age() {
+        let (mut white, mut black) = seats();
+        let frames = white.play("e4", T0).expect("legal");
+        exchange(&mut white, &mut black, frames, T0);
+        let frames = black.play("e5", T0 + 5).expect("legal");
+        exchange(&mut black, &mut white, frames, T0 + 5);
+        let (mut again, _) = seats();
+        again
+            .restore(white.transcript(), T0 + 3_600)
+            .expect("restores an hour later");
+        assert_eq!(again.transcript(), white.transcript());
+        // Its receipt of e5 is held: the reply is charged from it.
+        assert_eq!(again.stamp(T0 + 6), T0 + 6);
+        assert_eq!(again.stamp(T0 + 3_600), T0 + 3_600);
+        assert_eq!(again.clock_from(), T0 + 5);
     }
 
     #[test]

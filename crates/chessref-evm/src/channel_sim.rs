@@ -9,7 +9,10 @@
 //! attacks of the v1 review (issue 16), each tried by the cheating side: its call must
 //! be refused (the revert is checked by name) or must not decide the game, and the
 //! honest side (or a watchtower, for the calls anyone may send) must end it as the board
-//! says.
+//! says. The last, `backdating`, is played off-chain against the honest client itself
+//! ([`ChannelSeat`]): the cheater stamps every move as far in the past as the honest
+//! seat takes, over a long game; what it gains must stay within the 30 s bound
+//! (CHANNEL.md 8), and the game is then settled by a draw both sign.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -20,8 +23,10 @@ use alloy_sol_types::{SolCall, SolConstructor};
 use chessref_channel::client::{OffChainGame, Seat};
 use chessref_channel::messages::Message;
 use chessref_channel::settlement::{self, Settlement};
+use chessref_channel::transcript::MoveEntry;
 use chessref_channel::{
-    Auth, KnownPins, Move, NoPins, Resignation, TranscriptReport, check_successor,
+    Auth, ChannelSeat, Frame, KnownPins, Move, NoPins, Resignation, TranscriptReport,
+    check_successor,
 };
 use chessref_core::{Color, State, Status};
 use rand::{RngExt, SeedableRng};
@@ -38,8 +43,9 @@ use crate::{
     stats::GasStats,
 };
 
-/// The ways a simulated game ends: seven honest paths, then the review's attacks.
-pub const KINDS: [&str; 13] = [
+/// The ways a simulated game ends: seven honest paths, then the review's attacks, then
+/// backdating every stamp.
+pub const KINDS: [&str; 14] = [
     "agreed",
     "resigned",
     "decided",
@@ -53,6 +59,7 @@ pub const KINDS: [&str; 13] = [
     "uncharged_time",
     "front_run",
     "disowned_move",
+    "backdating",
 ];
 
 /// The paths of [`KINDS`] that are attacks (review findings 1, 3, 4, 5, 6 and 2): the
@@ -129,6 +136,11 @@ const RESPONSE_WINDOW: u32 = 600;
 /// The window of the `uncharged_time` games: long enough that the late reply reaches the
 /// chain while the registration it answers is still frozen.
 const LONG_RESPONSE_WINDOW: u32 = 1800;
+/// Plies of a `backdating` game (a knight shuffle: no capture, no pawn move, under the
+/// 150 plies of the 75-move rule), played at 5+0.
+const BACKDATING_PLIES: u32 = 120;
+/// A knight shuffle from the start position, by ply.
+const SHUFFLE: [&str; 4] = ["g1f3", "g8f6", "f3g1", "f6g8"];
 /// `ChessReferee.GRACE_PERIOD`, seconds.
 const GRACE_PERIOD: u64 = 15;
 
@@ -180,6 +192,11 @@ pub fn simulate_channel<C: Chain>(
         let mut setup = GameSetup::eth(black.0, U256::from(STAKE));
         setup.initial_time = 600;
         setup.increment = 5;
+        if kind == "backdating" {
+            // Blitz, where the seconds count: 5+0.
+            setup.initial_time = 300;
+            setup.increment = 0;
+        }
         let window = if kind == "uncharged_time" {
             LONG_RESPONSE_WINDOW
         } else {
@@ -728,6 +745,7 @@ impl<C: Chain> Run<'_, C> {
             "lapsed_result" => self.lapsed_result(plies, rng),
             "revoked_key" => self.revoked_key(plies, victim, rng),
             "disowned_move" => self.disowned_move(plies, rng),
+            "backdating" => self.backdating(victim, rng),
             _ => self.uncharged_time(plies, rng),
         }
     }
@@ -1081,6 +1099,155 @@ impl<C: Chain> Run<'_, C> {
         );
         self.cheat(self.player(cheat), &call, &["StaleMove"])?;
         self.claim_timeout(&registered, cheat)
+    }
+
+    /// Backdating adds up (red-team finding): the cheater stamps every move as far in
+    /// the past as the honest seat (`victim`, a [`ChannelSeat`] on a session key) takes,
+    /// 30 s behind its clock when the move reaches it (never before the move it
+    /// answers), over a 120-ply game at 5+0; each stamp a second further back must be
+    /// refused. The honest seat stamps its replies from its own receipts, so over the
+    /// game the cheater may hide at most `CLIENT_STAMP_TOLERANCE` (30 s) of thinking and
+    /// the honest clock is charged what the honest side thought (both are checked: a
+    /// mismatch if not). Both sides think 0 to 6 s a move; delivery is instant. The game
+    /// is then drawn by agreement (the honest seat offers, the cheater signs, the seat
+    /// countersigns) and settled.
+    fn backdating(&mut self, victim: Color, rng: &mut ChaCha8Rng) -> Outcome {
+        let cheater = !victim;
+        let tolerance = settlement::CLIENT_STAMP_TOLERANCE;
+        let domain = self.game.domain;
+        let terms = self.game.game.clone();
+        let expires = terms.key_expiry(self.now, BACKDATING_PLIES);
+        let mut seat_of = |colour: Color| -> Result<ChannelSeat, EvmError> {
+            let wallet = self.game.seat(colour).wallet.clone();
+            let session = random_key(rng);
+            let delegation = chessref_channel::signer::delegate(
+                &wallet,
+                &domain,
+                terms.game_id,
+                session.address(),
+                1,
+                u32::MAX,
+                expires,
+            )
+            .map_err(sign_error)?;
+            ChannelSeat::new(
+                domain,
+                terms.clone(),
+                wallet.address(),
+                Box::new(session),
+                delegation,
+            )
+            .map_err(sign_error)
+        };
+        let (mut honest, mut cheat) = (seat_of(victim)?, seat_of(cheater)?);
+        let wallet = self.game.seat(cheater).wallet.clone();
+        // Frames from one seat reach the other at `clock`; the answers go back.
+        let deliver = |from: &mut ChannelSeat,
+                       to: &mut ChannelSeat,
+                       frames: Vec<Frame>,
+                       clock: u64|
+         -> Result<(), EvmError> {
+            let mut pending = vec![(frames, true)];
+            while let Some((frames, forward)) = pending.pop() {
+                let target = if forward { &mut *to } else { &mut *from };
+                let mut answers = Vec::new();
+                for frame in frames {
+                    let received = target.receive(frame, clock).map_err(sign_error)?;
+                    answers.extend(target.answer(&received, clock).map_err(sign_error)?);
+                }
+                if !answers.is_empty() {
+                    pending.push((answers, !forward));
+                }
+            }
+            Ok(())
+        };
+        let mut clock = self.now;
+        // Seconds each side thought (white's first move is never charged) and moved.
+        let (mut honest_thought, mut cheat_thought) = (0u64, 0u64);
+        let (mut honest_moves, mut cheat_moves) = (0u64, 0u64);
+        for ply in 1..=BACKDATING_PLIES {
+            let text = SHUFFLE[(ply as usize - 1) % 4];
+            let think = rng.random_range(0..7);
+            clock += think;
+            let charged = u64::from(ply > 1) * think;
+            if (ply % 2 == 1) == (victim == Color::White) {
+                let frames = honest.play(text, clock).map_err(sign_error)?;
+                deliver(&mut honest, &mut cheat, frames, clock)?;
+                honest_thought += charged;
+                honest_moves += 1;
+                continue;
+            }
+            let last = honest.last();
+            let stamp = last.timestamp.max(clock - tolerance);
+            let mv = chessref_core::Move::from_uci(text).map_err(sign_error)?;
+            let signed = |stamp: u64| -> Result<Frame, EvmError> {
+                let next = chessref_channel::successor(&last, mv, stamp, terms.increment)
+                    .map_err(sign_error)?;
+                let signature =
+                    chessref_channel::signer::sign(&wallet, &domain, &next).map_err(sign_error)?;
+                Ok(Frame::Move(MoveEntry::signed(&next, signature, -1)))
+            };
+            if stamp > last.timestamp {
+                match honest.receive(signed(stamp - 1)?, clock) {
+                    Err(refused) if refused.kind() == "time" => {}
+                    other => {
+                        return Err(sign_error(format!(
+                            "ply {ply}: a move stamped {} s behind the honest clock was not refused: {other:?}",
+                            clock - stamp + 1
+                        )));
+                    }
+                }
+            }
+            // The cheater keeps its own move (it is a valid successor), then sends it.
+            let frame = signed(stamp)?;
+            cheat.receive(frame.clone(), clock).map_err(sign_error)?;
+            deliver(&mut cheat, &mut honest, vec![frame], clock)?;
+            cheat_thought += charged;
+            cheat_moves += 1;
+        }
+        let last = honest.last();
+        let left = |c: Color| {
+            i64::from(if c == Color::White {
+                last.whiteTime
+            } else {
+                last.blackTime
+            })
+        };
+        let truth = |moves: u64, thought: u64| {
+            i64::from(terms.initial_time) + (moves * u64::from(terms.increment)) as i64
+                - thought as i64
+        };
+        let gained = left(cheater) - truth(cheat_moves, cheat_thought);
+        let honest_off = left(victim) - truth(honest_moves, honest_thought);
+        if gained > tolerance as i64 || honest_off.abs() > tolerance as i64 {
+            return Err(sign_error(format!(
+                "backdating broke the bound: the cheater gained {gained} s, the honest clock is off by {honest_off} s (at most {tolerance} s each) after {} plies",
+                last.ply
+            )));
+        }
+        self.refused = Some(format!("bounded: {} s gained", gained.max(0)));
+        // A draw both sign: offered by the honest seat, signed by the cheater, then by it.
+        let offer = honest.offer_draw(clock).map_err(sign_error)?;
+        deliver(&mut honest, &mut cheat, offer, clock)?;
+        let half = cheat.sign_result(3, clock).map_err(sign_error)?;
+        deliver(&mut cheat, &mut honest, half, clock)?;
+        if honest.ended() != Some("result") {
+            return Err(sign_error(
+                "the honest seat did not countersign the draw it offered",
+            ));
+        }
+        self.now = clock;
+        self.sync()?;
+        let report = honest
+            .transcript()
+            .verify(&NoPins, self.now)
+            .map_err(sign_error)?;
+        let (r, why) = report
+            .settlement
+            .ends
+            .ok_or_else(|| sign_error("an agreed draw has an ending call"))?;
+        let acted = self.send(self.players[0], &report.settlement)?;
+        Ok((ending(r, why), acted.ending))
     }
 }
 

@@ -164,6 +164,7 @@ impl ChannelPlayer {
             "whiteTime": last.whiteTime,
             "blackTime": last.blackTime,
             "stamp": last.timestamp,
+            "clockFrom": self.seat.clock_from(),
             "moves": sans,
             "drawOffered": self.seat.draw_offered(),
             "decided": self.seat.decided_code(),
@@ -294,7 +295,9 @@ impl ChannelPlayer {
     }
 
     /// The game as the page draws it: `{colour, ply, fen, state, turn, status, check,
-    /// toMove, lastMove, whiteTime, blackTime, stamp, moves, drawOffered, decided,
+    /// toMove, lastMove, whiteTime, blackTime, stamp, clockFrom (the time the side to
+    /// move's clock runs from: the player's own receipt of the latest move when it is to
+    /// move, else the latest stamp), moves, drawOffered, decided,
     /// ended}`.
     #[wasm_bindgen(js_name = view)]
     pub fn view_js(&self) -> Result<JsValue, JsValue> {

@@ -624,8 +624,9 @@ class Game {
 
   // -------------------------------------------------------------- drawing
 
-  /** Both clocks now: the side to move's runs from the latest stamp (off-chain) or
-   * from the chain's clock. */
+  /** Both clocks now: the side to move's runs from the latest stamp, or the player's
+   * own receipt of it on its own move (off-chain: what its reply is charged from,
+   * CHANNEL.md 8), or from the chain's clock. */
   clocks(view) {
     if (this.ended && this.frozen) return this.frozen;
     if (this.onChain?.at !== undefined) {
@@ -635,7 +636,7 @@ class Game {
       return { white: Math.max(0, white), black: Math.max(0, black), running: this.onChain.whiteToMove ? "white" : "black" };
     }
     if (!view) return null;
-    const since = view.ply > 0 && !view.ended && !view.decided ? Math.max(0, now() - view.stamp) : 0;
+    const since = view.ply > 0 && !view.ended && !view.decided ? Math.max(0, now() - view.clockFrom) : 0;
     return {
       white: Math.max(0, view.whiteTime - (view.turn === "white" ? since : 0)),
       black: Math.max(0, view.blackTime - (view.turn === "black" ? since : 0)),

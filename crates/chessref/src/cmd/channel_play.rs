@@ -970,10 +970,11 @@ impl Session {
     }
 
     /// Both players' remaining seconds now: the side to move's clock runs from the latest
-    /// move's stamp.
+    /// move's stamp, or, on the player's own move, from its receipt of it (what its reply
+    /// is charged from, CHANNEL.md 8).
     fn clocks(&self) -> (u64, u64) {
         let last = self.channel.last();
-        let since = now().saturating_sub(last.timestamp);
+        let since = now().saturating_sub(self.channel.clock_from());
         let (mut white, mut black) = (u64::from(last.whiteTime), u64::from(last.blackTime));
         if last.ply > 0 && self.channel.ended().is_none() {
             match self.channel.position().turn() {
