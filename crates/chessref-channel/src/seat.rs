@@ -355,15 +355,17 @@ impl ChannelSeat {
     /// clock runs from there: what a client shows as the player's time left is its
     /// signed time minus `stamp(now)` minus the latest stamp.
     pub fn stamp(&self, now: u64) -> u64 {
-        let last = self.last();
-        let receipt = self
-            .transcript()
+        let seen_at = self.own_receipt_of_latest().map(|r| r.seen_at);
+        reply_stamp(self.last().timestamp, seen_at, now)
+    }
+
+    /// The player's receipt of the latest move, when the player is to move and holds it.
+    fn own_receipt_of_latest(&self) -> Option<&crate::transcript::ReceiptEntry> {
+        self.transcript()
             .moves
             .last()
             .filter(|_| self.position().turn() == self.colour)
             .and_then(|m| m.receipt.as_ref())
-            .map(|r| r.seen_at);
-        reply_stamp(last.timestamp, receipt, now)
     }
 
     /// The time from which the side to move's clock runs as this client charges it (what
@@ -373,13 +375,7 @@ impl ChannelSeat {
     /// `stamp(now) - last().timestamp == now - clock_from()` from then on.
     pub fn clock_from(&self) -> u64 {
         let last = self.last();
-        let receipt = self
-            .transcript()
-            .moves
-            .last()
-            .filter(|_| self.position().turn() == self.colour)
-            .and_then(|m| m.receipt.as_ref());
-        match receipt {
+        match self.own_receipt_of_latest() {
             Some(r) => r
                 .seen_at
                 .min(last.timestamp.saturating_add(CLIENT_STAMP_TOLERANCE)),
