@@ -34,9 +34,15 @@ contract ChessChannel {
 
     uint8 internal constant PHASE_RUNNING = 2;
 
-    /// @notice Seconds a move nobody acknowledged may be older than the block registering
-    /// it (section 8): the most off-chain thinking a stamp in the past can hide on-chain.
+    /// @notice Seconds a move nobody acknowledged may be older than the block that shows it
+    /// (a registration's, or an earlier announcement's) and still start its opponent's clock
+    /// (section 7.3): room for an honest client, whose stamps may lag, to get it included.
     uint256 public constant STAMP_TOLERANCE = 60;
+    /// @notice The most seconds a signed time can move onto the other player's clock in a
+    /// whole game (sections 8, 9): a receipt counts only within this of the move's stamp, and
+    /// a move nobody acknowledged starts its opponent's clock at most this long before the
+    /// block that shows it. Honest clients refuse a move stamped further behind their clock.
+    uint256 public constant CLOCK_TOLERANCE = 30;
 
     /// @notice The referee whose channel games this contract judges (its deployer).
     IChessCourt public immutable referee;
@@ -46,12 +52,19 @@ contract ChessChannel {
     /// @notice Whether contract wallet `signer` approved `digest` (ERC-1271, asked once by
     /// `pin`); a pinned digest counts for good.
     mapping(address signer => mapping(bytes32 digest => bool)) public pinned;
+    /// @notice When a signed move (by its `hashStruct`) was first shown on-chain by
+    /// `announce` (0: never): a registration of it without a receipt counts as shown then.
+    mapping(bytes32 moveHash => uint256) public announcedAt;
     /// @notice When `player` revoked `sessionKey` in `gameId` (0: never): from then on the
     /// key's resignations and results no longer count.
     mapping(uint256 gameId => mapping(address player => mapping(address sessionKey => uint256))) public revokedAt;
 
     /// @notice `signer` (a contract wallet) approved `digest` by ERC-1271; pinned for good.
     event SignaturePinned(address indexed signer, bytes32 indexed digest);
+    /// @notice A signed move was shown on-chain (`announce`): its opponent's clock may be
+    /// charged from this block on (section 7.3). `move` is the whole signed move, so the side
+    /// to move can read it from the chain and answer.
+    event MoveAnnounced(uint256 indexed gameId, uint32 ply, bytes32 indexed moveHash, Move move);
     /// @notice `player` revoked its session key `sessionKey` in `gameId`.
     event SessionKeyRevoked(uint256 indexed gameId, address indexed player, address indexed sessionKey);
 
@@ -73,7 +86,7 @@ contract ChessChannel {
     /// @notice On-chain play is live (the last registration's response window is over):
     /// the game goes on with the referee's `move`, not with registrations.
     error RegistrationClosed(uint256 gameId);
-    /// @notice `registerStart` on a game already continued on-chain.
+    /// @notice `registerStart` or `announce` on a game already continued on-chain.
     error AlreadyOnChain(uint256 gameId);
     /// @notice The caller is not one of the two players.
     error NotAPlayer();
@@ -86,8 +99,13 @@ contract ChessChannel {
     /// @notice The receipt is not of the registered move, or its time is out of range.
     error BadReceipt();
     /// @notice A registration without a receipt whose move was stamped at `timestamp`, more
-    /// than STAMP_TOLERANCE before the block.
+    /// than STAMP_TOLERANCE before the block that shows it (section 7.3 step 5).
     error StaleMove(uint256 timestamp);
+    /// @notice A direct reply to a frozen registration received or shown after its author's
+    /// flag fell, at `deadline` (section 7.3 step 5): the registration stands.
+    error FlagFell(uint256 deadline);
+    /// @notice A direct reply's `previous` and `frozenClock` are not the registered position.
+    error NotTheRegisteredPosition();
     /// @notice An agreement below the frozen registration's ply `registeredPly`: lapsed.
     error LapsedAgreement(uint256 registeredPly);
     /// @notice On-chain play is live: agreements are made on the referee (`offerDraw`,
@@ -184,16 +202,20 @@ contract ChessChannel {
     /// @param last The latest signed move.
     /// @param lastAuth Its authorisation on behalf of its author.
     /// @param receipt The side to move's receipt of `last` (its clock runs from `seenAt`),
-    /// or `position == 0` for none (then `last` must be stamped at most STAMP_TOLERANCE
-    /// before this block and the clock runs from its stamp).
+    /// or `position == 0` for none (section 7.3 step 5 says from when its clock runs then).
     /// @param receiptAuth The receipt's authorisation on behalf of the side to move.
+    /// @param frozenClock For the direct reply to a frozen registration (`last.ply` one above
+    /// `registeredPly`), the registered position's clock word (from its `PositionRegistered`;
+    /// `previous` is that position): its author is charged by the wall clock from it. Ignored
+    /// otherwise.
     function register(
         Move calldata previous,
         Auth calldata previousAuth,
         Move calldata last,
         Auth calldata lastAuth,
         Receipt calldata receipt,
-        Auth calldata receiptAuth
+        Auth calldata receiptAuth,
+        uint256 frozenClock
     ) external {
         uint256 gameId;
         // read by hand (see `_heads`)
@@ -202,17 +224,11 @@ contract ChessChannel {
         }
         ChannelGame memory g = _game(gameId);
         _checkRegistrant(g, gameId, _checkedPly(last));
-        bool hasReceipt = receipt.position != 0;
         (bool authorWhite, bytes32 lastHash, uint256 st) =
-            _signedSuccessor(g, previous, previousAuth, last, lastAuth, hasReceipt);
-        uint256 from;
-        uint256 authorCap = type(uint256).max;
-        if (hasReceipt) {
-            from = _receiptTime(g, gameId, last, lastHash, !authorWhite, receipt, receiptAuth);
-        } else {
-            (from, authorCap) = _stampTime(g, previous, last, authorWhite);
-        }
-        _freeze(g, last, authorWhite, from, authorCap, st);
+            _signedSuccessor(g, previous, previousAuth, last, lastAuth, receipt.position != 0);
+        (uint256 from, uint256 frozen) =
+            _clockStart(g, previous, last, lastHash, authorWhite, receipt, receiptAuth, frozenClock);
+        _freeze(g, last, authorWhite, from, frozen, st);
     }
 
     /// @notice Starts on-chain play from the start move, while the game is off-chain: for a
@@ -232,7 +248,29 @@ contract ChessChannel {
         uint256 clock = ClockWord.registered(
             block.timestamp + g.responseWindow, full, full, g.increment, 0, g.firstMoveWindow, g.customStart
         );
+        clock = ClockWord.withReplyDeadline(
+            clock, ClockWord.deadline(clock, start.state[ChessRules.CURRENT_PLAYER] == 0x01)
+        );
         referee.registerPosition(gameId, start.state, start.history, clock);
+    }
+
+    /// @notice Shows a signed move on-chain while the game is off-chain, without freezing it
+    /// (section 7.3): a later registration of it without a receipt counts as if made now (it
+    /// must be fresh now), also as the direct reply to a later registration. For a mover whose
+    /// opponent withholds its receipt, when the mover cannot register itself (a watchtower
+    /// reading the relay, for a player gone offline). Anyone may call; the first announcement
+    /// of a move counts; `AlreadyOnChain` once a position is registered (then the move is
+    /// registered instead).
+    /// @param m The signed move (emitted whole in `MoveAnnounced`, so its opponent can read it).
+    /// @param auth Its authorisation on behalf of its author.
+    function announce(Move calldata m, Auth calldata auth) external {
+        uint256 gameId = m.gameId;
+        ChannelGame memory g = _game(gameId);
+        if (g.windowEnd != 0) revert AlreadyOnChain(gameId);
+        (, bytes32 moveHash) = _authoriseMove(g, m, auth);
+        if (announcedAt[moveHash] != 0) return;
+        announcedAt[moveHash] = block.timestamp;
+        emit MoveAnnounced(gameId, m.ply, moveHash, m);
     }
 
     // ------------------------------------------------------------------ proofs
@@ -510,18 +548,21 @@ contract ChessChannel {
     /// side to move (white if `toMoveWhite`). Returns its `seenAt`.
     function _receiptTime(
         ChannelGame memory g,
-        uint256 gameId,
         Move calldata last,
         bytes32 lastHash,
         bool toMoveWhite,
         Receipt calldata receipt,
         Auth calldata receiptAuth
     ) private view returns (uint256 seenAt) {
+        uint256 gameId;
+        assembly ("memory-safe") {
+            gameId := calldataload(last)
+        }
         // Read and compared by hand, with the decoder's range checks (see `_heads`; `last` is
         // hashed, its ranges checked): of `last` (this game, its ply, its hashStruct), timed
         // from `last`'s stamp to this block, and (one acknowledgement per move: a receipt timed
         // long after the stamp would let the side to move restart its own clock with a second
-        // receipt, re-review finding A) at most STAMP_TOLERANCE after the stamp.
+        // receipt, re-review finding A) at most CLOCK_TOLERANCE after the stamp.
         uint256 ply;
         bool bad;
         assembly ("memory-safe") {
@@ -533,7 +574,7 @@ contract ChessChannel {
                 or(iszero(eq(calldataload(receipt), gameId)), iszero(eq(ply, calldataload(add(last, 0x20))))),
                 or(
                     iszero(eq(calldataload(add(receipt, 0x40)), lastHash)),
-                    or(or(lt(seenAt, stamp), gt(seenAt, timestamp())), gt(seenAt, add(stamp, STAMP_TOLERANCE)))
+                    or(or(lt(seenAt, stamp), gt(seenAt, timestamp())), gt(seenAt, add(stamp, CLOCK_TOLERANCE)))
                 )
             )
         }
@@ -549,33 +590,79 @@ contract ChessChannel {
         );
     }
 
-    /// @dev Section 7.3 step 5 without a receipt. A fresh move (stamped at most
-    /// STAMP_TOLERANCE before the block) counts from its stamp. A stale one is refused, but
-    /// for the direct reply to a frozen registration (re-review finding D: an honest reply
-    /// delayed on L1 must still land in the window): it counts as made at `block.timestamp -
-    /// STAMP_TOLERANCE`, its author charged from `previous`'s stamp to then (StaleMove if that
-    /// is more than it had) and its budget capped at what is left. Returns the time the side
-    /// to move's clock runs from, and the cap on the author's budget.
-    function _stampTime(ChannelGame memory g, Move calldata previous, Move calldata last, bool authorWhite)
-        private
-        view
-        returns (uint256 from, uint256 authorCap)
-    {
+    /// @dev Section 7.3 step 5: when the side to move's clock starts (`from`), and, for the
+    /// direct reply to a frozen registration, that registration's clock word (`frozen`, 0
+    /// otherwise), by which the reply is charged by the wall clock (`_checkReply`). With a
+    /// receipt, `from` is its `seenAt`; a direct reply without one counts from when the chain
+    /// showed it; any other registration without a receipt must be fresh (`_freshFrom`).
+    function _clockStart(
+        ChannelGame memory g,
+        Move calldata previous,
+        Move calldata last,
+        bytes32 lastHash,
+        bool authorWhite,
+        Receipt calldata receipt,
+        Auth calldata receiptAuth,
+        uint256 frozenClock
+    ) private view returns (uint256 from, uint256 frozen) {
+        bool hasReceipt = receipt.position != 0;
+        if (hasReceipt) from = _receiptTime(g, last, lastHash, !authorWhite, receipt, receiptAuth);
+        if (g.windowEnd != 0 && _plyOf(last) == uint256(g.registeredPly) + 1) {
+            // The direct reply: charged by the wall clock, as on-chain play charges a move,
+            // from when the chain showed it (an announcement made off-chain: as a fresh move).
+            if (!hasReceipt) {
+                uint256 announced = announcedAt[lastHash];
+                from = announced == 0 ? block.timestamp : _stampFrom(last, announced);
+            }
+            _checkReply(previous, frozenClock, from);
+            frozen = frozenClock;
+        } else if (!hasReceipt) {
+            from = _freshFrom(last, lastHash);
+        }
+    }
+
+    /// @dev When a move shown on-chain at `shown` starts its opponent's clock: at its stamp,
+    /// but no earlier than CLOCK_TOLERANCE before `shown` (a stamp in the past moves at most
+    /// that much onto the opponent's clock).
+    function _stampFrom(Move calldata last, uint256 shown) private pure returns (uint256 from) {
         // read by hand (see `_heads`): `last` is hashed, its ranges checked
         assembly ("memory-safe") {
             from := calldataload(add(last, 0xe0))
         }
-        authorCap = type(uint256).max;
-        // forge-lint: disable-next-line(block-timestamp) freshness is defined on block time
-        if (from + STAMP_TOLERANCE >= block.timestamp) return (from, authorCap);
-        if (g.windowEnd == 0 || last.ply != uint256(g.registeredPly) + 1) revert StaleMove(from);
-        from = block.timestamp - STAMP_TOLERANCE;
-        uint256 had = (authorWhite ? uint256(previous.whiteTime) : uint256(previous.blackTime)) + ClockWord.GRACE_PERIOD;
-        // A first move answering `registerStart` is not charged (section 6 code 4: the start
-        // move has no signed time, and the first mover's clock had not started on-chain).
-        uint256 elapsed = previous.ply == 0 ? 0 : from - previous.timestamp;
-        if (elapsed > had) revert StaleMove(last.timestamp);
-        authorCap = had - elapsed + g.increment;
+        if (shown > CLOCK_TOLERANCE && from < shown - CLOCK_TOLERANCE) from = shown - CLOCK_TOLERANCE;
+    }
+
+    /// @dev Section 7.3 step 5 without a receipt, but for a direct reply: `last` must be fresh
+    /// when the chain showed it (its off-chain announcement, else this block), stamped at most
+    /// STAMP_TOLERANCE before; its opponent's clock runs as `_stampFrom` says.
+    function _freshFrom(Move calldata last, bytes32 lastHash) private view returns (uint256) {
+        uint256 shown = announcedAt[lastHash];
+        if (shown == 0) shown = block.timestamp;
+        uint256 stamp;
+        // read by hand (see `_heads`): `last` is hashed, its ranges checked
+        assembly ("memory-safe") {
+            stamp := calldataload(add(last, 0xe0))
+        }
+        if (stamp + STAMP_TOLERANCE < shown) revert StaleMove(stamp);
+        return _stampFrom(last, shown);
+    }
+
+    /// @dev Section 7.3 step 5 for the direct reply to a frozen registration: `previous` and
+    /// `frozenClock` must be the registered position (`NotTheRegisteredPosition`), and the
+    /// reply must count (`from`: its receipt, or when the chain showed it) by the registered
+    /// side to move's deadline by the wall clock (`FlagFell` otherwise).
+    function _checkReply(Move calldata previous, uint256 frozenClock, uint256 from) private view {
+        uint256 gameId;
+        // read by hand: `previous` is of `last`'s game (section 6 code 1, checked)
+        assembly ("memory-safe") {
+            gameId := calldataload(previous)
+        }
+        bytes32 registered = referee.commitmentOf(gameId);
+        if (Commitment.seal(Commitment.innerCalldata(previous.state, previous.history), frozenClock) != registered) {
+            revert NotTheRegisteredPosition();
+        }
+        uint256 deadline = ClockWord.replyDeadline(frozenClock);
+        if (from > deadline) revert FlagFell(deadline);
     }
 
     /// @dev Registers the position after `last` (of section 8 status `st`) with its clock
@@ -585,10 +672,10 @@ contract ChessChannel {
         Move calldata last,
         bool authorWhite,
         uint256 from,
-        uint256 authorCap,
+        uint256 frozen,
         uint256 st
     ) private {
-        uint256 clock = _registeredClock(g, last, authorWhite, from, authorCap);
+        uint256 clock = _registeredClock(g, last, authorWhite, from, frozen);
         if (st != ChessRules.ONGOING) clock = ClockWord.withPendingStatus(clock, st);
         // `referee.registerPosition(last.gameId, last.state, last.history, clock)` encoded by
         // hand (measured: about 300 gas less than the high-level call's encoding and code
@@ -619,22 +706,19 @@ contract ChessChannel {
     /// window's end; the author keeps its signed time; the side to move is charged from
     /// `from` to the window's end (its clock runs through the window: it answers in the
     /// window by registering its reply, or on-chain after it), so its deadline is `from` +
-    /// its signed time + the grace, as by the wall clock; budget 0 once that has passed.
-    /// The author's budget is at most `authorCap` (a late reply's, see `_stampTime`).
-    function _registeredClock(
-        ChannelGame memory g,
-        Move calldata last,
-        bool authorWhite,
-        uint256 from,
-        uint256 authorCap
-    ) private view returns (uint256) {
+    /// its signed time + the grace, as by the wall clock (kept, unclamped, as the clock word's
+    /// reply deadline); budget 0 once that has passed. The author's budget is at most
+    /// what the wall clock left it if `last` is a direct reply (`frozen`, see `_withBudgets`).
+    function _registeredClock(ChannelGame memory g, Move calldata last, bool authorWhite, uint256 from, uint256 frozen)
+        private
+        view
+        returns (uint256)
+    {
         uint256 windowEnd = block.timestamp + g.responseWindow;
-        (uint256 whiteBudget, uint256 blackBudget) =
-            _budgets(last, authorWhite, windowEnd > from ? windowEnd - from : 0, authorCap);
-        return ClockWord.registered(
+        uint256 clock = ClockWord.registered(
             windowEnd,
-            whiteBudget,
-            blackBudget,
+            0,
+            0,
             g.increment,
             _plyOf(last),
             // A registered custom-start first move gets no first-move window: its time ran
@@ -642,6 +726,7 @@ contract ChessChannel {
             g.customStart ? 0 : g.firstMoveWindow,
             g.customStart
         );
+        return _withBudgets(clock, last, authorWhite, windowEnd, from, frozen);
     }
 
     /// @dev `m.ply` read by hand, with the decoder's range check (see `_heads`).
@@ -659,13 +744,22 @@ contract ChessChannel {
         }
     }
 
-    /// @dev The two budgets of a registration of `last`: the author's signed time plus the
-    /// grace (at most `authorCap`), the side to move's less `charge`, floored at 0.
-    function _budgets(Move calldata last, bool authorWhite, uint256 charge, uint256 authorCap)
-        private
-        pure
-        returns (uint256 whiteBudget, uint256 blackBudget)
-    {
+    /// @dev `clock` with the two budgets of a registration of `last`: the author's signed time
+    /// plus the grace, the side to move's less the charge from `from` to `windowEnd`, floored
+    /// at 0; and the side to move's deadline by the wall clock, unclamped (`from` + its time +
+    /// the grace: a direct reply proven in time by a receipt still overtakes though its budget
+    /// reads 0, section 7.3). For a direct reply (`frozen`, the registration it answers, else
+    /// 0) both are what the wall clock left as well: the author's budget at most its deadline
+    /// less `from` plus the increment, the side to move's time at most its budget when it
+    /// moved (its signed times cannot give back what the wall clock charged it).
+    function _withBudgets(
+        uint256 clock,
+        Move calldata last,
+        bool authorWhite,
+        uint256 windowEnd,
+        uint256 from,
+        uint256 frozen
+    ) private pure returns (uint256) {
         uint256 whiteTime;
         uint256 blackTime;
         // read by hand (see `_heads`): `last` is hashed, its ranges checked
@@ -674,10 +768,19 @@ contract ChessChannel {
             blackTime := calldataload(add(last, 0xc0))
         }
         uint256 toMove = (authorWhite ? blackTime : whiteTime) + ClockWord.GRACE_PERIOD;
-        uint256 toMoveBudget = charge < toMove ? toMove - charge : 0;
         uint256 authorBudget = (authorWhite ? whiteTime : blackTime) + ClockWord.GRACE_PERIOD;
-        if (authorBudget > authorCap) authorBudget = authorCap;
-        (whiteBudget, blackBudget) = authorWhite ? (authorBudget, toMoveBudget) : (toMoveBudget, authorBudget);
+        if (frozen != 0) {
+            uint256 cap = ClockWord.replyDeadline(frozen) - from + ClockWord.increment(frozen);
+            if (authorBudget > cap) authorBudget = cap;
+            cap = ClockWord.budget(frozen, !authorWhite);
+            if (toMove > cap) toMove = cap;
+        }
+        uint256 charge = windowEnd > from ? windowEnd - from : 0;
+        uint256 toMoveBudget = charge < toMove ? toMove - charge : 0;
+        clock = authorWhite
+            ? ClockWord.withBudgets(clock, authorBudget, toMoveBudget)
+            : ClockWord.withBudgets(clock, toMoveBudget, authorBudget);
+        return ClockWord.withReplyDeadline(clock, from + toMove);
     }
 
     /// @dev Reverts `NotTheStart` unless `q` is the start move of game `gameId` (section 4.1).

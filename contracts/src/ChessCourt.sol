@@ -28,6 +28,11 @@ interface IChessCourt {
     /// @param gameId The game.
     function channelStart(uint256 gameId) external view returns (bytes32);
 
+    /// @notice The commitment of a running game's position (0 if not running): what a frozen
+    /// registration's position and clock word must seal to.
+    /// @param gameId The game.
+    function commitmentOf(uint256 gameId) external view returns (bytes32);
+
     /// @notice Continues a running channel game on-chain from a registered position: stores
     /// its commitment, its ply as `registeredPly` and its clock word's timestamp (the end of
     /// its response window) as `windowEnd`, and emits `PositionRegistered`. Only the channel

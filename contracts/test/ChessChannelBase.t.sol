@@ -174,6 +174,12 @@ abstract contract ChannelBase is RefereeBase {
         return channel.digestOf(channel.hashReceipt(r));
     }
 
+    /// @dev The `frozenClock` of a registration of `last`: the clock word of its game's
+    /// registered position (what a direct reply is charged from; ignored otherwise).
+    function _frozen(Move memory last) internal view returns (uint256) {
+        return pos[last.gameId].clock;
+    }
+
     /// @dev No receipt (section 7.3: `position == 0`).
     function _noReceipt() internal pure returns (Receipt memory r) {}
 
@@ -219,7 +225,7 @@ abstract contract ChannelBase is RefereeBase {
         Auth memory ma = _byAuthor(m);
         vm.recordLogs();
         vm.prank(registrant);
-        channel.register(q, qa, m, ma, _noReceipt(), _direct(""));
+        channel.register(q, qa, m, ma, _noReceipt(), _direct(""), _frozen(m));
         _absorb(vm.getRecordedLogs());
     }
 
@@ -233,7 +239,7 @@ abstract contract ChannelBase is RefereeBase {
         Auth memory ma = _byAuthor(m);
         vm.recordLogs();
         vm.prank(registrant);
-        channel.register(q, _direct(""), m, ma, r, ra);
+        channel.register(q, _direct(""), m, ma, r, ra, _frozen(m));
         _absorb(vm.getRecordedLogs());
     }
 

@@ -24,6 +24,8 @@ contract ChessChannelFixtureTest is Test {
     IChessReferee internal ref;
     ChessChannel internal channel;
     uint256 internal gameId;
+    /// @dev The clock word of the latest registration (0: none): a direct reply's `frozenClock`.
+    uint256 internal frozenClock;
 
     function setUp() public {
         json = vm.readFile(string.concat(vm.projectRoot(), "/tests/fixtures/channel-examples.json"));
@@ -224,9 +226,16 @@ contract ChessChannelFixtureTest is Test {
         uint256 windowEnd = block.timestamp + vm.parseJsonUint(json, ".game.responseWindow");
         bool authorWhite = last.state[ChessRules.CURRENT_PLAYER] != 0x01;
         uint256 toMove = (authorWhite ? last.blackTime : last.whiteTime) + ClockWord.GRACE_PERIOD;
+        uint256 authorBudget = (authorWhite ? last.whiteTime : last.blackTime) + ClockWord.GRACE_PERIOD;
+        // The direct reply to a frozen registration: charged by the wall clock (section 7.3).
+        if (frozenClock != 0 && block.timestamp < ClockWord.lastTimestamp(frozenClock)) {
+            uint256 cap = ClockWord.replyDeadline(frozenClock) - from + vm.parseJsonUint(json, ".game.increment");
+            if (authorBudget > cap) authorBudget = cap;
+            cap = ClockWord.budget(frozenClock, !authorWhite);
+            if (toMove > cap) toMove = cap;
+        }
         uint256 charge = windowEnd - from;
         uint256 toMoveBudget = charge < toMove ? toMove - charge : 0;
-        uint256 authorBudget = (authorWhite ? last.whiteTime : last.blackTime) + ClockWord.GRACE_PERIOD;
         clock = ClockWord.registered(
             windowEnd,
             authorWhite ? authorBudget : toMoveBudget,
@@ -238,6 +247,7 @@ contract ChessChannelFixtureTest is Test {
         );
         uint256 st = ChessRules.status(last.state);
         if (st != 0) clock = ClockWord.withPendingStatus(clock, st);
+        clock = ClockWord.withReplyDeadline(clock, from + toMove);
     }
 
     /// @dev The game's commitment is `last`'s position with `clock`, at ply `last.ply`.
@@ -259,9 +269,10 @@ contract ChessChannelFixtureTest is Test {
         string memory q = _previousAt(i);
         Receipt memory r = _receipt(_at(p, ".receipt"));
         vm.warp(r.seenAt);
-        vm.prank(caller);
-        channel.register(_move(q), _auth(q), _move(p), _auth(p), r, _auth(_at(p, ".receipt")));
         clock = _expectedClock(_move(p), r.seenAt);
+        vm.prank(caller);
+        channel.register(_move(q), _auth(q), _move(p), _auth(p), r, _auth(_at(p, ".receipt")), frozenClock);
+        frozenClock = clock;
     }
 
     /// @dev Registers `lapsedResult`'s later ply 3 (`moves[2]`) with its receipt: frozen.
@@ -443,7 +454,8 @@ contract ChessChannelFixtureTest is Test {
     }
 
     /// @notice Every pair registers without a receipt while its last move is fresh
-    /// (stamp + STAMP_TOLERANCE), the side to move's clock running from the stamp.
+    /// (stamp + STAMP_TOLERANCE), the side to move's clock running from its stamp but from
+    /// no earlier than CLOCK_TOLERANCE before the block (section 7.3).
     function test_Fixture_EveryPairRegistersFreshWithoutReceipt() public {
         for (uint256 i; i < _count(".moves"); ++i) {
             uint256 snap = vm.snapshotState();
@@ -454,8 +466,9 @@ contract ChessChannelFixtureTest is Test {
             Receipt memory none;
             Auth memory noAuth;
             vm.prank(_player(i % 2 == 0 ? "black" : "white"));
-            channel.register(_move(q), _auth(q), last, _auth(p), none, noAuth);
-            _assertRegistered(last, _expectedClock(last, last.timestamp));
+            channel.register(_move(q), _auth(q), last, _auth(p), none, noAuth, frozenClock);
+            // shown STAMP_TOLERANCE after its stamp: charged from CLOCK_TOLERANCE before that
+            _assertRegistered(last, _expectedClock(last, block.timestamp - channel.CLOCK_TOLERANCE()));
             vm.revertToState(snap);
         }
     }
@@ -523,7 +536,7 @@ contract ChessChannelFixtureTest is Test {
         Auth memory noAuth;
         vm.prank(_player("white"));
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, author));
-        channel.register(_move(q), _auth(q), m, _auth(p), none, noAuth);
+        channel.register(_move(q), _auth(q), m, _auth(p), none, noAuth, frozenClock);
     }
 
     function test_Fixture_OtherChainSeparatorAndDigest() public {

@@ -48,7 +48,7 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         if (revertData.length != 0) vm.expectRevert(revertData);
         vm.recordLogs();
         vm.prank(who);
-        channel.register(q, qa, m, ma, r, ra);
+        channel.register(q, qa, m, ma, r, ra, _frozen(m));
         _absorb(vm.getRecordedLogs());
     }
 
@@ -100,7 +100,7 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         Move memory m = line[i];
         vm.recordLogs();
         vm.prank(vm.addr(ChessRules.whiteToMove(m.state) ? ALICE_PK : BOB_PK));
-        try channel.register(q, _direct(""), m, ma, r, ra) {
+        try channel.register(q, _direct(""), m, ma, r, ra, _frozen(m)) {
             ok = true;
         } catch {}
         _absorb(vm.getRecordedLogs());

@@ -488,7 +488,7 @@ contract ChannelHandler {
         }
         vm.prank(ref.getGame(m.gameId).white);
         vm.recordLogs();
-        channel.register(q, qa, m, ma, rc, ra);
+        channel.register(q, qa, m, ma, rc, ra, _frozen(m));
         main.absorb(vm.getRecordedLogs());
         // Nobody overtakes: on-chain play starts when the response window ends.
         vm.warp(block.timestamp + g.responseWindow + 1);
@@ -556,6 +556,13 @@ contract ChannelHandler {
         channel.proveIllegalMove(q, bad, _sign(_author(g, bad), channel.hashMove(bad)));
         main.absorb(vm.getRecordedLogs());
         ++channelEndings;
+    }
+
+    /// @dev The `frozenClock` of a registration of `last`: ignored, the handler registers off-chain games only (never
+    /// the direct reply to a frozen registration).
+    function _frozen(Move memory last) internal pure returns (uint256) {
+        last;
+        return 0;
     }
 }
 

@@ -87,8 +87,10 @@ alloy_sol_types::sol! {
     interface IChessChannel {
         function settle(Result result, AuthAbi white, AuthAbi black) external;
         function resignBySignature(Resignation resignation, AuthAbi auth, bool white) external;
-        function register(Move previous, AuthAbi previousAuth, Move last, AuthAbi lastAuth, Receipt receipt, AuthAbi receiptAuth) external;
+        function register(Move previous, AuthAbi previousAuth, Move last, AuthAbi lastAuth, Receipt receipt, AuthAbi receiptAuth, uint256 frozenClock) external;
         function registerStart(Move start) external;
+        function announce(Move m, AuthAbi auth) external;
+        function announcedAt(bytes32 moveHash) external view returns (uint256);
         function proveEquivocation(Move a, AuthAbi aAuth, Move b, AuthAbi bAuth) external;
         function proveIllegalMove(Move previous, Move bad, AuthAbi badAuth) external;
         function pin(address signer, bytes32 digest, bytes signature) external;

@@ -17,12 +17,16 @@ pub type ResultCode = u8;
 pub type ReasonCode = u8;
 
 /// `ChessChannel.STAMP_TOLERANCE()`: a registration without a receipt needs its move
-/// stamped at most this many seconds before its block, and a receipt is accepted at most
-/// this long after the move's stamp (CHANNEL.md 7.3, 8).
+/// stamped at most this many seconds before the block that shows it (CHANNEL.md 7.3, 8).
 pub const STAMP_TOLERANCE: u64 = 60;
-/// How far (seconds) an honest client lets an incoming move's stamp be from its own
-/// clock, either way (CHANNEL.md 8).
-pub const CLIENT_STAMP_TOLERANCE: u64 = 30;
+/// `ChessChannel.CLOCK_TOLERANCE()`: the most seconds a signed time moves onto the other
+/// player's clock in a game. A receipt counts only within this of the move's stamp, and a
+/// move nobody acknowledged starts its opponent's clock at most this long before the block
+/// that shows it (CHANNEL.md 7.3, 8, 9).
+pub const CLOCK_TOLERANCE: u64 = 30;
+/// How far (seconds) an honest client lets an incoming move's stamp be behind its own
+/// clock (CHANNEL.md 8): the contract's [`CLOCK_TOLERANCE`], so that its receipt counts.
+pub const CLIENT_STAMP_TOLERANCE: u64 = CLOCK_TOLERANCE;
 
 /// Reason 5: resignation.
 pub const REASON_RESIGNATION: ReasonCode = 5;
@@ -138,10 +142,13 @@ pub fn resign(resignation: &Resignation, auth: &Auth, white: bool) -> Settlement
     }
 }
 
-/// `register(previous, previousAuth, last, lastAuth, receipt, receiptAuth)`, with the
-/// side to move's receipt of `last` if there is one (without, the contract requires
-/// `last.timestamp` within `STAMP_TOLERANCE`, 60 s, of the registration's block);
-/// `ends` is the decided result of `last`'s position, if any (pending: CHANNEL.md 7.3).
+/// `register(previous, previousAuth, last, lastAuth, receipt, receiptAuth, frozenClock)`,
+/// with the side to move's receipt of `last` if there is one (without, the contract
+/// requires `last.timestamp` within `STAMP_TOLERANCE`, 60 s, of the registration's block,
+/// but for the direct reply to a frozen registration); `ends` is the decided result of
+/// `last`'s position, if any (pending: CHANNEL.md 7.3). `frozenClock` is 0: a caller that
+/// sends it while a registration is frozen gives that registration's clock word with
+/// [`Settlement::answering`].
 pub fn register(
     previous: (&Move, &Auth),
     last: (&Move, &Auth),
@@ -164,6 +171,43 @@ pub fn register(
             lastAuth: last.1.into(),
             receipt,
             receiptAuth: receipt_auth,
+            frozenClock: U256::ZERO,
+        }
+        .abi_encode()
+        .into(),
+    }
+}
+
+impl Settlement {
+    /// This call sent while the registration whose clock word is `frozen_clock` is frozen
+    /// (from its `PositionRegistered`): a `register` carries it, which the direct reply to
+    /// that registration is charged by (CHANNEL.md 7.3; ignored for any other pair). Any
+    /// other call is unchanged.
+    pub fn answering(mut self, frozen_clock: U256) -> Settlement {
+        if self.call == "register"
+            && let Ok(mut call) = IChessChannel::registerCall::abi_decode(&self.calldata)
+        {
+            call.frozenClock = frozen_clock;
+            self.calldata = call.abi_encode().into();
+        }
+        self
+    }
+}
+
+/// `announce(m, auth)`: shows the signed move `m` on-chain while the game is off-chain,
+/// without freezing it; a later registration of it counts as made then (CHANNEL.md 7.3). What
+/// a client or a watchtower sends for a move its opponent leaves unacknowledged.
+pub fn announce(m: &Move, auth: &Auth) -> Settlement {
+    Settlement {
+        call: "announce",
+        why: format!(
+            "ply {}'s move is unacknowledged: show it on-chain so its opponent's clock runs from it",
+            m.ply
+        ),
+        ends: None,
+        calldata: IChessChannel::announceCall {
+            m: m.clone(),
+            auth: auth.into(),
         }
         .abi_encode()
         .into(),

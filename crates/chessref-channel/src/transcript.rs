@@ -37,7 +37,7 @@ use crate::messages::{
     Delegation, Message, Move, Receipt, Resignation, Result as ResultMessage, author_of,
     signing_hash,
 };
-use crate::settlement::{self, STAMP_TOLERANCE, Settlement};
+use crate::settlement::{self, CLOCK_TOLERANCE, STAMP_TOLERANCE, Settlement};
 use crate::transition::{TransitionError, check_successor, check_successor_hashed};
 
 /// A colour as the JSON writes it.
@@ -684,7 +684,7 @@ impl Transcript {
     }
 
     /// The receipt `entry` of move `mv` (whose `hashStruct` is `position`), signed on
-    /// behalf of `by` (the side to move after it): timed between the move's stamp and `STAMP_TOLERANCE` after it, as the
+    /// behalf of `by` (the side to move after it): timed between the move's stamp and `CLOCK_TOLERANCE` after it, as the
     /// contract accepts it (CHANNEL.md 7.3), and signed (unless `trusted`: checked
     /// before).
     #[allow(clippy::too_many_arguments)]
@@ -714,9 +714,9 @@ impl Transcript {
                 mv.timestamp
             )));
         }
-        if entry.seen_at > mv.timestamp.saturating_add(STAMP_TOLERANCE) {
+        if entry.seen_at > mv.timestamp.saturating_add(CLOCK_TOLERANCE) {
             return Err(bad(format!(
-                "is timed {} s after the move's stamp; the contract accepts at most {STAMP_TOLERANCE} s",
+                "is timed {} s after the move's stamp; the contract accepts at most {CLOCK_TOLERANCE} s",
                 entry.seen_at - mv.timestamp
             )));
         }

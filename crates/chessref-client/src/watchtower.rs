@@ -115,7 +115,10 @@ pub fn answer(transcript: &Transcript, frozen: &Frozen, now: u64) -> Option<Answ
             pair.resignation = None;
             let report = pair.verify(&NoPins, now).ok()?;
             if report.error.is_none() && report.settlement.call == "register" {
-                return Some(Answer::Channel(report.settlement));
+                // The direct reply is charged by the frozen registration's clock word.
+                return Some(Answer::Channel(
+                    report.settlement.answering(frozen.position.clock),
+                ));
             }
         }
         return None;

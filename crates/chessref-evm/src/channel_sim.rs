@@ -266,6 +266,7 @@ pub fn simulate_channel<C: Chain>(
             now: joined_at,
             gas: created.receipt.gas_used + joined.receipt.gas_used,
             refused: None,
+            frozen: U256::ZERO,
             table: &mut table,
         };
         let outcome = run.path(kind, plies, victim, &mut rng);
@@ -420,6 +421,9 @@ struct Run<'a, C: Chain> {
     gas: u64,
     /// How the cheating call was refused, on an attack path.
     refused: Option<String>,
+    /// The clock word of the game's latest registration (0: none): every `register` carries
+    /// it, which a direct reply is charged by (CHANNEL.md 7.3).
+    frozen: U256,
     table: &'a mut Table,
 }
 
@@ -447,7 +451,12 @@ impl<C: Chain> Run<'_, C> {
 
     fn send(&mut self, from: Address, call: &Settlement) -> Result<Acted, EvmError> {
         self.sync()?;
-        let acted = self.referee.send_channel(from, call)?;
+        let acted = self
+            .referee
+            .send_channel(from, &call.clone().answering(self.frozen))?;
+        if let Some(registered) = self.referee.registered(&acted) {
+            self.frozen = registered.position.clock;
+        }
         self.gas += acted.receipt.gas_used;
         match call.call {
             "register" => self.table.register_gas.push(acted.receipt.gas_used),
@@ -468,7 +477,10 @@ impl<C: Chain> Run<'_, C> {
         expected: &[&str],
     ) -> Result<(), EvmError> {
         self.sync()?;
-        match self.referee.send_channel(from, call) {
+        match self
+            .referee
+            .send_channel(from, &call.clone().answering(self.frozen))
+        {
             Ok(acted) => Err(sign_error(format!(
                 "the cheating {} was accepted ({}) and ended the game as {:?}",
                 call.call, call.why, acted.ending
@@ -1058,9 +1070,10 @@ impl<C: Chain> Run<'_, C> {
     }
 
     /// Review finding 5: the side to move thinks past its time, then signs a move stamped
-    /// as if it had taken 2 s and overtakes its opponent's registration with it. v2: a
-    /// move nobody acknowledged counts as made 60 s before its block; its author's flag
-    /// fell by then (`StaleMove`), the registration stands and the opponent claims on time.
+    /// as if it had taken 2 s and overtakes its opponent's registration with it. The direct
+    /// reply to a registration is charged by the wall clock (issue 27): its author's flag
+    /// fell before the block that shows it (`FlagFell`), the registration stands and the
+    /// opponent claims on time.
     fn uncharged_time(&mut self, plies: usize, rng: &mut ChaCha8Rng) -> Outcome {
         self.play_random(plies, rng)?;
         let last = self.game.last().clone();
@@ -1097,7 +1110,7 @@ impl<C: Chain> Run<'_, C> {
             None,
             "a late move claiming 2 s".into(),
         );
-        self.cheat(self.player(cheat), &call, &["StaleMove"])?;
+        self.cheat(self.player(cheat), &call, &["FlagFell"])?;
         self.claim_timeout(&registered, cheat)
     }
 
