@@ -400,15 +400,17 @@ fn a_registered_position_continues_on_chain_and_a_registered_mate_ends_it_after_
 
 #[test]
 fn simulated_channel_games_end_as_the_mirror_predicts_on_every_path() {
+    // Three games of every path.
+    let games = 3 * chessref_evm::channel_sim::KINDS.len();
     let options = chessref_evm::channel_sim::ChannelSimOptions {
-        games: 39,
+        games,
         seed: 11,
         max_plies: 120,
     };
     let summary =
         chessref_evm::channel_sim::simulate_channel(RevmChain::new(), &options).expect("simulate");
     assert_eq!(summary.mismatches, 0, "{:?}", summary.mismatch_details);
-    assert_eq!(summary.games, 39);
+    assert_eq!(summary.games, games);
     for kind in chessref_evm::channel_sim::KINDS {
         assert_eq!(summary.endings.get(kind), Some(&3), "{kind}");
     }

@@ -36,6 +36,9 @@ pub use messages::{
     Delegation, DrawOffer, Move, Receipt, Resignation, Result as ResultMessage, TimeBound,
     author_of,
 };
-pub use seat::{ChannelSeat, ChannelSeatError, Received, SessionKey, reply_stamp};
+pub use seat::{
+    AUTO_REGISTER_AFTER, AUTO_REGISTER_BY, ChannelSeat, ChannelSeatError, Received, SessionKey,
+    auto_register_at, reply_stamp,
+};
 pub use transcript::{Transcript, TranscriptError, TranscriptReport};
 pub use transition::{TransitionError, check_successor, successor};

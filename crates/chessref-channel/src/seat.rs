@@ -387,6 +387,24 @@ impl ChannelSeat {
         }
     }
 
+    /// When the client must register the player's own latest move itself, sent at
+    /// `sent_at` (by this client; after a restart, when it sent it again):
+    /// [`auto_register_at`]`(sent_at, its stamp)`, while that move is the player's own, has
+    /// no receipt from the opponent and the game has not ended off-chain; `None`
+    /// otherwise (the opponent's move, a move acknowledged, no move yet, a game ended).
+    /// A decided position counts: the opponent who neither acknowledges a mate nor
+    /// signs its result is answered by registering it, like any other silence.
+    pub fn auto_register_at(&self, sent_at: u64) -> Option<u64> {
+        let own = self.transcript().moves.last()?;
+        if self.book.ended().is_some()
+            || own.receipt.is_some()
+            || self.position().turn() == self.colour
+        {
+            return None;
+        }
+        Some(auto_register_at(sent_at, own.timestamp))
+    }
+
     /// Plays `text` (SAN or UCI) at `now`, stamped [`stamp(now)`](Self::stamp):
     /// checked against the position first. The frames to send: the move, after the
     /// player's delegation if it is not held yet.
@@ -625,6 +643,32 @@ pub fn reply_stamp(previous_stamp: u64, seen_at: Option<u64>, now: u64) -> u64 {
     }
 }
 
+/// Seconds after an honest client sent its own move, still without the opponent's
+/// receipt, at which it registers the move itself (CHANNEL.md 8 and 9): long enough for
+/// a receipt to come back over any relay, short enough to leave the chain time.
+pub const AUTO_REGISTER_AFTER: u64 = 10;
+
+/// Seconds after its own stamp by which an honest client registers its own move that
+/// has no receipt, whenever it sent it: a registration without a receipt must land
+/// within [`STAMP_TOLERANCE`](crate::settlement::STAMP_TOLERANCE) (60 s) of the move's
+/// stamp (CHANNEL.md 7.3 step 5), so this leaves 30 s for L1 inclusion. It matters when
+/// the stamp lags the clock (a reply is stamped from the mover's receipt of the move
+/// before, up to 30 s behind: [`reply_stamp`]) or the move was sent again after a
+/// restart.
+pub const AUTO_REGISTER_BY: u64 = 30;
+
+/// When an honest client registers its own move stamped `stamp` and sent at `sent_at`
+/// if the opponent's receipt of it has not come by then:
+/// `min(sent_at + AUTO_REGISTER_AFTER, stamp + AUTO_REGISTER_BY)`. A time already past
+/// means at once. Otherwise a silent opponent who holds the move without acknowledging
+/// it runs its own thinking on the mover's clock until the move is too stale to register
+/// (60 s after its stamp), then can flag the mover (red-team finding 2).
+pub fn auto_register_at(sent_at: u64, stamp: u64) -> u64 {
+    sent_at
+        .saturating_add(AUTO_REGISTER_AFTER)
+        .min(stamp.saturating_add(AUTO_REGISTER_BY))
+}
+
 /// `(SAN, UCI)` of the legal move packed as `packed` in `before` (empty SAN if none is).
 fn describe(before: &State, packed: u32) -> (String, String) {
     match before
@@ -811,6 +855,68 @@ mod tests {
             .expect_err("31 s behind");
         assert_eq!(refused.kind(), "time");
         assert_eq!(white.last().ply, 3);
+    }
+
+    #[test]
+    fn test_an_unacknowledged_move_is_registered_10_s_after_sending_or_30_s_after_its_stamp() {
+        use crate::settlement::STAMP_TOLERANCE;
+        assert_eq!((AUTO_REGISTER_AFTER, AUTO_REGISTER_BY), (10, 30));
+        // Stamped as sent: 10 s after sending.
+        assert_eq!(auto_register_at(T0, T0), T0 + 10);
+        // A stamp lagging the clock by 25 s (a reply stamped from a late receipt): 30 s
+        // after the stamp, 5 s after sending; by 30 s, at once.
+        assert_eq!(auto_register_at(T0 + 25, T0), T0 + 30);
+        assert_eq!(auto_register_at(T0 + 30, T0), T0 + 30);
+        // Sent again after a restart, long after its stamp: already due.
+        assert_eq!(auto_register_at(T0 + 3_600, T0), T0 + 30);
+        // A stamp in the future (clock skew): 10 s after sending.
+        assert_eq!(auto_register_at(T0, T0 + 20), T0 + 10);
+        // Whenever it was sent, a registration sent by then and included within 30 s
+        // lands within STAMP_TOLERANCE of the stamp, as one without a receipt must.
+        for lag in 0..=40 {
+            let at = auto_register_at(T0 + lag, T0);
+            assert!(at + 30 <= T0 + STAMP_TOLERANCE, "lag {lag}: {at}");
+            assert!(
+                at <= T0 + lag + AUTO_REGISTER_AFTER,
+                "never later than 10 s after"
+            );
+        }
+    }
+
+    #[test]
+    fn test_a_seat_registers_only_its_own_move_without_a_receipt() {
+        let (mut white, mut black) = seats();
+        assert_eq!(white.auto_register_at(T0), None, "no move yet");
+        let frames = white.play("e4", T0).expect("legal");
+        assert_eq!(white.auto_register_at(T0), Some(T0 + 10));
+        // Black holds it but sends no receipt: still due for white; not black's move to
+        // register.
+        for frame in frames.clone() {
+            black.receive(frame, T0).expect("valid");
+        }
+        assert_eq!(white.auto_register_at(T0), Some(T0 + 10));
+        assert_eq!(black.auto_register_at(T0), None, "the opponent's move");
+        // The receipt comes: nothing to register.
+        let receipt = black.receipt(T0 + 1).expect("signing");
+        deliver(&mut white, receipt, T0 + 1);
+        assert_eq!(white.auto_register_at(T0), None, "acknowledged");
+        // Black's reply, signed 25 s after its receipt of e4 and stamped from it, lagging
+        // black's clock: due 30 s after its stamp, before 10 s after sending.
+        let (mut white, mut black) = seats();
+        let frames = white.play("e4", T0 - 25).expect("legal");
+        for frame in frames {
+            black.receive(frame, T0).expect("25 s behind is taken");
+        }
+        let receipt = black.receipt(T0).expect("signing");
+        deliver(&mut white, receipt, T0);
+        let frames = black.play("e5", T0 + 20).expect("legal");
+        assert_eq!(black.last().timestamp, T0 - 5);
+        assert_eq!(black.auto_register_at(T0 + 20), Some(T0 + 25));
+        // A game ended off-chain: nothing to register.
+        deliver(&mut white, frames, T0 + 20);
+        let resigned = white.resign(T0 + 21).expect("signing");
+        deliver(&mut black, resigned, T0 + 21);
+        assert_eq!(black.auto_register_at(T0 + 20), None, "ended");
     }
 
     #[test]

@@ -20,6 +20,10 @@ pub struct TxRequest {
     pub data: Bytes,
     /// Gas limit of the transaction.
     pub gas_limit: u64,
+    /// A priority fee (tip) of at least this many wei per gas, for a transaction that
+    /// must be included promptly (an automatic channel registration); `None`: the
+    /// node's fees as the provider fills them. Only a JSON-RPC chain uses it.
+    pub priority_fee: Option<u128>,
 }
 
 impl TxRequest {
@@ -31,6 +35,7 @@ impl TxRequest {
             value: U256::ZERO,
             data: data.into(),
             gas_limit: DEFAULT_GAS_LIMIT,
+            priority_fee: None,
         }
     }
 
@@ -42,7 +47,16 @@ impl TxRequest {
             value: U256::ZERO,
             data: init_code.into(),
             gas_limit: DEPLOY_GAS_LIMIT,
+            priority_fee: None,
         }
+    }
+
+    /// The same request paying a priority fee of at least `tip` wei per gas (the node's
+    /// suggested tip when it is higher), with a fee cap of twice the base fee plus the
+    /// tip.
+    pub fn with_priority_fee(mut self, tip: u128) -> Self {
+        self.priority_fee = Some(tip);
+        self
     }
 
     /// The same request sending `value` wei.

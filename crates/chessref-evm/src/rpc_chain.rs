@@ -717,7 +717,20 @@ impl Chain for RpcChain {
         if !self.accounts.contains(&tx.from) {
             return Err(ChainError::UnknownAccount(tx.from));
         }
-        let req = Self::request(&tx);
+        let mut req = Self::request(&tx);
+        if let Some(tip) = tx.priority_fee {
+            // Both fees set, or the provider's filler replaces them with its estimate.
+            let provider = self.provider.clone();
+            let estimate = self.block_on("eth_feeHistory", async move {
+                provider.estimate_eip1559_fees().await
+            })?;
+            let tip = tip.max(estimate.max_priority_fee_per_gas);
+            let base = estimate
+                .max_fee_per_gas
+                .saturating_sub(estimate.max_priority_fee_per_gas);
+            req.max_priority_fee_per_gas = Some(tip);
+            req.max_fee_per_gas = Some(base.saturating_add(tip));
+        }
         let provider = self.provider.clone();
         // The provider fills the nonce, gas and fees with requests of its own first.
         let what = if self.keys.is_empty() {

@@ -8,7 +8,7 @@ import init, {
   channelAddressOf, channelVerifyTranscript, channelReceipt, channelPosition, type ChannelDomain, type ChannelGame,
   type ChannelMove, type ChannelTypedData, type TranscriptReport, type ChannelDelegation, type ChannelReceipt,
   type ChannelResignation, type ChannelDrawOffer, type ChannelResult, type ChannelTranscript, type ChannelPins,
-  type ChannelMessageType,
+  type ChannelMessageType, ChannelPlayer,
 } from "../pkg/web/chessref_wasm.js";
 
 /** A page's side of an off-chain game (protocol v2): build, stamp, sign and check moves
@@ -75,4 +75,11 @@ export async function usage(stateHex: string): Promise<string> {
   }
   return [code, legal, raw.reason, dests.size, infos.length, uci.length, draws.threefold, outcome?.result, decoded.from,
     validation.valid, bytes.length, name, square, back, game.stateHex(), game.statusName(), game.inCheck()].join(",");
+}
+
+/** When a page registers its own unacknowledged move by itself: `undefined` once the
+ * opponent's receipt came. */
+export function autoRegisterUsage(player: ChannelPlayer, sentAt: number): number | undefined {
+  const at: number | undefined = player.autoRegisterAt(sentAt);
+  return at ?? player.autoRegisterAt(BigInt(sentAt));
 }

@@ -145,6 +145,13 @@ impl ChannelPlayer {
         frames_json(&frames)
     }
 
+    /// When the page must register the player's own latest move itself, sent at
+    /// `sent_at` ([`ChannelSeat::auto_register_at`]): `min(sent_at + 10, its stamp + 30)`
+    /// while the move has no receipt from the opponent and the game goes on off-chain.
+    pub fn auto_register_at(&self, sent_at: u64) -> Option<u64> {
+        self.seat.auto_register_at(sent_at)
+    }
+
     /// A view of the game for drawing: the position, the clocks as signed, whose move,
     /// the moves in SAN, how it ended or what the board decided.
     pub fn view(&self) -> Value {
@@ -294,6 +301,23 @@ impl ChannelPlayer {
         to_js(serde_json::to_value(self.seat.transcript()).map_err(|e| bad("transcript", e)))
     }
 
+    /// When the page must register the player's own latest move itself (docs/CHANNEL.md
+    /// 8 and 9), given `sentAt`, when it sent that move (after a reload, when it sent it
+    /// again): `min(sentAt + 10, the move's stamp + 30)` (unix seconds) while the move
+    /// has no receipt from the opponent and the game goes on off-chain, else `undefined`
+    /// (the opponent's move, a move acknowledged, no move yet, a game ended). The page
+    /// registers by itself once its clock reaches it, so that the registration, included
+    /// within 30 s, lands within the 60 s after the stamp that one without a receipt has.
+    #[wasm_bindgen(js_name = autoRegisterAt)]
+    pub fn auto_register_at_js(
+        &self,
+        #[wasm_bindgen(js_name = sentAt, unchecked_param_type = "number | bigint")]
+        sent_at: JsValue,
+    ) -> Result<Option<f64>, JsValue> {
+        let sent_at = unix_time(&sent_at, "sentAt")?;
+        Ok(self.auto_register_at(sent_at).map(|t| t as f64))
+    }
+
     /// The game as the page draws it: `{colour, ply, fen, state, turn, status, check,
     /// toMove, lastMove, whiteTime, blackTime, stamp, clockFrom (the time the side to
     /// move's clock runs from: the player's own receipt of the latest move when it is to
@@ -434,6 +458,17 @@ mod tests {
         let illegal = players[0].make_move("e5", T0).expect_err("illegal");
         assert_eq!(illegal.kind, "bad_move", "{illegal:?}");
         assert!(players[0].seat.transcript().moves.is_empty());
+    }
+
+    #[test]
+    fn test_the_page_is_told_when_to_register_its_unacknowledged_move() {
+        let mut players = players();
+        let frames = players[0].make_move("e4", T0).expect("legal");
+        assert_eq!(players[0].auto_register_at(T0), Some(T0 + 10));
+        assert_eq!(players[0].auto_register_at(T0 + 25), Some(T0 + 30));
+        assert_eq!(players[1].auto_register_at(T0), None, "nothing of black's");
+        carry(&mut players, 0, frames, T0);
+        assert_eq!(players[0].auto_register_at(T0), None, "acknowledged");
     }
 
     #[test]

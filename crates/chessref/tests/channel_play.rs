@@ -728,3 +728,187 @@ fn the_watchtower_overtakes_a_stale_registration_while_a_player_is_away() {
     let out = run(Some(KEY_WHITE), &play);
     assert!(out.contains("sent move"), "{out}");
 }
+
+/// An opponent that takes every frame from the relay and never answers: a raw
+/// WebSocket of game `table`'s channel, read on a thread. The plies of the moves it
+/// was sent come out of the returned receiver.
+fn silent_opponent(table: &Table) -> Receiver<u64> {
+    let url = format!(
+        "ws://127.0.0.1:{}/v1/games/{}/channel",
+        table.port, table.id
+    );
+    let (mut socket, _) = tungstenite::connect(&url).expect("a WebSocket");
+    let (tx, plies) = channel();
+    std::thread::spawn(move || {
+        while let Ok(message) = socket.read() {
+            let tungstenite::Message::Text(text) = message else {
+                continue;
+            };
+            let frame: Value = serde_json::from_str(text.as_str()).unwrap();
+            if frame["type"] == "message" && frame["message"]["type"] == "move" {
+                let _ = tx.send(frame["message"]["ply"].as_u64().unwrap());
+            }
+        }
+    });
+    plies
+}
+
+/// White and black play 1. e4 e5 (each acknowledged); black's process goes, and an
+/// opponent that reads everything and never answers takes its place; white plays Nf3.
+/// White's process, and the silent opponent's view of the relay.
+fn unacknowledged_third_move(table: &Table, extra: &[&str]) -> (Player, Receiver<u64>) {
+    let mut args = table.play_args();
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let mut white = Player::start("white", KEY_WHITE, &args, &table.dir.join("white"));
+    white.expect("started", |_| true);
+    let mut black = table.player("black", KEY_BLACK);
+    exchange(&mut white, &black, "e4", 1);
+    exchange(&mut black, &white, "e5", 2);
+    drop(black);
+    let silent = silent_opponent(table);
+    white.say("Nf3");
+    // The opponent holds the move (the relay's backlog first, then ply 3).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while silent
+        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        .expect("the silent opponent got white's move")
+        != 3
+    {}
+    (white, silent)
+}
+
+/// White's signed move of ply `ply`, from its transcript file.
+fn signed_move(table: &Table, ply: usize) -> chessref_channel::Move {
+    cut(table, "white", usize::MAX).message(ply - 1)
+}
+
+#[test]
+fn a_move_the_opponent_holds_without_a_receipt_is_registered_by_the_client_itself() {
+    let table = Table::new("autoregister");
+    let (white, _silent) = unacknowledged_third_move(&table, &[]);
+    // Nobody types anything: the client registers by itself, and says so.
+    let auto = white.expect("autoRegister", |_| true);
+    let registered = white.expect("registered", |_| true);
+    assert_eq!(
+        (
+            registered["ply"].as_u64(),
+            registered["automatic"].as_bool()
+        ),
+        (Some(3), Some(true)),
+        "{registered}"
+    );
+    let nf3 = signed_move(&table, 3);
+    assert!(
+        cut(&table, "white", usize::MAX).moves[2].receipt.is_none(),
+        "white never got a receipt"
+    );
+    // At the rule's time: min(sent + 10 s, stamp + 30 s).
+    let sent_at = auto["sentAt"].as_u64().unwrap();
+    assert_eq!(auto["stamp"].as_u64(), Some(nf3.timestamp), "{auto}");
+    assert_eq!(
+        auto["at"].as_u64(),
+        Some(chessref_channel::auto_register_at(sent_at, nf3.timestamp)),
+        "{auto}"
+    );
+    // On-chain: the pair of plies 2 and 3 is registered, in a block within 60 s of the
+    // stamp and not before the rule's time, paying at least the 2 gwei tip.
+    let mut referee = table.referee();
+    let id = table.game_id();
+    assert_eq!(referee.channel_status(id).unwrap().registeredPly, 3);
+    let (place, registration) = referee
+        .latest_registration_at(id, 1_000)
+        .unwrap()
+        .expect("a PositionRegistered");
+    assert_eq!(registration.ply, 3);
+    let block = referee
+        .chain()
+        .block_ref(place.block_number)
+        .unwrap()
+        .unwrap();
+    assert!(
+        block.timestamp >= auto["at"].as_u64().unwrap()
+            && block.timestamp <= nf3.timestamp + chessref_channel::settlement::STAMP_TOLERANCE,
+        "registered at {}, stamp {}, due {auto}",
+        block.timestamp,
+        nf3.timestamp
+    );
+    let tx = referee
+        .chain()
+        .raw_request(
+            "eth_getTransactionByHash",
+            serde_json::json!([place.tx_hash]),
+        )
+        .unwrap();
+    let tip = u128::from_str_radix(
+        tx["maxPriorityFeePerGas"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("0x"),
+        16,
+    )
+    .unwrap();
+    assert!(tip >= 2_000_000_000, "{tx}");
+    // White kept its time: its budget is its signed time in Nf3 plus the 15 s grace,
+    // charged nothing for the opponent's silence.
+    let clock = chessref_evm::clock_word::ClockWord(registration.position.clock);
+    assert_eq!(
+        clock.budget(chessref_core::Color::White),
+        u64::from(nf3.whiteTime) + chessref_evm::clock_word::GRACE_PERIOD
+    );
+}
+
+#[test]
+fn without_automatic_registration_the_unacknowledged_move_goes_stale() {
+    let table = Table::new("noautoregister");
+    let (mut white, _silent) = unacknowledged_third_move(&table, &["--no-auto-register"]);
+    let nf3 = signed_move(&table, 3);
+    // Past the rule's time (at most 10 s after sending) and more: nothing registered.
+    let due = chessref_channel::auto_register_at(nf3.timestamp, nf3.timestamp);
+    let quiet_until = due + 5;
+    while std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        < quiet_until
+    {
+        if let Ok(event) = white.events.recv_timeout(Duration::from_millis(200)) {
+            assert!(
+                !matches!(event["event"].as_str(), Some("registered" | "autoRegister")),
+                "{event}"
+            );
+        }
+    }
+    let mut referee = table.referee();
+    assert_eq!(
+        referee
+            .channel_status(table.game_id())
+            .unwrap()
+            .registeredPly,
+        0
+    );
+    // Once the chain is 60 s past the stamp, the move can no longer be registered: the
+    // silent opponent's thinking ran on white's clock (the finding this rule answers).
+    let chain = referee.chain();
+    chain
+        .raw_request("evm_increaseTime", serde_json::json!([61]))
+        .unwrap();
+    chain
+        .raw_request("evm_mine", serde_json::json!([]))
+        .unwrap();
+    white.say("register");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let error = loop {
+        let event = white
+            .events
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .expect("an answer to register");
+        assert_ne!(event["event"], "registered", "{event}");
+        if event["event"] == "error" {
+            break event;
+        }
+    };
+    assert!(
+        error["message"].as_str().unwrap().contains("StaleMove"),
+        "{error}"
+    );
+}

@@ -7,6 +7,11 @@
 // counts; the chain is used to open the game, to settle it, and, when one side stops
 // answering, to rule — then the game goes on on-chain on the same board.
 //
+// The player's own move that the opponent has not acknowledged is registered on-chain by
+// the page itself at min(sent + 10 s, its stamp + 30 s) (ChannelPlayer.autoRegisterAt,
+// CHANNEL.md 9), through the wallet with a 2 gwei tip, without a click: without the
+// opponent's receipt the chain takes the move only within 60 s of its stamp.
+//
 // Query parameters: server (the chessref server, default this page's origin),
 // patience (seconds of an opponent's silence before the page offers to register, 60),
 // devwallet (N: anvil's dev account N as the wallet, where `npm run play` serves it).
@@ -25,6 +30,11 @@ const REASONS = {
   6: "timeout", 7: "timeout, claimant cannot mate", 8: "agreement", 9: "fifty-move rule", 10: "threefold repetition",
   11: "the flagged player never moved", 12: "equivocation", 13: "an illegal signed move",
 };
+/** The priority fee of an automatic registration, wei per gas (or the node's suggested
+ * tip when higher): it must be included within 30 s (CHANNEL.md 9). */
+const AUTO_REGISTER_TIP = 2_000_000_000n;
+/** What the page says once it registered an unacknowledged move by itself. */
+const AUTO_REGISTERED = "Your opponent did not confirm your move: it was registered on-chain so your clock is safe";
 /** A session key's delegation covers this many plies of increments (CHANNEL.md 9). */
 const KEY_PLIES = 600;
 
@@ -311,6 +321,10 @@ class Game {
     this.heard = Date.now();
     this.onChain = null; // the chain's position once the game was registered
     this.declined = null;
+    this.sentAt = now(); // when our latest move was sent (or sent again, after a reload)
+    this.autoTried = null; // the ply whose automatic registration was tried (once)
+    this.autoRegistered = null; // the ply the page registered by itself
+    this.registering = false; // a registration is on its way
     this.closed = false;
     this.timer = setInterval(() => this.tick(), 250);
     this.chainTimer = null;
@@ -438,6 +452,8 @@ class Game {
     this.player = new ChannelPlayer(this.terms, this.domain, app.account, stored.sessionKey, stored.delegation);
     const transcript = localStorage.getItem(storageKey(this.id, "transcript"));
     if (transcript) this.player.restore(JSON.parse(transcript), now());
+    // A move of ours still without a receipt is sent again now (resync): counted from here.
+    this.sentAt = now();
   }
 
   /** The backlog is read: send what the relay lacks and what we owe. */
@@ -479,6 +495,7 @@ class Game {
     try {
       const frames = this.player.play(uci, now());
       this.send(frames);
+      this.sentAt = now();
       app.timings.sent[this.player.view().ply] = performance.timeOrigin + performance.now();
     } catch (e) {
       $("verdict").dataset.legal = "false";
@@ -566,12 +583,33 @@ class Game {
     return confirm(`Registering on your own move runs the ${span} s response window on your clock, and you have ${left} s left: you would lose on time. Register anyway?`);
   }
 
-  async channelCall(label, wanted) {
+  /** Sends the ChessChannel call the transcript held calls for, if it is one of `wanted`,
+   * through the wallet; `tip`: with a priority fee of at least AUTO_REGISTER_TIP (a
+   * registration, which must be included promptly). */
+  async channelCall(label, wanted, { tip = wanted.includes("register") } = {}) {
     const report = this.report();
     const s = report.settlement;
     if (!wanted.includes(s.call)) throw new Error(`${label}: the transcript calls for ${s.call} (${s.why})`);
-    await transact(label, app.signer.sendTransaction({ to: this.domain.verifyingContract, data: s.calldata }));
-    await this.followChain();
+    const tx = { to: this.domain.verifyingContract, data: s.calldata };
+    // No automatic registration while one is on its way or not yet followed.
+    const registering = s.call === "register" || s.call === "registerStart";
+    if (registering) this.registering = true;
+    try {
+      if (tip) Object.assign(tx, await this.fees());
+      await transact(label, app.signer.sendTransaction(tx));
+      await this.followChain();
+    } finally {
+      if (registering) this.registering = false;
+    }
+  }
+
+  /** EIP-1559 fees with a tip of at least AUTO_REGISTER_TIP (or the node's suggestion
+   * when higher) and a cap of twice the latest base fee plus the tip. */
+  async fees() {
+    const [block, data] = await Promise.all([app.browser.getBlock("latest"), app.browser.getFeeData()]);
+    const suggested = data.maxPriorityFeePerGas ?? 0n;
+    const tip = suggested > AUTO_REGISTER_TIP ? suggested : AUTO_REGISTER_TIP;
+    return { maxPriorityFeePerGas: tip, maxFeePerGas: 2n * (block.baseFeePerGas ?? 0n) + tip };
   }
 
   async chainMove(uci) {
@@ -659,11 +697,30 @@ class Game {
       el.classList.toggle("low", t < 30);
       el.dataset.seconds = String(t);
     }
+    this.autoRegister(view);
     // An opponent silent past our patience: show the deadline and offer to register.
     if (view && !this.onChain && !view.ended && !view.toMove && view.ply > 0 && this.colour) {
       const silent = (Date.now() - this.heard) / 1000;
       if (silent >= PATIENCE && $("register").hidden) this.render();
     }
+  }
+
+  /** Registers the player's own move by itself once the rule's time came without the
+   * opponent's receipt (ChannelPlayer.autoRegisterAt), once a ply, and says so. */
+  autoRegister(view) {
+    if (!view || !this.colour || this.onChain || this.registering || this.closed) return;
+    const at = this.player.autoRegisterAt(this.sentAt);
+    if (at === undefined || now() < at || this.autoTried === view.ply) return;
+    this.autoTried = view.ply;
+    const ply = view.ply;
+    this.channelCall("your move has no receipt: registering it", ["register"], { tip: true })
+      .then(() => {
+        this.autoRegistered = ply;
+        document.body.dataset.autoRegistered = String(ply);
+        notice(AUTO_REGISTERED);
+        this.render();
+      })
+      .catch(showError);
   }
 
   render() {
@@ -694,9 +751,10 @@ class Game {
     const offerRegister = waiting && silent >= PATIENCE;
     if (offerRegister) {
       const acknowledged = this.player.transcript().moves.at(-1)?.receipt;
+      const auto = this.player.autoRegisterAt(this.sentAt);
       state = acknowledged
         ? `the opponent has not answered for ${Math.floor(silent)} s: register the position to go on on-chain (their clock runs)`
-        : `the opponent has not acknowledged your move for ${Math.floor(silent)} s: register before ${new Date((view.stamp + 60) * 1000).toLocaleTimeString()} (60 s after its stamp)`;
+        : `the opponent has not acknowledged your move for ${Math.floor(silent)} s: ${auto === undefined ? "" : `this page registers it by itself at ${new Date(auto * 1000).toLocaleTimeString()}, or `}register before ${new Date((view.stamp + 60) * 1000).toLocaleTimeString()} (60 s after its stamp)`;
     }
     $("state").textContent = state;
     const playing = !view.ended && !view.decided;
@@ -760,7 +818,8 @@ class Game {
       state = `ended on-chain: ${RESULTS[this.ended.result]} by ${REASONS[this.ended.reason] || this.ended.reason}`;
     } else if (inWindow) {
       document.body.dataset.phase = "registered";
-      state = `registered on-chain at ply ${registered?.ply ?? 0}${overtaken}; anyone holding a later signed pair can overtake it until ${new Date(p.windowEnd * 1000).toLocaleTimeString()}, then play goes on on-chain`;
+      const auto = this.autoRegistered !== null && registered?.ply === this.autoRegistered ? `${AUTO_REGISTERED}. ` : "";
+      state = `${auto}registered on-chain at ply ${registered?.ply ?? 0}${overtaken}; anyone holding a later signed pair can overtake it until ${new Date(p.windowEnd * 1000).toLocaleTimeString()}, then play goes on on-chain`;
     } else {
       document.body.dataset.phase = "onchain";
       const mine = (chess.turn() === "white") === (this.colour === "white");

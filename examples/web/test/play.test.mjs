@@ -328,6 +328,48 @@ test("a player who closes the page mid-game is registered, its clock runs on cha
   });
 });
 
+test("an opponent who holds the move without a receipt: the mover's page registers it by itself, and its clock is safe", async () => {
+  const alice = await person(ALICE, "alice");
+  const bob = await person(BOB, "bob");
+  const id = await openGame(alice, bob);
+  await move(alice, bob, "e2e4");
+  await move(bob, alice, "e7e5");
+  // Bob's page goes on receiving but sends nothing more: no receipt of Alice's next move.
+  await bob.page.evaluate(() => {
+    const send = WebSocket.prototype.send;
+    WebSocket.prototype.send = function (data) {
+      if (!window.__silent) send.call(this, data);
+    };
+    window.__silent = true;
+  });
+  const asked = (await alice.page.evaluate(() => window.__walletConfirmations)).length;
+  await alice.page.click('#board [data-square="g1"]');
+  await alice.page.click('#board [data-square="f3"]');
+  await until(bob, 'body[data-ply="3"]');
+  // Nobody clicks: Alice's page registers by itself (at most 10 s after sending).
+  await until(alice, 'body[data-auto-registered="3"]');
+  await until(alice, 'body[data-phase="registered"]');
+  assert.match(await alice.page.innerText("#state"), /Your opponent did not confirm your move: it was registered on-chain so your clock is safe/);
+  const channel = await referee.channelGame(id);
+  assert.equal(Number(channel.registeredPly), 3, "the pair of plies 2 and 3 registered");
+  // Through the wallet (on anvil's dev wallet, no click), with the 2 gwei tip.
+  assert.deepEqual((await alice.page.evaluate(() => window.__walletConfirmations)).slice(asked), ["eth_sendTransaction"]);
+  const [registered] = await referee.queryFilter(referee.filters.PositionRegistered(id), 0, "latest");
+  const tx = await provider(stack.rpc).getTransaction(registered.transactionHash);
+  assert.equal(tx.from, ALICE);
+  assert.ok(tx.maxPriorityFeePerGas >= ethers.parseUnits("2", "gwei"), `tip ${tx.maxPriorityFeePerGas}`);
+  // Alice kept her time: her budget is her signed time in Nf3 plus the 15 s grace.
+  const nf3 = await alice.page.evaluate(() => window.chessref.game.player.transcript().moves[2]);
+  assert.equal(nf3.receipt, undefined, "Bob never acknowledged it");
+  const block = await provider(stack.rpc).getBlock(registered.blockNumber);
+  assert.ok(block.timestamp <= Number(nf3.timestamp) + 60, `registered at ${block.timestamp}, stamped ${nf3.timestamp}`);
+  const whiteBudget = Number((BigInt(registered.args.clock) >> 40n) & 0xffffffffn);
+  assert.equal(whiteBudget, Number(nf3.whiteTime) + 15);
+  await shot([alice], "auto-registered");
+  await alice.context.close();
+  await bob.context.close();
+});
+
 test("a forged move injected into the relay is refused there and by the page, and no board changes", async () => {
   const alice = await person(ALICE, "alice");
   const bob = await person(BOB, "bob");

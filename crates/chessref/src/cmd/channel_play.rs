@@ -8,6 +8,9 @@
 //! seat`, which also says what an honest client answers), every incoming message is checked by the mirror before it counts,
 //! each opponent move is acknowledged at once, and the transcript is kept on disk as it
 //! grows (`transcript.json`, what `chessref channel verify|settle|dispute` read). When
+//! the opponent has not acknowledged the player's move by `min(sent + 10 s, its stamp +
+//! 30 s)` ([`chessref_channel::auto_register_at`]), the client registers that move
+//! itself, with a 2 gwei tip, and says so (`--no-auto-register` turns that off); when
 //! the opponent goes silent it says so with the deadline and offers `register`; the game
 //! then goes on on-chain in the same session, each move a transaction of `chessref
 //! game`'s seat. Commands on standard input, one per line: a move, `draw` (offer, or
@@ -41,6 +44,11 @@ use super::channel::system_now as now;
 /// retried before it is reported.
 const RECEIPT_RETRIES: u32 = 5;
 use super::game::{self, SeatArgs, TermsArgs};
+
+/// The priority fee (tip) of an automatic registration, wei per gas, or the node's
+/// suggested tip when higher: 2 gwei, so that it is included within the 30 s that
+/// [`chessref_channel::AUTO_REGISTER_BY`] leaves (CHANNEL.md 9).
+const AUTO_REGISTER_TIP: u128 = 2_000_000_000;
 
 /// Seconds a session key's delegation covers beyond the clocks: [`chessref_channel::ChannelGame::key_expiry`] for this many plies.
 const KEY_PLIES: u32 = 400;
@@ -95,6 +103,13 @@ pub struct PlayArgs {
     /// `register`.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     patience: u64,
+    /// Never register by itself. By default, when the opponent has not acknowledged the
+    /// player's move by `min(sent + 10 s, its stamp + 30 s)`, the client registers it
+    /// on-chain with a 2 gwei tip (docs/CHANNEL.md 9): without the opponent's receipt the
+    /// chain takes the move only within 60 s of its stamp, after which the silent
+    /// opponent could let the player's clock run out.
+    #[arg(long)]
+    no_auto_register: bool,
 }
 
 /// `chessref channel create`.
@@ -289,6 +304,13 @@ struct Session {
     on_chain: bool,
     shown_chain: Option<String>,
     patience: Duration,
+    /// Whether the player's own unacknowledged move is registered by itself (CHANNEL.md 9).
+    auto_register: bool,
+    /// When the player's latest move was sent (the session's start for a move sent
+    /// before a restart, which is sent again then).
+    sent_at: u64,
+    /// The ply whose automatic registration was tried (once: a failure is reported).
+    auto_tried: Option<u32>,
     settled: bool,
     /// The opponent.
     opponent: alloy_primitives::Address,
@@ -368,6 +390,9 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
         on_chain,
         shown_chain: None,
         patience: Duration::from_secs(args.patience),
+        auto_register: !args.no_auto_register,
+        sent_at: now(),
+        auto_tried: None,
         settled: false,
         opponent,
         opponent_rating,
@@ -769,6 +794,7 @@ impl Session {
                 self.send(frames)?;
                 if moved {
                     self.heard = Instant::now();
+                    self.sent_at = t;
                     self.show();
                     self.agree_to_the_board()?;
                 }
@@ -840,6 +866,10 @@ impl Session {
             );
             let _ = std::io::stdout().flush();
         }
+        if self.auto_register_due() {
+            self.auto_register()?;
+            return Ok(());
+        }
         let waiting = self.channel.ended().is_none()
             && !self.channel.to_move()
             && self.channel.decided_code().is_none();
@@ -857,16 +887,24 @@ impl Session {
             } else {
                 Some(last.timestamp + chessref_channel::settlement::STAMP_TOLERANCE)
             };
+            let auto = self
+                .channel
+                .auto_register_at(self.sent_at)
+                .filter(|_| self.auto_register);
             self.out.event(
                 "silent",
                 json!({"since": self.heard.elapsed().as_secs(), "ply": last.ply,
-                       "registerBy": deadline}),
-                || match deadline {
-                    Some(by) => format!(
+                       "registerBy": deadline, "autoRegisterAt": auto}),
+                || match (deadline, auto) {
+                    (Some(by), Some(at)) => format!(
+                        "the opponent has not answered for {} s and never acknowledged your move: this client registers it itself at unix time {at} (10 s after sending it, at most 30 s after its stamp), or type `register` now; it must land before unix time {by} (60 s after its stamp)",
+                        self.heard.elapsed().as_secs()
+                    ),
+                    (Some(by), None) => format!(
                         "the opponent has not answered for {} s and never acknowledged your move: type `register` before unix time {by} (60 s after its stamp) to put the game on-chain",
                         self.heard.elapsed().as_secs()
                     ),
-                    None => format!(
+                    (None, _) => format!(
                         "the opponent has not answered for {} s: type `register` to put the game on-chain from your acknowledged move (its clock runs from its receipt)",
                         self.heard.elapsed().as_secs()
                     ),
@@ -897,8 +935,49 @@ impl Session {
             .is_some_and(|now| keys.iter().filter(|k| *k == now).count() >= 3)
     }
 
+    /// Whether the player's own latest move, still without the opponent's receipt, is due
+    /// to be registered by the client itself now (CHANNEL.md 9): the game is still
+    /// off-chain, no later move came, and it was not tried for this ply yet.
+    fn auto_register_due(&self) -> bool {
+        if !self.auto_register || self.on_chain || self.settled {
+            return false;
+        }
+        let ply = self.channel.last().ply;
+        self.auto_tried != Some(ply)
+            && self
+                .channel
+                .auto_register_at(self.sent_at)
+                .is_some_and(|at| now() >= at)
+    }
+
+    /// Registers the player's own latest move, which the opponent has not acknowledged,
+    /// without waiting for a command, and says so.
+    fn auto_register(&mut self) -> Result<(), CliError> {
+        let last = self.channel.last();
+        self.auto_tried = Some(last.ply);
+        let at = self.channel.auto_register_at(self.sent_at);
+        self.out.event(
+            "autoRegister",
+            json!({"ply": last.ply, "stamp": last.timestamp, "sentAt": self.sent_at,
+                   "at": at, "registerBy": last.timestamp + chessref_channel::settlement::STAMP_TOLERANCE,
+                   "tipWei": AUTO_REGISTER_TIP.to_string()}),
+            || format!(
+                "your opponent has not acknowledged your move (ply {}) since unix time {}: registering it on-chain now, by itself, so that your clock is safe (it must land within 60 s of its stamp {})",
+                last.ply, self.sent_at, last.timestamp
+            ),
+        );
+        self.register_with(true)
+    }
+
     /// Registers the latest pair held; the game goes on on-chain after the window.
     fn register(&mut self) -> Result<(), CliError> {
+        self.register_with(false)
+    }
+
+    /// [`register`](Self::register), by the player's command or, `automatic`, by the
+    /// client itself; either pays a priority fee of at least [`AUTO_REGISTER_TIP`], as a
+    /// move without a receipt must land within 60 s of its stamp.
+    fn register_with(&mut self, automatic: bool) -> Result<(), CliError> {
         let report = self
             .channel
             .transcript()
@@ -912,16 +991,31 @@ impl Session {
             ));
             return Ok(());
         }
-        let prepared = self.prepare_registration(&settlement);
+        let prepared = self.prepare_registration(&settlement).map(|mut p| {
+            p.tx = p.tx.with_priority_fee(AUTO_REGISTER_TIP);
+            p
+        });
         match prepared.and_then(|p| self.transact(p)) {
             Ok(sent) => {
                 self.on_chain = true;
                 self.socket = None;
                 let tx = sent.receipt.tx_hash.unwrap_or_default();
+                let ply = self.channel.last().ply;
+                let unacknowledged = self
+                    .channel
+                    .transcript()
+                    .moves
+                    .last()
+                    .is_some_and(|m| m.receipt.is_none());
                 self.out.event(
                     "registered",
-                    json!({"ply": self.channel.last().ply, "tx": tx.to_string()}),
-                    || format!("registered ply {}: the game goes on on-chain once the response window is over; type moves as before", self.channel.last().ply),
+                    json!({"ply": ply, "tx": tx.to_string(), "automatic": automatic,
+                           "block": sent.receipt.block_number}),
+                    || if automatic && unacknowledged {
+                        format!("your opponent did not confirm your move: it was registered on-chain (ply {ply}, tx {tx}) so your clock is safe; the game goes on on-chain once the response window is over; type moves as before")
+                    } else {
+                        format!("registered ply {ply}: the game goes on on-chain once the response window is over; type moves as before")
+                    },
                 );
             }
             Err(e) => self.error(&e.to_string()),
