@@ -3,7 +3,7 @@ pragma solidity ^0.8.30;
 
 import {ChessRules, BadStateLength} from "./ChessRules.sol";
 import {ClockWord} from "./ClockWord.sol";
-import {ChannelGame, IChessCourt} from "./ChessCourt.sol";
+import {ChannelGame, FrozenPosition, IChessCourt} from "./ChessCourt.sol";
 import {ChannelHash, Move, Delegation, Resignation, Result, DrawOffer, Receipt, Auth} from "./ChannelHash.sol";
 import {SignatureCheck} from "./SignatureCheck.sol";
 import {RepetitionChain} from "./RepetitionChain.sol";
@@ -52,9 +52,10 @@ contract ChessChannel {
     /// @notice Whether contract wallet `signer` approved `digest` (ERC-1271, asked once by
     /// `pin`); a pinned digest counts for good.
     mapping(address signer => mapping(bytes32 digest => bool)) public pinned;
-    /// @notice When a signed move (by its `hashStruct`) was first shown on-chain by
-    /// `announce` (0: never): a registration of it without a receipt counts as shown then.
-    mapping(bytes32 moveHash => uint256) public announcedAt;
+    /// @dev When a signed move (by its `hashStruct`) was first shown on-chain: bits 0..63 by
+    /// `announce`, while the game was off-chain (`announcedAt`); bits 64..127 by an overtake
+    /// that named another position than the registered one (`shownWhileFrozenAt`). 0: never.
+    mapping(bytes32 moveHash => uint256) private shown;
     /// @notice When `player` revoked `sessionKey` in `gameId` (0: never): from then on the
     /// key's resignations and results no longer count.
     mapping(uint256 gameId => mapping(address player => mapping(address sessionKey => uint256))) public revokedAt;
@@ -104,7 +105,7 @@ contract ChessChannel {
     /// @notice A direct reply to a frozen registration received or shown after its author's
     /// flag fell, at `deadline` (section 7.3 step 5): the registration stands.
     error FlagFell(uint256 deadline);
-    /// @notice A direct reply's `previous` and `frozenClock` are not the registered position.
+    /// @notice A direct reply's `previous` is not the registered position it answers.
     error NotTheRegisteredPosition();
     /// @notice An agreement below the frozen registration's ply `registeredPly`: lapsed.
     error LapsedAgreement(uint256 registeredPly);
@@ -204,10 +205,12 @@ contract ChessChannel {
     /// @param receipt The side to move's receipt of `last` (its clock runs from `seenAt`),
     /// or `position == 0` for none (section 7.3 step 5 says from when its clock runs then).
     /// @param receiptAuth The receipt's authorisation on behalf of the side to move.
-    /// @param frozenClock For the direct reply to a frozen registration (`last.ply` one above
-    /// `registeredPly`), the registered position's clock word (from its `PositionRegistered`;
-    /// `previous` is that position): its author is charged by the wall clock from it. Ignored
-    /// otherwise.
+    /// @param frozen While a registration is frozen, that registered position (its `inner` and
+    /// clock word, from its `PositionRegistered`): the overtake is charged by the wall clock
+    /// from it. If it is not the registered position (a registration sent before another
+    /// landed), nothing is registered: the call records when the chain first showed `last`
+    /// (`MoveAnnounced`), from which a registration of it with the right position counts.
+    /// Ignored while the game is off-chain.
     function register(
         Move calldata previous,
         Auth calldata previousAuth,
@@ -215,7 +218,7 @@ contract ChessChannel {
         Auth calldata lastAuth,
         Receipt calldata receipt,
         Auth calldata receiptAuth,
-        uint256 frozenClock
+        FrozenPosition calldata frozen
     ) external {
         uint256 gameId;
         // read by hand (see `_heads`)
@@ -226,9 +229,16 @@ contract ChessChannel {
         _checkRegistrant(g, gameId, _checkedPly(last));
         (bool authorWhite, bytes32 lastHash, uint256 st) =
             _signedSuccessor(g, previous, previousAuth, last, lastAuth, receipt.position != 0);
-        (uint256 from, uint256 frozen) =
-            _clockStart(g, previous, last, lastHash, authorWhite, receipt, receiptAuth, frozenClock);
-        _freeze(g, last, authorWhite, from, frozen, st);
+        uint256 frozenClock;
+        if (g.windowEnd != 0) {
+            if (Commitment.seal(frozen.inner, frozen.clock) != referee.commitmentOf(gameId)) {
+                _show(gameId, last, lastHash, 64);
+                return;
+            }
+            frozenClock = frozen.clock;
+        }
+        uint256 from = _clockStart(g, previous, last, lastHash, authorWhite, receipt, receiptAuth, frozen);
+        _freeze(g, last, authorWhite, from, frozenClock, st);
     }
 
     /// @notice Starts on-chain play from the start move, while the game is off-chain: for a
@@ -268,8 +278,31 @@ contract ChessChannel {
         ChannelGame memory g = _game(gameId);
         if (g.windowEnd != 0) revert AlreadyOnChain(gameId);
         (, bytes32 moveHash) = _authoriseMove(g, m, auth);
-        if (announcedAt[moveHash] != 0) return;
-        announcedAt[moveHash] = block.timestamp;
+        _show(gameId, m, moveHash, 0);
+    }
+
+    /// @notice When the signed move `moveHash` (its hashStruct) was first announced while its
+    /// game was off-chain (0: never): a registration of it without a receipt counts it as
+    /// shown then, its stamp trusted to CLOCK_TOLERANCE before (section 7.3).
+    /// @param moveHash The move's hashStruct.
+    function announcedAt(bytes32 moveHash) external view returns (uint256) {
+        return uint64(shown[moveHash]);
+    }
+
+    /// @notice When the signed move `moveHash` was first shown by an overtake that named
+    /// another position than the registered one (0: never): a registration of it without a
+    /// receipt counts it as shown then, to the second (section 7.3).
+    /// @param moveHash The move's hashStruct.
+    function shownWhileFrozenAt(bytes32 moveHash) external view returns (uint256) {
+        return shown[moveHash] >> 64;
+    }
+
+    /// @dev Records that the chain showed the signed move `m` (hashStruct `moveHash`) now, in
+    /// the bits at `shift` (0 off-chain, 64 while frozen), unless it showed it there before.
+    function _show(uint256 gameId, Move calldata m, bytes32 moveHash, uint256 shift) private {
+        uint256 was = shown[moveHash];
+        if ((was >> shift) & type(uint64).max != 0) return;
+        shown[moveHash] = was | (block.timestamp << shift);
         emit MoveAnnounced(gameId, m.ply, moveHash, m);
     }
 
@@ -590,11 +623,12 @@ contract ChessChannel {
         );
     }
 
-    /// @dev Section 7.3 step 5: when the side to move's clock starts (`from`), and, for the
-    /// direct reply to a frozen registration, that registration's clock word (`frozen`, 0
-    /// otherwise), by which the reply is charged by the wall clock (`_checkReply`). With a
-    /// receipt, `from` is its `seenAt`; a direct reply without one counts from when the chain
-    /// showed it; any other registration without a receipt must be fresh (`_freshFrom`).
+    /// @dev Section 7.3 step 5: when the side to move's clock starts (`from`). With a receipt,
+    /// its `seenAt`. Without one, off-chain, the move must be fresh (`_freshFrom`); while a
+    /// registration is frozen (`frozen`, checked by the caller), the move counts from when the
+    /// chain first showed it: as a fresh move if announced off-chain, else to the second. A
+    /// direct reply counts by the registered side to move's deadline by the wall clock
+    /// (`_checkReply`); a later pair only if fresh when shown.
     function _clockStart(
         ChannelGame memory g,
         Move calldata previous,
@@ -603,21 +637,35 @@ contract ChessChannel {
         bool authorWhite,
         Receipt calldata receipt,
         Auth calldata receiptAuth,
-        uint256 frozenClock
-    ) private view returns (uint256 from, uint256 frozen) {
+        FrozenPosition calldata frozen
+    ) private view returns (uint256 from) {
         bool hasReceipt = receipt.position != 0;
         if (hasReceipt) from = _receiptTime(g, last, lastHash, !authorWhite, receipt, receiptAuth);
-        if (g.windowEnd != 0 && _plyOf(last) == uint256(g.registeredPly) + 1) {
-            // The direct reply: charged by the wall clock, as on-chain play charges a move,
-            // from when the chain showed it (an announcement made off-chain: as a fresh move).
-            if (!hasReceipt) {
-                uint256 announced = announcedAt[lastHash];
-                from = announced == 0 ? block.timestamp : _stampFrom(last, announced);
-            }
-            _checkReply(previous, frozenClock, from);
-            frozen = frozenClock;
-        } else if (!hasReceipt) {
-            from = _freshFrom(last, lastHash);
+        if (g.windowEnd == 0) {
+            if (!hasReceipt) from = _freshFrom(last, lastHash);
+            return from;
+        }
+        bool direct = _plyOf(last) == uint256(g.registeredPly) + 1;
+        if (!hasReceipt) {
+            uint256 showings = shown[lastHash];
+            uint256 announced = uint64(showings);
+            uint256 at = showings >> 64;
+            if (at == 0) at = block.timestamp;
+            if (announced != 0 && announced < at) at = announced;
+            uint256 stamp = _stampOf(last);
+            if (!direct && stamp + STAMP_TOLERANCE < at) revert StaleMove(stamp);
+            // Shown off-chain, its stamp is trusted as a fresh registration's; shown while
+            // frozen, to the second: a stamp in the past would move time onto the other
+            // clock at every registration (finding 1 in the registration phase).
+            from = announced != 0 ? _stampFrom(last, announced) : (stamp > at ? stamp : at);
+        }
+        if (direct) _checkReply(previous, frozen, from);
+    }
+
+    /// @dev `last.timestamp`, read by hand (see `_heads`): `last` is hashed, its ranges checked.
+    function _stampOf(Move calldata last) private pure returns (uint256 stamp) {
+        assembly ("memory-safe") {
+            stamp := calldataload(add(last, 0xe0))
         }
     }
 
@@ -625,10 +673,7 @@ contract ChessChannel {
     /// but no earlier than CLOCK_TOLERANCE before `shown` (a stamp in the past moves at most
     /// that much onto the opponent's clock).
     function _stampFrom(Move calldata last, uint256 shown) private pure returns (uint256 from) {
-        // read by hand (see `_heads`): `last` is hashed, its ranges checked
-        assembly ("memory-safe") {
-            from := calldataload(add(last, 0xe0))
-        }
+        from = _stampOf(last);
         if (shown > CLOCK_TOLERANCE && from < shown - CLOCK_TOLERANCE) from = shown - CLOCK_TOLERANCE;
     }
 
@@ -636,32 +681,22 @@ contract ChessChannel {
     /// when the chain showed it (its off-chain announcement, else this block), stamped at most
     /// STAMP_TOLERANCE before; its opponent's clock runs as `_stampFrom` says.
     function _freshFrom(Move calldata last, bytes32 lastHash) private view returns (uint256) {
-        uint256 shown = announcedAt[lastHash];
-        if (shown == 0) shown = block.timestamp;
-        uint256 stamp;
-        // read by hand (see `_heads`): `last` is hashed, its ranges checked
-        assembly ("memory-safe") {
-            stamp := calldataload(add(last, 0xe0))
-        }
-        if (stamp + STAMP_TOLERANCE < shown) revert StaleMove(stamp);
-        return _stampFrom(last, shown);
+        uint256 at = uint64(shown[lastHash]);
+        if (at == 0) at = block.timestamp;
+        uint256 stamp = _stampOf(last);
+        if (stamp + STAMP_TOLERANCE < at) revert StaleMove(stamp);
+        return _stampFrom(last, at);
     }
 
-    /// @dev Section 7.3 step 5 for the direct reply to a frozen registration: `previous` and
-    /// `frozenClock` must be the registered position (`NotTheRegisteredPosition`), and the
-    /// reply must count (`from`: its receipt, or when the chain showed it) by the registered
-    /// side to move's deadline by the wall clock (`FlagFell` otherwise).
-    function _checkReply(Move calldata previous, uint256 frozenClock, uint256 from) private view {
-        uint256 gameId;
-        // read by hand: `previous` is of `last`'s game (section 6 code 1, checked)
-        assembly ("memory-safe") {
-            gameId := calldataload(previous)
-        }
-        bytes32 registered = referee.commitmentOf(gameId);
-        if (Commitment.seal(Commitment.innerCalldata(previous.state, previous.history), frozenClock) != registered) {
+    /// @dev Section 7.3 step 5 for the direct reply to a frozen registration: `previous` must be
+    /// the registered position (`NotTheRegisteredPosition`; `frozen` is, the caller checked),
+    /// and the reply must count (`from`: its receipt, or when the chain showed it) by the
+    /// registered side to move's deadline by the wall clock (`FlagFell` otherwise).
+    function _checkReply(Move calldata previous, FrozenPosition calldata frozen, uint256 from) private pure {
+        if (Commitment.innerCalldata(previous.state, previous.history) != frozen.inner) {
             revert NotTheRegisteredPosition();
         }
-        uint256 deadline = ClockWord.replyDeadline(frozenClock);
+        uint256 deadline = ClockWord.replyDeadline(frozen.clock);
         if (from > deadline) revert FlagFell(deadline);
     }
 
@@ -707,8 +742,8 @@ contract ChessChannel {
     /// `from` to the window's end (its clock runs through the window: it answers in the
     /// window by registering its reply, or on-chain after it), so its deadline is `from` +
     /// its signed time + the grace, as by the wall clock (kept, unclamped, as the clock word's
-    /// reply deadline); budget 0 once that has passed. The author's budget is at most
-    /// what the wall clock left it if `last` is a direct reply (`frozen`, see `_withBudgets`).
+    /// reply deadline); budget 0 once that has passed. An overtake's budgets are at most what
+    /// the wall clock left (`frozen`, see `_withBudgets`).
     function _registeredClock(ChannelGame memory g, Move calldata last, bool authorWhite, uint256 from, uint256 frozen)
         private
         view
@@ -748,10 +783,10 @@ contract ChessChannel {
     /// plus the grace, the side to move's less the charge from `from` to `windowEnd`, floored
     /// at 0; and the side to move's deadline by the wall clock, unclamped (`from` + its time +
     /// the grace: a direct reply proven in time by a receipt still overtakes though its budget
-    /// reads 0, section 7.3). For a direct reply (`frozen`, the registration it answers, else
-    /// 0) both are what the wall clock left as well: the author's budget at most its deadline
-    /// less `from` plus the increment, the side to move's time at most its budget when it
-    /// moved (its signed times cannot give back what the wall clock charged it).
+    /// reads 0, section 7.3). For an overtake (`frozen`, the clock word of the registration it
+    /// overtakes, else 0) the signed times cannot give back what the wall clock charged: the
+    /// registered position's author has at most its budget there plus its increments since,
+    /// and a direct reply's author at most its deadline less `from` plus the increment.
     function _withBudgets(
         uint256 clock,
         Move calldata last,
@@ -770,10 +805,23 @@ contract ChessChannel {
         uint256 toMove = (authorWhite ? blackTime : whiteTime) + ClockWord.GRACE_PERIOD;
         uint256 authorBudget = (authorWhite ? whiteTime : blackTime) + ClockWord.GRACE_PERIOD;
         if (frozen != 0) {
-            uint256 cap = ClockWord.replyDeadline(frozen) - from + ClockWord.increment(frozen);
-            if (authorBudget > cap) authorBudget = cap;
-            cap = ClockWord.budget(frozen, !authorWhite);
-            if (toMove > cap) toMove = cap;
+            // The registered position's author had its clock stopped while it was frozen: it
+            // has at most its budget there plus an increment for each move of its since
+            // (finding C: an overtake by two plies gave back what the wall clock charged).
+            uint256 plies = _plyOf(last) - ClockWord.ply(frozen);
+            uint256 increment = ClockWord.increment(frozen);
+            bool odd = plies & 1 == 1;
+            uint256 cap = ClockWord.budget(frozen, odd != authorWhite) + (plies >> 1) * increment;
+            if (odd) {
+                if (toMove > cap) toMove = cap;
+            } else if (authorBudget > cap) {
+                authorBudget = cap;
+            }
+            if (plies == 1) {
+                // The direct reply's author, the registered side to move: by the wall clock.
+                cap = ClockWord.replyDeadline(frozen) - from + increment;
+                if (authorBudget > cap) authorBudget = cap;
+            }
         }
         uint256 charge = windowEnd > from ? windowEnd - from : 0;
         uint256 toMoveBudget = charge < toMove ? toMove - charge : 0;

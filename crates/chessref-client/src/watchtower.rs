@@ -115,9 +115,9 @@ pub fn answer(transcript: &Transcript, frozen: &Frozen, now: u64) -> Option<Answ
             pair.resignation = None;
             let report = pair.verify(&NoPins, now).ok()?;
             if report.error.is_none() && report.settlement.call == "register" {
-                // The direct reply is charged by the frozen registration's clock word.
+                // An overtake names the frozen registration it is charged from.
                 return Some(Answer::Channel(
-                    report.settlement.answering(frozen.position.clock),
+                    report.settlement.answering(frozen.position.frozen()),
                 ));
             }
         }

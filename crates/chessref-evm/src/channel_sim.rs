@@ -21,7 +21,7 @@ use alloy_primitives::{Address, B256, U256, aliases::U24};
 use alloy_signer_local::PrivateKeySigner;
 use alloy_sol_types::{SolCall, SolConstructor};
 use chessref_channel::client::{OffChainGame, Seat};
-use chessref_channel::messages::Message;
+use chessref_channel::messages::{FrozenPosition, Message};
 use chessref_channel::settlement::{self, Settlement};
 use chessref_channel::transcript::MoveEntry;
 use chessref_channel::{
@@ -266,7 +266,7 @@ pub fn simulate_channel<C: Chain>(
             now: joined_at,
             gas: created.receipt.gas_used + joined.receipt.gas_used,
             refused: None,
-            frozen: U256::ZERO,
+            frozen: FrozenPosition::default(),
             table: &mut table,
         };
         let outcome = run.path(kind, plies, victim, &mut rng);
@@ -421,9 +421,9 @@ struct Run<'a, C: Chain> {
     gas: u64,
     /// How the cheating call was refused, on an attack path.
     refused: Option<String>,
-    /// The clock word of the game's latest registration (0: none): every `register` carries
-    /// it, which a direct reply is charged by (CHANNEL.md 7.3).
-    frozen: U256,
+    /// The game's latest registration (empty: none): every `register` names it, which an
+    /// overtake is charged from (CHANNEL.md 7.3).
+    frozen: FrozenPosition,
     table: &'a mut Table,
 }
 
@@ -453,9 +453,9 @@ impl<C: Chain> Run<'_, C> {
         self.sync()?;
         let acted = self
             .referee
-            .send_channel(from, &call.clone().answering(self.frozen))?;
+            .send_channel(from, &call.clone().answering(self.frozen.clone()))?;
         if let Some(registered) = self.referee.registered(&acted) {
-            self.frozen = registered.position.clock;
+            self.frozen = registered.position.frozen();
         }
         self.gas += acted.receipt.gas_used;
         match call.call {
@@ -479,7 +479,7 @@ impl<C: Chain> Run<'_, C> {
         self.sync()?;
         match self
             .referee
-            .send_channel(from, &call.clone().answering(self.frozen))
+            .send_channel(from, &call.clone().answering(self.frozen.clone()))
         {
             Ok(acted) => Err(sign_error(format!(
                 "the cheating {} was accepted ({}) and ended the game as {:?}",
