@@ -69,16 +69,15 @@ contract ChessChannelClockReviewTest is ChannelBase {
 
     // ================================================================== findings
 
-    /// @dev FINDING (client/contract, high unless the client changes): a direct reply needs
+    /// @dev Finding A (high with the draft's client; closed in the client): a direct reply needs
     /// no freshness, so the cheater can stamp it as far back as its predecessor (signed 0 s)
     /// while the wall clock charges him. The honest reply to it is charged min(signed, wall).
-    /// The author's own Finding-1 test assumes the honest seat stamps its reply
-    /// `q.timestamp + think` (carrying the lag); the Rust client as written
-    /// (`seat.rs::reply_stamp`) stamps `max(now, q.timestamp)` with no receipt and never more
-    /// than 30 s behind `now` with one, as CHANNEL.md 8 says. Then alice's SIGNED elapsed
-    /// includes bob's 400 s of backdating and the min() keeps it: bob thinks 400 s, alice
-    /// pays 376 s of them (with the 30-s clamp) or 406 s (no receipt, `now`).
-    function test_Finding_BackdatedDirectReplyLandsOnAClampedHonestStamp() public {
+    /// The draft's seat (`seat.rs::reply_stamp`) stamped at least `now - 30`: alice's SIGNED
+    /// elapsed then included bob's backdating and the min() kept it (376 s of bob's 400 s).
+    /// The seat now holds a move learned from the chain from when the chain showed it and
+    /// stamps its reply `q.timestamp + (now - shown)` (CHANNEL.md 8): the lag is carried and
+    /// alice pays her 10 s. Both stamps are shown, so that the contract's side stays pinned.
+    function test_FindingA_HonestReplyStampedFromTheShowingKeepsItsTime() public {
         uint256 id = _game3();
         vm.warp(T + 10);
         _reg(alice, line[2], line[3], ""); // frozen at Nf3, bob to move, from T+4
@@ -88,19 +87,19 @@ contract ChessChannelClockReviewTest is ChannelBase {
         _reg(bob, line[3], nc6, "");
         assertEq(nc6.timestamp, T + 4, "stamped 406 s before its block");
         uint256 aliceSigned = line[3].whiteTime; // 608
-        // alice thinks 10 s; her seat (seat.rs) stamps at least now - 30
+        // alice thinks 10 s; the draft's seat stamped at least now - 30
         vm.warp(T + 420);
         Move memory clamped = _next(nc6, "f1c4", uint32(T + 420 - 30 - nc6.timestamp));
         uint256 snap = vm.snapshotState();
         _reg(alice, nc6, clamped, "");
         uint256 clampedBudget = _budget(id, true);
         assertEq(clampedBudget, aliceSigned - 386 + INCREMENT + 15, "charged 386 s for a 10-s think");
-        // the lag-carrying stamp the author's tests assume keeps her whole time
+        // the seat's stamp, from when the chain showed bob's move, keeps her whole time
         vm.revertToState(snap);
         Move memory carried = _next(nc6, "f1c4", 10);
         _reg(alice, nc6, carried, "");
         assertEq(_budget(id, true), aliceSigned - 10 + INCREMENT + 15, "lag carried: 10 s");
-        assertEq(_budget(id, true) - clampedBudget, 376, "bob moved 376 s onto alice's clock");
+        assertEq(_budget(id, true) - clampedBudget, 376, "the draft's stamp gave bob 376 s of alice's clock");
     }
 
     /// @dev Finding B (medium, closed): the remedy for finding 2 (announce, or register, the move
