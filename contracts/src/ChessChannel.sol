@@ -229,16 +229,12 @@ contract ChessChannel {
         _checkRegistrant(g, gameId, _checkedPly(last));
         (bool authorWhite, bytes32 lastHash, uint256 st) =
             _signedSuccessor(g, previous, previousAuth, last, lastAuth, receipt.position != 0);
-        uint256 frozenClock;
-        if (g.windowEnd != 0) {
-            if (Commitment.seal(frozen.inner, frozen.clock) != referee.commitmentOf(gameId)) {
-                _show(gameId, last, lastHash, 64);
-                return;
-            }
-            frozenClock = frozen.clock;
+        if (g.windowEnd != 0 && Commitment.seal(frozen.inner, frozen.clock) != referee.commitmentOf(gameId)) {
+            _show(gameId, last, lastHash, 64);
+            return;
         }
-        uint256 from = _clockStart(g, previous, last, lastHash, authorWhite, receipt, receiptAuth, frozen);
-        _freeze(g, last, authorWhite, from, frozenClock, st);
+        uint256 times = _clockStart(g, previous, last, lastHash, authorWhite, receipt, receiptAuth, frozen);
+        _freeze(g, last, authorWhite, times, g.windowEnd != 0 ? frozen.clock : 0, st);
     }
 
     /// @notice Starts on-chain play from the start move, while the game is off-chain: for a
@@ -623,12 +619,15 @@ contract ChessChannel {
         );
     }
 
-    /// @dev Section 7.3 step 5: when the side to move's clock starts (`from`). With a receipt,
-    /// its `seenAt`. Without one, off-chain, the move must be fresh (`_freshFrom`); while a
-    /// registration is frozen (`frozen`, checked by the caller), the move counts from when the
-    /// chain first showed it: as a fresh move if announced off-chain, else to the second. A
+    /// @dev Section 7.3 step 6: when the side to move's clock starts (`from`), and when the
+    /// registered side to move replied (`replyAt`, 0 if `last` does not show it: an overtake by
+    /// one ply or two). With a receipt, its `seenAt`, but never later than the chain first
+    /// showed the move (review of v3, finding 1: the side to move's own late receipt undid an
+    /// announcement). Without one, off-chain, the move must be fresh (`_freshFrom`); while a
+    /// registration is frozen, it counts from when the chain first showed it (`_showing`). A
     /// direct reply counts by the registered side to move's deadline by the wall clock
-    /// (`_checkReply`); a later pair only if fresh when shown.
+    /// (`_checkReply`), and so does the reply an overtake by two plies carries as `previous`
+    /// (finding 2: it skipped that check); a later pair must be fresh when shown.
     function _clockStart(
         ChannelGame memory g,
         Move calldata previous,
@@ -638,28 +637,72 @@ contract ChessChannel {
         Receipt calldata receipt,
         Auth calldata receiptAuth,
         FrozenPosition calldata frozen
-    ) private view returns (uint256 from) {
+    ) private view returns (uint256 times) {
+        (uint256 from, uint256 replyAt) = _startTimes(g, previous, last, lastHash, authorWhite, receipt, receiptAuth, frozen);
+        // packed: `register` has no stack slot left for two words (both are times, < 2^64)
+        times = from | (replyAt << 64);
+    }
+
+    /// @dev `_clockStart`, unpacked.
+    function _startTimes(
+        ChannelGame memory g,
+        Move calldata previous,
+        Move calldata last,
+        bytes32 lastHash,
+        bool authorWhite,
+        Receipt calldata receipt,
+        Auth calldata receiptAuth,
+        FrozenPosition calldata frozen
+    ) private view returns (uint256 from, uint256 replyAt) {
         bool hasReceipt = receipt.position != 0;
+        uint256 showings = shown[lastHash];
         if (hasReceipt) from = _receiptTime(g, last, lastHash, !authorWhite, receipt, receiptAuth);
         if (g.windowEnd == 0) {
-            if (!hasReceipt) from = _freshFrom(last, lastHash);
-            return from;
+            if (!hasReceipt) {
+                from = _freshFrom(last, showings);
+            } else if (showings != 0) {
+                uint256 announced = _stampFrom(last, showings);
+                if (announced < from) from = announced;
+            }
+            return (from, 0);
         }
-        bool direct = _plyOf(last) == uint256(g.registeredPly) + 1;
+        uint256 plies = _plyOf(last) - uint256(g.registeredPly);
+        (uint256 at, uint256 shownFrom) = _showing(last, showings);
         if (!hasReceipt) {
-            uint256 showings = shown[lastHash];
-            uint256 announced = uint64(showings);
-            uint256 at = showings >> 64;
-            if (at == 0) at = block.timestamp;
-            if (announced != 0 && announced < at) at = announced;
             uint256 stamp = _stampOf(last);
-            if (!direct && stamp + STAMP_TOLERANCE < at) revert StaleMove(stamp);
-            // Shown off-chain, its stamp is trusted as a fresh registration's; shown while
-            // frozen, to the second: a stamp in the past would move time onto the other
-            // clock at every registration (finding 1 in the registration phase).
-            from = announced != 0 ? _stampFrom(last, announced) : (stamp > at ? stamp : at);
+            if (plies != 1 && stamp + STAMP_TOLERANCE < at) revert StaleMove(stamp);
+            from = shownFrom;
+        } else if (showings != 0 && shownFrom < from) {
+            from = shownFrom;
         }
-        if (direct) _checkReply(previous, frozen, from);
+        if (plies == 1) {
+            _checkReply(previous, frozen, from);
+            replyAt = from;
+        } else if (plies == 2) {
+            bytes32 previousHash;
+            // read by hand (see `_heads`): `last.previous`, which section 6 code 3 checked
+            assembly ("memory-safe") {
+                previousHash := calldataload(add(last, 0x100))
+            }
+            (, replyAt) = _showing(previous, shown[previousHash]);
+            uint256 deadline = ClockWord.replyDeadline(frozen.clock);
+            if (replyAt > deadline) revert FlagFell(deadline);
+        }
+    }
+
+    /// @dev When the chain showed `m` (`at`) and from when its opponent's clock runs by that
+    /// (`from`), by its showings (the `shown` word): announced off-chain, as a fresh move
+    /// then (a recording while frozen comes later); else first shown while frozen, or now, to
+    /// the second: a stamp in the past moves nothing onto the other clock once on-chain (a
+    /// tolerance here would be taken at every registration: finding 1 in the registration
+    /// phase). A future stamp gives time away.
+    function _showing(Move calldata m, uint256 showings) private view returns (uint256 at, uint256 from) {
+        at = uint64(showings);
+        if (at != 0) return (at, _stampFrom(m, at));
+        at = showings >> 64;
+        if (at == 0) at = block.timestamp;
+        from = _stampOf(m);
+        if (from < at) from = at;
     }
 
     /// @dev `last.timestamp`, read by hand (see `_heads`): `last` is hashed, its ranges checked.
@@ -680,8 +723,8 @@ contract ChessChannel {
     /// @dev Section 7.3 step 5 without a receipt, but for a direct reply: `last` must be fresh
     /// when the chain showed it (its off-chain announcement, else this block), stamped at most
     /// STAMP_TOLERANCE before; its opponent's clock runs as `_stampFrom` says.
-    function _freshFrom(Move calldata last, bytes32 lastHash) private view returns (uint256) {
-        uint256 at = uint64(shown[lastHash]);
+    function _freshFrom(Move calldata last, uint256 showings) private view returns (uint256) {
+        uint256 at = uint64(showings);
         if (at == 0) at = block.timestamp;
         uint256 stamp = _stampOf(last);
         if (stamp + STAMP_TOLERANCE < at) revert StaleMove(stamp);
@@ -706,11 +749,11 @@ contract ChessChannel {
         ChannelGame memory g,
         Move calldata last,
         bool authorWhite,
-        uint256 from,
+        uint256 times,
         uint256 frozen,
         uint256 st
     ) private {
-        uint256 clock = _registeredClock(g, last, authorWhite, from, frozen);
+        uint256 clock = _registeredClock(g, last, authorWhite, uint64(times), frozen, times >> 64);
         if (st != ChessRules.ONGOING) clock = ClockWord.withPendingStatus(clock, st);
         // `referee.registerPosition(last.gameId, last.state, last.history, clock)` encoded by
         // hand (measured: about 300 gas less than the high-level call's encoding and code
@@ -744,11 +787,14 @@ contract ChessChannel {
     /// its signed time + the grace, as by the wall clock (kept, unclamped, as the clock word's
     /// reply deadline); budget 0 once that has passed. An overtake's budgets are at most what
     /// the wall clock left (`frozen`, see `_withBudgets`).
-    function _registeredClock(ChannelGame memory g, Move calldata last, bool authorWhite, uint256 from, uint256 frozen)
-        private
-        view
-        returns (uint256)
-    {
+    function _registeredClock(
+        ChannelGame memory g,
+        Move calldata last,
+        bool authorWhite,
+        uint256 from,
+        uint256 frozen,
+        uint256 replyAt
+    ) private view returns (uint256) {
         uint256 windowEnd = block.timestamp + g.responseWindow;
         uint256 clock = ClockWord.registered(
             windowEnd,
@@ -761,7 +807,7 @@ contract ChessChannel {
             g.customStart ? 0 : g.firstMoveWindow,
             g.customStart
         );
-        return _withBudgets(clock, last, authorWhite, windowEnd, from, frozen);
+        return _withBudgets(clock, last, authorWhite, windowEnd, from, frozen, replyAt);
     }
 
     /// @dev `m.ply` read by hand, with the decoder's range check (see `_heads`).
@@ -793,7 +839,8 @@ contract ChessChannel {
         bool authorWhite,
         uint256 windowEnd,
         uint256 from,
-        uint256 frozen
+        uint256 frozen,
+        uint256 replyAt
     ) private pure returns (uint256) {
         uint256 whiteTime;
         uint256 blackTime;
@@ -805,23 +852,9 @@ contract ChessChannel {
         uint256 toMove = (authorWhite ? blackTime : whiteTime) + ClockWord.GRACE_PERIOD;
         uint256 authorBudget = (authorWhite ? whiteTime : blackTime) + ClockWord.GRACE_PERIOD;
         if (frozen != 0) {
-            // The registered position's author had its clock stopped while it was frozen: it
-            // has at most its budget there plus an increment for each move of its since
-            // (finding C: an overtake by two plies gave back what the wall clock charged).
-            uint256 plies = _plyOf(last) - ClockWord.ply(frozen);
-            uint256 increment = ClockWord.increment(frozen);
-            bool odd = plies & 1 == 1;
-            uint256 cap = ClockWord.budget(frozen, odd != authorWhite) + (plies >> 1) * increment;
-            if (odd) {
-                if (toMove > cap) toMove = cap;
-            } else if (authorBudget > cap) {
-                authorBudget = cap;
-            }
-            if (plies == 1) {
-                // The direct reply's author, the registered side to move: by the wall clock.
-                cap = ClockWord.replyDeadline(frozen) - from + increment;
-                if (authorBudget > cap) authorBudget = cap;
-            }
+            (uint256 authorCap, uint256 toMoveCap) = _overtakeCaps(last, authorWhite, frozen, replyAt);
+            if (authorBudget > authorCap) authorBudget = authorCap;
+            if (toMove > toMoveCap) toMove = toMoveCap;
         }
         uint256 charge = windowEnd > from ? windowEnd - from : 0;
         uint256 toMoveBudget = charge < toMove ? toMove - charge : 0;
@@ -829,6 +862,28 @@ contract ChessChannel {
             ? ClockWord.withBudgets(clock, authorBudget, toMoveBudget)
             : ClockWord.withBudgets(clock, toMoveBudget, authorBudget);
         return ClockWord.withReplyDeadline(clock, from + toMove);
+    }
+
+    /// @dev The most each side may keep after an overtake of the registration whose clock word
+    /// is `frozen` by `last` (author white if `authorWhite`), whatever the signed times say.
+    /// The registered position's author had its clock stopped while it was frozen: at most its
+    /// budget there plus an increment for each move of its since (finding C: an overtake by
+    /// two plies gave back what the wall clock charged). The registered side to move, if its
+    /// reply was shown at `replyAt` (`last`, or `previous` of an overtake by two plies): what
+    /// the wall clock left it then, as the direct reply.
+    function _overtakeCaps(Move calldata last, bool authorWhite, uint256 frozen, uint256 replyAt)
+        private
+        pure
+        returns (uint256 authorCap, uint256 toMoveCap)
+    {
+        uint256 plies = _plyOf(last) - ClockWord.ply(frozen);
+        uint256 increment = ClockWord.increment(frozen);
+        bool odd = plies & 1 == 1;
+        // `odd`: `last`'s author is the registered side to move, else the registered author
+        uint256 registeredAuthor = ClockWord.budget(frozen, odd != authorWhite) + (plies >> 1) * increment;
+        uint256 registeredToMove =
+            replyAt == 0 ? type(uint256).max : ClockWord.replyDeadline(frozen) - replyAt + increment;
+        (authorCap, toMoveCap) = odd ? (registeredToMove, registeredAuthor) : (registeredAuthor, registeredToMove);
     }
 
     /// @dev Reverts `NotTheStart` unless `q` is the start move of game `gameId` (section 4.1).

@@ -106,7 +106,8 @@ contract ChessChannelClockReviewV3Test is ChannelBase {
 
     // ================================================================== findings
 
-    /// @dev FINDING 1a (medium): the side to move's own receipt overrides the mover's
+    /// @dev Finding 1a (medium, closed: a receipt counts no later than the move was first
+    /// shown, `_startTimes`): the side to move's own receipt overrode the mover's
     /// announcement. CHANNEL.md 7.3 says an announcement "fixes, for the move's opponent, the
     /// latest time from which its clock can run", and section 9 that a withheld receipt does
     /// not cost the mover its time. But `_clockStart` takes a receipt's `seenAt` whenever one is
@@ -121,7 +122,7 @@ contract ChessChannelClockReviewV3Test is ChannelBase {
     /// Fix: with a receipt, `from = min(seenAt, F)` where F is the no-receipt `from` of a move
     /// already shown (`_stampFrom(last, announcedAt)` if announced, `max(stamp,
     /// shownWhileFrozenAt)` if recorded); a receipt can only say the move was seen earlier.
-    function test_Finding_SelfReceiptOverridesTheAnnouncement() public {
+    function test_Finding1a_SelfReceiptCannotOverrideTheAnnouncement() public {
         (uint256 id, Move memory nf3) = _gameNf3Late();
         vm.warp(T + 597);
         _announce(carol, nf3);
@@ -142,13 +143,13 @@ contract ChessChannelClockReviewV3Test is ChannelBase {
         _regR(bob, line[1], line[2], uint64(T + 2), "");
         _regR(bob, line[2], nf3, uint64(T + 622), "");
         assertEq(_registeredPly(id), 3);
-        assertEq(_budget(id, true), INCREMENT, "alice is left the increment: 30 s taken");
-        assertEq(_deadline(id), T + 622 + 603 + 15, "bob's clock from his receipt: 30 s gained");
-        // the watchtower's registration now comes too late to restore it
+        assertEq(_budget(id, true), 35, "alice keeps 20 s + grace (was the increment: 30 s taken)");
+        assertEq(_deadline(id), T + 592 + 603 + 15, "bob's clock from the stamp, as announced");
+        // the watchtower's registration finds it registered already
         _reg(carol, line[2], nf3, _err(ChessChannel.StaleRegistration.selector, 3));
     }
 
-    /// @dev FINDING 1b (medium, same root as 1a): the side to move's own receipt overrides the
+    /// @dev Finding 1b (medium, closed as 1a): the side to move's own receipt overrode the
     /// first showing recorded by finding B's fix. CHANNEL.md 9 promises the mover loses only
     /// "the seconds between your stamp and that first showing"; bob front-runs the mover's
     /// resubmission with the same move and his own receipt timed at the resubmission's block
@@ -158,7 +159,7 @@ contract ChessChannelClockReviewV3Test is ChannelBase {
     /// 25 s (T+622 - T+602 + 5); bob's front-run with his receipt at T+614 leaves her 13 s, and
     /// his own clock starts 12 s later (deadline T+1232 instead of T+1220). Had her resubmission
     /// waited until T+622, she would keep 5 s (the increment). Fix: as in 1a.
-    function test_Finding_SelfReceiptOverridesTheFirstShowing() public {
+    function test_Finding1b_SelfReceiptCannotOverrideTheFirstShowing() public {
         (uint256 id, Move memory nf3) = _gameNf3Late();
         vm.warp(T + 602);
         _regR(bob, line[1], line[2], uint64(T + 2), "");
@@ -177,17 +178,19 @@ contract ChessChannelClockReviewV3Test is ChannelBase {
         vm.warp(T + 614);
         _regR(bob, line[2], nf3, uint64(T + 614), "");
         _reg(alice, line[2], nf3, _err(ChessChannel.StaleRegistration.selector, 3));
-        assertEq(_budget(id, true), 13, "12 s more taken from alice");
-        assertEq(_deadline(id), T + 614 + 603 + 15, "and given to bob");
+        assertEq(_budget(id, true), 25, "from the first showing (was 13: 12 s more taken)");
+        assertEq(_deadline(id), T + 602 + 603 + 15, "bob's clock from the first showing");
 
         // worst case: the resubmission is not in by stamp + 30
         vm.revertToState(snap);
         vm.warp(T + 622);
         _regR(bob, line[2], nf3, uint64(T + 622), "");
-        assertEq(_budget(id, true), INCREMENT, "alice left with the increment");
+        assertEq(_budget(id, true), 25, "still from the first showing (was the increment)");
     }
 
-    /// @dev FINDING 2 (low: needs the honest side to answer a move first shown while frozen
+    /// @dev Finding 2 (low, closed: `previous` of an overtake by two plies is checked and capped
+    /// as the direct reply, shown when first shown, `_startTimes`; needs the honest side to
+    /// answer a move first shown while frozen
     /// with a 2-ply overtake, which CHANNEL.md 8 tells it not to do): the direct reply's
     /// wall-clock rules (`FlagFell`, the author's cap deadline - from + increment) are checked
     /// only when the direct reply is `last`. As the `previous` of a 2-ply overtake its signed
@@ -203,7 +206,7 @@ contract ChessChannelClockReviewV3Test is ChannelBase {
     /// registeredPly + 1`), check `previous` as the direct reply (from its first showing, else
     /// this block) and cap the registered side to move at deadline - that + increment; or keep
     /// the client rule (answer only the registered position) as normative and say so.
-    function test_Finding_TwoPlyOvertakeSkipsTheDirectReplysWallClock() public {
+    function test_Finding2_TwoPlyOvertakeKeepsTheDirectReplysWallClock() public {
         uint256 id = _gameNf3Registered();
         uint256 snap = vm.snapshotState();
 
@@ -223,7 +226,7 @@ contract ChessChannelClockReviewV3Test is ChannelBase {
         vm.warp(T + 412);
         _reg(alice, nc6, bc4, ""); // the 2-ply overtake
         assertEq(_registeredPly(id), 5);
-        assertEq(_deadline(id), T + 412 + 257 + 15, "signed time: 55 s more");
+        assertEq(_deadline(id), T + 412 + 217, "as the direct reply (was 55 s more)");
 
         // (b) past his flag (a game where bob is short of time: deadline T+622, inside the window)
         vm.revertToState(snap);
@@ -234,14 +237,9 @@ contract ChessChannelClockReviewV3Test is ChannelBase {
         _regF(bob, line[3], nc6, 0, "");
         vm.warp(T + 642);
         bc4 = _next(nc6, "f1c4", 2);
-        _reg(alice, nc6, bc4, "");
-        assertEq(_registeredPly(id), 5);
-        assertEq(_deadline(id), T + 642 + 27 + 15, "his flag, fallen at T+622, is up again until T+684");
-        // he answers by then as the direct reply and plays on
-        vm.warp(T + 680);
-        Move memory bc5 = _next(bc4, "f8c5", 0);
-        _reg(bob, bc4, bc5, "");
-        assertEq(_registeredPly(id), 6);
+        // was: registered, his flag up again until T+684, and he played on
+        _reg(alice, nc6, bc4, _err(ChessChannel.FlagFell.selector, T + 622));
+        assertEq(_registeredPly(id), 3, "the registration stands: bob loses on time");
     }
 
     // ================================================================== attacks (safe)
