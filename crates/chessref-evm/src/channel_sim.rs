@@ -1129,7 +1129,8 @@ impl<C: Chain> Run<'_, C> {
     /// cheater then loses on time.
     fn withheld_receipt(&mut self, plies: usize, victim: Color, rng: &mut ChaCha8Rng) -> Outcome {
         self.play_random(plies.max(2), rng)?;
-        if state(self.game.last()).status() == Status::Ongoing && author(self.game.last()) == victim {
+        if state(self.game.last()).status() == Status::Ongoing && author(self.game.last()) == victim
+        {
             self.play_random(1, rng)?;
         }
         if state(self.game.last()).status() != Status::Ongoing || self.game.last().ply < 2 {
@@ -1145,8 +1146,11 @@ impl<C: Chain> Run<'_, C> {
             .play(legal[rng.random_range(0..legal.len())], sent)
             .map_err(sign_error)?;
         let mv = self.game.last().clone();
-        let signed = u64::from(if victim == Color::White { mv.whiteTime } else { mv.blackTime })
-            + GRACE_PERIOD;
+        let signed = u64::from(if victim == Color::White {
+            mv.whiteTime
+        } else {
+            mv.blackTime
+        }) + GRACE_PERIOD;
         let auto = chessref_channel::auto_register_at(sent, mv.timestamp);
         let own = self.report()?.settlement;
         let pre_registered = rng.random_bool(0.5);
@@ -1155,7 +1159,10 @@ impl<C: Chain> Run<'_, C> {
             // The cheater registers the pair before the move, with the victim's receipt of
             // its own move, the moment the move reaches it.
             self.now = mv.timestamp.max(sent) + 1;
-            let before = self.register_pair(self.game.moves.len() - 2, "the position before a withheld move");
+            let before = self.register_pair(
+                self.game.moves.len() - 2,
+                "the position before a withheld move",
+            );
             self.send(self.player(cheater), &before)?;
             let deadline = ClockWord(self.frozen.clock).reply_deadline();
             // The victim's automatic registration, sent before that landed, names no frozen
@@ -1165,7 +1172,9 @@ impl<C: Chain> Run<'_, C> {
             let acted = self.referee.send_channel(self.player(victim), &own)?;
             self.gas += acted.receipt.gas_used;
             if self.referee.registered(&acted).is_some() {
-                return Err(sign_error("a registration naming no frozen position registered"));
+                return Err(sign_error(
+                    "a registration naming no frozen position registered",
+                ));
             }
             let shown = self.now;
             // what the wall clock leaves the direct reply shown then (CHANNEL.md 7.3)
@@ -1191,7 +1200,11 @@ impl<C: Chain> Run<'_, C> {
         }
         self.refused = Some(format!(
             "{}: bounded: {} s lost",
-            if pre_registered { "the position before registered first" } else { "registered by the mover's client" },
+            if pre_registered {
+                "the position before registered first"
+            } else {
+                "registered by the mover's client"
+            },
             signed - budget
         ));
         self.claim_timeout(&registered, cheater)
