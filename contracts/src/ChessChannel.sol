@@ -16,7 +16,7 @@ import {Commitment} from "./Commitment.sol";
 /// signed pair (frozen for the game's response window, in which anyone holding a later
 /// pair may overtake it) so the game continues on-chain, and ends the game when a player is
 /// proven to have cheated. Holds no funds and no game data (the referee keeps both); keeps
-/// only pinned contract-wallet approvals and revoked session keys.
+/// only pinned contract-wallet approvals and revoked and retired session keys.
 /// @dev Every call but the first registration (and `registerStart`) may be sent by anyone:
 /// a relayer, a wallet, a watchtower. Each call checks the game (running, a channel game),
 /// then who may call, then the signatures, then its own conditions; `settle` and
@@ -59,6 +59,10 @@ contract ChessChannel {
     /// @notice When `player` revoked `sessionKey` in `gameId` (0: never): from then on the
     /// key's resignations and results no longer count.
     mapping(uint256 gameId => mapping(address player => mapping(address sessionKey => uint256))) public revokedAt;
+    /// @notice The highest `firstPly` of `player`'s delegations in `gameId` shown by `retire`
+    /// (0: none): a resignation or result signed by a session key delegated from an earlier
+    /// ply no longer counts (section 5).
+    mapping(uint256 gameId => mapping(address player => uint256)) public agreementsFrom;
 
     /// @notice `signer` (a contract wallet) approved `digest` by ERC-1271; pinned for good.
     event SignaturePinned(address indexed signer, bytes32 indexed digest);
@@ -68,6 +72,9 @@ contract ChessChannel {
     event MoveAnnounced(uint256 indexed gameId, uint32 ply, bytes32 indexed moveHash, Move move);
     /// @notice `player` revoked its session key `sessionKey` in `gameId`.
     event SessionKeyRevoked(uint256 indexed gameId, address indexed player, address indexed sessionKey);
+    /// @notice `player`'s delegation from ply `firstPly` was shown (`retire`): its session
+    /// keys delegated from an earlier ply sign no more resignations or results in `gameId`.
+    event SessionKeysRetired(uint256 indexed gameId, address indexed player, uint256 firstPly);
 
     /// @notice The game is not running (unknown, open, ended or cancelled).
     error GameNotRunning(uint256 gameId);
@@ -75,6 +82,9 @@ contract ChessChannel {
     error NotAChannelGame(uint256 gameId);
     /// @notice A message is not signed on behalf of `player` (section 5).
     error BadSignature(address player);
+    /// @notice A resignation or result signed by `sessionKey`, whose delegation's `firstPly`
+    /// is below the player's `agreementsFrom`: a later delegation retired it (section 5).
+    error RetiredKey(address sessionKey);
     /// @notice A result other than 1, 2 or 3.
     error BadResult(uint8 result);
     /// @notice `last` is not a valid successor of `previous`: section 6 `code`, and the
@@ -95,7 +105,8 @@ contract ChessChannel {
     error NotEquivocation();
     /// @notice The signed move is a valid successor of the position it names.
     error NotIllegal();
-    /// @notice The move and the position it names belong to different games.
+    /// @notice The move and the position it names belong to different games, or `retire`
+    /// was shown a delegation of another game.
     error WrongGame();
     /// @notice The receipt is not of the registered move, or its time is out of range.
     error BadReceipt();
@@ -145,6 +156,32 @@ contract ChessChannel {
         if (revokedAt[gameId][msg.sender][sessionKey] != 0) return;
         revokedAt[gameId][msg.sender][sessionKey] = block.timestamp;
         emit SessionKeyRevoked(gameId, msg.sender, sessionKey);
+    }
+
+    /// @notice Shows a player's delegation `later` of game `gameId` (section 5): from this
+    /// block on, a resignation or result signed by one of the player's session keys whose
+    /// delegation starts at a ply below `later.firstPly` no longer counts (`RetiredKey`);
+    /// their moves and receipts, bounded by their signed plies and times, still do. A
+    /// client that rotates keys sends it with the new delegation, so a rotated-out key
+    /// cannot agree even if it was not revoked. Anyone may call: the player's signature is
+    /// the authority. Checks the game (running, a channel game), the player's signature of
+    /// `later` (`BadSignature(player)`; a contract wallet's must be pinned), then that
+    /// `later` is of this game (`WrongGame`). Never lowers `agreementsFrom`: a delegation
+    /// from a ply not above it changes nothing. `later`'s key, last ply and expiry are not
+    /// checked.
+    /// @param gameId The game.
+    /// @param later The player's delegation.
+    /// @param signature The player's signature of `later` (an `Auth.delegationSignature`).
+    /// @param white True if `later` is white's, false if black's.
+    function retire(uint256 gameId, Delegation calldata later, bytes calldata signature, bool white) external {
+        ChannelGame memory g = _game(gameId);
+        address player = white ? g.white : g.black;
+        if (!_signedBy(player, _digest(ChannelHash.hashDelegation(later)), signature)) revert BadSignature(player);
+        if (later.gameId != gameId) revert WrongGame();
+        uint256 firstPly = later.firstPly;
+        if (firstPly <= agreementsFrom[gameId][player]) return;
+        agreementsFrom[gameId][player] = firstPly;
+        emit SessionKeysRetired(gameId, player, firstPly);
     }
 
     // ------------------------------------------------------------------ cooperative ends
@@ -448,7 +485,8 @@ contract ChessChannel {
     /// @dev Reverts `BadSignature(player)` unless `auth` signs `d` (a message of `gameId` at
     /// `ply`, of time `at`) on behalf of `player` (section 5). A session key needs `at`
     /// within its delegation's expiry, and, for an `agreement` (result, resignation), not to
-    /// be revoked.
+    /// be revoked (`BadSignature`) nor retired by a later delegation (`RetiredKey`, checked
+    /// once the signatures verify).
     function _authorise(
         address player,
         bytes32 d,
@@ -485,6 +523,9 @@ contract ChessChannel {
                 && SignatureCheck.recover(d, auth.signature) == key
                 && (!agreement || revokedAt[gameId][player][key] == 0)
                 && _signedBy(player, _digest(ChannelHash.hashDelegation(del)), auth.delegationSignature);
+            // Revocation and retirement end only a key's agreements: its moves and receipts
+            // are evidence, bounded by their signed plies and times.
+            if (ok && agreement && firstPly < agreementsFrom[gameId][player]) revert RetiredKey(key);
         }
         if (!ok) revert BadSignature(player);
     }

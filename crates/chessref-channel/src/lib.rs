@@ -26,7 +26,8 @@ pub mod transcript;
 pub mod transition;
 
 pub use auth::{
-    Auth, AuthError, Authorised, KnownPins, NoPins, Pins, Revocation, SignedDelegation,
+    Auth, AuthError, Authorised, KnownPins, LaterDelegation, NoPins, Pins, Retirement, Revocation,
+    SignedDelegation,
 };
 pub use book::{Accepted, Book, Refusal};
 pub use domain::ChannelDomain;

@@ -105,6 +105,8 @@ alloy_sol_types::sol! {
         function proveIllegalMove(Move previous, Move bad, AuthAbi badAuth) external;
         function pin(address signer, bytes32 digest, bytes signature) external;
         function revokeSessionKey(uint256 gameId, address sessionKey) external;
+        function retire(uint256 gameId, Delegation later, bytes signature, bool white) external;
+        function agreementsFrom(uint256 gameId, address player) external view returns (uint256);
         function pinned(address signer, bytes32 digest) external view returns (bool);
         function revokedAt(uint256 gameId, address player, address sessionKey) external view returns (uint64);
         function domainSeparator() external view returns (bytes32);

@@ -299,3 +299,27 @@ pub fn revoke_session_key(game_id: U256, session_key: Address) -> Settlement {
         .into(),
     }
 }
+
+/// `retire(gameId, later, signature, white)` (anyone may send it; a rotating client sends
+/// it with its new delegation): shows `white`'s or black's delegation `later`, so that its
+/// session keys delegated from a ply below `later.firstPly` sign no more resignations or
+/// results (`RetiredKey`); their moves and receipts still count.
+pub fn retire(game_id: U256, later: &SignedDelegation, white: bool) -> Settlement {
+    Settlement {
+        call: "retire",
+        why: format!(
+            "retire {}'s session keys delegated before ply {} in game {game_id}",
+            if white { "white" } else { "black" },
+            later.delegation.firstPly
+        ),
+        ends: None,
+        calldata: IChessChannel::retireCall {
+            gameId: game_id,
+            later: later.delegation.clone(),
+            signature: later.signature.clone(),
+            white,
+        }
+        .abi_encode()
+        .into(),
+    }
+}

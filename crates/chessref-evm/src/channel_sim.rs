@@ -6,7 +6,8 @@
 //! Seven paths are honest endings (a signed result, a signed resignation, a decided
 //! position registered and finished after its window, a player who stops answering, a
 //! stale registration overtaken, equivocation, an illegal signed move). Six are the
-//! attacks of the v1 review (issue 16), each tried by the cheating side: its call must
+//! attacks of the v1 review (issue 16), and `retired_key` is issue 27's finding 3, each
+//! tried by the cheating side: its call must
 //! be refused (the revert is checked by name) or must not decide the game, and the
 //! honest side (or a watchtower, for the calls anyone may send) must end it as the board
 //! says. The last, `backdating`, is played off-chain against the honest client itself
@@ -44,9 +45,9 @@ use crate::{
     stats::GasStats,
 };
 
-/// The ways a simulated game ends: seven honest paths, then the review's attacks, then
+/// The ways a simulated game ends: seven honest paths, then the reviews' attacks, then
 /// issue 27's clock attacks (backdating every stamp, withholding a receipt).
-pub const KINDS: [&str; 15] = [
+pub const KINDS: [&str; 16] = [
     "agreed",
     "resigned",
     "decided",
@@ -57,6 +58,7 @@ pub const KINDS: [&str; 15] = [
     "retroactive_mate",
     "lapsed_result",
     "revoked_key",
+    "retired_key",
     "uncharged_time",
     "front_run",
     "disowned_move",
@@ -64,12 +66,13 @@ pub const KINDS: [&str; 15] = [
     "withheld_receipt",
 ];
 
-/// The paths of [`KINDS`] that are attacks (review findings 1, 3, 4, 5, 6 and 2): the
-/// cheating side's call must fail.
-pub const ATTACKS: [&str; 6] = [
+/// The paths of [`KINDS`] that are attacks (v1 review findings 1, 3, 4, 5, 6 and 2;
+/// issue 27 finding 3): the cheating side's call must fail.
+pub const ATTACKS: [&str; 7] = [
     "retroactive_mate",
     "lapsed_result",
     "revoked_key",
+    "retired_key",
     "uncharged_time",
     "front_run",
     "disowned_move",
@@ -234,7 +237,7 @@ pub fn simulate_channel<C: Chain>(
         let terms = referee.channel_game(created.id, None)?;
         let joined_at = referee.chain().timestamp()?;
         let expires = terms.key_expiry(joined_at, 400);
-        // The revoked-key path needs a session key to revoke.
+        // The revoked- and retired-key paths need a session key to rotate out.
         let victim = if rng.random_bool(0.5) {
             Color::White
         } else {
@@ -242,7 +245,7 @@ pub fn simulate_channel<C: Chain>(
         };
         let mut seat = |k: &PrivateKeySigner, colour: Color| -> Result<Seat, EvmError> {
             let session = rng.random_bool(0.5)
-                || (kind == "revoked_key" && colour == victim)
+                || (matches!(kind, "revoked_key" | "retired_key") && colour == victim)
                 || (wallet.is_some() && colour == Color::White);
             if session {
                 let key = random_key(&mut rng);
@@ -758,6 +761,7 @@ impl<C: Chain> Run<'_, C> {
             "retroactive_mate" => self.retroactive(plies, rng),
             "lapsed_result" => self.lapsed_result(plies, rng),
             "revoked_key" => self.revoked_key(plies, victim, rng),
+            "retired_key" => self.retired_key(plies, victim, rng),
             "disowned_move" => self.disowned_move(plies, rng),
             "backdating" => self.backdating(victim, rng),
             "withheld_receipt" => self.withheld_receipt(plies, victim, rng),
@@ -1022,26 +1026,38 @@ impl<C: Chain> Run<'_, C> {
         self.conclude(&registered, &report, rng)
     }
 
-    /// Review finding 4: a rotated-out session key signs a resignation for its player.
-    /// v2: the player revokes the key on-chain when it rotates; a revoked key's
-    /// resignations and results never count.
-    fn revoked_key(&mut self, plies: usize, victim: Color, rng: &mut ChaCha8Rng) -> Outcome {
-        self.play_random((plies / 2).max(1), rng)?;
+    /// `victim` rotates to a new session key from ply `first_ply` and, as its client does,
+    /// shows the new delegation on-chain (`retire`); returns the old key and delegation.
+    fn rotate(
+        &mut self,
+        victim: Color,
+        first_ply: u32,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<(PrivateKeySigner, chessref_channel::SignedDelegation), EvmError> {
         let (old_key, old_delegation) = self
             .game
             .seat(victim)
             .session
             .clone()
             .ok_or_else(|| sign_error("the victim signs by session key"))?;
+        let expires = old_delegation.delegation.expires;
+        let retire = self
+            .game
+            .rotate(victim, random_key(rng), first_ply, expires)
+            .map_err(sign_error)?;
+        self.send(self.player(victim), &retire)?;
+        Ok((old_key, old_delegation))
+    }
+
+    /// Review finding 4: a rotated-out session key signs a resignation for its player.
+    /// v2: the player revokes the key on-chain when it rotates; a revoked key's
+    /// resignations and results never count.
+    fn revoked_key(&mut self, plies: usize, victim: Color, rng: &mut ChaCha8Rng) -> Outcome {
+        self.play_random((plies / 2).max(1), rng)?;
         let rotated_at = self.game.last().clone();
         let domain = self.game.domain;
         let id = self.id();
-        let expires = old_delegation.delegation.expires;
-        let new_key = random_key(rng);
-        self.game
-            .seat_mut(victim)
-            .rotate(new_key, &domain, id, rotated_at.ply + 1, expires)
-            .map_err(sign_error)?;
+        let (old_key, old_delegation) = self.rotate(victim, rotated_at.ply + 1, rng)?;
         let revoke = settlement::revoke_session_key(id, old_key.address());
         self.send(self.player(victim), &revoke)?;
         self.play_random((plies / 2).max(2), rng)?;
@@ -1061,6 +1077,76 @@ impl<C: Chain> Run<'_, C> {
         .map_err(sign_error)?;
         let call = settlement::resign(&resignation, &auth, victim == Color::White);
         self.cheat(self.watchtower, &call, &["BadSignature"])?;
+        let (result, wa, ba) = self
+            .game
+            .agree(rng.random_range(1..=3))
+            .map_err(sign_error)?;
+        let acted = self.send(self.players[0], &settlement::settle(&result, &wa, &ba))?;
+        Ok((
+            ending(result.result, settlement::REASON_AGREEMENT),
+            acted.ending,
+        ))
+    }
+
+    /// Issue 27, finding 3: `victim` rotates to a second key from ply 5 and does not revoke
+    /// the first (its client shows the new delegation: `retire`); play goes on (to ply 10
+    /// or more, unless decided), and the thief of the first key resigns for it naming ply 3
+    /// (off-chain nothing lapses on-chain). Refused `RetiredKey`, by the mirror too.
+    fn retired_key(&mut self, plies: usize, victim: Color, rng: &mut ChaCha8Rng) -> Outcome {
+        self.play_random(4, rng)?;
+        let named = self
+            .game
+            .moves
+            .get(3)
+            .map(|(m, _)| m.clone())
+            .ok_or_else(|| sign_error("no game ends before ply 4"))?;
+        let (old_key, old_delegation) = self.rotate(victim, 5, rng)?;
+        self.play_random(plies.max(6), rng)?;
+        let domain = self.game.domain;
+        let stolen = |at: &Move| -> Result<(Resignation, Auth), EvmError> {
+            let r = Resignation {
+                gameId: at.gameId,
+                ply: at.ply,
+                position: at.hash(),
+            };
+            let auth =
+                chessref_channel::signer::sign_delegated(&old_key, &old_delegation, &domain, &r)
+                    .map_err(sign_error)?;
+            Ok((r, auth))
+        };
+        // The mirror refuses it too, in the latest position (ply 3 has lapsed there).
+        let (latest, auth) = stolen(&self.game.last().clone())?;
+        let mut t = self.game.transcript();
+        t.resignation = Some(chessref_channel::transcript::ResignationEntry {
+            game_id: latest.gameId,
+            ply: latest.ply,
+            position: latest.position,
+            by: chessref_channel::transcript::Side::of(victim),
+            signed: chessref_channel::transcript::SignatureEntry {
+                signature: auth.signature,
+                delegation: t
+                    .delegations
+                    .iter()
+                    .position(|d| d.session_key == old_key.address())
+                    .map_or(-1, |i| i as i64),
+            },
+        });
+        let verdict = t.verify(&NoPins, self.now).map_err(sign_error)?;
+        if !matches!(
+            verdict.error,
+            Some(chessref_channel::TranscriptError::Signature {
+                error: chessref_channel::AuthError::RetiredKey { .. },
+                ..
+            })
+        ) {
+            return Err(sign_error(format!(
+                "the mirror took the retired key's resignation: {:?}",
+                verdict.error
+            )));
+        }
+        let (r, auth) = stolen(&named)?;
+        let call = settlement::resign(&r, &auth, victim == Color::White);
+        self.cheat(self.watchtower, &call, &["RetiredKey"])?;
         let (result, wa, ba) = self
             .game
             .agree(rng.random_range(1..=3))
