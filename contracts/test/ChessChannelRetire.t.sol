@@ -7,6 +7,7 @@ import {RefereeGasBase} from "./ChessRefereeGas.t.sol";
 import {ChannelBase} from "./ChessChannelBase.t.sol";
 import {IChessRefereeTypes} from "../src/IChessReferee.sol";
 import {ChessChannel} from "../src/ChessChannel.sol";
+import {FrozenPosition} from "../src/ChessCourt.sol";
 import {Move, Delegation, Resignation, Result, Receipt, Auth} from "../src/ChannelHash.sol";
 
 /// @dev Keys and calls shared by the retirement tests: alice (white) plays by SESSION1 from
@@ -218,7 +219,7 @@ contract ChessChannelRetireTest is RetireBase {
         Receipt memory rc = _receipt(m, m.timestamp);
         Auth memory ra = _bySession(ALICE_PK, SESSION1_PK, _oldKey(id), _receiptDigest(rc));
         vm.warp(m.timestamp + 1);
-        uint256 frozen = _frozen(m);
+        FrozenPosition memory frozen = _frozen(m);
         Auth memory ma = _byAuthor(m);
         vm.prank(bob);
         channel.register(q, qa, m, ma, rc, ra, frozen);
