@@ -19,9 +19,7 @@ use chessref_core::{Color, GameResult, Outcome, State};
 use crate::auth::{Auth, SignedDelegation};
 use crate::book::{Accepted, Book, Refusal};
 use crate::frame::{Frame, ReceiptFrame, ResultHalf, SignedPosition};
-use crate::messages::{
-    DrawOffer, Message, Move, Resignation, Result as ResultMessage, author_of,
-};
+use crate::messages::{DrawOffer, Message, Move, Resignation, Result as ResultMessage, author_of};
 use crate::settlement::{CLIENT_STAMP_TOLERANCE, CLOCK_TOLERANCE};
 use crate::successor;
 use crate::transcript::{
@@ -301,8 +299,7 @@ impl ChannelSeat {
             let index = match t.delegations.iter().position(|d| *d == entry) {
                 Some(i) => i,
                 None => {
-                    self.book
-                        .accept_shown(Frame::Delegation(entry), now)?;
+                    self.book.accept_shown(Frame::Delegation(entry), now)?;
                     self.transcript().delegations.len() - 1
                 }
             };
@@ -319,7 +316,11 @@ impl ChannelSeat {
     /// Records that the chain showed the opponent's move `hash` of ply `ply` at `shown`
     /// (its first showing counts).
     fn note_shown(&mut self, ply: u32, hash: B256, shown: u64) {
-        match self.shown.iter_mut().find(|(p, h, _)| (*p, *h) == (ply, hash)) {
+        match self
+            .shown
+            .iter_mut()
+            .find(|(p, h, _)| (*p, *h) == (ply, hash))
+        {
             Some((_, _, at)) => *at = (*at).min(shown),
             None => self.shown.push((ply, hash, shown)),
         }
@@ -386,8 +387,7 @@ impl ChannelSeat {
     /// answering one the chain showed carries that move's lag behind the clock on, however
     /// large ([`Book::accept_shown`]); any other is checked as the opponent will check it.
     fn own(&mut self, frame: Frame, now: u64) -> Result<Frame, ChannelSeatError> {
-        let answers_the_chain =
-            matches!(frame, Frame::Move(_)) && self.latest_shown().is_some();
+        let answers_the_chain = matches!(frame, Frame::Move(_)) && self.latest_shown().is_some();
         let kept = if answers_the_chain {
             self.book.accept_shown(frame.clone(), now)
         } else {
@@ -1022,7 +1022,10 @@ mod tests {
     fn signed(seat: &ChannelSeat, ply: u32) -> (Move, Auth) {
         let t = seat.transcript();
         let i = ply as usize - 1;
-        (t.message(i), t.move_auth(i).expect("a held move's authorisation"))
+        (
+            t.message(i),
+            t.move_auth(i).expect("a held move's authorisation"),
+        )
     }
 
     #[test]
@@ -1053,20 +1056,35 @@ mod tests {
         let received = white
             .receive_shown(&nc6, &auth, T0 + 410, T0 + 411)
             .expect("a valid successor");
-        assert!(matches!(received, Received::Move { ply: 4, by: Side::Black, .. }));
+        assert!(matches!(
+            received,
+            Received::Move {
+                ply: 4,
+                by: Side::Black,
+                ..
+            }
+        ));
         assert_eq!(
             white.answer(&received, T0 + 411).expect("signing"),
             [],
             "no receipt: 406 s after the stamp, the contract would refuse it"
         );
-        assert_eq!(white.clock_from(), T0 + 410, "its clock runs from the showing");
+        assert_eq!(
+            white.clock_from(),
+            T0 + 410,
+            "its clock runs from the showing"
+        );
         // White thinks 10 s: it signs 10 s, exactly.
         assert_eq!(white.stamp(T0 + 420), T0 + 14);
         let before = white.last().whiteTime;
         white.play("Bc4", T0 + 420).expect("taken whatever the lag");
         let bc4 = white.last();
         assert_eq!((bc4.ply, bc4.timestamp), (5, T0 + 14));
-        assert_eq!(bc4.whiteTime, before - 10 + 2, "10 s thinking, 2 s increment");
+        assert_eq!(
+            bc4.whiteTime,
+            before - 10 + 2,
+            "10 s thinking, 2 s increment"
+        );
         // What the relayed rules would have signed: 386 s with the 30 s floor (376 s of
         // black's thinking on white's clock), 416 s without a receipt at all.
         assert_eq!(reply_stamp(T0 + 4, Some(T0 + 410), T0 + 420), T0 + 390);
@@ -1074,7 +1092,10 @@ mod tests {
         assert_eq!(shown_reply_stamp(T0 + 4, T0 + 410, T0 + 420), T0 + 14);
         assert_eq!((T0 + 390) - (T0 + 14), 376);
         // The transcript with the chain's move verifies as the contract would judge it.
-        let report = white.transcript().verify(&crate::NoPins, T0 + 420).expect("valid");
+        let report = white
+            .transcript()
+            .verify(&crate::NoPins, T0 + 420)
+            .expect("valid");
         assert_eq!((report.valid_plies, report.error), (5, None));
     }
 
@@ -1114,7 +1135,14 @@ mod tests {
         let received = black
             .receive_shown(&e4, &auth, T0 + 12, T0 + 15)
             .expect("valid, its delegation taken from its authorisation");
-        assert!(matches!(received, Received::Move { ply: 1, by: Side::White, .. }));
+        assert!(matches!(
+            received,
+            Received::Move {
+                ply: 1,
+                by: Side::White,
+                ..
+            }
+        ));
         assert_eq!(black.transcript().delegations.len(), 1);
         let answers = black.answer(&received, T0 + 15).expect("signing");
         let seen_at = answers.iter().find_map(|f| match f {
@@ -1125,7 +1153,9 @@ mod tests {
         assert_eq!(black.clock_from(), T0 + 12);
         assert_eq!(black.stamp(T0 + 20), T0 + 8);
         assert_eq!(
-            black.receive_shown(&e4, &auth, T0 + 12, T0 + 20).expect("valid"),
+            black
+                .receive_shown(&e4, &auth, T0 + 12, T0 + 20)
+                .expect("valid"),
             Received::Known
         );
         // A stamp ahead of its showing: held from the stamp.
