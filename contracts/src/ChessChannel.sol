@@ -3,7 +3,7 @@ pragma solidity ^0.8.30;
 
 import {ChessRules, BadStateLength} from "./ChessRules.sol";
 import {ClockWord} from "./ClockWord.sol";
-import {ChannelGame, IChessCourt} from "./ChessCourt.sol";
+import {ChannelGame, FrozenPosition, IChessCourt} from "./ChessCourt.sol";
 import {ChannelHash, Move, Delegation, Resignation, Result, DrawOffer, Receipt, Auth} from "./ChannelHash.sol";
 import {SignatureCheck} from "./SignatureCheck.sol";
 import {RepetitionChain} from "./RepetitionChain.sol";
@@ -52,9 +52,10 @@ contract ChessChannel {
     /// @notice Whether contract wallet `signer` approved `digest` (ERC-1271, asked once by
     /// `pin`); a pinned digest counts for good.
     mapping(address signer => mapping(bytes32 digest => bool)) public pinned;
-    /// @notice When a signed move (by its `hashStruct`) was first shown on-chain by
-    /// `announce` (0: never): a registration of it without a receipt counts as shown then.
-    mapping(bytes32 moveHash => uint256) public announcedAt;
+    /// @dev When a signed move (by its `hashStruct`) was first shown on-chain: bits 0..63 by
+    /// `announce`, while the game was off-chain (`announcedAt`); bits 64..127 by an overtake
+    /// that named another position than the registered one (`shownWhileFrozenAt`). 0: never.
+    mapping(bytes32 moveHash => uint256) private shown;
     /// @notice When `player` revoked `sessionKey` in `gameId` (0: never): from then on the
     /// key's resignations and results no longer count.
     mapping(uint256 gameId => mapping(address player => mapping(address sessionKey => uint256))) public revokedAt;
@@ -104,7 +105,7 @@ contract ChessChannel {
     /// @notice A direct reply to a frozen registration received or shown after its author's
     /// flag fell, at `deadline` (section 7.3 step 5): the registration stands.
     error FlagFell(uint256 deadline);
-    /// @notice A direct reply's `previous` and `frozenClock` are not the registered position.
+    /// @notice A direct reply's `previous` is not the registered position it answers.
     error NotTheRegisteredPosition();
     /// @notice An agreement below the frozen registration's ply `registeredPly`: lapsed.
     error LapsedAgreement(uint256 registeredPly);
@@ -204,10 +205,12 @@ contract ChessChannel {
     /// @param receipt The side to move's receipt of `last` (its clock runs from `seenAt`),
     /// or `position == 0` for none (section 7.3 step 5 says from when its clock runs then).
     /// @param receiptAuth The receipt's authorisation on behalf of the side to move.
-    /// @param frozenClock For the direct reply to a frozen registration (`last.ply` one above
-    /// `registeredPly`), the registered position's clock word (from its `PositionRegistered`;
-    /// `previous` is that position): its author is charged by the wall clock from it. Ignored
-    /// otherwise.
+    /// @param frozen While a registration is frozen, that registered position (its `inner` and
+    /// clock word, from its `PositionRegistered`): the overtake is charged by the wall clock
+    /// from it. If it is not the registered position (a registration sent before another
+    /// landed), nothing is registered: the call records when the chain first showed `last`
+    /// (`MoveAnnounced`), from which a registration of it with the right position counts.
+    /// Ignored while the game is off-chain.
     function register(
         Move calldata previous,
         Auth calldata previousAuth,
@@ -215,7 +218,7 @@ contract ChessChannel {
         Auth calldata lastAuth,
         Receipt calldata receipt,
         Auth calldata receiptAuth,
-        uint256 frozenClock
+        FrozenPosition calldata frozen
     ) external {
         uint256 gameId;
         // read by hand (see `_heads`)
@@ -226,9 +229,12 @@ contract ChessChannel {
         _checkRegistrant(g, gameId, _checkedPly(last));
         (bool authorWhite, bytes32 lastHash, uint256 st) =
             _signedSuccessor(g, previous, previousAuth, last, lastAuth, receipt.position != 0);
-        (uint256 from, uint256 frozen) =
-            _clockStart(g, previous, last, lastHash, authorWhite, receipt, receiptAuth, frozenClock);
-        _freeze(g, last, authorWhite, from, frozen, st);
+        if (g.windowEnd != 0 && Commitment.seal(frozen.inner, frozen.clock) != referee.commitmentOf(gameId)) {
+            _show(gameId, last, lastHash, 64);
+            return;
+        }
+        uint256 times = _clockStart(g, previous, last, lastHash, authorWhite, receipt, receiptAuth, frozen);
+        _freeze(g, last, authorWhite, times, g.windowEnd != 0 ? frozen.clock : 0, st);
     }
 
     /// @notice Starts on-chain play from the start move, while the game is off-chain: for a
@@ -268,8 +274,31 @@ contract ChessChannel {
         ChannelGame memory g = _game(gameId);
         if (g.windowEnd != 0) revert AlreadyOnChain(gameId);
         (, bytes32 moveHash) = _authoriseMove(g, m, auth);
-        if (announcedAt[moveHash] != 0) return;
-        announcedAt[moveHash] = block.timestamp;
+        _show(gameId, m, moveHash, 0);
+    }
+
+    /// @notice When the signed move `moveHash` (its hashStruct) was first announced while its
+    /// game was off-chain (0: never): a registration of it without a receipt counts it as
+    /// shown then, its stamp trusted to CLOCK_TOLERANCE before (section 7.3).
+    /// @param moveHash The move's hashStruct.
+    function announcedAt(bytes32 moveHash) external view returns (uint256) {
+        return uint64(shown[moveHash]);
+    }
+
+    /// @notice When the signed move `moveHash` was first shown by an overtake that named
+    /// another position than the registered one (0: never): a registration of it without a
+    /// receipt counts it as shown then, to the second (section 7.3).
+    /// @param moveHash The move's hashStruct.
+    function shownWhileFrozenAt(bytes32 moveHash) external view returns (uint256) {
+        return shown[moveHash] >> 64;
+    }
+
+    /// @dev Records that the chain showed the signed move `m` (hashStruct `moveHash`) now, in
+    /// the bits at `shift` (0 off-chain, 64 while frozen), unless it showed it there before.
+    function _show(uint256 gameId, Move calldata m, bytes32 moveHash, uint256 shift) private {
+        uint256 was = shown[moveHash];
+        if ((was >> shift) & type(uint64).max != 0) return;
+        shown[moveHash] = was | (block.timestamp << shift);
         emit MoveAnnounced(gameId, m.ply, moveHash, m);
     }
 
@@ -590,11 +619,15 @@ contract ChessChannel {
         );
     }
 
-    /// @dev Section 7.3 step 5: when the side to move's clock starts (`from`), and, for the
-    /// direct reply to a frozen registration, that registration's clock word (`frozen`, 0
-    /// otherwise), by which the reply is charged by the wall clock (`_checkReply`). With a
-    /// receipt, `from` is its `seenAt`; a direct reply without one counts from when the chain
-    /// showed it; any other registration without a receipt must be fresh (`_freshFrom`).
+    /// @dev Section 7.3 step 6: when the side to move's clock starts (`from`), and when the
+    /// registered side to move replied (`replyAt`, 0 if `last` does not show it: an overtake by
+    /// one ply or two). With a receipt, its `seenAt`, but never later than the chain first
+    /// showed the move (review of v3, finding 1: the side to move's own late receipt undid an
+    /// announcement). Without one, off-chain, the move must be fresh (`_freshFrom`); while a
+    /// registration is frozen, it counts from when the chain first showed it (`_showing`). A
+    /// direct reply counts by the registered side to move's deadline by the wall clock
+    /// (`_checkReply`), and so does the reply an overtake by two plies carries as `previous`
+    /// (finding 2: it skipped that check); a later pair must be fresh when shown.
     function _clockStart(
         ChannelGame memory g,
         Move calldata previous,
@@ -603,21 +636,79 @@ contract ChessChannel {
         bool authorWhite,
         Receipt calldata receipt,
         Auth calldata receiptAuth,
-        uint256 frozenClock
-    ) private view returns (uint256 from, uint256 frozen) {
+        FrozenPosition calldata frozen
+    ) private view returns (uint256 times) {
+        (uint256 from, uint256 replyAt) = _startTimes(g, previous, last, lastHash, authorWhite, receipt, receiptAuth, frozen);
+        // packed: `register` has no stack slot left for two words (both are times, < 2^64)
+        times = from | (replyAt << 64);
+    }
+
+    /// @dev `_clockStart`, unpacked.
+    function _startTimes(
+        ChannelGame memory g,
+        Move calldata previous,
+        Move calldata last,
+        bytes32 lastHash,
+        bool authorWhite,
+        Receipt calldata receipt,
+        Auth calldata receiptAuth,
+        FrozenPosition calldata frozen
+    ) private view returns (uint256 from, uint256 replyAt) {
         bool hasReceipt = receipt.position != 0;
+        uint256 showings = shown[lastHash];
         if (hasReceipt) from = _receiptTime(g, last, lastHash, !authorWhite, receipt, receiptAuth);
-        if (g.windowEnd != 0 && _plyOf(last) == uint256(g.registeredPly) + 1) {
-            // The direct reply: charged by the wall clock, as on-chain play charges a move,
-            // from when the chain showed it (an announcement made off-chain: as a fresh move).
+        if (g.windowEnd == 0) {
             if (!hasReceipt) {
-                uint256 announced = announcedAt[lastHash];
-                from = announced == 0 ? block.timestamp : _stampFrom(last, announced);
+                from = _freshFrom(last, showings);
+            } else if (showings != 0) {
+                uint256 announced = _stampFrom(last, showings);
+                if (announced < from) from = announced;
             }
-            _checkReply(previous, frozenClock, from);
-            frozen = frozenClock;
-        } else if (!hasReceipt) {
-            from = _freshFrom(last, lastHash);
+            return (from, 0);
+        }
+        uint256 plies = _plyOf(last) - uint256(g.registeredPly);
+        (uint256 at, uint256 shownFrom) = _showing(last, showings);
+        if (!hasReceipt) {
+            uint256 stamp = _stampOf(last);
+            if (plies != 1 && stamp + STAMP_TOLERANCE < at) revert StaleMove(stamp);
+            from = shownFrom;
+        } else if (showings != 0 && shownFrom < from) {
+            from = shownFrom;
+        }
+        if (plies == 1) {
+            _checkReply(previous, frozen, from);
+            replyAt = from;
+        } else if (plies == 2) {
+            bytes32 previousHash;
+            // read by hand (see `_heads`): `last.previous`, which section 6 code 3 checked
+            assembly ("memory-safe") {
+                previousHash := calldataload(add(last, 0x100))
+            }
+            (, replyAt) = _showing(previous, shown[previousHash]);
+            uint256 deadline = ClockWord.replyDeadline(frozen.clock);
+            if (replyAt > deadline) revert FlagFell(deadline);
+        }
+    }
+
+    /// @dev When the chain showed `m` (`at`) and from when its opponent's clock runs by that
+    /// (`from`), by its showings (the `shown` word): announced off-chain, as a fresh move
+    /// then (a recording while frozen comes later); else first shown while frozen, or now, to
+    /// the second: a stamp in the past moves nothing onto the other clock once on-chain (a
+    /// tolerance here would be taken at every registration: finding 1 in the registration
+    /// phase). A future stamp gives time away.
+    function _showing(Move calldata m, uint256 showings) private view returns (uint256 at, uint256 from) {
+        at = uint64(showings);
+        if (at != 0) return (at, _stampFrom(m, at));
+        at = showings >> 64;
+        if (at == 0) at = block.timestamp;
+        from = _stampOf(m);
+        if (from < at) from = at;
+    }
+
+    /// @dev `last.timestamp`, read by hand (see `_heads`): `last` is hashed, its ranges checked.
+    function _stampOf(Move calldata last) private pure returns (uint256 stamp) {
+        assembly ("memory-safe") {
+            stamp := calldataload(add(last, 0xe0))
         }
     }
 
@@ -625,43 +716,30 @@ contract ChessChannel {
     /// but no earlier than CLOCK_TOLERANCE before `shown` (a stamp in the past moves at most
     /// that much onto the opponent's clock).
     function _stampFrom(Move calldata last, uint256 shown) private pure returns (uint256 from) {
-        // read by hand (see `_heads`): `last` is hashed, its ranges checked
-        assembly ("memory-safe") {
-            from := calldataload(add(last, 0xe0))
-        }
+        from = _stampOf(last);
         if (shown > CLOCK_TOLERANCE && from < shown - CLOCK_TOLERANCE) from = shown - CLOCK_TOLERANCE;
     }
 
     /// @dev Section 7.3 step 5 without a receipt, but for a direct reply: `last` must be fresh
     /// when the chain showed it (its off-chain announcement, else this block), stamped at most
     /// STAMP_TOLERANCE before; its opponent's clock runs as `_stampFrom` says.
-    function _freshFrom(Move calldata last, bytes32 lastHash) private view returns (uint256) {
-        uint256 shown = announcedAt[lastHash];
-        if (shown == 0) shown = block.timestamp;
-        uint256 stamp;
-        // read by hand (see `_heads`): `last` is hashed, its ranges checked
-        assembly ("memory-safe") {
-            stamp := calldataload(add(last, 0xe0))
-        }
-        if (stamp + STAMP_TOLERANCE < shown) revert StaleMove(stamp);
-        return _stampFrom(last, shown);
+    function _freshFrom(Move calldata last, uint256 showings) private view returns (uint256) {
+        uint256 at = uint64(showings);
+        if (at == 0) at = block.timestamp;
+        uint256 stamp = _stampOf(last);
+        if (stamp + STAMP_TOLERANCE < at) revert StaleMove(stamp);
+        return _stampFrom(last, at);
     }
 
-    /// @dev Section 7.3 step 5 for the direct reply to a frozen registration: `previous` and
-    /// `frozenClock` must be the registered position (`NotTheRegisteredPosition`), and the
-    /// reply must count (`from`: its receipt, or when the chain showed it) by the registered
-    /// side to move's deadline by the wall clock (`FlagFell` otherwise).
-    function _checkReply(Move calldata previous, uint256 frozenClock, uint256 from) private view {
-        uint256 gameId;
-        // read by hand: `previous` is of `last`'s game (section 6 code 1, checked)
-        assembly ("memory-safe") {
-            gameId := calldataload(previous)
-        }
-        bytes32 registered = referee.commitmentOf(gameId);
-        if (Commitment.seal(Commitment.innerCalldata(previous.state, previous.history), frozenClock) != registered) {
+    /// @dev Section 7.3 step 5 for the direct reply to a frozen registration: `previous` must be
+    /// the registered position (`NotTheRegisteredPosition`; `frozen` is, the caller checked),
+    /// and the reply must count (`from`: its receipt, or when the chain showed it) by the
+    /// registered side to move's deadline by the wall clock (`FlagFell` otherwise).
+    function _checkReply(Move calldata previous, FrozenPosition calldata frozen, uint256 from) private pure {
+        if (Commitment.innerCalldata(previous.state, previous.history) != frozen.inner) {
             revert NotTheRegisteredPosition();
         }
-        uint256 deadline = ClockWord.replyDeadline(frozenClock);
+        uint256 deadline = ClockWord.replyDeadline(frozen.clock);
         if (from > deadline) revert FlagFell(deadline);
     }
 
@@ -671,11 +749,11 @@ contract ChessChannel {
         ChannelGame memory g,
         Move calldata last,
         bool authorWhite,
-        uint256 from,
+        uint256 times,
         uint256 frozen,
         uint256 st
     ) private {
-        uint256 clock = _registeredClock(g, last, authorWhite, from, frozen);
+        uint256 clock = _registeredClock(g, last, authorWhite, uint64(times), frozen, times >> 64);
         if (st != ChessRules.ONGOING) clock = ClockWord.withPendingStatus(clock, st);
         // `referee.registerPosition(last.gameId, last.state, last.history, clock)` encoded by
         // hand (measured: about 300 gas less than the high-level call's encoding and code
@@ -707,13 +785,16 @@ contract ChessChannel {
     /// `from` to the window's end (its clock runs through the window: it answers in the
     /// window by registering its reply, or on-chain after it), so its deadline is `from` +
     /// its signed time + the grace, as by the wall clock (kept, unclamped, as the clock word's
-    /// reply deadline); budget 0 once that has passed. The author's budget is at most
-    /// what the wall clock left it if `last` is a direct reply (`frozen`, see `_withBudgets`).
-    function _registeredClock(ChannelGame memory g, Move calldata last, bool authorWhite, uint256 from, uint256 frozen)
-        private
-        view
-        returns (uint256)
-    {
+    /// reply deadline); budget 0 once that has passed. An overtake's budgets are at most what
+    /// the wall clock left (`frozen`, see `_withBudgets`).
+    function _registeredClock(
+        ChannelGame memory g,
+        Move calldata last,
+        bool authorWhite,
+        uint256 from,
+        uint256 frozen,
+        uint256 replyAt
+    ) private view returns (uint256) {
         uint256 windowEnd = block.timestamp + g.responseWindow;
         uint256 clock = ClockWord.registered(
             windowEnd,
@@ -726,7 +807,7 @@ contract ChessChannel {
             g.customStart ? 0 : g.firstMoveWindow,
             g.customStart
         );
-        return _withBudgets(clock, last, authorWhite, windowEnd, from, frozen);
+        return _withBudgets(clock, last, authorWhite, windowEnd, from, frozen, replyAt);
     }
 
     /// @dev `m.ply` read by hand, with the decoder's range check (see `_heads`).
@@ -748,17 +829,18 @@ contract ChessChannel {
     /// plus the grace, the side to move's less the charge from `from` to `windowEnd`, floored
     /// at 0; and the side to move's deadline by the wall clock, unclamped (`from` + its time +
     /// the grace: a direct reply proven in time by a receipt still overtakes though its budget
-    /// reads 0, section 7.3). For a direct reply (`frozen`, the registration it answers, else
-    /// 0) both are what the wall clock left as well: the author's budget at most its deadline
-    /// less `from` plus the increment, the side to move's time at most its budget when it
-    /// moved (its signed times cannot give back what the wall clock charged it).
+    /// reads 0, section 7.3). For an overtake (`frozen`, the clock word of the registration it
+    /// overtakes, else 0) the signed times cannot give back what the wall clock charged: the
+    /// registered position's author has at most its budget there plus its increments since,
+    /// and a direct reply's author at most its deadline less `from` plus the increment.
     function _withBudgets(
         uint256 clock,
         Move calldata last,
         bool authorWhite,
         uint256 windowEnd,
         uint256 from,
-        uint256 frozen
+        uint256 frozen,
+        uint256 replyAt
     ) private pure returns (uint256) {
         uint256 whiteTime;
         uint256 blackTime;
@@ -770,10 +852,9 @@ contract ChessChannel {
         uint256 toMove = (authorWhite ? blackTime : whiteTime) + ClockWord.GRACE_PERIOD;
         uint256 authorBudget = (authorWhite ? whiteTime : blackTime) + ClockWord.GRACE_PERIOD;
         if (frozen != 0) {
-            uint256 cap = ClockWord.replyDeadline(frozen) - from + ClockWord.increment(frozen);
-            if (authorBudget > cap) authorBudget = cap;
-            cap = ClockWord.budget(frozen, !authorWhite);
-            if (toMove > cap) toMove = cap;
+            (uint256 authorCap, uint256 toMoveCap) = _overtakeCaps(last, authorWhite, frozen, replyAt);
+            if (authorBudget > authorCap) authorBudget = authorCap;
+            if (toMove > toMoveCap) toMove = toMoveCap;
         }
         uint256 charge = windowEnd > from ? windowEnd - from : 0;
         uint256 toMoveBudget = charge < toMove ? toMove - charge : 0;
@@ -781,6 +862,28 @@ contract ChessChannel {
             ? ClockWord.withBudgets(clock, authorBudget, toMoveBudget)
             : ClockWord.withBudgets(clock, toMoveBudget, authorBudget);
         return ClockWord.withReplyDeadline(clock, from + toMove);
+    }
+
+    /// @dev The most each side may keep after an overtake of the registration whose clock word
+    /// is `frozen` by `last` (author white if `authorWhite`), whatever the signed times say.
+    /// The registered position's author had its clock stopped while it was frozen: at most its
+    /// budget there plus an increment for each move of its since (finding C: an overtake by
+    /// two plies gave back what the wall clock charged). The registered side to move, if its
+    /// reply was shown at `replyAt` (`last`, or `previous` of an overtake by two plies): what
+    /// the wall clock left it then, as the direct reply.
+    function _overtakeCaps(Move calldata last, bool authorWhite, uint256 frozen, uint256 replyAt)
+        private
+        pure
+        returns (uint256 authorCap, uint256 toMoveCap)
+    {
+        uint256 plies = _plyOf(last) - ClockWord.ply(frozen);
+        uint256 increment = ClockWord.increment(frozen);
+        bool odd = plies & 1 == 1;
+        // `odd`: `last`'s author is the registered side to move, else the registered author
+        uint256 registeredAuthor = ClockWord.budget(frozen, odd != authorWhite) + (plies >> 1) * increment;
+        uint256 registeredToMove =
+            replyAt == 0 ? type(uint256).max : ClockWord.replyDeadline(frozen) - replyAt + increment;
+        (authorCap, toMoveCap) = odd ? (registeredToMove, registeredAuthor) : (registeredAuthor, registeredToMove);
     }
 
     /// @dev Reverts `NotTheStart` unless `q` is the start move of game `gameId` (section 4.1).

@@ -15,6 +15,14 @@ struct ChannelGame {
     uint64 windowEnd; // end of the latest registration's response window; 0 while off-chain
 }
 
+/// @notice A registered position as an overtaking registration names it (docs/CHANNEL.md 7.3):
+/// `inner = keccak256(state ‖ history)` and its clock word, both from its `PositionRegistered`.
+/// The channel checks them against the referee's commitment.
+struct FrozenPosition {
+    bytes32 inner;
+    uint256 clock;
+}
+
 /// @title IChessCourt
 /// @notice The referee's side of the channel: one view and the two entry points only the
 /// referee's own `ChessChannel` may call.

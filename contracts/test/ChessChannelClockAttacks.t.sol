@@ -3,6 +3,7 @@ pragma solidity ^0.8.30;
 
 import {ChannelBase} from "./ChessChannelBase.t.sol";
 import {ChessChannel} from "../src/ChessChannel.sol";
+import {FrozenPosition} from "../src/ChessCourt.sol";
 import {Move, Auth, Receipt} from "../src/ChannelHash.sol";
 import {ClockWord} from "../src/ClockWord.sol";
 
@@ -48,7 +49,7 @@ contract ChessChannelClockAttacksTest is ChannelBase {
         Auth memory qa = q.ply == 0 ? _direct("") : _byAuthor(q);
         Auth memory ma = _byAuthor(m);
         Receipt memory none;
-        uint256 frozen = _frozen(m);
+        FrozenPosition memory frozen = _frozen(m);
         if (revertData.length != 0) vm.expectRevert(revertData);
         vm.recordLogs();
         vm.prank(who);

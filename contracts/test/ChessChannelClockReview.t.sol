@@ -3,6 +3,7 @@ pragma solidity ^0.8.30;
 
 import {ChannelBase} from "./ChessChannelBase.t.sol";
 import {ChessChannel} from "../src/ChessChannel.sol";
+import {FrozenPosition} from "../src/ChessCourt.sol";
 import {IChessRefereeTypes} from "../src/IChessReferee.sol";
 import {Move, Auth, Receipt} from "../src/ChannelHash.sol";
 import {ClockWord} from "../src/ClockWord.sol";
@@ -24,19 +25,19 @@ contract ChessChannelClockReviewTest is ChannelBase {
         if (revertData.length != 0) vm.expectRevert(revertData);
         vm.recordLogs();
         vm.prank(who);
-        channel.register(q, qa, m, ma, none, _direct(""), frozen);
+        channel.register(q, qa, m, ma, none, _direct(""), _frozenWith(m.gameId, frozen));
         _absorb(vm.getRecordedLogs());
     }
 
     function _reg(address who, Move memory q, Move memory m, bytes memory revertData) internal {
-        _regF(who, q, m, _frozen(m), revertData);
+        _regF(who, q, m, pos[m.gameId].clock, revertData);
     }
 
     /// @dev Registers `q`, `m` with the side to move's receipt of `m` at `seenAt`.
     function _regR(address who, Move memory q, Move memory m, uint64 seenAt, bytes memory revertData) internal {
         (Receipt memory r, Auth memory ra) = _signedReceipt(m, seenAt);
         Auth memory ma = _byAuthor(m);
-        uint256 frozen = _frozen(m);
+        FrozenPosition memory frozen = _frozen(m);
         if (revertData.length != 0) vm.expectRevert(revertData);
         vm.recordLogs();
         vm.prank(who);
@@ -68,16 +69,15 @@ contract ChessChannelClockReviewTest is ChannelBase {
 
     // ================================================================== findings
 
-    /// @dev FINDING (client/contract, high unless the client changes): a direct reply needs
+    /// @dev Finding A (high with the draft's client; closed in the client): a direct reply needs
     /// no freshness, so the cheater can stamp it as far back as its predecessor (signed 0 s)
     /// while the wall clock charges him. The honest reply to it is charged min(signed, wall).
-    /// The author's own Finding-1 test assumes the honest seat stamps its reply
-    /// `q.timestamp + think` (carrying the lag); the Rust client as written
-    /// (`seat.rs::reply_stamp`) stamps `max(now, q.timestamp)` with no receipt and never more
-    /// than 30 s behind `now` with one, as CHANNEL.md 8 says. Then alice's SIGNED elapsed
-    /// includes bob's 400 s of backdating and the min() keeps it: bob thinks 400 s, alice
-    /// pays 376 s of them (with the 30-s clamp) or 406 s (no receipt, `now`).
-    function test_Finding_BackdatedDirectReplyLandsOnAClampedHonestStamp() public {
+    /// The draft's seat (`seat.rs::reply_stamp`) stamped at least `now - 30`: alice's SIGNED
+    /// elapsed then included bob's backdating and the min() kept it (376 s of bob's 400 s).
+    /// The seat now holds a move learned from the chain from when the chain showed it and
+    /// stamps its reply `q.timestamp + (now - shown)` (CHANNEL.md 8): the lag is carried and
+    /// alice pays her 10 s. Both stamps are shown, so that the contract's side stays pinned.
+    function test_FindingA_HonestReplyStampedFromTheShowingKeepsItsTime() public {
         uint256 id = _game3();
         vm.warp(T + 10);
         _reg(alice, line[2], line[3], ""); // frozen at Nf3, bob to move, from T+4
@@ -87,30 +87,31 @@ contract ChessChannelClockReviewTest is ChannelBase {
         _reg(bob, line[3], nc6, "");
         assertEq(nc6.timestamp, T + 4, "stamped 406 s before its block");
         uint256 aliceSigned = line[3].whiteTime; // 608
-        // alice thinks 10 s; her seat (seat.rs) stamps at least now - 30
+        // alice thinks 10 s; the draft's seat stamped at least now - 30
         vm.warp(T + 420);
         Move memory clamped = _next(nc6, "f1c4", uint32(T + 420 - 30 - nc6.timestamp));
         uint256 snap = vm.snapshotState();
         _reg(alice, nc6, clamped, "");
         uint256 clampedBudget = _budget(id, true);
         assertEq(clampedBudget, aliceSigned - 386 + INCREMENT + 15, "charged 386 s for a 10-s think");
-        // the lag-carrying stamp the author's tests assume keeps her whole time
+        // the seat's stamp, from when the chain showed bob's move, keeps her whole time
         vm.revertToState(snap);
         Move memory carried = _next(nc6, "f1c4", 10);
         _reg(alice, nc6, carried, "");
         assertEq(_budget(id, true), aliceSigned - 10 + INCREMENT + 15, "lag carried: 10 s");
-        assertEq(_budget(id, true) - clampedBudget, 376, "bob moved 376 s onto alice's clock");
+        assertEq(_budget(id, true) - clampedBudget, 376, "the draft's stamp gave bob 376 s of alice's clock");
     }
 
-    /// @dev FINDING (medium): the remedy for finding 2 (announce, or register, the move that
-    /// went unacknowledged) is void if the opponent registers the position BEFORE it first
-    /// (with the mover's own old receipt): `announce` then reverts `AlreadyOnChain`, a pending
-    /// off-chain registration reverts `NotTheRegisteredPosition` (its `frozenClock` is 0), and
-    /// the move counts only from the block of its resubmission. Nothing needs a mempool: the
-    /// cheater has the move from the relay before any showing of it can land.
+    /// @dev Finding B (medium, closed): the remedy for finding 2 (announce, or register, the move
+    /// that went unacknowledged) was void if the opponent registered the position BEFORE it
+    /// first (with the mover's own old receipt): `announce` reverted `AlreadyOnChain` and a
+    /// pending registration `NotTheRegisteredPosition`, and the move counted only from the
+    /// block of its resubmission. Now an overtake naming another position than the registered
+    /// one records when the chain first showed its move, and the resubmission counts from
+    /// there: the mover loses only the seconds between its stamp and that first showing.
     /// Numbers: alice holds e5 from T+2 (deadline T+622 with the grace), plays Nf3 at T+592
     /// with 20 s + 15 s grace left; bob withholds the receipt.
-    function test_Finding_RegisteringThePositionBeforeVoidsTheAnnouncement() public {
+    function test_FindingB_RegisteringThePositionBeforeCostsOnlyTheShowingDelay() public {
         vm.warp(T);
         uint256 id = _startChannelGame();
         _extend("e2e4 e7e5");
@@ -127,37 +128,40 @@ contract ChessChannelClockReviewTest is ChannelBase {
         _reg(carol, line[2], nf3, "");
         assertEq(_budget(id, true), 35, "announced: alice keeps 20 s + grace");
 
-        // attack 1: bob's registration of e5 lands first in the same block
+        // attack 1: bob's registration of e5 lands first in the same block; the watchtower's
+        // registration (sent knowing nothing of it) records the showing instead of reverting
         vm.revertToState(snap);
         vm.warp(T + 612);
         _regR(bob, line[1], line[2], uint64(T + 2), "");
         _announce(carol, nf3, _err(ChessChannel.AlreadyOnChain.selector, id));
+        _regF(carol, line[2], nf3, 0, "");
+        assertEq(ref.channelGame(id).registeredPly, 2, "nothing registered");
+        assertEq(channel.shownWhileFrozenAt(channel.hashMove(nf3)), T + 612);
         assertEq(_deadline(id), T + 622);
-        vm.warp(T + 624); // the next slot
-        _reg(carol, line[2], nf3, abi.encodeWithSelector(ChessChannel.FlagFell.selector, T + 622));
+        vm.warp(T + 624); // the next slot: past her deadline, but shown before it
+        _reg(carol, line[2], nf3, "");
+        assertEq(ref.channelGame(id).registeredPly, 3);
+        assertEq(_budget(id, true), 35 - 20, "she pays the 20 s from her stamp to the showing");
 
-        // attack 2: her own client's registration 10 s after sending (AUTO_REGISTER_AFTER)
-        // is overtaken the same way: it reverts, and the resubmission 12 s later costs 22 s
+        // attack 2: her own client's registration 10 s after sending (AUTO_REGISTER_AFTER) lands
+        // right after bob's: recorded; the resubmission 12 s later counts from the showing
         vm.revertToState(snap);
         vm.warp(T + 602);
         _regR(bob, line[1], line[2], uint64(T + 2), "");
-        _regF(alice, line[2], nf3, 0, abi.encodeWithSelector(ChessChannel.NotTheRegisteredPosition.selector));
+        _regF(alice, line[2], nf3, 0, "");
         vm.warp(T + 614);
         _reg(alice, line[2], nf3, "");
-        assertEq(_budget(id, true), 13, "22 of her 35 s gone, spent waiting for a slot");
+        assertEq(_budget(id, true), 35 - 10, "10 s: her client's wait, not the resubmission's");
     }
 
-    /// @dev FINDING (low): the wall-clock caps of direct replies are not carried through an
-    /// overtake of two plies or more: its budgets are the signed times again. Bob inflates his
-    /// signed time with a backdated direct reply (thinks 400 s, signs 0), then, instead of
-    /// letting alice's direct reply land, registers it himself with his next move (a front-run,
-    /// or from the relay copy): his budget comes back by the 60 s of STAMP_TOLERANCE beyond
-    /// what the wall clock left him (alice's lag-carrying stamp makes him pay the rest), and
-    /// alice's clock starts 30 s before the block that shows her his move. Each such overtake
-    /// resets both: bounded (about 60 s + 30 s at any time), not cumulative, but the "caps"
-    /// invariant of `_withBudgets` ("its signed times cannot give back what the wall clock
-    /// charged it") does not hold across registrations.
-    function test_Finding_TwoPlyOvertakeGivesBackTheWallClockCharge() public {
+    /// @dev Finding C (low, closed): the wall-clock caps of direct replies were not carried
+    /// through an overtake of two plies or more: its budgets were the signed times again. Bob
+    /// inflates his signed time with a backdated direct reply (thinks 400 s, signs 0), then,
+    /// instead of letting alice's direct reply land, registers it himself with his next move
+    /// stamped 60 s before the block. Now the registered position's author (bob) has at most its
+    /// budget there plus an increment, and alice's clock starts at the block that shows her his
+    /// move, not 30 s before it.
+    function test_FindingC_TwoPlyOvertakeKeepsTheWallClockCharge() public {
         uint256 id = _game3();
         vm.warp(T + 10);
         _reg(alice, line[2], line[3], "");
@@ -167,45 +171,52 @@ contract ChessChannelClockReviewTest is ChannelBase {
         uint256 bobWall = _budget(id, false);
         assertEq(bobWall, (T + 4 + 603 + 15) - (T + 410) + INCREMENT, "bob: 217 s by the wall clock");
         assertEq(uint256(nc6.blackTime) + 15, 623, "his signed time says 623");
-        // alice's honest, lag-carrying reply (10 s) is on its way at T+420
         vm.warp(T + 420);
         Move memory bc4 = _next(nc6, "f1c4", 10);
-        uint256 snap = vm.snapshotState();
-        _reg(alice, nc6, bc4, "");
-        uint256 aliceDirect = _budget(id, true);
-        // bob, same block, first: Bc4 with his own instant move stamped 60 s before the block
-        vm.revertToState(snap);
         Move memory nf6 = _next(bc4, "g8f6", uint32(T + 420 - 60 - bc4.timestamp));
         _reg(bob, bc4, nf6, "");
         assertEq(ref.channelGame(id).registeredPly, 6);
-        // a 0-second move by the wall clock would leave him 217 + 5
-        assertEq(_budget(id, false), bobWall + INCREMENT + 60, "60 s of the wall clock's charge given back");
-        // alice: her clock from T+390 for a move first shown at T+420
-        assertEq(_deadline(id), T + 390 + aliceDirect, "30 s before the block that shows it");
+        assertEq(_budget(id, false), bobWall + INCREMENT, "no more than his registered budget and an increment");
+        assertEq(_deadline(id) - (T + 420), uint256(nf6.whiteTime) + 15, "alice's clock from the block");
     }
 
     // ================================================================== attacks (safe)
 
-    /// @dev A wrong `frozenClock` for a direct reply: 0, the clock with another reply
-    /// deadline, with other budgets, or an earlier registration's clock.
-    function test_Attack_ForgedFrozenClockRefused() public {
-        _game3();
+    /// @dev A wrong frozen position for a direct reply (clock 0, another reply deadline, other
+    /// budgets, no deadline, an earlier registration's clock) registers nothing: it records
+    /// when the chain first showed the reply, and only that first showing counts for it.
+    function test_Attack_ForgedFrozenClockRegistersNothing() public {
+        uint256 id = _game3();
         vm.warp(T + 10);
         _reg(alice, line[2], line[3], "");
-        uint256 good = _frozen(line[3]);
+        uint256 good = pos[id].clock;
         vm.warp(T + 30);
         Move memory nc6 = _next(line[3], "b8c6", 20);
-        bytes memory bad = abi.encodeWithSelector(ChessChannel.NotTheRegisteredPosition.selector);
-        _regF(bob, line[3], nc6, 0, bad);
-        _regF(bob, line[3], nc6, good + (uint256(1000) << 208), bad); // a later reply deadline
-        _regF(bob, line[3], nc6, good | (uint256(0xffff) << 72), bad); // a larger budget
-        _regF(bob, line[3], nc6, good & ~(uint256(0xffffffffff) << 208), bad); // no deadline
+        uint256[4] memory forged = [
+            uint256(0),
+            good + (uint256(1000) << 208), // a later reply deadline
+            good | (uint256(0xffff) << 72), // a larger budget
+            good & ~(uint256(0xffffffffff) << 208) // no deadline
+        ];
+        for (uint256 i; i < forged.length; ++i) {
+            vm.warp(T + 30 + i);
+            _regF(bob, line[3], nc6, forged[i], "");
+            assertEq(ref.channelGame(id).registeredPly, 3, "nothing registered");
+            assertEq(pos[id].clock, good, "the registration stands");
+        }
+        assertEq(channel.shownWhileFrozenAt(channel.hashMove(nc6)), T + 30, "the first showing counts");
+        vm.warp(T + 50);
         _regF(bob, line[3], nc6, good, "");
-        // the previous registration's clock is no good for the next reply
-        vm.warp(T + 40);
+        assertEq(ref.channelGame(id).registeredPly, 4);
+        // counted from its first showing at T+30, not from T+50
+        assertEq(ClockWord.replyDeadline(pos[id].clock), T + 30 + nc6.whiteTime + 15, "alice's clock from T+30");
+        // the previous registration's clock is no good for the next reply either
+        vm.warp(T + 60);
         Move memory bc4 = _next(nc6, "f1c4", 10);
-        _regF(alice, nc6, bc4, good, bad);
+        _regF(alice, nc6, bc4, good, "");
+        assertEq(ref.channelGame(id).registeredPly, 4, "nothing registered");
         _reg(alice, nc6, bc4, "");
+        assertEq(ref.channelGame(id).registeredPly, 5);
     }
 
     /// @dev The direct reply at its deadline exactly counts; one second later `FlagFell`;

@@ -590,8 +590,10 @@ contract ChessChannelV2ReviewTest is ChannelBase {
     function test_RegisterStart_RollbackIsOvertaken() public {
         uint256 id = _startChannelGame();
         _extend("e2e4 e7e5 g1f3 b8c6");
+        vm.recordLogs();
         vm.prank(alice);
         channel.registerStart(line[0]);
+        _absorb(vm.getRecordedLogs());
         vm.warp(block.timestamp + 10);
         _registerBy(4, carol);
         assertEq(ref.channelGame(id).registeredPly, 4);

@@ -11,6 +11,7 @@ import {ChessRulesView} from "../../src/ChessRulesView.sol";
 import {MockERC20} from "../mocks/MockERC20.sol";
 import {ChessTestKit} from "../rules/ChessTestKit.sol";
 import {ChessChannel} from "../../src/ChessChannel.sol";
+import {FrozenPosition} from "../../src/ChessCourt.sol";
 import {RepetitionChain} from "../../src/RepetitionChain.sol";
 import {ClockWord} from "../../src/ClockWord.sol";
 import {Move, Delegation, Resignation, Result, Receipt, Auth} from "../../src/ChannelHash.sol";
@@ -558,11 +559,11 @@ contract ChannelHandler {
         ++channelEndings;
     }
 
-    /// @dev The `frozenClock` of a registration of `last`: ignored, the handler registers off-chain games only (never
-    /// the direct reply to a frozen registration).
-    function _frozen(Move memory last) internal pure returns (uint256) {
+    /// @dev The `frozen` position of a registration of `last`: ignored, the handler registers off-chain games only
+    /// (never an overtake of a frozen registration).
+    function _frozen(Move memory last) internal pure returns (FrozenPosition memory none) {
         last;
-        return 0;
+        return none;
     }
 }
 

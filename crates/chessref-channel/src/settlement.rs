@@ -7,7 +7,8 @@ use serde::Serialize;
 
 use crate::auth::{Auth, SignedDelegation};
 use crate::messages::{
-    AuthAbi, Delegation, IChessChannel, Move, Receipt, Resignation, Result as ResultMessage,
+    AuthAbi, Delegation, FrozenPosition, IChessChannel, Move, Receipt, Resignation,
+    Result as ResultMessage,
 };
 
 /// A game result code as the referee reports it (`GameEnded.result`).
@@ -142,12 +143,12 @@ pub fn resign(resignation: &Resignation, auth: &Auth, white: bool) -> Settlement
     }
 }
 
-/// `register(previous, previousAuth, last, lastAuth, receipt, receiptAuth, frozenClock)`,
+/// `register(previous, previousAuth, last, lastAuth, receipt, receiptAuth, frozen)`,
 /// with the side to move's receipt of `last` if there is one (without, the contract
-/// requires `last.timestamp` within `STAMP_TOLERANCE`, 60 s, of the registration's block,
+/// requires `last.timestamp` within `STAMP_TOLERANCE`, 60 s, of when the chain shows it,
 /// but for the direct reply to a frozen registration); `ends` is the decided result of
-/// `last`'s position, if any (pending: CHANNEL.md 7.3). `frozenClock` is 0: a caller that
-/// sends it while a registration is frozen gives that registration's clock word with
+/// `last`'s position, if any (pending: CHANNEL.md 7.3). `frozen` is empty: a caller that
+/// sends it while a registration is frozen names that registration with
 /// [`Settlement::answering`].
 pub fn register(
     previous: (&Move, &Auth),
@@ -171,7 +172,7 @@ pub fn register(
             lastAuth: last.1.into(),
             receipt,
             receiptAuth: receipt_auth,
-            frozenClock: U256::ZERO,
+            frozen: FrozenPosition::default(),
         }
         .abi_encode()
         .into(),
@@ -179,15 +180,15 @@ pub fn register(
 }
 
 impl Settlement {
-    /// This call sent while the registration whose clock word is `frozen_clock` is frozen
-    /// (from its `PositionRegistered`): a `register` carries it, which the direct reply to
-    /// that registration is charged by (CHANNEL.md 7.3; ignored for any other pair). Any
-    /// other call is unchanged.
-    pub fn answering(mut self, frozen_clock: U256) -> Settlement {
+    /// This call sent while the registration `frozen` is frozen (from its
+    /// `PositionRegistered`): a `register` names it, and is charged by the wall clock from
+    /// it (CHANNEL.md 7.3; if it is not the registered position, the contract only records
+    /// when it first showed `last`). Any other call is unchanged.
+    pub fn answering(mut self, frozen: FrozenPosition) -> Settlement {
         if self.call == "register"
             && let Ok(mut call) = IChessChannel::registerCall::abi_decode(&self.calldata)
         {
-            call.frozenClock = frozen_clock;
+            call.frozen = frozen;
             self.calldata = call.abi_encode().into();
         }
         self

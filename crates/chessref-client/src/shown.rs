@@ -32,8 +32,8 @@ pub struct Frozen {
     /// with their authorisations), when its transaction's calldata could be read.
     pub pair: Option<[(Move, Auth); 2]>,
     /// When the chain first showed each move of `pair` (block time): the registration's
-    /// block, or an earlier announcement of the move (`announcedAt`). What the side to move
-    /// holds the move from.
+    /// block, or an earlier showing of the move (`announcedAt`, `shownWhileFrozenAt`). What
+    /// the side to move holds the move from.
     pub shown: [u64; 2],
 }
 
@@ -52,7 +52,7 @@ impl Frozen {
     /// registered position, which an overtake is charged by (CHANNEL.md 7.3); any other call
     /// is unchanged. Every overtake, the watchtower's and a player's, is made here.
     pub fn answering(&self, settlement: Settlement) -> Settlement {
-        let mut settlement = settlement.answering(self.position.clock);
+        let mut settlement = settlement.answering(self.position.frozen());
         let direct = IChessChannel::registerCall::abi_decode(&settlement.calldata)
             .is_ok_and(|call| call.last.ply == self.ply + 1 && call.receipt.position == B256::ZERO);
         if direct {
@@ -153,19 +153,28 @@ pub fn registration(
 }
 
 /// When the chain first showed the signed move `hash`: its announcement while the game was
-/// off-chain ([`announced_at`]), if that was before `at` (the block that shows it now).
+/// off-chain ([`announced_at`]), or an overtake that named another position than the
+/// registered one (`shownWhileFrozenAt`), if either was before `at` (the block that shows
+/// it now).
 fn first_shown(referee: &mut Referee<RpcChain>, hash: B256, at: u64) -> Result<u64, EvmError> {
     let announced = announced_at(referee, hash)?;
-    Ok(if announced != 0 {
-        announced.min(at)
-    } else {
-        at
-    })
+    let while_frozen = channel_view(
+        referee,
+        IChessChannel::shownWhileFrozenAtCall { moveHash: hash },
+        "shownWhileFrozenAt",
+    )?;
+    Ok([announced, while_frozen.saturating_to::<u64>()]
+        .into_iter()
+        .filter(|&t| t != 0)
+        .fold(at, u64::min))
 }
 
-/// `ChessChannel.announcedAt(hash)`: when the signed move `hash` was first announced while
-/// its game was off-chain (block time; 0: never).
-pub fn announced_at(referee: &mut Referee<RpcChain>, hash: B256) -> Result<u64, EvmError> {
+/// A view of the referee's `ChessChannel`.
+fn channel_view<T: SolCall>(
+    referee: &mut Referee<RpcChain>,
+    call: T,
+    name: &'static str,
+) -> Result<T::Return, EvmError> {
     let channel = referee.channel()?;
     let from = referee
         .chain()
@@ -173,12 +182,17 @@ pub fn announced_at(referee: &mut Referee<RpcChain>, hash: B256) -> Result<u64, 
         .first()
         .copied()
         .unwrap_or(Address::ZERO);
-    let call = IChessChannel::announcedAtCall { moveHash: hash };
-    let announced = referee
+    referee
         .chain()
         .call(from, channel, Bytes::from(call.abi_encode()))?
-        .decode::<IChessChannel::announcedAtCall>("announcedAt")?;
-    Ok(announced.saturating_to::<u64>())
+        .decode::<T>(name)
+}
+
+/// `ChessChannel.announcedAt(hash)`: when the signed move `hash` was first announced while
+/// its game was off-chain (block time; 0: never).
+pub fn announced_at(referee: &mut Referee<RpcChain>, hash: B256) -> Result<u64, EvmError> {
+    let call = IChessChannel::announcedAtCall { moveHash: hash };
+    Ok(channel_view(referee, call, "announcedAt")?.saturating_to::<u64>())
 }
 
 /// The ply that a transaction's `logs` registered at the referee at `referee` (its

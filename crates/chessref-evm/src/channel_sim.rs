@@ -21,7 +21,7 @@ use alloy_primitives::{Address, B256, U256, aliases::U24};
 use alloy_signer_local::PrivateKeySigner;
 use alloy_sol_types::{SolCall, SolConstructor};
 use chessref_channel::client::{OffChainGame, Seat};
-use chessref_channel::messages::Message;
+use chessref_channel::messages::{FrozenPosition, Message};
 use chessref_channel::settlement::{self, Settlement};
 use chessref_channel::transcript::MoveEntry;
 use chessref_channel::{
@@ -37,6 +37,7 @@ use crate::{
     bindings::OwnerWallet,
     chain::{Chain, TxReceipt, TxRequest},
     channel::Registered,
+    clock_word::ClockWord,
     ending::{EndReason, EndResult, Ending},
     error::EvmError,
     referee::{Acted, GameSetup, Referee},
@@ -44,8 +45,8 @@ use crate::{
 };
 
 /// The ways a simulated game ends: seven honest paths, then the review's attacks, then
-/// backdating every stamp.
-pub const KINDS: [&str; 14] = [
+/// issue 27's clock attacks (backdating every stamp, withholding a receipt).
+pub const KINDS: [&str; 15] = [
     "agreed",
     "resigned",
     "decided",
@@ -60,6 +61,7 @@ pub const KINDS: [&str; 14] = [
     "front_run",
     "disowned_move",
     "backdating",
+    "withheld_receipt",
 ];
 
 /// The paths of [`KINDS`] that are attacks (review findings 1, 3, 4, 5, 6 and 2): the
@@ -266,7 +268,7 @@ pub fn simulate_channel<C: Chain>(
             now: joined_at,
             gas: created.receipt.gas_used + joined.receipt.gas_used,
             refused: None,
-            frozen: U256::ZERO,
+            frozen: FrozenPosition::default(),
             table: &mut table,
         };
         let outcome = run.path(kind, plies, victim, &mut rng);
@@ -421,9 +423,9 @@ struct Run<'a, C: Chain> {
     gas: u64,
     /// How the cheating call was refused, on an attack path.
     refused: Option<String>,
-    /// The clock word of the game's latest registration (0: none): every `register` carries
-    /// it, which a direct reply is charged by (CHANNEL.md 7.3).
-    frozen: U256,
+    /// The game's latest registration (empty: none): every `register` names it, which an
+    /// overtake is charged from (CHANNEL.md 7.3).
+    frozen: FrozenPosition,
     table: &'a mut Table,
 }
 
@@ -453,9 +455,9 @@ impl<C: Chain> Run<'_, C> {
         self.sync()?;
         let acted = self
             .referee
-            .send_channel(from, &call.clone().answering(self.frozen))?;
+            .send_channel(from, &call.clone().answering(self.frozen.clone()))?;
         if let Some(registered) = self.referee.registered(&acted) {
-            self.frozen = registered.position.clock;
+            self.frozen = registered.position.frozen();
         }
         self.gas += acted.receipt.gas_used;
         match call.call {
@@ -479,7 +481,7 @@ impl<C: Chain> Run<'_, C> {
         self.sync()?;
         match self
             .referee
-            .send_channel(from, &call.clone().answering(self.frozen))
+            .send_channel(from, &call.clone().answering(self.frozen.clone()))
         {
             Ok(acted) => Err(sign_error(format!(
                 "the cheating {} was accepted ({}) and ended the game as {:?}",
@@ -758,6 +760,7 @@ impl<C: Chain> Run<'_, C> {
             "revoked_key" => self.revoked_key(plies, victim, rng),
             "disowned_move" => self.disowned_move(plies, rng),
             "backdating" => self.backdating(victim, rng),
+            "withheld_receipt" => self.withheld_receipt(plies, victim, rng),
             _ => self.uncharged_time(plies, rng),
         }
     }
@@ -1112,6 +1115,99 @@ impl<C: Chain> Run<'_, C> {
         );
         self.cheat(self.player(cheat), &call, &["FlagFell"])?;
         self.claim_timeout(&registered, cheat)
+    }
+
+    /// A withheld receipt (issue 27's finding 2): the cheater takes `victim`'s latest move
+    /// and never acknowledges nor answers it. Either (by the rng) it stays silent, and the
+    /// victim's client registers the move by itself at `auto_register_at(sent, stamp)`; or
+    /// it registers the position before the move as soon as the move reaches it (with the
+    /// victim's receipt of its own move, review finding B), the victim's automatic
+    /// registration, sent before that landed, only records when the chain showed the move,
+    /// and the client sends it again a slot later naming the registration. The victim's
+    /// budget on-chain must be its signed time plus the grace less, in the second form, the
+    /// seconds from its stamp to that first showing (a mismatch otherwise); the silent
+    /// cheater then loses on time.
+    fn withheld_receipt(&mut self, plies: usize, victim: Color, rng: &mut ChaCha8Rng) -> Outcome {
+        self.play_random(plies.max(2), rng)?;
+        if state(self.game.last()).status() == Status::Ongoing && author(self.game.last()) == victim
+        {
+            self.play_random(1, rng)?;
+        }
+        if state(self.game.last()).status() != Status::Ongoing || self.game.last().ply < 2 {
+            let (registered, report) = self.register_latest(self.players[0])?;
+            return self.conclude(&registered, &report, rng);
+        }
+        let cheater = !victim;
+        let position = state(self.game.last());
+        let legal = position.legal_moves();
+        self.now += rng.random_range(0..8);
+        let sent = self.now;
+        self.game
+            .play(legal[rng.random_range(0..legal.len())], sent)
+            .map_err(sign_error)?;
+        let mv = self.game.last().clone();
+        let signed = u64::from(if victim == Color::White {
+            mv.whiteTime
+        } else {
+            mv.blackTime
+        }) + GRACE_PERIOD;
+        let auto = chessref_channel::auto_register_at(sent, mv.timestamp);
+        let own = self.report()?.settlement;
+        let pre_registered = rng.random_bool(0.5);
+        let mut cap = u64::MAX;
+        let shown = if pre_registered {
+            // The cheater registers the pair before the move, with the victim's receipt of
+            // its own move, the moment the move reaches it.
+            self.now = mv.timestamp.max(sent) + 1;
+            let before = self.register_pair(
+                self.game.moves.len() - 2,
+                "the position before a withheld move",
+            );
+            self.send(self.player(cheater), &before)?;
+            let deadline = ClockWord(self.frozen.clock).reply_deadline();
+            // The victim's automatic registration, sent before that landed, names no frozen
+            // position: it only records the showing.
+            self.now = self.now.max(auto);
+            self.sync()?;
+            let acted = self.referee.send_channel(self.player(victim), &own)?;
+            self.gas += acted.receipt.gas_used;
+            if self.referee.registered(&acted).is_some() {
+                return Err(sign_error(
+                    "a registration naming no frozen position registered",
+                ));
+            }
+            let shown = self.now;
+            // what the wall clock leaves the direct reply shown then (CHANNEL.md 7.3)
+            cap = deadline.saturating_sub(shown) + u64::from(self.game.game.increment);
+            self.now += 12;
+            shown
+        } else {
+            self.now = auto;
+            mv.timestamp.max(self.now)
+        };
+        let acted = self.send(self.player(victim), &own)?;
+        let registered = self
+            .referee
+            .registered(&acted)
+            .ok_or_else(|| sign_error("the victim's move was not registered"))?;
+        let budget = ClockWord(registered.position.clock).budget(victim);
+        let delay = shown.saturating_sub(mv.timestamp);
+        let expected = signed.min(cap);
+        if budget != expected || signed - budget > delay {
+            return Err(sign_error(format!(
+                "withheld receipt: the victim's budget on-chain is {budget}, expected {expected} (signed {signed}, shown {delay} s after its stamp)"
+            )));
+        }
+        self.refused = Some(format!(
+            "{}: bounded: {} s lost",
+            if pre_registered {
+                "the position before registered first"
+            } else {
+                "registered by the mover's client"
+            },
+            signed - budget
+        ));
+        self.claim_timeout(&registered, cheater)
     }
 
     /// Backdating adds up (red-team finding): the cheater stamps every move as far in

@@ -4,7 +4,7 @@
 //! (seconds left + unused grace), 104..135 increment, 136..167 ply, 168 white offers a
 //! draw, 169 black offers a draw, 170 custom start, 171..173 the pending status of a
 //! registered decided position (docs/CHANNEL.md 7.3), 176..207 first-move window,
-//! 208..247 a registered position's reply deadline.
+//! 208..247 a registered position's reply deadline (docs/CHANNEL.md 7.3).
 
 use alloy_primitives::U256;
 use chessref_core::Color;
@@ -26,6 +26,13 @@ impl ClockWord {
     /// of the response window, docs/CHANNEL.md 7.3).
     pub fn last_timestamp(self) -> u64 {
         self.field(0, 40)
+    }
+
+    /// A registered channel position's side to move's deadline by the wall clock,
+    /// unclamped: what the direct reply to it is charged against (docs/CHANNEL.md 7.3;
+    /// `ClockWord.replyDeadline`). 0 for any other position.
+    pub fn reply_deadline(self) -> u64 {
+        self.field(208, 40)
     }
 
     /// `colour`'s budget: seconds left plus its unused grace.
@@ -81,14 +88,6 @@ impl ClockWord {
     /// `finishRegistered` ends the game by; 0 for any other position.
     pub fn pending_status(self) -> u8 {
         self.field(171, 3) as u8
-    }
-
-    /// A registered position's side to move's deadline by the wall clock
-    /// (`ClockWord.replyDeadline`, bits 208..247): its direct reply to the registration must
-    /// count by then (docs/CHANNEL.md 7.3), kept even when its budget reads 0. 0 for any
-    /// other position.
-    pub fn reply_deadline(self) -> u64 {
-        self.field(208, 40)
     }
 
     /// When the side to move's time starts being charged (`ClockWord.turnStart`): the last

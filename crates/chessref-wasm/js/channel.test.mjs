@@ -267,7 +267,7 @@ const AUTH = "(bytes signature,(uint256 gameId,address sessionKey,uint32 firstPl
 const CHANNEL = new Interface([
   `function settle((uint256 gameId,uint32 ply,bytes32 position,uint8 result) result, ${AUTH} white, ${AUTH} black)`,
   `function resignBySignature((uint256 gameId,uint32 ply,bytes32 position) resignation, ${AUTH} auth, bool white)`,
-  `function register(${MOVE} previous, ${AUTH} previousAuth, ${MOVE} last, ${AUTH} lastAuth, (uint256 gameId,uint32 ply,bytes32 position,uint64 seenAt) receipt, ${AUTH} receiptAuth)`,
+  `function register(${MOVE} previous, ${AUTH} previousAuth, ${MOVE} last, ${AUTH} lastAuth, (uint256 gameId,uint32 ply,bytes32 position,uint64 seenAt) receipt, ${AUTH} receiptAuth, (bytes32 inner,uint256 clock) frozen)`,
 ]);
 
 function assertAuth(auth, entry, what) {
@@ -324,6 +324,8 @@ test("transcript verdicts: the fixture settles by its signed result, and each va
   assertAuth(call.args.lastAuth, l, "last");
   assert.deepEqual([...call.args.receipt].map(String), Object.values(valueOf("Receipt", l.receipt)).map(String));
   assertAuth(call.args.receiptAuth, l.receipt, "receipt");
+  // Off-chain, no frozen position is named (CHANNEL.md 7.3).
+  assert.deepEqual([...call.args.frozen].map(String), ["0x" + "00".repeat(32), "0"]);
   // Without white's receipt, and long after the stamp: StaleMove.
   delete bare.moves[3].receipt;
   report = w.channelVerifyTranscript(bare, now);
