@@ -1127,3 +1127,86 @@ fn a_registration_of_the_position_before_is_overtaken_by_the_clients_direct_repl
         (u64::from(bc4.whiteTime) + GRACE_PERIOD).min(clock4.reply_deadline() - b5 + increment)
     );
 }
+
+#[test]
+fn a_registration_sent_before_another_landed_is_resent_against_it_counted_from_its_showing() {
+    use chessref_channel::NoPins;
+    use chessref_channel::messages::{IChessChannel, Message};
+    use chessref_core::Color;
+    use chessref_evm::Chain;
+    use chessref_evm::clock_word::{ClockWord, GRACE_PERIOD};
+
+    let table = Table::new("race");
+    let (white, _silent) = unacknowledged_third_move(&table, &[]);
+    let mut referee = table.referee();
+    let id = table.game_id();
+    let increment = u64::from(referee.game(id).unwrap().increment);
+    let nf3 = signed_move(&table, 3);
+    let chain = referee.chain();
+    // Blocks are mined by hand from before white's client registers Nf3 by itself.
+    while unix_now() + 3 < chessref_channel::auto_register_at(nf3.timestamp, nf3.timestamp) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    chain
+        .raw_request("evm_setAutomine", serde_json::json!([false]))
+        .unwrap();
+    white.expect("autoRegister", |e| e["ply"] == 3);
+    std::thread::sleep(Duration::from_millis(800));
+    // Black's registration of the position before, with white's receipt of e5 and a higher
+    // tip, lands first in the same block: white's registration, which names no frozen
+    // position, registers nothing; the chain records when it showed Nf3.
+    let before = cut(&table, "white", 2);
+    let report = before.verify(&NoPins, unix_now()).unwrap();
+    let channel = referee.channel().unwrap();
+    let chain = referee.chain();
+    chain
+        .raw_request(
+            "eth_sendTransaction",
+            serde_json::json!([{
+                "from": BLACK, "to": channel.to_string(),
+                "data": report.settlement.calldata.to_string(), "gas": "0x1e8480",
+                "maxPriorityFeePerGas": "0x12a05f200", "maxFeePerGas": "0x174876e800",
+            }]),
+        )
+        .unwrap();
+    chain
+        .raw_request("evm_mine", serde_json::json!([]))
+        .unwrap();
+    chain
+        .raw_request("evm_setAutomine", serde_json::json!([true]))
+        .unwrap();
+    let (shown_at, _, registered2) = latest_registration(&table, &mut referee);
+    assert_eq!(registered2.ply, 2, "black's registration came first");
+    // White's client sees that its transaction registered nothing, and registers Nf3 again
+    // as the direct reply to black's registration, by itself.
+    let announced = white.expect("announced", |e| e["ply"] == 3);
+    assert!(announced["tx"].as_str().is_some(), "{announced}");
+    white.expect("frozen", |e| e["ply"] == 2);
+    let registered = white.expect("registered", |e| e["ply"] == 3);
+    assert_eq!(registered["overtake"], true, "{registered}");
+    let (_, tx, registered3) = latest_registration(&table, &mut referee);
+    assert_eq!(registered3.ply, 3);
+    assert_eq!(sender_and_tip(&tx).0, WHITE.parse::<Address>().unwrap());
+    // Counted from the block that first showed Nf3 (white's own first transaction), not
+    // from its second one: the wall clock charged white from its receipt of e5 to then.
+    let from = referee.channel().unwrap();
+    let call = IChessChannel::shownWhileFrozenAtCall {
+        moveHash: nf3.hash(),
+    };
+    let first_shown = referee
+        .chain()
+        .call(
+            WHITE.parse().unwrap(),
+            from,
+            alloy_sol_types::SolCall::abi_encode(&call).into(),
+        )
+        .unwrap()
+        .decode::<IChessChannel::shownWhileFrozenAtCall>("shownWhileFrozenAt")
+        .unwrap();
+    assert_eq!(first_shown.to::<u64>(), shown_at);
+    let deadline = ClockWord(registered2.position.clock).reply_deadline();
+    assert_eq!(
+        ClockWord(registered3.position.clock).budget(Color::White),
+        (u64::from(nf3.whiteTime) + GRACE_PERIOD).min(deadline - shown_at + increment)
+    );
+}
