@@ -182,6 +182,18 @@ impl Book {
         self.check_and_keep(frame, now, false)
     }
 
+    /// [`accept`](Self::accept) for a move the chain showed (the signed pair of a
+    /// registration, a `MoveAnnounced`), and for a client's own reply to one: every check
+    /// but the one of a stamp in the past. That refusal is for relayed moves: a move
+    /// relayed far behind its stamp would charge its author's thinking to the side to move,
+    /// who is charged from its receipt of it. The chain already took a move it showed,
+    /// whatever its stamp, and its side to move is charged from when the chain showed it
+    /// (CHANNEL.md 7.3), so its reply carries the move's lag on, however large
+    /// ([`shown_reply_stamp`](crate::seat::shown_reply_stamp)).
+    pub fn accept_shown(&mut self, frame: Frame, now: u64) -> Result<Accepted, Refusal> {
+        self.check_and_keep(frame, now, false)
+    }
+
     fn check_and_keep(&mut self, frame: Frame, now: u64, live: bool) -> Result<Accepted, Refusal> {
         if let Some(i) = self.frames.iter().position(|f| *f == frame) {
             return Ok(Accepted::Duplicate(i as u64 + 1));

@@ -120,7 +120,8 @@ mod tests {
             | U256::from(41u64) << 136usize
             | U256::from(1u64) << 169usize
             | U256::from(1u64) << 170usize
-            | U256::from(300u64) << 176usize;
+            | U256::from(300u64) << 176usize
+            | U256::from(1_700_000_777u64) << 208usize;
         let c = ClockWord(word);
         assert_eq!(c.last_timestamp(), 1_700_000_000);
         assert_eq!((c.budget(Color::White), c.budget(Color::Black)), (615, 10));
@@ -134,6 +135,7 @@ mod tests {
         assert!(c.custom_start());
         assert_eq!(c.first_move_window(), 300);
         assert_eq!(c.pending_status(), 0);
+        assert_eq!(c.reply_deadline(), 1_700_000_777);
         // ply 41: no first-move window in the turn start
         assert_eq!(c.deadline(Color::White), 1_700_000_615);
     }
