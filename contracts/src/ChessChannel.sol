@@ -151,7 +151,7 @@ contract ChessChannel {
     /// @param gameId The game.
     /// @param sessionKey The key to revoke.
     function revokeSessionKey(uint256 gameId, address sessionKey) external {
-        ChannelGame memory g = referee.channelGame(gameId);
+        ChannelGame memory g = _gameAsItIs(gameId);
         if (msg.sender != g.white && msg.sender != g.black) revert NotAPlayer();
         if (revokedAt[gameId][msg.sender][sessionKey] != 0) return;
         revokedAt[gameId][msg.sender][sessionKey] = block.timestamp;
@@ -451,9 +451,16 @@ contract ChessChannel {
 
     /// @dev The game, which must be a running channel game.
     function _game(uint256 gameId) private view returns (ChannelGame memory g) {
-        // The referee's return (a static struct: ten words, in `g`'s memory order) copied as
-        // it is: the high-level call's decoding and checks of each field cost about 2,500 gas,
-        // and this referee is the channel's own deployer.
+        g = _gameAsItIs(gameId);
+        if (g.phase != PHASE_RUNNING) revert GameNotRunning(gameId);
+        if (g.responseWindow == 0) revert NotAChannelGame(gameId);
+    }
+
+    /// @dev The referee's `channelGame(gameId)`, whatever the game's phase. Its return (a
+    /// static struct: ten words, in `g`'s memory order) copied as it is: the high-level
+    /// call's decoding and checks of each field cost about 2,500 gas and 770 bytes of code,
+    /// and this referee is the channel's own deployer.
+    function _gameAsItIs(uint256 gameId) private view returns (ChannelGame memory g) {
         address court = address(referee);
         bytes4 selector = IChessCourt.channelGame.selector;
         assembly ("memory-safe") {
@@ -465,8 +472,6 @@ contract ChessChannel {
                 revert(p, returndatasize())
             }
         }
-        if (g.phase != PHASE_RUNNING) revert GameNotRunning(gameId);
-        if (g.responseWindow == 0) revert NotAChannelGame(gameId);
     }
 
     function _digest(bytes32 structHash) private view returns (bytes32) {
