@@ -684,7 +684,9 @@ contract ChessChannel {
         Auth calldata receiptAuth,
         FrozenPosition calldata frozen
     ) private view returns (uint256 times) {
-        (uint256 from, uint256 replyAt) = _startTimes(g, previous, last, lastHash, authorWhite, receipt, receiptAuth, frozen);
+        (uint256 from, uint256 replyAt) = _startTimes(
+            g, previous, last, lastHash, authorWhite, receipt, receiptAuth, frozen
+        );
         // packed: `register` has no stack slot left for two words (both are times, < 2^64)
         times = from | (replyAt << 64);
     }

@@ -326,7 +326,6 @@ contract ChessChannelClockReviewV3Test is ChannelBase {
         _reg(bob, line[3], late, _err(ChessChannel.FlagFell.selector, T + 622));
     }
 
-
     /// @dev The two showings are packed apart (bits 0..63 off-chain, 64..127 while frozen): a
     /// recording while frozen leaves the announcement, which counts (30 s before it, as a fresh
     /// move), and a later announcement is impossible (`AlreadyOnChain`).

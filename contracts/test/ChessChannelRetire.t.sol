@@ -250,10 +250,7 @@ contract ChessChannelRetireGasTest is RetireBase, RefereeGasBase {
 
     function _retireTx(uint256 id, Delegation memory d) internal returns (uint256) {
         return _txTo(
-            address(channel),
-            carol,
-            0,
-            abi.encodeCall(ChessChannel.retire, (id, d, _delegationSig(ALICE_PK, d), true))
+            address(channel), carol, 0, abi.encodeCall(ChessChannel.retire, (id, d, _delegationSig(ALICE_PK, d), true))
         );
     }
 
@@ -272,8 +269,7 @@ contract ChessChannelRetireGasTest is RetireBase, RefereeGasBase {
         Resignation memory r = _resignation(line[10]);
         Auth memory a = _bySession(ALICE_PK, SESSION3_PK, _newKey(id), _resignationDigest(r));
         uint256 snap = vm.snapshotState();
-        uint256 resign =
-            _txTo(address(channel), carol, 0, abi.encodeCall(ChessChannel.resignBySignature, (r, a, true)));
+        uint256 resign = _txTo(address(channel), carol, 0, abi.encodeCall(ChessChannel.resignBySignature, (r, a, true)));
         vm.revertToState(snap);
         Result memory result = _resultAt(line[10], DRAW);
         bytes32 d = _resultDigest(result);
