@@ -325,6 +325,17 @@ fn exchange_ply(white: &mut Player, black: &mut Player, san: &str, ply: u64) {
 }
 
 /// `sans` played from the start, each seen by the other side.
+/// Moves the node's clock `seconds` on and mines a block there.
+fn advance(referee: &mut Referee<RpcChain>, seconds: u64) {
+    let chain = referee.chain();
+    chain
+        .raw_request("evm_increaseTime", serde_json::json!([seconds]))
+        .unwrap();
+    chain
+        .raw_request("evm_mine", serde_json::json!([]))
+        .unwrap();
+}
+
 fn play(white: &mut Player, black: &mut Player, sans: &[&str]) {
     for (ply, san) in (1..).zip(sans) {
         exchange_ply(white, black, san, ply);
@@ -613,13 +624,7 @@ fn a_silent_opponent_is_registered_and_the_game_goes_on_on_chain_in_the_same_ses
     );
     // The window passes; black comes back, on-chain now, and answers with a transaction;
     // white's session shows it.
-    let chain = referee.chain();
-    chain
-        .raw_request("evm_increaseTime", serde_json::json!([601]))
-        .unwrap();
-    chain
-        .raw_request("evm_mine", serde_json::json!([]))
-        .unwrap();
+    advance(&mut referee, 601);
     let mut black = Player::start("black", KEY_BLACK, &args, &table.dir.join("black"));
     let started = black.expect("started", |_| true);
     assert_eq!(started["onChain"], true, "{started}");
@@ -643,13 +648,7 @@ fn a_threefold_repetition_is_claimed_from_a_registered_position() {
     let registered = white.expect("registered", |_| true);
     assert_eq!(registered["ply"], 8, "{registered}");
     let mut referee = table.referee();
-    let chain = referee.chain();
-    chain
-        .raw_request("evm_increaseTime", serde_json::json!([601]))
-        .unwrap();
-    chain
-        .raw_request("evm_mine", serde_json::json!([]))
-        .unwrap();
+    advance(&mut referee, 601);
     white.say("claim");
     let sent = white.expect("sent", |_| true);
     assert_eq!(sent["operation"], "claimDraw", "{sent}");
@@ -715,13 +714,7 @@ fn the_watchtower_overtakes_a_stale_registration_while_a_player_is_away() {
     assert!(out.contains("valid: 4 signed plies"), "{out}");
 
     // After the window, play goes on on-chain from ply 4.
-    let chain = referee.chain();
-    chain
-        .raw_request("evm_increaseTime", serde_json::json!([601]))
-        .unwrap();
-    chain
-        .raw_request("evm_mine", serde_json::json!([]))
-        .unwrap();
+    advance(&mut referee, 601);
     let mut play = vec!["game", "move", table.id.as_str(), "Bc4"];
     let on_chain = table.chain();
     play.extend(on_chain.iter().map(String::as_str));
@@ -888,13 +881,7 @@ fn without_automatic_registration_the_unacknowledged_move_goes_stale() {
     );
     // Once the chain is 60 s past the stamp, the move can no longer be registered: the
     // silent opponent's thinking ran on white's clock (the finding this rule answers).
-    let chain = referee.chain();
-    chain
-        .raw_request("evm_increaseTime", serde_json::json!([61]))
-        .unwrap();
-    chain
-        .raw_request("evm_mine", serde_json::json!([]))
-        .unwrap();
+    advance(&mut referee, 61);
     white.say("register");
     let deadline = Instant::now() + Duration::from_secs(60);
     let error = loop {
