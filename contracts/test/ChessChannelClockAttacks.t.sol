@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 pragma solidity ^0.8.30;
 
-import {ChannelBase} from "./ChessChannelBase.t.sol";
+import {ChannelClockBase} from "./ChessChannelClockBase.t.sol";
 import {ChessChannel} from "../src/ChessChannel.sol";
-import {FrozenPosition} from "../src/ChessCourt.sol";
-import {Move, Auth, Receipt} from "../src/ChannelHash.sol";
+import {Move, Auth} from "../src/ChannelHash.sol";
 import {ClockWord} from "../src/ClockWord.sol";
 
 /// @notice Issue 27's red-team findings on the off-chain clock, each a test of the safe
 /// behaviour (docs/CHANNEL.md sections 7.3, 8, 9).
-contract ChessChannelClockAttacksTest is ChannelBase {
+contract ChessChannelClockAttacksTest is ChannelClockBase {
     /// @dev Finding 4: a late reply to `registerStart` was impossible: the start move's
     /// timestamp is 0, so the late-reply path charged white the whole Unix time and
     /// reverted `StaleMove`. The first move answers `registerStart` like any direct reply
@@ -42,31 +41,6 @@ contract ChessChannelClockAttacksTest is ChannelBase {
     }
 
     // ------------------------------------------------------------------ helpers
-
-    /// @dev Registers `q`, `m` (each signed directly by its author, no receipt) from `who`,
-    /// expecting `revertData` (none: it must register); absorbs the events.
-    function _reg(address who, Move memory q, Move memory m, bytes memory revertData) internal {
-        Auth memory qa = q.ply == 0 ? _direct("") : _byAuthor(q);
-        Auth memory ma = _byAuthor(m);
-        Receipt memory none;
-        FrozenPosition memory frozen = _frozen(m);
-        if (revertData.length != 0) vm.expectRevert(revertData);
-        vm.recordLogs();
-        vm.prank(who);
-        channel.register(q, qa, m, ma, none, _direct(""), frozen);
-        _absorb(vm.getRecordedLogs());
-    }
-
-    /// @dev `m` announced by `who`.
-    function _announce(address who, Move memory m) internal {
-        Auth memory ma = _byAuthor(m);
-        vm.prank(who);
-        channel.announce(m, ma);
-    }
-
-    function _budget(uint256 id, bool white) internal view returns (uint256) {
-        return ClockWord.budget(pos[id].clock, white);
-    }
 
     // ------------------------------------------------------------------ finding 1
 

@@ -1,64 +1,16 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 pragma solidity ^0.8.30;
 
-import {ChannelBase} from "./ChessChannelBase.t.sol";
+import {ChannelClockBase} from "./ChessChannelClockBase.t.sol";
 import {ChessChannel} from "../src/ChessChannel.sol";
-import {FrozenPosition} from "../src/ChessCourt.sol";
-import {IChessRefereeTypes} from "../src/IChessReferee.sol";
-import {Move, Auth, Receipt} from "../src/ChannelHash.sol";
+import {Move} from "../src/ChannelHash.sol";
 import {ClockWord} from "../src/ClockWord.sol";
 
 /// @notice Second reader's attacks on issue 27 (off-chain clocks a cheater cannot bend):
 /// `test_Attack_*` assert the safe behaviour; `test_Finding_*` demonstrate a hole.
 /// Game: alice (white) vs bob (black), 600 s + 5 s, window 600 s, grace 15 s.
-contract ChessChannelClockReviewTest is ChannelBase {
-    uint256 internal constant T = 1_000_000;
-
+contract ChessChannelClockReviewTest is ChannelClockBase {
     // ------------------------------------------------------------------ helpers
-
-    /// @dev Registers `q`, `m` (each signed by its author, no receipt) from `who` with
-    /// `frozen` as the frozen clock, expecting `revertData` (none: it must register).
-    function _regF(address who, Move memory q, Move memory m, uint256 frozen, bytes memory revertData) internal {
-        Auth memory qa = q.ply == 0 ? _direct("") : _byAuthor(q);
-        Auth memory ma = _byAuthor(m);
-        Receipt memory none;
-        if (revertData.length != 0) vm.expectRevert(revertData);
-        vm.recordLogs();
-        vm.prank(who);
-        channel.register(q, qa, m, ma, none, _direct(""), _frozenWith(m.gameId, frozen));
-        _absorb(vm.getRecordedLogs());
-    }
-
-    function _reg(address who, Move memory q, Move memory m, bytes memory revertData) internal {
-        _regF(who, q, m, pos[m.gameId].clock, revertData);
-    }
-
-    /// @dev Registers `q`, `m` with the side to move's receipt of `m` at `seenAt`.
-    function _regR(address who, Move memory q, Move memory m, uint64 seenAt, bytes memory revertData) internal {
-        (Receipt memory r, Auth memory ra) = _signedReceipt(m, seenAt);
-        Auth memory ma = _byAuthor(m);
-        FrozenPosition memory frozen = _frozen(m);
-        if (revertData.length != 0) vm.expectRevert(revertData);
-        vm.recordLogs();
-        vm.prank(who);
-        channel.register(q, _direct(""), m, ma, r, ra, frozen);
-        _absorb(vm.getRecordedLogs());
-    }
-
-    function _announce(address who, Move memory m, bytes memory revertData) internal {
-        Auth memory ma = _byAuthor(m);
-        if (revertData.length != 0) vm.expectRevert(revertData);
-        vm.prank(who);
-        channel.announce(m, ma);
-    }
-
-    function _budget(uint256 id, bool white) internal view returns (uint256) {
-        return ClockWord.budget(pos[id].clock, white);
-    }
-
-    function _deadline(uint256 id) internal view returns (uint256) {
-        return ClockWord.replyDeadline(pos[id].clock);
-    }
 
     /// @dev A game at T with 1. e4 e5 2. Nf3 (2 s each, stamps T, T+2, T+4).
     function _game3() internal returns (uint256 id) {
