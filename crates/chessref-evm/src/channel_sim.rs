@@ -624,6 +624,12 @@ impl<C: Chain> Run<'_, C> {
             self.gas += acted.receipt.gas_used;
             return Ok((ending(r, why), acted.ending));
         }
+        self.agree_and_settle(rng)
+    }
+
+    /// Both players sign a random result (white wins, black wins or a draw) and anyone
+    /// settles it: how a game both still play ends after an attack was refused.
+    fn agree_and_settle(&mut self, rng: &mut ChaCha8Rng) -> Outcome {
         let (result, wa, ba) = self
             .game
             .agree(rng.random_range(1..=3))
@@ -1077,15 +1083,7 @@ impl<C: Chain> Run<'_, C> {
         .map_err(sign_error)?;
         let call = settlement::resign(&resignation, &auth, victim == Color::White);
         self.cheat(self.watchtower, &call, &["BadSignature"])?;
-        let (result, wa, ba) = self
-            .game
-            .agree(rng.random_range(1..=3))
-            .map_err(sign_error)?;
-        let acted = self.send(self.players[0], &settlement::settle(&result, &wa, &ba))?;
-        Ok((
-            ending(result.result, settlement::REASON_AGREEMENT),
-            acted.ending,
-        ))
+        self.agree_and_settle(rng)
     }
 
     /// Issue 27, finding 3: `victim` rotates to a second key from ply 5 and does not revoke
@@ -1147,15 +1145,7 @@ impl<C: Chain> Run<'_, C> {
         let (r, auth) = stolen(&named)?;
         let call = settlement::resign(&r, &auth, victim == Color::White);
         self.cheat(self.watchtower, &call, &["RetiredKey"])?;
-        let (result, wa, ba) = self
-            .game
-            .agree(rng.random_range(1..=3))
-            .map_err(sign_error)?;
-        let acted = self.send(self.players[0], &settlement::settle(&result, &wa, &ba))?;
-        Ok((
-            ending(result.result, settlement::REASON_AGREEMENT),
-            acted.ending,
-        ))
+        self.agree_and_settle(rng)
     }
 
     /// Review finding 5: the side to move thinks past its time, then signs a move stamped
