@@ -3,7 +3,7 @@ pragma solidity ^0.8.30;
 
 import {ChessRules, BadStateLength} from "./ChessRules.sol";
 import {ClockWord} from "./ClockWord.sol";
-import {ChannelGame, IChessCourt} from "./ChessCourt.sol";
+import {ChannelGame, FrozenPosition, IChessCourt} from "./ChessCourt.sol";
 import {ChannelHash, Move, Delegation, Resignation, Result, DrawOffer, Receipt, Auth} from "./ChannelHash.sol";
 import {SignatureCheck} from "./SignatureCheck.sol";
 import {RepetitionChain} from "./RepetitionChain.sol";
@@ -16,7 +16,7 @@ import {Commitment} from "./Commitment.sol";
 /// signed pair (frozen for the game's response window, in which anyone holding a later
 /// pair may overtake it) so the game continues on-chain, and ends the game when a player is
 /// proven to have cheated. Holds no funds and no game data (the referee keeps both); keeps
-/// only pinned contract-wallet approvals and revoked session keys.
+/// only pinned contract-wallet approvals and revoked and retired session keys.
 /// @dev Every call but the first registration (and `registerStart`) may be sent by anyone:
 /// a relayer, a wallet, a watchtower. Each call checks the game (running, a channel game),
 /// then who may call, then the signatures, then its own conditions; `settle` and
@@ -34,9 +34,15 @@ contract ChessChannel {
 
     uint8 internal constant PHASE_RUNNING = 2;
 
-    /// @notice Seconds a move nobody acknowledged may be older than the block registering
-    /// it (section 8): the most off-chain thinking a stamp in the past can hide on-chain.
+    /// @notice Seconds a move nobody acknowledged may be older than the block that shows it
+    /// (a registration's, or an earlier announcement's) and still start its opponent's clock
+    /// (section 7.3): room for an honest client, whose stamps may lag, to get it included.
     uint256 public constant STAMP_TOLERANCE = 60;
+    /// @notice The most seconds a signed time can move onto the other player's clock in a
+    /// whole game (sections 8, 9): a receipt counts only within this of the move's stamp, and
+    /// a move nobody acknowledged starts its opponent's clock at most this long before the
+    /// block that shows it. Honest clients refuse a move stamped further behind their clock.
+    uint256 public constant CLOCK_TOLERANCE = 30;
 
     /// @notice The referee whose channel games this contract judges (its deployer).
     IChessCourt public immutable referee;
@@ -46,14 +52,29 @@ contract ChessChannel {
     /// @notice Whether contract wallet `signer` approved `digest` (ERC-1271, asked once by
     /// `pin`); a pinned digest counts for good.
     mapping(address signer => mapping(bytes32 digest => bool)) public pinned;
+    /// @dev When a signed move (by its `hashStruct`) was first shown on-chain: bits 0..63 by
+    /// `announce`, while the game was off-chain (`announcedAt`); bits 64..127 by an overtake
+    /// that named another position than the registered one (`shownWhileFrozenAt`). 0: never.
+    mapping(bytes32 moveHash => uint256) private shown;
     /// @notice When `player` revoked `sessionKey` in `gameId` (0: never): from then on the
     /// key's resignations and results no longer count.
     mapping(uint256 gameId => mapping(address player => mapping(address sessionKey => uint256))) public revokedAt;
+    /// @notice The highest `firstPly` of `player`'s delegations in `gameId` shown by `retire`
+    /// (0: none): a resignation or result signed by a session key delegated from an earlier
+    /// ply no longer counts (section 5).
+    mapping(uint256 gameId => mapping(address player => uint256)) public agreementsFrom;
 
     /// @notice `signer` (a contract wallet) approved `digest` by ERC-1271; pinned for good.
     event SignaturePinned(address indexed signer, bytes32 indexed digest);
+    /// @notice A signed move was shown on-chain (`announce`): its opponent's clock may be
+    /// charged from this block on (section 7.3). `move` is the whole signed move, so the side
+    /// to move can read it from the chain and answer.
+    event MoveAnnounced(uint256 indexed gameId, uint32 ply, bytes32 indexed moveHash, Move move);
     /// @notice `player` revoked its session key `sessionKey` in `gameId`.
     event SessionKeyRevoked(uint256 indexed gameId, address indexed player, address indexed sessionKey);
+    /// @notice `player`'s delegation from ply `firstPly` was shown (`retire`): its session
+    /// keys delegated from an earlier ply sign no more resignations or results in `gameId`.
+    event SessionKeysRetired(uint256 indexed gameId, address indexed player, uint256 firstPly);
 
     /// @notice The game is not running (unknown, open, ended or cancelled).
     error GameNotRunning(uint256 gameId);
@@ -61,6 +82,9 @@ contract ChessChannel {
     error NotAChannelGame(uint256 gameId);
     /// @notice A message is not signed on behalf of `player` (section 5).
     error BadSignature(address player);
+    /// @notice A resignation or result signed by `sessionKey`, whose delegation's `firstPly`
+    /// is below the player's `agreementsFrom`: a later delegation retired it (section 5).
+    error RetiredKey(address sessionKey);
     /// @notice A result other than 1, 2 or 3.
     error BadResult(uint8 result);
     /// @notice `last` is not a valid successor of `previous`: section 6 `code`, and the
@@ -73,7 +97,7 @@ contract ChessChannel {
     /// @notice On-chain play is live (the last registration's response window is over):
     /// the game goes on with the referee's `move`, not with registrations.
     error RegistrationClosed(uint256 gameId);
-    /// @notice `registerStart` on a game already continued on-chain.
+    /// @notice `registerStart` or `announce` on a game already continued on-chain.
     error AlreadyOnChain(uint256 gameId);
     /// @notice The caller is not one of the two players.
     error NotAPlayer();
@@ -81,13 +105,19 @@ contract ChessChannel {
     error NotEquivocation();
     /// @notice The signed move is a valid successor of the position it names.
     error NotIllegal();
-    /// @notice The move and the position it names belong to different games.
+    /// @notice The move and the position it names belong to different games, or `retire`
+    /// was shown a delegation of another game.
     error WrongGame();
     /// @notice The receipt is not of the registered move, or its time is out of range.
     error BadReceipt();
     /// @notice A registration without a receipt whose move was stamped at `timestamp`, more
-    /// than STAMP_TOLERANCE before the block.
+    /// than STAMP_TOLERANCE before the block that shows it (section 7.3 step 5).
     error StaleMove(uint256 timestamp);
+    /// @notice A direct reply to a frozen registration received or shown after its author's
+    /// flag fell, at `deadline` (section 7.3 step 5): the registration stands.
+    error FlagFell(uint256 deadline);
+    /// @notice A direct reply's `previous` is not the registered position it answers.
+    error NotTheRegisteredPosition();
     /// @notice An agreement below the frozen registration's ply `registeredPly`: lapsed.
     error LapsedAgreement(uint256 registeredPly);
     /// @notice On-chain play is live: agreements are made on the referee (`offerDraw`,
@@ -121,11 +151,37 @@ contract ChessChannel {
     /// @param gameId The game.
     /// @param sessionKey The key to revoke.
     function revokeSessionKey(uint256 gameId, address sessionKey) external {
-        ChannelGame memory g = referee.channelGame(gameId);
+        ChannelGame memory g = _gameAsItIs(gameId);
         if (msg.sender != g.white && msg.sender != g.black) revert NotAPlayer();
         if (revokedAt[gameId][msg.sender][sessionKey] != 0) return;
         revokedAt[gameId][msg.sender][sessionKey] = block.timestamp;
         emit SessionKeyRevoked(gameId, msg.sender, sessionKey);
+    }
+
+    /// @notice Shows a player's delegation `later` of game `gameId` (section 5): from this
+    /// block on, a resignation or result signed by one of the player's session keys whose
+    /// delegation starts at a ply below `later.firstPly` no longer counts (`RetiredKey`);
+    /// their moves and receipts, bounded by their signed plies and times, still do. A
+    /// client that rotates keys sends it with the new delegation, so a rotated-out key
+    /// cannot agree even if it was not revoked. Anyone may call: the player's signature is
+    /// the authority. Checks the game (running, a channel game), the player's signature of
+    /// `later` (`BadSignature(player)`; a contract wallet's must be pinned), then that
+    /// `later` is of this game (`WrongGame`). Never lowers `agreementsFrom`: a delegation
+    /// from a ply not above it changes nothing. `later`'s key, last ply and expiry are not
+    /// checked.
+    /// @param gameId The game.
+    /// @param later The player's delegation.
+    /// @param signature The player's signature of `later` (an `Auth.delegationSignature`).
+    /// @param white True if `later` is white's, false if black's.
+    function retire(uint256 gameId, Delegation calldata later, bytes calldata signature, bool white) external {
+        ChannelGame memory g = _game(gameId);
+        address player = white ? g.white : g.black;
+        if (!_signedBy(player, _digest(ChannelHash.hashDelegation(later)), signature)) revert BadSignature(player);
+        if (later.gameId != gameId) revert WrongGame();
+        uint256 firstPly = later.firstPly;
+        if (firstPly <= agreementsFrom[gameId][player]) return;
+        agreementsFrom[gameId][player] = firstPly;
+        emit SessionKeysRetired(gameId, player, firstPly);
     }
 
     // ------------------------------------------------------------------ cooperative ends
@@ -184,16 +240,22 @@ contract ChessChannel {
     /// @param last The latest signed move.
     /// @param lastAuth Its authorisation on behalf of its author.
     /// @param receipt The side to move's receipt of `last` (its clock runs from `seenAt`),
-    /// or `position == 0` for none (then `last` must be stamped at most STAMP_TOLERANCE
-    /// before this block and the clock runs from its stamp).
+    /// or `position == 0` for none (section 7.3 step 5 says from when its clock runs then).
     /// @param receiptAuth The receipt's authorisation on behalf of the side to move.
+    /// @param frozen While a registration is frozen, that registered position (its `inner` and
+    /// clock word, from its `PositionRegistered`): the overtake is charged by the wall clock
+    /// from it. If it is not the registered position (a registration sent before another
+    /// landed), nothing is registered: the call records when the chain first showed `last`
+    /// (`MoveAnnounced`), from which a registration of it with the right position counts.
+    /// Ignored while the game is off-chain.
     function register(
         Move calldata previous,
         Auth calldata previousAuth,
         Move calldata last,
         Auth calldata lastAuth,
         Receipt calldata receipt,
-        Auth calldata receiptAuth
+        Auth calldata receiptAuth,
+        FrozenPosition calldata frozen
     ) external {
         uint256 gameId;
         // read by hand (see `_heads`)
@@ -202,17 +264,14 @@ contract ChessChannel {
         }
         ChannelGame memory g = _game(gameId);
         _checkRegistrant(g, gameId, _checkedPly(last));
-        bool hasReceipt = receipt.position != 0;
         (bool authorWhite, bytes32 lastHash, uint256 st) =
-            _signedSuccessor(g, previous, previousAuth, last, lastAuth, hasReceipt);
-        uint256 from;
-        uint256 authorCap = type(uint256).max;
-        if (hasReceipt) {
-            from = _receiptTime(g, gameId, last, lastHash, !authorWhite, receipt, receiptAuth);
-        } else {
-            (from, authorCap) = _stampTime(g, previous, last, authorWhite);
+            _signedSuccessor(g, previous, previousAuth, last, lastAuth, receipt.position != 0);
+        if (g.windowEnd != 0 && Commitment.seal(frozen.inner, frozen.clock) != referee.commitmentOf(gameId)) {
+            _show(gameId, last, lastHash, 64);
+            return;
         }
-        _freeze(g, last, authorWhite, from, authorCap, st);
+        uint256 times = _clockStart(g, previous, last, lastHash, authorWhite, receipt, receiptAuth, frozen);
+        _freeze(g, last, authorWhite, times, g.windowEnd != 0 ? frozen.clock : 0, st);
     }
 
     /// @notice Starts on-chain play from the start move, while the game is off-chain: for a
@@ -232,7 +291,52 @@ contract ChessChannel {
         uint256 clock = ClockWord.registered(
             block.timestamp + g.responseWindow, full, full, g.increment, 0, g.firstMoveWindow, g.customStart
         );
+        clock = ClockWord.withReplyDeadline(
+            clock, ClockWord.deadline(clock, start.state[ChessRules.CURRENT_PLAYER] == 0x01)
+        );
         referee.registerPosition(gameId, start.state, start.history, clock);
+    }
+
+    /// @notice Shows a signed move on-chain while the game is off-chain, without freezing it
+    /// (section 7.3): a later registration of it without a receipt counts as if made now (it
+    /// must be fresh now), also as the direct reply to a later registration. For a mover whose
+    /// opponent withholds its receipt, when the mover cannot register itself (a watchtower
+    /// reading the relay, for a player gone offline). Anyone may call; the first announcement
+    /// of a move counts; `AlreadyOnChain` once a position is registered (then the move is
+    /// registered instead).
+    /// @param m The signed move (emitted whole in `MoveAnnounced`, so its opponent can read it).
+    /// @param auth Its authorisation on behalf of its author.
+    function announce(Move calldata m, Auth calldata auth) external {
+        uint256 gameId = m.gameId;
+        ChannelGame memory g = _game(gameId);
+        if (g.windowEnd != 0) revert AlreadyOnChain(gameId);
+        (, bytes32 moveHash) = _authoriseMove(g, m, auth);
+        _show(gameId, m, moveHash, 0);
+    }
+
+    /// @notice When the signed move `moveHash` (its hashStruct) was first announced while its
+    /// game was off-chain (0: never): a registration of it without a receipt counts it as
+    /// shown then, its stamp trusted to CLOCK_TOLERANCE before (section 7.3).
+    /// @param moveHash The move's hashStruct.
+    function announcedAt(bytes32 moveHash) external view returns (uint256) {
+        return uint64(shown[moveHash]);
+    }
+
+    /// @notice When the signed move `moveHash` was first shown by an overtake that named
+    /// another position than the registered one (0: never): a registration of it without a
+    /// receipt counts it as shown then, to the second (section 7.3).
+    /// @param moveHash The move's hashStruct.
+    function shownWhileFrozenAt(bytes32 moveHash) external view returns (uint256) {
+        return shown[moveHash] >> 64;
+    }
+
+    /// @dev Records that the chain showed the signed move `m` (hashStruct `moveHash`) now, in
+    /// the bits at `shift` (0 off-chain, 64 while frozen), unless it showed it there before.
+    function _show(uint256 gameId, Move calldata m, bytes32 moveHash, uint256 shift) private {
+        uint256 was = shown[moveHash];
+        if ((was >> shift) & type(uint64).max != 0) return;
+        shown[moveHash] = was | (block.timestamp << shift);
+        emit MoveAnnounced(gameId, m.ply, moveHash, m);
     }
 
     // ------------------------------------------------------------------ proofs
@@ -347,9 +451,16 @@ contract ChessChannel {
 
     /// @dev The game, which must be a running channel game.
     function _game(uint256 gameId) private view returns (ChannelGame memory g) {
-        // The referee's return (a static struct: ten words, in `g`'s memory order) copied as
-        // it is: the high-level call's decoding and checks of each field cost about 2,500 gas,
-        // and this referee is the channel's own deployer.
+        g = _gameAsItIs(gameId);
+        if (g.phase != PHASE_RUNNING) revert GameNotRunning(gameId);
+        if (g.responseWindow == 0) revert NotAChannelGame(gameId);
+    }
+
+    /// @dev The referee's `channelGame(gameId)`, whatever the game's phase. Its return (a
+    /// static struct: ten words, in `g`'s memory order) copied as it is: the high-level
+    /// call's decoding and checks of each field cost about 2,500 gas and 770 bytes of code,
+    /// and this referee is the channel's own deployer.
+    function _gameAsItIs(uint256 gameId) private view returns (ChannelGame memory g) {
         address court = address(referee);
         bytes4 selector = IChessCourt.channelGame.selector;
         assembly ("memory-safe") {
@@ -361,8 +472,6 @@ contract ChessChannel {
                 revert(p, returndatasize())
             }
         }
-        if (g.phase != PHASE_RUNNING) revert GameNotRunning(gameId);
-        if (g.responseWindow == 0) revert NotAChannelGame(gameId);
     }
 
     function _digest(bytes32 structHash) private view returns (bytes32) {
@@ -381,7 +490,8 @@ contract ChessChannel {
     /// @dev Reverts `BadSignature(player)` unless `auth` signs `d` (a message of `gameId` at
     /// `ply`, of time `at`) on behalf of `player` (section 5). A session key needs `at`
     /// within its delegation's expiry, and, for an `agreement` (result, resignation), not to
-    /// be revoked.
+    /// be revoked (`BadSignature`) nor retired by a later delegation (`RetiredKey`, checked
+    /// once the signatures verify).
     function _authorise(
         address player,
         bytes32 d,
@@ -418,6 +528,9 @@ contract ChessChannel {
                 && SignatureCheck.recover(d, auth.signature) == key
                 && (!agreement || revokedAt[gameId][player][key] == 0)
                 && _signedBy(player, _digest(ChannelHash.hashDelegation(del)), auth.delegationSignature);
+            // Revocation and retirement end only a key's agreements: its moves and receipts
+            // are evidence, bounded by their signed plies and times.
+            if (ok && agreement && firstPly < agreementsFrom[gameId][player]) revert RetiredKey(key);
         }
         if (!ok) revert BadSignature(player);
     }
@@ -510,18 +623,21 @@ contract ChessChannel {
     /// side to move (white if `toMoveWhite`). Returns its `seenAt`.
     function _receiptTime(
         ChannelGame memory g,
-        uint256 gameId,
         Move calldata last,
         bytes32 lastHash,
         bool toMoveWhite,
         Receipt calldata receipt,
         Auth calldata receiptAuth
     ) private view returns (uint256 seenAt) {
+        uint256 gameId;
+        assembly ("memory-safe") {
+            gameId := calldataload(last)
+        }
         // Read and compared by hand, with the decoder's range checks (see `_heads`; `last` is
         // hashed, its ranges checked): of `last` (this game, its ply, its hashStruct), timed
         // from `last`'s stamp to this block, and (one acknowledgement per move: a receipt timed
         // long after the stamp would let the side to move restart its own clock with a second
-        // receipt, re-review finding A) at most STAMP_TOLERANCE after the stamp.
+        // receipt, re-review finding A) at most CLOCK_TOLERANCE after the stamp.
         uint256 ply;
         bool bad;
         assembly ("memory-safe") {
@@ -533,7 +649,7 @@ contract ChessChannel {
                 or(iszero(eq(calldataload(receipt), gameId)), iszero(eq(ply, calldataload(add(last, 0x20))))),
                 or(
                     iszero(eq(calldataload(add(receipt, 0x40)), lastHash)),
-                    or(or(lt(seenAt, stamp), gt(seenAt, timestamp())), gt(seenAt, add(stamp, STAMP_TOLERANCE)))
+                    or(or(lt(seenAt, stamp), gt(seenAt, timestamp())), gt(seenAt, add(stamp, CLOCK_TOLERANCE)))
                 )
             )
         }
@@ -549,33 +665,130 @@ contract ChessChannel {
         );
     }
 
-    /// @dev Section 7.3 step 5 without a receipt. A fresh move (stamped at most
-    /// STAMP_TOLERANCE before the block) counts from its stamp. A stale one is refused, but
-    /// for the direct reply to a frozen registration (re-review finding D: an honest reply
-    /// delayed on L1 must still land in the window): it counts as made at `block.timestamp -
-    /// STAMP_TOLERANCE`, its author charged from `previous`'s stamp to then (StaleMove if that
-    /// is more than it had) and its budget capped at what is left. Returns the time the side
-    /// to move's clock runs from, and the cap on the author's budget.
-    function _stampTime(ChannelGame memory g, Move calldata previous, Move calldata last, bool authorWhite)
-        private
-        view
-        returns (uint256 from, uint256 authorCap)
-    {
-        // read by hand (see `_heads`): `last` is hashed, its ranges checked
-        assembly ("memory-safe") {
-            from := calldataload(add(last, 0xe0))
+    /// @dev Section 7.3 step 6: when the side to move's clock starts (`from`), and when the
+    /// registered side to move replied (`replyAt`, 0 if `last` does not show it: an overtake by
+    /// one ply or two). With a receipt, its `seenAt`, but never later than the chain first
+    /// showed the move (review of v3, finding 1: the side to move's own late receipt undid an
+    /// announcement). Without one, off-chain, the move must be fresh (`_freshFrom`); while a
+    /// registration is frozen, it counts from when the chain first showed it (`_showing`). A
+    /// direct reply counts by the registered side to move's deadline by the wall clock
+    /// (`_checkReply`), and so does the reply an overtake by two plies carries as `previous`
+    /// (finding 2: it skipped that check); a later pair must be fresh when shown.
+    function _clockStart(
+        ChannelGame memory g,
+        Move calldata previous,
+        Move calldata last,
+        bytes32 lastHash,
+        bool authorWhite,
+        Receipt calldata receipt,
+        Auth calldata receiptAuth,
+        FrozenPosition calldata frozen
+    ) private view returns (uint256 times) {
+        (uint256 from, uint256 replyAt) = _startTimes(
+            g, previous, last, lastHash, authorWhite, receipt, receiptAuth, frozen
+        );
+        // packed: `register` has no stack slot left for two words (both are times, < 2^64)
+        times = from | (replyAt << 64);
+    }
+
+    /// @dev `_clockStart`, unpacked.
+    function _startTimes(
+        ChannelGame memory g,
+        Move calldata previous,
+        Move calldata last,
+        bytes32 lastHash,
+        bool authorWhite,
+        Receipt calldata receipt,
+        Auth calldata receiptAuth,
+        FrozenPosition calldata frozen
+    ) private view returns (uint256 from, uint256 replyAt) {
+        bool hasReceipt = receipt.position != 0;
+        uint256 showings = shown[lastHash];
+        if (hasReceipt) from = _receiptTime(g, last, lastHash, !authorWhite, receipt, receiptAuth);
+        if (g.windowEnd == 0) {
+            if (!hasReceipt) {
+                from = _freshFrom(last, showings);
+            } else if (showings != 0) {
+                uint256 announced = _stampFrom(last, showings);
+                if (announced < from) from = announced;
+            }
+            return (from, 0);
         }
-        authorCap = type(uint256).max;
-        // forge-lint: disable-next-line(block-timestamp) freshness is defined on block time
-        if (from + STAMP_TOLERANCE >= block.timestamp) return (from, authorCap);
-        if (g.windowEnd == 0 || last.ply != uint256(g.registeredPly) + 1) revert StaleMove(from);
-        from = block.timestamp - STAMP_TOLERANCE;
-        uint256 had = (authorWhite ? uint256(previous.whiteTime) : uint256(previous.blackTime)) + ClockWord.GRACE_PERIOD;
-        // A first move answering `registerStart` is not charged (section 6 code 4: the start
-        // move has no signed time, and the first mover's clock had not started on-chain).
-        uint256 elapsed = previous.ply == 0 ? 0 : from - previous.timestamp;
-        if (elapsed > had) revert StaleMove(last.timestamp);
-        authorCap = had - elapsed + g.increment;
+        uint256 plies = _plyOf(last) - uint256(g.registeredPly);
+        (uint256 at, uint256 shownFrom) = _showing(last, showings);
+        if (!hasReceipt) {
+            uint256 stamp = _stampOf(last);
+            if (plies != 1 && stamp + STAMP_TOLERANCE < at) revert StaleMove(stamp);
+            from = shownFrom;
+        } else if (showings != 0 && shownFrom < from) {
+            from = shownFrom;
+        }
+        if (plies == 1) {
+            _checkReply(previous, frozen, from);
+            replyAt = from;
+        } else if (plies == 2) {
+            bytes32 previousHash;
+            // read by hand (see `_heads`): `last.previous`, which section 6 code 3 checked
+            assembly ("memory-safe") {
+                previousHash := calldataload(add(last, 0x100))
+            }
+            (, replyAt) = _showing(previous, shown[previousHash]);
+            uint256 deadline = ClockWord.replyDeadline(frozen.clock);
+            if (replyAt > deadline) revert FlagFell(deadline);
+        }
+    }
+
+    /// @dev When the chain showed `m` (`at`) and from when its opponent's clock runs by that
+    /// (`from`), by its showings (the `shown` word): announced off-chain, as a fresh move
+    /// then (a recording while frozen comes later); else first shown while frozen, or now, to
+    /// the second: a stamp in the past moves nothing onto the other clock once on-chain (a
+    /// tolerance here would be taken at every registration: finding 1 in the registration
+    /// phase). A future stamp gives time away.
+    function _showing(Move calldata m, uint256 showings) private view returns (uint256 at, uint256 from) {
+        at = uint64(showings);
+        if (at != 0) return (at, _stampFrom(m, at));
+        at = showings >> 64;
+        if (at == 0) at = block.timestamp;
+        from = _stampOf(m);
+        if (from < at) from = at;
+    }
+
+    /// @dev `last.timestamp`, read by hand (see `_heads`): `last` is hashed, its ranges checked.
+    function _stampOf(Move calldata last) private pure returns (uint256 stamp) {
+        assembly ("memory-safe") {
+            stamp := calldataload(add(last, 0xe0))
+        }
+    }
+
+    /// @dev When a move shown on-chain at `shown` starts its opponent's clock: at its stamp,
+    /// but no earlier than CLOCK_TOLERANCE before `shown` (a stamp in the past moves at most
+    /// that much onto the opponent's clock).
+    function _stampFrom(Move calldata last, uint256 shown) private pure returns (uint256 from) {
+        from = _stampOf(last);
+        if (shown > CLOCK_TOLERANCE && from < shown - CLOCK_TOLERANCE) from = shown - CLOCK_TOLERANCE;
+    }
+
+    /// @dev Section 7.3 step 5 without a receipt, but for a direct reply: `last` must be fresh
+    /// when the chain showed it (its off-chain announcement, else this block), stamped at most
+    /// STAMP_TOLERANCE before; its opponent's clock runs as `_stampFrom` says.
+    function _freshFrom(Move calldata last, uint256 showings) private view returns (uint256) {
+        uint256 at = uint64(showings);
+        if (at == 0) at = block.timestamp;
+        uint256 stamp = _stampOf(last);
+        if (stamp + STAMP_TOLERANCE < at) revert StaleMove(stamp);
+        return _stampFrom(last, at);
+    }
+
+    /// @dev Section 7.3 step 5 for the direct reply to a frozen registration: `previous` must be
+    /// the registered position (`NotTheRegisteredPosition`; `frozen` is, the caller checked),
+    /// and the reply must count (`from`: its receipt, or when the chain showed it) by the
+    /// registered side to move's deadline by the wall clock (`FlagFell` otherwise).
+    function _checkReply(Move calldata previous, FrozenPosition calldata frozen, uint256 from) private pure {
+        if (Commitment.innerCalldata(previous.state, previous.history) != frozen.inner) {
+            revert NotTheRegisteredPosition();
+        }
+        uint256 deadline = ClockWord.replyDeadline(frozen.clock);
+        if (from > deadline) revert FlagFell(deadline);
     }
 
     /// @dev Registers the position after `last` (of section 8 status `st`) with its clock
@@ -584,11 +797,11 @@ contract ChessChannel {
         ChannelGame memory g,
         Move calldata last,
         bool authorWhite,
-        uint256 from,
-        uint256 authorCap,
+        uint256 times,
+        uint256 frozen,
         uint256 st
     ) private {
-        uint256 clock = _registeredClock(g, last, authorWhite, from, authorCap);
+        uint256 clock = _registeredClock(g, last, authorWhite, uint64(times), frozen, times >> 64);
         if (st != ChessRules.ONGOING) clock = ClockWord.withPendingStatus(clock, st);
         // `referee.registerPosition(last.gameId, last.state, last.history, clock)` encoded by
         // hand (measured: about 300 gas less than the high-level call's encoding and code
@@ -619,22 +832,22 @@ contract ChessChannel {
     /// window's end; the author keeps its signed time; the side to move is charged from
     /// `from` to the window's end (its clock runs through the window: it answers in the
     /// window by registering its reply, or on-chain after it), so its deadline is `from` +
-    /// its signed time + the grace, as by the wall clock; budget 0 once that has passed.
-    /// The author's budget is at most `authorCap` (a late reply's, see `_stampTime`).
+    /// its signed time + the grace, as by the wall clock (kept, unclamped, as the clock word's
+    /// reply deadline); budget 0 once that has passed. An overtake's budgets are at most what
+    /// the wall clock left (`frozen`, see `_withBudgets`).
     function _registeredClock(
         ChannelGame memory g,
         Move calldata last,
         bool authorWhite,
         uint256 from,
-        uint256 authorCap
+        uint256 frozen,
+        uint256 replyAt
     ) private view returns (uint256) {
         uint256 windowEnd = block.timestamp + g.responseWindow;
-        (uint256 whiteBudget, uint256 blackBudget) =
-            _budgets(last, authorWhite, windowEnd > from ? windowEnd - from : 0, authorCap);
-        return ClockWord.registered(
+        uint256 clock = ClockWord.registered(
             windowEnd,
-            whiteBudget,
-            blackBudget,
+            0,
+            0,
             g.increment,
             _plyOf(last),
             // A registered custom-start first move gets no first-move window: its time ran
@@ -642,6 +855,7 @@ contract ChessChannel {
             g.customStart ? 0 : g.firstMoveWindow,
             g.customStart
         );
+        return _withBudgets(clock, last, authorWhite, windowEnd, from, frozen, replyAt);
     }
 
     /// @dev `m.ply` read by hand, with the decoder's range check (see `_heads`).
@@ -659,13 +873,23 @@ contract ChessChannel {
         }
     }
 
-    /// @dev The two budgets of a registration of `last`: the author's signed time plus the
-    /// grace (at most `authorCap`), the side to move's less `charge`, floored at 0.
-    function _budgets(Move calldata last, bool authorWhite, uint256 charge, uint256 authorCap)
-        private
-        pure
-        returns (uint256 whiteBudget, uint256 blackBudget)
-    {
+    /// @dev `clock` with the two budgets of a registration of `last`: the author's signed time
+    /// plus the grace, the side to move's less the charge from `from` to `windowEnd`, floored
+    /// at 0; and the side to move's deadline by the wall clock, unclamped (`from` + its time +
+    /// the grace: a direct reply proven in time by a receipt still overtakes though its budget
+    /// reads 0, section 7.3). For an overtake (`frozen`, the clock word of the registration it
+    /// overtakes, else 0) the signed times cannot give back what the wall clock charged: the
+    /// registered position's author has at most its budget there plus its increments since,
+    /// and a direct reply's author at most its deadline less `from` plus the increment.
+    function _withBudgets(
+        uint256 clock,
+        Move calldata last,
+        bool authorWhite,
+        uint256 windowEnd,
+        uint256 from,
+        uint256 frozen,
+        uint256 replyAt
+    ) private pure returns (uint256) {
         uint256 whiteTime;
         uint256 blackTime;
         // read by hand (see `_heads`): `last` is hashed, its ranges checked
@@ -674,10 +898,40 @@ contract ChessChannel {
             blackTime := calldataload(add(last, 0xc0))
         }
         uint256 toMove = (authorWhite ? blackTime : whiteTime) + ClockWord.GRACE_PERIOD;
-        uint256 toMoveBudget = charge < toMove ? toMove - charge : 0;
         uint256 authorBudget = (authorWhite ? whiteTime : blackTime) + ClockWord.GRACE_PERIOD;
-        if (authorBudget > authorCap) authorBudget = authorCap;
-        (whiteBudget, blackBudget) = authorWhite ? (authorBudget, toMoveBudget) : (toMoveBudget, authorBudget);
+        if (frozen != 0) {
+            (uint256 authorCap, uint256 toMoveCap) = _overtakeCaps(last, authorWhite, frozen, replyAt);
+            if (authorBudget > authorCap) authorBudget = authorCap;
+            if (toMove > toMoveCap) toMove = toMoveCap;
+        }
+        uint256 charge = windowEnd > from ? windowEnd - from : 0;
+        uint256 toMoveBudget = charge < toMove ? toMove - charge : 0;
+        clock = authorWhite
+            ? ClockWord.withBudgets(clock, authorBudget, toMoveBudget)
+            : ClockWord.withBudgets(clock, toMoveBudget, authorBudget);
+        return ClockWord.withReplyDeadline(clock, from + toMove);
+    }
+
+    /// @dev The most each side may keep after an overtake of the registration whose clock word
+    /// is `frozen` by `last` (author white if `authorWhite`), whatever the signed times say.
+    /// The registered position's author had its clock stopped while it was frozen: at most its
+    /// budget there plus an increment for each move of its since (finding C: an overtake by
+    /// two plies gave back what the wall clock charged). The registered side to move, if its
+    /// reply was shown at `replyAt` (`last`, or `previous` of an overtake by two plies): what
+    /// the wall clock left it then, as the direct reply.
+    function _overtakeCaps(Move calldata last, bool authorWhite, uint256 frozen, uint256 replyAt)
+        private
+        pure
+        returns (uint256 authorCap, uint256 toMoveCap)
+    {
+        uint256 plies = _plyOf(last) - ClockWord.ply(frozen);
+        uint256 increment = ClockWord.increment(frozen);
+        bool odd = plies & 1 == 1;
+        // `odd`: `last`'s author is the registered side to move, else the registered author
+        uint256 registeredAuthor = ClockWord.budget(frozen, odd != authorWhite) + (plies >> 1) * increment;
+        uint256 registeredToMove =
+            replyAt == 0 ? type(uint256).max : ClockWord.replyDeadline(frozen) - replyAt + increment;
+        (authorCap, toMoveCap) = odd ? (registeredToMove, registeredAuthor) : (registeredAuthor, registeredToMove);
     }
 
     /// @dev Reverts `NotTheStart` unless `q` is the start move of game `gameId` (section 4.1).

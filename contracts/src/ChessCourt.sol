@@ -15,6 +15,14 @@ struct ChannelGame {
     uint64 windowEnd; // end of the latest registration's response window; 0 while off-chain
 }
 
+/// @notice A registered position as an overtaking registration names it (docs/CHANNEL.md 7.3):
+/// `inner = keccak256(state ‖ history)` and its clock word, both from its `PositionRegistered`.
+/// The channel checks them against the referee's commitment.
+struct FrozenPosition {
+    bytes32 inner;
+    uint256 clock;
+}
+
 /// @title IChessCourt
 /// @notice The referee's side of the channel: one view and the two entry points only the
 /// referee's own `ChessChannel` may call.
@@ -27,6 +35,11 @@ interface IChessCourt {
     /// `channelGame`: only a first move needs it, and its storage read costs 2,100 gas).
     /// @param gameId The game.
     function channelStart(uint256 gameId) external view returns (bytes32);
+
+    /// @notice The commitment of a running game's position (0 if not running): what a frozen
+    /// registration's position and clock word must seal to.
+    /// @param gameId The game.
+    function commitmentOf(uint256 gameId) external view returns (bytes32);
 
     /// @notice Continues a running channel game on-chain from a registered position: stores
     /// its commitment, its ply as `registeredPly` and its clock word's timestamp (the end of

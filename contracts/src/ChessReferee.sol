@@ -248,6 +248,11 @@ contract ChessReferee is ChessRefereeCore, IChessCourt {
     }
 
     /// @inheritdoc IChessCourt
+    function commitmentOf(uint256 gameId) external view returns (bytes32) {
+        return games[gameId].commitment;
+    }
+
+    /// @inheritdoc IChessCourt
     function channelStart(uint256 gameId) external view returns (bytes32) {
         bytes32 start = games[gameId].startInner;
         return start == 0 ? INITIAL_INNER : start;

@@ -260,12 +260,6 @@ contract ChessRefereeAnnex is ChessRefereeCore {
         return keccak256(abi.encode(baseTerms, responseWindow));
     }
 
-    /// @notice The commitment of a running game's position (0 if not running).
-    /// @param gameId The game.
-    function commitmentOf(uint256 gameId) external view returns (bytes32) {
-        return games[gameId].commitment;
-    }
-
     /// @notice The commitment a position hashes to: `keccak256(keccak256(state ‖ history) ‖ clock)`.
     /// @param state 128-byte state.
     /// @param history Repetition-chain head.

@@ -7,7 +7,8 @@ pragma solidity ^0.8.30;
 /// 40..71 white's budget, 72..103 black's budget (seconds left + unused grace), 104..135
 /// increment, 136..167 ply, 168 white offers a draw, 169 black offers a draw, 170 the game
 /// started from a custom position, 171..173 the pending status of a registered decided
-/// position, 176..207 first-move window (seconds), the rest 0.
+/// position, 176..207 first-move window (seconds), 208..247 a registered position's reply
+/// deadline (below), the rest 0.
 /// After a registration from off-chain play (docs/CHANNEL.md 7.3) `lastTimestamp` is the
 /// end of the response window, in the future: until then the position can only be
 /// overtaken by a later registration, and no clock runs. A registered position that is
@@ -35,6 +36,10 @@ library ClockWord {
     uint256 internal constant PENDING_SHIFT = 171;
     uint256 internal constant MASK_3 = 7;
     uint256 internal constant WINDOW_SHIFT = 176;
+    /// @dev A registered position's side to move's deadline by the wall clock, unclamped
+    /// (docs/CHANNEL.md 7.3): what the direct reply to it is charged against. Set by the
+    /// channel's registrations only, cleared by the first move played on-chain.
+    uint256 internal constant REPLY_DEADLINE_SHIFT = 208;
     uint256 internal constant MASK_32 = 0xffffffff;
     uint256 internal constant MASK_40 = 0xffffffffff;
 
@@ -64,6 +69,13 @@ library ClockWord {
         if (blackBudget > MASK_32) blackBudget = MASK_32;
         return timestamp | (whiteBudget << WHITE_SHIFT) | (blackBudget << BLACK_SHIFT) | (fischer << INCREMENT_SHIFT)
             | (plies << PLY_SHIFT) | (custom ? uint256(1) << CUSTOM_START_SHIFT : 0) | (window << WINDOW_SHIFT);
+    }
+
+    /// @notice `clock` (whose budgets are 0) with the given budgets, each capped at 2^32-1.
+    function withBudgets(uint256 clock, uint256 whiteBudget, uint256 blackBudget) internal pure returns (uint256) {
+        if (whiteBudget > MASK_32) whiteBudget = MASK_32;
+        if (blackBudget > MASK_32) blackBudget = MASK_32;
+        return clock | (whiteBudget << WHITE_SHIFT) | (blackBudget << BLACK_SHIFT);
     }
 
     /// @notice When the side to move's clock started.
@@ -122,6 +134,20 @@ library ClockWord {
         return clock | (st << PENDING_SHIFT);
     }
 
+    /// @notice A registered position's side to move's deadline by the wall clock (its clock
+    /// starting when the registration says, its signed time plus the grace), kept even when
+    /// its budget is 0: the direct reply to the registration, registered during its window,
+    /// is charged against it (docs/CHANNEL.md 7.3). 0 for any other position.
+    function replyDeadline(uint256 clock) internal pure returns (uint256) {
+        return (clock >> REPLY_DEADLINE_SHIFT) & MASK_40;
+    }
+
+    /// @notice `clock` with the reply deadline `at` (capped at 2^40-1).
+    function withReplyDeadline(uint256 clock, uint256 at) internal pure returns (uint256) {
+        if (at > MASK_40) at = MASK_40;
+        return clock | (at << REPLY_DEADLINE_SHIFT);
+    }
+
     /// @notice When the side to move's time starts being charged: `lastTimestamp`, plus the
     /// first-move window for a first move (ply < 2) in a game from a custom start.
     function turnStart(uint256 clock) internal pure returns (uint256 from) {
@@ -159,7 +185,12 @@ library ClockWord {
             left = left - elapsed + ((clock >> INCREMENT_SHIFT) & MASK_32);
             if (left > MASK_32) left = MASK_32;
             uint256 nextPly = ((clock >> PLY_SHIFT) & MASK_32) + 1;
-            next = clock & ~(MASK_40 | (MASK_32 << shift) | (MASK_32 << PLY_SHIFT) | (BOTH_OFFERS << OFFER_SHIFT));
+            next = clock
+                & ~(MASK_40
+                    | (MASK_32 << shift)
+                    | (MASK_32 << PLY_SHIFT)
+                    | (BOTH_OFFERS << OFFER_SHIFT)
+                    | (MASK_40 << REPLY_DEADLINE_SHIFT));
             next |= block.timestamp | (left << shift) | (nextPly << PLY_SHIFT);
         }
     }

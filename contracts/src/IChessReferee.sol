@@ -292,9 +292,6 @@ interface IChessReferee is IChessRefereeTypes, IChessCourt {
     /// @notice The terms hash of a channel game.
     function channelTermsHash(bytes32 baseTerms, uint32 responseWindow) external pure returns (bytes32);
 
-    /// @notice The commitment of a running game's position (0 if not running).
-    function commitmentOf(uint256 gameId) external view returns (bytes32);
-
     /// @notice The commitment a position hashes to.
     function positionCommitment(bytes calldata state, bytes32 history, uint256 clock) external pure returns (bytes32);
 

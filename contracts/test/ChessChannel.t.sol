@@ -254,7 +254,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         vm.expectEmit(true, false, false, false, address(ref));
         emit IChessRefereeTypes.PositionRegistered(id, 2, m.state, m.history, 0);
         vm.prank(bob);
-        channel.register(q, qa, m, ma, _noReceipt(), _direct(""));
+        channel.register(q, qa, m, ma, _noReceipt(), _direct(""), _frozen(m));
     }
 
     /// @dev v2 (section 7.3): the side to move's clock runs from the move's stamp through
@@ -301,7 +301,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         Auth memory a = _byAuthor(line[1]);
         vm.prank(ref.getGame(line[1].gameId).white);
         vm.expectRevert(ChessChannel.NotTheStart.selector);
-        channel.register(line[0], _direct(""), line[1], a, _noReceipt(), _direct(""));
+        channel.register(line[0], _direct(""), line[1], a, _noReceipt(), _direct(""), _frozen(line[1]));
     }
 
     function test_Register_RejectsInvalidTransitionWithItsCode() public {
@@ -312,7 +312,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         (Auth memory qa, Auth memory ma) = (_byAuthor(line[1]), _byAuthor(m));
         vm.prank(ref.getGame(m.gameId).white);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.InvalidTransition.selector, 4, 0));
-        channel.register(line[1], qa, m, ma, _noReceipt(), _direct(""));
+        channel.register(line[1], qa, m, ma, _noReceipt(), _direct(""), _frozen(m));
         id;
     }
 
@@ -322,7 +322,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         (Auth memory qa, Auth memory ma) = (_signMove(BOB_PK, line[1]), _byAuthor(line[2]));
         vm.prank(ref.getGame(line[2].gameId).white);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
-        channel.register(line[1], qa, line[2], ma, _noReceipt(), _direct(""));
+        channel.register(line[1], qa, line[2], ma, _noReceipt(), _direct(""), _frozen(line[2]));
     }
 
     function test_Register_RejectsLastSignedByNonAuthor() public {
@@ -331,7 +331,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         (Auth memory qa, Auth memory ma) = (_byAuthor(line[1]), _signMove(ALICE_PK, line[2]));
         vm.prank(ref.getGame(line[2].gameId).white);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob));
-        channel.register(line[1], qa, line[2], ma, _noReceipt(), _direct(""));
+        channel.register(line[1], qa, line[2], ma, _noReceipt(), _direct(""), _frozen(line[2]));
     }
 
     function test_Register_RejectsStateOfWrongLength() public {
@@ -342,7 +342,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         (Auth memory qa, Auth memory ma) = (_byAuthor(line[1]), _direct(""));
         vm.prank(ref.getGame(m.gameId).white);
         vm.expectRevert(abi.encodeWithSelector(BadStateLength.selector, 129));
-        channel.register(line[1], qa, m, ma, _noReceipt(), _direct(""));
+        channel.register(line[1], qa, m, ma, _noReceipt(), _direct(""), _frozen(m));
     }
 
     function test_Register_StaleRegistrationOvertakenByHigherPly() public {
@@ -413,7 +413,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         Move memory m = line[2];
         vm.prank(carol);
         vm.expectRevert(ChessChannel.NotAPlayer.selector);
-        channel.register(q, qa, m, ma, _noReceipt(), _direct(""));
+        channel.register(q, qa, m, ma, _noReceipt(), _direct(""), _frozen(m));
     }
 
     /// @dev v2 replaced v1's "name the frozen position" (StalePosition) by: anyone may

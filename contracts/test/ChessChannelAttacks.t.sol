@@ -49,7 +49,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         m.gameId = first + 1;
         vm.prank(ref.getGame(m.gameId).white);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob));
-        channel.register(q, qa, m, ma, _noReceipt(), _direct(""));
+        channel.register(q, qa, m, ma, _noReceipt(), _direct(""), _frozen(m));
     }
 
     function test_Replay_OnAnotherChainRefused() public {
@@ -99,7 +99,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         Auth memory qa = _byAuthor(line[4]);
         vm.prank(ref.getGame(m.gameId).white);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
-        channel.register(line[4], qa, m, a, _noReceipt(), _direct(""));
+        channel.register(line[4], qa, m, a, _noReceipt(), _direct(""), _frozen(m));
     }
 
     // ---------------------------------------------------------------- malformed signatures
@@ -226,7 +226,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         Auth memory ma = _whiteAuth(line[5], d1, d2);
         vm.prank(ref.getGame(line[5].gameId).white);
         vm.recordLogs();
-        channel.register(line[4], qa, line[5], ma, _noReceipt(), _direct(""));
+        channel.register(line[4], qa, line[5], ma, _noReceipt(), _direct(""), _frozen(line[5]));
         _absorb(vm.getRecordedLogs());
         assertEq(_ply(id), 5);
         // then ply 6 (bob) over ply 5 (key 2) overtakes
@@ -234,7 +234,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         ma = _byAuthor(line[6]);
         vm.prank(ref.getGame(line[6].gameId).white);
         vm.recordLogs();
-        channel.register(line[5], qa, line[6], ma, _noReceipt(), _direct(""));
+        channel.register(line[5], qa, line[6], ma, _noReceipt(), _direct(""), _frozen(line[6]));
         _absorb(vm.getRecordedLogs());
         assertEq(_ply(id), 6);
     }
@@ -245,7 +245,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         Auth memory ma = _bySession(ALICE_PK, SESSION1_PK, d1, _moveDigest(line[5]));
         vm.prank(ref.getGame(line[5].gameId).white);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
-        channel.register(line[4], qa, line[5], ma, _noReceipt(), _direct(""));
+        channel.register(line[4], qa, line[5], ma, _noReceipt(), _direct(""), _frozen(line[5]));
     }
 
     function test_SessionKey_RotatedKeyOneStillValidInItsRange() public {
@@ -253,7 +253,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         Auth memory qa = _whiteAuth(line[3], d1, d2);
         Auth memory ma = _byAuthor(line[4]);
         vm.prank(ref.getGame(line[4].gameId).white);
-        channel.register(line[3], qa, line[4], ma, _noReceipt(), _direct(""));
+        channel.register(line[3], qa, line[4], ma, _noReceipt(), _direct(""), _frozen(line[4]));
         assertNotEq(ref.getGame(id).commitment, bytes32(0));
     }
 

@@ -8,6 +8,8 @@ import {ChessChannel} from "../src/ChessChannel.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {RepetitionChain} from "../src/RepetitionChain.sol";
 import {Move, Delegation, Resignation, Result, Receipt, Auth} from "../src/ChannelHash.sol";
+import {FrozenPosition} from "../src/ChessCourt.sol";
+import {Commitment} from "../src/Commitment.sol";
 
 /// @notice Shared harness of the channel tests: players with signing keys, channel games,
 /// signed transcripts built move by move with the rules library, and authorisations.
@@ -174,6 +176,20 @@ abstract contract ChannelBase is RefereeBase {
         return channel.digestOf(channel.hashReceipt(r));
     }
 
+    /// @dev The `frozen` argument of a registration of `last`: its game's registered position
+    /// as its `PositionRegistered` names it (what an overtake is charged from; ignored
+    /// off-chain).
+    function _frozen(Move memory last) internal view returns (FrozenPosition memory) {
+        return _frozenWith(last.gameId, pos[last.gameId].clock);
+    }
+
+    /// @dev Game `id`'s registered position with `clock` as its clock word (a forged one, or
+    /// its own).
+    function _frozenWith(uint256 id, uint256 clock) internal view returns (FrozenPosition memory f) {
+        f.clock = clock;
+        if (pos[id].state.length == 128) f.inner = Commitment.inner(pos[id].state, pos[id].history);
+    }
+
     /// @dev No receipt (section 7.3: `position == 0`).
     function _noReceipt() internal pure returns (Receipt memory r) {}
 
@@ -219,7 +235,7 @@ abstract contract ChannelBase is RefereeBase {
         Auth memory ma = _byAuthor(m);
         vm.recordLogs();
         vm.prank(registrant);
-        channel.register(q, qa, m, ma, _noReceipt(), _direct(""));
+        channel.register(q, qa, m, ma, _noReceipt(), _direct(""), _frozen(m));
         _absorb(vm.getRecordedLogs());
     }
 
@@ -233,7 +249,7 @@ abstract contract ChannelBase is RefereeBase {
         Auth memory ma = _byAuthor(m);
         vm.recordLogs();
         vm.prank(registrant);
-        channel.register(q, _direct(""), m, ma, r, ra);
+        channel.register(q, _direct(""), m, ma, r, ra, _frozen(m));
         _absorb(vm.getRecordedLogs());
     }
 

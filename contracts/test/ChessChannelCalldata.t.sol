@@ -109,7 +109,8 @@ contract ChessChannelCalldataTest is ChannelBase {
     function _plainRegistration() internal view returns (bytes memory) {
         Move memory q = line[2];
         Move memory m = line[3];
-        return abi.encodeCall(channel.register, (q, _byAuthor(q), m, _byAuthor(m), _noReceipt(), _direct("")));
+        return
+            abi.encodeCall(channel.register, (q, _byAuthor(q), m, _byAuthor(m), _noReceipt(), _direct(""), _frozen(m)));
     }
 
     /// @dev The registration of line[2], line[3] with black's receipt of line[3].
@@ -117,7 +118,7 @@ contract ChessChannelCalldataTest is ChannelBase {
         Move memory q = line[2];
         Move memory m = line[3];
         (Receipt memory r, Auth memory ra) = _signedReceipt(m, m.timestamp + 1);
-        return abi.encodeCall(channel.register, (q, _direct(""), m, _byAuthor(m), r, ra));
+        return abi.encodeCall(channel.register, (q, _direct(""), m, _byAuthor(m), r, ra, _frozen(m)));
     }
 
     /// @dev The registration of line[2], line[3], line[3] signed by alice's session key.
@@ -125,7 +126,7 @@ contract ChessChannelCalldataTest is ChannelBase {
         Move memory q = line[2];
         Move memory m = line[3];
         Auth memory ma = _bySession(ALICE_PK, SESSION1_PK, _delegation(gameId, SESSION1_PK, 1, 99), _moveDigest(m));
-        return abi.encodeCall(channel.register, (q, _byAuthor(q), m, ma, _noReceipt(), _direct("")));
+        return abi.encodeCall(channel.register, (q, _byAuthor(q), m, ma, _noReceipt(), _direct(""), _frozen(m)));
     }
 
     /// @dev Sends `cd` to the channel from alice (a player); returns success and the data of
@@ -357,7 +358,7 @@ contract ChessChannelCalldataTest is ChannelBase {
         }
         m.state = s;
         bytes memory cd =
-            abi.encodeCall(channel.register, (q, _byAuthor(q), m, _byAuthor(m), _noReceipt(), _direct("")));
+            abi.encodeCall(channel.register, (q, _byAuthor(q), m, _byAuthor(m), _noReceipt(), _direct(""), _frozen(m)));
         (bool ok, bytes memory registered) = _send(cd);
         assertFalse(ok, "state of another length accepted");
         assertEq(registered.length, 0);
@@ -445,7 +446,8 @@ contract ChessChannelCalldataTest is ChannelBase {
             expires: expires
         });
         Auth memory ma = _bySession(ALICE_PK, SESSION1_PK, d, _moveDigest(m));
-        bytes memory cd = abi.encodeCall(channel.register, (q, _byAuthor(q), m, ma, _noReceipt(), _direct("")));
+        bytes memory cd =
+            abi.encodeCall(channel.register, (q, _byAuthor(q), m, ma, _noReceipt(), _direct(""), _frozen(m)));
         (bool ok,) = _send(cd);
         bool valid = !otherGame && firstPly <= 3 && 3 <= lastPly && t <= expires;
         assertEq(ok, valid, "delegation bounds");
@@ -465,9 +467,9 @@ contract ChessChannelCalldataTest is ChannelBase {
         if (which == 2) r.ply = 2;
         if (which == 3) r.position = channel.hashMove(q);
         Auth memory ra = _direct(_sig(BOB_PK, _receiptDigest(r)));
-        bytes memory cd = abi.encodeCall(channel.register, (q, _direct(""), m, _byAuthor(m), r, ra));
+        bytes memory cd = abi.encodeCall(channel.register, (q, _direct(""), m, _byAuthor(m), r, ra, _frozen(m)));
         (bool ok,) = _send(cd);
-        bool valid = which == 0 && seenAt >= t && seenAt <= block.timestamp && seenAt <= uint256(t) + 60;
+        bool valid = which == 0 && seenAt >= t && seenAt <= block.timestamp && seenAt <= uint256(t) + 30;
         assertEq(ok, valid, "receipt bounds");
     }
 
@@ -476,10 +478,10 @@ contract ChessChannelCalldataTest is ChannelBase {
     /// (black) its signed time plus the grace less the time from `seenAt` to the window's end.
     function testFuzz_RegisteredClockFollowsSpec(uint8 delay) public {
         Move memory m = line[3];
-        uint64 seenAt = m.timestamp + delay % 61;
+        uint64 seenAt = m.timestamp + delay % 31;
         vm.warp(uint256(seenAt) + delay % 7);
         (Receipt memory r, Auth memory ra) = _signedReceipt(m, seenAt);
-        bytes memory cd = abi.encodeCall(channel.register, (line[2], _direct(""), m, _byAuthor(m), r, ra));
+        bytes memory cd = abi.encodeCall(channel.register, (line[2], _direct(""), m, _byAuthor(m), r, ra, _frozen(m)));
         (bool ok, bytes memory registered) = _send(cd);
         assertTrue(ok);
         (uint32 ply, bytes memory state, bytes32 history, uint256 clock) =

@@ -7,6 +7,7 @@ import {ChessRefereeAnnex} from "../src/ChessRefereeAnnex.sol";
 import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
 import {ChessChannelBlueprint} from "../src/ChessChannelBlueprint.sol";
 import {ChessChannel} from "../src/ChessChannel.sol";
+import {FrozenPosition} from "../src/ChessCourt.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {ClockWord} from "../src/ClockWord.sol";
 import {Commitment} from "../src/Commitment.sol";
@@ -24,6 +25,8 @@ contract ChessChannelFixtureTest is Test {
     IChessReferee internal ref;
     ChessChannel internal channel;
     uint256 internal gameId;
+    /// @dev The latest registration (clock 0: none): an overtake's `frozen` position.
+    FrozenPosition internal frozen;
 
     function setUp() public {
         json = vm.readFile(string.concat(vm.projectRoot(), "/tests/fixtures/channel-examples.json"));
@@ -224,9 +227,21 @@ contract ChessChannelFixtureTest is Test {
         uint256 windowEnd = block.timestamp + vm.parseJsonUint(json, ".game.responseWindow");
         bool authorWhite = last.state[ChessRules.CURRENT_PLAYER] != 0x01;
         uint256 toMove = (authorWhite ? last.blackTime : last.whiteTime) + ClockWord.GRACE_PERIOD;
+        uint256 authorBudget = (authorWhite ? last.whiteTime : last.blackTime) + ClockWord.GRACE_PERIOD;
+        // An overtake of a frozen registration: what the wall clock left (section 7.3).
+        uint256 frozenClock = frozen.clock;
+        if (frozenClock != 0 && block.timestamp < ClockWord.lastTimestamp(frozenClock)) {
+            uint256 plies = last.ply - ClockWord.ply(frozenClock);
+            uint256 increment = vm.parseJsonUint(json, ".game.increment");
+            bool odd = plies % 2 == 1;
+            uint256 cap = ClockWord.budget(frozenClock, odd ? !authorWhite : authorWhite) + (plies / 2) * increment;
+            if (odd && toMove > cap) toMove = cap;
+            if (!odd && authorBudget > cap) authorBudget = cap;
+            cap = ClockWord.replyDeadline(frozenClock) - from + increment;
+            if (plies == 1 && authorBudget > cap) authorBudget = cap;
+        }
         uint256 charge = windowEnd - from;
         uint256 toMoveBudget = charge < toMove ? toMove - charge : 0;
-        uint256 authorBudget = (authorWhite ? last.whiteTime : last.blackTime) + ClockWord.GRACE_PERIOD;
         clock = ClockWord.registered(
             windowEnd,
             authorWhite ? authorBudget : toMoveBudget,
@@ -238,6 +253,7 @@ contract ChessChannelFixtureTest is Test {
         );
         uint256 st = ChessRules.status(last.state);
         if (st != 0) clock = ClockWord.withPendingStatus(clock, st);
+        clock = ClockWord.withReplyDeadline(clock, from + toMove);
     }
 
     /// @dev The game's commitment is `last`'s position with `clock`, at ply `last.ply`.
@@ -259,9 +275,11 @@ contract ChessChannelFixtureTest is Test {
         string memory q = _previousAt(i);
         Receipt memory r = _receipt(_at(p, ".receipt"));
         vm.warp(r.seenAt);
-        vm.prank(caller);
-        channel.register(_move(q), _auth(q), _move(p), _auth(p), r, _auth(_at(p, ".receipt")));
         clock = _expectedClock(_move(p), r.seenAt);
+        vm.prank(caller);
+        channel.register(_move(q), _auth(q), _move(p), _auth(p), r, _auth(_at(p, ".receipt")), frozen);
+        Move memory last = _move(p);
+        frozen = FrozenPosition({inner: Commitment.inner(last.state, last.history), clock: clock});
     }
 
     /// @dev Registers `lapsedResult`'s later ply 3 (`moves[2]`) with its receipt: frozen.
@@ -443,7 +461,8 @@ contract ChessChannelFixtureTest is Test {
     }
 
     /// @notice Every pair registers without a receipt while its last move is fresh
-    /// (stamp + STAMP_TOLERANCE), the side to move's clock running from the stamp.
+    /// (stamp + STAMP_TOLERANCE), the side to move's clock running from its stamp but from
+    /// no earlier than CLOCK_TOLERANCE before the block (section 7.3).
     function test_Fixture_EveryPairRegistersFreshWithoutReceipt() public {
         for (uint256 i; i < _count(".moves"); ++i) {
             uint256 snap = vm.snapshotState();
@@ -454,8 +473,9 @@ contract ChessChannelFixtureTest is Test {
             Receipt memory none;
             Auth memory noAuth;
             vm.prank(_player(i % 2 == 0 ? "black" : "white"));
-            channel.register(_move(q), _auth(q), last, _auth(p), none, noAuth);
-            _assertRegistered(last, _expectedClock(last, last.timestamp));
+            channel.register(_move(q), _auth(q), last, _auth(p), none, noAuth, frozen);
+            // shown STAMP_TOLERANCE after its stamp: charged from CLOCK_TOLERANCE before that
+            _assertRegistered(last, _expectedClock(last, block.timestamp - channel.CLOCK_TOLERANCE()));
             vm.revertToState(snap);
         }
     }
@@ -523,7 +543,7 @@ contract ChessChannelFixtureTest is Test {
         Auth memory noAuth;
         vm.prank(_player("white"));
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, author));
-        channel.register(_move(q), _auth(q), m, _auth(p), none, noAuth);
+        channel.register(_move(q), _auth(q), m, _auth(p), none, noAuth, frozen);
     }
 
     function test_Fixture_OtherChainSeparatorAndDigest() public {

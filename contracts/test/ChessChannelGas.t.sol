@@ -148,7 +148,9 @@ contract ChessChannelGasTest is ChannelBase, RefereeGasBase {
             address(channel),
             from,
             0,
-            abi.encodeCall(ChessChannel.register, (q, _byAuthor(q), m, _byAuthor(m), _noReceipt(), _direct("")))
+            abi.encodeCall(
+                ChessChannel.register, (q, _byAuthor(q), m, _byAuthor(m), _noReceipt(), _direct(""), _frozen(m))
+            )
         );
     }
 
@@ -169,7 +171,9 @@ contract ChessChannelGasTest is ChannelBase, RefereeGasBase {
         Receipt memory r = _receipt(m, m.timestamp);
         Auth memory ma = _sessionAuth(m.gameId, authorWhite, _moveDigest(m));
         Auth memory ra = _sessionAuth(m.gameId, !authorWhite, _receiptDigest(r));
-        return _txTo(address(channel), from, 0, abi.encodeCall(ChessChannel.register, (q, _direct(""), m, ma, r, ra)));
+        return _txTo(
+            address(channel), from, 0, abi.encodeCall(ChessChannel.register, (q, _direct(""), m, ma, r, ra, _frozen(m)))
+        );
     }
 
     function test_Gas_RegisterUnderBar() public {
@@ -197,7 +201,7 @@ contract ChessChannelGasTest is ChannelBase, RefereeGasBase {
             address(channel),
             vm.addr(_authorKey(m)),
             0,
-            abi.encodeCall(ChessChannel.register, (q, qa, m, ma, _noReceipt(), _direct("")))
+            abi.encodeCall(ChessChannel.register, (q, qa, m, ma, _noReceipt(), _direct(""), _frozen(m)))
         );
         emit log_named_uint("register, both moves by session keys (ply 19)", gas);
         assertLe(gas, 120_000, "issue 16 bar");
@@ -210,7 +214,10 @@ contract ChessChannelGasTest is ChannelBase, RefereeGasBase {
         Move memory m = line[i];
         (Receipt memory r, Auth memory ra) = _signedReceipt(m, m.timestamp);
         return _txTo(
-            address(channel), from, 0, abi.encodeCall(ChessChannel.register, (q, _direct(""), m, _byAuthor(m), r, ra))
+            address(channel),
+            from,
+            0,
+            abi.encodeCall(ChessChannel.register, (q, _direct(""), m, _byAuthor(m), r, ra, _frozen(m)))
         );
     }
 

@@ -34,7 +34,7 @@ contract ChessChannelV2AttacksTest is ChannelBase {
         if (revertData.length != 0) vm.expectRevert(revertData);
         vm.recordLogs();
         vm.prank(who);
-        channel.register(q, qa, m, ma, none, _direct(""));
+        channel.register(q, qa, m, ma, none, _direct(""), _frozen(m));
         _absorb(vm.getRecordedLogs());
     }
 
@@ -152,7 +152,7 @@ contract ChessChannelV2AttacksTest is ChannelBase {
         Auth memory qa = _byAuthor(line[2]);
         Auth memory ma = _bySessionKey(line[3], d);
         vm.prank(bob); // bob registers white's ply-3 move over his own ply-2 one
-        channel.register(line[2], qa, line[3], ma, _noReceipt(), _direct(""));
+        channel.register(line[2], qa, line[3], ma, _noReceipt(), _direct(""), _frozen(line[3]));
         assertEq(_registeredPly(id), 3);
     }
 
@@ -256,7 +256,7 @@ contract ChessChannelV2AttacksTest is ChannelBase {
         Auth memory a = _bySession(ALICE_PK, SESSION1_PK, d, _moveDigest(line[3]));
         Auth memory qa = _byAuthor(line[2]);
         vm.prank(bob);
-        channel.register(line[2], qa, line[3], a, _noReceipt(), _direct(""));
+        channel.register(line[2], qa, line[3], a, _noReceipt(), _direct(""), _frozen(line[3]));
         assertEq(_registeredPly(id), 3);
     }
 
@@ -292,8 +292,13 @@ contract ChessChannelV2AttacksTest is ChannelBase {
         uint256 id = _bobToMoveWith603();
         vm.warp(line[3].timestamp + 819); // bob thought 819 s
         Move memory backdated = _next(line[3], "b8c6", 2); // and claims 2 s
+        // a direct reply is charged by the wall clock: from bob's receipt (his clock's start)
+        // to now, past his deadline whatever it is stamped
         _tryRegister(
-            bob, line[3], backdated, abi.encodeWithSelector(ChessChannel.StaleMove.selector, backdated.timestamp)
+            bob,
+            line[3],
+            backdated,
+            abi.encodeWithSelector(ChessChannel.FlagFell.selector, uint256(line[3].timestamp) + 603 + 15)
         );
         assertEq(_registeredPly(id), 3);
     }
@@ -351,17 +356,17 @@ contract ChessChannelV2AttacksTest is ChannelBase {
         (Receipt memory r, Auth memory ra) = _signedReceipt(line[3], line[3].timestamp - 1);
         vm.prank(alice);
         vm.expectRevert(ChessChannel.BadReceipt.selector);
-        channel.register(line[2], _direct(""), line[3], ma, r, ra);
+        channel.register(line[2], _direct(""), line[3], ma, r, ra, _frozen(line[3]));
         (r, ra) = _signedReceipt(line[3], uint64(block.timestamp + 1));
         vm.prank(alice);
         vm.expectRevert(ChessChannel.BadReceipt.selector);
-        channel.register(line[2], _direct(""), line[3], ma, r, ra);
+        channel.register(line[2], _direct(""), line[3], ma, r, ra, _frozen(line[3]));
         // A receipt signed by the author instead of the side to move.
         r = _receipt(line[3], line[3].timestamp);
         ra = _direct(_sig(ALICE_PK, _receiptDigest(r)));
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob));
-        channel.register(line[2], _direct(""), line[3], ma, r, ra);
+        channel.register(line[2], _direct(""), line[3], ma, r, ra, _frozen(line[3]));
     }
 
     // ------------------------------------------------ 6. overtaking front-run into staleness

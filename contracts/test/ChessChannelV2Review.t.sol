@@ -48,7 +48,7 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         if (revertData.length != 0) vm.expectRevert(revertData);
         vm.recordLogs();
         vm.prank(who);
-        channel.register(q, qa, m, ma, r, ra);
+        channel.register(q, qa, m, ma, r, ra, _frozen(m));
         _absorb(vm.getRecordedLogs());
     }
 
@@ -100,7 +100,7 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         Move memory m = line[i];
         vm.recordLogs();
         vm.prank(vm.addr(ChessRules.whiteToMove(m.state) ? ALICE_PK : BOB_PK));
-        try channel.register(q, _direct(""), m, ma, r, ra) {
+        try channel.register(q, _direct(""), m, ma, r, ra, _frozen(m)) {
             ok = true;
         } catch {}
         _absorb(vm.getRecordedLogs());
@@ -590,8 +590,10 @@ contract ChessChannelV2ReviewTest is ChannelBase {
     function test_RegisterStart_RollbackIsOvertaken() public {
         uint256 id = _startChannelGame();
         _extend("e2e4 e7e5 g1f3 b8c6");
+        vm.recordLogs();
         vm.prank(alice);
         channel.registerStart(line[0]);
+        _absorb(vm.getRecordedLogs());
         vm.warp(block.timestamp + 10);
         _registerBy(4, carol);
         assertEq(ref.channelGame(id).registeredPly, 4);

@@ -426,5 +426,11 @@ fn simulated_channel_games_end_as_the_mirror_predicts_on_every_path() {
             stats.outcomes
         );
     }
+    // Issue 27, finding 3: the rotated-out key's resignation is refused as retired.
+    let retired = &summary.gas_by_ending["retired_key"].outcomes;
+    assert!(
+        retired.keys().all(|o| o.contains("refused RetiredKey")),
+        "{retired:?}"
+    );
     assert!(summary.register_gas.max > 0 && summary.proof_gas.max > 0);
 }

@@ -11,6 +11,7 @@ import {ChessRulesView} from "../../src/ChessRulesView.sol";
 import {MockERC20} from "../mocks/MockERC20.sol";
 import {ChessTestKit} from "../rules/ChessTestKit.sol";
 import {ChessChannel} from "../../src/ChessChannel.sol";
+import {FrozenPosition} from "../../src/ChessCourt.sol";
 import {RepetitionChain} from "../../src/RepetitionChain.sol";
 import {ClockWord} from "../../src/ClockWord.sol";
 import {Move, Delegation, Resignation, Result, Receipt, Auth} from "../../src/ChannelHash.sol";
@@ -488,7 +489,7 @@ contract ChannelHandler {
         }
         vm.prank(ref.getGame(m.gameId).white);
         vm.recordLogs();
-        channel.register(q, qa, m, ma, rc, ra);
+        channel.register(q, qa, m, ma, rc, ra, _frozen(m));
         main.absorb(vm.getRecordedLogs());
         // Nobody overtakes: on-chain play starts when the response window ends.
         vm.warp(block.timestamp + g.responseWindow + 1);
@@ -556,6 +557,13 @@ contract ChannelHandler {
         channel.proveIllegalMove(q, bad, _sign(_author(g, bad), channel.hashMove(bad)));
         main.absorb(vm.getRecordedLogs());
         ++channelEndings;
+    }
+
+    /// @dev The `frozen` position of a registration of `last`: ignored, the handler registers off-chain games only
+    /// (never an overtake of a frozen registration).
+    function _frozen(Move memory last) internal pure returns (FrozenPosition memory none) {
+        last;
+        return none;
     }
 }
 

@@ -4,9 +4,11 @@
 //!
 //! ERC-1271 is never asked here (nor by the contract when it judges a message): a
 //! contract wallet's approval counts only once pinned (`ChessChannel.pin`). What the
-//! verifier knows of the contract's records (pinned digests, revoked session keys) comes
-//! from a [`Pins`]; offline, [`NoPins`] knows none, and a signature that could only be a
-//! contract wallet's is reported [`Authorised::Unchecked`], never valid.
+//! verifier knows of the contract's records (pinned digests, revoked and retired session
+//! keys) comes from a [`Pins`]; offline, [`NoPins`] knows none, and a signature that could
+//! only be a contract wallet's is reported [`Authorised::Unchecked`], never valid. A later
+//! delegation the verifier holds itself retires a player's earlier keys as if shown
+//! on-chain ([`LaterDelegation`]).
 
 use std::collections::HashSet;
 
@@ -116,14 +118,28 @@ pub enum AuthError {
         /// The verifier's clock.
         now: u64,
     },
+    /// The session key's delegation starts at a ply below the player's later delegation
+    /// (`retire` on-chain, or one the verifier holds): its resignations and results no
+    /// longer count (the contract's `RetiredKey`).
+    #[error(
+        "session key {key} is delegated from ply {first_ply}, but the player's later delegation from ply {agreements_from} retired it: it signs no more resignations or results"
+    )]
+    RetiredKey {
+        /// The retired key.
+        key: Address,
+        /// Its delegation's `firstPly`.
+        first_ply: u32,
+        /// `agreementsFrom(gameId, player)`: the later delegation's `firstPly`.
+        agreements_from: u32,
+    },
     /// A delegation naming the zero address as session key.
     #[error("a delegation must name a session key (not the zero address)")]
     ZeroSessionKey,
 }
 
 /// What a verifier knows of `ChessChannel`'s records: pinned digests
-/// (`pinned(signer, digest)`) and revoked session keys (`revokedAt`), and which
-/// addresses may be contract wallets.
+/// (`pinned(signer, digest)`), revoked session keys (`revokedAt`) and retired ones
+/// (`agreementsFrom`), and which addresses may be contract wallets.
 pub trait Pins {
     /// Whether `signer` has `digest` pinned (`ChessChannel.pinned`).
     fn is_pinned(&self, signer: Address, digest: B256) -> bool;
@@ -136,6 +152,12 @@ pub trait Pins {
     /// `revokedAt(gameId, player, sessionKey)`, if the key is known revoked.
     fn revoked_at(&self, _game_id: U256, _player: Address, _session_key: Address) -> Option<u64> {
         None
+    }
+    /// `agreementsFrom(gameId, player)`: the highest `firstPly` of the player's delegations
+    /// known shown (0: none). A session key delegated from an earlier ply signs no more
+    /// resignations or results.
+    fn agreements_from(&self, _game_id: U256, _player: Address) -> u32 {
+        0
     }
 }
 
@@ -162,7 +184,20 @@ pub struct Revocation {
     pub at: u64,
 }
 
-/// Pins and revocations a verifier was told of (read from the chain, or given).
+/// A player's later delegation shown on-chain (`retire`, `SessionKeysRetired`): its keys
+/// delegated from a ply below `first_ply` sign no more agreements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Retirement {
+    /// The game.
+    pub game_id: U256,
+    /// The player.
+    pub player: Address,
+    /// The delegation's `firstPly` (`agreementsFrom` once it is the highest shown).
+    pub first_ply: u32,
+}
+
+/// Pins, revocations and retirements a verifier was told of (read from the chain, or
+/// given).
 #[derive(Clone, Debug, Default)]
 pub struct KnownPins {
     /// `(signer, digest)` pairs pinned.
@@ -171,6 +206,8 @@ pub struct KnownPins {
     pub contracts: HashSet<Address>,
     /// Revoked session keys.
     pub revocations: Vec<Revocation>,
+    /// Later delegations shown on-chain.
+    pub retirements: Vec<Retirement>,
 }
 
 impl Pins for KnownPins {
@@ -187,6 +224,50 @@ impl Pins for KnownPins {
             .map(|r| r.at)
             .min()
     }
+    fn agreements_from(&self, game_id: U256, player: Address) -> u32 {
+        self.retirements
+            .iter()
+            .filter(|r| r.game_id == game_id && r.player == player)
+            .map(|r| r.first_ply)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// `pins` with a later delegation of `player` in game `game_id` the verifier holds (a
+/// transcript's, a relay's): its keys delegated from a ply below `from` are retired for
+/// agreements as if the delegation were shown on-chain (CHANNEL.md 5), which the player's
+/// client does when it rotates, but a verifier need not wait for.
+#[derive(Clone, Copy, Debug)]
+pub struct LaterDelegation<P> {
+    /// What the verifier knows of the chain.
+    pub pins: P,
+    /// The game.
+    pub game_id: U256,
+    /// The player.
+    pub player: Address,
+    /// The later delegation's `firstPly` (0: none held).
+    pub from: u32,
+}
+
+impl<P: Pins> Pins for LaterDelegation<P> {
+    fn is_pinned(&self, signer: Address, digest: B256) -> bool {
+        self.pins.is_pinned(signer, digest)
+    }
+    fn may_be_contract(&self, account: Address) -> bool {
+        self.pins.may_be_contract(account)
+    }
+    fn revoked_at(&self, game_id: U256, player: Address, session_key: Address) -> Option<u64> {
+        self.pins.revoked_at(game_id, player, session_key)
+    }
+    fn agreements_from(&self, game_id: U256, player: Address) -> u32 {
+        let shown = self.pins.agreements_from(game_id, player);
+        if game_id == self.game_id && player == self.player {
+            shown.max(self.from)
+        } else {
+            shown
+        }
+    }
 }
 
 impl<P: Pins + ?Sized> Pins for &P {
@@ -198,6 +279,9 @@ impl<P: Pins + ?Sized> Pins for &P {
     }
     fn revoked_at(&self, game_id: U256, player: Address, session_key: Address) -> Option<u64> {
         (**self).revoked_at(game_id, player, session_key)
+    }
+    fn agreements_from(&self, game_id: U256, player: Address) -> u32 {
+        (**self).agreements_from(game_id, player)
     }
 }
 
@@ -426,7 +510,7 @@ impl Auth {
 
     /// The session-key half of [`verify`](Auth::verify): the delegation's game, ply
     /// range and time bound fit `message` (and, for an agreement, the key is not known
-    /// revoked by `now`), and the session key signed it. The delegation's own signature
+    /// revoked by `now` nor retired by a later delegation), and the session key signed it. The delegation's own signature
     /// is the caller's to check (once: [`SignedDelegation::verify`]).
     pub fn verify_by_session<M: Message>(
         &self,
@@ -499,6 +583,19 @@ impl Auth {
                 expected: d.sessionKey,
                 signer,
             });
+        }
+        // Revocation and retirement end only a key's agreements: its moves and receipts are
+        // evidence, bounded by their signed plies and times. Judged, as the contract does,
+        // once the key's signature verifies.
+        if revocable {
+            let agreements_from = pins.agreements_from(d.gameId, player);
+            if d.firstPly < agreements_from {
+                return Err(AuthError::RetiredKey {
+                    key: d.sessionKey,
+                    first_ply: d.firstPly,
+                    agreements_from,
+                });
+            }
         }
         Ok(())
     }

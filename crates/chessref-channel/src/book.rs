@@ -182,6 +182,18 @@ impl Book {
         self.check_and_keep(frame, now, false)
     }
 
+    /// [`accept`](Self::accept) for a move the chain showed (the signed pair of a
+    /// registration, a `MoveAnnounced`), and for a client's own reply to one: every check
+    /// but the one of a stamp in the past. That refusal is for relayed moves: a move
+    /// relayed far behind its stamp would charge its author's thinking to the side to move,
+    /// who is charged from its receipt of it. The chain already took a move it showed,
+    /// whatever its stamp, and its side to move is charged from when the chain showed it
+    /// (CHANNEL.md 7.3), so its reply carries the move's lag on, however large
+    /// ([`shown_reply_stamp`](crate::seat::shown_reply_stamp)).
+    pub fn accept_shown(&mut self, frame: Frame, now: u64) -> Result<Accepted, Refusal> {
+        self.check_and_keep(frame, now, false)
+    }
+
     fn check_and_keep(&mut self, frame: Frame, now: u64, live: bool) -> Result<Accepted, Refusal> {
         if let Some(i) = self.frames.iter().position(|f| *f == frame) {
             return Ok(Accepted::Duplicate(i as u64 + 1));
@@ -405,11 +417,13 @@ impl Book {
         let auth = t
             .auth(&named.signature, delegation, named.by, named.ply)
             .map_err(Refusal::Transcript)?;
+        // A result half by a key the signer's later delegation retired is refused here, as
+        // the whole result would be by the transcript.
         auth.verify(
             &t.domain,
             &message,
             t.game.player(named.by.into()),
-            &NoPins,
+            &t.agreement_pins(&auth, named.by, &NoPins),
             now,
         )
         .map_err(|error| Refusal::Signature {
@@ -820,5 +834,94 @@ mod tests {
         let frames = frames_of(&g.transcript());
         let refused = book.accept(frames[1].clone(), T0).expect_err("future");
         assert_eq!(refused.kind(), "time");
+    }
+
+    /// Issue 27, finding 3, at the relay and in every client's book: once black's later
+    /// delegation is held, its rotated-out key's result half and resignation are refused,
+    /// the current key's are not.
+    #[test]
+    fn test_an_agreement_by_a_rotated_out_key_is_refused() {
+        use crate::auth::SignedDelegation;
+        use crate::messages::Resignation;
+        use crate::transcript::ResignationEntry;
+
+        let mut g = played(&["e2e4", "e7e5", "g1f3", "b8c6"]);
+        g.rotate(Color::Black, key("black session 2"), 5, T0 + 10_000)
+            .expect("signing");
+        for (i, uci) in ["f1c4", "g8f6"].iter().enumerate() {
+            let at = T0 + 25 + 5 * i as u64;
+            g.play(ChessMove::from_uci(uci).expect("uci"), at)
+                .expect("legal");
+            g.receipt(at + 1).expect("signing");
+        }
+        let now = T0 + 40;
+        let mut book = book_of(&g);
+        for frame in frames_of(&g.transcript()) {
+            // Read back as stored: the first moves are older than a live frame may be.
+            assert!(matches!(
+                book.accept_stored(frame, now),
+                Ok(Accepted::New(_))
+            ));
+        }
+        let last = g.last().clone();
+        let (old, new) = (key("black session"), key("black session 2"));
+        let old_delegation = g.seat(Color::Black).retired[0].clone();
+        let new_delegation = g.seat(Color::Black).session.clone().expect("a key").1;
+        // Black's own delegation numbers (frames count a player's own): 0 old, 1 new.
+        let half = |by: &PrivateKeySigner, d: &SignedDelegation, own: i64| {
+            let message = ResultMessage {
+                gameId: last.gameId,
+                ply: last.ply,
+                position: last.hash(),
+                result: 1,
+            };
+            let auth = crate::signer::sign_delegated(by, d, &g.domain, &message).expect("signing");
+            Frame::Result(ResultHalf {
+                game_id: last.gameId,
+                ply: last.ply,
+                position: last.hash(),
+                result: 1,
+                by: Side::Black,
+                signature: auth.signature,
+                delegation: own,
+            })
+        };
+        let resignation = |by: &PrivateKeySigner, d: &SignedDelegation, own: i64| {
+            let message = Resignation {
+                gameId: last.gameId,
+                ply: last.ply,
+                position: last.hash(),
+            };
+            let auth = crate::signer::sign_delegated(by, d, &g.domain, &message).expect("signing");
+            Frame::Resignation(ResignationEntry {
+                game_id: last.gameId,
+                ply: last.ply,
+                position: last.hash(),
+                by: Side::Black,
+                signed: SignatureEntry {
+                    signature: auth.signature,
+                    delegation: own,
+                },
+            })
+        };
+        for frame in [
+            half(&old, &old_delegation, 0),
+            resignation(&old, &old_delegation, 0),
+        ] {
+            let kind = frame.kind();
+            let refused = book.accept(frame, now).expect_err("a retired key");
+            assert_eq!(refused.kind(), "signature", "{kind}");
+            assert!(refused.to_string().contains("retired"), "{kind}: {refused}");
+        }
+        assert_eq!(book.ended(), None);
+        assert!(matches!(
+            book.accept(half(&new, &new_delegation, 1), now),
+            Ok(Accepted::New(_))
+        ));
+        assert!(matches!(
+            book.accept(resignation(&new, &new_delegation, 1), now),
+            Ok(Accepted::New(_))
+        ));
+        assert_eq!(book.ended(), Some("resignation"));
     }
 }

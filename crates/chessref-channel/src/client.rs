@@ -14,6 +14,7 @@ use crate::game::ChannelGame;
 use crate::messages::{
     DrawOffer, Message, Move, Receipt, Resignation, Result as ResultMessage, author_of,
 };
+use crate::settlement::{self, Settlement};
 use crate::signer::{SignError, delegate, sign, sign_delegated};
 use crate::transcript::{
     DelegationEntry, MoveEntry, ReceiptEntry, ResignationEntry, ResultEntry, Side, SignatureEntry,
@@ -59,8 +60,10 @@ impl Seat {
 
     /// Rotates to a new session key from ply `first_ply` on (a new delegation with
     /// `firstPly = first_ply`, `lastPly` the end of the game, until `expires`); the old
-    /// key's delegation is kept (its signatures stay valid). A lost device's key should
-    /// also be revoked on-chain (`settlement::revoke_session_key`).
+    /// key's delegation is kept (its moves and receipts stay valid). The new delegation
+    /// must then be shown on-chain ([`OffChainGame::rotate`] gives the `retire` call), so
+    /// that the old key signs no more agreements; a lost device's key should also be
+    /// revoked (`settlement::revoke_session_key`).
     pub fn rotate(
         &mut self,
         session: PrivateKeySigner,
@@ -179,6 +182,27 @@ impl OffChainGame {
     /// The seat of `colour`, to rotate its key.
     pub fn seat_mut(&mut self, colour: Color) -> &mut Seat {
         &mut self.seats[usize::from(colour == Color::Black)]
+    }
+
+    /// `colour` rotates to session key `session` from ply `first_ply` on, until `expires`
+    /// ([`Seat::rotate`]); returns the `retire` call that shows the new delegation, which the
+    /// client sends at once (CHANNEL.md 5, 9): from then on the keys it replaced sign no
+    /// resignation or result, even unrevoked.
+    pub fn rotate(
+        &mut self,
+        colour: Color,
+        session: PrivateKeySigner,
+        first_ply: u32,
+        expires: u64,
+    ) -> Result<Settlement, ClientError> {
+        let (domain, game_id) = (self.domain, self.game.game_id);
+        let seat = self.seat_mut(colour);
+        seat.rotate(session, &domain, game_id, first_ply, expires)?;
+        let (_, later) = seat
+            .session
+            .as_ref()
+            .expect("a seat that rotated has a session key");
+        Ok(settlement::retire(game_id, later, colour == Color::White))
     }
 
     /// The side to move signs `mv`, stamped `timestamp` (unix seconds, its clock): it is

@@ -26,7 +26,8 @@ pub mod transcript;
 pub mod transition;
 
 pub use auth::{
-    Auth, AuthError, Authorised, KnownPins, NoPins, Pins, Revocation, SignedDelegation,
+    Auth, AuthError, Authorised, KnownPins, LaterDelegation, NoPins, Pins, Retirement, Revocation,
+    SignedDelegation,
 };
 pub use book::{Accepted, Book, Refusal};
 pub use domain::ChannelDomain;
@@ -37,8 +38,8 @@ pub use messages::{
     author_of,
 };
 pub use seat::{
-    AUTO_REGISTER_AFTER, AUTO_REGISTER_BY, ChannelSeat, ChannelSeatError, Received, SessionKey,
-    auto_register_at, reply_stamp,
+    AUTO_REGISTER_AFTER, AUTO_REGISTER_BY, AUTO_REGISTER_TIP, ChannelSeat, ChannelSeatError,
+    Received, SessionKey, auto_register_at, reply_stamp, shown_reply_stamp,
 };
 pub use transcript::{Transcript, TranscriptError, TranscriptReport};
 pub use transition::{TransitionError, check_successor, successor};

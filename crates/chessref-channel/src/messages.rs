@@ -83,16 +83,30 @@ alloy_sol_types::sol! {
         bytes delegationSignature;
     }
 
+    /// A registered position as an overtaking registration names it (CHANNEL.md 7.3):
+    /// `inner = keccak256(state ‖ history)` and its clock word, from its
+    /// `PositionRegistered`. All zero off-chain, where it is ignored.
+    #[derive(Debug, Default, PartialEq, Eq)]
+    struct FrozenPosition {
+        bytes32 inner;
+        uint256 clock;
+    }
+
     /// The calls of CHANNEL.md sections 5 and 7.
     interface IChessChannel {
         function settle(Result result, AuthAbi white, AuthAbi black) external;
         function resignBySignature(Resignation resignation, AuthAbi auth, bool white) external;
-        function register(Move previous, AuthAbi previousAuth, Move last, AuthAbi lastAuth, Receipt receipt, AuthAbi receiptAuth) external;
+        function register(Move previous, AuthAbi previousAuth, Move last, AuthAbi lastAuth, Receipt receipt, AuthAbi receiptAuth, FrozenPosition frozen) external;
         function registerStart(Move start) external;
+        function announce(Move m, AuthAbi auth) external;
+        function announcedAt(bytes32 moveHash) external view returns (uint256);
+        function shownWhileFrozenAt(bytes32 moveHash) external view returns (uint256);
         function proveEquivocation(Move a, AuthAbi aAuth, Move b, AuthAbi bAuth) external;
         function proveIllegalMove(Move previous, Move bad, AuthAbi badAuth) external;
         function pin(address signer, bytes32 digest, bytes signature) external;
         function revokeSessionKey(uint256 gameId, address sessionKey) external;
+        function retire(uint256 gameId, Delegation later, bytes signature, bool white) external;
+        function agreementsFrom(uint256 gameId, address player) external view returns (uint256);
         function pinned(address signer, bytes32 digest) external view returns (bool);
         function revokedAt(uint256 gameId, address player, address sessionKey) external view returns (uint64);
         function domainSeparator() external view returns (bytes32);

@@ -6,9 +6,12 @@
 //!
 //! An honest client acknowledges every valid move of the opponent at once, signs only a
 //! valid successor of the latest move it holds, stamped from its own receipt of that
-//! move ([`reply_stamp`]), refuses a move stamped more than 30 s from its clock, and agrees to
-//! the result a decided position gives ([`ChannelSeat::answer`]): written once here, so
-//! that every client answers alike.
+//! move ([`reply_stamp`]), refuses a relayed move stamped more than 30 s from its clock, and
+//! agrees to the result a decided position gives ([`ChannelSeat::answer`]): written once
+//! here, so that every client answers alike. A move it learns from the chain instead (a
+//! registration, an announcement: [`ChannelSeat::receive_shown`]) it holds from when the
+//! chain showed it, whatever its stamp, and stamps its reply from then
+//! ([`shown_reply_stamp`]).
 
 use alloy_primitives::{Address, B256, Bytes};
 use chessref_core::{Color, GameResult, Outcome, State};
@@ -16,8 +19,8 @@ use chessref_core::{Color, GameResult, Outcome, State};
 use crate::auth::{Auth, SignedDelegation};
 use crate::book::{Accepted, Book, Refusal};
 use crate::frame::{Frame, ReceiptFrame, ResultHalf, SignedPosition};
-use crate::messages::{DrawOffer, Message, Move, Resignation, Result as ResultMessage};
-use crate::settlement::CLIENT_STAMP_TOLERANCE;
+use crate::messages::{DrawOffer, Message, Move, Resignation, Result as ResultMessage, author_of};
+use crate::settlement::{CLIENT_STAMP_TOLERANCE, CLOCK_TOLERANCE};
 use crate::successor;
 use crate::transcript::{
     DelegationEntry, MoveEntry, ResignationEntry, Side, SignatureEntry, Transcript, receipt_of,
@@ -121,6 +124,23 @@ pub struct ChannelSeat {
     own_offer: Option<u32>,
     /// The ply of the position whose result the player signed (once per position).
     result_signed: Option<u32>,
+    /// The opponent's moves the seat took from the chain rather than from the relay
+    /// ([`receive_shown`](Self::receive_shown)): their ply, `hashStruct` and when the chain
+    /// first showed them (block time). Not part of the transcript: a restarted client
+    /// learns them from the chain again.
+    shown: Vec<(u32, B256, u64)>,
+}
+
+/// How an honest client's clock judges when the player came to hold the latest move, the
+/// opponent's, which its reply is charged from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Held {
+    /// Its own receipt of the move says so (`seenAt`).
+    Receipt(u64),
+    /// It learned the move from the chain, which showed it then (block time).
+    Shown(u64),
+    /// Neither (the start move, a move it could not acknowledge).
+    Unknown,
 }
 
 impl ChannelSeat {
@@ -160,6 +180,7 @@ impl ChannelSeat {
             offered: None,
             own_offer: None,
             result_signed: None,
+            shown: Vec::new(),
         })
     }
 
@@ -233,17 +254,97 @@ impl ChannelSeat {
     /// first ([`Book::accept`], which refuses a move stamped more than 30 s behind
     /// `now`); a refusal changes nothing.
     pub fn receive(&mut self, frame: Frame, now: u64) -> Result<Received, Refusal> {
-        self.take(frame, now, true)
+        self.take(frame, now, Arrival::Relayed)
     }
 
-    /// Takes in `frame` as [`receive`](Self::receive) does, `live`: as it arrives (else
-    /// from the player's stored transcript, checked as [`Book::accept_stored`] does).
-    fn take(&mut self, frame: Frame, now: u64, live: bool) -> Result<Received, Refusal> {
+    /// Takes in the signed move `mv` (authorised by `auth`) that the chain showed at
+    /// `shown` (the block time of its first showing: a `PositionRegistered` whose pair
+    /// carries it, or a `MoveAnnounced`), at `now`. Checked by the mirror as a relayed move
+    /// is, after its author's delegation if the book lacks it, but whatever its stamp's lag
+    /// ([`Book::accept_shown`]): the chain already took it. A move already held is
+    /// [`Received::Known`].
+    ///
+    /// The player holds the opponent's move from `max(shown, its stamp)`, not from any
+    /// time of its own: its reply is stamped [`shown_reply_stamp`] (the move's stamp plus
+    /// the time since), its clock shown from then ([`clock_from`](Self::clock_from)), and
+    /// its receipt, if [`answer`](Self::answer) signs one, says then (none if that is more
+    /// than `CLOCK_TOLERANCE` after the stamp: the contract would refuse it). So a move
+    /// backdated on-chain moves none of its author's thinking onto the player's clock.
+    /// An opponent's move held without the player's receipt (taken from the chain before a
+    /// restart) counts from its first showing too.
+    pub fn receive_shown(
+        &mut self,
+        mv: &Move,
+        auth: &Auth,
+        shown: u64,
+        now: u64,
+    ) -> Result<Received, Refusal> {
+        let hash = mv.hash();
+        let index = mv.ply.checked_sub(1).map(|i| i as usize);
+        let held = index.and_then(|i| self.transcript().moves.get(i));
+        if mv.ply == 0 || held.is_some_and(|m| m.message().hash() == hash) {
+            let unacknowledged_theirs = held.is_some_and(|m| {
+                m.receipt.is_none() && author_of(&m.message()) != Some(self.colour)
+            });
+            if unacknowledged_theirs {
+                self.note_shown(mv.ply, hash, shown);
+            }
+            return Ok(Received::Known);
+        }
+        let side = author_of(mv).map(Side::of);
+        let mut delegation = -1;
+        if let (Some(side), Some(signed)) = (side, &auth.delegation) {
+            let entry = DelegationEntry::of(side, signed);
+            let t = self.transcript();
+            let index = match t.delegations.iter().position(|d| *d == entry) {
+                Some(i) => i,
+                None => {
+                    self.book.accept_shown(Frame::Delegation(entry), now)?;
+                    self.transcript().delegations.len() - 1
+                }
+            };
+            delegation = crate::book::own_index(self.transcript(), side, index as i64);
+        }
+        let entry = MoveEntry::signed(mv, auth.signature.clone(), delegation);
+        let received = self.take(Frame::Move(entry), now, Arrival::Shown)?;
+        if matches!(received, Received::Move { by, .. } if by != Side::of(self.colour)) {
+            self.note_shown(mv.ply, hash, shown);
+        }
+        Ok(received)
+    }
+
+    /// Records that the chain showed the opponent's move `hash` of ply `ply` at `shown`
+    /// (its first showing counts).
+    fn note_shown(&mut self, ply: u32, hash: B256, shown: u64) {
+        match self
+            .shown
+            .iter_mut()
+            .find(|(p, h, _)| (*p, *h) == (ply, hash))
+        {
+            Some((_, _, at)) => *at = (*at).min(shown),
+            None => self.shown.push((ply, hash, shown)),
+        }
+    }
+
+    /// When the chain showed the latest move, if the seat took it from the chain.
+    fn latest_shown(&self) -> Option<u64> {
+        let last = self.transcript().moves.last()?;
+        let hash = last.message().hash();
+        self.shown
+            .iter()
+            .find(|(p, h, _)| (*p, *h) == (last.ply, hash))
+            .map(|(_, _, at)| *at)
+    }
+
+    /// Takes in `frame` as [`receive`](Self::receive) does, as it arrived: from the relay,
+    /// from the player's stored transcript ([`Book::accept_stored`]) or from the chain
+    /// ([`Book::accept_shown`]).
+    fn take(&mut self, frame: Frame, now: u64, arrival: Arrival) -> Result<Received, Refusal> {
         let before = self.position();
-        let accepted = if live {
-            self.book.accept(frame.clone(), now)?
-        } else {
-            self.book.accept_stored(frame.clone(), now)?
+        let accepted = match arrival {
+            Arrival::Relayed => self.book.accept(frame.clone(), now)?,
+            Arrival::Stored => self.book.accept_stored(frame.clone(), now)?,
+            Arrival::Shown => self.book.accept_shown(frame.clone(), now)?,
         };
         match accepted {
             Accepted::Duplicate(_) => return Ok(Received::Known),
@@ -282,11 +383,17 @@ impl ChannelSeat {
         })
     }
 
-    /// Keeps one of the player's own frames (it must verify) and gives it to send.
+    /// Keeps one of the player's own frames (it must verify) and gives it to send. A move
+    /// answering one the chain showed carries that move's lag behind the clock on, however
+    /// large ([`Book::accept_shown`]); any other is checked as the opponent will check it.
     fn own(&mut self, frame: Frame, now: u64) -> Result<Frame, ChannelSeatError> {
-        self.book
-            .accept(frame.clone(), now)
-            .map_err(ChannelSeatError::Own)?;
+        let answers_the_chain = matches!(frame, Frame::Move(_)) && self.latest_shown().is_some();
+        let kept = if answers_the_chain {
+            self.book.accept_shown(frame.clone(), now)
+        } else {
+            self.book.accept(frame.clone(), now)
+        };
+        kept.map_err(ChannelSeatError::Own)?;
         Ok(frame)
     }
 
@@ -349,37 +456,55 @@ impl ChannelSeat {
         }
     }
 
-    /// The stamp the player's move signed at `now` carries ([`reply_stamp`]): the
-    /// latest move's stamp plus the time since the player's receipt of it, when the
-    /// player is to move and holds its receipt; else `max(now, its stamp)`. Its own
-    /// clock runs from there: what a client shows as the player's time left is its
-    /// signed time minus `stamp(now)` minus the latest stamp.
-    pub fn stamp(&self, now: u64) -> u64 {
-        let seen_at = self.own_receipt_of_latest().map(|r| r.seen_at);
-        reply_stamp(self.last().timestamp, seen_at, now)
-    }
-
-    /// The player's receipt of the latest move, when the player is to move and holds it.
-    fn own_receipt_of_latest(&self) -> Option<&crate::transcript::ReceiptEntry> {
-        self.transcript()
+    /// When the player came to hold the latest move, when it is the player's move: its own
+    /// receipt's `seenAt`, else when the chain showed the move, if the seat took it from
+    /// the chain (at the earliest its stamp).
+    fn held(&self) -> Held {
+        let last = self.last();
+        let Some(entry) = self
+            .transcript()
             .moves
             .last()
             .filter(|_| self.position().turn() == self.colour)
-            .and_then(|m| m.receipt.as_ref())
+        else {
+            return Held::Unknown;
+        };
+        match (&entry.receipt, self.latest_shown()) {
+            (Some(r), _) => Held::Receipt(r.seen_at),
+            (None, Some(shown)) => Held::Shown(shown.max(last.timestamp)),
+            (None, None) => Held::Unknown,
+        }
+    }
+
+    /// The stamp the player's move signed at `now` carries: the latest move's stamp plus
+    /// the time since the player held it, when the player is to move and holds its receipt
+    /// ([`reply_stamp`]) or took the move from the chain ([`shown_reply_stamp`]: from when
+    /// the chain showed it); else `max(now, its stamp)`. Its own clock runs from there:
+    /// what a client shows as the player's time left is its signed time minus `stamp(now)`
+    /// minus the latest stamp.
+    pub fn stamp(&self, now: u64) -> u64 {
+        let previous = self.last().timestamp;
+        match self.held() {
+            Held::Receipt(seen_at) => reply_stamp(previous, Some(seen_at), now),
+            Held::Shown(shown) => shown_reply_stamp(previous, shown, now),
+            Held::Unknown => reply_stamp(previous, None, now),
+        }
     }
 
     /// The time from which the side to move's clock runs as this client charges it (what
-    /// a clock counting down starts from): when the player is to move and holds its
-    /// receipt of the latest move, that receipt's `seenAt` (never more than 30 s after
-    /// the move's stamp); else the latest move's stamp. For the player's own move,
-    /// `stamp(now) - last().timestamp == now - clock_from()` from then on.
+    /// a clock counting down starts from): when the player is to move, its receipt of the
+    /// latest move's `seenAt` (never more than 30 s after the move's stamp), or when the
+    /// chain showed that move if the seat took it from the chain (at the earliest its
+    /// stamp, however long after it); else the latest move's stamp. For the player's own
+    /// move, `stamp(now) - last().timestamp == now - clock_from()` from then on.
     pub fn clock_from(&self) -> u64 {
         let last = self.last();
-        match self.own_receipt_of_latest() {
-            Some(r) => r
-                .seen_at
-                .min(last.timestamp.saturating_add(CLIENT_STAMP_TOLERANCE)),
-            None => last.timestamp,
+        match self.held() {
+            Held::Receipt(seen_at) => {
+                seen_at.min(last.timestamp.saturating_add(CLIENT_STAMP_TOLERANCE))
+            }
+            Held::Shown(shown) => shown,
+            Held::Unknown => last.timestamp,
         }
     }
 
@@ -440,8 +565,15 @@ impl ChannelSeat {
         {
             return Ok(Vec::new());
         }
+        // Held when the chain showed it, for a move taken from the chain; a receipt the
+        // contract would refuse (more than CLOCK_TOLERANCE after the stamp: a move shown long
+        // after it, or one owed after a restart) counts nowhere, so none is signed.
+        let seen_at = self.latest_shown().unwrap_or(now).max(last.timestamp);
+        if seen_at > last.timestamp.saturating_add(CLOCK_TOLERANCE) {
+            return Ok(Vec::new());
+        }
         let mut frames = self.prelude(last.ply, now)?;
-        let receipt = receipt_of(&last, now.max(last.timestamp));
+        let receipt = receipt_of(&last, seen_at);
         let auth = self.authorise(&receipt)?;
         let frame = Frame::Receipt(ReceiptFrame {
             ply: last.ply,
@@ -608,7 +740,7 @@ impl ChannelSeat {
     /// its receipt's `seenAt`, when it has one).
     pub fn restore(&mut self, transcript: &Transcript, now: u64) -> Result<(), ChannelSeatError> {
         for frame in crate::book::frames_of(transcript) {
-            self.take(frame, now, false)
+            self.take(frame, now, Arrival::Stored)
                 .map_err(ChannelSeatError::Stored)?;
         }
         Ok(())
@@ -639,6 +771,20 @@ pub fn reply_stamp(previous_stamp: u64, seen_at: Option<u64>, now: u64) -> u64 {
     }
 }
 
+/// The stamp an honest client signs on its reply, at its clock `now`, to the move stamped
+/// `previous_stamp` that it learned from the chain, which showed it at `shown` (CHANNEL.md
+/// 8): `previous_stamp + max(0, now - max(shown, previous_stamp))`. The mover charges itself
+/// from when it held the move, as [`reply_stamp`] does from a receipt, but without that
+/// function's floor of 30 s behind `now`: the chain took the move whatever its lag, and
+/// the contract charges the reply by the wall clock from when it shows it (a direct reply
+/// to a frozen registration, CHANNEL.md 7.3), so a floor would only charge the move's
+/// author's thinking to the mover. A move registered stamped 406 s before its block,
+/// answered 10 s after that block, is answered with 10 s of thinking signed, not 386 s
+/// (issue 27 review finding A).
+pub fn shown_reply_stamp(previous_stamp: u64, shown: u64, now: u64) -> u64 {
+    previous_stamp.saturating_add(now.saturating_sub(shown.max(previous_stamp)))
+}
+
 /// Seconds after an honest client sent its own move, still without the opponent's
 /// receipt, at which it registers the move itself (CHANNEL.md 8 and 9): long enough for
 /// a receipt to come back over any relay, short enough to leave the chain time.
@@ -653,6 +799,13 @@ pub const AUTO_REGISTER_AFTER: u64 = 10;
 /// restart.
 pub const AUTO_REGISTER_BY: u64 = 30;
 
+/// The priority fee (tip) of a registration an honest client sends without waiting for
+/// its user, and of a watchtower's announcement or overtake, wei per gas (or the node's
+/// suggested tip when higher): 2 gwei, so that it is included within the 30 s that
+/// [`AUTO_REGISTER_BY`] leaves (CHANNEL.md 9). A direct reply is charged by the wall clock
+/// until its block, so an overtake pays it too.
+pub const AUTO_REGISTER_TIP: u128 = 2_000_000_000;
+
 /// When an honest client registers its own move stamped `stamp` and sent at `sent_at`
 /// if the opponent's receipt of it has not come by then:
 /// `min(sent_at + AUTO_REGISTER_AFTER, stamp + AUTO_REGISTER_BY)`. A time already past
@@ -663,6 +816,17 @@ pub fn auto_register_at(sent_at: u64, stamp: u64) -> u64 {
     sent_at
         .saturating_add(AUTO_REGISTER_AFTER)
         .min(stamp.saturating_add(AUTO_REGISTER_BY))
+}
+
+/// Where a frame the seat takes in comes from, which says how its stamp is checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Arrival {
+    /// From the relay, as it arrives ([`Book::accept`]).
+    Relayed,
+    /// From the player's stored transcript ([`Book::accept_stored`]).
+    Stored,
+    /// From the chain ([`Book::accept_shown`]).
+    Shown,
 }
 
 /// `(SAN, UCI)` of the legal move packed as `packed` in `before` (empty SAN if none is).
@@ -851,6 +1015,152 @@ mod tests {
             .expect_err("31 s behind");
         assert_eq!(refused.kind(), "time");
         assert_eq!(white.last().ply, 3);
+    }
+
+    /// The signed move of ply `ply` that `seat` holds, with its authorisation: what a
+    /// registration's calldata, or an announcement's, carries on-chain.
+    fn signed(seat: &ChannelSeat, ply: u32) -> (Move, Auth) {
+        let t = seat.transcript();
+        let i = ply as usize - 1;
+        (
+            t.message(i),
+            t.move_auth(i).expect("a held move's authorisation"),
+        )
+    }
+
+    #[test]
+    fn test_a_direct_reply_backdated_on_chain_is_answered_with_the_players_exact_thinking() {
+        // Issue 27 review finding A (ChessChannelClockReview.t.sol): white's Nf3 (T0 + 4) is
+        // registered; black thinks 400 s by the wall clock and registers Nc6 as the direct
+        // reply stamped T0 + 4 (0 s signed); the chain shows it at T0 + 410; white thinks
+        // 10 s.
+        let (mut white, mut black) = seats();
+        for (i, san) in ["e4", "e5", "Nf3"].iter().enumerate() {
+            let at = T0 + 2 * i as u64;
+            let (mover, other) = if i % 2 == 0 {
+                (&mut white, &mut black)
+            } else {
+                (&mut black, &mut white)
+            };
+            let frames = mover.play(san, at).expect("legal");
+            exchange(mover, other, frames, at);
+        }
+        let frames = black.play("Nc6", T0 + 4).expect("legal");
+        let (nc6, auth) = signed(&black, 4);
+        assert_eq!(nc6.timestamp, T0 + 4, "0 s signed for 406 s of thinking");
+        // Relayed that late, white's client refuses it (and nothing changes) ...
+        let relayed = white.receive(frames.last().cloned().expect("a move"), T0 + 410);
+        assert_eq!(relayed.expect_err("406 s behind").kind(), "time");
+        assert_eq!(white.last().ply, 3);
+        // ... but the chain took it: white takes it from there, held from its showing.
+        let received = white
+            .receive_shown(&nc6, &auth, T0 + 410, T0 + 411)
+            .expect("a valid successor");
+        assert!(matches!(
+            received,
+            Received::Move {
+                ply: 4,
+                by: Side::Black,
+                ..
+            }
+        ));
+        assert_eq!(
+            white.answer(&received, T0 + 411).expect("signing"),
+            [],
+            "no receipt: 406 s after the stamp, the contract would refuse it"
+        );
+        assert_eq!(
+            white.clock_from(),
+            T0 + 410,
+            "its clock runs from the showing"
+        );
+        // White thinks 10 s: it signs 10 s, exactly.
+        assert_eq!(white.stamp(T0 + 420), T0 + 14);
+        let before = white.last().whiteTime;
+        white.play("Bc4", T0 + 420).expect("taken whatever the lag");
+        let bc4 = white.last();
+        assert_eq!((bc4.ply, bc4.timestamp), (5, T0 + 14));
+        assert_eq!(
+            bc4.whiteTime,
+            before - 10 + 2,
+            "10 s thinking, 2 s increment"
+        );
+        // What the relayed rules would have signed: 386 s with the 30 s floor (376 s of
+        // black's thinking on white's clock), 416 s without a receipt at all.
+        assert_eq!(reply_stamp(T0 + 4, Some(T0 + 410), T0 + 420), T0 + 390);
+        assert_eq!(reply_stamp(T0 + 4, None, T0 + 420), T0 + 420);
+        assert_eq!(shown_reply_stamp(T0 + 4, T0 + 410, T0 + 420), T0 + 14);
+        assert_eq!((T0 + 390) - (T0 + 14), 376);
+        // The transcript with the chain's move verifies as the contract would judge it.
+        let report = white
+            .transcript()
+            .verify(&crate::NoPins, T0 + 420)
+            .expect("valid");
+        assert_eq!((report.valid_plies, report.error), (5, None));
+    }
+
+    #[test]
+    fn test_a_restarted_client_holds_a_move_from_the_chain_from_its_showing_again() {
+        let (mut white, mut black) = seats();
+        let frames = white.play("e4", T0).expect("legal");
+        exchange(&mut white, &mut black, frames, T0);
+        black.play("e5", T0).expect("legal");
+        let (e5, auth) = signed(&black, 2);
+        white
+            .receive_shown(&e5, &auth, T0 + 100, T0 + 100)
+            .expect("valid");
+        // A restart: the transcript holds e5 without white's receipt, not when it showed.
+        let (mut again, _) = seats();
+        again
+            .restore(white.transcript(), T0 + 105)
+            .expect("restores");
+        assert_eq!(again.stamp(T0 + 105), T0 + 105, "held since unknown");
+        // The client reads the chain again: the move is known, held from its showing.
+        let known = again
+            .receive_shown(&e5, &auth, T0 + 100, T0 + 105)
+            .expect("valid");
+        assert_eq!(known, Received::Known);
+        assert_eq!(again.stamp(T0 + 105), T0 + 5);
+        assert_eq!(again.clock_from(), T0 + 100);
+    }
+
+    #[test]
+    fn test_a_move_shown_on_chain_within_the_tolerance_is_acknowledged_from_its_showing() {
+        let (mut white, mut black) = seats();
+        white.play("e4", T0).expect("legal");
+        // Black never got e4 (nor white's delegation) from the relay; the chain shows it at
+        // T0 + 12 (announced), and black's client reads it at T0 + 15.
+        let (e4, auth) = signed(&white, 1);
+        assert!(auth.delegation.is_some(), "signed by white's session key");
+        let received = black
+            .receive_shown(&e4, &auth, T0 + 12, T0 + 15)
+            .expect("valid, its delegation taken from its authorisation");
+        assert!(matches!(
+            received,
+            Received::Move {
+                ply: 1,
+                by: Side::White,
+                ..
+            }
+        ));
+        assert_eq!(black.transcript().delegations.len(), 1);
+        let answers = black.answer(&received, T0 + 15).expect("signing");
+        let seen_at = answers.iter().find_map(|f| match f {
+            Frame::Receipt(r) => Some(r.seen_at),
+            _ => None,
+        });
+        assert_eq!(seen_at, Some(T0 + 12), "held when the chain showed it");
+        assert_eq!(black.clock_from(), T0 + 12);
+        assert_eq!(black.stamp(T0 + 20), T0 + 8);
+        assert_eq!(
+            black
+                .receive_shown(&e4, &auth, T0 + 12, T0 + 20)
+                .expect("valid"),
+            Received::Known
+        );
+        // A stamp ahead of its showing: held from the stamp.
+        assert_eq!(shown_reply_stamp(T0 + 20, T0 + 12, T0 + 25), T0 + 25);
+        assert_eq!(shown_reply_stamp(T0 + 20, T0 + 12, T0 + 15), T0 + 20);
     }
 
     #[test]

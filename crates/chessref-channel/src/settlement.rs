@@ -7,7 +7,8 @@ use serde::Serialize;
 
 use crate::auth::{Auth, SignedDelegation};
 use crate::messages::{
-    AuthAbi, Delegation, IChessChannel, Move, Receipt, Resignation, Result as ResultMessage,
+    AuthAbi, Delegation, FrozenPosition, IChessChannel, Move, Receipt, Resignation,
+    Result as ResultMessage,
 };
 
 /// A game result code as the referee reports it (`GameEnded.result`).
@@ -17,12 +18,16 @@ pub type ResultCode = u8;
 pub type ReasonCode = u8;
 
 /// `ChessChannel.STAMP_TOLERANCE()`: a registration without a receipt needs its move
-/// stamped at most this many seconds before its block, and a receipt is accepted at most
-/// this long after the move's stamp (CHANNEL.md 7.3, 8).
+/// stamped at most this many seconds before the block that shows it (CHANNEL.md 7.3, 8).
 pub const STAMP_TOLERANCE: u64 = 60;
-/// How far (seconds) an honest client lets an incoming move's stamp be from its own
-/// clock, either way (CHANNEL.md 8).
-pub const CLIENT_STAMP_TOLERANCE: u64 = 30;
+/// `ChessChannel.CLOCK_TOLERANCE()`: the most seconds a signed time moves onto the other
+/// player's clock in a game. A receipt counts only within this of the move's stamp, and a
+/// move nobody acknowledged starts its opponent's clock at most this long before the block
+/// that shows it (CHANNEL.md 7.3, 8, 9).
+pub const CLOCK_TOLERANCE: u64 = 30;
+/// How far (seconds) an honest client lets an incoming move's stamp be behind its own
+/// clock (CHANNEL.md 8): the contract's [`CLOCK_TOLERANCE`], so that its receipt counts.
+pub const CLIENT_STAMP_TOLERANCE: u64 = CLOCK_TOLERANCE;
 
 /// Reason 5: resignation.
 pub const REASON_RESIGNATION: ReasonCode = 5;
@@ -138,10 +143,13 @@ pub fn resign(resignation: &Resignation, auth: &Auth, white: bool) -> Settlement
     }
 }
 
-/// `register(previous, previousAuth, last, lastAuth, receipt, receiptAuth)`, with the
-/// side to move's receipt of `last` if there is one (without, the contract requires
-/// `last.timestamp` within `STAMP_TOLERANCE`, 60 s, of the registration's block);
-/// `ends` is the decided result of `last`'s position, if any (pending: CHANNEL.md 7.3).
+/// `register(previous, previousAuth, last, lastAuth, receipt, receiptAuth, frozen)`,
+/// with the side to move's receipt of `last` if there is one (without, the contract
+/// requires `last.timestamp` within `STAMP_TOLERANCE`, 60 s, of when the chain shows it,
+/// but for the direct reply to a frozen registration); `ends` is the decided result of
+/// `last`'s position, if any (pending: CHANNEL.md 7.3). `frozen` is empty: a caller that
+/// sends it while a registration is frozen names that registration with
+/// [`Settlement::answering`].
 pub fn register(
     previous: (&Move, &Auth),
     last: (&Move, &Auth),
@@ -164,6 +172,43 @@ pub fn register(
             lastAuth: last.1.into(),
             receipt,
             receiptAuth: receipt_auth,
+            frozen: FrozenPosition::default(),
+        }
+        .abi_encode()
+        .into(),
+    }
+}
+
+impl Settlement {
+    /// This call sent while the registration `frozen` is frozen (from its
+    /// `PositionRegistered`): a `register` names it, and is charged by the wall clock from
+    /// it (CHANNEL.md 7.3; if it is not the registered position, the contract only records
+    /// when it first showed `last`). Any other call is unchanged.
+    pub fn answering(mut self, frozen: FrozenPosition) -> Settlement {
+        if self.call == "register"
+            && let Ok(mut call) = IChessChannel::registerCall::abi_decode(&self.calldata)
+        {
+            call.frozen = frozen;
+            self.calldata = call.abi_encode().into();
+        }
+        self
+    }
+}
+
+/// `announce(m, auth)`: shows the signed move `m` on-chain while the game is off-chain,
+/// without freezing it; a later registration of it counts as made then (CHANNEL.md 7.3). What
+/// a client or a watchtower sends for a move its opponent leaves unacknowledged.
+pub fn announce(m: &Move, auth: &Auth) -> Settlement {
+    Settlement {
+        call: "announce",
+        why: format!(
+            "ply {}'s move is unacknowledged: show it on-chain so its opponent's clock runs from it",
+            m.ply
+        ),
+        ends: None,
+        calldata: IChessChannel::announceCall {
+            m: m.clone(),
+            auth: auth.into(),
         }
         .abi_encode()
         .into(),
@@ -249,6 +294,30 @@ pub fn revoke_session_key(game_id: U256, session_key: Address) -> Settlement {
         calldata: IChessChannel::revokeSessionKeyCall {
             gameId: game_id,
             sessionKey: session_key,
+        }
+        .abi_encode()
+        .into(),
+    }
+}
+
+/// `retire(gameId, later, signature, white)` (anyone may send it; a rotating client sends
+/// it with its new delegation): shows `white`'s or black's delegation `later`, so that its
+/// session keys delegated from a ply below `later.firstPly` sign no more resignations or
+/// results (`RetiredKey`); their moves and receipts still count.
+pub fn retire(game_id: U256, later: &SignedDelegation, white: bool) -> Settlement {
+    Settlement {
+        call: "retire",
+        why: format!(
+            "retire {}'s session keys delegated before ply {} in game {game_id}",
+            if white { "white" } else { "black" },
+            later.delegation.firstPly
+        ),
+        ends: None,
+        calldata: IChessChannel::retireCall {
+            gameId: game_id,
+            later: later.delegation.clone(),
+            signature: later.signature.clone(),
+            white,
         }
         .abi_encode()
         .into(),

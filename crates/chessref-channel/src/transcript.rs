@@ -30,14 +30,16 @@ use chessref_core::{Color, GameResult, Outcome, State, Status};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::auth::{Auth, AuthError, Authorised, KnownKeys, Pins, SignedDelegation};
+use crate::auth::{
+    Auth, AuthError, Authorised, KnownKeys, LaterDelegation, Pins, SignedDelegation,
+};
 use crate::domain::ChannelDomain;
 use crate::game::ChannelGame;
 use crate::messages::{
     Delegation, Message, Move, Receipt, Resignation, Result as ResultMessage, author_of,
     signing_hash,
 };
-use crate::settlement::{self, STAMP_TOLERANCE, Settlement};
+use crate::settlement::{self, CLOCK_TOLERANCE, STAMP_TOLERANCE, Settlement};
 use crate::transition::{TransitionError, check_successor, check_successor_hashed};
 
 /// A colour as the JSON writes it.
@@ -454,6 +456,16 @@ struct DelegationCache {
     separator: B256,
 }
 
+impl DelegationCache {
+    fn new(t: &Transcript) -> DelegationCache {
+        DelegationCache {
+            delegations: vec![None; t.delegations.len()],
+            keys: KnownKeys::default(),
+            separator: t.domain.separator(),
+        }
+    }
+}
+
 impl Transcript {
     /// The authorisation of a signature entry, for `player`'s message at `ply`.
     pub(crate) fn auth(
@@ -527,11 +539,7 @@ impl Transcript {
         let mut unchecked = Vec::new();
         let mut error = None;
         let mut bad_settlement = None;
-        let mut delegations = DelegationCache {
-            delegations: vec![None; self.delegations.len()],
-            keys: KnownKeys::default(),
-            separator: self.domain.separator(),
-        };
+        let mut delegations = DelegationCache::new(self);
         for (i, entry) in self.moves.iter().enumerate() {
             let mv = self.message(i);
             let (previous, _, _) = chain.last().expect("the start is always there");
@@ -684,7 +692,7 @@ impl Transcript {
     }
 
     /// The receipt `entry` of move `mv` (whose `hashStruct` is `position`), signed on
-    /// behalf of `by` (the side to move after it): timed between the move's stamp and `STAMP_TOLERANCE` after it, as the
+    /// behalf of `by` (the side to move after it): timed between the move's stamp and `CLOCK_TOLERANCE` after it, as the
     /// contract accepts it (CHANNEL.md 7.3), and signed (unless `trusted`: checked
     /// before).
     #[allow(clippy::too_many_arguments)]
@@ -714,9 +722,9 @@ impl Transcript {
                 mv.timestamp
             )));
         }
-        if entry.seen_at > mv.timestamp.saturating_add(STAMP_TOLERANCE) {
+        if entry.seen_at > mv.timestamp.saturating_add(CLOCK_TOLERANCE) {
             return Err(bad(format!(
-                "is timed {} s after the move's stamp; the contract accepts at most {STAMP_TOLERANCE} s",
+                "is timed {} s after the move's stamp; the contract accepts at most {CLOCK_TOLERANCE} s",
                 entry.seen_at - mv.timestamp
             )));
         }
@@ -772,6 +780,7 @@ impl Transcript {
                 (&white, r.white.delegation, Side::White),
                 (&black, r.black.delegation, Side::Black),
             ] {
+                let pins = &self.agreement_pins_with(auth, side, pins, cache);
                 let a = self
                     .check(auth, delegation, &message, hash, side, pins, now, cache)
                     .map_err(|error| TranscriptError::Signature { ply: r.ply, error })?;
@@ -787,6 +796,7 @@ impl Transcript {
                 position: r.position,
             };
             let auth = self.auth(&r.signed.signature, r.signed.delegation, r.by, r.ply)?;
+            let pins = &self.agreement_pins_with(&auth, r.by, pins, cache);
             let a = self
                 .check(
                     &auth,
@@ -807,6 +817,82 @@ impl Transcript {
             )));
         }
         Ok(None)
+    }
+
+    /// `pins` as a resignation or result `auth` signs on `side`'s behalf is judged with
+    /// (what [`verify`](Transcript::verify) uses for the signed end): a later delegation of
+    /// `side` this transcript holds retires the signing key (CHANNEL.md 5) whether or not
+    /// it was shown on-chain yet. Only delegations from a ply above the key's are checked,
+    /// so a game without a rotation costs nothing more.
+    pub fn agreement_pins<'p, P: Pins>(
+        &self,
+        auth: &Auth,
+        side: Side,
+        pins: &'p P,
+    ) -> LaterDelegation<&'p P> {
+        self.agreement_pins_with(auth, side, pins, &mut DelegationCache::new(self))
+    }
+
+    fn agreement_pins_with<'p, P: Pins>(
+        &self,
+        auth: &Auth,
+        side: Side,
+        pins: &'p P,
+        cache: &mut DelegationCache,
+    ) -> LaterDelegation<&'p P> {
+        let from = auth.delegation.as_ref().map_or(0, |d| {
+            self.later_delegation_with(side, d.delegation.firstPly, pins, cache)
+                .unwrap_or(0)
+        });
+        LaterDelegation {
+            pins,
+            game_id: self.game.game_id,
+            player: self.game.player(side.into()),
+            from,
+        }
+    }
+
+    /// The highest `firstPly` above `above` among `side`'s delegations of this game whose
+    /// signature verifies, if any: a later delegation, which retires `side`'s session keys
+    /// delegated from `above` or earlier for resignations and results (CHANNEL.md 5), as
+    /// `ChessChannel.retire` does once it is shown. A delegation that only a pin could make
+    /// count ([`Authorised::Unchecked`]) retires nothing here: it could be anyone's.
+    pub fn later_delegation(&self, side: Side, above: u32, pins: &impl Pins) -> Option<u32> {
+        self.later_delegation_with(side, above, pins, &mut DelegationCache::new(self))
+    }
+
+    fn later_delegation_with(
+        &self,
+        side: Side,
+        above: u32,
+        pins: &impl Pins,
+        cache: &mut DelegationCache,
+    ) -> Option<u32> {
+        let player = self.game.player(side.into());
+        let mut later: Vec<(usize, &DelegationEntry)> = self
+            .delegations
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| {
+                d.player == side && d.game_id == self.game.game_id && d.first_ply > above
+            })
+            .collect();
+        later.sort_by_key(|(_, d)| std::cmp::Reverse(d.first_ply));
+        let DelegationCache {
+            delegations, keys, ..
+        } = cache;
+        later
+            .into_iter()
+            .find(|(i, d)| {
+                let signed = SignedDelegation {
+                    delegation: d.delegation(),
+                    signature: d.signature.clone(),
+                };
+                delegations[*i]
+                    .get_or_insert_with(|| signed.verify_with(&self.domain, player, pins, keys))
+                    == &Ok(Authorised::Valid)
+            })
+            .map(|(_, d)| d.first_ply)
     }
 
     /// A signed end must name this game, the latest move's ply and its `hashStruct`.
@@ -977,6 +1063,7 @@ mod tests {
     use crate::auth::NoPins;
     use crate::client::{OffChainGame, Seat};
     use crate::messages::IChessChannel;
+    use crate::settlement::Settlement;
 
     const T0: u64 = 1_800_000_000;
 
@@ -1171,6 +1258,249 @@ mod tests {
         assert_eq!(report.error, None);
         assert_eq!(report.valid_plies, 6);
         assert_eq!(report.settlement.call, "resignBySignature");
+    }
+
+    /// Issue 27, finding 3: black rotates to a second key from ply 5 and never revokes the
+    /// first; play goes on to ply 10. Black's client shows the new delegation (`retire`),
+    /// but a verifier holding the transcript need not wait for it.
+    fn rotated() -> (OffChainGame, Settlement) {
+        let mut g = game();
+        let retire = g
+            .rotate(Color::Black, key("black session 2"), 5, T0 + 10_000)
+            .expect("signing");
+        for (i, uci) in ["f1c4", "g8f6", "d2d3", "f8c5", "e1g1", "e8g8"]
+            .iter()
+            .enumerate()
+        {
+            let at = T0 + 25 + 5 * i as u64;
+            g.play(ChessMove::from_uci(uci).expect("uci"), at)
+                .expect("legal");
+            g.receipt(at + 1).expect("signing");
+        }
+        (g, retire)
+    }
+
+    /// `mv`'s position resigned for black by `key` under `delegation` (its index in the
+    /// transcript's delegations).
+    fn resigned_by(
+        g: &OffChainGame,
+        mv: &Move,
+        key: &PrivateKeySigner,
+        delegation: usize,
+    ) -> Transcript {
+        let mut t = g.transcript();
+        let r = Resignation {
+            gameId: mv.gameId,
+            ply: mv.ply,
+            position: mv.hash(),
+        };
+        let signed = &t.delegations[delegation];
+        let auth = crate::signer::sign_delegated(
+            key,
+            &SignedDelegation {
+                delegation: signed.delegation(),
+                signature: signed.signature.clone(),
+            },
+            &g.domain,
+            &r,
+        )
+        .expect("signing");
+        t.resignation = Some(ResignationEntry {
+            game_id: r.gameId,
+            ply: r.ply,
+            position: r.position,
+            by: Side::Black,
+            signed: SignatureEntry {
+                signature: auth.signature,
+                delegation: delegation as i64,
+            },
+        });
+        t
+    }
+
+    #[test]
+    fn test_finding3_a_rotated_out_keys_resignation_is_refused() {
+        let (g, retire) = rotated();
+        let call = IChessChannel::retireCall::abi_decode(&retire.calldata).expect("retire");
+        assert_eq!(
+            (retire.call, call.later.firstPly, call.white),
+            ("retire", 5, false)
+        );
+        let t = g.transcript();
+        assert_eq!(t.delegations.len(), 2, "black's two keys, neither revoked");
+        let report = t.verify(&NoPins, T0 + 90).expect("verifiable");
+        assert_eq!(
+            report.error, None,
+            "the old key's moves and receipts still count"
+        );
+        assert_eq!(report.valid_plies, 10);
+
+        // The stolen first key resigns for black in the latest position: refused, with or
+        // without the chain having seen the new delegation.
+        let old = key("black session");
+        let last = g.last().clone();
+        let stolen = resigned_by(&g, &last, &old, 0);
+        let report = stolen.verify(&NoPins, T0 + 90).expect("verifiable");
+        let error = report.error.expect("retired");
+        assert_eq!(
+            error,
+            TranscriptError::Signature {
+                ply: 10,
+                error: AuthError::RetiredKey {
+                    key: old.address(),
+                    first_ply: 1,
+                    agreements_from: 5,
+                },
+            }
+        );
+        assert!(
+            error
+                .to_string()
+                .contains("retired it: it signs no more resignations or results"),
+            "{error}"
+        );
+        assert_eq!(report.settlement.call, "register", "not resigned");
+        // Naming ply 3, as on-chain: lapsed here before any signature is judged.
+        let early = resigned_by(&g, &g.moves[3].0, &old, 0);
+        let report = early.verify(&NoPins, T0 + 90).expect("verifiable");
+        assert!(
+            matches!(report.error, Some(TranscriptError::Lapsed { ply: 3, .. })),
+            "{:?}",
+            report.error
+        );
+        // The current key and the wallet still resign.
+        let current = resigned_by(&g, &last, &key("black session 2"), 1);
+        let report = current.verify(&NoPins, T0 + 90).expect("verifiable");
+        assert_eq!(
+            (report.error, report.settlement.call),
+            (None, "resignBySignature")
+        );
+        let report = g
+            .transcript_resigned(Color::Black)
+            .expect("signing")
+            .verify(&NoPins, T0 + 90)
+            .expect("verifiable");
+        assert_eq!(report.error, None);
+    }
+
+    #[test]
+    fn test_a_result_with_one_retired_key_is_refused() {
+        let (g, _) = rotated();
+        let last = g.last().clone();
+        let mut t = g.transcript_agreed(3).expect("signing");
+        assert_eq!(t.result.as_ref().expect("agreed").black.delegation, 1);
+        let report = t.verify(&NoPins, T0 + 90).expect("verifiable");
+        assert_eq!((report.error, report.settlement.call), (None, "settle"));
+        let message = ResultMessage {
+            gameId: last.gameId,
+            ply: last.ply,
+            position: last.hash(),
+            result: 3,
+        };
+        let black = t.result.as_mut().expect("agreed");
+        black.black = SignatureEntry {
+            signature: crate::signer::sign(&key("black session"), &g.domain, &message)
+                .expect("signing"),
+            delegation: 0,
+        };
+        let report = t.verify(&NoPins, T0 + 90).expect("verifiable");
+        assert!(
+            matches!(
+                report.error,
+                Some(TranscriptError::Signature {
+                    ply: 10,
+                    error: AuthError::RetiredKey { first_ply: 1, .. }
+                })
+            ),
+            "{:?}",
+            report.error
+        );
+        assert_eq!(report.settlement.call, "register");
+    }
+
+    /// Only a delegation the player signed, of this game, retires: a forged one and one of
+    /// another game change nothing; a delegation shown on-chain (`Pins`) retires as one
+    /// held.
+    #[test]
+    fn test_only_a_signed_later_delegation_of_this_game_retires() {
+        let (g, _) = rotated();
+        let current = resigned_by(&g, g.last(), &key("black session 2"), 1);
+        let later = |wallet: &PrivateKeySigner, game: u64| {
+            let d = crate::signer::delegate(
+                wallet,
+                &g.domain,
+                U256::from(game),
+                key("black session 3").address(),
+                9,
+                u32::MAX,
+                T0 + 10_000,
+            )
+            .expect("signing");
+            DelegationEntry::of(Side::Black, &d)
+        };
+        for (what, entry) in [
+            ("signed by white", later(&key("white"), 11)),
+            ("of game 12", later(&key("black"), 12)),
+        ] {
+            let mut t = current.clone();
+            t.delegations.push(entry);
+            let report = t.verify(&NoPins, T0 + 90).expect("verifiable");
+            assert_eq!(report.error, None, "{what}");
+            assert_eq!(t.later_delegation(Side::Black, 5, &NoPins), None, "{what}");
+        }
+        let mut t = current.clone();
+        t.delegations.push(later(&key("black"), 11));
+        assert_eq!(t.later_delegation(Side::Black, 5, &NoPins), Some(9));
+        assert_eq!(t.later_delegation(Side::White, 0, &NoPins), None);
+        let report = t.verify(&NoPins, T0 + 90).expect("verifiable");
+        assert!(
+            matches!(
+                report.error,
+                Some(TranscriptError::Signature {
+                    error: AuthError::RetiredKey {
+                        first_ply: 5,
+                        agreements_from: 9,
+                        ..
+                    },
+                    ..
+                })
+            ),
+            "{:?}",
+            report.error
+        );
+        // Shown on-chain only (the transcript without it): the verifier told of it refuses.
+        let mut shown = crate::auth::KnownPins::default();
+        shown.retirements.push(crate::auth::Retirement {
+            game_id: g.game.game_id,
+            player: g.game.black,
+            first_ply: 9,
+        });
+        let report = current.verify(&shown, T0 + 90).expect("verifiable");
+        assert!(
+            matches!(
+                report.error,
+                Some(TranscriptError::Signature {
+                    error: AuthError::RetiredKey { .. },
+                    ..
+                })
+            ),
+            "{:?}",
+            report.error
+        );
+        // ... but a retirement of white, or of another game, does not touch black's key.
+        let mut elsewhere = crate::auth::KnownPins::default();
+        elsewhere.retirements.push(crate::auth::Retirement {
+            game_id: U256::from(12),
+            player: g.game.black,
+            first_ply: 9,
+        });
+        elsewhere.retirements.push(crate::auth::Retirement {
+            game_id: g.game.game_id,
+            player: g.game.white,
+            first_ply: 9,
+        });
+        let report = current.verify(&elsewhere, T0 + 90).expect("verifiable");
+        assert_eq!(report.error, None);
     }
 
     #[test]

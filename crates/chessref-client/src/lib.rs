@@ -2,8 +2,10 @@
 //! [`seat`] acts for one player over JSON-RPC (create, join, move, draw, claim,
 //! resign, withdraw) and follows the game from the referee's logs; [`game_log`] folds
 //! those logs into games (what the indexer stores too); [`terms`] is the terms hash a
-//! joiner binds; [`amount`] reads and shows stakes in a token's units; [`watchtower`]
-//! is the rule that answers a channel game's registration for a player who is away;
+//! joiner binds; [`amount`] reads and shows stakes in a token's units; [`shown`] reads
+//! what the chain shows of a channel game's signed moves (its frozen registration);
+//! [`watchtower`] is the rule that answers a channel game's registration, for a player
+//! who is away and for a player's own client, and announces a move left unacknowledged;
 //! [`keys`] is where the player's key comes from (the environment, an encrypted
 //! keystore, or an account the node holds unlocked), never the command line. It sits
 //! on `chessref-evm` (chain backends, bindings, the referee client) and is what
@@ -13,6 +15,7 @@ pub mod amount;
 pub mod game_log;
 pub mod keys;
 pub mod seat;
+pub mod shown;
 pub mod terms;
 pub mod watchtower;
 

@@ -1,48 +1,31 @@
-//! The watchtower's rule (docs/CHANNEL.md sections 7.3, 7.6 and 13): what to send when
-//! a channel game has a frozen registration on-chain, given the signed messages a relay
-//! holds of it. Overtaking, the proofs and `finishRegistered` are open to anyone, so the
-//! watchtower needs no player's key; it answers for a player who is away.
+//! The watchtower's rule (docs/CHANNEL.md sections 7.3, 7.6 and 13): what to send for
+//! a channel game, given the signed messages a relay holds of it. Announcing, overtaking,
+//! the proofs and `finishRegistered` are open to anyone, so the watchtower needs no
+//! player's key; it answers for a player who is away. A player's own client answers a
+//! frozen registration by the same rule ([`answer`]).
 //!
-//! In order: a registered move that contradicts a signed move held is an equivocation
-//! (its author loses); a signed result or resignation at or above the registered ply
-//! settles; a later pair held overtakes (the latest one the contract accepts: with its
-//! receipt, fresh, or the direct reply to the registration); a decided registration
-//! nobody answered is finished after its window. A registered illegal move cannot
-//! happen (`register` checks the transition) and the relay holds none, so there is no
-//! `proveIllegalMove` to send here.
+//! While the game is off-chain: a move the opponent has not acknowledged within
+//! [`ANNOUNCE_AFTER`] of reaching the relay is announced ([`announcement`]), so that a
+//! registration of it counts from then even if the position before it is registered first.
+//! While a registration is frozen, in order: a registered move that contradicts a signed
+//! move held is an equivocation (its author loses); a signed result or resignation at or
+//! above the registered ply settles; a later pair held overtakes (the latest one the
+//! contract accepts: with its receipt, fresh, or the direct reply to the registration);
+//! a decided registration nobody answered is finished after its window. A registered
+//! illegal move cannot happen (`register` checks the transition) and the relay holds
+//! none, so there is no `proveIllegalMove` to send here.
 
-use chessref_channel::messages::{IChessChannel, Message};
+use chessref_channel::messages::Message;
 use chessref_channel::settlement::{self, STAMP_TOLERANCE, Settlement};
-use chessref_channel::{Auth, Move, NoPins, Transcript, author_of};
+use chessref_channel::{AUTO_REGISTER_AFTER, NoPins, Transcript, author_of};
 use chessref_core::{Color, Outcome, State};
-use chessref_evm::Position;
 
-/// A channel game's frozen registration, as the chain shows it.
-#[derive(Clone, Debug)]
-pub struct Frozen {
-    /// `registeredPly`.
-    pub ply: u32,
-    /// `windowEnd`: until then only a later pair, a proof or an agreement replaces it.
-    pub window_end: u64,
-    /// The registered position (`PositionRegistered`).
-    pub position: Position,
-    /// The signed pair the registration carried (`register`'s `previous` and `last`
-    /// with their authorisations), when its transaction's calldata could be read.
-    pub pair: Option<[(Move, Auth); 2]>,
-}
+pub use crate::shown::Frozen;
 
-impl Frozen {
-    /// The signed pair of a `register` call's calldata (`None` for another call, such as
-    /// `registerStart` or a call made through a contract wallet).
-    pub fn pair_of(input: &[u8]) -> Option<[(Move, Auth); 2]> {
-        use alloy_sol_types::SolCall;
-        let call = IChessChannel::registerCall::abi_decode(input).ok()?;
-        Some([
-            (call.previous, Auth::from(&call.previousAuth)),
-            (call.last, Auth::from(&call.lastAuth)),
-        ])
-    }
-}
+/// Seconds a relayed move may go without its opponent's receipt before the watchtower
+/// announces it: the mover's own client registers it after as long
+/// ([`AUTO_REGISTER_AFTER`]), which a player gone offline cannot.
+pub const ANNOUNCE_AFTER: u64 = AUTO_REGISTER_AFTER;
 
 /// What the watchtower sends.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,7 +98,8 @@ pub fn answer(transcript: &Transcript, frozen: &Frozen, now: u64) -> Option<Answ
             pair.resignation = None;
             let report = pair.verify(&NoPins, now).ok()?;
             if report.error.is_none() && report.settlement.call == "register" {
-                return Some(Answer::Channel(report.settlement));
+                // An overtake is charged by the registered position.
+                return Some(Answer::Channel(frozen.answering(report.settlement)));
             }
         }
         return None;
@@ -123,6 +107,28 @@ pub fn answer(transcript: &Transcript, frozen: &Frozen, now: u64) -> Option<Answ
     let decided = State::from_bytes(&frozen.position.state)
         .is_ok_and(|state| Outcome::of(state.status(), state.turn()).is_some());
     decided.then_some(Answer::Finish)
+}
+
+/// The announcement of the latest move of `transcript` (a relay's, verified), which its
+/// opponent has not acknowledged since the relay took it at `relayed_at`, once
+/// [`ANNOUNCE_AFTER`] has passed at `now` (both by the relay's clock): `announce(move,
+/// auth)`, which shows it on-chain without freezing it (CHANNEL.md 7.3). A registration of
+/// it without a receipt then counts from the announcement, also as the direct reply to a
+/// registration of the position before it. `None` for an acknowledged move, no move, or a
+/// game ended off-chain. The caller sends it while the game is off-chain and the chain does
+/// not show the move yet (`announcedAt` 0), so once per move.
+pub fn announcement(transcript: &Transcript, relayed_at: u64, now: u64) -> Option<Settlement> {
+    let entry = transcript.moves.last()?;
+    if entry.receipt.is_some()
+        || transcript.result.is_some()
+        || transcript.resignation.is_some()
+        || now < relayed_at.saturating_add(ANNOUNCE_AFTER)
+    {
+        return None;
+    }
+    let i = transcript.moves.len() - 1;
+    let auth = transcript.move_auth(i).ok()?;
+    Some(settlement::announce(&transcript.message(i), &auth))
 }
 
 /// The settlement's calldata, for a log line.

@@ -142,8 +142,23 @@ impl<C: Chain> Referee<C> {
         from: Address,
         settlement: &Settlement,
     ) -> Result<Acted, EvmError> {
+        self.send_channel_paying(from, settlement, None)
+    }
+
+    /// [`send_channel`](Referee::send_channel) paying a priority fee of at least `tip` wei
+    /// per gas ([`TxRequest::with_priority_fee`]), when one is given: for a call that must
+    /// be included soon (a registration or an announcement a clock depends on).
+    pub fn send_channel_paying(
+        &mut self,
+        from: Address,
+        settlement: &Settlement,
+        tip: Option<u128>,
+    ) -> Result<Acted, EvmError> {
         let channel = self.channel()?;
-        let tx = TxRequest::call(from, channel, settlement.calldata.clone());
+        let mut tx = TxRequest::call(from, channel, settlement.calldata.clone());
+        if let Some(tip) = tip {
+            tx = tx.with_priority_fee(tip);
+        }
         let receipt = self.chain().send(tx)?;
         if !receipt.success {
             return Err(EvmError::Reverted {

@@ -6,7 +6,8 @@
 //! Seven paths are honest endings (a signed result, a signed resignation, a decided
 //! position registered and finished after its window, a player who stops answering, a
 //! stale registration overtaken, equivocation, an illegal signed move). Six are the
-//! attacks of the v1 review (issue 16), each tried by the cheating side: its call must
+//! attacks of the v1 review (issue 16), and `retired_key` is issue 27's finding 3, each
+//! tried by the cheating side: its call must
 //! be refused (the revert is checked by name) or must not decide the game, and the
 //! honest side (or a watchtower, for the calls anyone may send) must end it as the board
 //! says. The last, `backdating`, is played off-chain against the honest client itself
@@ -21,7 +22,7 @@ use alloy_primitives::{Address, B256, U256, aliases::U24};
 use alloy_signer_local::PrivateKeySigner;
 use alloy_sol_types::{SolCall, SolConstructor};
 use chessref_channel::client::{OffChainGame, Seat};
-use chessref_channel::messages::Message;
+use chessref_channel::messages::{FrozenPosition, Message};
 use chessref_channel::settlement::{self, Settlement};
 use chessref_channel::transcript::MoveEntry;
 use chessref_channel::{
@@ -37,15 +38,16 @@ use crate::{
     bindings::OwnerWallet,
     chain::{Chain, TxReceipt, TxRequest},
     channel::Registered,
+    clock_word::ClockWord,
     ending::{EndReason, EndResult, Ending},
     error::EvmError,
     referee::{Acted, GameSetup, Referee},
     stats::GasStats,
 };
 
-/// The ways a simulated game ends: seven honest paths, then the review's attacks, then
-/// backdating every stamp.
-pub const KINDS: [&str; 14] = [
+/// The ways a simulated game ends: seven honest paths, then the reviews' attacks, then
+/// issue 27's clock attacks (backdating every stamp, withholding a receipt).
+pub const KINDS: [&str; 16] = [
     "agreed",
     "resigned",
     "decided",
@@ -56,18 +58,21 @@ pub const KINDS: [&str; 14] = [
     "retroactive_mate",
     "lapsed_result",
     "revoked_key",
+    "retired_key",
     "uncharged_time",
     "front_run",
     "disowned_move",
     "backdating",
+    "withheld_receipt",
 ];
 
-/// The paths of [`KINDS`] that are attacks (review findings 1, 3, 4, 5, 6 and 2): the
-/// cheating side's call must fail.
-pub const ATTACKS: [&str; 6] = [
+/// The paths of [`KINDS`] that are attacks (v1 review findings 1, 3, 4, 5, 6 and 2;
+/// issue 27 finding 3): the cheating side's call must fail.
+pub const ATTACKS: [&str; 7] = [
     "retroactive_mate",
     "lapsed_result",
     "revoked_key",
+    "retired_key",
     "uncharged_time",
     "front_run",
     "disowned_move",
@@ -232,7 +237,7 @@ pub fn simulate_channel<C: Chain>(
         let terms = referee.channel_game(created.id, None)?;
         let joined_at = referee.chain().timestamp()?;
         let expires = terms.key_expiry(joined_at, 400);
-        // The revoked-key path needs a session key to revoke.
+        // The revoked- and retired-key paths need a session key to rotate out.
         let victim = if rng.random_bool(0.5) {
             Color::White
         } else {
@@ -240,7 +245,7 @@ pub fn simulate_channel<C: Chain>(
         };
         let mut seat = |k: &PrivateKeySigner, colour: Color| -> Result<Seat, EvmError> {
             let session = rng.random_bool(0.5)
-                || (kind == "revoked_key" && colour == victim)
+                || (matches!(kind, "revoked_key" | "retired_key") && colour == victim)
                 || (wallet.is_some() && colour == Color::White);
             if session {
                 let key = random_key(&mut rng);
@@ -266,6 +271,7 @@ pub fn simulate_channel<C: Chain>(
             now: joined_at,
             gas: created.receipt.gas_used + joined.receipt.gas_used,
             refused: None,
+            frozen: FrozenPosition::default(),
             table: &mut table,
         };
         let outcome = run.path(kind, plies, victim, &mut rng);
@@ -420,6 +426,9 @@ struct Run<'a, C: Chain> {
     gas: u64,
     /// How the cheating call was refused, on an attack path.
     refused: Option<String>,
+    /// The game's latest registration (empty: none): every `register` names it, which an
+    /// overtake is charged from (CHANNEL.md 7.3).
+    frozen: FrozenPosition,
     table: &'a mut Table,
 }
 
@@ -447,7 +456,12 @@ impl<C: Chain> Run<'_, C> {
 
     fn send(&mut self, from: Address, call: &Settlement) -> Result<Acted, EvmError> {
         self.sync()?;
-        let acted = self.referee.send_channel(from, call)?;
+        let acted = self
+            .referee
+            .send_channel(from, &call.clone().answering(self.frozen.clone()))?;
+        if let Some(registered) = self.referee.registered(&acted) {
+            self.frozen = registered.position.frozen();
+        }
         self.gas += acted.receipt.gas_used;
         match call.call {
             "register" => self.table.register_gas.push(acted.receipt.gas_used),
@@ -468,7 +482,10 @@ impl<C: Chain> Run<'_, C> {
         expected: &[&str],
     ) -> Result<(), EvmError> {
         self.sync()?;
-        match self.referee.send_channel(from, call) {
+        match self
+            .referee
+            .send_channel(from, &call.clone().answering(self.frozen.clone()))
+        {
             Ok(acted) => Err(sign_error(format!(
                 "the cheating {} was accepted ({}) and ended the game as {:?}",
                 call.call, call.why, acted.ending
@@ -607,6 +624,12 @@ impl<C: Chain> Run<'_, C> {
             self.gas += acted.receipt.gas_used;
             return Ok((ending(r, why), acted.ending));
         }
+        self.agree_and_settle(rng)
+    }
+
+    /// Both players sign a random result (white wins, black wins or a draw) and anyone
+    /// settles it: how a game both still play ends after an attack was refused.
+    fn agree_and_settle(&mut self, rng: &mut ChaCha8Rng) -> Outcome {
         let (result, wa, ba) = self
             .game
             .agree(rng.random_range(1..=3))
@@ -744,8 +767,10 @@ impl<C: Chain> Run<'_, C> {
             "retroactive_mate" => self.retroactive(plies, rng),
             "lapsed_result" => self.lapsed_result(plies, rng),
             "revoked_key" => self.revoked_key(plies, victim, rng),
+            "retired_key" => self.retired_key(plies, victim, rng),
             "disowned_move" => self.disowned_move(plies, rng),
             "backdating" => self.backdating(victim, rng),
+            "withheld_receipt" => self.withheld_receipt(plies, victim, rng),
             _ => self.uncharged_time(plies, rng),
         }
     }
@@ -1007,26 +1032,38 @@ impl<C: Chain> Run<'_, C> {
         self.conclude(&registered, &report, rng)
     }
 
-    /// Review finding 4: a rotated-out session key signs a resignation for its player.
-    /// v2: the player revokes the key on-chain when it rotates; a revoked key's
-    /// resignations and results never count.
-    fn revoked_key(&mut self, plies: usize, victim: Color, rng: &mut ChaCha8Rng) -> Outcome {
-        self.play_random((plies / 2).max(1), rng)?;
+    /// `victim` rotates to a new session key from ply `first_ply` and, as its client does,
+    /// shows the new delegation on-chain (`retire`); returns the old key and delegation.
+    fn rotate(
+        &mut self,
+        victim: Color,
+        first_ply: u32,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<(PrivateKeySigner, chessref_channel::SignedDelegation), EvmError> {
         let (old_key, old_delegation) = self
             .game
             .seat(victim)
             .session
             .clone()
             .ok_or_else(|| sign_error("the victim signs by session key"))?;
+        let expires = old_delegation.delegation.expires;
+        let retire = self
+            .game
+            .rotate(victim, random_key(rng), first_ply, expires)
+            .map_err(sign_error)?;
+        self.send(self.player(victim), &retire)?;
+        Ok((old_key, old_delegation))
+    }
+
+    /// Review finding 4: a rotated-out session key signs a resignation for its player.
+    /// v2: the player revokes the key on-chain when it rotates; a revoked key's
+    /// resignations and results never count.
+    fn revoked_key(&mut self, plies: usize, victim: Color, rng: &mut ChaCha8Rng) -> Outcome {
+        self.play_random((plies / 2).max(1), rng)?;
         let rotated_at = self.game.last().clone();
         let domain = self.game.domain;
         let id = self.id();
-        let expires = old_delegation.delegation.expires;
-        let new_key = random_key(rng);
-        self.game
-            .seat_mut(victim)
-            .rotate(new_key, &domain, id, rotated_at.ply + 1, expires)
-            .map_err(sign_error)?;
+        let (old_key, old_delegation) = self.rotate(victim, rotated_at.ply + 1, rng)?;
         let revoke = settlement::revoke_session_key(id, old_key.address());
         self.send(self.player(victim), &revoke)?;
         self.play_random((plies / 2).max(2), rng)?;
@@ -1046,21 +1083,76 @@ impl<C: Chain> Run<'_, C> {
         .map_err(sign_error)?;
         let call = settlement::resign(&resignation, &auth, victim == Color::White);
         self.cheat(self.watchtower, &call, &["BadSignature"])?;
-        let (result, wa, ba) = self
+        self.agree_and_settle(rng)
+    }
+
+    /// Issue 27, finding 3: `victim` rotates to a second key from ply 5 and does not revoke
+    /// the first (its client shows the new delegation: `retire`); play goes on (to ply 10
+    /// or more, unless decided), and the thief of the first key resigns for it naming ply 3
+    /// (off-chain nothing lapses on-chain). Refused `RetiredKey`, by the mirror too.
+    fn retired_key(&mut self, plies: usize, victim: Color, rng: &mut ChaCha8Rng) -> Outcome {
+        self.play_random(4, rng)?;
+        let named = self
             .game
-            .agree(rng.random_range(1..=3))
-            .map_err(sign_error)?;
-        let acted = self.send(self.players[0], &settlement::settle(&result, &wa, &ba))?;
-        Ok((
-            ending(result.result, settlement::REASON_AGREEMENT),
-            acted.ending,
-        ))
+            .moves
+            .get(3)
+            .map(|(m, _)| m.clone())
+            .ok_or_else(|| sign_error("no game ends before ply 4"))?;
+        let (old_key, old_delegation) = self.rotate(victim, 5, rng)?;
+        self.play_random(plies.max(6), rng)?;
+        let domain = self.game.domain;
+        let stolen = |at: &Move| -> Result<(Resignation, Auth), EvmError> {
+            let r = Resignation {
+                gameId: at.gameId,
+                ply: at.ply,
+                position: at.hash(),
+            };
+            let auth =
+                chessref_channel::signer::sign_delegated(&old_key, &old_delegation, &domain, &r)
+                    .map_err(sign_error)?;
+            Ok((r, auth))
+        };
+        // The mirror refuses it too, in the latest position (ply 3 has lapsed there).
+        let (latest, auth) = stolen(&self.game.last().clone())?;
+        let mut t = self.game.transcript();
+        t.resignation = Some(chessref_channel::transcript::ResignationEntry {
+            game_id: latest.gameId,
+            ply: latest.ply,
+            position: latest.position,
+            by: chessref_channel::transcript::Side::of(victim),
+            signed: chessref_channel::transcript::SignatureEntry {
+                signature: auth.signature,
+                delegation: t
+                    .delegations
+                    .iter()
+                    .position(|d| d.session_key == old_key.address())
+                    .map_or(-1, |i| i as i64),
+            },
+        });
+        let verdict = t.verify(&NoPins, self.now).map_err(sign_error)?;
+        if !matches!(
+            verdict.error,
+            Some(chessref_channel::TranscriptError::Signature {
+                error: chessref_channel::AuthError::RetiredKey { .. },
+                ..
+            })
+        ) {
+            return Err(sign_error(format!(
+                "the mirror took the retired key's resignation: {:?}",
+                verdict.error
+            )));
+        }
+        let (r, auth) = stolen(&named)?;
+        let call = settlement::resign(&r, &auth, victim == Color::White);
+        self.cheat(self.watchtower, &call, &["RetiredKey"])?;
+        self.agree_and_settle(rng)
     }
 
     /// Review finding 5: the side to move thinks past its time, then signs a move stamped
-    /// as if it had taken 2 s and overtakes its opponent's registration with it. v2: a
-    /// move nobody acknowledged counts as made 60 s before its block; its author's flag
-    /// fell by then (`StaleMove`), the registration stands and the opponent claims on time.
+    /// as if it had taken 2 s and overtakes its opponent's registration with it. The direct
+    /// reply to a registration is charged by the wall clock (issue 27): its author's flag
+    /// fell before the block that shows it (`FlagFell`), the registration stands and the
+    /// opponent claims on time.
     fn uncharged_time(&mut self, plies: usize, rng: &mut ChaCha8Rng) -> Outcome {
         self.play_random(plies, rng)?;
         let last = self.game.last().clone();
@@ -1097,8 +1189,101 @@ impl<C: Chain> Run<'_, C> {
             None,
             "a late move claiming 2 s".into(),
         );
-        self.cheat(self.player(cheat), &call, &["StaleMove"])?;
+        self.cheat(self.player(cheat), &call, &["FlagFell"])?;
         self.claim_timeout(&registered, cheat)
+    }
+
+    /// A withheld receipt (issue 27's finding 2): the cheater takes `victim`'s latest move
+    /// and never acknowledges nor answers it. Either (by the rng) it stays silent, and the
+    /// victim's client registers the move by itself at `auto_register_at(sent, stamp)`; or
+    /// it registers the position before the move as soon as the move reaches it (with the
+    /// victim's receipt of its own move, review finding B), the victim's automatic
+    /// registration, sent before that landed, only records when the chain showed the move,
+    /// and the client sends it again a slot later naming the registration. The victim's
+    /// budget on-chain must be its signed time plus the grace less, in the second form, the
+    /// seconds from its stamp to that first showing (a mismatch otherwise); the silent
+    /// cheater then loses on time.
+    fn withheld_receipt(&mut self, plies: usize, victim: Color, rng: &mut ChaCha8Rng) -> Outcome {
+        self.play_random(plies.max(2), rng)?;
+        if state(self.game.last()).status() == Status::Ongoing && author(self.game.last()) == victim
+        {
+            self.play_random(1, rng)?;
+        }
+        if state(self.game.last()).status() != Status::Ongoing || self.game.last().ply < 2 {
+            let (registered, report) = self.register_latest(self.players[0])?;
+            return self.conclude(&registered, &report, rng);
+        }
+        let cheater = !victim;
+        let position = state(self.game.last());
+        let legal = position.legal_moves();
+        self.now += rng.random_range(0..8);
+        let sent = self.now;
+        self.game
+            .play(legal[rng.random_range(0..legal.len())], sent)
+            .map_err(sign_error)?;
+        let mv = self.game.last().clone();
+        let signed = u64::from(if victim == Color::White {
+            mv.whiteTime
+        } else {
+            mv.blackTime
+        }) + GRACE_PERIOD;
+        let auto = chessref_channel::auto_register_at(sent, mv.timestamp);
+        let own = self.report()?.settlement;
+        let pre_registered = rng.random_bool(0.5);
+        let mut cap = u64::MAX;
+        let shown = if pre_registered {
+            // The cheater registers the pair before the move, with the victim's receipt of
+            // its own move, the moment the move reaches it.
+            self.now = mv.timestamp.max(sent) + 1;
+            let before = self.register_pair(
+                self.game.moves.len() - 2,
+                "the position before a withheld move",
+            );
+            self.send(self.player(cheater), &before)?;
+            let deadline = ClockWord(self.frozen.clock).reply_deadline();
+            // The victim's automatic registration, sent before that landed, names no frozen
+            // position: it only records the showing.
+            self.now = self.now.max(auto);
+            self.sync()?;
+            let acted = self.referee.send_channel(self.player(victim), &own)?;
+            self.gas += acted.receipt.gas_used;
+            if self.referee.registered(&acted).is_some() {
+                return Err(sign_error(
+                    "a registration naming no frozen position registered",
+                ));
+            }
+            let shown = self.now;
+            // what the wall clock leaves the direct reply shown then (CHANNEL.md 7.3)
+            cap = deadline.saturating_sub(shown) + u64::from(self.game.game.increment);
+            self.now += 12;
+            shown
+        } else {
+            self.now = auto;
+            mv.timestamp.max(self.now)
+        };
+        let acted = self.send(self.player(victim), &own)?;
+        let registered = self
+            .referee
+            .registered(&acted)
+            .ok_or_else(|| sign_error("the victim's move was not registered"))?;
+        let budget = ClockWord(registered.position.clock).budget(victim);
+        let delay = shown.saturating_sub(mv.timestamp);
+        let expected = signed.min(cap);
+        if budget != expected || signed - budget > delay {
+            return Err(sign_error(format!(
+                "withheld receipt: the victim's budget on-chain is {budget}, expected {expected} (signed {signed}, shown {delay} s after its stamp)"
+            )));
+        }
+        self.refused = Some(format!(
+            "{}: bounded: {} s lost",
+            if pre_registered {
+                "the position before registered first"
+            } else {
+                "registered by the mover's client"
+            },
+            signed - budget
+        ));
+        self.claim_timeout(&registered, cheater)
     }
 
     /// Backdating adds up (red-team finding): the cheater stamps every move as far in

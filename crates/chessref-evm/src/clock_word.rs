@@ -3,7 +3,8 @@
 //! timestamp of the join or last move, 40..71 white's budget, 72..103 black's budget
 //! (seconds left + unused grace), 104..135 increment, 136..167 ply, 168 white offers a
 //! draw, 169 black offers a draw, 170 custom start, 171..173 the pending status of a
-//! registered decided position (docs/CHANNEL.md 7.3), 176..207 first-move window.
+//! registered decided position (docs/CHANNEL.md 7.3), 176..207 first-move window,
+//! 208..247 a registered position's reply deadline (docs/CHANNEL.md 7.3).
 
 use alloy_primitives::U256;
 use chessref_core::Color;
@@ -25,6 +26,13 @@ impl ClockWord {
     /// of the response window, docs/CHANNEL.md 7.3).
     pub fn last_timestamp(self) -> u64 {
         self.field(0, 40)
+    }
+
+    /// A registered channel position's side to move's deadline by the wall clock,
+    /// unclamped: what the direct reply to it is charged against (docs/CHANNEL.md 7.3;
+    /// `ClockWord.replyDeadline`). 0 for any other position.
+    pub fn reply_deadline(self) -> u64 {
+        self.field(208, 40)
     }
 
     /// `colour`'s budget: seconds left plus its unused grace.
@@ -112,7 +120,8 @@ mod tests {
             | U256::from(41u64) << 136usize
             | U256::from(1u64) << 169usize
             | U256::from(1u64) << 170usize
-            | U256::from(300u64) << 176usize;
+            | U256::from(300u64) << 176usize
+            | U256::from(1_700_000_777u64) << 208usize;
         let c = ClockWord(word);
         assert_eq!(c.last_timestamp(), 1_700_000_000);
         assert_eq!((c.budget(Color::White), c.budget(Color::Black)), (615, 10));
@@ -126,6 +135,7 @@ mod tests {
         assert!(c.custom_start());
         assert_eq!(c.first_move_window(), 300);
         assert_eq!(c.pending_status(), 0);
+        assert_eq!(c.reply_deadline(), 1_700_000_777);
         // ply 41: no first-move window in the turn start
         assert_eq!(c.deadline(Color::White), 1_700_000_615);
     }

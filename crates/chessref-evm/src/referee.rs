@@ -40,6 +40,14 @@ impl Position {
         keccak256(inner)
     }
 
+    /// This position as a registration that overtakes it names it (CHANNEL.md 7.3).
+    pub fn frozen(&self) -> chessref_channel::messages::FrozenPosition {
+        chessref_channel::messages::FrozenPosition {
+            inner: self.inner(),
+            clock: self.clock,
+        }
+    }
+
     /// `keccak256(keccak256(state ‖ history) ‖ clock)`: what the referee stores.
     pub fn commitment(&self) -> B256 {
         let mut outer = [0u8; 64];

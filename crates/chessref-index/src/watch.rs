@@ -1,35 +1,38 @@
 //! The watchtower (`chessref watch`, docs/CHANNEL.md section 13): for every channel game
 //! the relay holds messages of, it reads the game's frozen registration from the chain
-//! and sends what chessref-client's [`watchtower::answer`] says, from its own account,
-//! recording every attempt in the index file (`watch_actions`).
+//! and sends what chessref-client's [`watchtower::answer`] says; while the game is
+//! off-chain, it announces a move the opponent has not acknowledged
+//! ([`watchtower::announcement`]). From its own account, with the clients' priority fee
+//! ([`AUTO_REGISTER_TIP`]), recording every attempt in the index file (`watch_actions`).
 //!
 //! It keeps no state it could lose: each round starts again from the chain and the
 //! relay's messages, so a restart, or a reorg that drops one of its transactions, is met
-//! by the next round answering again. Only an attempt the chain refused is not repeated
-//! against the same registration.
+//! by the next round answering again (a move is announced until the chain shows it). Only
+//! an attempt the chain refused is not repeated against the same registration, or for the
+//! same move.
 
 use std::time::Duration;
 
 use alloy_primitives::{Address, B256, U256};
-use chessref_client::watchtower::{self, Answer, Frozen};
+use chessref_channel::messages::Message;
+use chessref_channel::{AUTO_REGISTER_TIP, Book, Frame};
+use chessref_client::shown::{self, Frozen};
+use chessref_client::watchtower::{self, Answer};
 use chessref_evm::{Chain, EvmError, Referee, RpcChain};
 use rusqlite::{OptionalExtension, params};
 
 use crate::error::{DbContext, IndexError, Result};
-use crate::relay::RelayStore;
+use crate::relay::{RelayStore, StoredMessage};
 use crate::store::{sql_int, unix_now};
-
-/// Blocks per `eth_getLogs` when looking back for a registration.
-const LOG_SPAN: u64 = 10_000;
 
 /// What the watchtower did about one game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Action {
     /// The game.
     pub game: U256,
-    /// The registered ply it answered.
+    /// The registered ply it answered (for an `announce`, the ply of the move announced).
     pub registered_ply: u32,
-    /// That registration's window end.
+    /// That registration's window end (0 for an `announce`: the game was off-chain).
     pub window_end: u64,
     /// The function sent.
     pub call: &'static str,
@@ -41,9 +44,14 @@ pub struct Action {
 
 impl std::fmt::Display for Action {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = if self.call == "announce" {
+            "off-chain, ply"
+        } else {
+            "registered ply"
+        };
         write!(
             f,
-            "game {} registered ply {}: {} ({})",
+            "game {} {what} {}: {} ({})",
             self.game, self.registered_ply, self.call, self.why
         )?;
         match &self.outcome {
@@ -128,50 +136,29 @@ impl Watchtower {
             return Ok(None);
         };
         let info = self.referee.game(id).map_err(chain_error)?;
-        // Running (PHASE_RUNNING), with a registration (a window end).
-        let status = self.referee.channel_status(id).map_err(chain_error)?;
-        if info.phase != 2 || status.windowEnd == 0 {
+        if info.phase != 2 {
             return Ok(None);
         }
-        let Some((place, registered)) = self
-            .referee
-            .latest_registration_at(id, LOG_SPAN)
-            .map_err(chain_error)?
-        else {
-            return Ok(None);
+        let frozen = Frozen::read(&mut self.referee, id).map_err(chain_error)?;
+        let (book, held) = self.store.book(&game)?;
+        let Some(frozen) = frozen else {
+            return self.announce(id, &book, &held);
         };
-        let input = self
-            .referee
-            .chain()
-            .transaction_input(place.tx_hash)
-            .map_err(chain_error)?;
-        let frozen = Frozen {
-            ply: status.registeredPly,
-            window_end: status.windowEnd,
-            position: registered.position,
-            pair: input.and_then(|input| Frozen::pair_of(&input)),
-        };
-        if self.refused_before(id, &frozen)? {
+        if self.refused_before(id, frozen.window_end, frozen.ply)? {
             return Ok(None);
         }
         let now = self.referee.chain().timestamp().map_err(chain_error)?;
-        let (book, _) = self.store.book(&game)?;
         let Some(answer) = watchtower::answer(book.transcript(), &frozen, now) else {
             return Ok(None);
         };
         let sent = match &answer {
-            Answer::Channel(settlement) => self.referee.send_channel(self.from, settlement),
+            Answer::Channel(settlement) => {
+                self.referee
+                    .send_channel_paying(self.from, settlement, Some(AUTO_REGISTER_TIP))
+            }
             Answer::Finish => self
                 .referee
                 .finish_registered(self.from, id, &frozen.position),
-        };
-        let outcome = match sent {
-            Ok(acted) => Ok((
-                acted.receipt.tx_hash.unwrap_or_default(),
-                acted.receipt.block_number.unwrap_or_default(),
-            )),
-            Err(e @ EvmError::Reverted { .. }) => Err(e.to_string()),
-            Err(e) => return Err(chain_error(e)),
         };
         Ok(Some(Action {
             game: id,
@@ -179,23 +166,65 @@ impl Watchtower {
             window_end: frozen.window_end,
             call: answer.call(),
             why: watchtower::describe(&answer),
-            outcome,
+            outcome: outcome(sent)?,
         }))
     }
 
-    /// Whether an answer to this very registration was refused by the chain before.
-    fn refused_before(&self, id: U256, frozen: &Frozen) -> Result<bool> {
+    /// Off-chain: announces the latest move of game `id` (whose relayed messages are `held`,
+    /// making `book`) if its opponent has not acknowledged it in time and the chain does not
+    /// show it yet.
+    fn announce(
+        &mut self,
+        id: U256,
+        book: &Book,
+        held: &[(StoredMessage, Frame)],
+    ) -> Result<Option<Action>> {
+        let t = book.transcript();
+        let Some(last) = t.moves.last() else {
+            return Ok(None);
+        };
+        let relayed_at = held.iter().rev().find_map(|(stored, frame)| match frame {
+            Frame::Move(m) if m.ply == last.ply => Some(stored.received_at),
+            _ => None,
+        });
+        let Some(relayed_at) = relayed_at else {
+            return Ok(None);
+        };
+        let Some(settlement) =
+            watchtower::announcement(t, relayed_at, chessref_client::seat::unix_now())
+        else {
+            return Ok(None);
+        };
+        let hash = last.message().hash();
+        if shown::announced_at(&mut self.referee, hash).map_err(chain_error)? != 0
+            || self.refused_before(id, 0, last.ply)?
+        {
+            return Ok(None);
+        }
+        let sent =
+            self.referee
+                .send_channel_paying(self.from, &settlement, Some(AUTO_REGISTER_TIP));
+        Ok(Some(Action {
+            game: id,
+            registered_ply: last.ply,
+            window_end: 0,
+            call: settlement.call,
+            why: format!("ChessChannel.announce: {}", settlement.why),
+            outcome: outcome(sent)?,
+        }))
+    }
+
+    /// Whether an answer to the registration of ply `ply` whose window ends at `window_end`
+    /// (for an announcement: of the move of ply `ply`, `window_end` 0) was refused by the
+    /// chain before.
+    fn refused_before(&self, id: U256, window_end: u64, ply: u32) -> Result<bool> {
         let found: Option<i64> = self
             .store
             .connection()
             .query_row(
                 "SELECT 1 FROM watch_actions WHERE game_id = ?1 AND window_end = ?2
                  AND registered_ply = ?3 AND tx_hash IS NULL LIMIT 1",
-                params![
-                    id.to_string(),
-                    sql_int(frozen.window_end, "window end")?,
-                    frozen.ply
-                ],
+                params![id.to_string(), sql_int(window_end, "window end")?, ply],
                 |row| row.get(0),
             )
             .optional()
@@ -228,5 +257,20 @@ impl Watchtower {
             )
             .db(self.store.path(), "recording a watch action")?;
         Ok(())
+    }
+}
+
+/// What the chain made of a transaction: its hash and block, or why it refused it (an
+/// error of the node is the round's).
+fn outcome(
+    sent: std::result::Result<chessref_evm::Acted, EvmError>,
+) -> Result<std::result::Result<(B256, u64), String>> {
+    match sent {
+        Ok(acted) => Ok(Ok((
+            acted.receipt.tx_hash.unwrap_or_default(),
+            acted.receipt.block_number.unwrap_or_default(),
+        ))),
+        Err(e @ EvmError::Reverted { .. }) => Ok(Err(e.to_string())),
+        Err(e) => Err(chain_error(e)),
     }
 }

@@ -119,3 +119,90 @@ fn test_a_decided_registration_nobody_answers_is_finished_after_its_window() {
         "white mates"
     );
 }
+
+#[test]
+fn test_an_unacknowledged_relayed_move_is_announced_once_and_overtakes_the_position_before() {
+    use chessref_channel::messages::Message;
+    use chessref_core::Color;
+    use chessref_evm::clock_word::{ClockWord, GRACE_PERIOD};
+
+    let mut s = Setup::new("watch-announce");
+    let mut g = s.game();
+    play(&mut g, &["e2e4", "e7e5"]);
+    // White plays Nf3 and goes offline; black holds it and never acknowledges it.
+    g.play(Move::from_uci("g1f3").unwrap(), now()).unwrap();
+    let held = g.transcript();
+    let nf3 = held.message(2);
+    s.relay(&held);
+    let relayed_at = now();
+    let id = g.game.game_id;
+    let mut tower = s.watchtower();
+    assert_eq!(
+        tower.round().unwrap(),
+        [],
+        "not before 10 s without a receipt"
+    );
+    while now() < relayed_at + chessref_client::watchtower::ANNOUNCE_AFTER {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let actions = tower.round().unwrap();
+    assert_eq!(actions.len(), 1, "{actions:?}");
+    assert_eq!(
+        (actions[0].call, actions[0].registered_ply),
+        ("announce", 3)
+    );
+    let (tx, _) = actions[0].outcome.clone().expect("announced");
+    let announced = chessref_client::shown::announced_at(&mut s.referee, nf3.hash()).unwrap();
+    assert!(announced >= relayed_at + 10, "shown at {announced}");
+    let sent = s
+        .referee
+        .chain()
+        .raw_request("eth_getTransactionByHash", serde_json::json!([tx]))
+        .unwrap();
+    let tip = u128::from_str_radix(
+        sent["maxPriorityFeePerGas"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("0x"),
+        16,
+    )
+    .unwrap();
+    assert!(tip >= chessref_channel::AUTO_REGISTER_TIP, "{sent}");
+    // Once per move: the chain shows it.
+    assert_eq!(tower.round().unwrap(), []);
+    assert_eq!(
+        s.referee.channel_status(id).unwrap().windowEnd,
+        0,
+        "not frozen"
+    );
+
+    // Black registers the position before Nf3 (with white's receipt of e5), so that
+    // white's clock runs from that receipt: the watchtower overtakes with Nf3 as the
+    // direct reply, naming the frozen position, and white keeps its signed time, counted
+    // from the announcement.
+    s.referee
+        .send_channel(g.game.black, &registration(&held, 2))
+        .unwrap();
+    let actions = tower.round().unwrap();
+    assert_eq!(actions.len(), 1, "{actions:?}");
+    assert_eq!(
+        (actions[0].call, actions[0].registered_ply),
+        ("register", 2)
+    );
+    assert!(actions[0].outcome.is_ok(), "{}", actions[0]);
+    let (_, registered) = s
+        .referee
+        .latest_registration_at(id, 1_000)
+        .unwrap()
+        .expect("registered");
+    assert_eq!(registered.ply, 3);
+    assert_eq!(
+        ClockWord(registered.position.clock).budget(Color::White),
+        u64::from(nf3.whiteTime) + GRACE_PERIOD
+    );
+    assert_eq!(
+        tower.round().unwrap(),
+        [],
+        "the registration is the latest pair"
+    );
+}

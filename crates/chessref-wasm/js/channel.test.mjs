@@ -267,7 +267,7 @@ const AUTH = "(bytes signature,(uint256 gameId,address sessionKey,uint32 firstPl
 const CHANNEL = new Interface([
   `function settle((uint256 gameId,uint32 ply,bytes32 position,uint8 result) result, ${AUTH} white, ${AUTH} black)`,
   `function resignBySignature((uint256 gameId,uint32 ply,bytes32 position) resignation, ${AUTH} auth, bool white)`,
-  `function register(${MOVE} previous, ${AUTH} previousAuth, ${MOVE} last, ${AUTH} lastAuth, (uint256 gameId,uint32 ply,bytes32 position,uint64 seenAt) receipt, ${AUTH} receiptAuth)`,
+  `function register(${MOVE} previous, ${AUTH} previousAuth, ${MOVE} last, ${AUTH} lastAuth, (uint256 gameId,uint32 ply,bytes32 position,uint64 seenAt) receipt, ${AUTH} receiptAuth, (bytes32 inner,uint256 clock) frozen)`,
 ]);
 
 function assertAuth(auth, entry, what) {
@@ -324,6 +324,8 @@ test("transcript verdicts: the fixture settles by its signed result, and each va
   assertAuth(call.args.lastAuth, l, "last");
   assert.deepEqual([...call.args.receipt].map(String), Object.values(valueOf("Receipt", l.receipt)).map(String));
   assertAuth(call.args.receiptAuth, l.receipt, "receipt");
+  // Off-chain, no frozen position is named (CHANNEL.md 7.3).
+  assert.deepEqual([...call.args.frozen].map(String), ["0x" + "00".repeat(32), "0"]);
   // Without white's receipt, and long after the stamp: StaleMove.
   delete bare.moves[3].receipt;
   report = w.channelVerifyTranscript(bare, now);
@@ -337,15 +339,19 @@ test("transcript verdicts: the fixture settles by its signed result, and each va
   assert.equal(report.error, "the result was signed at ply 2, but play went on to ply 4: it has lapsed");
   assert.deepEqual([report.validPlies, report.settlement.call], [4, "register"]);
 
-  // The expired key's resignation: refused at the fixture's clock, in force until its expiry.
+  // The expired key's resignation: refused at the fixture's clock. Before its expiry it is
+  // refused too, as retired: its delegation starts at ply 1, and white's whiteSession2 is a
+  // later one, from ply 3 (issue 27, finding 3).
   const expired = clone(resigned);
   expired.resignation = FIXTURE.negative.expiredKey.resignation;
   report = w.channelVerifyTranscript(expired, FIXTURE.negative.expiredKey.now);
   assert.match(report.error, /ply 4: the session key expired at \d+/);
   assert.equal(report.settlement.call, "register");
-  const expires = FIXTURE.delegations[FIXTURE.negative.expiredKey.resignation.delegation].expires;
-  report = w.channelVerifyTranscript(expired, expires);
-  assert.deepEqual([report.error, report.settlement.call], [null, "resignBySignature"]);
+  const expiredKey = FIXTURE.delegations[FIXTURE.negative.expiredKey.resignation.delegation];
+  assert.deepEqual([expiredKey.firstPly, FIXTURE.delegations[1].firstPly], [1, 3]);
+  report = w.channelVerifyTranscript(expired, expiredKey.expires);
+  assert.match(report.error, /^ply 4: session key 0x[0-9a-fA-F]{40} is delegated from ply 1, but the player's later delegation from ply 3 retired it/);
+  assert.equal(report.settlement.call, "register");
 
   // The draw offer is non-binding: it never settles a transcript, and its signature holds.
   const d = FIXTURE.drawOffer;
@@ -376,6 +382,15 @@ test("transcript verdicts with pins: revoked keys, pinned digests, possible cont
   assert.deepEqual([report.error, report.settlement.call], [null, "settle"]);
   report = w.channelVerifyTranscript(unsigned, now, { contracts: [FIXTURE.game.white] });
   assert.deepEqual(report.unchecked.map(getAddress), [FIXTURE.game.white]);
+  // A later delegation shown on-chain only (ChessChannel.retire): the resigning key
+  // (whiteSession2, from ply 3) is retired from ply 4; black's or another game's is not white's.
+  const retirement = (gameId, player) => ({ retirements: [{ gameId, player, firstPly: 4 }] });
+  report = w.channelVerifyTranscript(resigned, now, retirement(FIXTURE.game.gameId, FIXTURE.game.white));
+  assert.match(report.error, /retired it: it signs no more resignations or results/);
+  assert.equal(report.settlement.call, "register");
+  for (const other of [retirement(FIXTURE.game.gameId, FIXTURE.game.black), retirement(FIXTURE.game.gameId + 1, FIXTURE.game.white)]) {
+    assert.equal(w.channelVerifyTranscript(resigned, now, other).error, null);
+  }
   assert.deepEqual(w.channelVerifyTranscript(FIXTURE, now, {}), w.channelVerifyTranscript(FIXTURE, now));
   assert.deepEqual(w.channelVerifyTranscript(FIXTURE, now, undefined), w.channelVerifyTranscript(FIXTURE, now));
   throwsKind(() => w.channelVerifyTranscript(FIXTURE, now, { pins: [] }), "bad_message", /unknown field `pins`/);
@@ -428,4 +443,53 @@ test("a long real game (87 plies on session keys, every move with its receipt) v
   const r2 = w.channelVerifyTranscript(late, LONG.now);
   assert.equal(r2.validPlies, 70);
   assert.match(r2.error, /^ply 70: the receipt of this move is not signed on behalf of white: signed by /);
+});
+
+test("the page's player refuses a rotated-out key's resignation once the later delegation is held (issue 27, finding 3)", () => {
+  const T0 = 1_800_000_000;
+  const secret = (label) => keccak256(toUtf8Bytes(label));
+  const wallets = [secret("white wallet"), secret("black wallet")];
+  const sessions = [secret("white session"), secret("black session")];
+  const chessDomain = { chainId: 31337, verifyingContract: "0x" + "07".repeat(20) };
+  const game = {
+    gameId: "1", white: w.channelAddressOf(wallets[0]), black: w.channelAddressOf(wallets[1]),
+    initialTime: 600, increment: 0, responseWindow: 600,
+  };
+  const sides = ["white", "black"];
+  /** A delegation as the page gets it back from the wallet. */
+  const delegation = (side, key, firstPly) => {
+    const message = { gameId: "1", sessionKey: w.channelAddressOf(key), firstPly, lastPly: 4294967295, expires: T0 + 86_400 };
+    const { digest } = w.channelTypedData("Delegation", chessDomain, message);
+    return { player: sides[side], ...message, signature: w.channelSign(wallets[side], digest) };
+  };
+  const players = [0, 1].map((side) =>
+    new w.ChannelPlayer(game, chessDomain, game[sides[side]], sessions[side], delegation(side, sessions[side], 1)));
+  /** Carries `frames` from `from` to the other player and every answer back. */
+  const carry = (from, frames, now) => {
+    const pending = [[1 - from, frames]];
+    while (pending.length) {
+      const [to, batch] = pending.pop();
+      for (const frame of batch) {
+        const { send } = players[to].receive(frame, now);
+        if (send.length) pending.push([1 - to, send]);
+      }
+    }
+  };
+  ["e4", "e5", "Nf3", "Nc6"].forEach((san, i) => carry(i % 2, players[i % 2].play(san, T0 + i), T0 + i));
+  const now = T0 + 5;
+  // Black's wallet delegates a second key from ply 5 and never revokes the first.
+  const second = secret("black session 2");
+  assert.equal(players[0].receive({ type: "delegation", ...delegation(1, second, 5) }, now).received.kind, "delegation");
+  // The thief of black's first key resigns for black in the latest position: refused.
+  const last = players[0].transcript().moves[3];
+  const resignation = { gameId: "1", ply: 4, position: w.channelTypedData("Move", chessDomain, last).hash };
+  const { digest } = w.channelTypedData("Resignation", chessDomain, resignation);
+  const frame = (key, own) => ({ type: "resignation", ...resignation, by: "black", signature: w.channelSign(key, digest), delegation: own });
+  throwsKind(() => players[0].receive(frame(sessions[1], 0), now), "refused",
+    /session key 0x[0-9a-fA-F]{40} is delegated from ply 1, but the player's later delegation from ply 5 retired it/);
+  assert.equal(players[0].view().ended, null, "nothing changed");
+  // The new key covers ply 5 on, not this position: black's wallet resigns here.
+  throwsKind(() => players[0].receive(frame(second, 1), now), "refused", /outside the delegation's range 5\.\.=/);
+  assert.equal(players[0].receive(frame(wallets[1], -1), now).received.kind, "ended");
+  assert.equal(players[0].view().ended, "resignation");
 });

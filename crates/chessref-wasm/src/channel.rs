@@ -19,7 +19,7 @@
 use std::fmt::Display;
 
 use alloy_primitives::{Address, B256, Bytes, U256};
-use chessref_channel::auth::{KnownPins, Revocation, recover};
+use chessref_channel::auth::{KnownPins, Retirement, Revocation, recover};
 use chessref_channel::messages::Message;
 use chessref_channel::transcript::{MoveEntry, receipt_of};
 use chessref_channel::{
@@ -147,7 +147,7 @@ export interface ChannelTranscript {
   result?: ChannelResult & { white: ChannelSignature; black: ChannelSignature };
 }
 /** What the verifier knows of ChessChannel's records; by default nothing is pinned,
- * nothing revoked and every player is taken as an EOA. */
+ * nothing revoked or retired and every player is taken as an EOA. */
 export interface ChannelPins {
   /** Digests pinned on-chain (ChessChannel.pinned(signer, digest)). */
   pinned?: Array<{ signer: string; digest: string }>;
@@ -156,6 +156,10 @@ export interface ChannelPins {
   contracts?: string[];
   /** Session keys revoked on-chain (revokedAt(gameId, player, sessionKey) = at). */
   revocations?: Array<{ gameId: number | string; player: string; sessionKey: string; at: number | string }>;
+  /** Later delegations shown on-chain (ChessChannel.retire, SessionKeysRetired): the
+   * player's session keys delegated from a ply below `firstPly` sign no resignation or
+   * result. A later delegation the transcript holds retires them without this. */
+  retirements?: Array<{ gameId: number | string; player: string; firstPly: number }>;
 }
 /** The ChessChannel call that settles or disputes a transcript. */
 export interface ChannelSettlement {
@@ -606,6 +610,16 @@ struct PinsJson {
     contracts: Vec<Address>,
     #[serde(default)]
     revocations: Vec<RevocationJson>,
+    #[serde(default)]
+    retirements: Vec<RetirementJson>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RetirementJson {
+    game_id: U256,
+    player: Address,
+    first_ply: u32,
 }
 
 #[derive(Deserialize)]
@@ -637,6 +651,15 @@ impl From<PinsJson> for KnownPins {
                     player: r.player,
                     session_key: r.session_key,
                     at: r.at,
+                })
+                .collect(),
+            retirements: p
+                .retirements
+                .into_iter()
+                .map(|r| Retirement {
+                    game_id: r.game_id,
+                    player: r.player,
+                    first_ply: r.first_ply,
                 })
                 .collect(),
         }
@@ -1108,12 +1131,20 @@ mod tests {
             r["error"]
         );
         assert_eq!(r["settlement"]["call"], "register");
+        // Before its expiry the key is still retired: its delegation starts at ply 1, and
+        // white's whiteSession2 (delegations[1]) is a later one, from ply 3 (issue 27,
+        // finding 3).
         let expires = f["delegations"][3]["expires"].as_u64().unwrap();
+        assert_eq!(f["delegations"][3]["firstPly"], 1);
+        assert_eq!(f["delegations"][1]["firstPly"], 3);
         let r = verify(&expired, expires, None);
-        assert_eq!(
-            (&r["error"], &r["settlement"]["call"]),
-            (&Value::Null, &json!("resignBySignature"))
+        let error = r["error"].as_str().unwrap();
+        assert!(
+            error.starts_with("ply 4: session key ")
+                && error.ends_with("is delegated from ply 1, but the player's later delegation from ply 3 retired it: it signs no more resignations or results"),
+            "{error}"
         );
+        assert_eq!(r["settlement"]["call"], "register");
         // Times may come as decimal strings.
         let mut first = f["moves"][0].clone();
         first["timestamp"] = json!(first["timestamp"].to_string());
@@ -1156,6 +1187,24 @@ mod tests {
             (&r["error"], &r["settlement"]["call"]),
             (&Value::Null, &json!("settle"))
         );
+        // A later delegation shown on-chain only (`retire`, from ply 4): whiteSession2, from
+        // ply 3, no longer resigns; black's, or another game's, retirement changes nothing.
+        let retired = |game: u64, player: &Value| json!({"retirements": [{"gameId": game, "player": player, "firstPly": 4}]});
+        let r = verify(&resigned, now(&f), Some(retired(7, &f["game"]["white"])));
+        assert!(
+            r["error"].as_str().unwrap().contains("retired it"),
+            "{}",
+            r["error"]
+        );
+        assert_eq!(r["settlement"]["call"], "register");
+        for other in [
+            retired(7, &f["game"]["black"]),
+            retired(8, &f["game"]["white"]),
+        ] {
+            let r = verify(&resigned, now(&f), Some(other));
+            assert_eq!(r["error"], Value::Null);
+        }
+
         let contract = json!({"contracts": [f["game"]["white"]]});
         let r = verify(&unsigned, now(&f), Some(contract));
         let white = f["game"]["white"].as_str().unwrap().to_lowercase();

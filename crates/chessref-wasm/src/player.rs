@@ -227,7 +227,9 @@ impl ChannelPlayer {
 
     /// A frame from the relay (a `message` frame's `message`), checked by the mirror at
     /// `now`: `{received: {kind, ...}, send: frames}`. Throws `refused` (with `reason`,
-    /// and `code` for an invalid move) when it does not verify: nothing changed.
+    /// and `code` for an invalid move) when it does not verify: nothing changed. A
+    /// resignation or result signed by a session key is refused once a later delegation
+    /// of its player is held (the key is retired, docs/CHANNEL.md 5).
     pub fn receive(&mut self, frame: JsValue, now: JsValue) -> Result<JsValue, JsValue> {
         let now = unix_time(&now, "now")?;
         to_js(from_js(&frame, "frame").and_then(|f| self.take(f, now)))

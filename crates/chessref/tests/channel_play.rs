@@ -899,3 +899,301 @@ fn without_automatic_registration_the_unacknowledged_move_goes_stale() {
         "{error}"
     );
 }
+
+/// The unix time now.
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// The latest registration of the table's game: its block's timestamp, the transaction
+/// (as the node reports it) and the registration.
+fn latest_registration(
+    table: &Table,
+    referee: &mut Referee<RpcChain>,
+) -> (u64, Value, chessref_evm::channel::Registered) {
+    let (place, registered) = referee
+        .latest_registration_at(table.game_id(), 1_000)
+        .unwrap()
+        .expect("a PositionRegistered");
+    let block = referee
+        .chain()
+        .block_ref(place.block_number)
+        .unwrap()
+        .unwrap();
+    let tx = referee
+        .chain()
+        .raw_request(
+            "eth_getTransactionByHash",
+            serde_json::json!([place.tx_hash]),
+        )
+        .unwrap();
+    (block.timestamp, tx, registered)
+}
+
+/// A transaction's sender and priority fee, as the node reports it.
+fn sender_and_tip(tx: &Value) -> (Address, u128) {
+    let from: Address = tx["from"].as_str().unwrap().parse().unwrap();
+    let tip = u128::from_str_radix(
+        tx["maxPriorityFeePerGas"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("0x"),
+        16,
+    )
+    .unwrap();
+    (from, tip)
+}
+
+/// `name`'s session key and delegation, from its client's files.
+fn session_of(
+    table: &Table,
+    name: &str,
+) -> (
+    alloy::signers::local::PrivateKeySigner,
+    chessref_channel::auth::SignedDelegation,
+) {
+    let dir = table.transcript(name).parent().unwrap().to_path_buf();
+    let key = std::fs::read_to_string(dir.join("session.key"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let entry: chessref_channel::transcript::DelegationEntry =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("delegation.json")).unwrap())
+            .unwrap();
+    let delegation = chessref_channel::auth::SignedDelegation {
+        delegation: entry.delegation(),
+        signature: entry.signature,
+    };
+    (key, delegation)
+}
+
+#[test]
+fn a_registration_of_the_position_before_is_overtaken_by_the_clients_direct_reply_and_a_typed_reply_is_registered()
+ {
+    use chessref_channel::{NoPins, settlement};
+    use chessref_core::Color;
+    use chessref_evm::Chain;
+    use chessref_evm::clock_word::{ClockWord, GRACE_PERIOD};
+
+    let table = Table::new("directreply");
+    let (mut white, _silent) = unacknowledged_third_move(&table, &[]);
+    let mut referee = table.referee();
+    let id = table.game_id();
+    let increment = u64::from(referee.game(id).unwrap().increment);
+    let held = cut(&table, "white", 3);
+    let (nf3, nf3_auth) = (held.message(2), held.move_auth(2).unwrap());
+    // A watchtower shows Nf3 on-chain at once (`chessref watch` does 10 s after the relay
+    // took it) ...
+    let tower = referee.chain().accounts()[5];
+    referee
+        .send_channel(tower, &settlement::announce(&nf3, &nf3_auth))
+        .unwrap();
+    // ... and black, holding Nf3 without acknowledging it, registers the position before it
+    // with white's own receipt of e5: white's clock runs from that receipt.
+    let before = cut(&table, "white", 2);
+    let report = before.verify(&NoPins, unix_now()).unwrap();
+    assert_eq!(
+        report.settlement.call, "register",
+        "{}",
+        report.settlement.why
+    );
+    let black: Address = BLACK.parse().unwrap();
+    referee.send_channel(black, &report.settlement).unwrap();
+    assert_eq!(referee.channel_status(id).unwrap().registeredPly, 2);
+
+    // White's client sees it, says so, and registers Nf3 as the direct reply by itself.
+    let frozen = white.expect("frozen", |e| e["ply"] == 2);
+    assert_eq!(
+        (frozen["toMove"].as_str(), frozen["yourMove"].as_bool()),
+        (Some("white"), Some(false)),
+        "white holds a later move: {frozen}"
+    );
+    let overtake = white.expect("overtake", |_| true);
+    assert_eq!(
+        (overtake["ply"].as_u64(), overtake["automatic"].as_bool()),
+        (Some(3), Some(true)),
+        "{overtake}"
+    );
+    let registered = white.expect("registered", |e| e["ply"] == 3);
+    assert_eq!(registered["overtake"], true, "{registered}");
+    let (_, tx, reply) = latest_registration(&table, &mut referee);
+    assert_eq!(reply.ply, 3);
+    let (from, tip) = sender_and_tip(&tx);
+    assert_eq!(
+        from,
+        WHITE.parse::<Address>().unwrap(),
+        "white's own client sent it"
+    );
+    assert!(tip >= chessref_channel::AUTO_REGISTER_TIP, "{tx}");
+    // White keeps its signed time: its budget is Nf3's signed time plus the grace.
+    let clock3 = ClockWord(reply.position.clock);
+    assert_eq!(
+        clock3.budget(Color::White),
+        u64::from(nf3.whiteTime) + GRACE_PERIOD
+    );
+
+    // Black answers with a direct reply of its own, Nc6, backdated: thought 8 s, signed 0 s
+    // (stamped as Nf3), registered by the wall clock.
+    std::thread::sleep(Duration::from_secs(8));
+    let (key, delegation) = session_of(&table, "black");
+    let state = chessref_core::State::from_bytes(&nf3.state).unwrap();
+    let nc6 = chessref_channel::successor(
+        &nf3,
+        state.parse_move("Nc6").unwrap(),
+        nf3.timestamp,
+        increment as u32,
+    )
+    .unwrap();
+    let nc6_auth = chessref_channel::Auth {
+        signature: chessref_channel::signer::sign(&key, &held.domain, &nc6).unwrap(),
+        delegation: Some(delegation),
+    };
+    let frozen3 = chessref_client::shown::Frozen::read(&mut referee, id)
+        .unwrap()
+        .expect("frozen at ply 3");
+    let direct = frozen3.answering(settlement::register(
+        (&nf3, &nf3_auth),
+        (&nc6, &nc6_auth),
+        None,
+        None,
+        "black's direct reply".into(),
+    ));
+    referee.send_channel(black, &direct).unwrap();
+    let (b4, _, registered4) = latest_registration(&table, &mut referee);
+    assert_eq!(registered4.ply, 4);
+    let clock4 = ClockWord(registered4.position.clock);
+
+    // White's client takes Nc6 from the chain and says it is white's move, by when.
+    let seen = white.expect("move", |e| e["ply"] == 4);
+    assert_eq!(
+        (seen["san"].as_str(), seen["from"].as_str()),
+        (Some("Nc6"), Some("chain"))
+    );
+    let frozen = white.expect("frozen", |e| e["ply"] == 4);
+    assert_eq!(
+        (frozen["toMove"].as_str(), frozen["yourMove"].as_bool()),
+        (Some("white"), Some(true)),
+        "{frozen}"
+    );
+    assert_eq!(frozen["deadline"].as_u64(), Some(clock4.reply_deadline()));
+    assert_eq!(frozen["windowEnd"].as_u64(), Some(clock4.last_timestamp()));
+    // A move typed now is signed and registered as the direct reply.
+    white.say("Bc4");
+    let registered = white.expect("registered", |e| e["ply"] == 5);
+    assert_eq!(
+        (
+            registered["overtake"].as_bool(),
+            registered["automatic"].as_bool()
+        ),
+        (Some(true), Some(false)),
+        "{registered}"
+    );
+    let (b5, tx, registered5) = latest_registration(&table, &mut referee);
+    assert_eq!(registered5.ply, 5);
+    assert_eq!(sender_and_tip(&tx).0, WHITE.parse::<Address>().unwrap());
+    let bc4 = signed_move(&table, 5);
+    assert_eq!(
+        bc4.previous,
+        chessref_channel::messages::Message::hash(&nc6)
+    );
+    // White signed the seconds it held Nc6 since the chain showed it, none of the 8 s that
+    // Nc6's stamp hid (the old stamp, its clock or 30 s behind it, signed them all) ...
+    let elapsed = u64::from(nc6.whiteTime) + increment - u64::from(bc4.whiteTime);
+    assert_eq!(bc4.timestamp - nc6.timestamp, elapsed);
+    assert!(
+        elapsed <= b5 - b4 && elapsed < 8,
+        "signed {elapsed} s for Nc6 held from block time {b4} to {b5}"
+    );
+    // ... and the chain charged it by the wall clock, Nc6's block to its own.
+    assert_eq!(
+        ClockWord(registered5.position.clock).budget(Color::White),
+        (u64::from(bc4.whiteTime) + GRACE_PERIOD).min(clock4.reply_deadline() - b5 + increment)
+    );
+}
+
+#[test]
+fn a_registration_sent_before_another_landed_is_resent_against_it_counted_from_its_showing() {
+    use chessref_channel::NoPins;
+    use chessref_channel::messages::{IChessChannel, Message};
+    use chessref_core::Color;
+    use chessref_evm::Chain;
+    use chessref_evm::clock_word::{ClockWord, GRACE_PERIOD};
+
+    let table = Table::new("race");
+    let (white, _silent) = unacknowledged_third_move(&table, &[]);
+    let mut referee = table.referee();
+    let id = table.game_id();
+    let increment = u64::from(referee.game(id).unwrap().increment);
+    let nf3 = signed_move(&table, 3);
+    let chain = referee.chain();
+    // Blocks are mined by hand from before white's client registers Nf3 by itself.
+    while unix_now() + 3 < chessref_channel::auto_register_at(nf3.timestamp, nf3.timestamp) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    chain
+        .raw_request("evm_setAutomine", serde_json::json!([false]))
+        .unwrap();
+    white.expect("autoRegister", |e| e["ply"] == 3);
+    std::thread::sleep(Duration::from_millis(800));
+    // Black's registration of the position before, with white's receipt of e5 and a higher
+    // tip, lands first in the same block: white's registration, which names no frozen
+    // position, registers nothing; the chain records when it showed Nf3.
+    let before = cut(&table, "white", 2);
+    let report = before.verify(&NoPins, unix_now()).unwrap();
+    let channel = referee.channel().unwrap();
+    let chain = referee.chain();
+    chain
+        .raw_request(
+            "eth_sendTransaction",
+            serde_json::json!([{
+                "from": BLACK, "to": channel.to_string(),
+                "data": report.settlement.calldata.to_string(), "gas": "0x1e8480",
+                "maxPriorityFeePerGas": "0x12a05f200", "maxFeePerGas": "0x174876e800",
+            }]),
+        )
+        .unwrap();
+    chain
+        .raw_request("evm_mine", serde_json::json!([]))
+        .unwrap();
+    chain
+        .raw_request("evm_setAutomine", serde_json::json!([true]))
+        .unwrap();
+    let (shown_at, _, registered2) = latest_registration(&table, &mut referee);
+    assert_eq!(registered2.ply, 2, "black's registration came first");
+    // White's client sees that its transaction registered nothing, and registers Nf3 again
+    // as the direct reply to black's registration, by itself.
+    let announced = white.expect("announced", |e| e["ply"] == 3);
+    assert!(announced["tx"].as_str().is_some(), "{announced}");
+    white.expect("frozen", |e| e["ply"] == 2);
+    let registered = white.expect("registered", |e| e["ply"] == 3);
+    assert_eq!(registered["overtake"], true, "{registered}");
+    let (_, tx, registered3) = latest_registration(&table, &mut referee);
+    assert_eq!(registered3.ply, 3);
+    assert_eq!(sender_and_tip(&tx).0, WHITE.parse::<Address>().unwrap());
+    // Counted from the block that first showed Nf3 (white's own first transaction), not
+    // from its second one: the wall clock charged white from its receipt of e5 to then.
+    let from = referee.channel().unwrap();
+    let call = IChessChannel::shownWhileFrozenAtCall {
+        moveHash: nf3.hash(),
+    };
+    let first_shown = referee
+        .chain()
+        .call(
+            WHITE.parse().unwrap(),
+            from,
+            alloy_sol_types::SolCall::abi_encode(&call).into(),
+        )
+        .unwrap()
+        .decode::<IChessChannel::shownWhileFrozenAtCall>("shownWhileFrozenAt")
+        .unwrap();
+    assert_eq!(first_shown.to::<u64>(), shown_at);
+    let deadline = ClockWord(registered2.position.clock).reply_deadline();
+    assert_eq!(
+        ClockWord(registered3.position.clock).budget(Color::White),
+        (u64::from(nf3.whiteTime) + GRACE_PERIOD).min(deadline - shown_at + increment)
+    );
+}

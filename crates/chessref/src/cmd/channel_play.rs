@@ -11,11 +11,19 @@
 //! the opponent has not acknowledged the player's move by `min(sent + 10 s, its stamp +
 //! 30 s)` ([`chessref_channel::auto_register_at`]), the client registers that move
 //! itself, with a 2 gwei tip, and says so (`--no-auto-register` turns that off); when
-//! the opponent goes silent it says so with the deadline and offers `register`; the game
-//! then goes on on-chain in the same session, each move a transaction of `chessref
-//! game`'s seat. Commands on standard input, one per line: a move, `draw` (offer, or
-//! accept an offer), `resign`, `register`, `claim` (the opponent's timeout, on-chain),
-//! `show`, `quit`. `--json` prints one JSON object per event instead of the board.
+//! the opponent goes silent it says so with the deadline and offers `register`.
+//!
+//! Every second the client looks at the chain for the game's latest registration, its
+//! own or anyone's. While one is frozen it signs nothing for the relay: it takes the
+//! registered moves in (held from when the chain showed them, `ChannelSeat::
+//! receive_shown`), says whose move it is, by when by the wall clock and when the window
+//! ends, registers at once any later pair it holds (the watchtower's rule,
+//! `chessref_client::watchtower::answer`), and registers a move typed on the player's turn
+//! as the direct reply. Once the window is over the game goes on on-chain in the same
+//! session, each move a transaction of `chessref game`'s seat. Commands on standard input,
+//! one per line: a move, `draw` (offer, or accept an offer), `resign`, `register`, `claim`
+//! (the opponent's timeout, on-chain), `show`, `quit`. `--json` prints one JSON object per
+//! event instead of the board.
 
 use std::io::{BufRead, Write};
 use std::net::TcpStream;
@@ -29,8 +37,10 @@ use alloy_primitives::U256;
 use chessref_channel::auth::SignedDelegation;
 use chessref_channel::seat::{ChannelSeat, Received};
 use chessref_channel::transcript::{DelegationEntry, Side};
-use chessref_channel::{Frame, NoPins, RelayFrame, Transcript};
+use chessref_channel::{AUTO_REGISTER_TIP, Frame, NoPins, RelayFrame, Transcript};
 use chessref_client::seat::Seat;
+use chessref_client::shown::{self, Frozen};
+use chessref_client::watchtower::{self, Answer};
 use chessref_evm::{Chain, RpcChain, Sender};
 use clap::Args as ClapArgs;
 use serde_json::{Value, json};
@@ -44,11 +54,6 @@ use super::channel::system_now as now;
 /// retried before it is reported.
 const RECEIPT_RETRIES: u32 = 5;
 use super::game::{self, SeatArgs, TermsArgs};
-
-/// The priority fee (tip) of an automatic registration, wei per gas, or the node's
-/// suggested tip when higher: 2 gwei, so that it is included within the 30 s that
-/// [`chessref_channel::AUTO_REGISTER_BY`] leaves (CHANNEL.md 9).
-const AUTO_REGISTER_TIP: u128 = 2_000_000_000;
 
 /// Seconds a session key's delegation covers beyond the clocks: [`chessref_channel::ChannelGame::key_expiry`] for this many plies.
 const KEY_PLIES: u32 = 400;
@@ -299,9 +304,13 @@ struct Session {
     /// When the opponent was last heard from, and whether its silence was reported.
     heard: Instant,
     warned: bool,
-    /// Whether the player offered a draw at the latest ply.
-    /// Registered: the game goes on on-chain.
-    on_chain: bool,
+    /// Off-chain, frozen by a registration, or live on-chain.
+    phase: Phase,
+    /// `(registeredPly, windowEnd)` of the latest registration seen (to tell a new one).
+    registration: Option<(u32, u64)>,
+    /// The frozen registration answered (its ply and window end) and the ply the player
+    /// held then: each is answered once (a failure is reported).
+    answered: Option<(u32, u64, u32)>,
     shown_chain: Option<String>,
     patience: Duration,
     /// Whether the player's own unacknowledged move is registered by itself (CHANNEL.md 9).
@@ -366,7 +375,12 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
             .restore(&stored, now())
             .map_err(|e| CliError::Arg(format!("{}: {e}", transcript_file.display())))?;
     }
-    let on_chain = !log.registrations.is_empty();
+    // Refined from the chain before the session starts (the window may still run).
+    let phase = if log.registrations.is_empty() {
+        Phase::OffChain
+    } else {
+        Phase::Live
+    };
     // The opponent's rating, as `chessref game list` shows it; not worth failing for.
     let opponent = match channel.colour() {
         chessref_core::Color::White => channel.game().black,
@@ -387,7 +401,9 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
         syncing: None,
         heard: Instant::now(),
         warned: false,
-        on_chain,
+        phase,
+        registration: None,
+        answered: None,
         shown_chain: None,
         patience: Duration::from_secs(args.patience),
         auto_register: !args.no_auto_register,
@@ -400,7 +416,22 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
     session.run()
 }
 
+/// Where the game is played.
+enum Phase {
+    /// Off-chain, through the relay.
+    OffChain,
+    /// A registration is frozen: moves are registered, not relayed.
+    Frozen(Box<Frozen>),
+    /// On-chain play is live: moves are the referee's `move`.
+    Live,
+}
+
 impl Session {
+    /// Whether the game left the relay (a registration, frozen or live).
+    fn on_chain(&self) -> bool {
+        !matches!(self.phase, Phase::OffChain)
+    }
+
     fn run(&mut self) -> Result<ExitCode, CliError> {
         let (lines, input) = mpsc::channel();
         std::thread::spawn(move || {
@@ -417,7 +448,7 @@ impl Session {
         self.out.event(
             "started",
             json!({"game": self.id.to_string(), "colour": colour.to_string(),
-                   "ply": self.channel.last().ply, "onChain": self.on_chain,
+                   "ply": self.channel.last().ply, "onChain": self.on_chain(),
                    "opponent": opponent.to_string(), "opponentRating": rating}),
             || {
                 let rating = rating.map_or_else(|| "unrated".to_owned(), |r| r.to_string());
@@ -428,10 +459,16 @@ impl Session {
             },
         );
         self.show();
+        if !matches!(self.phase, Phase::OffChain) {
+            self.follow_chain()?;
+        }
         let mut retry = Instant::now();
         let mut tick = Instant::now();
         loop {
-            if self.socket.is_none() && !self.on_chain && Instant::now() >= retry {
+            if self.socket.is_none()
+                && matches!(self.phase, Phase::OffChain)
+                && Instant::now() >= retry
+            {
                 match connect(&self.relay, self.id) {
                     Ok(socket) => {
                         self.socket = Some(socket);
@@ -609,31 +646,12 @@ impl Session {
         let me = Side::of(self.channel.colour());
         match received {
             Received::Known | Received::Delegation(_) | Received::Receipt(_) => {}
-            Received::Move {
-                ply,
-                by,
-                ref san,
-                ref uci,
-            } => {
+            Received::Move { by, .. } => {
                 if by != me {
                     self.heard = Instant::now();
                     self.warned = false;
                 }
-                let last = self.channel.last();
-                self.out.event(
-                    "move",
-                    json!({"ply": ply, "by": by.name(), "san": san, "uci": uci,
-                           "fen": self.channel.position().fen(),
-                           "whiteTime": last.whiteTime, "blackTime": last.blackTime,
-                           "yourMove": self.channel.to_move()}),
-                    || {
-                        format!(
-                            "{}{} {san}",
-                            ply.div_ceil(2),
-                            if ply % 2 == 1 { "." } else { "..." }
-                        )
-                    },
-                );
+                self.moved(&received, false);
                 self.answer(&received)?;
                 if by != me {
                     self.show();
@@ -662,6 +680,31 @@ impl Session {
             Received::Ended => self.ended()?,
         }
         Ok(())
+    }
+
+    /// Says that `received`, a move, came in (from the chain if `from_chain`: a registered
+    /// or announced move, held from when the chain showed it).
+    fn moved(&self, received: &Received, from_chain: bool) {
+        let Received::Move { ply, by, san, uci } = received else {
+            return;
+        };
+        let last = self.channel.last();
+        self.out.event(
+            "move",
+            json!({"ply": ply, "by": by.name(), "san": san, "uci": uci,
+                   "fen": self.channel.position().fen(),
+                   "whiteTime": last.whiteTime, "blackTime": last.blackTime,
+                   "timestamp": last.timestamp, "yourMove": self.channel.to_move(),
+                   "from": if from_chain { "chain" } else { "relay" }}),
+            || {
+                format!(
+                    "{}{} {san}{}",
+                    ply.div_ceil(2),
+                    if ply % 2 == 1 { "." } else { "..." },
+                    if from_chain { " (from the chain)" } else { "" }
+                )
+            },
+        );
     }
 
     /// In a decided position, sign the result the board gives (once).
@@ -717,14 +760,24 @@ impl Session {
         Ok(())
     }
 
-    /// One typed command; `false` to quit.
+    /// One typed command; `false` to quit. The chain is looked at first: a registration
+    /// that landed, or a window that ended, since the last second changes where it goes.
     fn command(&mut self, line: &str) -> Result<bool, CliError> {
+        if !matches!(line, "" | "quit" | "exit" | "show") && !matches!(self.phase, Phase::Live) {
+            self.follow_chain()?;
+        }
         let t = now();
         let outcome: Result<Vec<Frame>, String> = match line {
             "" => return Ok(true),
             "quit" | "exit" => return Ok(false),
             "show" => {
                 self.show();
+                return Ok(true);
+            }
+            "register" if matches!(self.phase, Phase::Frozen(_)) => {
+                if !self.answer_frozen(true)? {
+                    self.error("nothing to register: the registered pair is the latest you hold");
+                }
                 return Ok(true);
             }
             "register" => {
@@ -734,7 +787,7 @@ impl Session {
             // Off-chain, a draw by the fifty-move rule or threefold repetition is claimed
             // from a registered position (CHANNEL.md 7.5): register first, claim after the
             // window. On-chain: the draw if one is claimable, else the opponent's timeout.
-            "claim" if !self.on_chain => {
+            "claim" if matches!(self.phase, Phase::OffChain) => {
                 let position = self.channel.position();
                 if position.halfmove_clock() >= 100 || self.threefold() {
                     self.register()?;
@@ -746,6 +799,11 @@ impl Session {
                 } else {
                     self.error("no draw to claim here: off-chain, `register` puts the game on-chain, where a timeout is claimed");
                 }
+                return Ok(true);
+            }
+            // While a registration is frozen, moves are registered (CHANNEL.md 7.3).
+            _ if matches!(self.phase, Phase::Frozen(_)) => {
+                self.frozen_command(line)?;
                 return Ok(true);
             }
             "claim" => {
@@ -774,7 +832,7 @@ impl Session {
                 }
                 return Ok(true);
             }
-            _ if self.on_chain => {
+            _ if self.on_chain() => {
                 let prepared = self.seat.play(self.id, line).map_err(game::seat_error);
                 if let Err(e) = prepared.and_then(|p| self.transact(p)) {
                     self.error(&e.to_string());
@@ -831,9 +889,16 @@ impl Session {
             .event("error", json!({"message": message}), || message.to_owned());
     }
 
-    /// Every second: report an opponent's silence; on-chain, follow the game.
+    /// Every second: follow the chain's registrations; report an opponent's silence;
+    /// on-chain, follow the game.
     fn every_second(&mut self) -> Result<(), CliError> {
-        if self.on_chain {
+        if !matches!(self.phase, Phase::Live) {
+            self.follow_chain()?;
+        }
+        if matches!(self.phase, Phase::Frozen(_)) {
+            return Ok(());
+        }
+        if matches!(self.phase, Phase::Live) {
             let view = match self.seat.view(self.id) {
                 Ok(view) => view,
                 Err(e) => {
@@ -939,7 +1004,7 @@ impl Session {
     /// to be registered by the client itself now (CHANNEL.md 9): the game is still
     /// off-chain, no later move came, and it was not tried for this ply yet.
     fn auto_register_due(&self) -> bool {
-        if !self.auto_register || self.on_chain || self.settled {
+        if !self.auto_register || self.on_chain() || self.settled {
             return false;
         }
         let ply = self.channel.last().ply;
@@ -997,10 +1062,20 @@ impl Session {
         });
         match prepared.and_then(|p| self.transact(p)) {
             Ok(sent) => {
-                self.on_chain = true;
                 self.socket = None;
                 let tx = sent.receipt.tx_hash.unwrap_or_default();
                 let ply = self.channel.last().ply;
+                let referee = self.seat.referee().address();
+                if shown::registered_in(referee, &sent.receipt.logs).is_none() {
+                    // A registration landed first: the chain showed the move instead, and
+                    // the one seen next is answered against it.
+                    self.out.event(
+                        "announced",
+                        json!({"ply": ply, "tx": tx.to_string()}),
+                        || format!("another registration landed before yours: the chain recorded when it showed ply {ply} (tx {tx}); it is registered again against the new one"),
+                    );
+                    return self.follow_chain();
+                }
                 let unacknowledged = self
                     .channel
                     .transcript()
@@ -1017,8 +1092,262 @@ impl Session {
                         format!("registered ply {ply}: the game goes on on-chain once the response window is over; type moves as before")
                     },
                 );
+                self.follow_chain()?;
             }
             Err(e) => self.error(&e.to_string()),
+        }
+        Ok(())
+    }
+
+    /// The chain's time as a transaction sent now sees it: the latest block's, or the
+    /// wall clock when that is later (a quiet chain mines no block until one is sent).
+    fn chain_now(&mut self) -> u64 {
+        let block = chessref_evm::Chain::timestamp(self.seat.referee().chain()).unwrap_or(0);
+        block.max(now())
+    }
+
+    /// Looks for the game's latest registration (its own, the opponent's, a watchtower's):
+    /// a new one is taken in while frozen ([`Session::on_frozen`]); once its window is over
+    /// the game goes on on-chain. A failing node is reported and tried again next second.
+    fn follow_chain(&mut self) -> Result<(), CliError> {
+        if self.settled {
+            return Ok(());
+        }
+        let key = match shown::registration(self.seat.referee(), self.id) {
+            Ok(Some(key)) => key,
+            Ok(None) => return Ok(()),
+            Err(e) => {
+                self.error(&format!("reading the game's registration: {e}"));
+                return Ok(());
+            }
+        };
+        if self.registration != Some(key) {
+            let frozen = match Frozen::read(self.seat.referee(), self.id) {
+                Ok(Some(frozen)) => frozen,
+                Ok(None) => return Ok(()),
+                Err(e) => {
+                    self.error(&format!("reading the game's registration: {e}"));
+                    return Ok(());
+                }
+            };
+            self.registration = Some(key);
+            if frozen.is_open(self.chain_now()) {
+                return self.on_frozen(frozen);
+            }
+        }
+        let chain_now = self.chain_now();
+        let over = match &self.phase {
+            Phase::Frozen(frozen) => !frozen.is_open(chain_now),
+            Phase::OffChain => true,
+            Phase::Live => false,
+        };
+        if over {
+            self.live();
+        }
+        Ok(())
+    }
+
+    /// A new frozen registration: relaying stops; its moves are taken in, held from when
+    /// the chain showed them; the player is told whose move it is and by when; a later pair
+    /// the player holds overtakes it.
+    fn on_frozen(&mut self, frozen: Frozen) -> Result<(), CliError> {
+        self.socket = None;
+        let t = now();
+        let (taken, refused) = frozen.take_into(&mut self.channel, t);
+        self.save()?;
+        for received in &taken {
+            self.moved(received, true);
+        }
+        for (ply, refusal) in refused {
+            self.out.event(
+                "refused",
+                json!({"kind": refusal.kind(), "code": refusal.code(), "reason": refusal.to_string(), "from": "chain", "ply": ply}),
+                || format!("the registered move of ply {ply} does not verify here: {refusal}"),
+            );
+        }
+        let to_move = frozen.to_move();
+        let yours = to_move == Some(self.channel.colour())
+            && self.channel.last().ply == frozen.ply
+            && self.channel.ended().is_none();
+        let (ply, window_end, deadline) = (frozen.ply, frozen.window_end, frozen.reply_deadline());
+        let side = to_move.map_or("nobody", |c| Side::of(c).name());
+        self.out.event(
+            "frozen",
+            json!({"ply": ply, "windowEnd": window_end, "toMove": side, "yourMove": yours,
+                   "deadline": deadline, "now": t, "fen": self.channel.position().fen()}),
+            || {
+                let turn = if yours {
+                    "your move: type it and it is registered as the direct reply".to_owned()
+                } else {
+                    format!("{side} answers by registering its reply")
+                };
+                format!(
+                    "ply {ply} is registered on-chain and frozen until unix time {window_end} ({} s); {side} to move, its flag falls at unix time {deadline} by the wall clock ({} s left): {turn}; play goes on on-chain after the window",
+                    window_end.saturating_sub(t),
+                    deadline.saturating_sub(t)
+                )
+            },
+        );
+        self.phase = Phase::Frozen(Box::new(frozen));
+        if !taken.is_empty() {
+            self.show();
+        }
+        self.answer_frozen(false)?;
+        Ok(())
+    }
+
+    /// The window is over: on-chain play is live.
+    fn live(&mut self) {
+        let was_frozen = matches!(self.phase, Phase::Frozen(_));
+        self.phase = Phase::Live;
+        self.socket = None;
+        if was_frozen {
+            let ply = self.registration.map_or(0, |(ply, _)| ply);
+            self.out.event("live", json!({"ply": ply}), || {
+                format!("the response window is over: the game goes on on-chain from ply {ply}; type moves as before")
+            });
+        }
+    }
+
+    /// What the watchtower's rule sends for the frozen registration from the player's
+    /// transcript ([`watchtower::answer`]): a later pair it holds overtakes (the direct reply
+    /// among them), a contradicting registration is proven, a signed end settles. Sent
+    /// once per registration and ply held, with the automatic registration's tip; by itself
+    /// unless `--no-auto-register` (then on `register`, or `asked`: the player's own move).
+    /// Whether something was due.
+    fn answer_frozen(&mut self, asked: bool) -> Result<bool, CliError> {
+        let Phase::Frozen(frozen) = &self.phase else {
+            return Ok(false);
+        };
+        let attempt = (frozen.ply, frozen.window_end, self.channel.last().ply);
+        let frozen = frozen.clone();
+        let chain_now = self.chain_now();
+        let Some(Answer::Channel(settlement)) =
+            watchtower::answer(self.channel.transcript(), &frozen, chain_now)
+        else {
+            return Ok(false);
+        };
+        if !asked && !self.auto_register {
+            self.out.event(
+                "note",
+                json!({"message": "you hold a later pair than the registered one: type `register` to overtake it", "call": settlement.call}),
+                || format!("you hold a later pair than the registered one (ply {}): type `register` to send ChessChannel.{} ({})", frozen.ply, settlement.call, settlement.why),
+            );
+            return Ok(true);
+        }
+        if self.answered == Some(attempt) && !asked {
+            return Ok(true);
+        }
+        self.answered = Some(attempt);
+        let held = self.channel.last().ply;
+        self.out.event(
+            "overtake",
+            json!({"registeredPly": frozen.ply, "ply": held, "call": settlement.call,
+                   "why": settlement.why, "automatic": !asked,
+                   "tipWei": AUTO_REGISTER_TIP.to_string()}),
+            || format!(
+                "ply {} is registered on-chain; you hold ply {held}: sending ChessChannel.{} now ({})",
+                frozen.ply, settlement.call, settlement.why
+            ),
+        );
+        let prepared = self.prepare_registration(&settlement).map(|mut p| {
+            p.tx = p.tx.with_priority_fee(AUTO_REGISTER_TIP);
+            p
+        });
+        let sent = match prepared.and_then(|p| self.transact(p)) {
+            Ok(sent) => sent,
+            Err(e) => {
+                self.error(&e.to_string());
+                return Ok(true);
+            }
+        };
+        if settlement.call != "register" {
+            return Ok(true);
+        }
+        let tx = sent.receipt.tx_hash.unwrap_or_default();
+        let referee = self.seat.referee().address();
+        match shown::registered_in(referee, &sent.receipt.logs) {
+            Some(ply) => self.out.event(
+                "registered",
+                json!({"ply": ply, "tx": tx.to_string(), "automatic": !asked, "overtake": true,
+                       "registeredPly": frozen.ply, "block": sent.receipt.block_number}),
+                || format!("registered ply {ply} over ply {} (tx {tx}): it is frozen for the response window in its turn", frozen.ply),
+            ),
+            // Another registration landed first: the chain showed the move, counted from
+            // then; the next one seen is answered again.
+            None => self.out.event(
+                "announced",
+                json!({"ply": held, "tx": tx.to_string(), "registeredPly": frozen.ply}),
+                || format!("another registration landed before yours: the chain recorded when it showed ply {held} (tx {tx}); it is registered again against the new one"),
+            ),
+        }
+        self.follow_chain()?;
+        Ok(true)
+    }
+
+    /// A command while a registration is frozen: the player's move, signed here and
+    /// registered as the direct reply (not relayed); a resignation, sent as one; `claim` and
+    /// `draw` wait for the relay or for on-chain play.
+    fn frozen_command(&mut self, line: &str) -> Result<(), CliError> {
+        let Phase::Frozen(frozen) = &self.phase else {
+            return Ok(());
+        };
+        let (ply, window_end) = (frozen.ply, frozen.window_end);
+        let t = now();
+        match line {
+            "claim" => {
+                self.error(&format!("ply {ply} is registered and frozen until unix time {window_end}: a draw or a timeout is claimed once on-chain play is live"));
+            }
+            "draw" => {
+                self.error("a draw needs both signatures, which go through the relay: while a registration is frozen, play goes on by registrations (resign, or move)");
+            }
+            "resign" => match self.channel.resign(t) {
+                Ok(_) => {
+                    self.save()?;
+                    self.answer_frozen(true)?;
+                }
+                Err(e) => self.error(&e.to_string()),
+            },
+            text => {
+                let held = self.channel.last().ply;
+                if held != ply {
+                    self.error(&format!(
+                        "ply {ply} is registered on-chain, but you hold ply {held}: {}",
+                        if held > ply {
+                            "your later pair overtakes it (type `register` if it was not sent)"
+                        } else {
+                            "its signed move could not be taken from the chain"
+                        }
+                    ));
+                    return Ok(());
+                }
+                if !self.channel.to_move() {
+                    let side = frozen.to_move().map_or("nobody", |c| Side::of(c).name());
+                    self.error(&format!(
+                        "not your move: ply {ply} is registered on-chain with {side} to move, who answers by registering its reply"
+                    ));
+                    return Ok(());
+                }
+                match self.channel.play(text, t) {
+                    Ok(_) => {
+                        self.save()?;
+                        self.sent_at = t;
+                        let last = self.channel.last();
+                        let (san, uci) = self.channel.last_move().unwrap_or_default();
+                        self.out.event(
+                            "move",
+                            json!({"ply": last.ply, "by": Side::of(self.channel.colour()).name(),
+                                   "san": san, "uci": uci, "fen": self.channel.position().fen(),
+                                   "whiteTime": last.whiteTime, "blackTime": last.blackTime,
+                                   "timestamp": last.timestamp, "yourMove": false, "from": "you"}),
+                            || format!("{} {san}: registering it as the direct reply", last.ply),
+                        );
+                        self.show();
+                        self.answer_frozen(true)?;
+                    }
+                    Err(e) => self.error(&e.to_string()),
+                }
+            }
         }
         Ok(())
     }

@@ -1,0 +1,209 @@
+//! What the chain shows of a channel game's signed moves (docs/CHANNEL.md 7.3): its frozen
+//! registration, with the signed pair its transaction carried and when the chain first
+//! showed each of the pair's moves, read once here for the watchtower and a player's
+//! client alike. A player's seat takes those moves in, held from their showing
+//! ([`ChannelSeat::receive_shown`]), and every overtake of the registration is charged by
+//! its registered position, passed by [`Frozen::answering`] (the one place that says how).
+
+use alloy_primitives::{Address, B256, Bytes, U256};
+use alloy_sol_types::SolCall;
+use chessref_channel::messages::{IChessChannel, Message};
+use chessref_channel::seat::{ChannelSeat, Received};
+use chessref_channel::settlement::Settlement;
+use chessref_channel::{Auth, Move, Refusal};
+use chessref_core::{Color, State};
+use chessref_evm::clock_word::ClockWord;
+use chessref_evm::{Chain, EvmError, Position, Referee, RpcChain};
+
+/// Blocks per `eth_getLogs` request when looking back for a registration.
+pub const LOG_SPAN: u64 = 10_000;
+
+/// A channel game's latest registration, as the chain shows it (frozen until
+/// `window_end`, then live).
+#[derive(Clone, Debug)]
+pub struct Frozen {
+    /// The registered ply.
+    pub ply: u32,
+    /// `windowEnd`: until then only a later pair, a proof or an agreement replaces it.
+    pub window_end: u64,
+    /// The registered position (`PositionRegistered`).
+    pub position: Position,
+    /// The signed pair the registration carried (`register`'s `previous` and `last`
+    /// with their authorisations), when its transaction's calldata could be read.
+    pub pair: Option<[(Move, Auth); 2]>,
+    /// When the chain first showed each move of `pair` (block time): the registration's
+    /// block, or an earlier showing of the move (`announcedAt`, `shownWhileFrozenAt`). What
+    /// the side to move holds the move from.
+    pub shown: [u64; 2],
+}
+
+impl Frozen {
+    /// The signed pair of a `register` call's calldata (`None` for another call, such as
+    /// `registerStart` or a call made through a contract wallet).
+    pub fn pair_of(input: &[u8]) -> Option<[(Move, Auth); 2]> {
+        let call = IChessChannel::registerCall::abi_decode(input).ok()?;
+        Some([
+            (call.previous, Auth::from(&call.previousAuth)),
+            (call.last, Auth::from(&call.lastAuth)),
+        ])
+    }
+
+    /// `settlement` sent while this registration is frozen: a `register` names the
+    /// registered position, which an overtake is charged by (CHANNEL.md 7.3); any other call
+    /// is unchanged. Every overtake, the watchtower's and a player's, is made here.
+    pub fn answering(&self, settlement: Settlement) -> Settlement {
+        let mut settlement = settlement.answering(self.position.frozen());
+        let direct = IChessChannel::registerCall::abi_decode(&settlement.calldata)
+            .is_ok_and(|call| call.last.ply == self.ply + 1 && call.receipt.position == B256::ZERO);
+        if direct {
+            // Not the off-chain rule of 60 s after the stamp: charged by the wall clock.
+            settlement.why = format!(
+                "register ply {} as the direct reply to the registration of ply {}: charged by the wall clock from when the chain shows it, which must be by unix time {}",
+                self.ply + 1,
+                self.ply,
+                self.reply_deadline()
+            );
+        }
+        settlement
+    }
+
+    /// Whether its response window still runs at `now` (chain time): only a later pair, a
+    /// proof or an agreement replaces it, and the side to move answers by registering.
+    pub fn is_open(&self, now: u64) -> bool {
+        now < self.window_end
+    }
+
+    /// The side to move in the registered position (`None` for a state that does not read).
+    pub fn to_move(&self) -> Option<Color> {
+        State::from_bytes(&self.position.state)
+            .ok()
+            .map(|state| state.turn())
+    }
+
+    /// The side to move's deadline by the wall clock (`ClockWord.replyDeadline`): its direct
+    /// reply must count by then (`FlagFell` after), and once the window is over its flag
+    /// falls then. 0 for a position registered without one.
+    pub fn reply_deadline(&self) -> u64 {
+        ClockWord(self.position.clock).reply_deadline()
+    }
+
+    /// The latest registration of channel game `id` on `referee`'s chain, while the game
+    /// runs with one (`None` off-chain, or once it ended), read from its
+    /// `PositionRegistered`, the transaction that emitted it and the channel's
+    /// announcements.
+    pub fn read(referee: &mut Referee<RpcChain>, id: U256) -> Result<Option<Frozen>, EvmError> {
+        if registration(referee, id)?.is_none() {
+            return Ok(None);
+        }
+        let Some((place, registered)) = referee.latest_registration_at(id, LOG_SPAN)? else {
+            return Ok(None);
+        };
+        let input = referee.chain().transaction_input(place.tx_hash)?;
+        let pair = input.and_then(|input| Frozen::pair_of(&input));
+        let at = referee
+            .chain()
+            .block_ref(place.block_number)?
+            .map_or(0, |block| block.timestamp);
+        let shown = match &pair {
+            Some([(previous, _), (last, _)]) => [
+                first_shown(referee, previous.hash(), at)?,
+                first_shown(referee, last.hash(), at)?,
+            ],
+            None => [at; 2],
+        };
+        Ok(Some(Frozen {
+            ply: registered.ply,
+            window_end: ClockWord(registered.position.clock).last_timestamp(),
+            position: registered.position,
+            pair,
+            shown,
+        }))
+    }
+
+    /// Takes the moves of the registered pair that `seat` does not hold into it, each held
+    /// from when the chain first showed it ([`ChannelSeat::receive_shown`]), at `now`: what
+    /// came in, and the moves refused (a pair that contradicts the seat's transcript).
+    pub fn take_into(
+        &self,
+        seat: &mut ChannelSeat,
+        now: u64,
+    ) -> (Vec<Received>, Vec<(u32, Refusal)>) {
+        let (mut taken, mut refused) = (Vec::new(), Vec::new());
+        for ((mv, auth), shown) in self.pair.iter().flatten().zip(self.shown) {
+            match seat.receive_shown(mv, auth, shown, now) {
+                Ok(Received::Known) => {}
+                Ok(received) => taken.push(received),
+                Err(refusal) => refused.push((mv.ply, refusal)),
+            }
+        }
+        (taken, refused)
+    }
+}
+
+/// `(registeredPly, windowEnd)` of channel game `id` while it runs with a registration
+/// (`None` off-chain or once ended): one view call, what tells a new registration apart.
+pub fn registration(
+    referee: &mut Referee<RpcChain>,
+    id: U256,
+) -> Result<Option<(u32, u64)>, EvmError> {
+    let status = referee.channel_status(id)?;
+    // PHASE_RUNNING, with a registration (a window end).
+    Ok((status.phase == 2 && status.windowEnd != 0)
+        .then_some((status.registeredPly, status.windowEnd)))
+}
+
+/// When the chain first showed the signed move `hash`: its announcement while the game was
+/// off-chain ([`announced_at`]), or an overtake that named another position than the
+/// registered one (`shownWhileFrozenAt`), if either was before `at` (the block that shows
+/// it now).
+fn first_shown(referee: &mut Referee<RpcChain>, hash: B256, at: u64) -> Result<u64, EvmError> {
+    let announced = announced_at(referee, hash)?;
+    let while_frozen = channel_view(
+        referee,
+        IChessChannel::shownWhileFrozenAtCall { moveHash: hash },
+        "shownWhileFrozenAt",
+    )?;
+    Ok([announced, while_frozen.saturating_to::<u64>()]
+        .into_iter()
+        .filter(|&t| t != 0)
+        .fold(at, u64::min))
+}
+
+/// A view of the referee's `ChessChannel`.
+fn channel_view<T: SolCall>(
+    referee: &mut Referee<RpcChain>,
+    call: T,
+    name: &'static str,
+) -> Result<T::Return, EvmError> {
+    let channel = referee.channel()?;
+    let from = referee
+        .chain()
+        .accounts()
+        .first()
+        .copied()
+        .unwrap_or(Address::ZERO);
+    referee
+        .chain()
+        .call(from, channel, Bytes::from(call.abi_encode()))?
+        .decode::<T>(name)
+}
+
+/// `ChessChannel.announcedAt(hash)`: when the signed move `hash` was first announced while
+/// its game was off-chain (block time; 0: never).
+pub fn announced_at(referee: &mut Referee<RpcChain>, hash: B256) -> Result<u64, EvmError> {
+    let call = IChessChannel::announcedAtCall { moveHash: hash };
+    Ok(channel_view(referee, call, "announcedAt")?.saturating_to::<u64>())
+}
+
+/// The ply that a transaction's `logs` registered at the referee at `referee` (its
+/// `PositionRegistered`), if any. A `register` that names another position than the frozen
+/// one (sent before another registration landed) registers nothing once the contract
+/// records when it showed its move instead (CHANNEL.md 7.3): its sender must look.
+pub fn registered_in(referee: Address, logs: &[alloy_primitives::Log]) -> Option<u32> {
+    use alloy_sol_types::SolEvent;
+    use chessref_evm::bindings::ChessReferee::PositionRegistered;
+    logs.iter()
+        .filter(|log| log.address == referee)
+        .find_map(|log| PositionRegistered::decode_log(log).ok())
+        .map(|event| event.ply)
+}
