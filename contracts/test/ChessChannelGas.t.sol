@@ -260,6 +260,52 @@ contract ChessChannelGasTest is ChannelBase, RefereeGasBase {
         assertLe(register, 120_000, "issue 16 bar");
     }
 
+    /// @notice The dearest registration of a decided bare-king endgame found (issue 27: at most
+    /// 150,000 in every form): a bishop takes the last knight and leaves a bare king in
+    /// mid-board beside two bishops of one colour, insufficient material counted on both
+    /// boards (the one before holds only minor pieces), both moves signed by session keys.
+    function test_Gas_RegisterBareKingEndgameUnderBar() public {
+        bytes memory start = _fen("B7/8/8/1B2n3/8/4k3/8/3K4 w - - 0 1");
+        uint256 id = _createChannel(alice, bob, start);
+        _join(id, bob, STAKE);
+        _resetLine(id, start);
+        _extend("d1c1 e5c4 b5c4");
+        Move memory q = line[2];
+        Move memory m = line[3];
+        Auth memory qa = _sessionAuth(id, false, _moveDigest(q));
+        Auth memory ma = _sessionAuth(id, true, _moveDigest(m));
+        uint256 gas = _txTo(
+            address(channel),
+            alice,
+            0,
+            abi.encodeCall(ChessChannel.register, (q, qa, m, ma, _noReceipt(), _direct(""), _frozen(m)))
+        );
+        emit log_named_uint("register a bare king, insufficient material (session keys, ply 3)", gas);
+        assertLe(gas, 150_000, "issue 27 bar");
+    }
+
+    /// @notice An undecided bare king (issue 27): a queen's move leaves it one step of eight,
+    /// tested last, both moves signed by session keys.
+    function test_Gas_RegisterBareKingAgainstQueenUnderBar() public {
+        bytes memory start = _fen("5Q2/8/8/4k3/8/8/3K4/8 w - - 0 1");
+        uint256 id = _createChannel(alice, bob, start);
+        _join(id, bob, STAKE);
+        _resetLine(id, start);
+        _extend("f8f7 e5e4 f7f6");
+        Move memory q = line[2];
+        Move memory m = line[3];
+        Auth memory qa = _sessionAuth(id, false, _moveDigest(q));
+        Auth memory ma = _sessionAuth(id, true, _moveDigest(m));
+        uint256 gas = _txTo(
+            address(channel),
+            alice,
+            0,
+            abi.encodeCall(ChessChannel.register, (q, qa, m, ma, _noReceipt(), _direct(""), _frozen(m)))
+        );
+        emit log_named_uint("register a bare king against a queen, undecided (session keys, ply 3)", gas);
+        assertLe(gas, 150_000, "issue 27 bar");
+    }
+
     function test_Gas_FinishRegisteredUnderBar() public {
         _warmCredits();
         (uint256 id,,) = _channelGameTx();
