@@ -19,6 +19,8 @@ SOURCES=(
   "ChessRefereeAnnex=contracts/src/ChessRefereeAnnex.sol"
   # The court of channel games; ChessReferee deploys it (its address: ChessReferee.channel()).
   "ChessChannel=contracts/src/ChessChannel.sol"
+  # The channel's rarely called functions and views, run by its fallback (DELEGATECALL).
+  "ChessChannelAnnex=contracts/src/ChessChannelAnnex.sol"
   # Holds ChessChannel's creation code; ChessReferee's constructor creates the channel from it.
   "ChessChannelBlueprint=contracts/src/ChessChannelBlueprint.sol"
   # A tiny contract the harness's own tests use (deploy, value, events, errors, time).
@@ -64,18 +66,18 @@ mkdir -p "$tmp/artifacts"
 for entry in "${SOURCES[@]}"; do
   name=${entry%%=*}
   src=${entry#*=}
-  node - "$tmp/out/$(basename "$src")/$name.json" "$tmp/artifacts/$name.json" "$name" \
-    "$tmp/out/ChessRefereeAnnex.sol/ChessRefereeAnnex.json" <<'JS'
+  node - "$tmp/out/$(basename "$src")/$name.json" "$tmp/artifacts/$name.json" "$name" "$tmp/out" <<'JS'
 const fs = require('fs');
-const [input, output, name, annexPath] = process.argv.slice(2);
+const [input, output, name, out] = process.argv.slice(2);
 const full = JSON.parse(fs.readFileSync(input, 'utf8'));
-// ChessReferee's artifact carries the ABI callers see at the referee's address: its own
-// functions and those its fallback runs from ChessRefereeAnnex (the annex's ABI without
-// what the referee already declares: the shared events, errors and getters).
-if (name === 'ChessReferee') {
+// ChessReferee's and ChessChannel's artifacts carry the ABI callers see at their address:
+// their own functions and those their fallback runs from their annex (the annex's ABI
+// without what the contract already declares: the shared events, errors and getters).
+const annexOf = { ChessReferee: 'ChessRefereeAnnex', ChessChannel: 'ChessChannelAnnex' }[name];
+if (annexOf) {
   const key = (e) => `${e.type} ${e.name || ''}(${(e.inputs || []).map((i) => i.type).join(',')})`;
   const own = new Set(full.abi.map(key));
-  const annex = JSON.parse(fs.readFileSync(annexPath, 'utf8')).abi;
+  const annex = JSON.parse(fs.readFileSync(`${out}/${annexOf}.sol/${annexOf}.json`, 'utf8')).abi;
   full.abi = full.abi.concat(annex.filter((e) => e.type !== 'constructor' && !own.has(key(e))));
 }
 const code = (o) => {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 pragma solidity ^0.8.30;
 
+import {AnnexCall} from "./AnnexCall.sol";
 import {ChessRules, InvalidState, BadStateLength} from "./ChessRules.sol";
 import {ClockWord} from "./ClockWord.sol";
-import {ChessChannel} from "./ChessChannel.sol";
+import {IChessChannel} from "./IChessChannel.sol";
 import {ChannelGame, IChessCourt} from "./ChessCourt.sol";
 import {RepetitionChain} from "./RepetitionChain.sol";
 import {Commitment} from "./Commitment.sol";
@@ -39,7 +40,7 @@ import {ChessRefereeCore} from "./ChessRefereeCore.sol";
 contract ChessReferee is ChessRefereeCore, IChessCourt {
     /// @notice The court of this referee's channel games, deployed by the constructor: the
     /// only account that may call `registerPosition` and `endChannelGame`.
-    ChessChannel public immutable channel;
+    IChessChannel public immutable channel;
     /// @notice The `ChessRefereeAnnex` whose code runs, in this contract's storage, every call
     /// this contract does not define itself (see the fallback).
     address public immutable annex;
@@ -48,35 +49,32 @@ contract ChessReferee is ChessRefereeCore, IChessCourt {
     /// code (`BadBlueprint` if that fails). Deployment tools check the channel's code.
     /// @param annexCode A deployed `ChessRefereeAnnex` (`BadAnnex` if no code is there).
     /// Deployment tools check its code.
-    constructor(address channelBlueprint, address annexCode) {
+    /// @param channelAnnexCode A deployed `ChessChannelAnnex`, the channel's constructor
+    /// argument (`BadAnnex` if no code is there). Deployment tools check its code.
+    constructor(address channelBlueprint, address annexCode, address channelAnnexCode) {
         if (annexCode.code.length == 0) revert BadAnnex(annexCode);
+        if (channelAnnexCode.code.length == 0) revert BadAnnex(channelAnnexCode);
         annex = annexCode;
         address created;
         uint256 size = channelBlueprint.code.length;
         if (size > 1) {
             assembly ("memory-safe") {
                 let p := mload(0x40)
-                extcodecopy(channelBlueprint, p, 1, sub(size, 1))
-                created := create(0, p, sub(size, 1))
+                let n := sub(size, 1)
+                extcodecopy(channelBlueprint, p, 1, n)
+                mstore(add(p, n), channelAnnexCode) // the channel's constructor argument
+                created := create(0, p, add(n, 0x20))
             }
         }
         if (created == address(0)) revert BadBlueprint(channelBlueprint);
-        channel = ChessChannel(created);
+        channel = IChessChannel(created);
     }
 
     /// @notice Every function of `IChessReferee` this contract does not define runs from the
     /// annex, in this contract's storage and with the caller's `msg.sender`: its answer or
     /// its revert is returned as it is. Not payable: no annex function takes ETH.
     fallback() external {
-        address target = annex;
-        // Never returns to Solidity code, so memory from 0 on is free to use.
-        assembly {
-            calldatacopy(0, 0, calldatasize())
-            let ok := delegatecall(gas(), target, 0, calldatasize(), 0, 0)
-            returndatacopy(0, 0, returndatasize())
-            if iszero(ok) { revert(0, returndatasize()) }
-            return(0, returndatasize())
-        }
+        AnnexCall.forward(annex);
     }
 
     // ------------------------------------------------------------------ lifecycle

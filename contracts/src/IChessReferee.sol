@@ -2,7 +2,7 @@
 pragma solidity ^0.8.30;
 
 import {ChannelGame, IChessCourt} from "./ChessCourt.sol";
-import {ChessChannel} from "./ChessChannel.sol";
+import {IChessChannel} from "./IChessChannel.sol";
 
 /// @title IChessRefereeTypes
 /// @notice The referee's game record for callers, events and errors: declared once, shared by
@@ -191,7 +191,7 @@ interface IChessReferee is IChessRefereeTypes, IChessCourt {
     function nextGameId() external view returns (uint256);
 
     /// @notice The court of this referee's channel games (docs/CHANNEL.md).
-    function channel() external view returns (ChessChannel);
+    function channel() external view returns (IChessChannel);
 
     /// @notice The `ChessRefereeAnnex` whose code runs the functions the referee does not
     /// define itself.

@@ -3,7 +3,7 @@ pragma solidity ^0.8.30;
 
 import {ChannelBase} from "./ChessChannelBase.t.sol";
 import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
-import {ChessChannel} from "../src/ChessChannel.sol";
+import {IChessChannel, IChessChannelTypes} from "../src/IChessChannel.sol";
 import {ChessRules, BadStateLength} from "../src/ChessRules.sol";
 import {ChannelGame} from "../src/ChessCourt.sol";
 import {ClockWord} from "../src/ClockWord.sol";
@@ -152,13 +152,13 @@ contract ChessChannelSettleTest is ChannelBase {
 
     function test_Settle_RejectsResultZero() public {
         uint256 id = _startChannelGame();
-        vm.expectRevert(_err(ChessChannel.BadResult.selector, 0));
+        vm.expectRevert(_err(IChessChannelTypes.BadResult.selector, 0));
         this.settleExternal(id, 0);
     }
 
     function test_Settle_RejectsResultFour() public {
         uint256 id = _startChannelGame();
-        vm.expectRevert(_err(ChessChannel.BadResult.selector, 4));
+        vm.expectRevert(_err(IChessChannelTypes.BadResult.selector, 4));
         this.settleExternal(id, 4);
     }
 
@@ -166,27 +166,27 @@ contract ChessChannelSettleTest is ChannelBase {
         uint256 id = _startChannelGame();
         Result memory r = Result({gameId: id, ply: 0, position: 0, result: WHITE_WINS});
         bytes32 d = _resultDigest(r);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, bob));
         channel.settle(r, _direct(_sig(ALICE_PK, d)), _direct(_sig(ALICE_PK, d)));
     }
 
     function test_Settle_SecondSettlementReverts() public {
         uint256 id = _startChannelGame();
         _settle(id, WHITE_WINS);
-        vm.expectRevert(_err(ChessChannel.GameNotRunning.selector, id));
+        vm.expectRevert(_err(IChessChannelTypes.GameNotRunning.selector, id));
         this.settleExternal(id, WHITE_WINS);
         assertEq(_credit(alice), 2 * STAKE, "paid once");
     }
 
     function test_Settle_RejectsOnChainGame() public {
         uint256 id = _startGame();
-        vm.expectRevert(_err(ChessChannel.NotAChannelGame.selector, id));
+        vm.expectRevert(_err(IChessChannelTypes.NotAChannelGame.selector, id));
         this.settleExternal(id, WHITE_WINS);
     }
 
     function test_Settle_RejectsOpenGame() public {
         uint256 id = _createChannel(alice, bob, "");
-        vm.expectRevert(_err(ChessChannel.GameNotRunning.selector, id));
+        vm.expectRevert(_err(IChessChannelTypes.GameNotRunning.selector, id));
         this.settleExternal(id, WHITE_WINS);
     }
 
@@ -220,7 +220,7 @@ contract ChessChannelSettleTest is ChannelBase {
         uint256 id = _startChannelGame();
         Resignation memory r = Resignation({gameId: id, ply: 7, position: 0});
         Auth memory a = _direct(_sig(ALICE_PK, _resignationDigest(r)));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, bob));
         channel.resignBySignature(r, a, false);
     }
 
@@ -300,7 +300,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         _extend("e2e4");
         Auth memory a = _byAuthor(line[1]);
         vm.prank(ref.getGame(line[1].gameId).white);
-        vm.expectRevert(ChessChannel.NotTheStart.selector);
+        vm.expectRevert(IChessChannelTypes.NotTheStart.selector);
         channel.register(line[0], _direct(""), line[1], a, _noReceipt(), _direct(""), _frozen(line[1]));
     }
 
@@ -311,7 +311,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         m.whiteTime -= 1; // black cuts white's time
         (Auth memory qa, Auth memory ma) = (_byAuthor(line[1]), _byAuthor(m));
         vm.prank(ref.getGame(m.gameId).white);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.InvalidTransition.selector, 4, 0));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.InvalidTransition.selector, 4, 0));
         channel.register(line[1], qa, m, ma, _noReceipt(), _direct(""), _frozen(m));
         id;
     }
@@ -321,7 +321,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         _extend("e2e4 e7e5");
         (Auth memory qa, Auth memory ma) = (_signMove(BOB_PK, line[1]), _byAuthor(line[2]));
         vm.prank(ref.getGame(line[2].gameId).white);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.register(line[1], qa, line[2], ma, _noReceipt(), _direct(""), _frozen(line[2]));
     }
 
@@ -330,7 +330,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         _extend("e2e4 e7e5");
         (Auth memory qa, Auth memory ma) = (_byAuthor(line[1]), _signMove(ALICE_PK, line[2]));
         vm.prank(ref.getGame(line[2].gameId).white);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, bob));
         channel.register(line[1], qa, line[2], ma, _noReceipt(), _direct(""), _frozen(line[2]));
     }
 
@@ -358,7 +358,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         _startChannelGame();
         _extend("e2e4 e7e5 g1f3 b8c6");
         _register(4);
-        vm.expectRevert(_err(ChessChannel.StaleRegistration.selector, 4));
+        vm.expectRevert(_err(IChessChannelTypes.StaleRegistration.selector, 4));
         this.registerExternal(2);
     }
 
@@ -366,7 +366,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         _startChannelGame();
         _extend("e2e4 e7e5");
         _register(2);
-        vm.expectRevert(_err(ChessChannel.StaleRegistration.selector, 2));
+        vm.expectRevert(_err(IChessChannelTypes.StaleRegistration.selector, 2));
         this.registerExternal(2);
     }
 
@@ -380,7 +380,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         vm.warp(block.timestamp + WINDOW + 3);
         _move(id, "d2d4");
         assertEq(_ply(id), 3);
-        vm.expectRevert(_err(ChessChannel.RegistrationClosed.selector, id));
+        vm.expectRevert(_err(IChessChannelTypes.RegistrationClosed.selector, id));
         this.registerExternal(3);
     }
 
@@ -400,7 +400,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         uint256 id = _startChannelGame();
         _extend("e2e4 e7e5");
         _register(2);
-        vm.expectRevert(_err(ChessChannel.StaleRegistration.selector, 2));
+        vm.expectRevert(_err(IChessChannelTypes.StaleRegistration.selector, 2));
         this.registerExternal(2);
         assertEq(_ply(id), 2);
     }
@@ -412,7 +412,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         Move memory q = line[1];
         Move memory m = line[2];
         vm.prank(carol);
-        vm.expectRevert(ChessChannel.NotAPlayer.selector);
+        vm.expectRevert(IChessChannelTypes.NotAPlayer.selector);
         channel.register(q, qa, m, ma, _noReceipt(), _direct(""), _frozen(m));
     }
 
@@ -451,7 +451,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         uint256 id = _startChannelGame();
         _extend("e2e4 e7e5");
         _settle(id, DRAW);
-        vm.expectRevert(_err(ChessChannel.GameNotRunning.selector, id));
+        vm.expectRevert(_err(IChessChannelTypes.GameNotRunning.selector, id));
         this.registerExternal(2);
         assertEq(_credit(alice), STAKE, "paid once");
         assertEq(_credit(bob), STAKE, "paid once");
@@ -462,11 +462,11 @@ contract ChessChannelRegisterTest is ChannelBase {
         _extend("f2f3 e7e5 g2g4 d8h4");
         _register(4);
         // v2: an earlier result lapses against the frozen mate; once finished, nothing settles
-        vm.expectRevert(_err(ChessChannel.LapsedAgreement.selector, 4));
+        vm.expectRevert(_err(IChessChannelTypes.LapsedAgreement.selector, 4));
         this.settleExternal(id, DRAW);
         vm.warp(block.timestamp + WINDOW);
         ref.finishRegistered(id, pos[id].state, pos[id].history, pos[id].clock);
-        vm.expectRevert(_err(ChessChannel.GameNotRunning.selector, id));
+        vm.expectRevert(_err(IChessChannelTypes.GameNotRunning.selector, id));
         this.settleExternal(id, DRAW);
         assertEq(_credit(bob), 2 * STAKE, "paid once");
         assertEq(_credit(alice), 0);
@@ -493,7 +493,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         _extend("e2e4");
         _register(1);
         vm.prank(alice);
-        vm.expectRevert(_err(ChessChannel.AlreadyOnChain.selector, id));
+        vm.expectRevert(_err(IChessChannelTypes.AlreadyOnChain.selector, id));
         channel.registerStart(line[0]);
     }
 
@@ -506,7 +506,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         fake.previous = 0;
         fake.whiteTime = INITIAL;
         vm.prank(alice);
-        vm.expectRevert(ChessChannel.NotTheStart.selector);
+        vm.expectRevert(IChessChannelTypes.NotTheStart.selector);
         channel.registerStart(fake);
     }
 
@@ -514,7 +514,7 @@ contract ChessChannelRegisterTest is ChannelBase {
         _startChannelGame();
         Move memory start = line[0];
         vm.prank(carol);
-        vm.expectRevert(ChessChannel.NotAPlayer.selector);
+        vm.expectRevert(IChessChannelTypes.NotAPlayer.selector);
         channel.registerStart(start);
     }
 }
@@ -636,7 +636,7 @@ contract ChessChannelProofTest is ChannelBase {
         _startChannelGame();
         _extend("e2e4");
         Auth memory a = _byAuthor(line[1]);
-        vm.expectRevert(ChessChannel.NotEquivocation.selector);
+        vm.expectRevert(IChessChannelTypes.NotEquivocation.selector);
         channel.proveEquivocation(line[1], a, line[1], a);
     }
 
@@ -644,7 +644,7 @@ contract ChessChannelProofTest is ChannelBase {
         _startChannelGame();
         _extend("e2e4 e7e5 g1f3");
         (Auth memory a, Auth memory b) = (_byAuthor(line[1]), _byAuthor(line[3]));
-        vm.expectRevert(ChessChannel.NotEquivocation.selector);
+        vm.expectRevert(IChessChannelTypes.NotEquivocation.selector);
         channel.proveEquivocation(line[1], a, line[3], b);
     }
 
@@ -653,7 +653,7 @@ contract ChessChannelProofTest is ChannelBase {
         _extend("e2e4");
         Move memory other = _next(line[0], "d2d4", 2);
         (Auth memory a, Auth memory b) = (_byAuthor(line[1]), _signMove(BOB_PK, other));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.proveEquivocation(line[1], a, other, b);
     }
 
@@ -749,7 +749,7 @@ contract ChessChannelProofTest is ChannelBase {
         _startChannelGame();
         _extend("e2e4");
         Auth memory a = _byAuthor(line[1]);
-        vm.expectRevert(ChessChannel.NotIllegal.selector);
+        vm.expectRevert(IChessChannelTypes.NotIllegal.selector);
         channel.proveIllegalMove(line[0], line[1], a);
     }
 
@@ -757,7 +757,7 @@ contract ChessChannelProofTest is ChannelBase {
         _startChannelGame();
         _extend("e2e4 e7e5");
         Auth memory a = _byAuthor(line[2]);
-        vm.expectRevert(ChessChannel.NotIllegal.selector);
+        vm.expectRevert(IChessChannelTypes.NotIllegal.selector);
         channel.proveIllegalMove(line[0], line[2], a);
     }
 
@@ -770,7 +770,7 @@ contract ChessChannelProofTest is ChannelBase {
         bad.ply = 3;
         bad.previous = channel.hashMove(q);
         Auth memory a = _byAuthor(bad);
-        vm.expectRevert(ChessChannel.WrongGame.selector);
+        vm.expectRevert(IChessChannelTypes.WrongGame.selector);
         channel.proveIllegalMove(q, bad, a);
     }
 
@@ -780,7 +780,7 @@ contract ChessChannelProofTest is ChannelBase {
         q.whiteTime = 1;
         Move memory bad = _next(q, "e2e4", 0);
         Auth memory a = _byAuthor(bad);
-        vm.expectRevert(ChessChannel.NotTheStart.selector);
+        vm.expectRevert(IChessChannelTypes.NotTheStart.selector);
         channel.proveIllegalMove(q, bad, a);
     }
 }

@@ -4,9 +4,10 @@ pragma solidity ^0.8.30;
 import {ChannelBase} from "./ChessChannelBase.t.sol";
 import {ChessReferee} from "../src/ChessReferee.sol";
 import {ChessRefereeAnnex} from "../src/ChessRefereeAnnex.sol";
+import {ChessChannelAnnex} from "../src/ChessChannelAnnex.sol";
 import {IChessReferee} from "../src/IChessReferee.sol";
 import {ChessChannelBlueprint} from "../src/ChessChannelBlueprint.sol";
-import {ChessChannel} from "../src/ChessChannel.sol";
+import {IChessChannel, IChessChannelTypes} from "../src/IChessChannel.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {Move, Delegation, Resignation, Result, Auth} from "../src/ChannelHash.sol";
 import {OwnedWallet, RefusingWallet, GasBurningWallet} from "./mocks/Wallets.sol";
@@ -34,7 +35,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         uint256 second = _startChannelGame();
         (Result memory r, Auth memory w, Auth memory b) = _signedResult(first, WHITE_WINS);
         r.gameId = second;
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.settle(r, w, b);
     }
 
@@ -48,7 +49,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         q.gameId = first + 1;
         m.gameId = first + 1;
         vm.prank(ref.getGame(m.gameId).white);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, bob));
         channel.register(q, qa, m, ma, _noReceipt(), _direct(""), _frozen(m));
     }
 
@@ -58,7 +59,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         bytes32 here = channel.domainSeparator();
         vm.chainId(5);
         assertNotEq(channel.domainSeparator(), here);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.settle(r, w, b);
     }
 
@@ -76,7 +77,13 @@ contract ChessChannelAttacksTest is ChannelBase {
         (Result memory r, Auth memory w, Auth memory b) = _signedResult(id, WHITE_WINS);
         // the same game id, players and terms on a second referee (hence a second channel)
         IChessReferee other = IChessReferee(
-            address(new ChessReferee(address(new ChessChannelBlueprint()), address(new ChessRefereeAnnex())))
+            address(
+                new ChessReferee(
+                    address(new ChessChannelBlueprint()),
+                    address(new ChessRefereeAnnex()),
+                    address(new ChessChannelAnnex())
+                )
+            )
         );
         vm.prank(alice);
         uint256 otherId =
@@ -85,8 +92,8 @@ contract ChessChannelAttacksTest is ChannelBase {
         vm.prank(bob);
         other.joinGame{value: STAKE}(otherId, terms);
         assertEq(otherId, id);
-        ChessChannel otherChannel = other.channel();
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        IChessChannel otherChannel = other.channel();
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         otherChannel.settle(r, w, b);
     }
 
@@ -98,7 +105,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         Auth memory a = _byAuthor(line[1]);
         Auth memory qa = _byAuthor(line[4]);
         vm.prank(ref.getGame(m.gameId).white);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.register(line[4], qa, m, a, _noReceipt(), _direct(""), _frozen(m));
     }
 
@@ -113,7 +120,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         uint8 flipped = v == 27 ? 28 : 27;
         assertEq(ecrecover(_resultDigest(r), flipped, rr, highS), alice, "the twin recovers to alice");
         w.signature = abi.encodePacked(rr, highS, flipped);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.settle(r, w, b);
     }
 
@@ -122,7 +129,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         (Result memory r, Auth memory w, Auth memory b) = _signedResult(id, WHITE_WINS);
         (bytes32 rr, bytes32 ss, uint8 v) = _split(w.signature);
         w.signature = abi.encodePacked(rr, ss, v - 27);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.settle(r, w, b);
     }
 
@@ -131,7 +138,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         (Result memory r, Auth memory w, Auth memory b) = _signedResult(id, WHITE_WINS);
         (bytes32 rr, bytes32 ss,) = _split(w.signature);
         w.signature = abi.encodePacked(rr, ss);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.settle(r, w, b);
     }
 
@@ -140,7 +147,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         (Result memory r, Auth memory w, Auth memory b) = _signedResult(id, WHITE_WINS);
         (, bytes32 ss, uint8 v) = _split(w.signature);
         w.signature = abi.encodePacked(bytes32(0), ss, v);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.settle(r, w, b);
     }
 
@@ -149,7 +156,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         Result memory r = Result({gameId: id, ply: 10, position: 0, result: BLACK_WINS});
         bytes32 d = _resultDigest(r);
         (Auth memory w, Auth memory b) = (_direct(_sig(CAROL_PK, d)), _direct(_sig(BOB_PK, d)));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.settle(r, w, b);
     }
 
@@ -169,7 +176,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         bytes32 d = _resultDigest(r);
         Auth memory w = _bySession(ALICE_PK, SESSION1_PK, _delegation(id, SESSION1_PK, 1, 10), d);
         Auth memory b = _direct(_sig(BOB_PK, d));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.settle(r, w, b);
     }
 
@@ -179,7 +186,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         bytes32 d = _resultDigest(r);
         Auth memory w = _bySession(ALICE_PK, SESSION1_PK, _delegation(id + 1, SESSION1_PK, 1, 10), d);
         Auth memory b = _direct(_sig(BOB_PK, d));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.settle(r, w, b);
     }
 
@@ -190,7 +197,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         // bob delegates "for alice": the delegation must be signed by the player it speaks for
         Auth memory w = _bySession(BOB_PK, SESSION1_PK, _delegation(id, SESSION1_PK, 1, 10), d);
         Auth memory b = _direct(_sig(BOB_PK, d));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.settle(r, w, b);
     }
 
@@ -201,7 +208,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         Auth memory w = _bySession(ALICE_PK, SESSION1_PK, _delegation(id, SESSION1_PK, 1, 10), d);
         w.signature = _sig(SESSION2_PK, d);
         Auth memory b = _direct(_sig(BOB_PK, d));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.settle(r, w, b);
     }
 
@@ -244,7 +251,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         Auth memory qa = _byAuthor(line[4]);
         Auth memory ma = _bySession(ALICE_PK, SESSION1_PK, d1, _moveDigest(line[5]));
         vm.prank(ref.getGame(line[5].gameId).white);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.register(line[4], qa, line[5], ma, _noReceipt(), _direct(""), _frozen(line[5]));
     }
 
@@ -288,7 +295,7 @@ contract ChessChannelAttacksTest is ChannelBase {
     function test_ContractWallet_SignsResultDirectlyOncePinned() public {
         (uint256 id, OwnedWallet wallet) = _walletGame();
         (Result memory r, Auth memory w, Auth memory b) = _signedResult(id, WHITE_WINS);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, address(wallet)));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, address(wallet)));
         channel.settle(r, w, b);
         channel.pin(address(wallet), _resultDigest(r), w.signature);
         channel.settle(r, w, b);
@@ -302,7 +309,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         Delegation memory del = _delegation(id, SESSION1_PK, 1, 100);
         Auth memory w = _bySession(ALICE_PK, SESSION1_PK, del, d);
         Auth memory b = _direct(_sig(BOB_PK, d));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, address(wallet)));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, address(wallet)));
         channel.settle(r, w, b);
         // the wallet's ERC-1271 check accepts the owner's signature of the delegation
         vm.prank(carol); // anyone may pin
@@ -317,9 +324,9 @@ contract ChessChannelAttacksTest is ChannelBase {
         bytes32 d = _resultDigest(r);
         (Auth memory w, Auth memory b) = (_direct(_sig(CAROL_PK, d)), _direct(_sig(BOB_PK, d)));
         address white = _white(id);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, white));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, white));
         channel.pin(white, d, w.signature);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, white));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, white));
         channel.settle(r, w, b);
     }
 
@@ -329,9 +336,9 @@ contract ChessChannelAttacksTest is ChannelBase {
         uint256 id = _walletVs(address(wallet));
         (Result memory r, Auth memory w, Auth memory b) = _signedResult(id, WHITE_WINS);
         bytes32 d = _resultDigest(r);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, address(wallet)));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, address(wallet)));
         channel.pin(address(wallet), d, w.signature);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, address(wallet)));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, address(wallet)));
         channel.settle(r, w, b);
     }
 
@@ -342,7 +349,7 @@ contract ChessChannelAttacksTest is ChannelBase {
         (Result memory r, Auth memory w,) = _signedResult(id, WHITE_WINS);
         bytes32 d = _resultDigest(r);
         uint256 before = gasleft();
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, address(wallet)));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, address(wallet)));
         channel.pin{gas: 1_000_000}(address(wallet), d, w.signature);
         assertLt(before - gasleft(), 200_000, "the wallet's check is bounded");
         assertFalse(channel.pinned(address(wallet), d));

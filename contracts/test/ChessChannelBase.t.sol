@@ -4,7 +4,7 @@ pragma solidity ^0.8.30;
 import {Vm} from "./utils/Test.sol";
 import {RefereeBase} from "./ChessRefereeBase.t.sol";
 import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
-import {ChessChannel} from "../src/ChessChannel.sol";
+import {IChessChannel} from "../src/IChessChannel.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {RepetitionChain} from "../src/RepetitionChain.sol";
 import {Move, Delegation, Resignation, Result, Receipt, Auth} from "../src/ChannelHash.sol";
@@ -14,7 +14,7 @@ import {Commitment} from "../src/Commitment.sol";
 /// @notice Shared harness of the channel tests: players with signing keys, channel games,
 /// signed transcripts built move by move with the rules library, and authorisations.
 abstract contract ChannelBase is RefereeBase {
-    ChessChannel internal channel;
+    IChessChannel internal channel;
 
     uint256 internal constant ALICE_PK = 0xA11CE;
     uint256 internal constant BOB_PK = 0xB0B;

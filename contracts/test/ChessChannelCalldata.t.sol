@@ -4,7 +4,7 @@ pragma solidity ^0.8.30;
 import {Vm} from "./utils/Test.sol";
 import {ChannelBase} from "./ChessChannelBase.t.sol";
 import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
-import {ChessChannel} from "../src/ChessChannel.sol";
+import {IChessChannel, IChessChannelTypes} from "../src/IChessChannel.sol";
 import {ClockWord} from "../src/ClockWord.sol";
 import {ChessRules, IllegalMove, BadStateLength} from "../src/ChessRules.sol";
 import {RepetitionChain} from "../src/RepetitionChain.sol";
@@ -525,7 +525,7 @@ contract ChessChannelCalldataTest is ChannelBase {
         vm.revertToState(snap);
         vm.prank(bob);
         channel.revokeSessionKey(gameId, vm.addr(SESSION2_PK));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, bob));
         channel.resignBySignature(res, a, false);
     }
 
@@ -561,7 +561,7 @@ contract ChessChannelCalldataTest is ChannelBase {
         _setW(cd, bAt + M_STATE, _rel(_stateAt(cd, aAt), bAt));
         (bool ok, bytes memory err) = address(channel).call(cd);
         assertFalse(ok, "re-encoded move proved an equivocation");
-        assertEq(err, abi.encodeWithSelector(ChessChannel.NotEquivocation.selector));
+        assertEq(err, abi.encodeWithSelector(IChessChannelTypes.NotEquivocation.selector));
         assertEq(uint256(ref.getGame(gameId).phase), uint256(PHASE_RUNNING));
     }
 
@@ -584,7 +584,7 @@ contract ChessChannelCalldataTest is ChannelBase {
         _setW(cd, newAt + M_STATE, _rel(stateAt, newAt));
         (bool ok, bytes memory err) = address(channel).call(cd);
         assertFalse(ok, "a valid move was proved illegal");
-        assertEq(err, abi.encodeWithSelector(ChessChannel.NotIllegal.selector));
+        assertEq(err, abi.encodeWithSelector(IChessChannelTypes.NotIllegal.selector));
         assertEq(uint256(ref.getGame(gameId).phase), uint256(PHASE_RUNNING));
     }
 

@@ -2,7 +2,7 @@
 pragma solidity ^0.8.30;
 
 import {ChannelClockBase} from "./ChessChannelClockBase.t.sol";
-import {ChessChannel} from "../src/ChessChannel.sol";
+import {IChessChannel, IChessChannelTypes} from "../src/IChessChannel.sol";
 import {Move, Auth} from "../src/ChannelHash.sol";
 import {ClockWord} from "../src/ClockWord.sol";
 
@@ -36,7 +36,7 @@ contract ChessChannelClockAttacksTest is ChannelClockBase {
         vm.prank(bob);
         channel.registerStart(line[0]);
         vm.warp(block.timestamp + WINDOW);
-        vm.expectRevert(_err(ChessChannel.RegistrationClosed.selector, id));
+        vm.expectRevert(_err(IChessChannelTypes.RegistrationClosed.selector, id));
         this.registerExternal(1);
     }
 
@@ -79,7 +79,7 @@ contract ChessChannelClockAttacksTest is ChannelClockBase {
         // his next reply, whatever he stamps, is past his deadline once he thinks that long
         vm.warp(block.timestamp + bobLeft + 1);
         Move memory late = _next(q, shuffle[0], 10);
-        _reg(bob, q, late, abi.encodeWithSelector(ChessChannel.FlagFell.selector, block.timestamp - 1));
+        _reg(bob, q, late, abi.encodeWithSelector(IChessChannelTypes.FlagFell.selector, block.timestamp - 1));
     }
 
     /// @dev Finding 1, the first registration: bob registers his own move stamped 60 s before
@@ -99,7 +99,7 @@ contract ChessChannelClockAttacksTest is ChannelClockBase {
         _startChannelGame();
         _extend("e2e4 e7e5");
         vm.warp(line[2].timestamp + 61);
-        _reg(bob, line[1], line[2], abi.encodeWithSelector(ChessChannel.StaleMove.selector, line[2].timestamp));
+        _reg(bob, line[1], line[2], abi.encodeWithSelector(IChessChannelTypes.StaleMove.selector, line[2].timestamp));
     }
 
     // ------------------------------------------------------------------ finding 5
@@ -111,7 +111,7 @@ contract ChessChannelClockAttacksTest is ChannelClockBase {
         _startChannelGame();
         _extend("e2e4 e7e5 g1f3");
         vm.warp(line[3].timestamp + 60);
-        vm.expectRevert(ChessChannel.BadReceipt.selector);
+        vm.expectRevert(IChessChannelTypes.BadReceipt.selector);
         this.registerWithReceiptExternal(3, line[3].timestamp + 31, bob);
         _registerWithReceipt(3, line[3].timestamp + 30, bob);
         assertEq(ref.channelGame(line[3].gameId).registeredPly, 3);
@@ -170,7 +170,7 @@ contract ChessChannelClockAttacksTest is ChannelClockBase {
         vm.warp(nf3.timestamp + 700);
         _registerWithReceipt(2, line[2].timestamp, bob);
         uint256 deadline = ClockWord.replyDeadline(pos[id].clock);
-        _reg(carol, line[2], nf3, abi.encodeWithSelector(ChessChannel.FlagFell.selector, deadline));
+        _reg(carol, line[2], nf3, abi.encodeWithSelector(IChessChannelTypes.FlagFell.selector, deadline));
     }
 
     /// @dev Alice, offline when bob went silent, comes back 700 s later and registers her
@@ -187,7 +187,7 @@ contract ChessChannelClockAttacksTest is ChannelClockBase {
         // without the announcement the same registration is stale
         (, Move memory other) = _withheldNf3();
         vm.warp(other.timestamp + 700);
-        _reg(alice, line[2], other, abi.encodeWithSelector(ChessChannel.StaleMove.selector, other.timestamp));
+        _reg(alice, line[2], other, abi.encodeWithSelector(IChessChannelTypes.StaleMove.selector, other.timestamp));
     }
 
     /// @dev An announcement needs the move signed by its author, counts once, never needs a
@@ -196,7 +196,7 @@ contract ChessChannelClockAttacksTest is ChannelClockBase {
     function test_Finding2_AnnounceGuards() public {
         (uint256 id, Move memory nf3) = _withheldNf3();
         Auth memory forged = _direct(_sig(CAROL_PK, _moveDigest(nf3)));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.announce(nf3, forged);
         _announce(carol, nf3);
         uint256 first = channel.announcedAt(channel.hashMove(nf3));
@@ -205,7 +205,7 @@ contract ChessChannelClockAttacksTest is ChannelClockBase {
         assertEq(channel.announcedAt(channel.hashMove(nf3)), first, "the first announcement counts");
         _reg(alice, line[2], nf3, "");
         Auth memory a = _byAuthor(line[2]);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.AlreadyOnChain.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.AlreadyOnChain.selector, id));
         channel.announce(line[2], a);
     }
 }

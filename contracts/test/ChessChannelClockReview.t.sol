@@ -2,7 +2,7 @@
 pragma solidity ^0.8.30;
 
 import {ChannelClockBase} from "./ChessChannelClockBase.t.sol";
-import {ChessChannel} from "../src/ChessChannel.sol";
+import {IChessChannel, IChessChannelTypes} from "../src/IChessChannel.sol";
 import {Move} from "../src/ChannelHash.sol";
 import {ClockWord} from "../src/ClockWord.sol";
 
@@ -85,7 +85,7 @@ contract ChessChannelClockReviewTest is ChannelClockBase {
         vm.revertToState(snap);
         vm.warp(T + 612);
         _regR(bob, line[1], line[2], uint64(T + 2), "");
-        _announce(carol, nf3, _err(ChessChannel.AlreadyOnChain.selector, id));
+        _announce(carol, nf3, _err(IChessChannelTypes.AlreadyOnChain.selector, id));
         _regF(carol, line[2], nf3, 0, "");
         assertEq(ref.channelGame(id).registeredPly, 2, "nothing registered");
         assertEq(channel.shownWhileFrozenAt(channel.hashMove(nf3)), T + 612);
@@ -194,9 +194,15 @@ contract ChessChannelClockReviewTest is ChannelClockBase {
         assertEq(_budget(id, false), INCREMENT, "the increment only");
         vm.revertToState(snap);
         vm.warp(d + 1);
-        _reg(bob, line[3], nc6, abi.encodeWithSelector(ChessChannel.FlagFell.selector, d));
+        _reg(bob, line[3], nc6, abi.encodeWithSelector(IChessChannelTypes.FlagFell.selector, d));
         // alice's receipt (which she would not give) is the only way to count earlier
-        _regR(bob, line[3], nc6, uint64(nc6.timestamp + 31), abi.encodeWithSelector(ChessChannel.BadReceipt.selector));
+        _regR(
+            bob,
+            line[3],
+            nc6,
+            uint64(nc6.timestamp + 31),
+            abi.encodeWithSelector(IChessChannelTypes.BadReceipt.selector)
+        );
         // and after the window he is out of time on-chain too
         assertEq(_budget(id, false), 0);
         vm.warp(ref.channelGame(id).windowEnd + 1);
@@ -214,10 +220,10 @@ contract ChessChannelClockReviewTest is ChannelClockBase {
         _reg(alice, line[2], line[3], "");
         uint256 windowEnd = ref.channelGame(id).windowEnd;
         // bob re-registers e5 with alice's old receipt to restart her clock: stale
-        _regR(bob, line[1], line[2], uint64(T + 2), _err(ChessChannel.StaleRegistration.selector, 3));
+        _regR(bob, line[1], line[2], uint64(T + 2), _err(IChessChannelTypes.StaleRegistration.selector, 3));
         Move memory nc6 = _next(line[3], "b8c6", 0);
         vm.warp(windowEnd);
-        _reg(bob, line[3], nc6, _err(ChessChannel.RegistrationClosed.selector, id));
+        _reg(bob, line[3], nc6, _err(IChessChannelTypes.RegistrationClosed.selector, id));
     }
 
     /// @dev `tick`: the first on-chain move clears the reply deadline and charges from the
@@ -252,7 +258,7 @@ contract ChessChannelClockReviewTest is ChannelClockBase {
         // an old move announced late: shown then, still stale
         vm.warp(T + 4 + 61);
         _announce(carol, line[3], "");
-        _reg(alice, line[2], line[3], abi.encodeWithSelector(ChessChannel.StaleMove.selector, T + 4));
+        _reg(alice, line[2], line[3], abi.encodeWithSelector(IChessChannelTypes.StaleMove.selector, T + 4));
         // announcing the opponent's move early only moves its own side's clock start back to
         // the stamp's tolerance; the author cannot gain: a fresh move announced 20 s after its
         // stamp and registered later counts from its stamp, not later
@@ -266,7 +272,7 @@ contract ChessChannelClockReviewTest is ChannelClockBase {
         _reg(bob, line[3], nc6b, "");
         assertEq(_deadline(id), nc6b.timestamp + line[3].whiteTime + 15, "alice from the stamp");
         // announce is closed once registered; a move of another game is refused there
-        _announce(carol, line[1], _err(ChessChannel.AlreadyOnChain.selector, id));
+        _announce(carol, line[1], _err(IChessChannelTypes.AlreadyOnChain.selector, id));
         assertEq(channel.announcedAt(channel.hashMove(line[1])), 0);
     }
 
@@ -364,7 +370,7 @@ contract ChessChannelClockReviewTest is ChannelClockBase {
         Move memory nc6 = _next(line[3], "b8c6", 5);
         Move memory bc4 = _next(nc6, "f1c4", 5);
         vm.warp(uint256(bc4.timestamp) + 61);
-        _reg(bob, nc6, bc4, abi.encodeWithSelector(ChessChannel.StaleMove.selector, bc4.timestamp));
+        _reg(bob, nc6, bc4, abi.encodeWithSelector(IChessChannelTypes.StaleMove.selector, bc4.timestamp));
         assertEq(ref.channelGame(id).registeredPly, 3);
     }
 }

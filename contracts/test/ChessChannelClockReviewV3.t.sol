@@ -2,10 +2,10 @@
 pragma solidity ^0.8.30;
 
 import {ChannelClockBase} from "./ChessChannelClockBase.t.sol";
-import {ChessChannel} from "../src/ChessChannel.sol";
+import {IChessChannel, IChessChannelTypes} from "../src/IChessChannel.sol";
 import {Move, Auth} from "../src/ChannelHash.sol";
 
-/// @notice Second reader's attacks on the v3 clock rules of `ChessChannel.register` (issue 27,
+/// @notice Second reader's attacks on the v3 clock rules of `IChessChannel.register` (issue 27,
 /// commit ff39d1e): `test_Attack_*` assert the safe behaviour (pass when the attack fails);
 /// `test_Finding_*` demonstrate a hole (pass while it exists).
 /// Game: alice (white) vs bob (black), 600 s + 5 s, window 600 s, grace 15 s.
@@ -93,7 +93,7 @@ contract ChessChannelClockReviewV3Test is ChannelClockBase {
         assertEq(_budget(id, true), 35, "alice keeps 20 s + grace (was the increment: 30 s taken)");
         assertEq(_deadline(id), T + 592 + 603 + 15, "bob's clock from the stamp, as announced");
         // the watchtower's registration finds it registered already
-        _reg(carol, line[2], nf3, _err(ChessChannel.StaleRegistration.selector, 3));
+        _reg(carol, line[2], nf3, _err(IChessChannelTypes.StaleRegistration.selector, 3));
     }
 
     /// @dev Finding 1b (medium, closed as 1a): the side to move's own receipt overrode the
@@ -124,7 +124,7 @@ contract ChessChannelClockReviewV3Test is ChannelClockBase {
         vm.revertToState(snap);
         vm.warp(T + 614);
         _regR(bob, line[2], nf3, uint64(T + 614), "");
-        _reg(alice, line[2], nf3, _err(ChessChannel.StaleRegistration.selector, 3));
+        _reg(alice, line[2], nf3, _err(IChessChannelTypes.StaleRegistration.selector, 3));
         assertEq(_budget(id, true), 25, "from the first showing (was 13: 12 s more taken)");
         assertEq(_deadline(id), T + 602 + 603 + 15, "bob's clock from the first showing");
 
@@ -180,12 +180,12 @@ contract ChessChannelClockReviewV3Test is ChannelClockBase {
         id = _gameShortBob();
         vm.warp(T + 640);
         nc6 = _next(line[3], "b8c6", 83); // stamped T+585, 27 s left as signed
-        _reg(bob, line[3], nc6, _err(ChessChannel.FlagFell.selector, T + 622));
+        _reg(bob, line[3], nc6, _err(IChessChannelTypes.FlagFell.selector, T + 622));
         _regF(bob, line[3], nc6, 0, "");
         vm.warp(T + 642);
         bc4 = _next(nc6, "f1c4", 2);
         // was: registered, his flag up again until T+684, and he played on
-        _reg(alice, nc6, bc4, _err(ChessChannel.FlagFell.selector, T + 622));
+        _reg(alice, nc6, bc4, _err(IChessChannelTypes.FlagFell.selector, T + 622));
         assertEq(_registeredPly(id), 3, "the registration stands: bob loses on time");
     }
 
@@ -261,7 +261,7 @@ contract ChessChannelClockReviewV3Test is ChannelClockBase {
         vm.warp(T + 14 + 61);
         _regF(bob, n, b, 0, "");
         vm.warp(T + 14 + 62);
-        _reg(bob, n, b, abi.encodeWithSelector(ChessChannel.StaleMove.selector, T + 14));
+        _reg(bob, n, b, abi.encodeWithSelector(IChessChannelTypes.StaleMove.selector, T + 14));
         assertEq(_registeredPly(id), 3);
 
         // past the deadline a recording gets bob nothing (a game where it falls in the window)
@@ -270,7 +270,7 @@ contract ChessChannelClockReviewV3Test is ChannelClockBase {
         vm.warp(T + 623);
         Move memory late = _next(line[3], "b8c6", 100); // stamped T+602, in time as signed
         _regF(bob, line[3], late, 0, "");
-        _reg(bob, line[3], late, _err(ChessChannel.FlagFell.selector, T + 622));
+        _reg(bob, line[3], late, _err(IChessChannelTypes.FlagFell.selector, T + 622));
     }
 
     /// @dev The two showings are packed apart (bits 0..63 off-chain, 64..127 while frozen): a
@@ -292,7 +292,7 @@ contract ChessChannelClockReviewV3Test is ChannelClockBase {
         assertEq(channel.shownWhileFrozenAt(h), T + 60);
         Auth memory a = _byAuthor(nf3);
         vm.prank(carol);
-        vm.expectRevert(_err(ChessChannel.AlreadyOnChain.selector, id));
+        vm.expectRevert(_err(IChessChannelTypes.AlreadyOnChain.selector, id));
         channel.announce(nf3, a);
         vm.warp(T + 70);
         _reg(carol, line[2], nf3, "");
@@ -313,9 +313,9 @@ contract ChessChannelClockReviewV3Test is ChannelClockBase {
         uint256 honest = _deadline(id);
         uint256 aliceBudget = _budget(id, true);
         vm.revertToState(snap);
-        _regR(bob, line[2], line[3], uint64(T + 35), abi.encodeWithSelector(ChessChannel.BadReceipt.selector));
+        _regR(bob, line[2], line[3], uint64(T + 35), abi.encodeWithSelector(IChessChannelTypes.BadReceipt.selector));
         _regR(bob, line[2], line[3], uint64(T + 34), "");
-        _regR(alice, line[2], line[3], uint64(T + 5), _err(ChessChannel.StaleRegistration.selector, 3));
+        _regR(alice, line[2], line[3], uint64(T + 5), _err(IChessChannelTypes.StaleRegistration.selector, 3));
         assertEq(_deadline(id) - honest, 29, "at most 30 s for bob, once");
         assertEq(_budget(id, true), aliceBudget, "alice's budget untouched");
     }
@@ -341,7 +341,7 @@ contract ChessChannelClockReviewV3Test is ChannelClockBase {
         // attack
         vm.revertToState(snap);
         _reg(bob, bc4, bc5, "");
-        _reg(alice, nc6, bc4, _err(ChessChannel.StaleRegistration.selector, 6));
+        _reg(alice, nc6, bc4, _err(IChessChannelTypes.StaleRegistration.selector, 6));
         assertEq(_deadline(id), aliceDeadline, "alice's clock as if she had registered");
         assertEq(_budget(id, false), bobBudget, "bob no better off");
         assertEq(bobBudget, T + 622 - (T + 50) + INCREMENT + INCREMENT, "bob: his wall clock");
@@ -371,6 +371,6 @@ contract ChessChannelClockReviewV3Test is ChannelClockBase {
         // a 3-ply overtake with a stale last move is refused
         vm.revertToState(snap);
         vm.warp(T + 65);
-        _reg(alice, line[2], line[3], abi.encodeWithSelector(ChessChannel.StaleMove.selector, T + 4));
+        _reg(alice, line[2], line[3], abi.encodeWithSelector(IChessChannelTypes.StaleMove.selector, T + 4));
     }
 }

@@ -4,9 +4,10 @@ pragma solidity ^0.8.30;
 import {Test} from "./utils/Test.sol";
 import {ChessReferee} from "../src/ChessReferee.sol";
 import {ChessRefereeAnnex} from "../src/ChessRefereeAnnex.sol";
+import {ChessChannelAnnex} from "../src/ChessChannelAnnex.sol";
 import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
 import {ChessChannelBlueprint} from "../src/ChessChannelBlueprint.sol";
-import {ChessChannel} from "../src/ChessChannel.sol";
+import {IChessChannel, IChessChannelTypes} from "../src/IChessChannel.sol";
 import {FrozenPosition} from "../src/ChessCourt.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {ClockWord} from "../src/ClockWord.sol";
@@ -23,7 +24,7 @@ import {SignatureCheck} from "../src/SignatureCheck.sol";
 contract ChessChannelFixtureTest is Test {
     string internal json;
     IChessReferee internal ref;
-    ChessChannel internal channel;
+    IChessChannel internal channel;
     uint256 internal gameId;
     /// @dev The latest registration (clock 0: none): an overtake's `frozen` position.
     FrozenPosition internal frozen;
@@ -32,13 +33,14 @@ contract ChessChannelFixtureTest is Test {
         json = vm.readFile(string.concat(vm.projectRoot(), "/tests/fixtures/channel-examples.json"));
         vm.chainId(vm.parseJsonUint(json, ".domain.chainId"));
         vm.warp(vm.parseJsonUint(json, ".game.joinedAt"));
-        // the blueprint and the annex from this test contract, so that the deployer's nonce 0 is the referee's
+        // the blueprint and the annexes from this test contract, so that the deployer's nonce 0 is the referee's
         address blueprint = address(new ChessChannelBlueprint());
         address annex = address(new ChessRefereeAnnex());
+        address channelAnnex = address(new ChessChannelAnnex());
         address deployer = vm.parseJsonAddress(json, ".domain.deployer");
         vm.setNonce(deployer, 0);
         vm.prank(deployer);
-        ref = IChessReferee(address(new ChessReferee(blueprint, annex)));
+        ref = IChessReferee(address(new ChessReferee(blueprint, annex, channelAnnex)));
         assertEq(address(ref), vm.parseJsonAddress(json, ".domain.referee"), "referee address");
         channel = ref.channel();
         gameId = vm.parseJsonUint(json, ".game.gameId");
@@ -542,7 +544,7 @@ contract ChessChannelFixtureTest is Test {
         Receipt memory none;
         Auth memory noAuth;
         vm.prank(_player("white"));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, author));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, author));
         channel.register(_move(q), _auth(q), m, _auth(p), none, noAuth, frozen);
     }
 
@@ -581,7 +583,7 @@ contract ChessChannelFixtureTest is Test {
             uint256 snap = vm.snapshotState();
             string memory p = string.concat(".negative.transitions[", vm.toString(i), "]");
             string memory b = _at(p, ".move");
-            if (_uint(p, ".code") == 3) vm.expectRevert(ChessChannel.NotIllegal.selector);
+            if (_uint(p, ".code") == 3) vm.expectRevert(IChessChannelTypes.NotIllegal.selector);
             channel.proveIllegalMove(_move(_at(p, ".previous")), _move(b), _auth(b));
             if (_uint(p, ".code") != 3) {
                 IChessRefereeTypes.GameInfo memory g = ref.getGame(gameId);
@@ -607,7 +609,7 @@ contract ChessChannelFixtureTest is Test {
         Result memory r = _result(p);
         Auth memory w = _auth(_at(p, ".white"));
         Auth memory bl = _auth(_at(p, ".black"));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.LapsedAgreement.selector, 3));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.LapsedAgreement.selector, 3));
         channel.settle(r, w, bl);
     }
 
@@ -618,7 +620,7 @@ contract ChessChannelFixtureTest is Test {
         Result memory r = _result(p);
         Auth memory w = _auth(_at(p, ".white"));
         Auth memory bl = _auth(_at(p, ".black"));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.AgreementsClosed.selector, gameId));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.AgreementsClosed.selector, gameId));
         channel.settle(r, w, bl);
     }
 
@@ -629,7 +631,7 @@ contract ChessChannelFixtureTest is Test {
         Result memory r = _result(p);
         Auth memory w = _auth(_at(p, ".white"));
         Auth memory bl = _auth(_at(p, ".black"));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.LapsedAgreement.selector, 3));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.LapsedAgreement.selector, 3));
         channel.settle(r, bl, w);
     }
 
@@ -638,7 +640,7 @@ contract ChessChannelFixtureTest is Test {
         vm.warp(vm.parseJsonUint(json, ".negative.expiredKey.now"));
         Resignation memory r = _resignation(p);
         Auth memory a = _auth(p);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, _player("white")));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, _player("white")));
         channel.resignBySignature(r, a, true);
     }
 

@@ -2,7 +2,7 @@
 pragma solidity ^0.8.30;
 
 import {ChannelBase} from "./ChessChannelBase.t.sol";
-import {ChessChannel} from "../src/ChessChannel.sol";
+import {IChessChannel, IChessChannelTypes} from "../src/IChessChannel.sol";
 import {Move, Delegation, Result, Auth} from "../src/ChannelHash.sol";
 
 /// @notice Fuzzed channel paths: random signers, plies, claimed times and delegation ranges.
@@ -25,9 +25,9 @@ contract ChessChannelFuzzTest is ChannelBase {
         bytes32 d = _resultDigest(r);
         (Auth memory w, Auth memory b) = (_direct(_sig(whitePk, d)), _direct(_sig(blackPk, d)));
         if (whitePk != ALICE_PK) {
-            vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+            vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         } else if (blackPk != BOB_PK) {
-            vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob));
+            vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, bob));
         }
         channel.settle(r, w, b);
         if (whitePk == ALICE_PK && blackPk == BOB_PK) assertEq(ref.getGame(id).result, result);
@@ -88,7 +88,7 @@ contract ChessChannelFuzzTest is ChannelBase {
         Auth memory w = _bySession(ALICE_PK, SESSION1_PK, _delegation(id, SESSION1_PK, firstPly, lastPly), d);
         Auth memory b = _direct(_sig(BOB_PK, d));
         bool inRange = firstPly <= ply && ply <= lastPly;
-        if (!inRange) vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        if (!inRange) vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.settle(r, w, b);
         if (inRange) assertEq(_credit(alice), STAKE);
     }

@@ -6,7 +6,7 @@ import {RefereeBase} from "./ChessRefereeBase.t.sol";
 import {RefereeGasBase} from "./ChessRefereeGas.t.sol";
 import {ChannelBase} from "./ChessChannelBase.t.sol";
 import {IChessReferee} from "../src/IChessReferee.sol";
-import {ChessChannel} from "../src/ChessChannel.sol";
+import {IChessChannel} from "../src/IChessChannel.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {Move, Delegation, Resignation, Result, Receipt, Auth} from "../src/ChannelHash.sol";
 import {NamedSessionKeys} from "./mocks/NamedSessionKeys.sol";
@@ -58,7 +58,7 @@ contract ChessChannelGasTest is ChannelBase, RefereeGasBase {
             w = _direct(_sig(ALICE_PK, d));
             b = _direct(_sig(BOB_PK, d));
         }
-        return _txTo(address(channel), carol, 0, abi.encodeCall(ChessChannel.settle, (r, w, b)));
+        return _txTo(address(channel), carol, 0, abi.encodeCall(IChessChannel.settle, (r, w, b)));
     }
 
     function test_Gas_ChannelGameCreateJoinSettleUnderBar() public {
@@ -129,7 +129,7 @@ contract ChessChannelGasTest is ChannelBase, RefereeGasBase {
         (uint256 id,,) = _channelGameTx();
         Resignation memory r = Resignation({gameId: id, ply: 30, position: keccak256("position of ply 30")});
         Auth memory a = _direct(_sig(BOB_PK, _resignationDigest(r)));
-        uint256 gas = _txTo(address(channel), alice, 0, abi.encodeCall(ChessChannel.resignBySignature, (r, a, false)));
+        uint256 gas = _txTo(address(channel), alice, 0, abi.encodeCall(IChessChannel.resignBySignature, (r, a, false)));
         emit log_named_uint("resignBySignature", gas);
     }
 
@@ -149,7 +149,7 @@ contract ChessChannelGasTest is ChannelBase, RefereeGasBase {
             from,
             0,
             abi.encodeCall(
-                ChessChannel.register, (q, _byAuthor(q), m, _byAuthor(m), _noReceipt(), _direct(""), _frozen(m))
+                IChessChannel.register, (q, _byAuthor(q), m, _byAuthor(m), _noReceipt(), _direct(""), _frozen(m))
             )
         );
     }
@@ -172,7 +172,10 @@ contract ChessChannelGasTest is ChannelBase, RefereeGasBase {
         Auth memory ma = _sessionAuth(m.gameId, authorWhite, _moveDigest(m));
         Auth memory ra = _sessionAuth(m.gameId, !authorWhite, _receiptDigest(r));
         return _txTo(
-            address(channel), from, 0, abi.encodeCall(ChessChannel.register, (q, _direct(""), m, ma, r, ra, _frozen(m)))
+            address(channel),
+            from,
+            0,
+            abi.encodeCall(IChessChannel.register, (q, _direct(""), m, ma, r, ra, _frozen(m)))
         );
     }
 
@@ -201,7 +204,7 @@ contract ChessChannelGasTest is ChannelBase, RefereeGasBase {
             address(channel),
             vm.addr(_authorKey(m)),
             0,
-            abi.encodeCall(ChessChannel.register, (q, qa, m, ma, _noReceipt(), _direct(""), _frozen(m)))
+            abi.encodeCall(IChessChannel.register, (q, qa, m, ma, _noReceipt(), _direct(""), _frozen(m)))
         );
         emit log_named_uint("register, both moves by session keys (ply 19)", gas);
         assertLe(gas, 120_000, "issue 16 bar");
@@ -217,7 +220,7 @@ contract ChessChannelGasTest is ChannelBase, RefereeGasBase {
             address(channel),
             from,
             0,
-            abi.encodeCall(ChessChannel.register, (q, _direct(""), m, _byAuthor(m), r, ra, _frozen(m)))
+            abi.encodeCall(IChessChannel.register, (q, _direct(""), m, _byAuthor(m), r, ra, _frozen(m)))
         );
     }
 
@@ -278,7 +281,7 @@ contract ChessChannelGasTest is ChannelBase, RefereeGasBase {
             address(channel),
             alice,
             0,
-            abi.encodeCall(ChessChannel.register, (q, qa, m, ma, _noReceipt(), _direct(""), _frozen(m)))
+            abi.encodeCall(IChessChannel.register, (q, qa, m, ma, _noReceipt(), _direct(""), _frozen(m)))
         );
         emit log_named_uint("register a bare king, insufficient material (session keys, ply 3)", gas);
         assertLe(gas, 150_000, "issue 27 bar");
@@ -300,7 +303,7 @@ contract ChessChannelGasTest is ChannelBase, RefereeGasBase {
             address(channel),
             alice,
             0,
-            abi.encodeCall(ChessChannel.register, (q, qa, m, ma, _noReceipt(), _direct(""), _frozen(m)))
+            abi.encodeCall(IChessChannel.register, (q, qa, m, ma, _noReceipt(), _direct(""), _frozen(m)))
         );
         emit log_named_uint("register a bare king against a queen, undecided (session keys, ply 3)", gas);
         assertLe(gas, 150_000, "issue 27 bar");
@@ -330,7 +333,7 @@ contract ChessChannelGasTest is ChannelBase, RefereeGasBase {
             address(channel),
             alice,
             0,
-            abi.encodeCall(ChessChannel.proveEquivocation, (line[20], _byAuthor(line[20]), other, _byAuthor(other)))
+            abi.encodeCall(IChessChannel.proveEquivocation, (line[20], _byAuthor(line[20]), other, _byAuthor(other)))
         );
 
         (uint256 b,,) = _channelGameTx();
@@ -338,7 +341,7 @@ contract ChessChannelGasTest is ChannelBase, RefereeGasBase {
         Move memory bad = _next(line[19], "d8e8", 2);
         bad.history = keccak256("not the chain"); // code 8: every check runs
         uint256 illegal8 = _txTo(
-            address(channel), bob, 0, abi.encodeCall(ChessChannel.proveIllegalMove, (line[19], bad, _byAuthor(bad)))
+            address(channel), bob, 0, abi.encodeCall(IChessChannel.proveIllegalMove, (line[19], bad, _byAuthor(bad)))
         );
 
         (uint256 c,,) = _channelGameTx();
@@ -346,7 +349,7 @@ contract ChessChannelGasTest is ChannelBase, RefereeGasBase {
         bad = _next(line[19], "d8e8", 2);
         bad.mv = _uci("d8d4");
         uint256 illegal6 = _txTo(
-            address(channel), bob, 0, abi.encodeCall(ChessChannel.proveIllegalMove, (line[19], bad, _byAuthor(bad)))
+            address(channel), bob, 0, abi.encodeCall(IChessChannel.proveIllegalMove, (line[19], bad, _byAuthor(bad)))
         );
         emit log_named_uint("proveEquivocation", equivocation);
         emit log_named_uint("proveIllegalMove (code 8, all checks)", illegal8);

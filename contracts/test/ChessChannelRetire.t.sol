@@ -6,7 +6,7 @@ import {RefereeBase} from "./ChessRefereeBase.t.sol";
 import {RefereeGasBase} from "./ChessRefereeGas.t.sol";
 import {ChannelBase} from "./ChessChannelBase.t.sol";
 import {IChessRefereeTypes} from "../src/IChessReferee.sol";
-import {ChessChannel} from "../src/ChessChannel.sol";
+import {IChessChannel, IChessChannelTypes} from "../src/IChessChannel.sol";
 import {FrozenPosition} from "../src/ChessCourt.sol";
 import {Move, Delegation, Resignation, Result, Receipt, Auth} from "../src/ChannelHash.sol";
 
@@ -68,13 +68,13 @@ contract ChessChannelRetireTest is RetireBase {
 
         Resignation memory r = _resignation(line[3]);
         Auth memory stolen = _bySession(ALICE_PK, SESSION1_PK, _oldKey(id), _resignationDigest(r));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.RetiredKey.selector, vm.addr(SESSION1_PK)));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.RetiredKey.selector, vm.addr(SESSION1_PK)));
         vm.prank(carol);
         channel.resignBySignature(r, stolen, true);
         // Naming the latest position changes nothing: the key is retired, not the ply.
         r = _resignation(line[10]);
         stolen = _bySession(ALICE_PK, SESSION1_PK, _oldKey(id), _resignationDigest(r));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.RetiredKey.selector, vm.addr(SESSION1_PK)));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.RetiredKey.selector, vm.addr(SESSION1_PK)));
         channel.resignBySignature(r, stolen, true);
         assertEq(ref.getGame(id).phase, PHASE_RUNNING);
     }
@@ -97,7 +97,7 @@ contract ChessChannelRetireTest is RetireBase {
     function test_Retire_ForgedDelegationRefused() public {
         uint256 id = _rotatedGame();
         Delegation memory d = _newKey(id);
-        bytes memory bad = abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice);
+        bytes memory bad = abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice);
         uint256[3] memory forgers = [CAROL_PK, SESSION3_PK, BOB_PK];
         for (uint256 i; i < forgers.length; ++i) {
             bytes memory sig = _delegationSig(forgers[i], d);
@@ -108,7 +108,7 @@ contract ChessChannelRetireTest is RetireBase {
         channel.retire(id, d, "", true);
         // Alice's signature of it, claimed as black's.
         bytes memory alices = _delegationSig(ALICE_PK, d);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, bob));
         channel.retire(id, d, alices, false);
         // A delegation altered after signing.
         d.firstPly = 9;
@@ -125,7 +125,7 @@ contract ChessChannelRetireTest is RetireBase {
         uint256 b = _startChannelGame();
         Delegation memory ofA = _newKey(a);
         bytes memory sig = _delegationSig(ALICE_PK, ofA);
-        vm.expectRevert(ChessChannel.WrongGame.selector);
+        vm.expectRevert(IChessChannelTypes.WrongGame.selector);
         channel.retire(b, ofA, sig, true);
         assertEq(channel.agreementsFrom(b, alice), 0);
         // Shown for its own game it retires there only.
@@ -154,7 +154,7 @@ contract ChessChannelRetireTest is RetireBase {
         // SESSION3 (from ply 5) is now retired too: a resignation by it is refused.
         Resignation memory r = _resignation(line[10]);
         Auth memory a = _bySession(ALICE_PK, SESSION3_PK, _newKey(id), _resignationDigest(r));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.RetiredKey.selector, vm.addr(SESSION3_PK)));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.RetiredKey.selector, vm.addr(SESSION3_PK)));
         channel.resignBySignature(r, a, true);
         // Black's keys are untouched.
         assertEq(channel.agreementsFrom(id, bob), 0);
@@ -198,11 +198,11 @@ contract ChessChannelRetireTest is RetireBase {
         Auth memory oldWhite = _bySession(ALICE_PK, SESSION1_PK, _oldKey(id), d);
         Auth memory newWhite = _bySession(ALICE_PK, SESSION3_PK, _newKey(id), d);
         Auth memory oldBlack = _bySession(BOB_PK, SESSION2_PK, _delegation(id, SESSION2_PK, 1, type(uint32).max), d);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.RetiredKey.selector, vm.addr(SESSION1_PK)));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.RetiredKey.selector, vm.addr(SESSION1_PK)));
         channel.settle(r, oldWhite, oldBlack);
         // Black rotates too (to CAROL_PK's address as key, from ply 8): its old key now fails.
         _retire(id, BOB_PK, _delegation(id, CAROL_PK, 8, type(uint32).max), false);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.RetiredKey.selector, vm.addr(SESSION2_PK)));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.RetiredKey.selector, vm.addr(SESSION2_PK)));
         channel.settle(r, newWhite, oldBlack);
         assertEq(ref.getGame(id).phase, PHASE_RUNNING);
     }
@@ -232,7 +232,7 @@ contract ChessChannelRetireTest is RetireBase {
         _settle(id, DRAW);
         Delegation memory d = _newKey(id);
         bytes memory sig = _delegationSig(ALICE_PK, d);
-        vm.expectRevert(_err(ChessChannel.GameNotRunning.selector, id));
+        vm.expectRevert(_err(IChessChannelTypes.GameNotRunning.selector, id));
         channel.retire(id, d, sig, true);
     }
 }
@@ -250,7 +250,7 @@ contract ChessChannelRetireGasTest is RetireBase, RefereeGasBase {
 
     function _retireTx(uint256 id, Delegation memory d) internal returns (uint256) {
         return _txTo(
-            address(channel), carol, 0, abi.encodeCall(ChessChannel.retire, (id, d, _delegationSig(ALICE_PK, d), true))
+            address(channel), carol, 0, abi.encodeCall(IChessChannel.retire, (id, d, _delegationSig(ALICE_PK, d), true))
         );
     }
 
@@ -269,13 +269,14 @@ contract ChessChannelRetireGasTest is RetireBase, RefereeGasBase {
         Resignation memory r = _resignation(line[10]);
         Auth memory a = _bySession(ALICE_PK, SESSION3_PK, _newKey(id), _resignationDigest(r));
         uint256 snap = vm.snapshotState();
-        uint256 resign = _txTo(address(channel), carol, 0, abi.encodeCall(ChessChannel.resignBySignature, (r, a, true)));
+        uint256 resign =
+            _txTo(address(channel), carol, 0, abi.encodeCall(IChessChannel.resignBySignature, (r, a, true)));
         vm.revertToState(snap);
         Result memory result = _resultAt(line[10], DRAW);
         bytes32 d = _resultDigest(result);
         Auth memory w = _bySession(ALICE_PK, SESSION3_PK, _newKey(id), d);
         Auth memory b = _bySession(BOB_PK, SESSION2_PK, _delegation(id, SESSION2_PK, 1, type(uint32).max), d);
-        uint256 settle = _txTo(address(channel), carol, 0, abi.encodeCall(ChessChannel.settle, (result, w, b)));
+        uint256 settle = _txTo(address(channel), carol, 0, abi.encodeCall(IChessChannel.settle, (result, w, b)));
         emit log_named_uint("resignBySignature by a session key (after retire)", resign);
         emit log_named_uint("settle, both by session keys (after retire)", settle);
         assertEq(ref.getGame(id).result, DRAW);

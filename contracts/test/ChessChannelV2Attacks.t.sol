@@ -4,7 +4,7 @@ pragma solidity ^0.8.30;
 import {RefereeBase} from "./ChessRefereeBase.t.sol";
 import {ChannelBase} from "./ChessChannelBase.t.sol";
 import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
-import {ChessChannel} from "../src/ChessChannel.sol";
+import {IChessChannel, IChessChannelTypes} from "../src/IChessChannel.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {ClockWord} from "../src/ClockWord.sol";
 import {Move, Delegation, Resignation, Result, Receipt, Auth} from "../src/ChannelHash.sol";
@@ -162,7 +162,7 @@ contract ChessChannelV2AttacksTest is ChannelBase {
         bytes32 rd = _resultDigest(r);
         Auth memory w = _direct(_sig(ALICE_PK, rd)); // the wallet would say yes, but nobody pinned it
         Auth memory b = _direct(_sig(BOB_PK, rd));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, address(wallet)));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, address(wallet)));
         channel.settle(r, w, b);
         channel.pin(address(wallet), rd, w.signature);
         channel.settle(r, w, b);
@@ -172,10 +172,10 @@ contract ChessChannelV2AttacksTest is ChannelBase {
 
     function test_Finding2_PinRefusedWithoutTheWalletsYes() public {
         RefusingWallet refusing = new RefusingWallet();
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, address(refusing)));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, address(refusing)));
         channel.pin(address(refusing), keccak256("x"), _sig(ALICE_PK, keccak256("x")));
         // An EOA has no ERC-1271 answer to pin.
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.pin(alice, keccak256("x"), _sig(ALICE_PK, keccak256("x")));
     }
 
@@ -195,12 +195,12 @@ contract ChessChannelV2AttacksTest is ChannelBase {
         (uint256 id, Result memory r, Auth memory w, Auth memory b) = _lapsedDraw();
         _registerBy(6, alice);
         vm.prank(bob);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.LapsedAgreement.selector, 6));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.LapsedAgreement.selector, 6));
         channel.settle(r, w, b);
         // After the window the mate is played on-chain, and the draw still cannot be settled.
         vm.warp(ref.channelGame(id).windowEnd);
         vm.prank(bob);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.AgreementsClosed.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.AgreementsClosed.selector, id));
         channel.settle(r, w, b);
         _move(id, "h5f7");
         (uint8 result, uint8 reason) = _result(id);
@@ -233,7 +233,7 @@ contract ChessChannelV2AttacksTest is ChannelBase {
         _extend("e2e4 e7e5 g1f3 b8c6 f1b5 a7a6 b5a4 g8f6 e1g1 f8e7");
         (Resignation memory r, Auth memory a) = _keyResignation(id, uint64(block.timestamp + 100));
         vm.warp(block.timestamp + 101);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.resignBySignature(r, a, true);
     }
 
@@ -243,7 +243,7 @@ contract ChessChannelV2AttacksTest is ChannelBase {
         (Resignation memory r, Auth memory a) = _keyResignation(id, type(uint64).max);
         vm.prank(alice);
         channel.revokeSessionKey(id, vm.addr(SESSION1_PK));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.resignBySignature(r, a, true);
     }
 
@@ -265,14 +265,14 @@ contract ChessChannelV2AttacksTest is ChannelBase {
         _extend("e2e4 e7e5 g1f3 b8c6 f1b5 a7a6 b5a4 g8f6 e1g1 f8e7");
         (Resignation memory r, Auth memory a) = _keyResignation(id, type(uint64).max);
         _register(10);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.LapsedAgreement.selector, 10));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.LapsedAgreement.selector, 10));
         channel.resignBySignature(r, a, true);
     }
 
     function test_Finding4_OnlyAPlayerRevokes() public {
         uint256 id = _startChannelGame();
         vm.prank(carol);
-        vm.expectRevert(ChessChannel.NotAPlayer.selector);
+        vm.expectRevert(IChessChannelTypes.NotAPlayer.selector);
         channel.revokeSessionKey(id, vm.addr(SESSION1_PK));
     }
 
@@ -298,7 +298,7 @@ contract ChessChannelV2AttacksTest is ChannelBase {
             bob,
             line[3],
             backdated,
-            abi.encodeWithSelector(ChessChannel.FlagFell.selector, uint256(line[3].timestamp) + 603 + 15)
+            abi.encodeWithSelector(IChessChannelTypes.FlagFell.selector, uint256(line[3].timestamp) + 603 + 15)
         );
         assertEq(_registeredPly(id), 3);
     }
@@ -309,7 +309,7 @@ contract ChessChannelV2AttacksTest is ChannelBase {
         Move memory late = _next(line[3], "b8c6", 2);
         late.timestamp = uint64(block.timestamp); // stamped honestly: 819 s after alice's move
         late.blackTime = 0;
-        _tryRegister(bob, line[3], late, abi.encodeWithSelector(ChessChannel.InvalidTransition.selector, 4, 0));
+        _tryRegister(bob, line[3], late, abi.encodeWithSelector(IChessChannelTypes.InvalidTransition.selector, 4, 0));
         Auth memory lateAuth = _byAuthor(late);
         vm.prank(alice);
         channel.proveIllegalMove(line[3], late, lateAuth);
@@ -344,7 +344,7 @@ contract ChessChannelV2AttacksTest is ChannelBase {
         _extend("e2e4 e7e5 g1f3");
         vm.warp(line[3].timestamp + 61);
         _tryRegister(
-            alice, line[2], line[3], abi.encodeWithSelector(ChessChannel.StaleMove.selector, line[3].timestamp)
+            alice, line[2], line[3], abi.encodeWithSelector(IChessChannelTypes.StaleMove.selector, line[3].timestamp)
         );
     }
 
@@ -355,17 +355,17 @@ contract ChessChannelV2AttacksTest is ChannelBase {
         Auth memory ma = _byAuthor(line[3]);
         (Receipt memory r, Auth memory ra) = _signedReceipt(line[3], line[3].timestamp - 1);
         vm.prank(alice);
-        vm.expectRevert(ChessChannel.BadReceipt.selector);
+        vm.expectRevert(IChessChannelTypes.BadReceipt.selector);
         channel.register(line[2], _direct(""), line[3], ma, r, ra, _frozen(line[3]));
         (r, ra) = _signedReceipt(line[3], uint64(block.timestamp + 1));
         vm.prank(alice);
-        vm.expectRevert(ChessChannel.BadReceipt.selector);
+        vm.expectRevert(IChessChannelTypes.BadReceipt.selector);
         channel.register(line[2], _direct(""), line[3], ma, r, ra, _frozen(line[3]));
         // A receipt signed by the author instead of the side to move.
         r = _receipt(line[3], line[3].timestamp);
         ra = _direct(_sig(ALICE_PK, _receiptDigest(r)));
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, bob));
         channel.register(line[2], _direct(""), line[3], ma, r, ra, _frozen(line[3]));
     }
 
@@ -379,14 +379,14 @@ contract ChessChannelV2AttacksTest is ChannelBase {
         _registerBy(5, bob);
         _registerBy(8, carol);
         assertEq(_registeredPly(id), 8);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.StaleRegistration.selector, 8));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.StaleRegistration.selector, 8));
         this.registerExternal(7);
     }
 
     function test_Finding6_OnlyAPlayerMakesTheFirstRegistration() public {
         _startChannelGame();
         _extend("e2e4 e7e5");
-        _tryRegister(carol, line[1], line[2], abi.encodeWithSelector(ChessChannel.NotAPlayer.selector));
+        _tryRegister(carol, line[1], line[2], abi.encodeWithSelector(IChessChannelTypes.NotAPlayer.selector));
     }
 
     function test_Finding6_NoRegistrationOnceLive() public {
@@ -394,7 +394,7 @@ contract ChessChannelV2AttacksTest is ChannelBase {
         _extend("e2e4 e7e5 g1f3");
         _register(2);
         vm.warp(ref.channelGame(id).windowEnd);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.RegistrationClosed.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.RegistrationClosed.selector, id));
         this.registerExternal(3);
     }
 }

@@ -3,7 +3,7 @@ pragma solidity ^0.8.30;
 
 import {ChannelBase} from "./ChessChannelBase.t.sol";
 import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
-import {ChessChannel} from "../src/ChessChannel.sol";
+import {IChessChannel, IChessChannelTypes} from "../src/IChessChannel.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {ClockWord} from "../src/ClockWord.sol";
 import {Move, Delegation, Resignation, Result, Receipt, Auth} from "../src/ChannelHash.sol";
@@ -268,7 +268,9 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         _startChannelGame();
         _extend("e2e4 e7e5 g1f3");
         Move memory fake = _next(line[1], "d7d5", 2); // a ply-2 move bob never made
-        _regReceiptWithPrevious(bob, fake, 3, abi.encodeWithSelector(ChessChannel.InvalidTransition.selector, 3, 0));
+        _regReceiptWithPrevious(
+            bob, fake, 3, abi.encodeWithSelector(IChessChannelTypes.InvalidTransition.selector, 3, 0)
+        );
     }
 
     function _regReceiptWithPrevious(address who, Move memory q, uint256 i, bytes memory revertData) internal {
@@ -288,12 +290,28 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         Auth memory ma = _byAuthor(fakeLast);
         vm.warp(block.timestamp + 500);
         _reg(
-            alice, fakePrev, _direct(""), fakeLast, ma, r, ra, abi.encodeWithSelector(ChessChannel.BadReceipt.selector)
+            alice,
+            fakePrev,
+            _direct(""),
+            fakeLast,
+            ma,
+            r,
+            ra,
+            abi.encodeWithSelector(IChessChannelTypes.BadReceipt.selector)
         );
         // Nor a receipt of another ply of the same game.
         (r, ra) = _signedReceipt(line[1], uint64(line[1].timestamp));
         ma = _byAuthor(line[3]);
-        _reg(alice, line[2], _direct(""), line[3], ma, r, ra, abi.encodeWithSelector(ChessChannel.BadReceipt.selector));
+        _reg(
+            alice,
+            line[2],
+            _direct(""),
+            line[3],
+            ma,
+            r,
+            ra,
+            abi.encodeWithSelector(IChessChannelTypes.BadReceipt.selector)
+        );
     }
 
     /// A receipt by the side to move's session key outside the key's ply range is refused.
@@ -313,7 +331,7 @@ contract ChessChannelV2ReviewTest is ChannelBase {
             ma,
             r,
             ra,
-            abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob)
+            abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, bob)
         );
     }
 
@@ -349,7 +367,7 @@ contract ChessChannelV2ReviewTest is ChannelBase {
             twin,
             _noReceipt(),
             _direct(""),
-            abi.encodeWithSelector(ChessChannel.BadSignature.selector, bob)
+            abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, bob)
         );
     }
 
@@ -375,7 +393,7 @@ contract ChessChannelV2ReviewTest is ChannelBase {
             a,
             _noReceipt(),
             _direct(""),
-            abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice)
+            abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice)
         );
     }
 
@@ -412,7 +430,7 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         Auth memory b = _direct(_sig(BOB_PK, d));
         vm.prank(alice);
         channel.revokeSessionKey(id, vm.addr(SESSION1_PK));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.settle(r, w, b);
     }
 
@@ -422,17 +440,17 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         uint256 id = _startChannelGame();
         _extend("e2e4 e7e5 g1f3");
         Auth memory a = _byAuthor(line[3]);
-        vm.expectRevert(ChessChannel.NotIllegal.selector);
+        vm.expectRevert(IChessChannelTypes.NotIllegal.selector);
         channel.proveIllegalMove(line[2], line[3], a);
         // A different `previous` than the one it names: not a proof.
-        vm.expectRevert(ChessChannel.NotIllegal.selector);
+        vm.expectRevert(IChessChannelTypes.NotIllegal.selector);
         channel.proveIllegalMove(line[1], line[3], a);
         // White's first move against a ply-0 move that is not the start.
         Move memory fakeStart = line[0];
         fakeStart.whiteTime = 1;
         Move memory first = _next(fakeStart, "e2e4", 0);
         Auth memory fa = _byAuthor(first);
-        vm.expectRevert(ChessChannel.NotTheStart.selector);
+        vm.expectRevert(IChessChannelTypes.NotTheStart.selector);
         channel.proveIllegalMove(fakeStart, first, fa);
         assertEq(_phase(id), PHASE_RUNNING);
     }
@@ -441,10 +459,10 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         uint256 id = _startChannelGame();
         _extend("e2e4 e7e5");
         Auth memory a = _byAuthor(line[1]);
-        vm.expectRevert(ChessChannel.NotEquivocation.selector);
+        vm.expectRevert(IChessChannelTypes.NotEquivocation.selector);
         channel.proveEquivocation(line[1], a, line[1], a);
         Auth memory b = _byAuthor(line[2]);
-        vm.expectRevert(ChessChannel.NotEquivocation.selector);
+        vm.expectRevert(IChessChannelTypes.NotEquivocation.selector);
         channel.proveEquivocation(line[1], a, line[2], b); // different plies and authors
         assertEq(_phase(id), PHASE_RUNNING);
     }
@@ -463,7 +481,7 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         (uint8 result, uint8 reason) = _result(id);
         assertEq(result, WHITE_WINS);
         assertEq(reason, 12);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.GameNotRunning.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.GameNotRunning.selector, id));
         channel.proveEquivocation(line[2], a, other, b);
         vm.prank(bob);
         vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.GameNotRunning.selector, id));
@@ -496,7 +514,7 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         _register(4);
         Move memory after_ = _moveAfterGameOver(line[4]);
         vm.warp(block.timestamp + 1);
-        _regPlain(alice, line[4], after_, abi.encodeWithSelector(ChessChannel.InvalidTransition.selector, 5, 0));
+        _regPlain(alice, line[4], after_, abi.encodeWithSelector(IChessChannelTypes.InvalidTransition.selector, 5, 0));
         // And signing it is itself a provable loss.
         Auth memory a = _byAuthor(after_);
         channel.proveIllegalMove(line[4], after_, a);
@@ -548,11 +566,11 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         Resignation memory r = Resignation({gameId: id, ply: 3, position: channel.hashMove(line[3])});
         Auth memory a = _direct(_sig(BOB_PK, _resignationDigest(r)));
         vm.warp(_windowEnd(id));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.AgreementsClosed.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.AgreementsClosed.selector, id));
         channel.resignBySignature(r, a, false);
         // The same signature cannot be presented as the other player's.
         vm.warp(_windowEnd(id) - 1);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadSignature.selector, alice));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
         channel.resignBySignature(r, a, true);
     }
 
@@ -562,7 +580,7 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         bytes32 d = _resultDigest(r);
         Auth memory w = _direct(_sig(ALICE_PK, d));
         Auth memory b = _direct(_sig(BOB_PK, d));
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.BadResult.selector, 4));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadResult.selector, 4));
         channel.settle(r, w, b);
     }
 
@@ -572,17 +590,17 @@ contract ChessChannelV2ReviewTest is ChannelBase {
         uint256 id = _startChannelGame();
         Move memory start = line[0];
         vm.prank(carol);
-        vm.expectRevert(ChessChannel.NotAPlayer.selector);
+        vm.expectRevert(IChessChannelTypes.NotAPlayer.selector);
         channel.registerStart(start);
         Move memory altered = line[0];
         altered.blackTime = INITIAL + 1;
         vm.prank(bob);
-        vm.expectRevert(ChessChannel.NotTheStart.selector);
+        vm.expectRevert(IChessChannelTypes.NotTheStart.selector);
         channel.registerStart(altered);
         vm.prank(bob);
         channel.registerStart(start);
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(ChessChannel.AlreadyOnChain.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.AlreadyOnChain.selector, id));
         channel.registerStart(start);
     }
 

@@ -4,6 +4,7 @@ pragma solidity ^0.8.30;
 import {RefereeBase} from "./ChessRefereeBase.t.sol";
 import {ChessReferee} from "../src/ChessReferee.sol";
 import {ChessRefereeAnnex} from "../src/ChessRefereeAnnex.sol";
+import {ChessChannelAnnex} from "../src/ChessChannelAnnex.sol";
 import {ChessChannelBlueprint} from "../src/ChessChannelBlueprint.sol";
 import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
 
@@ -69,8 +70,17 @@ contract ChessRefereeAnnexTest is RefereeBase {
     /// @dev A referee needs an annex with code.
     function test_ConstructorRefusesAnAnnexWithoutCode() public {
         address blueprint = address(new ChessChannelBlueprint());
+        address channelAnnex = address(new ChessChannelAnnex());
         vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.BadAnnex.selector, address(0xdead)));
-        new ChessReferee(blueprint, address(0xdead));
+        new ChessReferee(blueprint, address(0xdead), channelAnnex);
+    }
+
+    /// @dev A referee needs a channel annex with code.
+    function test_ConstructorRefusesAChannelAnnexWithoutCode() public {
+        address blueprint = address(new ChessChannelBlueprint());
+        address annex = address(new ChessRefereeAnnex());
+        vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.BadAnnex.selector, address(0xbeef)));
+        new ChessReferee(blueprint, annex, address(0xbeef));
     }
 
     /// @dev Both contracts keep the room issue 27 asks for: 2,048 bytes under EIP-170.
@@ -78,6 +88,8 @@ contract ChessRefereeAnnexTest is RefereeBase {
         assertLe(address(ref).code.length, 24_576 - 2_048, "ChessReferee");
         assertLe(ref.annex().code.length, 24_576 - 2_048, "ChessRefereeAnnex");
         assertLe(address(ref.channel()).code.length, 24_576 - 2_048, "ChessChannel");
+        assertLe(ref.channel().annex().code.length, 24_576 - 2_048, "ChessChannelAnnex");
+        assertEq(address(new ChessChannelAnnex()).code.length, ref.channel().annex().code.length);
         assertEq(address(new ChessRefereeAnnex()).code.length, ref.annex().code.length);
     }
 }

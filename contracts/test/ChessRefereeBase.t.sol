@@ -4,6 +4,7 @@ pragma solidity ^0.8.30;
 import {Test, Vm} from "./utils/Test.sol";
 import {ChessReferee} from "../src/ChessReferee.sol";
 import {ChessRefereeAnnex} from "../src/ChessRefereeAnnex.sol";
+import {ChessChannelAnnex} from "../src/ChessChannelAnnex.sol";
 import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
 import {ChessChannelBlueprint} from "../src/ChessChannelBlueprint.sol";
 import {ChessRules} from "../src/ChessRules.sol";
@@ -54,7 +55,13 @@ abstract contract RefereeBase is Test {
 
     function setUp() public virtual {
         ref = IChessReferee(
-            address(new ChessReferee(address(new ChessChannelBlueprint()), address(new ChessRefereeAnnex())))
+            address(
+                new ChessReferee(
+                    address(new ChessChannelBlueprint()),
+                    address(new ChessRefereeAnnex()),
+                    address(new ChessChannelAnnex())
+                )
+            )
         );
         vm.warp(T0);
         vm.deal(alice, 100 ether);

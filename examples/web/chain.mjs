@@ -17,8 +17,8 @@ export function refereeArtifact() {
 }
 
 /**
- * The ABI and creation bytecode of a committed artifact: the channel's blueprint and the
- * referee's annex are the referee's constructor arguments.
+ * The ABI and creation bytecode of a committed artifact: the channel's blueprint, the
+ * referee's annex and the channel's annex are the referee's constructor arguments.
  */
 function artifactOf(name) {
   const artifact = JSON.parse(readFileSync(`${ROOT}crates/chessref-evm/artifacts/${name}.json`, "utf8"));
@@ -93,15 +93,15 @@ export function provider(url) {
 }
 
 /**
- * Deploys the channel's blueprint and the referee's annex, then the referee (whose
- * constructor creates the channel from the blueprint, and whose fallback runs the annex),
+ * Deploys the channel's blueprint and the two annexes, then the referee (whose
+ * constructor creates the channel from the blueprint; each fallback runs its annex),
  * from anvil's first account; resolves to the referee's address.
  */
 export async function deployReferee(url) {
   const p = provider(url);
   const deployer = await p.getSigner(0);
   const parts = [];
-  for (const name of ["ChessChannelBlueprint", "ChessRefereeAnnex"]) {
+  for (const name of ["ChessChannelBlueprint", "ChessRefereeAnnex", "ChessChannelAnnex"]) {
     const { abi, bytecode } = artifactOf(name);
     const part = await new ethers.ContractFactory(abi, bytecode, deployer).deploy();
     await part.waitForDeployment();

@@ -10,7 +10,8 @@ import {ChessRules} from "../../src/ChessRules.sol";
 import {ChessRulesView} from "../../src/ChessRulesView.sol";
 import {MockERC20} from "../mocks/MockERC20.sol";
 import {ChessTestKit} from "../rules/ChessTestKit.sol";
-import {ChessChannel} from "../../src/ChessChannel.sol";
+import {IChessChannel} from "../../src/IChessChannel.sol";
+import {ChessChannelAnnex} from "../../src/ChessChannelAnnex.sol";
 import {FrozenPosition} from "../../src/ChessCourt.sol";
 import {RepetitionChain} from "../../src/RepetitionChain.sol";
 import {ClockWord} from "../../src/ClockWord.sol";
@@ -318,7 +319,7 @@ contract ChannelHandler {
     uint32 internal constant CHANNEL_TIME = 900;
 
     IChessReferee public immutable ref;
-    ChessChannel public immutable channel;
+    IChessChannel public immutable channel;
     /// @dev The rules as a deployed view: called, not inlined, to keep this handler under
     /// the 24 KiB limit `forge build --sizes` checks.
     ChessRulesView internal immutable rules;
@@ -579,7 +580,13 @@ contract ChessRefereeInvariantTest is Test {
     function setUp() public {
         vm.warp(1_700_000_000);
         ref = IChessReferee(
-            address(new ChessReferee(address(new ChessChannelBlueprint()), address(new ChessRefereeAnnex())))
+            address(
+                new ChessReferee(
+                    address(new ChessChannelBlueprint()),
+                    address(new ChessRefereeAnnex()),
+                    address(new ChessChannelAnnex())
+                )
+            )
         );
         token = new MockERC20();
         handler = new RefereeHandler(ref, token);

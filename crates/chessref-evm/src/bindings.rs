@@ -29,6 +29,18 @@ mod annex {
 }
 pub use annex::ChessRefereeAnnex;
 
+/// The channel annex's own bindings, apart, for the same reason (`IChessChannelTypes`).
+mod channel_annex {
+    use alloy_sol_types::sol;
+
+    sol!(
+        #[sol(all_derives)]
+        ChessChannelAnnex,
+        "artifacts/ChessChannelAnnex.json"
+    );
+}
+pub use channel_annex::ChessChannelAnnex;
+
 sol!(
     #[sol(all_derives)]
     ChessChannel,

@@ -1,6 +1,7 @@
 //! Putting the contracts on a chain: `ChessRulesView`, `ChessChannelBlueprint`,
-//! `ChessRefereeAnnex` and `ChessReferee` (whose constructor creates `ChessChannel` from the
-//! blueprint, and whose fallback runs the annex's code) from the committed artifacts.
+//! `ChessRefereeAnnex`, `ChessChannelAnnex` and `ChessReferee` (whose constructor creates
+//! `ChessChannel` from the blueprint; the referee's fallback runs the referee's annex, the
+//! channel's the channel's) from the committed artifacts.
 //!
 //! Through the standard CREATE2 factory ([`CREATE2_FACTORY`], the "deterministic
 //! deployment proxy" most chains and every anvil have at the same address) with one
@@ -20,12 +21,13 @@ use alloy_sol_types::SolCall;
 use crate::{
     RpcChain,
     bindings::{
-        ChessChannel, ChessChannelBlueprint, ChessReferee, ChessRefereeAnnex, ChessRulesView,
+        ChessChannel, ChessChannelAnnex, ChessChannelBlueprint, ChessReferee, ChessRefereeAnnex,
+        ChessRulesView,
     },
     chain::{Chain, DEPLOY_GAS_LIMIT, TxReceipt, TxRequest},
     deployments::{
-        CHANNEL, CHANNEL_BLUEPRINT, ChainDeployment, ContractRecord, REFEREE, REFEREE_ANNEX,
-        RULES_VIEW,
+        CHANNEL, CHANNEL_ANNEX, CHANNEL_BLUEPRINT, ChainDeployment, ContractRecord, REFEREE,
+        REFEREE_ANNEX, RULES_VIEW,
     },
     error::{ChainError, EvmError},
     revert::ContractRevert,
@@ -160,6 +162,12 @@ const ANNEX_ARTIFACT: Artifact = Artifact {
     runtime: &ChessRefereeAnnex::DEPLOYED_BYTECODE,
 };
 
+const CHANNEL_ANNEX_ARTIFACT: Artifact = Artifact {
+    name: CHANNEL_ANNEX,
+    init_code: &ChessChannelAnnex::BYTECODE,
+    runtime: &ChessChannelAnnex::DEPLOYED_BYTECODE,
+};
+
 const CHANNEL_ARTIFACT: Artifact = Artifact {
     name: CHANNEL,
     init_code: &ChessChannel::BYTECODE,
@@ -187,18 +195,24 @@ pub fn channel_blueprint_code() -> Bytes {
     code.into()
 }
 
-/// `ChessReferee`'s init code with its constructor arguments: the blueprint at `blueprint`
-/// and the annex at `annex`.
-pub fn referee_init_code(blueprint: Address, annex: Address) -> Bytes {
+/// `ChessReferee`'s init code with its constructor arguments: the blueprint at `blueprint`,
+/// the referee's annex at `annex` and the channel's at `channel_annex`.
+pub fn referee_init_code(blueprint: Address, annex: Address, channel_annex: Address) -> Bytes {
     let mut code = ChessReferee::BYTECODE.to_vec();
-    code.extend_from_slice(B256::left_padding_from(blueprint.as_slice()).as_slice());
-    code.extend_from_slice(B256::left_padding_from(annex.as_slice()).as_slice());
+    for argument in [blueprint, annex, channel_annex] {
+        code.extend_from_slice(B256::left_padding_from(argument.as_slice()).as_slice());
+    }
     code.into()
 }
 
 /// Where a [`Method::Create2`] deployment puts the `ChessRefereeAnnex`, on any chain.
 pub fn create2_annex_address() -> Address {
     CREATE2_FACTORY.create2_from_code(DEPLOY_SALT, ChessRefereeAnnex::BYTECODE.clone())
+}
+
+/// Where a [`Method::Create2`] deployment puts the `ChessChannelAnnex`, on any chain.
+pub fn create2_channel_annex_address() -> Address {
+    CREATE2_FACTORY.create2_from_code(DEPLOY_SALT, ChessChannelAnnex::BYTECODE.clone())
 }
 
 /// Where a [`Method::Create2`] deployment puts the `ChessChannelBlueprint`, on any chain.
@@ -208,12 +222,17 @@ pub fn create2_blueprint_address() -> Address {
 
 /// The addresses a [`Method::Create2`] deployment gives on any chain:
 /// (`ChessRulesView`, `ChessReferee`, `ChessChannel`); the blueprint's is
-/// [`create2_blueprint_address`], the annex's [`create2_annex_address`].
+/// [`create2_blueprint_address`], the annexes' [`create2_annex_address`] and
+/// [`create2_channel_annex_address`].
 pub fn create2_addresses() -> (Address, Address, Address) {
     let rules = CREATE2_FACTORY.create2_from_code(DEPLOY_SALT, RULES_VIEW_ARTIFACT.init_code);
     let referee = CREATE2_FACTORY.create2_from_code(
         DEPLOY_SALT,
-        referee_init_code(create2_blueprint_address(), create2_annex_address()),
+        referee_init_code(
+            create2_blueprint_address(),
+            create2_annex_address(),
+            create2_channel_annex_address(),
+        ),
     );
     (rules, referee, crate::channel::channel_address(referee))
 }
@@ -339,8 +358,8 @@ fn place(
     })
 }
 
-/// Deploys `ChessRulesView`, the channel's blueprint, `ChessRefereeAnnex` and
-/// `ChessReferee` from `from` by `method` (skipping each already in place), checks the code at every address against the artifacts and that
+/// Deploys `ChessRulesView`, the channel's blueprint, `ChessRefereeAnnex`,
+/// `ChessChannelAnnex` and `ChessReferee` from `from` by `method` (skipping each already in place), checks the code at every address against the artifacts and that
 /// the referee's `channel()` is CREATE from the referee with nonce 1. `previous` is the
 /// chain's entry of the deployments file, if any (it finds plain-CREATE contracts again
 /// and keeps the transaction of a contract already deployed).
@@ -383,12 +402,24 @@ pub fn deploy(
         ANNEX_ARTIFACT.init_code,
         before(REFEREE_ANNEX),
     )?;
+    let channel_annex = place(
+        chain,
+        from,
+        method,
+        &CHANNEL_ANNEX_ARTIFACT,
+        CHANNEL_ANNEX_ARTIFACT.init_code,
+        before(CHANNEL_ANNEX),
+    )?;
     let referee = place(
         chain,
         from,
         method,
         &REFEREE_ARTIFACT,
-        &referee_init_code(blueprint.record.address, annex.record.address),
+        &referee_init_code(
+            blueprint.record.address,
+            annex.record.address,
+            channel_annex.record.address,
+        ),
         before(REFEREE),
     )?;
     let expected = crate::channel::channel_address(referee.record.address);
@@ -414,7 +445,7 @@ pub fn deploy(
         },
         gas_used: None,
     };
-    let contracts = vec![rules, referee, channel, blueprint, annex];
+    let contracts = vec![rules, referee, channel, blueprint, annex, channel_annex];
     let (factory, salt) = match method {
         Method::Create2 => (Some(CREATE2_FACTORY), Some(DEPLOY_SALT)),
         Method::Create => (None, None),

@@ -41,6 +41,8 @@ pub const CHANNEL: &str = "ChessChannel";
 pub const CHANNEL_BLUEPRINT: &str = "ChessChannelBlueprint";
 /// `ChessRefereeAnnex`: the referee's rarely called functions, run by its fallback.
 pub const REFEREE_ANNEX: &str = "ChessRefereeAnnex";
+/// `ChessChannelAnnex`: the channel's rarely called functions, run by its fallback.
+pub const CHANNEL_ANNEX: &str = "ChessChannelAnnex";
 
 /// One deployed contract.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,7 +68,8 @@ pub struct ChainDeployment {
     pub factory: Option<Address>,
     /// The CREATE2 salt used; `None` for plain CREATE.
     pub salt: Option<B256>,
-    /// By contract name ([`REFEREE`], [`RULES_VIEW`], [`CHANNEL_BLUEPRINT`], [`REFEREE_ANNEX`], [`CHANNEL`]).
+    /// By contract name ([`REFEREE`], [`RULES_VIEW`], [`CHANNEL_BLUEPRINT`], [`REFEREE_ANNEX`],
+    /// [`CHANNEL_ANNEX`], [`CHANNEL`]).
     pub contracts: BTreeMap<String, ContractRecord>,
 }
 

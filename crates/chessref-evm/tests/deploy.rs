@@ -13,9 +13,9 @@ use chessref_evm::{
     anvil::Anvil,
     deploy::{
         Action, CREATE2_FACTORY, DeployError, Method, create2_addresses, create2_annex_address,
-        create2_blueprint_address, deploy,
+        create2_blueprint_address, create2_channel_annex_address, deploy,
     },
-    deployments::{CHANNEL, CHANNEL_BLUEPRINT, REFEREE, REFEREE_ANNEX, RULES_VIEW},
+    deployments::{CHANNEL, CHANNEL_ANNEX, CHANNEL_BLUEPRINT, REFEREE, REFEREE_ANNEX, RULES_VIEW},
     stalled_node::StalledNode,
 };
 
@@ -42,7 +42,8 @@ fn create2_deploys_at_the_predicted_addresses_once_and_verifies_the_code() {
             REFEREE,
             CHANNEL,
             CHANNEL_BLUEPRINT,
-            REFEREE_ANNEX
+            REFEREE_ANNEX,
+            CHANNEL_ANNEX
         ]
     );
     let addresses: Vec<_> = report.contracts.iter().map(|c| c.record.address).collect();
@@ -53,7 +54,8 @@ fn create2_deploys_at_the_predicted_addresses_once_and_verifies_the_code() {
             referee,
             channel,
             create2_blueprint_address(),
-            create2_annex_address()
+            create2_annex_address(),
+            create2_channel_annex_address()
         ]
     );
     let actions: Vec<_> = report.contracts.iter().map(|c| c.action).collect();
@@ -63,6 +65,7 @@ fn create2_deploys_at_the_predicted_addresses_once_and_verifies_the_code() {
             Action::Deployed,
             Action::Deployed,
             Action::CreatedByParent,
+            Action::Deployed,
             Action::Deployed,
             Action::Deployed
         ]
@@ -80,10 +83,11 @@ fn create2_deploys_at_the_predicted_addresses_once_and_verifies_the_code() {
     assert_eq!(report.entry.chain_id, 31337);
     assert_eq!(report.entry.factory, Some(CREATE2_FACTORY));
     eprintln!(
-        "deploy gas: ChessRulesView {}, ChessChannelBlueprint {}, ChessRefereeAnnex {}, ChessReferee (with ChessChannel) {}; {elapsed:?}",
+        "deploy gas: ChessRulesView {}, ChessChannelBlueprint {}, ChessRefereeAnnex {}, ChessChannelAnnex {}, ChessReferee (with ChessChannel) {}; {elapsed:?}",
         report.contracts[0].gas_used.unwrap(),
         report.contracts[3].gas_used.unwrap(),
         report.contracts[4].gas_used.unwrap(),
+        report.contracts[5].gas_used.unwrap(),
         report.contracts[1].gas_used.unwrap()
     );
 
@@ -128,8 +132,9 @@ fn without_the_factory_create2_is_refused_and_plain_create_works() {
     assert_eq!(report.contracts[0].record.address, from.create(0));
     assert_eq!(report.contracts[3].record.address, from.create(1));
     assert_eq!(report.contracts[4].record.address, from.create(2));
-    assert_eq!(report.contracts[1].record.address, from.create(3));
-    assert_eq!(report.contracts[2].record.address, from.create(3).create(1));
+    assert_eq!(report.contracts[5].record.address, from.create(3));
+    assert_eq!(report.contracts[1].record.address, from.create(4));
+    assert_eq!(report.contracts[2].record.address, from.create(4).create(1));
     // Found again through the file's entry.
     let again = deploy(&mut chain, from, Method::Create, Some(&report.entry)).unwrap();
     assert!(
@@ -316,6 +321,10 @@ fn the_readme_names_the_addresses_the_committed_code_deploys_at() {
         (
             "ChessRefereeAnnex",
             chessref_evm::deploy::create2_annex_address(),
+        ),
+        (
+            "ChessChannelAnnex",
+            chessref_evm::deploy::create2_channel_annex_address(),
         ),
         ("ChessReferee", referee),
         ("ChessChannel", channel),

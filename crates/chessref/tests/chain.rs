@@ -119,6 +119,10 @@ fn deploy_writes_the_file_and_a_rerun_deploys_nothing() {
             "ChessRefereeAnnex",
             chessref_evm::deploy::create2_annex_address(),
         ),
+        (
+            "ChessChannelAnnex",
+            chessref_evm::deploy::create2_channel_annex_address(),
+        ),
         ("ChessReferee", referee),
         ("ChessChannel", channel),
     ] {
@@ -159,9 +163,9 @@ fn deploy_writes_the_file_and_a_rerun_deploys_nothing() {
             file.to_str().unwrap(),
         ],
     ));
-    // The rules view, the channel's blueprint, the referee's annex, the referee and the
-    // channel it creates.
-    assert_eq!(again.matches("already deployed").count(), 5, "{again}");
+    // The rules view, the channel's blueprint, the referee's and the channel's annexes, the
+    // referee and the channel it creates.
+    assert_eq!(again.matches("already deployed").count(), 6, "{again}");
     assert_eq!(
         nonce(anvil.url(), "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"),
         before
@@ -300,8 +304,8 @@ fn senders_come_from_a_keystore_or_the_nodes_unlocked_account_never_the_command_
     ));
     assert_eq!(
         nonce(anvil.url(), ACCOUNT_2),
-        4,
-        "four deployments from the keystore's account (rules view, blueprint, annex, referee)"
+        5,
+        "five deployments from the keystore's account (rules view, blueprint, the two annexes, referee)"
     );
 
     // Without --password-file the password is prompted for on the terminal; with no
