@@ -433,4 +433,13 @@ fn simulated_channel_games_end_as_the_mirror_predicts_on_every_path() {
         "{retired:?}"
     );
     assert!(summary.register_gas.max > 0 && summary.proof_gas.max > 0);
+    // Issue 27's bar for a whole cooperative game, once the players' credit slots exist (the
+    // first game is also the players' first stake: its slots are created then).
+    assert!(summary.cooperative_first_stake_games >= 1);
+    assert!(summary.cooperative_gas.max > 0);
+    assert!(
+        summary.cooperative_gas.max <= 250_000,
+        "{:?}",
+        summary.cooperative_gas
+    );
 }

@@ -15,7 +15,7 @@
 //! seat takes, over a long game; what it gains must stay within the 30 s bound
 //! (CHANNEL.md 8), and the game is then settled by a draw both sign.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use alloy_primitives::{Address, B256, U256, aliases::U24};
@@ -122,6 +122,15 @@ pub struct ChannelSimSummary {
     /// settled without a dispute (agreed, resigned; decided: its registration and
     /// `finishRegistered`).
     pub game_gas: GasStats,
+    /// Gas of every transaction of one cooperative game (create, join, then `settle` or
+    /// `resignBySignature`: the agreed and resigned paths) whose players had staked before on
+    /// this deployment, so their credit slots existed.
+    pub cooperative_gas: GasStats,
+    /// The same for the cooperative games in which a player staked for the first time: the
+    /// referee creates its credit slot then (about 17,100 gas more, once per player and asset).
+    pub cooperative_gas_first_stake: GasStats,
+    /// How many cooperative games had a player's first stake.
+    pub cooperative_first_stake_games: usize,
     /// Gas of each registration (`register`, the dispute path).
     pub register_gas: GasStats,
     /// Gas of each proof of cheating.
@@ -152,6 +161,8 @@ const GRACE_PERIOD: u64 = 15;
 #[derive(Default)]
 struct Table {
     game_gas: Vec<u64>,
+    cooperative_gas: Vec<u64>,
+    cooperative_gas_first_stake: Vec<u64>,
     register_gas: Vec<u64>,
     proof_gas: Vec<u64>,
 }
@@ -186,6 +197,8 @@ pub fn simulate_channel<C: Chain>(
     let mut by_ending: BTreeMap<&'static str, (Vec<u64>, BTreeMap<String, usize>)> =
         BTreeMap::new();
     let started = Instant::now();
+    // The accounts that staked on this deployment before: their credit slots exist.
+    let mut staked = BTreeSet::new();
     for n in 0..options.games {
         let kind = KINDS[n % KINDS.len()];
         let swap = rng.random_bool(0.5);
@@ -233,6 +246,9 @@ pub fn simulate_channel<C: Chain>(
             None => referee.create_channel_game(white.0, &setup, window)?,
         };
         let white_player = wallet.unwrap_or(white.0);
+        let first_stake = [white_player, black.0]
+            .into_iter()
+            .fold(false, |first, p| staked.insert(p) || first);
         let joined = referee.join_game(black.0, created.id, U256::from(STAKE))?;
         let terms = referee.channel_game(created.id, None)?;
         let joined_at = referee.chain().timestamp()?;
@@ -272,6 +288,7 @@ pub fn simulate_channel<C: Chain>(
             gas: created.receipt.gas_used + joined.receipt.gas_used,
             refused: None,
             frozen: FrozenPosition::default(),
+            first_stake,
             table: &mut table,
         };
         let outcome = run.path(kind, plies, victim, &mut rng);
@@ -318,6 +335,9 @@ pub fn simulate_channel<C: Chain>(
         }
     }
     summary.game_gas = GasStats::of(&table.game_gas);
+    summary.cooperative_gas = GasStats::of(&table.cooperative_gas);
+    summary.cooperative_gas_first_stake = GasStats::of(&table.cooperative_gas_first_stake);
+    summary.cooperative_first_stake_games = table.cooperative_gas_first_stake.len();
     summary.register_gas = GasStats::of(&table.register_gas);
     summary.proof_gas = GasStats::of(&table.proof_gas);
     summary.gas_by_ending = by_ending
@@ -429,6 +449,8 @@ struct Run<'a, C: Chain> {
     /// The game's latest registration (empty: none): every `register` names it, which an
     /// overtake is charged from (CHANNEL.md 7.3).
     frozen: FrozenPosition,
+    /// Whether a player of this game staked for the first time on this deployment.
+    first_stake: bool,
     table: &'a mut Table,
 }
 
@@ -691,6 +713,11 @@ impl<C: Chain> Run<'_, C> {
                     .ok_or_else(|| sign_error("an honest game has an ending call"))?;
                 let acted = self.send(self.players[0], &report.settlement)?;
                 self.table.game_gas.push(self.gas);
+                if self.first_stake {
+                    self.table.cooperative_gas_first_stake.push(self.gas);
+                } else {
+                    self.table.cooperative_gas.push(self.gas);
+                }
                 Ok((ending(r, why), acted.ending))
             }
             "decided" => {

@@ -355,7 +355,7 @@ fn senders_come_from_a_keystore_or_the_nodes_unlocked_account_never_the_command_
             "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
         ],
     );
-    assert_eq!(succeeded(&unlocked).matches("already deployed").count(), 5);
+    assert_eq!(succeeded(&unlocked).matches("already deployed").count(), 6);
     // A key on the command line is not an option.
     let out = chessref(
         None,

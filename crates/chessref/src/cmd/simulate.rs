@@ -152,6 +152,13 @@ fn channel(chain: Box<dyn chessref_evm::Chain>, args: &Args) -> Result<ExitCode,
         )?;
         writeln!(
             out,
+            "gas per cooperative game (create + join + settle or resignBySignature): {}; with a player's first stake (its credit slot created, once per player and asset): {} games, {}",
+            g(&summary.cooperative_gas),
+            summary.cooperative_first_stake_games,
+            g(&summary.cooperative_gas_first_stake)
+        )?;
+        writeln!(
+            out,
             "gas per registration: {}; per proof of cheating: {}",
             g(&summary.register_gas),
             g(&summary.proof_gas)
