@@ -14,6 +14,7 @@ pub mod auth;
 pub mod book;
 #[cfg(feature = "signer")]
 pub mod client;
+pub mod clock_word;
 pub mod domain;
 pub mod frame;
 pub mod game;
