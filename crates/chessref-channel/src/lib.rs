@@ -19,6 +19,7 @@ pub mod domain;
 pub mod frame;
 pub mod game;
 pub mod messages;
+pub mod registration;
 pub mod seat;
 pub mod settlement;
 #[cfg(feature = "signer")]
