@@ -25,6 +25,12 @@ function artifactOf(name) {
   return { abi: artifact.abi, bytecode: artifact.bytecode.object };
 }
 
+/** The channel's ABI (ChessChannel and its annex, as the committed artifact carries both):
+ * its views and its custom errors, which a page names a failed registration by. */
+export function channelAbi() {
+  return artifactOf("ChessChannel").abi;
+}
+
 /** The native anvil as scripts/foundry resolves it (never node_modules/.bin's wrapper). */
 function anvilBinary() {
   if (process.env.ANVIL) return process.env.ANVIL;

@@ -1,11 +1,11 @@
 // Serves the example page on 127.0.0.1 with what it imports: the chessref-wasm
 // web package (crates/chessref-wasm/pkg/web, built by build-pkg.sh), ethers'
-// browser module, and the referee's ABI from the committed artifact.
+// browser module, and the referee's and the channel's ABIs from the committed artifacts.
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { refereeArtifact } from "./chain.mjs";
+import { channelAbi, refereeArtifact } from "./chain.mjs";
 import { walletScript } from "./devwallet.mjs";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
@@ -55,6 +55,11 @@ async function handle(req, res, devRpc) {
   if (path === "/abi/ChessReferee.json") {
     res.writeHead(200, { "content-type": TYPES[".json"] });
     res.end(JSON.stringify(refereeArtifact().abi));
+    return;
+  }
+  if (path === "/abi/ChessChannel.json") {
+    res.writeHead(200, { "content-type": TYPES[".json"] });
+    res.end(JSON.stringify(channelAbi()));
     return;
   }
   for (const [prefix, dir] of MOUNTS) {

@@ -14,10 +14,12 @@ pub mod auth;
 pub mod book;
 #[cfg(feature = "signer")]
 pub mod client;
+pub mod clock_word;
 pub mod domain;
 pub mod frame;
 pub mod game;
 pub mod messages;
+pub mod registration;
 pub mod seat;
 pub mod settlement;
 #[cfg(feature = "signer")]

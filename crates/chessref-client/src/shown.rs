@@ -3,16 +3,18 @@
 //! showed each of the pair's moves, read once here for the watchtower and a player's
 //! client alike. A player's seat takes those moves in, held from their showing
 //! ([`ChannelSeat::receive_shown`]), and every overtake of the registration is charged by
-//! its registered position, passed by [`Frozen::answering`] (the one place that says how).
+//! its registered position ([`Frozen::answering`]). What is read here is the chain's; what
+//! it means and what to send is `chessref_channel::registration`'s, which the browser
+//! package shares.
 
 use alloy_primitives::{Address, B256, Bytes, U256};
 use alloy_sol_types::SolCall;
 use chessref_channel::messages::{IChessChannel, Message};
+use chessref_channel::registration::{self, Registration};
 use chessref_channel::seat::{ChannelSeat, Received};
 use chessref_channel::settlement::Settlement;
 use chessref_channel::{Auth, Move, Refusal};
 use chessref_core::{Color, State};
-use chessref_evm::clock_word::ClockWord;
 use chessref_evm::{Chain, EvmError, Position, Referee, RpcChain};
 
 /// Blocks per `eth_getLogs` request when looking back for a registration.
@@ -38,33 +40,16 @@ pub struct Frozen {
 }
 
 impl Frozen {
-    /// The signed pair of a `register` call's calldata (`None` for another call, such as
-    /// `registerStart` or a call made through a contract wallet).
-    pub fn pair_of(input: &[u8]) -> Option<[(Move, Auth); 2]> {
-        let call = IChessChannel::registerCall::abi_decode(input).ok()?;
-        Some([
-            (call.previous, Auth::from(&call.previousAuth)),
-            (call.last, Auth::from(&call.lastAuth)),
-        ])
+    /// The registered position as every client answers it
+    /// ([`chessref_channel::registration`]).
+    pub fn registration(&self) -> Registration {
+        Registration::new(self.position.frozen())
     }
 
-    /// `settlement` sent while this registration is frozen: a `register` names the
-    /// registered position, which an overtake is charged by (CHANNEL.md 7.3); any other call
-    /// is unchanged. Every overtake, the watchtower's and a player's, is made here.
+    /// `settlement` sent while this registration is frozen ([`Registration::answering`]):
+    /// a `register` names the registered position, which an overtake is charged by.
     pub fn answering(&self, settlement: Settlement) -> Settlement {
-        let mut settlement = settlement.answering(self.position.frozen());
-        let direct = IChessChannel::registerCall::abi_decode(&settlement.calldata)
-            .is_ok_and(|call| call.last.ply == self.ply + 1 && call.receipt.position == B256::ZERO);
-        if direct {
-            // Not the off-chain rule of 60 s after the stamp: charged by the wall clock.
-            settlement.why = format!(
-                "register ply {} as the direct reply to the registration of ply {}: charged by the wall clock from when the chain shows it, which must be by unix time {}",
-                self.ply + 1,
-                self.ply,
-                self.reply_deadline()
-            );
-        }
-        settlement
+        self.registration().answering(settlement)
     }
 
     /// Whether its response window still runs at `now` (chain time): only a later pair, a
@@ -84,7 +69,7 @@ impl Frozen {
     /// reply must count by then (`FlagFell` after), and once the window is over its flag
     /// falls then. 0 for a position registered without one.
     pub fn reply_deadline(&self) -> u64 {
-        ClockWord(self.position.clock).reply_deadline()
+        self.registration().reply_deadline()
     }
 
     /// The latest registration of channel game `id` on `referee`'s chain, while the game
@@ -99,7 +84,7 @@ impl Frozen {
             return Ok(None);
         };
         let input = referee.chain().transaction_input(place.tx_hash)?;
-        let pair = input.and_then(|input| Frozen::pair_of(&input));
+        let pair = input.and_then(|input| registration::pair_of(&input));
         let at = referee
             .chain()
             .block_ref(place.block_number)?
@@ -113,7 +98,7 @@ impl Frozen {
         };
         Ok(Some(Frozen {
             ply: registered.ply,
-            window_end: ClockWord(registered.position.clock).last_timestamp(),
+            window_end: Registration::new(registered.position.frozen()).window_end(),
             position: registered.position,
             pair,
             shown,
@@ -152,10 +137,9 @@ pub fn registration(
         .then_some((status.registeredPly, status.windowEnd)))
 }
 
-/// When the chain first showed the signed move `hash`: its announcement while the game was
-/// off-chain ([`announced_at`]), or an overtake that named another position than the
-/// registered one (`shownWhileFrozenAt`), if either was before `at` (the block that shows
-/// it now).
+/// When the chain first showed the signed move `hash`, which the block at `at` shows now
+/// ([`registration::first_shown`]), from the channel's records of its announcement and of
+/// its showing while frozen.
 fn first_shown(referee: &mut Referee<RpcChain>, hash: B256, at: u64) -> Result<u64, EvmError> {
     let announced = announced_at(referee, hash)?;
     let while_frozen = channel_view(
@@ -163,10 +147,11 @@ fn first_shown(referee: &mut Referee<RpcChain>, hash: B256, at: u64) -> Result<u
         IChessChannel::shownWhileFrozenAtCall { moveHash: hash },
         "shownWhileFrozenAt",
     )?;
-    Ok([announced, while_frozen.saturating_to::<u64>()]
-        .into_iter()
-        .filter(|&t| t != 0)
-        .fold(at, u64::min))
+    Ok(registration::first_shown(
+        at,
+        announced,
+        while_frozen.saturating_to::<u64>(),
+    ))
 }
 
 /// A view of the referee's `ChessChannel`.

@@ -16,7 +16,7 @@
 //! none, so there is no `proveIllegalMove` to send here.
 
 use chessref_channel::messages::Message;
-use chessref_channel::settlement::{self, STAMP_TOLERANCE, Settlement};
+use chessref_channel::settlement::{self, Settlement};
 use chessref_channel::{AUTO_REGISTER_AFTER, NoPins, Transcript, author_of};
 use chessref_core::{Color, Outcome, State};
 
@@ -83,26 +83,11 @@ pub fn answer(transcript: &Transcript, frozen: &Frozen, now: u64) -> Option<Answ
         {
             return Some(Answer::Channel(report.settlement));
         }
-        // The latest pair the contract takes: the last move acknowledged, fresh, or the
-        // direct reply to the registered move (a late reply, CHANNEL.md 7.3 step 5).
-        for ply in (frozen.ply + 1..=held).rev() {
-            let i = ply as usize - 1;
-            let entry = &transcript.moves[i];
-            let fresh = now <= entry.timestamp.saturating_add(STAMP_TOLERANCE);
-            if !(entry.receipt.is_some() || fresh || ply == frozen.ply + 1) {
-                continue;
-            }
-            let mut pair = transcript.clone();
-            pair.moves.truncate(ply as usize);
-            pair.result = None;
-            pair.resignation = None;
-            let report = pair.verify(&NoPins, now).ok()?;
-            if report.error.is_none() && report.settlement.call == "register" {
-                // An overtake is charged by the registered position.
-                return Some(Answer::Channel(frozen.answering(report.settlement)));
-            }
-        }
-        return None;
+        // The latest pair the contract takes, naming the registered position.
+        return frozen
+            .registration()
+            .overtake(transcript, now)
+            .map(Answer::Channel);
     }
     let decided = State::from_bytes(&frozen.position.state)
         .is_ok_and(|state| Outcome::of(state.status(), state.turn()).is_some());

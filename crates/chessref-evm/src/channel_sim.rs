@@ -38,7 +38,7 @@ use crate::{
     bindings::OwnerWallet,
     chain::{Chain, TxReceipt, TxRequest},
     channel::Registered,
-    clock_word::ClockWord,
+    clock_word::{ClockWord, GRACE_PERIOD},
     ending::{EndReason, EndResult, Ending},
     error::EvmError,
     referee::{Acted, GameSetup, Referee},
@@ -155,8 +155,6 @@ const LONG_RESPONSE_WINDOW: u32 = 1800;
 const BACKDATING_PLIES: u32 = 120;
 /// A knight shuffle from the start position, by ply.
 const SHUFFLE: [&str; 4] = ["g1f3", "g8f6", "f3g1", "f6g8"];
-/// `ChessReferee.GRACE_PERIOD`, seconds.
-const GRACE_PERIOD: u64 = 15;
 
 #[derive(Default)]
 struct Table {

@@ -12,7 +12,6 @@ pub mod bindings;
 mod chain;
 pub mod channel;
 pub mod channel_sim;
-pub mod clock_word;
 pub mod deploy;
 pub mod deployments;
 pub mod driver;
@@ -29,6 +28,10 @@ mod sender;
 pub mod simulate;
 pub mod stalled_node;
 pub mod stats;
+
+/// The clock word, read off-chain: `chessref-channel`'s, where every client (the browser
+/// package too) reads a registered position's window end and reply deadline.
+pub use chessref_channel::clock_word;
 
 pub use chain::{
     CallOutcome, Chain, DEFAULT_GAS_LIMIT, DEPLOY_GAS_LIMIT, PRIVATE_KEYS_ENV, TxReceipt,

@@ -9,7 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import {
-  TypedDataEncoder, recoverAddress, keccak256, toUtf8Bytes, Signature, SigningKey, Wallet, Interface, getAddress,
+  TypedDataEncoder, recoverAddress, keccak256, toUtf8Bytes, Signature, SigningKey, Wallet, Interface, getAddress, concat,
 } from "ethers";
 
 import FIXTURE from "../../../tests/fixtures/channel-examples.json" with { type: "json" };
@@ -445,7 +445,10 @@ test("a long real game (87 plies on session keys, every move with its receipt) v
   assert.match(r2.error, /^ply 70: the receipt of this move is not signed on behalf of white: signed by /);
 });
 
-test("the page's player refuses a rotated-out key's resignation once the later delegation is held (issue 27, finding 3)", () => {
+/** Two pages' players (white and black, session keys under their wallets' delegations
+ * from ply 1) of game 1 on chain 31337, with `carry(from, frames, now)`: frames from one
+ * page to the other and every answer back, the way the relay carries them. */
+function pagePlayers() {
   const T0 = 1_800_000_000;
   const secret = (label) => keccak256(toUtf8Bytes(label));
   const wallets = [secret("white wallet"), secret("black wallet")];
@@ -464,7 +467,6 @@ test("the page's player refuses a rotated-out key's resignation once the later d
   };
   const players = [0, 1].map((side) =>
     new w.ChannelPlayer(game, chessDomain, game[sides[side]], sessions[side], delegation(side, sessions[side], 1)));
-  /** Carries `frames` from `from` to the other player and every answer back. */
   const carry = (from, frames, now) => {
     const pending = [[1 - from, frames]];
     while (pending.length) {
@@ -475,6 +477,11 @@ test("the page's player refuses a rotated-out key's resignation once the later d
       }
     }
   };
+  return { T0, secret, wallets, sessions, chessDomain, game, delegation, players, carry };
+}
+
+test("the page's player refuses a rotated-out key's resignation once the later delegation is held (issue 27, finding 3)", () => {
+  const { T0, secret, wallets, sessions, chessDomain, delegation, players, carry } = pagePlayers();
   ["e4", "e5", "Nf3", "Nc6"].forEach((san, i) => carry(i % 2, players[i % 2].play(san, T0 + i), T0 + i));
   const now = T0 + 5;
   // Black's wallet delegates a second key from ply 5 and never revokes the first.
@@ -492,4 +499,109 @@ test("the page's player refuses a rotated-out key's resignation once the later d
   throwsKind(() => players[0].receive(frame(second, 1), now), "refused", /outside the delegation's range 5\.\.=/);
   assert.equal(players[0].receive(frame(wallets[1], -1), now).received.kind, "ended");
   assert.equal(players[0].view().ended, "resignation");
+});
+
+test("a page answers a frozen registration: its pair read from the calldata, a later pair overtakes it, the direct reply counts from the showing (issue 27)", () => {
+  const { T0, players, carry } = pagePlayers();
+  const [white, black] = players;
+  ["e4", "e5", "Nf3", "Nc6"].forEach((san, i) => carry(i % 2, players[i % 2].play(san, T0 + 1 + i), T0 + 1 + i));
+  const t = white.transcript();
+  /** The ethers form of a transcript entry's authorisation by `side`'s session key. */
+  const authOf = (entry, side) => {
+    const d = t.delegations.find((x) => x.player === side);
+    assert.ok(entry.delegation >= 0 && d, `${side} signed with its session key`);
+    const { gameId, sessionKey, firstPly, lastPly, expires } = d;
+    return { signature: entry.signature, delegation: { gameId, sessionKey, firstPly, lastPly, expires }, delegationSignature: d.signature };
+  };
+  const ZERO = "0x" + "00".repeat(32);
+  const none = {
+    receipt: { gameId: 0, ply: 0, position: ZERO, seenAt: 0 },
+    auth: { signature: "0x", delegation: { gameId: 0, sessionKey: "0x" + "00".repeat(20), firstPly: 0, lastPly: 0, expires: 0 }, delegationSignature: "0x" },
+  };
+  /** A registered position as its PositionRegistered names it: inner, and a clock word
+   * registering `ply` until T0 + 700 with the side to move's reply deadline T0 + 400. */
+  const registered = (m) => ({
+    inner: keccak256(concat([m.state, m.history])),
+    clock: BigInt(T0 + 700) | (BigInt(m.ply) << 136n) | (BigInt(T0 + 400) << 208n),
+  });
+
+  // Black registers the stale pair of plies 1 and 2: the calldata its page sends.
+  const cut = structuredClone(t);
+  cut.moves = cut.moves.slice(0, 2);
+  const stale = w.channelVerifyTranscript(cut, T0 + 10).settlement;
+  assert.equal(stale.call, "register");
+  const pair = w.channelRegistrationPair(stale.calldata);
+  const call = CHANNEL.parseTransaction({ data: stale.calldata });
+  for (const [i, name] of ["previous", "last"].entries()) {
+    const { move, auth } = pair[i];
+    // The same move as ethers reads it from the calldata, and as the transcript holds it.
+    assert.equal(hashOf("Move", valueOf("Move", move)), hashOf("Move", call.args[name].toObject()), name);
+    assert.equal(hashOf("Move", valueOf("Move", move)), hashOf("Move", valueOf("Move", t.moves[i])), name);
+    const abi = call.args[`${name}Auth`];
+    assert.equal(auth.signature, abi.signature);
+    assert.deepEqual(
+      [auth.delegation.gameId, auth.delegation.sessionKey, auth.delegation.firstPly, auth.delegation.lastPly, auth.delegation.expires, auth.delegation.signature],
+      [String(abi.delegation.gameId), abi.delegation.sessionKey, Number(abi.delegation.firstPly), Number(abi.delegation.lastPly), Number(abi.delegation.expires), abi.delegationSignature],
+    );
+  }
+  assert.equal(w.channelRegistrationPair("0x12345678"), null, "not a register call");
+  throwsKind(() => w.channelRegistrationPair("0xzz"), "bad_message", /calldata: not 0x hex/);
+  const at2 = registered(t.moves[1]);
+  const expectedRegistration = { ply: 2, windowEnd: T0 + 700, replyDeadline: T0 + 400 };
+  assert.deepEqual(w.channelRegistration(at2.clock), expectedRegistration);
+  assert.deepEqual(w.channelRegistration("0x" + at2.clock.toString(16)), expectedRegistration);
+  assert.deepEqual(w.channelRegistration(at2.clock.toString()), expectedRegistration);
+  throwsKind(() => w.channelRegistration("0xnot"), "bad_message", /is not a uint256/);
+  // Shown by the registration's block, or earlier by an announcement or a showing while frozen.
+  assert.equal(w.channelFirstShown(T0 + 12, 0, 0), T0 + 12);
+  assert.equal(w.channelFirstShown(T0 + 12, T0 + 9, 0), T0 + 9);
+  assert.equal(w.channelFirstShown(T0 + 12, 0, BigInt(T0 + 11)), T0 + 11);
+  // White's page takes the pair in (it holds both), then overtakes with the later pair it
+  // holds: byte for byte what ethers encodes from the transcript, naming the registration.
+  for (const { move, auth } of pair) assert.equal(white.receiveShown(move, auth, T0 + 12, T0 + 13).kind, "known");
+  const overtake = white.registerAnswering(at2.inner, at2.clock, T0 + 13);
+  const [nf3, nc6] = t.moves.slice(2);
+  assert.deepEqual([overtake.call, overtake.ends], ["register", null]);
+  assert.equal(overtake.calldata, CHANNEL.encodeFunctionData("register", [
+    valueOf("Move", nf3), authOf(nf3, "white"), valueOf("Move", nc6), authOf(nc6, "black"),
+    valueOf("Receipt", w.channelReceipt(nc6, nc6.receipt.seenAt)), authOf(nc6.receipt, "white"), [at2.inner, at2.clock],
+  ]));
+  // Registered at ply 4, nothing later is held.
+  const at4 = registered(nc6);
+  assert.equal(white.registerAnswering(at4.inner, at4.clock, T0 + 13), null);
+  assert.equal(white.registerAnswering(at4.inner, "0x" + at4.clock.toString(16), T0 + 13), null);
+  throwsKind(() => white.registerAnswering("0x12", at4.clock, T0 + 13), "bad_message", /frozenInner/);
+
+  // White is to move in the registered position: its move is the direct reply, long after
+  // any stamp, charged from its receipt of Nc6 (T0 + 4) and counted by the deadline.
+  white.play("Bc4", T0 + 100);
+  const bc4 = white.transcript().moves[4];
+  assert.equal(bc4.timestamp, nc6.timestamp + (T0 + 100 - nc6.receipt.seenAt));
+  const direct = white.registerAnswering(at4.inner, at4.clock, T0 + 300);
+  assert.match(direct.why, new RegExp(`direct reply to the registration of ply 4: .* by unix time ${T0 + 400}$`));
+  assert.equal(direct.calldata, CHANNEL.encodeFunctionData("register", [
+    valueOf("Move", nc6), authOf(nc6, "black"), valueOf("Move", bc4), authOf(bc4, "white"), none.receipt, none.auth, [at4.inner, at4.clock],
+  ]));
+
+  // Black's page never got Bc4 from the relay: it reads it from the chain, which showed it
+  // at T0 + 320, held from then; black thinks 10 s and signs exactly 10 s.
+  const reply = w.channelRegistrationPair(direct.calldata);
+  assert.equal(black.receiveShown(reply[0].move, reply[0].auth, T0 + 320, T0 + 321).kind, "known");
+  const shown = black.receiveShown(reply[1].move, reply[1].auth, T0 + 320, T0 + 321);
+  assert.deepEqual([shown.kind, shown.ply, shown.by, shown.san], ["move", 5, "white", "Bc4"]);
+  const view = black.view();
+  assert.deepEqual([view.ply, view.toMove, view.clockFrom], [5, true, T0 + 320]);
+  black.play("Nf6", T0 + 330);
+  const nf6 = black.transcript().moves[5];
+  assert.equal(nf6.timestamp, bc4.timestamp + 10);
+  const at5 = registered(bc4);
+  const blacks = black.registerAnswering(at5.inner, at5.clock, T0 + 331);
+  assert.equal(blacks.calldata, CHANNEL.encodeFunctionData("register", [
+    valueOf("Move", bc4), authOf(bc4, "white"), valueOf("Move", nf6), authOf(nf6, "black"), none.receipt, none.auth, [at5.inner, at5.clock],
+  ]));
+  // A move the transcript contradicts is refused and changes nothing; a bad auth is named.
+  const forged = { ...reply[1].move, timestamp: reply[1].move.timestamp + 1 };
+  throwsKind(() => white.receiveShown(forged, reply[1].auth, T0 + 320, T0 + 321), "refused");
+  assert.equal(white.view().ply, 5);
+  throwsKind(() => black.receiveShown(reply[1].move, { signature: 7 }, T0 + 320, T0 + 321), "bad_message", /^auth: /);
 });

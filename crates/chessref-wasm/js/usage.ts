@@ -9,6 +9,8 @@ import init, {
   type ChannelMove, type ChannelTypedData, type TranscriptReport, type ChannelDelegation, type ChannelReceipt,
   type ChannelResignation, type ChannelDrawOffer, type ChannelResult, type ChannelTranscript, type ChannelPins,
   type ChannelMessageType, ChannelPlayer,
+  channelRegistrationPair, channelRegistration, channelFirstShown, type ChannelSignedMove, type ChannelAuth,
+  type ChannelRegistration, type ChannelSettlement,
 } from "../pkg/web/chessref_wasm.js";
 
 /** A page's side of an off-chain game (protocol v2): build, stamp, sign and check moves
@@ -82,4 +84,19 @@ export async function usage(stateHex: string): Promise<string> {
 export function autoRegisterUsage(player: ChannelPlayer, sentAt: number): number | undefined {
   const at: number | undefined = player.autoRegisterAt(sentAt);
   return at ?? player.autoRegisterAt(BigInt(sentAt));
+}
+
+/** A page answering a frozen registration (issue 27): the registration transaction's pair
+ * taken in from its showing, then the register that answers it, if the player holds one. */
+export function frozenUsage(player: ChannelPlayer, calldata: string, inner: string, clock: bigint, at: number, now: number): string | null {
+  const pair: [ChannelSignedMove, ChannelSignedMove] | null = channelRegistrationPair(calldata);
+  const registration: ChannelRegistration = channelRegistration(clock);
+  for (const { move, auth } of pair ?? []) {
+    const signed: ChannelAuth = auth;
+    const shownAt: number = channelFirstShown(at, 0, BigInt(0));
+    const kind: string = player.receiveShown(move, signed, shownAt, now).kind;
+    if (kind === "move" && registration.windowEnd < now) return null;
+  }
+  const answer: ChannelSettlement | null = player.registerAnswering(inner, clock, now);
+  return answer === null ? null : `${answer.call}:${answer.calldata}:${registration.replyDeadline}`;
 }

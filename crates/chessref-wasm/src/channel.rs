@@ -315,7 +315,7 @@ pub(crate) fn unix_time(value: &JsValue, what: &str) -> Result<u64, Failure> {
     }
 }
 
-fn move_json(m: &Move) -> Value {
+pub(crate) fn move_json(m: &Move) -> Value {
     json!({
         "gameId": m.gameId.to_string(),
         "ply": m.ply,
@@ -330,7 +330,7 @@ fn move_json(m: &Move) -> Value {
 }
 
 /// A move message in its JSON form (extra members, such as a signature, ignored).
-fn move_of(value: Value, what: &str) -> Result<Move, Failure> {
+pub(crate) fn move_of(value: Value, what: &str) -> Result<Move, Failure> {
     let entry: MoveEntry = parse(value, what)?;
     if entry.mv > 0xff_ffff {
         return Err(bad(

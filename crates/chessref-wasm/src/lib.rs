@@ -16,6 +16,7 @@
 
 pub mod channel;
 pub mod player;
+pub mod registration;
 pub mod verdict;
 
 use chessref_core::{

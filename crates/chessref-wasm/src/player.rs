@@ -11,14 +11,19 @@
 use std::fmt;
 
 use alloy_primitives::{Address, B256, Bytes};
+use chessref_channel::messages::FrozenPosition;
+use chessref_channel::registration::Registration;
 use chessref_channel::seat::{ChannelSeat, ChannelSeatError, Received, SessionKey};
 use chessref_channel::transcript::DelegationEntry;
-use chessref_channel::{ChannelDomain, ChannelGame, Frame, SignedDelegation, Transcript};
+use chessref_channel::{
+    Auth, ChannelDomain, ChannelGame, Frame, Move, Refusal, SignedDelegation, Transcript,
+};
 use chessref_core::State;
 use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
 
 use crate::channel::{Failure, bad, from_js, key, parse, to_js, unix_time};
+use crate::registration::{frozen_of, signed_move_of, uint256_text};
 
 /// A session key held by the page: signs digests as the protocol wants them (RFC 6979,
 /// low s, v 27 or 28).
@@ -58,6 +63,17 @@ fn seat_failure(e: ChannelSeatError) -> Failure {
         _ => "bad_message",
     };
     Failure::new(kind, e.to_string())
+}
+
+/// A message the mirror refuses, as JS sees it: `refused`, with its `reason` (and `code`
+/// for a move that is not a valid successor).
+fn refused(r: Refusal) -> Failure {
+    Failure {
+        kind: "refused",
+        message: r.to_string(),
+        code: r.code().map(|c| (c, r.kind())),
+        rule_code: None,
+    }
 }
 
 fn frames_json(frames: &[Frame]) -> Result<Value, Failure> {
@@ -127,12 +143,7 @@ impl ChannelPlayer {
     /// valid successor).
     pub fn take(&mut self, frame: Value, now: u64) -> Result<Value, Failure> {
         let frame: Frame = parse(frame, "frame")?;
-        let received = self.seat.receive(frame, now).map_err(|r| Failure {
-            kind: "refused",
-            message: r.to_string(),
-            code: r.code().map(|c| (c, r.kind())),
-            rule_code: None,
-        })?;
+        let received = self.seat.receive(frame, now).map_err(refused)?;
         let send = self.seat.answer(&received, now).map_err(seat_failure)?;
         Ok(json!({"received": received_json(&received), "send": frames_json(&send)?}))
     }
@@ -143,6 +154,34 @@ impl ChannelPlayer {
         let mut frames = self.seat.play(text, now).map_err(seat_failure)?;
         frames.extend(self.seat.agree_to_the_board(now).map_err(seat_failure)?);
         frames_json(&frames)
+    }
+
+    /// Takes in the signed move `mv` (authorised by `auth`) that the chain first showed at
+    /// `shown_at`, at `now` ([`ChannelSeat::receive_shown`]): what it was. Nothing is sent
+    /// in answer: while a registration is frozen, play goes on by registrations.
+    pub fn take_shown(
+        &mut self,
+        mv: &Move,
+        auth: &Auth,
+        shown_at: u64,
+        now: u64,
+    ) -> Result<Value, Failure> {
+        let received = self
+            .seat
+            .receive_shown(mv, auth, shown_at, now)
+            .map_err(refused)?;
+        Ok(received_json(&received))
+    }
+
+    /// The `register` that answers the registration of `frozen` from the transcript held,
+    /// at chain time `now` ([`Registration::overtake`]): a later pair held overtakes it,
+    /// the player's reply to it among them (the direct reply). `null` when nothing later
+    /// than the registered ply is held.
+    pub fn answering(&self, frozen: FrozenPosition, now: u64) -> Result<Value, Failure> {
+        match Registration::new(frozen).overtake(self.seat.transcript(), now) {
+            None => Ok(Value::Null),
+            Some(s) => serde_json::to_value(&s).map_err(|e| bad("settlement", e)),
+        }
     }
 
     /// When the page must register the player's own latest move itself, sent at
@@ -320,6 +359,52 @@ impl ChannelPlayer {
         Ok(self.auto_register_at(sent_at).map(|t| t as f64))
     }
 
+    /// Takes in a signed move of the game that the chain showed (a registration's pair, from
+    /// `channelRegistrationPair`), first shown at `shownAt` (`channelFirstShown`), at `now`
+    /// (unix seconds): `{kind, ...}` as `receive` says it (`known` for a move held). It is
+    /// checked by the mirror as a relayed move is, but whatever its stamp's lag (the chain
+    /// took it), and the player holds the opponent's move from its showing: its reply is
+    /// stamped from then and its clock runs from then (`view().clockFrom`). Throws `refused`
+    /// for a move that contradicts the transcript or does not verify (nothing changed), or
+    /// `bad_message`.
+    #[wasm_bindgen(js_name = receiveShown, unchecked_return_type = "{ kind: string; ply?: number; by?: string; san?: string; uci?: string }")]
+    pub fn receive_shown(
+        &mut self,
+        #[wasm_bindgen(js_name = move, unchecked_param_type = "ChannelMove")] mv: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ChannelAuth")] auth: JsValue,
+        #[wasm_bindgen(js_name = shownAt, unchecked_param_type = "number | bigint")]
+        shown_at: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "number | bigint")] now: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let shown_at = unix_time(&shown_at, "shownAt")?;
+        let now = unix_time(&now, "now")?;
+        let (mv, auth) = signed_move_of(&mv, &auth)?;
+        to_js(self.take_shown(&mv, &auth, shown_at, now))
+    }
+
+    /// The `ChessChannel.register` call that answers the frozen registration of the
+    /// position `{frozenInner, frozenClock}` (its `PositionRegistered`: `keccak256(state ‖
+    /// history)` and its clock word, a BigInt or a decimal or 0x hex string) from the
+    /// transcript held, at chain time `now`: `{call, why, ends, calldata}` like a verify
+    /// report's settlement, naming the registered position, or `null` when nothing later
+    /// than the registered ply is held. The latest pair the contract takes: acknowledged,
+    /// fresh, or the player's direct reply to the registered move, which counts by the
+    /// registration's reply deadline by the wall clock (docs/CHANNEL.md 7.3). Throws
+    /// `bad_message` for a position that does not parse.
+    #[wasm_bindgen(js_name = registerAnswering, unchecked_return_type = "ChannelSettlement | null")]
+    pub fn register_answering(
+        &self,
+        #[wasm_bindgen(js_name = frozenInner)] frozen_inner: &str,
+        #[wasm_bindgen(js_name = frozenClock, unchecked_param_type = "bigint | string")]
+        frozen_clock: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "number | bigint")] now: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let now = unix_time(&now, "now")?;
+        let clock = uint256_text(&frozen_clock, "frozenClock")?;
+        let frozen = frozen_of(frozen_inner, &clock)?;
+        to_js(self.answering(frozen, now))
+    }
+
     /// The game as the page draws it: `{colour, ply, fen, state, turn, status, check,
     /// toMove, lastMove, whiteTime, blackTime, stamp, clockFrom (the time the side to
     /// move's clock runs from: the player's own receipt of the latest move when it is to
@@ -471,6 +556,163 @@ mod tests {
         assert_eq!(players[1].auto_register_at(T0), None, "nothing of black's");
         carry(&mut players, 0, frames, T0);
         assert_eq!(players[0].auto_register_at(T0), None, "acknowledged");
+    }
+
+    /// e4 e5 Nf3 Nc6 between the two seats at T0 + ply, every move acknowledged.
+    fn four_plies() -> [ChannelPlayer; 2] {
+        let mut players = players();
+        for (i, san) in ["e4", "e5", "Nf3", "Nc6"].iter().enumerate() {
+            let at = T0 + 1 + i as u64;
+            let frames = players[i % 2].make_move(san, at).expect("legal");
+            carry(&mut players, i % 2, frames, at);
+        }
+        players
+    }
+
+    /// A registered position's clock word: ply `ply`, window end `window_end`, reply
+    /// deadline `deadline` (the other fields play no part here).
+    fn clock(ply: u32, window_end: u64, deadline: u64) -> alloy_primitives::U256 {
+        use alloy_primitives::U256;
+        U256::from(window_end) | U256::from(ply) << 136usize | U256::from(deadline) << 208usize
+    }
+
+    /// The signed move of ply `ply` that `player` holds.
+    fn signed(player: &ChannelPlayer, ply: u32) -> (Move, Auth) {
+        let t = player.seat.transcript();
+        let i = ply as usize - 1;
+        (t.message(i), t.move_auth(i).expect("an authorisation"))
+    }
+
+    #[test]
+    fn test_a_page_overtakes_a_stale_registration_with_the_pair_it_holds() {
+        use alloy_sol_types::SolCall;
+        use chessref_channel::messages::IChessChannel;
+        use chessref_channel::settlement;
+        let players = four_plies();
+        let frozen = FrozenPosition {
+            inner: B256::repeat_byte(0x42),
+            clock: clock(2, T0 + 700, T0 + 400),
+        };
+        let answer = players[0]
+            .answering(frozen.clone(), T0 + 100)
+            .expect("valid");
+        assert_eq!(answer["call"], "register");
+        // What the Rust side builds from the same signed moves: the pair of plies 3 and 4
+        // with white's receipt of Nc6, naming the registered position.
+        let (nf3, nc6) = (signed(&players[0], 3), signed(&players[0], 4));
+        let seen_at = players[0].seat.transcript().moves[3]
+            .receipt
+            .as_ref()
+            .expect("acknowledged")
+            .seen_at;
+        let call = IChessChannel::registerCall::abi_decode(
+            &answer["calldata"]
+                .as_str()
+                .expect("hex")
+                .parse::<Bytes>()
+                .expect("bytes"),
+        )
+        .expect("a register call");
+        let expected = settlement::register(
+            (&nf3.0, &nf3.1),
+            (&nc6.0, &nc6.1),
+            Some((
+                &chessref_channel::transcript::receipt_of(&nc6.0, seen_at),
+                &Auth::from(&call.receiptAuth),
+            )),
+            None,
+            String::new(),
+        )
+        .answering(frozen.clone());
+        assert_eq!(answer["calldata"], json!(expected.calldata));
+        assert_eq!(call.frozen, frozen);
+        // The receipt's signature is white's session key's, under white's delegation.
+        let digest = chessref_channel::messages::Message::digest(&call.receipt, &domain_of());
+        let signer =
+            chessref_channel::auth::recover(digest, &call.receiptAuth.signature).expect("recovers");
+        assert_eq!(signer, address(SESSIONS[0]));
+        // Registered at ply 4: nothing later is held.
+        let latest = FrozenPosition {
+            inner: B256::repeat_byte(0x42),
+            clock: clock(4, T0 + 700, T0 + 400),
+        };
+        assert_eq!(
+            players[0].answering(latest, T0 + 100).expect("valid"),
+            Value::Null
+        );
+    }
+
+    #[test]
+    fn test_a_move_shown_on_chain_is_answered_by_the_direct_reply_charged_from_its_showing() {
+        use alloy_sol_types::SolCall;
+        use chessref_channel::messages::IChessChannel;
+        let mut players = four_plies();
+        // White's Bc4 never reaches black through the relay; white registers it, and the
+        // chain shows it at T0 + 50. Black's page reads it at T0 + 52.
+        players[0].make_move("Bc4", T0 + 20).expect("legal");
+        let (bc4, auth) = signed(&players[0], 5);
+        let received = players[1]
+            .take_shown(&bc4, &auth, T0 + 50, T0 + 52)
+            .expect("a valid successor");
+        assert_eq!(received["kind"], "move");
+        assert_eq!(
+            (received["ply"].clone(), received["san"].clone()),
+            (json!(5), json!("Bc4"))
+        );
+        assert_eq!(
+            players[1]
+                .take_shown(&bc4, &auth, T0 + 50, T0 + 53)
+                .expect("valid")["kind"],
+            "known"
+        );
+        let view = players[1].view();
+        assert_eq!(
+            (view["toMove"].clone(), view["clockFrom"].clone()),
+            (json!(true), json!(T0 + 50))
+        );
+        // Black thinks 10 s after the showing: it signs exactly 10 s.
+        players[1].make_move("Nf6", T0 + 60).expect("legal");
+        let (nf6, _) = signed(&players[1], 6);
+        assert_eq!(nf6.timestamp, bc4.timestamp + 10);
+        let frozen = FrozenPosition {
+            inner: B256::repeat_byte(0x55),
+            clock: clock(5, T0 + 650, T0 + 340),
+        };
+        // Long after Bc4's stamp, as the direct reply it needs no freshness.
+        let answer = players[1]
+            .answering(frozen.clone(), T0 + 200)
+            .expect("valid");
+        let bytes: Bytes = answer["calldata"]
+            .as_str()
+            .expect("hex")
+            .parse()
+            .expect("bytes");
+        let call = IChessChannel::registerCall::abi_decode(&bytes).expect("a register call");
+        assert_eq!((call.previous, call.last), (bc4, nf6));
+        assert_eq!(call.receipt.position, B256::ZERO, "no receipt");
+        assert_eq!(call.frozen, frozen);
+        assert!(
+            answer["why"]
+                .as_str()
+                .is_some_and(|why| why.contains(&format!("direct reply to the registration of ply 5: charged by the wall clock from when the chain shows it, which must be by unix time {}", T0 + 340))),
+            "{answer}"
+        );
+        // A move the transcript contradicts is refused and changes nothing.
+        let (nc6, nc6_auth) = signed(&players[0], 4);
+        let mut other = nc6.clone();
+        other.timestamp += 1;
+        let refused = players[0]
+            .take_shown(&other, &nc6_auth, T0 + 50, T0 + 52)
+            .expect_err("not the move held");
+        assert_eq!(refused.kind, "refused", "{refused:?}");
+        assert_eq!(players[0].view()["ply"], 5);
+    }
+
+    fn domain_of() -> ChannelDomain {
+        ChannelDomain {
+            chain_id: 31337,
+            verifying_contract: Address::repeat_byte(7),
+        }
     }
 
     #[test]

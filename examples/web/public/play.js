@@ -12,10 +12,21 @@
 // CHANNEL.md 9), through the wallet with a 2 gwei tip, without a click: without the
 // opponent's receipt the chain takes the move only within 60 s of its stamp.
 //
+// A registration (the opponent's, or anyone's) freezes the game for its response window
+// (CHANNEL.md 7.3). The page reads the registration's transaction, takes its signed pair
+// in, held from when the chain first showed each move (ChannelPlayer.receiveShown), and
+// answers at once with the same 2 gwei tip: a later pair it holds overtakes the
+// registration, and when the player is to move in the registered position the board stays
+// playable and the move is registered as the direct reply, which the chain charges by the
+// wall clock up to the registration's reply deadline (ChannelPlayer.registerAnswering).
+//
 // Query parameters: server (the chessref server, default this page's origin),
 // patience (seconds of an opponent's silence before the page offers to register, 60),
 // devwallet (N: anvil's dev account N as the wallet, where `npm run play` serves it).
-import init, { Chess, ChannelPlayer, channelAddressOf, channelTypedData, channelVerifyTranscript, encodeMove, packedToUci, repetitionWitness } from "/pkg/chessref_wasm.js";
+import init, {
+  Chess, ChannelPlayer, channelAddressOf, channelFirstShown, channelPosition, channelRegistration, channelRegistrationPair,
+  channelTypedData, channelVerifyTranscript, encodeMove, packedToUci, repetitionWitness,
+} from "/pkg/chessref_wasm.js";
 import { ethers } from "/vendor/ethers/ethers.min.js";
 import { Chessboard, COLOR, INPUT_EVENT_TYPE } from "/vendor/cm-chessboard/src/Chessboard.js";
 import { Markers, MARKER_TYPE } from "/vendor/cm-chessboard/src/extensions/markers/Markers.js";
@@ -40,10 +51,13 @@ const KEY_PLIES = 600;
 
 const $ = (id) => document.getElementById(id);
 const now = () => Math.floor(Date.now() / 1000);
+/** A unix time as the player's clock shows it. */
+const clockTime = (t) => new Date(t * 1000).toLocaleTimeString();
 const short = (a) => (a ? `${a.slice(0, 6)}…${a.slice(-4)}` : "");
 
 const app = {
   abi: null,
+  channelAbi: null, // ChessChannel's views and errors
   net: null, // { chainId, referee } from the server
   wallets: new Map(), // EIP-6963 uuid -> { info, provider }
   browser: null, // ethers.BrowserProvider over the chosen wallet
@@ -54,22 +68,26 @@ const app = {
   timings: { sent: {}, seen: {} }, // ply -> when this page sent or drew it (ms since 1970)
 };
 
-/** The referee's custom error in a revert, by name, if it is one. */
+/** The referee's or the channel's custom error in a revert, by name, if it is one. */
 function revertName(e) {
   const data = e?.data ?? e?.info?.error?.data ?? e?.error?.data;
   if (!app.abi || typeof data !== "string") return null;
-  try {
-    const parsed = new ethers.Interface(app.abi).parseError(data);
-    return parsed ? `${parsed.name}(${parsed.args.join(", ")})` : `revert data ${data}`;
-  } catch {
-    return `revert data ${data}`;
+  for (const abi of [app.abi, app.channelAbi]) {
+    try {
+      const parsed = abi && new ethers.Interface(abi).parseError(data);
+      if (parsed) return `${parsed.name}(${parsed.args.join(", ")})`;
+    } catch {
+      // not one of this contract's errors
+    }
   }
+  return `revert data ${data}`;
 }
 
-function showError(e) {
+/** Shows `e` (nothing: clears); `what` says what failed. */
+function showError(e, what = "") {
   const named = e && revertName(e);
   const text = e ? (named ? `the contract refuses: ${named}` : String(e.shortMessage || e.reason || e.message || e)) : "";
-  $("error").textContent = text;
+  $("error").textContent = what && text ? `${what}: ${text}` : text;
   if (e) console.warn(e);
 }
 
@@ -325,6 +343,9 @@ class Game {
     this.autoTried = null; // the ply whose automatic registration was tried (once)
     this.autoRegistered = null; // the ply the page registered by itself
     this.registering = false; // a registration is on its way
+    this.registration = null; // the frozen registration, while its window runs
+    this.taken = null; // the registration transaction whose pair the player took in
+    this.answered = null; // "tx:ply": the registration answered with the pair of that ply
     this.closed = false;
     this.timer = setInterval(() => this.tick(), 250);
     this.chainTimer = null;
@@ -362,13 +383,19 @@ class Game {
       this.chainTimer = setInterval(() => this.followChain().catch(showError), 1000);
       await this.followChain();
     }
-    if (!this.onChain) this.connect();
+    if (!this.onChain || this.resumable()) this.connect();
+  }
+
+  /** A registration is frozen and this browser holds the player's session key (a reload
+   * in the window): the relay's welcome gives the seat back, which answers it. */
+  resumable() {
+    return Boolean(this.registration && app.account && localStorage.getItem(storageKey(this.id, "key")));
   }
 
   // -------------------------------------------------------------- relay
 
   connect() {
-    if (this.closed || this.onChain) return;
+    if (this.closed || (this.onChain && !this.resumable())) return;
     const url = `${SERVER.replace(/^http/, "ws")}/v1/games/${this.id}/channel`;
     const socket = new WebSocket(url);
     this.socket = socket;
@@ -460,6 +487,12 @@ class Game {
   synced() {
     this.syncing = null;
     document.body.dataset.synced = "true";
+    if (this.onChain) {
+      // Back for the seat only: play goes on by registrations now.
+      this.socket?.close();
+      this.socket = null;
+      return;
+    }
     if (this.player) this.send(this.player.resync(this.relayed, now()));
   }
 
@@ -550,10 +583,23 @@ class Game {
         played: moves.filter((m) => order(m, registrations.at(-1)) > 0).map((m) => m.args.state),
         windowEnd: Number(channel.windowEnd),
       };
+      // Frozen until its window end, by the chain's clock (a quiet chain mines no block).
+      const chainNow = Math.max(block.timestamp, now());
+      const registered = registrations.at(-1);
+      if (Number(info.phase) === 2 && Number(channel.windowEnd) > chainNow && registered) await this.frozenRegistration(registered);
+      else this.registration = null;
       if (Number(info.phase) === 2) {
         const decoded = await r.decodeClock(this.onChain.clock);
         this.onChain.offers = { white: decoded.whiteOffersDraw, black: decoded.blackOffersDraw };
-        const [whiteLeft, blackLeft, whiteToMove, deadline] = await r.clocks(this.id, this.onChain.state, this.onChain.history, this.onChain.clock);
+        let clocks;
+        try {
+          clocks = await r.clocks(this.id, this.onChain.state, this.onChain.history, this.onChain.clock);
+        } catch (e) {
+          // A registration or a move landed since the events were read: read again next second.
+          if (revertName(e)?.startsWith("StalePosition")) return;
+          throw e;
+        }
+        const [whiteLeft, blackLeft, whiteToMove, deadline] = clocks;
         Object.assign(this.onChain, { whiteLeft: Number(whiteLeft), blackLeft: Number(blackLeft), whiteToMove, deadline: Number(deadline), at: now() });
       }
     }
@@ -563,6 +609,118 @@ class Game {
       this.credit = credit;
     }
     this.render();
+  }
+
+  /** The frozen registration `event` (a PositionRegistered): what its clock word says,
+   * its signed pair taken in once (held from when the chain first showed each move), and
+   * the answer sent if the player holds a later pair. */
+  async frozenRegistration(event) {
+    if (this.registration?.tx !== event.transactionHash) {
+      const { state, history, clock } = event.args;
+      const tx = await event.getTransaction();
+      this.registration = {
+        ...channelRegistration(clock),
+        clock,
+        inner: ethers.keccak256(ethers.concat([state, history])),
+        tx: event.transactionHash,
+        by: tx.from,
+        block: event.blockNumber,
+        data: tx.data,
+      };
+    }
+    if (!this.player) return;
+    if (this.taken !== event.transactionHash) {
+      this.taken = event.transactionHash;
+      try {
+        await this.takeShown(this.registration);
+      } catch (e) {
+        this.taken = null; // read again next second
+        throw e;
+      }
+    }
+    // Not awaited: it follows the chain again once its transaction is in.
+    this.answerRegistration().catch((e) => showError(e, "answering the registration"));
+  }
+
+  /** Takes the registration's signed pair into the player, each move held from its first
+   * showing: the registration's block, or its announcement or showing while frozen. */
+  async takeShown(registration) {
+    const pair = channelRegistrationPair(registration.data);
+    if (!pair) return; // registerStart, or a call through a contract wallet
+    const block = await app.browser.getBlock(registration.block);
+    const channel = new ethers.Contract(this.domain.verifyingContract, app.channelAbi, app.browser);
+    for (const { move, auth } of pair) {
+      const hash = channelPosition(move);
+      const [announced, whileFrozen] = await Promise.all([channel.announcedAt(hash), channel.shownWhileFrozenAt(hash)]);
+      try {
+        const received = this.player.receiveShown(move, auth, channelFirstShown(block.timestamp, announced, whileFrozen), now());
+        if (received.kind === "move") this.heard = Date.now();
+      } catch (e) {
+        notice(`the registered move of ply ${move.ply} does not verify here and is ignored: ${e.message}`);
+      }
+    }
+    this.save();
+  }
+
+  /** The player to move in the registered position, before its reply is made: `{moveBy,
+   * deadline, windowEnd}`, when its signed time runs out, the chain's deadline for its
+   * reply (its signed time plus the grace, from when it held the registered move), and the
+   * window's end; else null. */
+  replyDue(view) {
+    const r = this.registration;
+    if (!r?.replyDeadline || !view || !this.colour || view.ply !== r.ply || !view.toMove || view.ended || view.decided) return null;
+    const signed = this.colour === "white" ? view.whiteTime : view.blackTime;
+    // The first move (registerStart) signs no time: only the chain's deadline bounds it.
+    const moveBy = r.ply === 0 ? r.replyDeadline : Math.min(view.clockFrom + signed, r.replyDeadline);
+    return { moveBy, deadline: r.replyDeadline, windowEnd: r.windowEnd };
+  }
+
+  /** The player's move while a registration is frozen: signed by the session key and
+   * registered as the direct reply (the relay is not used: play goes on by registrations). */
+  directReply(uci) {
+    if (!uci) return this.render();
+    try {
+      this.player.play(uci, now());
+      this.save();
+      this.sentAt = now();
+    } catch (e) {
+      $("verdict").dataset.legal = "false";
+      $("verdict").textContent = e.message;
+      return this.render();
+    }
+    this.render();
+    this.answerRegistration().catch((e) => showError(e, "registering your reply"));
+  }
+
+  /** Sends, once per registration and ply held, the register that answers the frozen
+   * registration (ChannelPlayer.registerAnswering), with the automatic registration's tip:
+   * the player's direct reply, or a later pair that overtakes it. */
+  async answerRegistration() {
+    const r = this.registration;
+    if (!r || !this.player || this.registering || this.closed) return;
+    const held = this.player.view().ply;
+    const key = `${r.tx}:${held}`;
+    if (held <= r.ply || this.answered === key) return;
+    // The chain's time, as a transaction sent now sees it (a quiet chain mines no block).
+    const s = this.player.registerAnswering(r.inner, r.clock, Math.max(now(), now() + (this.chainOffset || 0)));
+    if (!s) return;
+    this.answered = key;
+    const direct = held === r.ply + 1;
+    const what = direct ? `registering your move (ply ${held}) as the reply to the registration of ply ${r.ply}` : `overtaking the registration of ply ${r.ply} with the pair of ply ${held}`;
+    this.registering = true;
+    try {
+      const receipt = await transact(what, app.signer.sendTransaction({ to: this.domain.verifyingContract, data: s.calldata, ...(await this.fees()) }));
+      const referee = app.net.referee.toLowerCase();
+      const took = receipt.logs.some((l) => l.address.toLowerCase() === referee && app.referee.interface.parseLog(l)?.name === "PositionRegistered");
+      notice(took
+        ? `ply ${held} is registered on-chain (tx ${receipt.hash}): frozen for the response window in its turn`
+        : `another registration landed first: the chain recorded when it showed ply ${held} (tx ${receipt.hash}); it is sent again against the new one`);
+    } catch (e) {
+      showError(e, `${what} failed`);
+    } finally {
+      this.registering = false;
+    }
+    await this.followChain();
   }
 
   /** The verify report of the transcript held: which ChessChannel call settles or
@@ -667,6 +825,13 @@ class Game {
    * CHANNEL.md 8), or from the chain's clock. */
   clocks(view) {
     if (this.ended && this.frozen) return this.frozen;
+    const due = this.onChain && this.replyDue(view);
+    if (due) {
+      // The player's clock runs from when it held the registered move, to its deadline.
+      const other = this.colour === "white" ? "black" : "white";
+      const left = Math.max(0, due.moveBy - now());
+      return { [this.colour]: left, [other]: view[`${other}Time`], running: this.colour };
+    }
     if (this.onChain?.at !== undefined) {
       const since = now() - this.onChain.at;
       const white = this.onChain.whiteLeft - (this.onChain.whiteToMove ? since : 0);
@@ -805,21 +970,49 @@ class Game {
     const p = this.onChain;
     const b = (id, show) => ($(id).hidden = !show);
     const chess = Chess.fromStateHex(p.state);
-    drawBoard(chess.fen(), p.lastMove, chess.inCheck(), this.colour);
-    const offchain = view ? view.moves : [];
-    listMoves(offchain.slice(0, p.registrations[0]?.ply ?? offchain.length));
-    document.body.dataset.ply = String(chess.ply());
     const registered = p.registrations.at(-1);
+    // While frozen, the board is what the player holds: the registered position taken in,
+    // and its reply once made.
+    const held = this.registration && view && view.ply >= this.registration.ply ? view : null;
+    if (held) {
+      drawBoard(held.fen, held.lastMove?.uci, held.check, this.colour);
+      listMoves(held.moves);
+      document.body.dataset.ply = String(held.ply);
+    } else {
+      drawBoard(chess.fen(), p.lastMove, chess.inCheck(), this.colour);
+      const offchain = view ? view.moves : [];
+      listMoves(offchain.slice(0, p.registrations[0]?.ply ?? offchain.length));
+      document.body.dataset.ply = String(chess.ply());
+    }
+    const due = this.replyDue(view);
+    if (due) {
+      document.body.dataset.replyBy = String(due.moveBy);
+      document.body.dataset.replyDeadline = String(due.deadline);
+    } else {
+      delete document.body.dataset.replyBy;
+      delete document.body.dataset.replyDeadline;
+    }
     const overtaken = p.registrations.length > 1 ? `; a stale registration was answered: now registered at ply ${registered.ply}` : "";
     const inWindow = p.windowEnd > now() + (this.chainOffset || 0);
     let state;
     if (this.ended) {
       document.body.dataset.phase = "ended";
       state = `ended on-chain: ${RESULTS[this.ended.result]} by ${REASONS[this.ended.reason] || this.ended.reason}`;
+    } else if (inWindow && due) {
+      document.body.dataset.phase = "registered";
+      const by = this.registration.by.toLowerCase();
+      const ply = registered?.ply ?? 0;
+      const who = by === app.account?.toLowerCase()
+        ? (overtaken ? `You answered a stale registration: now registered at ply ${ply}` : `You took the game on-chain at ply ${ply}`)
+        : [this.terms?.white, this.terms?.black].some((a) => a?.toLowerCase() === by)
+          ? `Your opponent took the game on-chain at ply ${ply}`
+          : `${short(this.registration.by)} registered the game on-chain at ply ${ply}${overtaken}`;
+      state = `${who}: your move, by ${clockTime(due.moveBy)} (the chain's deadline for your reply is ${clockTime(due.deadline)}), or you lose on time. It is registered on-chain as your reply; the chain decides after ${clockTime(due.windowEnd)}.`;
     } else if (inWindow) {
       document.body.dataset.phase = "registered";
       const auto = this.autoRegistered !== null && registered?.ply === this.autoRegistered ? `${AUTO_REGISTERED}. ` : "";
-      state = `${auto}registered on-chain at ply ${registered?.ply ?? 0}${overtaken}; anyone holding a later signed pair can overtake it until ${new Date(p.windowEnd * 1000).toLocaleTimeString()}, then play goes on on-chain`;
+      const reply = this.registration?.replyDeadline ? `; ${chess.turn()} must answer by ${clockTime(this.registration.replyDeadline)}` : "";
+      state = `${auto}registered on-chain at ply ${registered?.ply ?? 0}${overtaken}${reply}; anyone holding a later signed pair can overtake it until ${clockTime(p.windowEnd)}, then play goes on on-chain`;
     } else {
       document.body.dataset.phase = "onchain";
       const mine = (chess.turn() === "white") === (this.colour === "white");
@@ -842,6 +1035,7 @@ class Game {
     b("settle", false);
     b("withdraw", Boolean(this.ended) && this.credit > 0n);
     if (running && mine) enableInput(p.state, this.colour, (uci) => this.chainMove(uci).catch(showError));
+    else if (inWindow && due && !this.registering) enableInput(view.state, this.colour, (uci) => this.directReply(uci));
     else board.disableMoveInput();
   }
 }
@@ -944,7 +1138,7 @@ function wire() {
 async function main() {
   try {
     await init();
-    app.abi = await (await fetch("/abi/ChessReferee.json")).json();
+    [app.abi, app.channelAbi] = await Promise.all(["ChessReferee", "ChessChannel"].map(async (name) => (await fetch(`/abi/${name}.json`)).json()));
     const health = await api("/v1/health");
     if (!health.referee) throw new Error(`${SERVER} has not bound a referee yet: is chessref index running?`);
     app.net = { chainId: health.chainId, referee: ethers.getAddress(health.referee) };

@@ -21,8 +21,9 @@ const OUT = fileURLToPath(new URL("../test-output/", import.meta.url));
 const ALICE = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const BOB = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
 const STAKE = ethers.parseEther("1");
-/** anvil's dev keys: Alice's (account 1) and a watchtower's (account 5). */
+/** anvil's dev keys: Alice's (account 1), Bob's (account 2) and a watchtower's (account 5). */
 const ALICE_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
+const BOB_KEY = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdd4e02a";
 const TOWER_KEY = "0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba";
 
 let stack, site, browser, referee;
@@ -543,15 +544,131 @@ test("after a registration the same buttons act on-chain: a move is a transactio
   });
 });
 
+/** The clock word's field of `bits` bits at bit `shift` (REFEREE.md section 3). */
+const field = (clock, shift, bits) => Number((BigInt(clock) >> BigInt(shift)) & ((1n << BigInt(bits)) - 1n));
+
+test("a registration on the player's move is answered from the page in its window: the direct reply, charged by the wall clock", async () => {
+  const alice = await person(ALICE, "alice", "&patience=600");
+  const bob = await person(BOB, "bob", "&patience=600");
+  // Five minutes against a 600 s window: waiting for the window's end would flag Alice.
+  const id = await openGame(alice, bob, { minutes: "5", window: "600" });
+  await move(alice, bob, "e2e4");
+  await move(bob, alice, "e7e5");
+  // Bob takes the game on-chain on Alice's move, from his own transcript: e5 with Alice's
+  // receipt, which starts her clock when she held it.
+  await bob.page.waitForFunction(() => window.chessref.game.player.transcript().moves[1]?.receipt);
+  await bob.page.evaluate(() => window.chessref.game.channelCall("register", ["register"]));
+  const [first] = await referee.queryFilter(referee.filters.PositionRegistered(id), 0, "latest");
+  assert.equal(Number(first.args.ply), 2);
+  const windowEnd = field(first.args.clock, 0, 40);
+  const deadline = field(first.args.clock, 208, 40);
+  const e5 = await alice.page.evaluate(() => window.chessref.game.player.transcript().moves[1]);
+  // The chain's deadline for Alice's reply: her time in e5 and the grace, from her receipt.
+  assert.equal(deadline, Number(e5.receipt.seenAt) + Number(e5.whiteTime) + 15);
+  assert.ok(deadline < windowEnd, `the window (to ${windowEnd}) outlasts Alice's clock (to ${deadline})`);
+  // Alice's page says it and keeps her board: her move, by when her signed time runs out.
+  await until(alice, `body[data-reply-deadline="${deadline}"]`);
+  const moveBy = Number(await alice.page.getAttribute("body", "data-reply-by"));
+  assert.equal(moveBy, deadline - 15);
+  assert.equal(await alice.page.getAttribute("body", "data-phase"), "registered");
+  const [byText, deadlineText, windowText] = await alice.page.evaluate(
+    (ts) => ts.map((t) => new Date(t * 1000).toLocaleTimeString()), [moveBy, deadline, windowEnd]);
+  const state = await alice.page.innerText("#state");
+  assert.ok(state.startsWith("Your opponent took the game on-chain at ply 2: your move, by " + byText), state);
+  assert.ok(state.includes(`the chain's deadline for your reply is ${deadlineText}`) && state.includes(`the chain decides after ${windowText}`), state);
+  const clock = Number(await alice.page.getAttribute("#clock-bottom", "data-seconds"));
+  const wall = Math.floor(Date.now() / 1000);
+  assert.ok(Math.abs(clock - (moveBy - wall)) <= 2, `Alice's clock shows ${clock} s, ${moveBy - wall} s to go`);
+  assert.ok(await alice.page.locator("#clock-bottom.running").count(), "her clock runs");
+  await shot([alice], "reply-due");
+  // Reloaded in the window, her page gets her seat back from its storage and the relay.
+  await alice.page.reload();
+  await until(alice, `body[data-reply-by="${moveBy}"][data-idle]`);
+  // Alice moves in the window: her page registers it as the direct reply, by itself.
+  await alice.page.click('#board [data-square="g1"]');
+  await alice.page.click('#board [data-square="f3"]');
+  await until(alice, 'body[data-ply="3"]:not([data-reply-by])');
+  let reply;
+  for (let i = 0; !reply; i++) {
+    [, reply] = await referee.queryFilter(referee.filters.PositionRegistered(id), 0, "latest");
+    assert.ok(reply || i < 300, "no registration of Alice's reply within 30 s");
+    if (!reply) await alice.page.waitForTimeout(100);
+  }
+  assert.equal(Number(reply.args.ply), 3, "the registered ply + 1");
+  const node = provider(stack.rpc);
+  const tx = await node.getTransaction(reply.transactionHash);
+  const at = (await node.getBlock(reply.blockNumber)).timestamp;
+  assert.equal(tx.from, ALICE);
+  assert.ok(tx.maxPriorityFeePerGas >= ethers.parseUnits("2", "gwei"), `tip ${tx.maxPriorityFeePerGas}`);
+  assert.deepEqual(await alice.page.evaluate(() => window.__walletConfirmations), ["eth_sendTransaction"], "no click but the move");
+  assert.ok(at <= deadline && at < windowEnd, `shown at ${at}: by the deadline ${deadline}, in the window to ${windowEnd}`);
+  // The budgets the chain set, by the wall clock: Alice charged from her receipt of e5 to
+  // the block that showed her reply (her signed time never less), Bob's clock running from
+  // that block, to the second.
+  const nf3 = await alice.page.evaluate(() => window.chessref.game.player.transcript().moves[2]);
+  const increment = 2;
+  const white = field(reply.args.clock, 40, 32);
+  assert.equal(white, Number(e5.whiteTime) + 15 + increment - (at - Number(e5.receipt.seenAt)));
+  assert.ok(Number(nf3.whiteTime) + 15 >= white, `signed ${nf3.whiteTime} s, charged to ${white - 15} s`);
+  assert.equal(field(reply.args.clock, 208, 40), at + Number(nf3.blackTime) + 15, "Bob's deadline from the block");
+  const windowEnd2 = field(reply.args.clock, 0, 40);
+  assert.equal(windowEnd2, at + 600);
+  assert.equal(field(reply.args.clock, 72, 32), Math.max(0, Number(nf3.blackTime) + 15 - (windowEnd2 - at)));
+  // Bob's page takes the reply from the chain (the relay is closed): his move, by his deadline.
+  await until(bob, `body[data-ply="3"][data-reply-deadline="${at + Number(nf3.blackTime) + 15}"]`);
+  assert.match(await bob.page.innerText("#state"), /^Your opponent took the game on-chain at ply 3: your move, by /);
+  assert.equal(await alice.page.innerText("#error"), "");
+  await shot([alice, bob], "direct-reply");
+  await alice.context.close();
+  await bob.context.close();
+});
+
+test("a stale registration is overtaken by the page at once with the later pair it holds", async () => {
+  const alice = await person(ALICE, "alice", "&patience=600");
+  const bob = await person(BOB, "bob", "&patience=600");
+  const id = await openGame(alice, bob, { minutes: "30" });
+  for (const [i, uci] of ["e2e4", "e7e5", "g1f3", "b8c6"].entries()) await (i % 2 ? move(bob, alice, uci) : move(alice, bob, uci));
+  await alice.page.waitForFunction(() => window.chessref.game.player.transcript().moves[3]?.receipt);
+  // Bob registers the pair of ply 2 from a transcript cut short, his page closed.
+  const transcript = await bob.page.evaluate(() => window.chessref.game.player.transcript());
+  await bob.context.close();
+  transcript.moves = transcript.moves.slice(0, 2);
+  const stale = join(OUT, "stale-bob.json");
+  writeFileSync(stale, JSON.stringify(transcript));
+  const asked = (await alice.page.evaluate(() => window.__walletConfirmations)).length;
+  execFileSync(chessrefBinary(), ["channel", "dispute", stale, "--rpc", stack.rpc], { env: { ...process.env, CHESSREF_PRIVATE_KEY: BOB_KEY }, encoding: "utf8" });
+  const [registered] = await referee.queryFilter(referee.filters.PositionRegistered(id), 0, "latest");
+  assert.equal(Number(registered.args.ply), 2);
+  // Alice's page overtakes it by itself with the pair of plies 3 and 4 and her receipt.
+  await until(alice, 'body[data-phase="registered"][data-ply="4"]');
+  let overtake;
+  for (let i = 0; !overtake; i++) {
+    [, overtake] = await referee.queryFilter(referee.filters.PositionRegistered(id), 0, "latest");
+    assert.ok(overtake || i < 300, "no overtake within 30 s");
+    if (!overtake) await alice.page.waitForTimeout(100);
+  }
+  assert.equal(Number(overtake.args.ply), 4);
+  const tx = await provider(stack.rpc).getTransaction(overtake.transactionHash);
+  assert.equal(tx.from, ALICE);
+  assert.ok(tx.maxPriorityFeePerGas >= ethers.parseUnits("2", "gwei"), `tip ${tx.maxPriorityFeePerGas}`);
+  assert.ok(overtake.blockNumber > registered.blockNumber);
+  assert.deepEqual((await alice.page.evaluate(() => window.__walletConfirmations)).slice(asked), ["eth_sendTransaction"]);
+  await until(alice, "#state:has-text(\"You answered a stale registration: now registered at ply 4: your move\")");
+  assert.equal(await alice.page.innerText("#error"), "");
+  await alice.context.close();
+});
+
 test("a stale registration answered by the watchtower is shown to the player who was away", async () => {
   await onOwnChain(async () => {
     const alice = await person(ALICE, "alice");
     const bob = await person(BOB, "bob");
     const id = await openGame(alice, bob, { minutes: "30" });
     for (const [i, uci] of ["e2e4", "e7e5", "g1f3", "b8c6"].entries()) await (i % 2 ? move(bob, alice, uci) : move(alice, bob, uci));
-    // Bob goes away; Alice registers the pair of ply 2 from a transcript cut short.
+    // Bob goes away; Alice registers the pair of ply 2 from a transcript cut short, with her
+    // page closed (open, it would overtake her own stale registration at once).
     const transcript = await alice.page.evaluate(() => window.chessref.game.player.transcript());
     await bob.context.close();
+    await alice.context.close();
     transcript.moves = transcript.moves.slice(0, 2);
     const stale = join(OUT, "stale.json");
     writeFileSync(stale, JSON.stringify(transcript));

@@ -5,6 +5,10 @@
 //! draw, 169 black offers a draw, 170 custom start, 171..173 the pending status of a
 //! registered decided position (docs/CHANNEL.md 7.3), 176..207 first-move window,
 //! 208..247 a registered position's reply deadline (docs/CHANNEL.md 7.3).
+//!
+//! Here rather than beside the referee's client (`chessref-evm`, which re-exports it): a
+//! channel registration names its position by this word, and every client that answers one
+//! (the browser package too, which has no RPC) reads its window end and deadline here.
 
 use alloy_primitives::U256;
 use chessref_core::Color;
