@@ -126,52 +126,19 @@ pub fn first_shown(at: u64, announced_at: u64, shown_while_frozen_at: u64) -> u6
 
 #[cfg(all(test, feature = "signer"))]
 mod tests {
-    use alloy_primitives::{Address, U256, keccak256};
-    use alloy_signer_local::PrivateKeySigner;
+    use alloy_primitives::U256;
 
     use super::*;
     use crate::frame::Frame;
     use crate::seat::ChannelSeat;
-    use crate::{ChannelDomain, ChannelGame, settlement};
-
-    const T0: u64 = 1_800_000_000;
-
-    fn key(label: &str) -> PrivateKeySigner {
-        PrivateKeySigner::from_bytes(&keccak256(label)).expect("a key")
-    }
+    use crate::seat::tests::{T0, seats_with};
+    use crate::settlement;
 
     /// White and black seats, e4 e5 Nf3 Nc6 played through each other at T0 + ply, every
     /// move acknowledged.
     fn four_plies() -> (ChannelSeat, ChannelSeat) {
-        let domain = ChannelDomain {
-            chain_id: 5,
-            verifying_contract: Address::repeat_byte(9),
-        };
-        let game = ChannelGame {
-            game_id: U256::from(3),
-            white: key("white").address(),
-            black: key("black").address(),
-            initial_time: 300,
-            increment: 2,
-            response_window: 600,
-            start_state: None,
-        };
-        let seat = |wallet: &str, session: &str| {
-            let (wallet, session) = (key(wallet), key(session));
-            let d = crate::signer::delegate(
-                &wallet,
-                &domain,
-                game.game_id,
-                session.address(),
-                1,
-                u32::MAX,
-                T0 + 9_999,
-            )
-            .expect("signing");
-            ChannelSeat::new(domain, game.clone(), wallet.address(), Box::new(session), d)
-                .expect("a player")
-        };
-        let mut seats = [seat("white", "ws"), seat("black", "bs")];
+        let (white, black) = seats_with(300);
+        let mut seats = [white, black];
         for (i, san) in ["e4", "e5", "Nf3", "Nc6"].iter().enumerate() {
             let at = T0 + i as u64 + 1;
             let (mover, other) = (i % 2, 1 - i % 2);

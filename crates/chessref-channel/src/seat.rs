@@ -842,19 +842,25 @@ fn describe(before: &State, packed: u32) -> (String, String) {
 }
 
 #[cfg(all(test, feature = "signer"))]
-mod tests {
+pub(crate) mod tests {
     use alloy_primitives::{U256, keccak256};
     use alloy_signer_local::PrivateKeySigner;
 
     use super::*;
 
-    const T0: u64 = 1_800_000_000;
+    pub(crate) const T0: u64 = 1_800_000_000;
 
     fn key(label: &str) -> PrivateKeySigner {
         PrivateKeySigner::from_bytes(&keccak256(label)).expect("a key")
     }
 
     fn seats() -> (ChannelSeat, ChannelSeat) {
+        seats_with(600)
+    }
+
+    /// White's and black's seats of a game of `initial_time` seconds plus 2, each signing by
+    /// a session key delegated for the whole game.
+    pub(crate) fn seats_with(initial_time: u32) -> (ChannelSeat, ChannelSeat) {
         let domain = ChannelDomain {
             chain_id: 5,
             verifying_contract: Address::repeat_byte(9),
@@ -863,7 +869,7 @@ mod tests {
             game_id: U256::from(3),
             white: key("white").address(),
             black: key("black").address(),
-            initial_time: 600,
+            initial_time,
             increment: 2,
             response_window: 600,
             start_state: None,
