@@ -403,14 +403,27 @@ fn receipt_json(r: &Receipt) -> Value {
     })
 }
 
+/// A `ChannelDelegation` from JS.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct DelegationJson {
+pub(crate) struct DelegationJson {
     game_id: U256,
     session_key: Address,
     first_ply: u32,
     last_ply: u32,
     expires: u64,
+}
+
+impl From<DelegationJson> for Delegation {
+    fn from(d: DelegationJson) -> Delegation {
+        Delegation {
+            gameId: d.game_id,
+            sessionKey: d.session_key,
+            firstPly: d.first_ply,
+            lastPly: d.last_ply,
+            expires: d.expires,
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -480,14 +493,7 @@ pub fn typed_data(kind: &str, domain: Value, message: Value) -> Result<Value, Fa
             typed(&domain, &m, move_json(&m))
         }
         "Delegation" => {
-            let d: DelegationJson = parse(message, &what)?;
-            let d = Delegation {
-                gameId: d.game_id,
-                sessionKey: d.session_key,
-                firstPly: d.first_ply,
-                lastPly: d.last_ply,
-                expires: d.expires,
-            };
+            let d = Delegation::from(parse::<DelegationJson>(message, &what)?);
             let fields = json!({
                 "gameId": d.gameId.to_string(),
                 "sessionKey": d.sessionKey.to_string(),

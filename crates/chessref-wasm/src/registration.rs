@@ -9,7 +9,7 @@
 
 use std::str::FromStr;
 
-use alloy_primitives::{Address, B256, Bytes, U256};
+use alloy_primitives::{B256, Bytes, U256};
 use chessref_channel::messages::{Delegation, FrozenPosition};
 use chessref_channel::registration::{self, Registration};
 use chessref_channel::{Auth, SignedDelegation};
@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
 
-use crate::channel::{Failure, bad, from_js, move_json, parse, to_js, unix_time};
+use crate::channel::{DelegationJson, Failure, bad, from_js, move_json, parse, to_js, unix_time};
 
 #[wasm_bindgen(typescript_custom_section)]
 const REGISTRATION_TS_TYPES: &'static str = r#"
@@ -49,17 +49,14 @@ export interface ChannelRegistration {
 #[serde(rename_all = "camelCase")]
 struct AuthJson {
     signature: Bytes,
-    delegation: Option<DelegationJson>,
+    delegation: Option<SignedDelegationJson>,
 }
 
+/// A `ChannelDelegation` with its signature from JS.
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct DelegationJson {
-    game_id: U256,
-    session_key: Address,
-    first_ply: u32,
-    last_ply: u32,
-    expires: u64,
+struct SignedDelegationJson {
+    #[serde(flatten)]
+    delegation: DelegationJson,
     signature: Bytes,
 }
 
@@ -84,13 +81,7 @@ pub(crate) fn auth_of(value: Value, what: &str) -> Result<Auth, Failure> {
     Ok(Auth {
         signature: a.signature,
         delegation: a.delegation.map(|d| SignedDelegation {
-            delegation: Delegation {
-                gameId: d.game_id,
-                sessionKey: d.session_key,
-                firstPly: d.first_ply,
-                lastPly: d.last_ply,
-                expires: d.expires,
-            },
+            delegation: Delegation::from(d.delegation),
             signature: d.signature,
         }),
     })
