@@ -244,9 +244,10 @@ pub fn simulate_channel<C: Chain>(
             None => referee.create_channel_game(white.0, &setup, window)?,
         };
         let white_player = wallet.unwrap_or(white.0);
-        let first_stake = [white_player, black.0]
-            .into_iter()
-            .fold(false, |first, p| staked.insert(p) || first);
+        // Both inserted, whichever is new.
+        let new_white = staked.insert(white_player);
+        let new_black = staked.insert(black.0);
+        let first_stake = new_white || new_black;
         let joined = referee.join_game(black.0, created.id, U256::from(STAKE))?;
         let terms = referee.channel_game(created.id, None)?;
         let joined_at = referee.chain().timestamp()?;
@@ -824,10 +825,15 @@ impl<C: Chain> Run<'_, C> {
         self.play_random(plies, rng)?;
         let q = self.game.last().clone();
         self.now += 1;
-        // After a decided position every move is invalid (code 5): the pseudo-move below
-        // keeps the position and is refused like any other.
-        let honest = match state(&q).legal_moves().first() {
-            Some(m) => chessref_channel::successor(&q, *m, self.now, self.game.game.increment)
+        // After a decided position every move is invalid (code 5), also where moves are
+        // still legal (insufficient material, the 75-move rule): the pseudo-move below keeps
+        // the position and is refused like any other.
+        let position = state(&q);
+        let next = (position.status() == Status::Ongoing)
+            .then(|| position.legal_moves().first().copied())
+            .flatten();
+        let honest = match next {
+            Some(m) => chessref_channel::successor(&q, m, self.now, self.game.game.increment)
                 .map_err(sign_error)?,
             None => Move {
                 ply: q.ply + 1,
