@@ -10,10 +10,11 @@ need cargo
 need node
 need npm
 
-# Node packages as locked (forge and anvil ship as npm binaries). Not `npm ci`:
-# the lock can never list forge's/anvil's darwin-amd64 and linux-arm64 optional
-# packages (the registry has none), so `npm ci` refuses it as out of sync;
-# `npm install` honours the lock and the exact versions of package.json.
+# Node packages as locked (forge and anvil ship as npm binaries), by `npm install`,
+# which honours the lock and the exact versions of package.json. The committed lock is
+# the one `npm install` writes, with forge's and anvil's optional packages for every
+# platform (darwin, linux-arm64 included), so installing leaves it as it is
+# (scripts/test.sh fails on a work tree the tests changed).
 # The native binaries are what scripts/foundry runs (never node_modules/.bin's
 # wrappers, which hide exit codes).
 if ! scripts/foundry --path forge >/dev/null 2>&1 || ! scripts/foundry --path anvil >/dev/null 2>&1 \

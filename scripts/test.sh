@@ -8,6 +8,13 @@ cd "$(dirname "$0")/.."
 step() { printf '\n==== %s (at %ss) ====\n' "$*" "$SECONDS"; }
 export CARGO_TERM_COLOR=never
 
+# The tests leave the work tree as they found it (no rewritten lock, no stray file that
+# .gitignore does not name): compared at the end.
+tree_before=""
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  tree_before=$(git status --porcelain)
+fi
+
 step "toolchain"
 bash scripts/bootstrap.sh
 
@@ -47,5 +54,15 @@ bash scripts/corpus-check.sh
 
 step "web: WASM package (node, Chromium), HTTP server, example page end to end"
 bash scripts/web-test.sh
+
+step "the work tree is as the tests found it"
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  tree_after=$(git status --porcelain)
+  if [ "$tree_after" != "$tree_before" ]; then
+    echo "test: the tests changed the work tree (git status --porcelain):" >&2
+    diff <(printf '%s\n' "$tree_before") <(printf '%s\n' "$tree_after") >&2 || true
+    exit 1
+  fi
+fi
 
 step "all passed"
