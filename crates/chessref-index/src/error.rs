@@ -15,6 +15,13 @@ pub enum IndexError {
         /// SQLite's error.
         source: rusqlite::Error,
     },
+    /// No index file at `path` yet: `chessref index --db PATH` creates it (a relay or a
+    /// watchtower started beside the indexer waits for it).
+    #[error("{path}: no such index file (start chessref index --db {path} first)")]
+    NoIndexFile {
+        /// The database file.
+        path: String,
+    },
     /// The database was written by a newer chessref (its `user_version` is unknown).
     #[error("index database {path} has schema version {found}; this chessref knows up to {known}")]
     NewerSchema {

@@ -63,9 +63,7 @@ impl RelayStore {
     pub fn open(path: &Path) -> Result<RelayStore> {
         let name = path.display().to_string();
         if !path.is_file() {
-            return Err(IndexError::Invariant(format!(
-                "{name}: no such index file (start chessref index --db {name} first)"
-            )));
+            return Err(IndexError::NoIndexFile { path: name });
         }
         let mut conn = Connection::open_with_flags(
             path,

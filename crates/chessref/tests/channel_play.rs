@@ -234,9 +234,20 @@ impl Table {
             .expect("the game id")
             .trim()
             .to_owned();
+        // Issue 29, item 4: without --relay, the next step names `chessref serve`'s
+        // default address, not a placeholder.
+        assert!(
+            created.contains("--relay http://127.0.0.1:8080") && !created.contains("URL"),
+            "{created}"
+        );
         let mut join = vec!["channel", "join", table.id.as_str()];
         join.extend(chain.iter().map(String::as_str));
-        eprintln!("{}", run(Some(KEY_BLACK), &join));
+        let joined = run(Some(KEY_BLACK), &join);
+        eprintln!("{joined}");
+        assert!(
+            joined.contains("--relay http://127.0.0.1:8080") && !joined.contains("URL"),
+            "{joined}"
+        );
         table
     }
 
@@ -1196,4 +1207,96 @@ fn a_registration_sent_before_another_landed_is_resent_against_it_counted_from_i
         ClockWord(registered3.position.clock).budget(Color::White),
         (u64::from(nf3.whiteTime) + GRACE_PERIOD).min(deadline - shown_at + increment)
     );
+}
+
+/// Issue 29, item 1: the README's block typed at once starts `watch` before `index` has
+/// created its file. The watchtower says it waits, stays up, and starts watching once the
+/// indexer has created the file and bound it to the referee.
+#[test]
+fn a_watchtower_started_before_the_indexer_waits_for_its_file() {
+    let anvil = Anvil::spawn().expect("anvil");
+    let scratch = scratch("watch-first");
+    let dir = scratch.path();
+    let deployments = dir.join("deployments.json").to_str().unwrap().to_owned();
+    run(
+        Some(KEY_WHITE),
+        &[
+            "deploy",
+            "--rpc",
+            anvil.url(),
+            "--deployments",
+            &deployments,
+        ],
+    );
+    let db = dir.join("index.sqlite").to_str().unwrap().to_owned();
+    let mut watch = Process(
+        command(
+            Some(KEY_TOWER),
+            &[
+                "watch",
+                "--rpc",
+                anvil.url(),
+                "--db",
+                &db,
+                "--poll-ms",
+                "50",
+            ],
+        )
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap(),
+    );
+    let (lines, said) = channel();
+    let stderr = watch.0.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let first = said
+        .recv_timeout(Duration::from_secs(20))
+        .expect("watch says something");
+    assert!(
+        first.contains("waiting for the index file") && first.contains(&db),
+        "{first}"
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        watch.0.try_wait().unwrap().is_none(),
+        "the watchtower waits instead of exiting"
+    );
+    let _index = Process(
+        command(
+            None,
+            &[
+                "index",
+                "--rpc",
+                anvil.url(),
+                "--deployments",
+                &deployments,
+                "--db",
+                &db,
+                "--confirmations",
+                "0",
+                "--poll-ms",
+                "50",
+            ],
+        )
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap(),
+    );
+    let started = loop {
+        let line = said
+            .recv_timeout(Duration::from_secs(30))
+            .expect("watch starts once the index exists");
+        if line.starts_with("chessref watch: games relayed in") {
+            break line;
+        }
+    };
+    assert!(started.contains(&db), "{started}");
+    assert!(watch.0.try_wait().unwrap().is_none(), "and keeps watching");
 }

@@ -58,6 +58,10 @@ use super::game::{self, SeatArgs, TermsArgs};
 /// Seconds a session key's delegation covers beyond the clocks: [`chessref_channel::ChannelGame::key_expiry`] for this many plies.
 const KEY_PLIES: u32 = 400;
 
+/// The relay when none is named: `chessref serve`'s default address (`--addr
+/// 127.0.0.1:8080`), where the README's recipe runs it.
+const DEFAULT_RELAY: &str = "http://127.0.0.1:8080";
+
 /// Arguments of `chessref channel create`.
 #[derive(ClapArgs)]
 pub struct CreateArgs {
@@ -70,8 +74,8 @@ pub struct CreateArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 1_800)]
     window: u32,
     /// The relay the game will be played through (printed in the next step's command).
-    #[arg(long, value_name = "URL")]
-    relay: Option<String>,
+    #[arg(long, value_name = "URL", default_value = DEFAULT_RELAY)]
+    relay: String,
 }
 
 /// Arguments of `chessref channel join`.
@@ -83,8 +87,8 @@ pub struct JoinArgs {
     #[command(flatten)]
     seat: SeatArgs,
     /// The relay the game will be played through (printed in the next step's command).
-    #[arg(long, value_name = "URL")]
-    relay: Option<String>,
+    #[arg(long, value_name = "URL", default_value = DEFAULT_RELAY)]
+    relay: String,
 }
 
 /// Arguments of `chessref channel play`.
@@ -96,7 +100,7 @@ pub struct PlayArgs {
     #[command(flatten)]
     seat: SeatArgs,
     /// The relay: the base URL of a `chessref serve --index` (http:// or ws://).
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", default_value = DEFAULT_RELAY)]
     relay: String,
     /// Where the session key and the transcript are kept (default: ~/.chessref/channel).
     #[arg(long, value_name = "PATH")]
@@ -126,8 +130,7 @@ pub fn create(args: CreateArgs) -> Result<ExitCode, CliError> {
     })?;
     println!(
         "once joined, play it with: chessref channel play {id} --rpc {} --relay {}",
-        args.seat.sender.rpc,
-        args.relay.as_deref().unwrap_or("URL")
+        args.seat.sender.rpc, args.relay
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -145,9 +148,7 @@ pub fn join(args: JoinArgs) -> Result<ExitCode, CliError> {
     game::join(&mut seat, args.id)?;
     println!(
         "play it with: chessref channel play {} --rpc {} --relay {}",
-        args.id,
-        args.seat.sender.rpc,
-        args.relay.as_deref().unwrap_or("URL")
+        args.id, args.seat.sender.rpc, args.relay
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -35,7 +35,7 @@ pub struct Args {
 /// Watches until killed (or, with `--once`, for one round).
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let (chain, from) = args.sender.connect()?;
-    let store = RelayStore::open(&args.db).map_err(|e| CliError::Arg(e.to_string()))?;
+    let store = open_store(&args)?;
     let mut tower =
         Watchtower::new(chain, store, from).map_err(|e| CliError::Arg(e.to_string()))?;
     eprintln!(
@@ -55,4 +55,35 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         .run(Duration::from_millis(args.poll_ms), || false, print)
         .map_err(|e| CliError::Arg(e.to_string()))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The relay's index file, bound to its referee. Started beside `chessref index` (the
+/// README's block typed at once), the file may not exist yet, or not yet say what it
+/// follows: like `chessref serve`, the watchtower waits for both, saying so once, and
+/// retries every `--poll-ms`; `--once` does not wait.
+fn open_store(args: &Args) -> Result<RelayStore, CliError> {
+    let failed = |e: chessref_index::IndexError| CliError::Arg(e.to_string());
+    let mut said = false;
+    loop {
+        let waiting_for = match RelayStore::open(&args.db) {
+            Ok(store) => {
+                if args.once || store.source().map_err(failed)?.is_some() {
+                    return Ok(store);
+                }
+                format!(
+                    "the index {} to follow a referee (chessref index binds it)",
+                    args.db.display()
+                )
+            }
+            Err(chessref_index::IndexError::NoIndexFile { path }) if !args.once => {
+                format!("the index file {path} (chessref index --db {path} creates it)")
+            }
+            Err(e) => return Err(failed(e)),
+        };
+        if !said {
+            eprintln!("chessref watch: waiting for {waiting_for}; retrying");
+            said = true;
+        }
+        std::thread::sleep(Duration::from_millis(args.poll_ms.max(100)));
+    }
 }
