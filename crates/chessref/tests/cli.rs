@@ -648,6 +648,9 @@ fn channel_verify_refuses_junk_with_exit_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a transcript"));
 }
 
+/// anvil's account 1: white in [`anvil_channel_game`], the player who sends.
+const ANVIL_1: &str = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+
 /// A channel game between anvil's accounts 1 and 2 (well-known keys), played off-chain;
 /// returns the anvil node (alive while held), the game and the referee client.
 fn anvil_channel_game(
@@ -700,15 +703,55 @@ fn channel_settle_sends_the_signed_result_over_rpc() {
     let path = write_transcript(&game.transcript_agreed(1).unwrap(), "settle");
     let file = path.to_str().unwrap();
     // A settled game is not a dispute.
-    let refused = chessref(&["channel", "dispute", file, "--rpc", anvil.url()]);
+    let refused = chessref(&[
+        "channel",
+        "dispute",
+        file,
+        "--rpc",
+        anvil.url(),
+        "--unlocked",
+        ANVIL_1,
+    ]);
     assert_eq!(refused.status.code(), Some(2));
     assert!(
         stderr(&refused).contains("use `chessref channel settle`"),
         "{}",
         stderr(&refused)
     );
-    let out = chessref(&["channel", "settle", file, "--rpc", anvil.url()]);
+    // Issue 29, item 5: the key sources of every command, never a node account picked
+    // silently: with none, nothing is sent and the sources are named.
+    let keyless = Command::new(env!("CARGO_BIN_EXE_chessref"))
+        .args(["channel", "settle", file, "--rpc", anvil.url()])
+        .env_remove("CHESSREF_PRIVATE_KEY")
+        .env_remove("CHESSREF_PRIVATE_KEYS")
+        .output()
+        .unwrap();
+    assert_eq!(keyless.status.code(), Some(2));
+    assert!(
+        stderr(&keyless).contains("no sender: set CHESSREF_PRIVATE_KEY"),
+        "{}",
+        stderr(&keyless)
+    );
+    assert_eq!(
+        referee.game(game.game.game_id).unwrap().phase,
+        2,
+        "nothing sent"
+    );
+    let out = chessref(&[
+        "channel",
+        "settle",
+        file,
+        "--rpc",
+        anvil.url(),
+        "--unlocked",
+        ANVIL_1,
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with(&format!("sending from {ANVIL_1} (white)")),
+        "{}",
+        stdout(&out)
+    );
     assert!(
         stdout(&out).contains("ended: white_wins, agreement"),
         "{}",
@@ -716,7 +759,15 @@ fn channel_settle_sends_the_signed_result_over_rpc() {
     );
     assert_eq!(referee.game(game.game.game_id).unwrap().phase, 3);
     // Sending it again is refused by the chain, with the contract's error by name.
-    let again = chessref(&["channel", "settle", file, "--rpc", anvil.url()]);
+    let again = chessref(&[
+        "channel",
+        "settle",
+        file,
+        "--rpc",
+        anvil.url(),
+        "--unlocked",
+        ANVIL_1,
+    ]);
     assert_eq!(again.status.code(), Some(2));
     assert!(
         stderr(&again).contains("GameNotRunning"),
@@ -734,7 +785,15 @@ fn channel_settle_registers_a_mate_then_finishes_it_after_the_window() {
     let file = path.to_str().unwrap();
     // The receipt is timed a few seconds ahead of the node's clock: let it catch up.
     referee.chain().advance_time(10).unwrap();
-    let first = chessref(&["channel", "settle", file, "--rpc", anvil.url()]);
+    let first = chessref(&[
+        "channel",
+        "settle",
+        file,
+        "--rpc",
+        anvil.url(),
+        "--unlocked",
+        ANVIL_1,
+    ]);
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
     assert!(
         stdout(&first).contains("a decided position (result 2, reason 1)"),
@@ -744,7 +803,15 @@ fn channel_settle_registers_a_mate_then_finishes_it_after_the_window() {
     // No registration ends a game at once: inside the window the outcome is pending.
     let id = game.game.game_id;
     assert_eq!(referee.game(id).unwrap().phase, 2);
-    let early = chessref(&["channel", "settle", file, "--rpc", anvil.url()]);
+    let early = chessref(&[
+        "channel",
+        "settle",
+        file,
+        "--rpc",
+        anvil.url(),
+        "--unlocked",
+        ANVIL_1,
+    ]);
     assert_eq!(early.status.code(), Some(0), "{}", stderr(&early));
     assert!(
         stdout(&early).contains("pending until"),
@@ -752,7 +819,15 @@ fn channel_settle_registers_a_mate_then_finishes_it_after_the_window() {
         stdout(&early)
     );
     referee.chain().advance_time(601).unwrap();
-    let finish = chessref(&["channel", "settle", file, "--rpc", anvil.url()]);
+    let finish = chessref(&[
+        "channel",
+        "settle",
+        file,
+        "--rpc",
+        anvil.url(),
+        "--unlocked",
+        ANVIL_1,
+    ]);
     assert_eq!(finish.status.code(), Some(0), "{}", stderr(&finish));
     assert!(
         stdout(&finish).contains("ended: black_wins, checkmate"),
@@ -773,14 +848,30 @@ fn channel_dispute_registers_the_latest_pair_over_rpc() {
         referee.chain().advance_time(10).unwrap();
     }
     let file = path.to_str().unwrap();
-    let refused = chessref(&["channel", "settle", file, "--rpc", anvil.url()]);
+    let refused = chessref(&[
+        "channel",
+        "settle",
+        file,
+        "--rpc",
+        anvil.url(),
+        "--unlocked",
+        ANVIL_1,
+    ]);
     assert_eq!(refused.status.code(), Some(2));
     assert!(
         stderr(&refused).contains("use `chessref channel dispute`"),
         "{}",
         stderr(&refused)
     );
-    let out = chessref(&["channel", "dispute", file, "--rpc", anvil.url()]);
+    let out = chessref(&[
+        "channel",
+        "dispute",
+        file,
+        "--rpc",
+        anvil.url(),
+        "--unlocked",
+        ANVIL_1,
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         stdout(&out).contains("continues on-chain from ply 2"),

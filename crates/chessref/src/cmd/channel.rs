@@ -43,12 +43,12 @@ struct SendArgs {
     /// The transcript (as for `verify`), `-` for stdin.
     #[arg(value_name = "TRANSCRIPT")]
     path: String,
-    /// The JSON-RPC node of the transcript's chain (keys: CHESSREF_PRIVATE_KEYS, else the node's accounts).
-    #[arg(long, value_name = "URL")]
-    rpc: String,
-    /// The account to send from (default: the first of a player's accounts the chain can send from; a watchtower gives its own: overtaking, proofs and finishing are open to anyone).
-    #[arg(long, value_name = "ADDRESS")]
-    from: Option<String>,
+    /// The node of the transcript's chain and who sends, as for every command that sends:
+    /// CHESSREF_PRIVATE_KEY, `--keystore` or `--unlocked` (a watchtower gives its own:
+    /// overtaking, proofs and finishing are open to anyone; a first registration is a
+    /// player's).
+    #[command(flatten)]
+    sender: super::sender::SenderArgs,
 }
 
 /// Arguments of `chessref channel verify`.
@@ -169,19 +169,16 @@ fn send(args: SendArgs, ending: bool) -> Result<ExitCode, CliError> {
             args.path, s.call, s.why
         )));
     }
-    let chain = chessref_evm::connect_rpc(&args.rpc).map_err(|e| CliError::Arg(e.to_string()))?;
-    let players = [transcript.game.white, transcript.game.black];
-    let from = match &args.from {
-        Some(text) => text
-            .parse()
-            .map_err(|e| CliError::Arg(format!("--from {text:?} is not an address: {e}")))?,
-        None => *chain.accounts().iter().find(|a| players.contains(a)).ok_or_else(|| {
-            CliError::Arg(format!(
-                "none of the chain's accounts is a player ({} or {}): set CHESSREF_PRIVATE_KEYS to a player's key or give --from",
-                players[0], players[1]
-            ))
-        })?,
+    let (chain, from) = args.sender.connect()?;
+    let role = if from == transcript.game.white {
+        "white"
+    } else if from == transcript.game.black {
+        "black"
+    } else {
+        "not a player of this game"
     };
+    // Said before anything is sent: which account pays and speaks for whom.
+    println!("sending from {from} ({role})");
     let chain_error = |e: chessref_evm::EvmError| CliError::Arg(format!("chain: {e}"));
     let mut referee =
         Referee::of_channel(chain, transcript.domain.verifying_contract).map_err(chain_error)?;
