@@ -385,6 +385,22 @@ impl Seat {
             .accounts()
             .first()
             .ok_or(SeatError::Chain(ChainError::NoAccounts))?;
+        Seat::of(chain, player, referee, from_block)
+    }
+
+    /// A seat that only reads (`chain` may have no account, as a public endpoint has none):
+    /// its player is nobody (the zero address), so a view never says "you" and sending
+    /// fails.
+    pub fn watching(chain: RpcChain, referee: Address, from_block: u64) -> Result<Seat, SeatError> {
+        Seat::of(chain, Address::ZERO, referee, from_block)
+    }
+
+    fn of(
+        chain: RpcChain,
+        player: Address,
+        referee: Address,
+        from_block: u64,
+    ) -> Result<Seat, SeatError> {
         if chain.code(referee)?.is_empty() {
             return Err(SeatError::Refused(format!(
                 "no contract at {referee} on {}: wrong --referee or deployments file?",

@@ -575,6 +575,13 @@ fn two_processes_play_fools_mate_and_the_winner_withdraws() {
     assert_eq!(joined["yourTurn"], true);
     assert_eq!(joined["clocks"]["white"], 86_400);
     assert_eq!(joined["clocks"]["running"], "white");
+    // Issue 29, item 13: reading needs no key (a read-only connection; nobody is "you").
+    let read = succeeded(&chessref(None, &table.args(&["show", "1", "--json"])));
+    let read: Value = serde_json::from_str(read.trim()).unwrap();
+    assert_eq!(read["phase"], "running");
+    assert_eq!(read["clocks"], joined["clocks"]);
+    assert_eq!(read["yourTurn"], false);
+    assert!(read["yourColour"].is_null(), "{read}");
 
     // White moves and waits for the answer in one process; black answers from another.
     let waiting = Command::new(env!("CARGO_BIN_EXE_chessref"))

@@ -187,7 +187,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             Ok(ExitCode::SUCCESS)
         }
         GameCommand::Show(a) => {
-            let mut seat = sit(&a.game.seat)?;
+            let mut seat = sit_to_read(&a.game.seat)?;
             if a.watch {
                 return watch(
                     &mut seat,
@@ -315,6 +315,20 @@ pub(super) fn sit(args: &SeatArgs) -> Result<Seat, CliError> {
     let chain_id = chain.chain_id().map_err(|e| CliError::Arg(e.to_string()))?;
     let (referee, from_block) = args.referee.locate(chain_id)?;
     Seat::new(chain, referee, from_block).map_err(seat_error)
+}
+
+/// A seat for a command that only reads: the sender's when one is named (its views say
+/// "you"), else nobody's, over a read-only connection (no key, no unlocked account: a
+/// public endpoint has none).
+pub(super) fn sit_to_read(args: &SeatArgs) -> Result<Seat, CliError> {
+    if args.sender.names_a_sender() {
+        return sit(args);
+    }
+    let mut chain = chessref_evm::RpcChain::connect_read_only(&args.sender.rpc)
+        .map_err(|e| CliError::Arg(e.to_string()))?;
+    let chain_id = chain.chain_id().map_err(|e| CliError::Arg(e.to_string()))?;
+    let (referee, from_block) = args.referee.locate(chain_id)?;
+    Seat::watching(chain, referee, from_block).map_err(seat_error)
 }
 
 /// A seat error as the CLI reports it: a refusal (nothing sent) exits 1, anything else 2.

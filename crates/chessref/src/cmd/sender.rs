@@ -39,6 +39,14 @@ impl SenderArgs {
         .map_err(|e| CliError::Arg(e.to_string()))
     }
 
+    /// Whether a sender is named at all (a keystore, an unlocked account, or the key in
+    /// CHESSREF_PRIVATE_KEY): a reading command without one reads as nobody.
+    pub fn names_a_sender(&self) -> bool {
+        self.keystore.is_some()
+            || self.unlocked.is_some()
+            || std::env::var_os(chessref_client::PRIVATE_KEY_ENV).is_some()
+    }
+
     /// Connects to `--rpc` sending as the sender.
     pub fn connect(&self) -> Result<(RpcChain, Address), CliError> {
         let sender = self.sender()?;
