@@ -1300,3 +1300,60 @@ fn a_watchtower_started_before_the_indexer_waits_for_its_file() {
     assert!(started.contains(&db), "{started}");
     assert!(watch.0.try_wait().unwrap().is_none(), "and keeps watching");
 }
+
+/// CPU seconds (user + system) `pid` has used, from /proc (Linux).
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc/PID/stat");
+    // The fields after the command name (which may hold spaces) from ")": utime and stime
+    // are the 14th and 15th of the whole line.
+    let after = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
+    // USER_HZ, 100 on Linux for every architecture this runs on.
+    ticks / 100.0
+}
+
+/// Issue 29, item 9: a bot that closes standard input and has no relay connection leaves
+/// an idle session, which must not spin (it burnt 81 % of a core).
+#[test]
+fn an_idle_session_with_standard_input_closed_does_not_spin() {
+    let table = Table::new("idle");
+    // A relay address where nothing listens: the session retries every 2 s, idle between.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead_url = format!("http://{}", dead.local_addr().unwrap());
+    drop(dead);
+    let mut args = table.play_args();
+    let at = args.iter().position(|a| a == "--relay").unwrap();
+    args[at + 1] = dead_url;
+    args.extend([
+        "--dir".to_string(),
+        table.dir.join("white").to_str().unwrap().to_owned(),
+    ]);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut session = Process(
+        command(Some(KEY_WHITE), &refs)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let pid = session.0.id();
+    // Past start-up (the chain read, the session key), then 3 s of idling measured.
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(
+        session.0.try_wait().unwrap().is_none(),
+        "the session stays up"
+    );
+    let before = cpu_seconds(pid);
+    std::thread::sleep(Duration::from_secs(3));
+    let used = cpu_seconds(pid) - before;
+    assert!(
+        session.0.try_wait().unwrap().is_none(),
+        "the session stays up"
+    );
+    assert!(
+        used < 0.3,
+        "an idle session used {used:.2} CPU seconds in 3 s (a spin uses about 3)"
+    );
+}

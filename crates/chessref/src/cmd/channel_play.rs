@@ -274,7 +274,14 @@ fn connect(relay: &str, id: U256) -> Result<Socket, String> {
         base.to_owned()
     };
     let url = format!("{base}/v1/games/{id}/channel");
-    let (mut socket, _) = tungstenite::connect(&url).map_err(|e| format!("relay {url}: {e}"))?;
+    let (mut socket, _) = tungstenite::connect(&url).map_err(|e| match e {
+        // The relay answers 404 for a game its index has not seen joined yet (it learns the
+        // game from the chain a block or two after `channel join`): not a lost relay.
+        tungstenite::Error::Http(response) if response.status() == 404 => {
+            format!("the relay has not seen game {id}'s join yet ({url})")
+        }
+        e => format!("relay {url}: {e}"),
+    })?;
     if let MaybeTlsStream::Plain(stream) = socket.get_mut() {
         stream
             .set_read_timeout(Some(Duration::from_millis(50)))
@@ -477,7 +484,11 @@ impl Session {
                     }
                     Err(e) => {
                         self.out.event("relay", json!({"error": e}), || {
-                            format!("relay unreachable ({e}); retrying")
+                            if e.starts_with("the relay has not seen") {
+                                format!("{e}; retrying")
+                            } else {
+                                format!("relay unreachable ({e}); retrying")
+                            }
                         });
                         retry = Instant::now() + Duration::from_secs(2);
                     }
@@ -491,7 +502,11 @@ impl Session {
                     }
                 }
                 Ok(Input::End) | Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => {}
+                // Standard input has ended (a bot closed it): the channel answers at once from
+                // now on, so wait here as the timeout would (issue 29: it spun a core).
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
             }
             if tick.elapsed() >= Duration::from_secs(1) {
                 tick = Instant::now();
@@ -1433,5 +1448,40 @@ impl Session {
         ));
         print!("{text}");
         let _ = std::io::stdout().flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+
+    use super::*;
+
+    /// Issue 29, item 3: the relay's 404 right after `channel join` (its index has not seen
+    /// the join yet) is said as such, not as an unreachable relay.
+    #[test]
+    fn a_relay_that_does_not_know_the_game_yet_is_named_so() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let relay = format!("http://{}", listener.local_addr().unwrap());
+        let server = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut request = [0u8; 2048];
+            let _ = stream.read(&mut request);
+            let body = "unknown game 7";
+            write!(
+                stream,
+                "HTTP/1.1 404 Not Found\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .unwrap();
+        });
+        let Err(error) = connect(&relay, U256::from(7)) else {
+            panic!("a 404 gives no socket");
+        };
+        server.join().unwrap();
+        assert!(
+            error.starts_with("the relay has not seen game 7's join yet"),
+            "{error}"
+        );
     }
 }
