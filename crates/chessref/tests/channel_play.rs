@@ -1357,3 +1357,44 @@ fn an_idle_session_with_standard_input_closed_does_not_spin() {
         "an idle session used {used:.2} CPU seconds in 3 s (a spin uses about 3)"
     );
 }
+
+/// Issue 29, item 14: the creator starts its client before anyone joined: it says it waits
+/// and starts the game once the opponent joins, instead of exiting.
+#[test]
+fn a_creator_who_starts_before_the_join_waits_for_it() {
+    let table = Table::new("early");
+    let mut create = vec![
+        "channel",
+        "create",
+        "--opponent",
+        BLACK,
+        "--stake",
+        "0.01eth",
+        "--window",
+        "600",
+    ];
+    let chain = table.chain();
+    create.extend(chain.iter().map(String::as_str));
+    let created = run(Some(KEY_WHITE), &create);
+    let id = created
+        .lines()
+        .find_map(|l| l.strip_prefix("created game "))
+        .expect("the game id")
+        .trim()
+        .to_owned();
+    assert_ne!(id, table.id, "a second game");
+    let mut args: Vec<String> = ["channel", "play", id.as_str(), "--relay", &table.relay]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    args.extend(chain.iter().cloned());
+    let white = Player::start("white", KEY_WHITE, &args, &table.dir.join("white-early"));
+    let waiting = white.expect("waiting", |_| true);
+    assert_eq!(waiting["game"], id.as_str(), "{waiting}");
+    let mut join = vec!["channel", "join", id.as_str()];
+    join.extend(chain.iter().map(String::as_str));
+    run(Some(KEY_BLACK), &join);
+    let started = white.expect("started", |_| true);
+    assert_eq!(started["colour"], "white", "{started}");
+    assert_eq!(started["game"], id.as_str(), "{started}");
+}

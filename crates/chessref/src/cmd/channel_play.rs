@@ -351,7 +351,22 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
     let chain_id = chain.chain_id().map_err(|e| CliError::Arg(e.to_string()))?;
     let (referee, from_block) = args.seat.referee.locate(chain_id)?;
     let mut seat = Seat::new(chain, referee, from_block).map_err(game::seat_error)?;
-    let log = seat.game(args.id).map_err(game::seat_error)?;
+    let out = Out { json: args.json };
+    let mut log = seat.game(args.id).map_err(game::seat_error)?;
+    // Started before anyone joined (a creator starts the client and waits, as `game show
+    // --watch` does): wait for the join, saying so once.
+    if log.is_channel() && log.phase == chessref_client::game_log::Phase::Open {
+        out.event("waiting", json!({"game": args.id.to_string()}), || {
+            format!(
+                "game {}: waiting for an opponent to join (Ctrl-C to stop)",
+                args.id
+            )
+        });
+        while log.phase == chessref_client::game_log::Phase::Open {
+            std::thread::sleep(Duration::from_secs(1));
+            log = seat.game(args.id).map_err(game::seat_error)?;
+        }
+    }
     let terms = log.channel_game().ok_or_else(|| {
         CliError::Refused(format!(
             "game {} is not a joined channel game ({})",
@@ -398,7 +413,7 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
         .ok()
         .and_then(|ratings| ratings.summary(opponent));
     let mut session = Session {
-        out: Out { json: args.json },
+        out,
         id: args.id,
         seat,
         channel,
