@@ -645,6 +645,18 @@ fn a_silent_opponent_is_registered_and_the_game_goes_on_on_chain_in_the_same_ses
     assert_eq!(seen["lastMove"]["san"], "Nc6", "{seen}");
     white.say("Bc4");
     black.expect("position", |e| e["lastMove"]["ply"] == 5);
+    // Issue 29, item 7: on-chain, `draw` offers (and the other's `draw` accepts) and
+    // `resign` resigns, as the referee's calls, not as moves.
+    black.say("draw");
+    black.expect("sent", |e| e["operation"] == "offerDraw");
+    black.say("resign");
+    black.expect("sent", |e| e["operation"] == "resign");
+    let game = referee.game(table.game_id()).unwrap();
+    assert_eq!(
+        (game.phase, game.result, game.reason),
+        (3, 1, 5),
+        "white wins by resignation"
+    );
 }
 
 #[test]

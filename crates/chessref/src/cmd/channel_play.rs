@@ -863,6 +863,26 @@ impl Session {
                 }
                 return Ok(true);
             }
+            // On-chain the session commands are the referee's calls, not moves (issue 29).
+            "resign" if self.on_chain() => {
+                let prepared = self.seat.resign(self.id).map_err(game::seat_error);
+                if let Err(e) = prepared.and_then(|p| self.transact(p)) {
+                    self.error(&e.to_string());
+                }
+                return Ok(true);
+            }
+            "draw" if self.on_chain() => {
+                // Accepts the opponent's standing offer, else offers one.
+                let prepared = self
+                    .seat
+                    .accept_draw(self.id)
+                    .or_else(|_| self.seat.offer_draw(self.id))
+                    .map_err(game::seat_error);
+                if let Err(e) = prepared.and_then(|p| self.transact(p)) {
+                    self.error(&e.to_string());
+                }
+                return Ok(true);
+            }
             _ if self.on_chain() => {
                 let prepared = self.seat.play(self.id, line).map_err(game::seat_error);
                 if let Err(e) = prepared.and_then(|p| self.transact(p)) {
