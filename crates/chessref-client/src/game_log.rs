@@ -534,7 +534,9 @@ impl GameLog {
         if position.ply() != e.ply {
             self.diverge(NAME, place, "clock ply", e.ply, position.ply());
         }
-        if e.ply <= self.ply() {
+        // The first registration may be of the start (`registerStart`, ply 0); each later one
+        // overtakes the last, so its ply is above it.
+        if !self.registrations.is_empty() && e.ply <= self.ply() {
             self.diverge(NAME, place, "ply", format!("above {}", self.ply()), e.ply);
         }
         self.draw_offer = None;

@@ -1410,3 +1410,34 @@ fn a_creator_who_starts_before_the_join_waits_for_it() {
     assert_eq!(started["colour"], "white", "{started}");
     assert_eq!(started["game"], id.as_str(), "{started}");
 }
+
+/// Issue 29, item 12: black, waiting for white's first move, is told what it can do (wait;
+/// else register the start and abort after the windows), and that advice works.
+#[test]
+fn a_first_move_never_made_is_explained_and_the_game_aborted() {
+    let table = Table::new("first-move");
+    let mut args = table.play_args();
+    args.extend(["--patience".to_string(), "1".to_string()]);
+    let white = Player::start("white", KEY_WHITE, &args, &table.dir.join("white"));
+    white.expect("started", |_| true);
+    drop(white);
+    let mut black = Player::start("black", KEY_BLACK, &args, &table.dir.join("black"));
+    black.expect("started", |_| true);
+    let silent = black.expect("silent", |_| true);
+    assert_eq!(silent["ply"], 0, "{silent}");
+    assert_eq!(silent["firstMove"], true, "{silent}");
+    black.say("register");
+    let registered = black.expect("registered", |_| true);
+    assert_eq!(registered["ply"], 0, "{registered}");
+    let mut referee = table.referee();
+    // The response window (600 s) and the first-move window (the referee's default, 300 s).
+    advance(&mut referee, 601 + 301);
+    black.say("claim");
+    black.expect("sent", |e| e["operation"] == "claimTimeout");
+    let game = referee.game(table.game_id()).unwrap();
+    assert_eq!(
+        (game.phase, game.result, game.reason),
+        (3, 4, 11),
+        "aborted: stakes back"
+    );
+}

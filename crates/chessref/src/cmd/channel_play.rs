@@ -1007,11 +1007,17 @@ impl Session {
                 .channel
                 .auto_register_at(self.sent_at)
                 .filter(|_| self.auto_register);
+            let first_move = last.ply == 0;
             self.out.event(
                 "silent",
                 json!({"since": self.heard.elapsed().as_secs(), "ply": last.ply,
-                       "registerBy": deadline, "autoRegisterAt": auto}),
+                       "registerBy": deadline, "autoRegisterAt": auto, "firstMove": first_move}),
                 || match (deadline, auto) {
+                    // Nothing runs on the waiting side's clock before the first move.
+                    _ if first_move => format!(
+                        "white has not made its first move for {} s: nothing is lost while you wait (no clock runs before it). If it never comes, `register` puts the game on-chain from the start, and once the response window and white's first-move window are over `claim` aborts it: both stakes go back",
+                        self.heard.elapsed().as_secs()
+                    ),
                     (Some(by), Some(at)) => format!(
                         "the opponent has not answered for {} s and never acknowledged your move: this client registers it itself at unix time {at} (10 s after sending it, at most 30 s after its stamp), or type `register` now; it must land before unix time {by} (60 s after its stamp)",
                         self.heard.elapsed().as_secs()
