@@ -713,6 +713,22 @@ impl Session {
         Ok(())
     }
 
+    /// Says that the player's own move, the latest, is signed (a `move` event `"from":
+    /// "you"`, with its signed stamp and times, so a bot learns its move went through);
+    /// `text(ply, san)` for a person.
+    fn own_move(&self, text: impl FnOnce(u32, &str) -> String) {
+        let last = self.channel.last();
+        let (san, uci) = self.channel.last_move().unwrap_or_default();
+        self.out.event(
+            "move",
+            json!({"ply": last.ply, "by": Side::of(self.channel.colour()).name(),
+                   "san": san, "uci": uci, "fen": self.channel.position().fen(),
+                   "whiteTime": last.whiteTime, "blackTime": last.blackTime,
+                   "timestamp": last.timestamp, "yourMove": false, "from": "you"}),
+            || text(last.ply, &san),
+        );
+    }
+
     /// Says that `received`, a move, came in (from the chain if `from_chain`: a registered
     /// or announced move, held from when the chain showed it).
     fn moved(&self, received: &Received, from_chain: bool) {
@@ -904,6 +920,7 @@ impl Session {
                 if moved {
                     self.heard = Instant::now();
                     self.sent_at = t;
+                    self.own_move(|ply, san| format!("{ply} {san}: signed and sent"));
                     self.show();
                     self.agree_to_the_board()?;
                 }
@@ -1389,16 +1406,9 @@ impl Session {
                     Ok(_) => {
                         self.save()?;
                         self.sent_at = t;
-                        let last = self.channel.last();
-                        let (san, uci) = self.channel.last_move().unwrap_or_default();
-                        self.out.event(
-                            "move",
-                            json!({"ply": last.ply, "by": Side::of(self.channel.colour()).name(),
-                                   "san": san, "uci": uci, "fen": self.channel.position().fen(),
-                                   "whiteTime": last.whiteTime, "blackTime": last.blackTime,
-                                   "timestamp": last.timestamp, "yourMove": false, "from": "you"}),
-                            || format!("{} {san}: registering it as the direct reply", last.ply),
-                        );
+                        self.own_move(|ply, san| {
+                            format!("{ply} {san}: registering it as the direct reply")
+                        });
                         self.show();
                         self.answer_frozen(true)?;
                     }
