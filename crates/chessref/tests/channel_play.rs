@@ -75,8 +75,19 @@ struct Player {
 impl Player {
     fn start(name: &'static str, key: &str, base: &[String], dir: &Path) -> Player {
         let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
-        args.extend(["--dir", dir.to_str().unwrap(), "--json"]);
-        let mut child = command(Some(key), &args)
+        args.extend(["--dir", dir.to_str().unwrap()]);
+        Player::spawn(name, key, &args, None)
+    }
+
+    /// `chessref channel play ARGS --json`, with `HOME` set to `home` if given.
+    fn spawn(name: &'static str, key: &str, args: &[&str], home: Option<&Path>) -> Player {
+        let mut args = args.to_vec();
+        args.push("--json");
+        let mut command = command(Some(key), &args);
+        if let Some(home) = home {
+            command.env("HOME", home);
+        }
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -1444,5 +1455,63 @@ fn a_first_move_never_made_is_explained_and_the_game_aborted() {
         (game.phase, game.result, game.reason),
         (3, 4, 11),
         "aborted: stakes back"
+    );
+}
+
+/// Issue 29, item 2: the README's two terminals, verbatim: both players on one machine,
+/// one home, no `--dir`. Each keeps its own folder (named by the player), and a folder that
+/// holds another game's files (a fresh anvil repeats addresses and game ids) is refused.
+#[test]
+fn two_players_in_one_home_without_dir_keep_their_own_folders() {
+    let table = Table::new("one-home");
+    let home = table.dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let args = table.play_args();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut white = Player::spawn("white", KEY_WHITE, &args, Some(&home));
+    let mut black = Player::spawn("black", KEY_BLACK, &args, Some(&home));
+    white.expect("started", |_| true);
+    black.expect("started", |_| true);
+    exchange(&mut white, &black, "e4", 1);
+    exchange(&mut black, &white, "e5", 2);
+    drop(white);
+    drop(black);
+    let channel = home.join(".chessref").join("channel");
+    let mut folders: Vec<String> = std::fs::read_dir(&channel)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    folders.sort();
+    assert_eq!(folders.len(), 2, "{folders:?}");
+    for player in [WHITE, BLACK] {
+        let folder = folders
+            .iter()
+            .find(|f| f.to_lowercase().ends_with(&player.to_lowercase()))
+            .unwrap_or_else(|| panic!("no folder of {player}: {folders:?}"));
+        let owner: Value = serde_json::from_str(
+            &std::fs::read_to_string(channel.join(folder).join("game.json")).unwrap(),
+        )
+        .unwrap();
+        let game: U256 = owner["gameId"].as_str().unwrap().parse().unwrap();
+        assert_eq!(game, table.game_id(), "{owner}");
+    }
+    // The same folder found again for a game of another chain (its creation elsewhere).
+    let white_folder = channel.join(
+        folders
+            .iter()
+            .find(|f| f.to_lowercase().ends_with(&WHITE.to_lowercase()))
+            .unwrap(),
+    );
+    let file = white_folder.join("game.json");
+    let mut owner: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    owner["createdInBlock"] = Value::String(format!("0x{}", "ab".repeat(32)));
+    std::fs::write(&file, owner.to_string()).unwrap();
+    let mut refused = command(Some(KEY_WHITE), &args);
+    let out = refused.env("HOME", &home).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "refused");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("holds the files of another game") && stderr.contains("--dir"),
+        "{stderr}"
     );
 }

@@ -33,7 +33,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use alloy::signers::local::PrivateKeySigner;
-use alloy_primitives::U256;
+use alloy_primitives::{B256, U256};
 use chessref_channel::auth::SignedDelegation;
 use chessref_channel::seat::{ChannelSeat, Received};
 use chessref_channel::transcript::{DelegationEntry, Side};
@@ -43,6 +43,7 @@ use chessref_client::shown::{self, Frozen};
 use chessref_client::watchtower::{self, Answer};
 use chessref_evm::{Chain, RpcChain, Sender};
 use clap::Args as ClapArgs;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tungstenite::stream::MaybeTlsStream;
 use tungstenite::{Message, WebSocket};
@@ -174,15 +175,65 @@ impl Out {
     }
 }
 
-/// Where game `id`'s files are kept.
-fn game_dir(args: &PlayArgs, chain_id: u64, referee: alloy_primitives::Address) -> PathBuf {
+/// Where `player`'s files of game `id` are kept: named by chain, referee, game and player,
+/// so that both players on one machine (one home, no `--dir`: the README's two terminals)
+/// never share a session key or a transcript.
+fn game_dir(
+    args: &PlayArgs,
+    chain_id: u64,
+    referee: alloy_primitives::Address,
+    player: alloy_primitives::Address,
+) -> PathBuf {
     let base = args.dir.clone().unwrap_or_else(|| {
         std::env::var_os("HOME")
             .map_or_else(|| PathBuf::from("."), PathBuf::from)
             .join(".chessref")
             .join("channel")
     });
-    base.join(format!("{chain_id}-{referee}-{}", args.id))
+    base.join(format!("{chain_id}-{referee}-{}-{player}", args.id))
+}
+
+/// Whose files a game folder holds (`game.json`): a fresh chain (a new anvil) repeats the
+/// CREATE2 addresses and the game ids, so the game is known by its creation's block hash.
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FolderOwner {
+    chain_id: u64,
+    referee: alloy_primitives::Address,
+    game_id: U256,
+    player: alloy_primitives::Address,
+    created_in_block: B256,
+}
+
+/// Claims `dir` for `owner`: writes its `game.json` the first time, and refuses a folder
+/// that holds another game's files (another chain, game or player).
+fn claim_folder(dir: &Path, owner: &FolderOwner) -> Result<(), CliError> {
+    let file = dir.join("game.json");
+    if !file.is_file() {
+        let text = serde_json::to_string_pretty(owner).map_err(|e| CliError::Arg(e.to_string()))?;
+        return write_private(&file, &text);
+    }
+    let text = std::fs::read_to_string(&file).map_err(|source| CliError::Io {
+        path: file.display().to_string(),
+        source,
+    })?;
+    let found: FolderOwner = serde_json::from_str(&text)
+        .map_err(|e| CliError::Arg(format!("{}: {e}", file.display())))?;
+    if found != *owner {
+        return Err(CliError::Refused(format!(
+            "{} holds the files of another game: game {} of chain {} created in block {} for {}, not game {} of chain {} created in block {} for {}; move the folder away or pass --dir",
+            dir.display(),
+            found.game_id,
+            found.chain_id,
+            found.created_in_block,
+            found.player,
+            owner.game_id,
+            owner.chain_id,
+            owner.created_in_block,
+            owner.player
+        )));
+    }
+    Ok(())
 }
 
 /// Writes `text` to `path` atomically, readable by its owner only.
@@ -378,11 +429,21 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
         .referee()
         .channel_domain()
         .map_err(|e| CliError::Arg(e.to_string()))?;
-    let dir = game_dir(&args, chain_id, referee);
+    let dir = game_dir(&args, chain_id, referee, wallet.address());
     std::fs::create_dir_all(&dir).map_err(|source| CliError::Io {
         path: dir.display().to_string(),
         source,
     })?;
+    claim_folder(
+        &dir,
+        &FolderOwner {
+            chain_id,
+            referee,
+            game_id: args.id,
+            player: wallet.address(),
+            created_in_block: log.created.block_hash,
+        },
+    )?;
     let (key, delegation) = session(&dir, &wallet, &terms, &domain)?;
     let mut channel = ChannelSeat::new(domain, terms, wallet.address(), Box::new(key), delegation)
         .map_err(|e| CliError::Refused(e.to_string()))?;
