@@ -218,7 +218,8 @@ export const chain = {
   registerIsSafe() {
     const view = this.player?.view();
     if (this.onChain || !view?.toMove) return true;
-    const left = this.clocks(view)?.[this.colour];
+    const running = this.clocks(view)?.[this.colour];
+    const left = running === undefined ? undefined : Math.floor(running);
     const span = Number(this.terms.responseWindow);
     if (left === undefined || left > span) return true;
     return confirm(`Registering on your own move runs the ${span} s response window on your clock, and you have ${left} s left: you would lose on time. Register anyway?`);

@@ -6,7 +6,7 @@ import { ethers } from "/vendor/ethers/ethers.min.js";
 import { $, PATIENCE, app, clockTime, notice, now, short, showError } from "./page.js";
 import { api } from "./server.js";
 import { disableInput, drawBoard, enableInput, listMoves, makeBoard } from "./board.js";
-import { showClocks } from "./clock.js";
+import { offChainClocks, onChainClocks, replyClocks, showClocks } from "./clock.js";
 import { relay, storageKey } from "./relay.js";
 import { AUTO_REGISTERED, chain } from "./chain.js";
 
@@ -50,7 +50,7 @@ class Game {
     this.taken = null; // the registration transaction whose pair the player took in
     this.answered = null; // "tx:ply": the registration answered with the pair of that ply
     this.closed = false;
-    this.timer = setInterval(() => this.tick(), 250);
+    this.timer = setInterval(() => this.tick(), 100); // tenths under 10 s
     this.chainTimer = null;
   }
 
@@ -98,28 +98,12 @@ class Game {
   /** Both clocks now: the side to move's runs from the latest stamp, or the player's
    * own receipt of it on its own move (off-chain: what its reply is charged from,
    * CHANNEL.md 8), or from the chain's clock. */
-  clocks(view) {
+  clocks(view, t = Date.now() / 1000) {
     if (this.ended && this.frozen) return this.frozen;
     const due = this.onChain && this.replyDue(view);
-    if (due) {
-      // The player's clock runs from when it held the registered move, to its deadline.
-      const other = this.colour === "white" ? "black" : "white";
-      const left = Math.max(0, due.moveBy - now());
-      return { [this.colour]: left, [other]: view[`${other}Time`], running: this.colour };
-    }
-    if (this.onChain?.at !== undefined) {
-      const since = now() - this.onChain.at;
-      const white = this.onChain.whiteLeft - (this.onChain.whiteToMove ? since : 0);
-      const black = this.onChain.blackLeft - (this.onChain.whiteToMove ? 0 : since);
-      return { white: Math.max(0, white), black: Math.max(0, black), running: this.onChain.whiteToMove ? "white" : "black" };
-    }
-    if (!view) return null;
-    const since = view.ply > 0 && !view.ended && !view.decided ? Math.max(0, now() - view.clockFrom) : 0;
-    return {
-      white: Math.max(0, view.whiteTime - (view.turn === "white" ? since : 0)),
-      black: Math.max(0, view.blackTime - (view.turn === "black" ? since : 0)),
-      running: view.ply > 0 && !view.ended && !view.decided ? view.turn : null,
-    };
+    if (due) return replyClocks(this.colour, due.moveBy, view[`${this.colour === "white" ? "black" : "white"}Time`], t);
+    if (this.onChain?.at !== undefined) return onChainClocks(this.onChain, t);
+    return view ? offChainClocks(view, t) : null;
   }
 
   tick() {
