@@ -319,4 +319,5 @@ export const chain = {
         this.render();
       })
       .catch(showError);
-  },};
+  },
+};

@@ -9,6 +9,7 @@ import { disableInput, drawBoard, enableInput, listMoves, makeBoard } from "./bo
 import { offChainClocks, onChainClocks, replyClocks, showClocks } from "./clock.js";
 import { relay, storageKey } from "./relay.js";
 import { AUTO_REGISTERED, chain } from "./chain.js";
+import { transact } from "./wallet.js";
 
 const RESULTS = { 1: "white wins", 2: "black wins", 3: "draw", 4: "aborted" };
 const REASONS = {
@@ -17,10 +18,16 @@ const REASONS = {
   11: "the flagged player never moved", 12: "equivocation", 13: "an illegal signed move",
 };
 
+/** The game panel's action buttons: each shown only where it applies. */
+const ACTIONS = ["cancel", "offer-draw", "accept-draw", "decline-draw", "resign", "claim-draw", "register", "claim-timeout", "settle", "withdraw"];
+
 /** Opens game `id` in the game panel (the lobby hides), closing the one open before. */
 export async function openGame(id) {
   app.game?.close();
   showError(null);
+  // Nothing of the game before stays: its buttons, its words.
+  for (const action of ACTIONS) $(action).hidden = true;
+  for (const text of ["state", "notice", "verdict", "you", "opponent", "opponent-rating"]) $(text).textContent = "";
   $("lobby").hidden = true;
   $("game").hidden = false;
   makeBoard();
@@ -50,6 +57,7 @@ class Game {
     this.taken = null; // the registration transaction whose pair the player took in
     this.answered = null; // "tx:ply": the registration answered with the pair of that ply
     this.closed = false;
+    this.cancelled = false; // cancelled from this page before anyone joined
     this.timer = setInterval(() => this.tick(), 100); // tenths under 10 s
     this.chainTimer = null;
   }
@@ -68,11 +76,13 @@ class Game {
     this.summary = view;
     $("stake").textContent = `${ethers.formatEther(view.stake)} ETH each`;
     if (view.phase === "open") {
-      notice("waiting for an opponent to join…");
-      document.body.dataset.phase = "open";
+      this.renderOpen(view);
       await new Promise((resolve) => {
         const poll = setInterval(async () => {
-          if (this.closed) return clearInterval(poll);
+          if (this.closed || this.cancelled) {
+            clearInterval(poll);
+            return resolve();
+          }
           const v = await api(`/v1/games/${this.id}`).catch(() => null);
           if (v && v.phase !== "open") {
             clearInterval(poll);
@@ -81,12 +91,54 @@ class Game {
           }
         }, 500);
       });
+      if (this.closed || this.cancelled) return;
+      $("cancel").hidden = true;
+      notice("");
     }
     if (app.referee) {
       this.chainTimer = setInterval(() => this.followChain().catch(showError), 1000);
       await this.followChain();
     }
     if (!this.onChain || this.resumable()) this.connect();
+  }
+
+  /** Waiting for an opponent: the only action is the creator's Cancel (the game cannot be
+   * played, offered a draw or resigned before someone joins). */
+  renderOpen(view) {
+    document.body.dataset.phase = "open";
+    const mine = app.account && view.creator?.toLowerCase() === app.account.toLowerCase();
+    $("state").textContent = mine
+      ? `Waiting for an opponent to join. Your stake of ${ethers.formatEther(view.stake)} ETH is held by the referee until someone joins or you cancel.`
+      : "Waiting for an opponent to join.";
+    for (const action of ACTIONS) $(action).hidden = action !== "cancel" || !mine;
+  }
+
+  /** Cancels the game nobody joined (the referee's cancelGame): the stake is credited to
+   * the creator, which the page then offers to withdraw. */
+  async cancel() {
+    await transact(`cancel game ${this.id}`, app.referee.cancelGame(this.id));
+    this.cancelled = true;
+    this.credit = await app.referee.credits(app.account, ethers.ZeroAddress);
+    this.renderCancelled();
+  }
+
+  renderCancelled(withdrawn = 0n) {
+    document.body.dataset.phase = "cancelled";
+    const stake = ethers.formatEther(this.summary.stake);
+    $("state").textContent = withdrawn > 0n
+      ? `Game cancelled. ${ethers.formatEther(withdrawn)} ETH is back in your wallet.`
+      : `Game cancelled. Your stake of ${stake} ETH is credited to you on the referee: withdraw it to your wallet.`;
+    for (const action of ACTIONS) $(action).hidden = action !== "withdraw" || !(this.credit > 0n);
+  }
+
+  /** Withdraws the player's whole credit on the referee (a win, a draw's half, a
+   * cancelled game's stake) to its wallet. */
+  async withdraw() {
+    const amount = this.credit ?? 0n;
+    await transact("withdraw", app.referee.withdraw(ethers.ZeroAddress));
+    this.credit = await app.referee.credits(app.account, ethers.ZeroAddress);
+    if (this.cancelled) return this.renderCancelled(amount - this.credit);
+    await this.followChain();
   }
 
   /** A registration is frozen and this browser holds the player's session key (a reload

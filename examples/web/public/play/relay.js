@@ -178,7 +178,9 @@ export const relay = {
     try {
       this.send(this.player[what](...args, now()));
     } catch (e) {
+    if (!this.player) return; // a spectator, or before the game started: nothing to sign
       showError(e);
     }
     this.render();
-  },};
+  },
+};
