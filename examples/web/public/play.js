@@ -20,7 +20,7 @@ import { ethers } from "/vendor/ethers/ethers.min.js";
 import { SERVER, app, params, showError } from "./play/page.js";
 import { api } from "./play/server.js";
 import { listenForWallets } from "./play/wallet.js";
-import { loadLobby } from "./play/lobby.js";
+import { loadLobby, refreshLobby } from "./play/lobby.js";
 import { openGame } from "./play/game.js";
 import { wire } from "./play/controls.js";
 
@@ -45,6 +45,7 @@ async function main() {
     await loadLobby();
     document.body.dataset.ready = "true";
     performance.mark("interactive");
+    refreshLobby();
   } catch (e) {
     showError(e);
     document.body.dataset.ready = "error";

@@ -751,6 +751,20 @@ test("issue 28 finding 1: no game panel on a first visit, none after Lobby, and 
   assertClean(alice);
 });
 
+test("issue 28 finding 2: the lobby refreshes by itself: a game created after the page opened appears without a click", async () => {
+  const bob = await person(BOB, "bob");
+  const alice = await person(ALICE, "alice");
+  const id = await createFromForm(alice);
+  const started = Date.now();
+  // Bob's page is left alone: no click, no reload.
+  await until(bob, `#open-games tr[data-game="${id}"] button[data-action="join"]`);
+  console.log(`a new game in the other page's lobby after ${Date.now() - started} ms`);
+  await bob.page.click(`#open-games tr[data-game="${id}"] button[data-action="join"]`);
+  for (const p of [alice, bob]) await until(p, "body[data-synced]");
+  assert.equal(await bob.page.getAttribute("body", "data-colour"), "black");
+  assertClean(alice, bob);
+});
+
 test("issue 28 finding 3: waiting for an opponent, the creator can only cancel, and the stake comes back to the wallet", async () => {
   const alice = await person(ALICE, "alice");
   const node = provider(stack.rpc);

@@ -6,8 +6,34 @@ import { api, indexed } from "./server.js";
 import { transact } from "./wallet.js";
 import { openGame } from "./game.js";
 
+/** How often the lobby asks the server for its games while it is shown (the server has
+ * no lobby feed: its event streams are per game). */
+export const LOBBY_REFRESH_MS = 3_000;
+
+/** What the tables show now (the games, and who looks): unchanged, nothing is redrawn. */
+let shown = null;
+
+/** Refreshes the lobby by itself every LOBBY_REFRESH_MS while it is in view. */
+export function refreshLobby() {
+  let busy = false;
+  setInterval(async () => {
+    if (busy || $("lobby").hidden || document.body.dataset.ready !== "true") return;
+    busy = true;
+    try {
+      await loadLobby();
+    } catch (e) {
+      showError(e, "refreshing the lobby");
+    } finally {
+      busy = false;
+    }
+  }, LOBBY_REFRESH_MS);
+}
+
 export async function loadLobby() {
   const [open, running] = await Promise.all([api("/v1/games?state=open&limit=50"), api("/v1/games?state=running&limit=50")]);
+  const key = JSON.stringify([open.games, running.games, app.account]);
+  if (key === shown) return;
+  shown = key;
   const body = (id) => $(id).querySelector("tbody");
   body("open-games").textContent = "";
   for (const g of open.games) {
