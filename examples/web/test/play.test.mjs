@@ -419,7 +419,8 @@ test("a forged move injected into the relay is refused there and by the page, an
   await bob.page.click('#board [data-square="e7"]');
   await bob.page.click('#board [data-square="e4"]');
   assert.equal(await bob.page.getAttribute("#verdict", "data-legal"), "false");
-  assert.match(await bob.page.innerText("#verdict"), /e7e4 is illegal: the referee would revert IllegalMove\(6\) BAD_GEOMETRY/);
+  assert.match(await bob.page.innerText("#verdict"), /^A pawn cannot move that way\./);
+  assert.match(await bob.page.textContent("#verdict details"), /e7e4: the referee would revert IllegalMove\(6\) BAD_GEOMETRY/);
   assert.equal(await plyOf(bob), 1);
   // A third party on the relay: Black's e7e5 for ply 2 under White's signature of ply 1.
   const transcript = await (await fetch(`${stack.server}/v1/games/${id}/transcript`)).json();
@@ -797,6 +798,38 @@ test("issue 28 finding 3: waiting for an opponent, the creator can only cancel, 
   await alice.page.waitForSelector(`#open-games tr[data-game="${id}"]`, { state: "detached", timeout: 30_000 });
   assert.equal(await alice.page.innerText("#error"), "");
   assertClean(alice);
+});
+
+test("issue 28 finding 4: a replayed old draw offer is silent after a reload, and an illegal drop reads as a sentence", async () => {
+  const alice = await person(ALICE, "alice");
+  const bob = await person(BOB, "bob");
+  await openGame(alice, bob);
+  await move(alice, bob, "e2e4");
+  await move(bob, alice, "e7e5");
+  await until(alice, "#offer-draw:not([hidden])");
+  await alice.page.click("#offer-draw");
+  await until(bob, "#accept-draw:not([hidden])");
+  await move(alice, bob, "g1f3");
+  await move(bob, alice, "b8c6");
+  // The bishop's way to h3 crosses its own pawn on g2: refused before anything is signed.
+  await alice.page.waitForSelector('body[data-ply="4"][data-idle]');
+  await alice.page.click('#board [data-square="f1"]');
+  await alice.page.click('#board [data-square="h3"]');
+  assert.equal(await alice.page.getAttribute("#verdict", "data-code"), "7");
+  assert.match(await alice.page.innerText("#verdict"), /^That bishop's path is blocked\./);
+  assert.match(await alice.page.textContent("#verdict details"), /IllegalMove\(7\) PATH_BLOCKED/);
+  assert.equal(await plyOf(alice), 4);
+  // Both reload: the relay replays its backlog, the draw offer of ply 2 among it.
+  for (const p of [alice, bob]) await p.page.reload();
+  for (const p of [alice, bob]) await until(p, 'body[data-ply="4"][data-synced]');
+  await alice.page.waitForTimeout(1_000);
+  for (const p of [alice, bob]) {
+    assert.equal(await p.page.innerText("#error"), "", `${p.name}: no error`);
+    assert.doesNotMatch(await p.page.innerText("#notice"), /verify|ignored|0x/, `${p.name}: no alarm`);
+    assert.ok(await p.page.locator("#accept-draw").isHidden(), `${p.name}: the old offer is not offered`);
+  }
+  await move(alice, bob, "f1c4");
+  assertClean(alice, bob);
 });
 
 test("npm run play's dev wallet: ?devwallet=N is anvil's account N, no extension needed", async () => {

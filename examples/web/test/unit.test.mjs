@@ -3,6 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { formatClock, offChainClocks, onChainClocks, replyClocks } from "../public/play/clock.js";
+import { explain, illegalMoveSentence, outdated, pieceName, revertSentence } from "../public/play/errors.js";
 
 test("a clock reads m:ss, h:mm:ss from an hour, and tenths under 10 s, never rounding up", () => {
   const cases = [
@@ -32,4 +33,45 @@ test("on-chain, the side to move's clock runs from when the referee's clocks wer
 test("answering a registration, the player's clock runs to its move-by time", () => {
   assert.deepEqual(replyClocks("white", 5_000, 240, 4_990.5), { white: 9.5, black: 240, running: "white" });
   assert.deepEqual(replyClocks("black", 5_000, 17, 5_001), { black: 0, white: 17, running: "black" });
+});
+
+test("every IllegalMove code of ENCODING.md section 6 reads as a sentence naming the piece where it matters", () => {
+  assert.equal(illegalMoveSentence(7, { piece: "B", from: "f1", to: "c4" }), "That bishop's path is blocked.");
+  assert.equal(illegalMoveSentence(7, { piece: "p", from: "e7", to: "e5" }), "That pawn is blocked.");
+  assert.equal(illegalMoveSentence(6, { piece: "n", from: "g8", to: "g6" }), "A knight cannot move that way.");
+  assert.equal(illegalMoveSentence(3, { from: "e4" }), "There is no piece on e4.");
+  assert.equal(illegalMoveSentence(5, { piece: "R", to: "a2" }), "One of your own pieces is already on a2.");
+  assert.equal(illegalMoveSentence(14, { piece: "K" }), "That would leave your king in check.");
+  const sentences = new Set();
+  for (let code = 1; code <= 14; code++) {
+    const s = illegalMoveSentence(code, { piece: "Q", from: "d1", to: "d4" });
+    assert.match(s, /^[A-Z].*\.$/, `code ${code}: a sentence`);
+    assert.doesNotMatch(s, /IllegalMove|_|\d{2}/, `code ${code}: no jargon`);
+    sentences.add(s);
+  }
+  assert.equal(sentences.size, 14, "one sentence per code");
+  assert.equal(illegalMoveSentence(99), "That move is not allowed.");
+  assert.equal(pieceName("x"), "piece");
+});
+
+test("a contract's custom error reads as a sentence, the raw error kept for the detail", () => {
+  assert.deepEqual(explain(new Error("x"), "NotCreator()"), {
+    sentence: "Only the player who created this game can cancel it.",
+    detail: "the contract refuses: NotCreator()",
+  });
+  assert.equal(explain(null, "GameNotOpen(7)").sentence, "This game is no longer open: someone joined it, or it was cancelled.");
+  assert.equal(revertSentence("SomethingNew"), "The referee refused this.");
+  assert.equal(explain({ code: "ACTION_REJECTED", shortMessage: "user rejected action" }).sentence, "You declined in your wallet.");
+  assert.equal(explain({ code: "ACTION_REJECTED", shortMessage: "user rejected action" }).detail, "user rejected action");
+  assert.equal(explain({ code: "INSUFFICIENT_FUNDS", shortMessage: "insufficient funds" }).sentence, "Your wallet does not hold enough ETH for this.");
+  assert.deepEqual(explain(new Error("no wallet found: install one")), { sentence: "no wallet found: install one", detail: "" });
+});
+
+test("a relayed draw offer or result half for an older ply is outdated (silent); anything else is not", () => {
+  assert.equal(outdated({ type: "drawOffer", ply: 12 }, 14), true);
+  assert.equal(outdated({ type: "result", ply: 12 }, 13), true);
+  assert.equal(outdated({ type: "drawOffer", ply: 14 }, 14), false, "an offer for the latest move that fails is not merely late");
+  assert.equal(outdated({ type: "move", ply: 2 }, 14), false, "a refused move is always reported");
+  assert.equal(outdated({ type: "resignation", ply: 2 }, 14), false);
+  assert.equal(outdated(null, 14), false);
 });

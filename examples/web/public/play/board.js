@@ -5,7 +5,8 @@ import { Chess } from "/pkg/chessref_wasm.js";
 import { Chessboard, COLOR, INPUT_EVENT_TYPE } from "/vendor/cm-chessboard/src/Chessboard.js";
 import { Markers, MARKER_TYPE } from "/vendor/cm-chessboard/src/extensions/markers/Markers.js";
 import { PromotionDialog, PROMOTION_DIALOG_RESULT_TYPE } from "/vendor/cm-chessboard/src/extensions/promotion-dialog/PromotionDialog.js";
-import { $ } from "./page.js";
+import { $, sayWithDetail } from "./page.js";
+import { illegalMoveSentence } from "./errors.js";
 
 let board = null;
 
@@ -69,10 +70,16 @@ export function enableInput(stateHex, colour, play) {
         if (!verdict.legal) {
           // The contract's own code, before anything is signed.
           $("verdict").dataset.legal = "false";
-          $("verdict").textContent = `${uci} is illegal: the referee would revert IllegalMove(${verdict.code}) ${verdict.reason} — ${verdict.message}`;
+          $("verdict").dataset.code = String(verdict.code);
+          sayWithDetail(
+            $("verdict"),
+            illegalMoveSentence(verdict.code, { piece, from: event.squareFrom, to: event.squareTo }),
+            `${uci}: the referee would revert IllegalMove(${verdict.code}) ${verdict.reason} — ${verdict.message}`,
+          );
           return false;
         }
         $("verdict").dataset.legal = "true";
+        delete $("verdict").dataset.code;
         $("verdict").textContent = "";
         if (promotes) {
           board.showPromotionDialog(event.squareTo, colour === "white" ? COLOR.white : COLOR.black, (result) => {

@@ -1,6 +1,7 @@
 // The page's shared state and what every part of it uses: the query parameters, the
 // open game, the element lookup, the notice line and the error line.
 import { ethers } from "/vendor/ethers/ethers.min.js";
+import { explain } from "./errors.js";
 
 export const params = new URLSearchParams(location.search);
 /** The chessref server (`?server=`, default this page's origin). */
@@ -42,12 +43,29 @@ export function revertName(e) {
   return `revert data ${data}`;
 }
 
-/** Shows `e` (nothing: clears); `what` says what failed. */
+/** Fills `el` with `sentence` and, when there is one, a closed detail holding the raw
+ * error (the contract's name and arguments, the library's message). */
+export function sayWithDetail(el, sentence, detail = "") {
+  el.textContent = sentence;
+  if (!detail) return;
+  const more = document.createElement("details");
+  const summary = document.createElement("summary");
+  summary.textContent = "details";
+  const code = document.createElement("code");
+  code.textContent = detail;
+  more.append(summary, code);
+  el.append(" ", more);
+}
+
+/** Shows `e` in words (nothing: clears); `what` says what failed. */
 export function showError(e, what = "") {
-  const named = e && revertName(e);
-  const text = e ? (named ? `the contract refuses: ${named}` : String(e.shortMessage || e.reason || e.message || e)) : "";
-  $("error").textContent = what && text ? `${what}: ${text}` : text;
-  if (e) console.warn(e);
+  if (!e) {
+    $("error").textContent = "";
+    return;
+  }
+  const { sentence, detail } = explain(e, revertName(e));
+  sayWithDetail($("error"), what ? `${what}: ${sentence}` : sentence, detail);
+  console.warn(e);
 }
 
 export function notice(text) {

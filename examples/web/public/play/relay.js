@@ -6,6 +6,7 @@
 import { ChannelPlayer, channelAddressOf, channelTypedData, channelVerifyTranscript } from "/pkg/chessref_wasm.js";
 import { $, SERVER, app, notice, now, showError } from "./page.js";
 import { api } from "./server.js";
+import { outdated } from "./errors.js";
 
 /** A session key's delegation covers this many plies of increments (CHANNEL.md 9). */
 const KEY_PLIES = 600;
@@ -140,7 +141,9 @@ export const relay = {
     try {
       answer = this.player.receive(message, now());
     } catch (e) {
-      // A message that does not verify here changes nothing.
+      // A message that does not verify here changes nothing. One that is merely out of
+      // date (the relay's backlog after a reload) is not worth a word.
+      if (outdated(message, this.player.view().ply)) return;
       notice(`a relayed ${message.type} does not verify and is ignored: ${e.message}`);
       return;
     }
@@ -175,10 +178,10 @@ export const relay = {
   },
 
   act(what, ...args) {
+    if (!this.player) return; // a spectator, or before the game started: nothing to sign
     try {
       this.send(this.player[what](...args, now()));
     } catch (e) {
-    if (!this.player) return; // a spectator, or before the game started: nothing to sign
       showError(e);
     }
     this.render();
