@@ -767,39 +767,42 @@ test("issue 28 finding 2: the lobby refreshes by itself: a game created after th
 });
 
 test("issue 28 finding 3: waiting for an opponent, the creator can only cancel, and the stake comes back to the wallet", async () => {
-  const alice = await person(ALICE, "alice");
-  const node = provider(stack.rpc);
-  const id = await createFromForm(alice);
-  await until(alice, 'body[data-phase="open"]');
-  assert.ok(await alice.page.locator("#cancel").isVisible(), "Cancel offered");
-  for (const b of ["offer-draw", "resign", "accept-draw", "claim-draw", "register", "settle", "withdraw"]) {
-    assert.ok(await alice.page.locator(`#${b}`).isHidden(), `#${b} not offered while waiting`);
-  }
-  assert.match(await alice.page.innerText("#state"), /^Waiting for an opponent to join\. Your stake of 1\.0 ETH is held by the referee/);
-  const from = await node.getBlockNumber();
-  const before = await node.getBalance(ALICE);
-  await alice.page.click("#cancel");
-  await until(alice, 'body[data-phase="cancelled"] #withdraw:not([hidden])');
-  assert.match(await alice.page.innerText("#state"), /^Game cancelled\. Your stake of 1\.0 ETH is credited to you on the referee/);
-  assert.equal(Number((await referee.getGame(id)).phase), 4, "cancelled on chain");
-  assert.equal(await referee.credits(ALICE, ethers.ZeroAddress), STAKE);
-  await alice.page.click("#withdraw");
-  await until(alice, '#state:has-text("is back in your wallet")');
-  assert.ok(await alice.page.locator("#withdraw").isHidden(), "nothing more to withdraw");
-  assert.match(await alice.page.innerText("#state"), /^Game cancelled\. 1\.0 ETH is back in your wallet\./);
-  assert.equal(await referee.credits(ALICE, ethers.ZeroAddress), 0n);
-  const fees = await feesPaid(ALICE, from);
-  const delta = (await node.getBalance(ALICE)) - before;
-  assert.ok(fees > 0n, "cancel and withdraw paid gas");
-  assert.equal(delta, STAKE - fees, `balance delta ${ethers.formatEther(delta)} ETH = stake - ${ethers.formatEther(fees)} ETH of gas`);
-  assert.deepEqual((await alice.page.evaluate(() => window.__walletConfirmations)).slice(-2), ["eth_sendTransaction", "eth_sendTransaction"]);
-  // The lobby no longer lists it, by itself.
-  await alice.page.click("#back");
-  await alice.page.waitForSelector(`#open-games tr[data-game="${id}"]`, { state: "detached", timeout: 30_000 });
-  assert.equal(await alice.page.innerText("#error"), "");
-  assertClean(alice);
+  // On a chain of its own: the wallet's balance moves by this game alone (no credit won
+  // in another test is withdrawn with the stake).
+  await onOwnChain(async () => {
+    const alice = await person(ALICE, "alice");
+    const node = provider(stack.rpc);
+    const id = await createFromForm(alice);
+    await until(alice, 'body[data-phase="open"]');
+    assert.ok(await alice.page.locator("#cancel").isVisible(), "Cancel offered");
+    for (const b of ["offer-draw", "resign", "accept-draw", "claim-draw", "register", "settle", "withdraw"]) {
+      assert.ok(await alice.page.locator(`#${b}`).isHidden(), `#${b} not offered while waiting`);
+    }
+    assert.match(await alice.page.innerText("#state"), /^Waiting for an opponent to join\. Your stake of 1\.0 ETH is held by the referee/);
+    const from = await node.getBlockNumber();
+    const before = await node.getBalance(ALICE);
+    await alice.page.click("#cancel");
+    await until(alice, 'body[data-phase="cancelled"] #withdraw:not([hidden])');
+    assert.match(await alice.page.innerText("#state"), /^Game cancelled\. Your stake of 1\.0 ETH is credited to you on the referee/);
+    assert.equal(Number((await referee.getGame(id)).phase), 4, "cancelled on chain");
+    assert.equal(await referee.credits(ALICE, ethers.ZeroAddress), STAKE);
+    await alice.page.click("#withdraw");
+    await until(alice, '#state:has-text("is back in your wallet")');
+    assert.ok(await alice.page.locator("#withdraw").isHidden(), "nothing more to withdraw");
+    assert.match(await alice.page.innerText("#state"), /^Game cancelled\. 1\.0 ETH is back in your wallet\./);
+    assert.equal(await referee.credits(ALICE, ethers.ZeroAddress), 0n);
+    const fees = await feesPaid(ALICE, from);
+    const delta = (await node.getBalance(ALICE)) - before;
+    assert.ok(fees > 0n, "cancel and withdraw paid gas");
+    assert.equal(delta, STAKE - fees, `balance delta ${ethers.formatEther(delta)} ETH = stake - ${ethers.formatEther(fees)} ETH of gas`);
+    assert.deepEqual((await alice.page.evaluate(() => window.__walletConfirmations)).slice(-2), ["eth_sendTransaction", "eth_sendTransaction"]);
+    // The lobby no longer lists it, by itself.
+    await alice.page.click("#back");
+    await alice.page.waitForSelector(`#open-games tr[data-game="${id}"]`, { state: "detached", timeout: 30_000 });
+    assert.equal(await alice.page.innerText("#error"), "");
+    assertClean(alice);
+  });
 });
-
 test("issue 28 finding 4: a replayed old draw offer is silent after a reload, and an illegal drop reads as a sentence", async () => {
   const alice = await person(ALICE, "alice");
   const bob = await person(BOB, "bob");
