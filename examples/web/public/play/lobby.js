@@ -16,12 +16,17 @@ let shown = null;
 /** Refreshes the lobby by itself every LOBBY_REFRESH_MS while it is in view. */
 export function refreshLobby() {
   let busy = false;
+  let failed = false; // the last refresh failed: its error is on the page
   setInterval(async () => {
     if (busy || $("lobby").hidden || document.body.dataset.ready !== "true") return;
     busy = true;
     try {
       await loadLobby();
+      // The server is back: its absence no longer needs saying.
+      if (failed) showError(null);
+      failed = false;
     } catch (e) {
+      failed = true;
       showError(e, "refreshing the lobby");
     } finally {
       busy = false;
