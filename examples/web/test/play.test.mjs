@@ -796,8 +796,11 @@ test("issue 28 finding 3: waiting for an opponent, the creator can only cancel, 
     assert.ok(fees > 0n, "cancel and withdraw paid gas");
     assert.equal(delta, STAKE - fees, `balance delta ${ethers.formatEther(delta)} ETH = stake - ${ethers.formatEther(fees)} ETH of gas`);
     assert.deepEqual((await alice.page.evaluate(() => window.__walletConfirmations)).slice(-2), ["eth_sendTransaction", "eth_sendTransaction"]);
-    // The lobby no longer lists it, by itself.
-    await alice.page.click("#back");
+    // Reloaded, the page opens on the lobby, not on the cancelled game, and the lobby does
+    // not list it.
+    await alice.page.reload();
+    await until(alice, "body[data-connected] #lobby:not([hidden])");
+    assert.ok(await alice.page.locator("#game").isHidden(), "no game panel");
     await alice.page.waitForSelector(`#open-games tr[data-game="${id}"]`, { state: "detached", timeout: 30_000 });
     assert.equal(await alice.page.innerText("#error"), "");
     assertClean(alice);

@@ -118,6 +118,8 @@ class Game {
   async cancel() {
     await transact(`cancel game ${this.id}`, app.referee.cancelGame(this.id));
     this.cancelled = true;
+    // Nothing to come back to after a reload: the page opens on the lobby.
+    localStorage.removeItem(`chessref:open:${app.net.referee}:${app.account}`);
     this.credit = await app.referee.credits(app.account, ethers.ZeroAddress);
     this.renderCancelled();
   }
