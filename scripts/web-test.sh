@@ -16,7 +16,9 @@
 #      serving the index the games test left (target/web-test-index.sqlite)
 #   3. the npm package (crates/chessref-wasm/build-pkg.sh), its bundle size, and its
 #      tests in Node, its .d.ts under tsc --strict, and the same tests in headless Chromium
-#   4. examples/web end to end: anvil (scripts/foundry's native binary, from scripts/bootstrap.sh),
+#   4. the play page's pure logic under Node (examples/web/test/unit.test.mjs: clocks,
+#      error sentences, stale relayed messages)
+#   5. examples/web end to end: anvil (scripts/foundry's native binary, from scripts/bootstrap.sh),
 #      the referee deployed, the page in headless Chromium; screenshot in
 #      examples/web/test-output/e2e.png
 #
@@ -197,10 +199,13 @@ crates/chessref-wasm/build-pkg.sh
 step "wasm package tests: node, TypeScript declarations, headless chromium"
 (cd crates/chessref-wasm/js && node --test node.test.mjs types.test.mjs channel.test.mjs browser.test.mjs)
 
+step "examples/web unit tests (the play page's pure modules under Node)"
+(cd examples/web && node --test test/unit.test.mjs)
+
 step "examples/web end to end (anvil + headless chromium)"
 if [ -z "${ANVIL:-}" ]; then
   scripts/foundry --path anvil >/dev/null
 fi
-(cd examples/web && node --test test/)
+(cd examples/web && node --test test/e2e.test.mjs test/play.test.mjs)
 
 step "done in ${SECONDS}s"

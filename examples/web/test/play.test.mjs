@@ -97,15 +97,53 @@ async function person(account, name, query = "") {
   contexts.add(context);
   await context.addInitScript({ content: walletScript(stack.rpc, account) });
   const page = await context.newPage();
-  page.on("pageerror", (e) => errors.push(`${name}: ${e}`));
+  // Every page error and console error, for the test to fail on (assertClean) and for the
+  // last test's summary.
+  const problems = [];
+  page.on("pageerror", (e) => {
+    errors.push(`${name}: ${e}`);
+    problems.push(`page error: ${e}`);
+  });
   // A player with no rated game yet is a 404 of /v1/players: the page shows "unrated".
-  page.on("console", (m) => m.type() === "error" && !m.location().url.includes("/v1/players/") && errors.push(`${name}: ${m.text()} (${m.location().url})`));
+  page.on("console", (m) => {
+    if (m.type() !== "error" || m.location().url.includes("/v1/players/")) return;
+    errors.push(`${name}: ${m.text()} (${m.location().url})`);
+    problems.push(`console error: ${m.text()} (${m.location().url})`);
+  });
   await page.goto(`${site.url}/play.html?server=${encodeURIComponent(stack.server)}${query}`);
   await page.waitForSelector("body[data-ready]", { timeout: 60_000 });
   assert.equal(await page.getAttribute("body", "data-ready"), "true", await page.innerText("#error"));
   await page.click("#connect");
   await page.waitForSelector("body[data-connected]", { timeout: 30_000 });
-  return { context, page, name, account };
+  return { context, page, name, account, problems };
+}
+
+/** Fails unless none of `people`'s pages had a page error or a console error. */
+function assertClean(...people) {
+  for (const p of people) assert.deepEqual(p.problems, [], `${p.name}'s page logged errors`);
+}
+
+/** A game created from `p`'s form, staked `stake` ETH: its id, once the page shows it. */
+async function createFromForm(p, stake = "1") {
+  await p.page.fill('#create input[name="stake"]', stake);
+  await p.page.click("#create-button");
+  await until(p, "body[data-game]");
+  return p.page.getAttribute("body", "data-game");
+}
+
+/** The ETH `account` paid for gas in the blocks after `from`: gas used times its price. */
+async function feesPaid(account, from) {
+  const node = provider(stack.rpc);
+  let fees = 0n;
+  for (let n = from + 1; n <= (await node.getBlockNumber()); n++) {
+    const block = await node.getBlock(n, true);
+    for (const tx of block.prefetchedTransactions) {
+      if (tx.from.toLowerCase() !== account.toLowerCase()) continue;
+      const receipt = await node.getTransactionReceipt(tx.hash);
+      fees += receipt.gasUsed * receipt.gasPrice;
+    }
+  }
+  return fees;
 }
 
 /** Alice creates a staked channel game from the form; Bob joins it from the lobby. */
@@ -116,17 +154,10 @@ async function openGame(alice, bob, { window = "600", minutes = "5" } = {}) {
   await alice.page.click("#create-button");
   await alice.page.waitForSelector("body[data-game]", { timeout: 30_000 });
   const id = await alice.page.getAttribute("body", "data-game");
-  await bob.page.click("#back").catch(() => {});
-  for (let i = 0; ; i++) {
-    await bob.page.evaluate(() => document.getElementById("back").click());
-    const row = bob.page.locator(`#open-games tr[data-game="${id}"] button[data-action="join"]`);
-    if (await row.count()) {
-      await row.click();
-      break;
-    }
-    assert.ok(i < 100, `game ${id} never appeared in Bob's lobby`);
-    await bob.page.waitForTimeout(100);
-  }
+  // Bob's lobby shows the game by itself (it refreshes every 3 s).
+  const join = `#open-games tr[data-game="${id}"] button[data-action="join"]`;
+  await until(bob, join);
+  await bob.page.click(join);
   for (const p of [alice, bob]) await p.page.waitForSelector("body[data-synced]", { timeout: 30_000 });
   return BigInt(id);
 }
@@ -381,7 +412,8 @@ test("a forged move injected into the relay is refused there and by the page, an
   await bob.page.click('#board [data-square="e7"]');
   await bob.page.click('#board [data-square="e4"]');
   assert.equal(await bob.page.getAttribute("#verdict", "data-legal"), "false");
-  assert.match(await bob.page.innerText("#verdict"), /e7e4 is illegal: the referee would revert IllegalMove\(6\) BAD_GEOMETRY/);
+  assert.match(await bob.page.innerText("#verdict"), /^A pawn cannot move that way\./);
+  assert.match(await bob.page.textContent("#verdict details"), /e7e4: the referee would revert IllegalMove\(6\) BAD_GEOMETRY/);
   assert.equal(await plyOf(bob), 1);
   // A third party on the relay: Black's e7e5 for ply 2 under White's signature of ply 1.
   const transcript = await (await fetch(`${stack.server}/v1/games/${id}/transcript`)).json();
@@ -692,6 +724,111 @@ test("a stale registration answered by the watchtower is shown to the player who
     await alice.context.close();
     await back.context.close();
   });
+});
+
+test("issue 28 finding 1: no game panel on a first visit, none after Lobby, and no game button without a game", async () => {
+  const alice = await person(ALICE, "alice");
+  for (const id of ["game", "board", "offer-draw", "resign"]) assert.ok(await alice.page.locator(`#${id}`).isHidden(), `#${id} hidden on a first visit`);
+  await createFromForm(alice);
+  await until(alice, 'body[data-phase="open"]');
+  assert.ok(await alice.page.locator("#board").isVisible(), "the game's board");
+  await alice.page.click("#back");
+  await until(alice, "#lobby:not([hidden])");
+  for (const id of ["game", "board", "offer-draw", "resign"]) assert.ok(await alice.page.locator(`#${id}`).isHidden(), `#${id} hidden after Lobby`);
+  // What a stale click or a script would do with the hidden buttons: nothing, and no error.
+  await alice.page.evaluate(() => {
+    window.confirm = () => true;
+    for (const id of ["offer-draw", "accept-draw", "decline-draw", "resign", "settle", "withdraw", "download", "cancel"]) document.getElementById(id).click();
+  });
+  await alice.page.waitForTimeout(500);
+  assert.equal(await alice.page.innerText("#error"), "");
+  assertClean(alice);
+});
+
+test("issue 28 finding 2: the lobby refreshes by itself: a game created after the page opened appears without a click", async () => {
+  const bob = await person(BOB, "bob");
+  const alice = await person(ALICE, "alice");
+  const id = await createFromForm(alice);
+  const started = Date.now();
+  // Bob's page is left alone: no click, no reload.
+  await until(bob, `#open-games tr[data-game="${id}"] button[data-action="join"]`);
+  console.log(`a new game in the other page's lobby after ${Date.now() - started} ms`);
+  await bob.page.click(`#open-games tr[data-game="${id}"] button[data-action="join"]`);
+  for (const p of [alice, bob]) await until(p, "body[data-synced]");
+  assert.equal(await bob.page.getAttribute("body", "data-colour"), "black");
+  assertClean(alice, bob);
+});
+
+test("issue 28 finding 3: waiting for an opponent, the creator can only cancel, and the stake comes back to the wallet", async () => {
+  // On a chain of its own: the wallet's balance moves by this game alone (no credit won
+  // in another test is withdrawn with the stake).
+  await onOwnChain(async () => {
+    const alice = await person(ALICE, "alice");
+    const node = provider(stack.rpc);
+    const id = await createFromForm(alice);
+    await until(alice, 'body[data-phase="open"]');
+    assert.ok(await alice.page.locator("#cancel").isVisible(), "Cancel offered");
+    for (const b of ["offer-draw", "resign", "accept-draw", "claim-draw", "register", "settle", "withdraw"]) {
+      assert.ok(await alice.page.locator(`#${b}`).isHidden(), `#${b} not offered while waiting`);
+    }
+    assert.match(await alice.page.innerText("#state"), /^Waiting for an opponent to join\. Your stake of 1\.0 ETH is held by the referee/);
+    const from = await node.getBlockNumber();
+    const before = await node.getBalance(ALICE);
+    await alice.page.click("#cancel");
+    await until(alice, 'body[data-phase="cancelled"] #withdraw:not([hidden])');
+    assert.match(await alice.page.innerText("#state"), /^Game cancelled\. Your stake of 1\.0 ETH is credited to you on the referee/);
+    assert.equal(Number((await referee.getGame(id)).phase), 4, "cancelled on chain");
+    assert.equal(await referee.credits(ALICE, ethers.ZeroAddress), STAKE);
+    await alice.page.click("#withdraw");
+    await until(alice, '#state:has-text("is back in your wallet")');
+    assert.ok(await alice.page.locator("#withdraw").isHidden(), "nothing more to withdraw");
+    assert.match(await alice.page.innerText("#state"), /^Game cancelled\. 1\.0 ETH is back in your wallet\./);
+    assert.equal(await referee.credits(ALICE, ethers.ZeroAddress), 0n);
+    const fees = await feesPaid(ALICE, from);
+    const delta = (await node.getBalance(ALICE)) - before;
+    assert.ok(fees > 0n, "cancel and withdraw paid gas");
+    assert.equal(delta, STAKE - fees, `balance delta ${ethers.formatEther(delta)} ETH = stake - ${ethers.formatEther(fees)} ETH of gas`);
+    assert.deepEqual((await alice.page.evaluate(() => window.__walletConfirmations)).slice(-2), ["eth_sendTransaction", "eth_sendTransaction"]);
+    // Reloaded, the page opens on the lobby, not on the cancelled game, and the lobby does
+    // not list it.
+    await alice.page.reload();
+    await until(alice, "body[data-connected] #lobby:not([hidden])");
+    assert.ok(await alice.page.locator("#game").isHidden(), "no game panel");
+    await alice.page.waitForSelector(`#open-games tr[data-game="${id}"]`, { state: "detached", timeout: 30_000 });
+    assert.equal(await alice.page.innerText("#error"), "");
+    assertClean(alice);
+  });
+});
+test("issue 28 finding 4: a replayed old draw offer is silent after a reload, and an illegal drop reads as a sentence", async () => {
+  const alice = await person(ALICE, "alice");
+  const bob = await person(BOB, "bob");
+  await openGame(alice, bob);
+  await move(alice, bob, "e2e4");
+  await move(bob, alice, "e7e5");
+  await until(alice, "#offer-draw:not([hidden])");
+  await alice.page.click("#offer-draw");
+  await until(bob, "#accept-draw:not([hidden])");
+  await move(alice, bob, "g1f3");
+  await move(bob, alice, "b8c6");
+  // The bishop's way to h3 crosses its own pawn on g2: refused before anything is signed.
+  await alice.page.waitForSelector('body[data-ply="4"][data-idle]');
+  await alice.page.click('#board [data-square="f1"]');
+  await alice.page.click('#board [data-square="h3"]');
+  assert.equal(await alice.page.getAttribute("#verdict", "data-code"), "7");
+  assert.match(await alice.page.innerText("#verdict"), /^That bishop's path is blocked\./);
+  assert.match(await alice.page.textContent("#verdict details"), /IllegalMove\(7\) PATH_BLOCKED/);
+  assert.equal(await plyOf(alice), 4);
+  // Both reload: the relay replays its backlog, the draw offer of ply 2 among it.
+  for (const p of [alice, bob]) await p.page.reload();
+  for (const p of [alice, bob]) await until(p, 'body[data-ply="4"][data-synced]');
+  await alice.page.waitForTimeout(1_000);
+  for (const p of [alice, bob]) {
+    assert.equal(await p.page.innerText("#error"), "", `${p.name}: no error`);
+    assert.doesNotMatch(await p.page.innerText("#notice"), /verify|ignored|0x/, `${p.name}: no alarm`);
+    assert.ok(await p.page.locator("#accept-draw").isHidden(), `${p.name}: the old offer is not offered`);
+  }
+  await move(alice, bob, "f1c4");
+  assertClean(alice, bob);
 });
 
 test("npm run play's dev wallet: ?devwallet=N is anvil's account N, no extension needed", async () => {

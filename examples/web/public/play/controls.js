@@ -1,0 +1,70 @@
+// The page's controls: the wallet's Connect, the create form, and the game panel's
+// buttons. Off-chain each game action is a signed message; on-chain (after a
+// registration), a transaction.
+import { $, app, showError } from "./page.js";
+import { connect, transact } from "./wallet.js";
+import { create, loadLobby } from "./lobby.js";
+
+/** Wires every control of the page, once. */
+export function wire() {
+  $("connect").addEventListener("click", () => connect($("wallets").value).catch(showError));
+  $("create").addEventListener("submit", (e) => {
+    e.preventDefault();
+    create(e.target).catch(showError);
+  });
+  // The game panel's buttons act on the open game, and only when there is one: a button
+  // is offered only where it applies, and a click that races a change does nothing.
+  const on = (id, act) => $(id).addEventListener("click", () => {
+    if (app.game) act(app.game);
+  });
+  // Off-chain each is a signed message; on-chain (after a registration), a transaction.
+  on("offer-draw", (g) => {
+    if (g.onChain) g.chainCall("offer a draw", "offerDraw").catch(showError);
+    else g.act("offerDraw");
+  });
+  on("accept-draw", (g) => {
+    if (g.onChain) g.chainCall("accept the draw", "acceptDraw").catch(showError);
+    else g.act("signResult", 3);
+  });
+  on("decline-draw", (g) => {
+    if (!g.onChain && !g.player) return;
+    g.declined = g.onChain ? `chain:${g.onChain.clock}` : g.player.view().ply;
+    g.render();
+  });
+  on("resign", (g) => {
+    if (!g.colour || !confirm("Resign this game?")) return;
+    if (g.onChain) transact("resign", app.referee.resign(g.id)).then(() => g.followChain()).catch(showError);
+    else g.act("resign");
+  });
+  on("register", (g) => {
+    if (g.registerIsSafe()) g.channelCall("register", ["register", "registerStart"]).catch(showError);
+  });
+  on("claim-draw", (g) => {
+    // Off-chain a draw is claimed from a registered position (CHANNEL.md 7.5): register
+    // first; once the window is over the page offers the claim itself.
+    if (g.onChain) g.claimDraw().catch(showError);
+    else if (g.registerIsSafe()) g.channelCall("register to claim the draw", ["register", "registerStart"]).catch(showError);
+  });
+  on("settle", (g) => g.channelCall("settle", ["settle", "resignBySignature"]).catch(showError));
+  on("claim-timeout", (g) => g.claimTimeout().catch(showError));
+  on("cancel", (g) => g.cancel().catch(showError));
+  on("withdraw", (g) => g.withdraw().catch(showError));
+  on("download", (g) => {
+    const t = g.player ? g.player.transcript() : g.watched?.transcript;
+    if (!t) return;
+    const a = Object.assign(document.createElement("a"), {
+      href: URL.createObjectURL(new Blob([JSON.stringify(t, null, 2)], { type: "application/json" })),
+      download: `chessref-game-${g.id}.json`,
+    });
+    a.click();
+  });
+  $("back").addEventListener("click", () => {
+    app.game?.close();
+    app.game = null;
+    if (app.account) localStorage.removeItem(`chessref:open:${app.net.referee}:${app.account}`);
+    $("game").hidden = true;
+    $("lobby").hidden = false;
+    loadLobby().catch(showError);
+  });
+}
+

@@ -1,0 +1,329 @@
+// The game view: one game's controller (its relay and seat from relay.js, its chain
+// methods from chain.js), its clocks, and what the panel shows in each phase: off-chain,
+// registered (frozen for the response window), on-chain, ended, or watched.
+import { Chess } from "/pkg/chessref_wasm.js";
+import { ethers } from "/vendor/ethers/ethers.min.js";
+import { $, PATIENCE, app, clockTime, notice, now, short, showError } from "./page.js";
+import { api } from "./server.js";
+import { disableInput, drawBoard, enableInput, listMoves, makeBoard } from "./board.js";
+import { offChainClocks, onChainClocks, replyClocks, showClocks } from "./clock.js";
+import { relay, storageKey } from "./relay.js";
+import { AUTO_REGISTERED, chain } from "./chain.js";
+import { transact } from "./wallet.js";
+
+const RESULTS = { 1: "white wins", 2: "black wins", 3: "draw", 4: "aborted" };
+const REASONS = {
+  1: "checkmate", 2: "stalemate", 3: "insufficient material", 4: "seventy-five-move rule", 5: "resignation",
+  6: "timeout", 7: "timeout, claimant cannot mate", 8: "agreement", 9: "fifty-move rule", 10: "threefold repetition",
+  11: "the flagged player never moved", 12: "equivocation", 13: "an illegal signed move",
+};
+
+/** The game panel's action buttons: each shown only where it applies. */
+const ACTIONS = ["cancel", "offer-draw", "accept-draw", "decline-draw", "resign", "claim-draw", "register", "claim-timeout", "settle", "withdraw"];
+
+/** Opens game `id` in the game panel (the lobby hides), closing the one open before. */
+export async function openGame(id) {
+  app.game?.close();
+  showError(null);
+  // Nothing of the game before stays: its buttons, its words.
+  for (const action of ACTIONS) $(action).hidden = true;
+  for (const text of ["state", "notice", "verdict", "you", "opponent", "opponent-rating"]) $(text).textContent = "";
+  $("lobby").hidden = true;
+  $("game").hidden = false;
+  makeBoard();
+  if (app.account) localStorage.setItem(`chessref:open:${app.net.referee}:${app.account}`, String(id));
+  app.game = new Game(id);
+  await app.game.start();
+}
+
+class Game {
+  constructor(id) {
+    this.id = id;
+    this.player = null; // ChannelPlayer, once joined (players only)
+    this.domain = null;
+    this.terms = null;
+    this.colour = null; // "white" | "black" | null (a spectator)
+    this.socket = null;
+    this.relayed = [];
+    this.syncing = null;
+    this.heard = Date.now();
+    this.onChain = null; // the chain's position once the game was registered
+    this.declined = null;
+    this.sentAt = now(); // when our latest move was sent (or sent again, after a reload)
+    this.autoTried = null; // the ply whose automatic registration was tried (once)
+    this.autoRegistered = null; // the ply the page registered by itself
+    this.registering = false; // a registration is on its way
+    this.registration = null; // the frozen registration, while its window runs
+    this.taken = null; // the registration transaction whose pair the player took in
+    this.answered = null; // "tx:ply": the registration answered with the pair of that ply
+    this.closed = false;
+    this.cancelled = false; // cancelled from this page before anyone joined
+    this.timer = setInterval(() => this.tick(), 100); // tenths under 10 s
+    this.chainTimer = null;
+  }
+
+  close() {
+    this.closed = true;
+    clearInterval(this.timer);
+    clearInterval(this.chainTimer);
+    this.socket?.close();
+  }
+
+  async start() {
+    $("game-id").textContent = `#${this.id}`;
+    document.body.dataset.game = String(this.id);
+    const view = await api(`/v1/games/${this.id}`);
+    this.summary = view;
+    $("stake").textContent = `${ethers.formatEther(view.stake)} ETH each`;
+    if (view.phase === "open") {
+      this.renderOpen(view);
+      await new Promise((resolve) => {
+        const poll = setInterval(async () => {
+          if (this.closed || this.cancelled) {
+            clearInterval(poll);
+            return resolve();
+          }
+          const v = await api(`/v1/games/${this.id}`).catch(() => null);
+          if (v && v.phase !== "open") {
+            clearInterval(poll);
+            this.summary = v;
+            resolve();
+          }
+        }, 500);
+      });
+      if (this.closed || this.cancelled) return;
+      $("cancel").hidden = true;
+      notice("");
+    }
+    if (app.referee) {
+      this.chainTimer = setInterval(() => this.followChain().catch(showError), 1000);
+      await this.followChain();
+    }
+    if (!this.onChain || this.resumable()) this.connect();
+  }
+
+  /** Waiting for an opponent: the only action is the creator's Cancel (the game cannot be
+   * played, offered a draw or resigned before someone joins). */
+  renderOpen(view) {
+    document.body.dataset.phase = "open";
+    const mine = app.account && view.creator?.toLowerCase() === app.account.toLowerCase();
+    $("state").textContent = mine
+      ? `Waiting for an opponent to join. Your stake of ${ethers.formatEther(view.stake)} ETH is held by the referee until someone joins or you cancel.`
+      : "Waiting for an opponent to join.";
+    for (const action of ACTIONS) $(action).hidden = action !== "cancel" || !mine;
+  }
+
+  /** Cancels the game nobody joined (the referee's cancelGame): the stake is credited to
+   * the creator, which the page then offers to withdraw. */
+  async cancel() {
+    await transact(`cancel game ${this.id}`, app.referee.cancelGame(this.id));
+    this.cancelled = true;
+    // Nothing to come back to after a reload: the page opens on the lobby.
+    localStorage.removeItem(`chessref:open:${app.net.referee}:${app.account}`);
+    this.credit = await app.referee.credits(app.account, ethers.ZeroAddress);
+    this.renderCancelled();
+  }
+
+  renderCancelled(withdrawn = 0n) {
+    document.body.dataset.phase = "cancelled";
+    const stake = ethers.formatEther(this.summary.stake);
+    $("state").textContent = withdrawn > 0n
+      ? `Game cancelled. ${ethers.formatEther(withdrawn)} ETH is back in your wallet.`
+      : `Game cancelled. Your stake of ${stake} ETH is credited to you on the referee: withdraw it to your wallet.`;
+    for (const action of ACTIONS) $(action).hidden = action !== "withdraw" || !(this.credit > 0n);
+  }
+
+  /** Withdraws the player's whole credit on the referee (a win, a draw's half, a
+   * cancelled game's stake) to its wallet. */
+  async withdraw() {
+    const amount = this.credit ?? 0n;
+    await transact("withdraw", app.referee.withdraw(ethers.ZeroAddress));
+    this.credit = await app.referee.credits(app.account, ethers.ZeroAddress);
+    if (this.cancelled) return this.renderCancelled(amount - this.credit);
+    await this.followChain();
+  }
+
+  /** A registration is frozen and this browser holds the player's session key (a reload
+   * in the window): the relay's welcome gives the seat back, which answers it. */
+  resumable() {
+    return Boolean(this.registration && app.account && localStorage.getItem(storageKey(this.id, "key")));
+  }
+
+  /** Both clocks now: the side to move's runs from the latest stamp, or the player's
+   * own receipt of it on its own move (off-chain: what its reply is charged from,
+   * CHANNEL.md 8), or from the chain's clock. */
+  clocks(view, t = Date.now() / 1000) {
+    if (this.ended && this.frozen) return this.frozen;
+    const due = this.onChain && this.replyDue(view);
+    if (due) return replyClocks(this.colour, due.moveBy, view[`${this.colour === "white" ? "black" : "white"}Time`], t);
+    if (this.onChain?.at !== undefined) return onChainClocks(this.onChain, t);
+    return view ? offChainClocks(view, t) : null;
+  }
+
+  tick() {
+    const view = this.player?.view();
+    const clocks = this.clocks(view);
+    if (!clocks) return;
+    showClocks(clocks, this.colour);
+    this.autoRegister(view);
+    // An opponent silent past our patience: show the deadline and offer to register.
+    if (view && !this.onChain && !view.ended && !view.toMove && view.ply > 0 && this.colour) {
+      const silent = (Date.now() - this.heard) / 1000;
+      if (silent >= PATIENCE && $("register").hidden) this.render();
+    }
+  }
+
+  render() {
+    if (this.closed) return;
+    const view = this.player?.view();
+    const b = (id, show) => ($(id).hidden = !show);
+    document.body.dataset.colour = this.colour || "spectator";
+    if (this.onChain) return this.renderOnChain(view);
+    if (!view) return this.renderSpectator();
+    drawBoard(view.fen, view.lastMove?.uci, view.check, this.colour);
+    document.body.dataset.ply = String(view.ply);
+    if (this.drawn) {
+      // When the opponent's move was on this board (the README's latency figure).
+      app.timings.seen[this.drawn] = performance.timeOrigin + performance.now();
+      this.drawn = null;
+    }
+    document.body.dataset.phase = view.ended ? "ended" : "offchain";
+    listMoves(view.moves);
+    let state = this.ended
+      ? `settled on-chain: ${RESULTS[this.ended.result]} by ${REASONS[this.ended.reason] || this.ended.reason}`
+      : view.ended
+      ? `ended off-chain by a signed ${view.ended}: settle it on-chain in one transaction`
+      : view.decided
+        ? `${RESULTS[view.decided]} (${view.status.toLowerCase()}): agreeing…`
+        : view.toMove ? "your move" : "their move";
+    const silent = (Date.now() - this.heard) / 1000;
+    const waiting = !view.ended && !view.toMove && view.ply > 0;
+    const offerRegister = waiting && silent >= PATIENCE;
+    if (offerRegister) {
+      const acknowledged = this.player.transcript().moves.at(-1)?.receipt;
+      const auto = this.player.autoRegisterAt(this.sentAt);
+      state = acknowledged
+        ? `the opponent has not answered for ${Math.floor(silent)} s: register the position to go on on-chain (their clock runs)`
+        : `the opponent has not acknowledged your move for ${Math.floor(silent)} s: ${auto === undefined ? "" : `this page registers it by itself at ${new Date(auto * 1000).toLocaleTimeString()}, or `}register before ${new Date((view.stamp + 60) * 1000).toLocaleTimeString()} (60 s after its stamp)`;
+    }
+    $("state").textContent = state;
+    const playing = !view.ended && !view.decided;
+    b("offer-draw", playing);
+    b("accept-draw", playing && view.drawOffered && this.declined !== view.ply);
+    b("decline-draw", playing && view.drawOffered && this.declined !== view.ply);
+    b("resign", playing);
+    const claimable = playing && this.claimableDraw();
+    b("claim-draw", claimable);
+    b("register", playing && (offerRegister || claimable));
+    b("claim-timeout", false);
+    b("settle", Boolean(view.ended) && !this.ended);
+    b("withdraw", Boolean(this.ended) && this.credit > 0n);
+    if (playing && view.toMove) enableInput(view.state, this.colour, (uci) => this.play(uci));
+    else disableInput();
+  }
+
+  /** Whether a draw is claimable now (threefold or fifty moves), by the WASM replaying
+   * the signed moves. */
+  claimableDraw() {
+    const t = this.player.transcript();
+    const chess = t.game.startState ? Chess.fromStateHex(t.game.startState) : new Chess();
+    for (const m of t.moves) chess.playPacked(m.mv);
+    const d = chess.claimableDraws();
+    return d.threefold || d.fiftyMoves;
+  }
+
+  renderSpectator() {
+    const w = this.watched;
+    document.body.dataset.phase = "watching";
+    if (!w) return;
+    const chess = w.transcript.game.startState ? Chess.fromStateHex(w.transcript.game.startState) : new Chess();
+    const sans = [];
+    let last = null;
+    for (const m of w.transcript.moves.slice(0, w.report.validPlies)) {
+      const info = chess.playPacked(m.mv);
+      sans.push(info.san);
+      last = info.uci;
+    }
+    drawBoard(chess.fen(), last, chess.inCheck(), "white");
+    document.body.dataset.ply = String(chess.ply());
+    listMoves(sans);
+    $("state").textContent = `watching: ${w.report.validPlies} signed plies, ${w.report.settlement.why}`;
+    for (const id of ["offer-draw", "accept-draw", "decline-draw", "resign", "claim-draw", "register", "claim-timeout", "settle", "withdraw"]) $(id).hidden = true;
+  }
+
+  renderOnChain(view) {
+    const p = this.onChain;
+    const b = (id, show) => ($(id).hidden = !show);
+    const chess = Chess.fromStateHex(p.state);
+    const registered = p.registrations.at(-1);
+    // While frozen, the board is what the player holds: the registered position taken in,
+    // and its reply once made.
+    const held = this.registration && view && view.ply >= this.registration.ply ? view : null;
+    if (held) {
+      drawBoard(held.fen, held.lastMove?.uci, held.check, this.colour);
+      listMoves(held.moves);
+      document.body.dataset.ply = String(held.ply);
+    } else {
+      drawBoard(chess.fen(), p.lastMove, chess.inCheck(), this.colour);
+      const offchain = view ? view.moves : [];
+      listMoves(offchain.slice(0, p.registrations[0]?.ply ?? offchain.length));
+      document.body.dataset.ply = String(chess.ply());
+    }
+    const due = this.replyDue(view);
+    if (due) {
+      document.body.dataset.replyBy = String(due.moveBy);
+      document.body.dataset.replyDeadline = String(due.deadline);
+    } else {
+      delete document.body.dataset.replyBy;
+      delete document.body.dataset.replyDeadline;
+    }
+    const overtaken = p.registrations.length > 1 ? `; a stale registration was answered: now registered at ply ${registered.ply}` : "";
+    const inWindow = p.windowEnd > now() + (this.chainOffset || 0);
+    let state;
+    if (this.ended) {
+      document.body.dataset.phase = "ended";
+      state = `ended on-chain: ${RESULTS[this.ended.result]} by ${REASONS[this.ended.reason] || this.ended.reason}`;
+    } else if (inWindow && due) {
+      document.body.dataset.phase = "registered";
+      const by = this.registration.by.toLowerCase();
+      const ply = registered?.ply ?? 0;
+      const who = by === app.account?.toLowerCase()
+        ? (overtaken ? `You answered a stale registration: now registered at ply ${ply}` : `You took the game on-chain at ply ${ply}`)
+        : [this.terms?.white, this.terms?.black].some((a) => a?.toLowerCase() === by)
+          ? `Your opponent took the game on-chain at ply ${ply}`
+          : `${short(this.registration.by)} registered the game on-chain at ply ${ply}${overtaken}`;
+      state = `${who}: your move, by ${clockTime(due.moveBy)} (the chain's deadline for your reply is ${clockTime(due.deadline)}), or you lose on time. It is registered on-chain as your reply; the chain decides after ${clockTime(due.windowEnd)}.`;
+    } else if (inWindow) {
+      document.body.dataset.phase = "registered";
+      const auto = this.autoRegistered !== null && registered?.ply === this.autoRegistered ? `${AUTO_REGISTERED}. ` : "";
+      const reply = this.registration?.replyDeadline ? `; ${chess.turn()} must answer by ${clockTime(this.registration.replyDeadline)}` : "";
+      state = `${auto}registered on-chain at ply ${registered?.ply ?? 0}${overtaken}${reply}; anyone holding a later signed pair can overtake it until ${clockTime(p.windowEnd)}, then play goes on on-chain`;
+    } else {
+      document.body.dataset.phase = "onchain";
+      const mine = (chess.turn() === "white") === (this.colour === "white");
+      state = `on-chain${overtaken}: ${mine ? "your move (a transaction)" : "their move"}`;
+    }
+    $("state").textContent = state;
+    const running = !this.ended && !inWindow && Number(this.info?.phase) === 2;
+    const mine = this.colour && (chess.turn() === "white") === (this.colour === "white");
+    const clocks = this.clocks(null);
+    const flagged = clocks && clocks[chess.turn()] === 0;
+    const theirs = this.colour === "white" ? "black" : "white";
+    const offered = running && Boolean(p.offers?.[theirs]) && this.declined !== `chain:${p.clock}`;
+    b("offer-draw", running && Boolean(this.colour) && !p.offers?.[this.colour]);
+    b("accept-draw", offered);
+    b("decline-draw", offered);
+    b("resign", running && Boolean(this.colour));
+    b("register", false);
+    b("claim-timeout", running && !mine && flagged);
+    b("claim-draw", running && mine && this.drawClaim() !== null);
+    b("settle", false);
+    b("withdraw", Boolean(this.ended) && this.credit > 0n);
+    if (running && mine) enableInput(p.state, this.colour, (uci) => this.chainMove(uci).catch(showError));
+    else if (inWindow && due && !this.registering) enableInput(view.state, this.colour, (uci) => this.directReply(uci));
+    else disableInput();
+  }
+}
+
+// One game's state, its concerns in modules of their own: the relay and seat, the chain.
+Object.assign(Game.prototype, relay, chain);

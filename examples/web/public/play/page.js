@@ -1,0 +1,73 @@
+// The page's shared state and what every part of it uses: the query parameters, the
+// open game, the element lookup, the notice line and the error line.
+import { ethers } from "/vendor/ethers/ethers.min.js";
+import { explain } from "./errors.js";
+
+export const params = new URLSearchParams(location.search);
+/** The chessref server (`?server=`, default this page's origin). */
+export const SERVER = (params.get("server") || location.origin).replace(/\/$/, "");
+/** Seconds of an opponent's silence before the page offers to register (`?patience=`). */
+export const PATIENCE = Number(params.get("patience") || 60);
+
+export const app = {
+  abi: null,
+  channelAbi: null, // ChessChannel's views and errors
+  net: null, // { chainId, referee } from the server
+  wallets: new Map(), // EIP-6963 uuid -> { info, provider }
+  browser: null, // ethers.BrowserProvider over the chosen wallet
+  signer: null,
+  account: null,
+  referee: null,
+  game: null, // the open game's controller
+  timings: { sent: {}, seen: {} }, // ply -> when this page sent or drew it (ms since 1970)
+};
+
+export const $ = (id) => document.getElementById(id);
+export const now = () => Math.floor(Date.now() / 1000);
+/** A unix time as the player's clock shows it. */
+export const clockTime = (t) => new Date(t * 1000).toLocaleTimeString();
+export const short = (a) => (a ? `${a.slice(0, 6)}…${a.slice(-4)}` : "");
+
+/** The referee's or the channel's custom error in a revert, by name, if it is one. */
+export function revertName(e) {
+  const data = e?.data ?? e?.info?.error?.data ?? e?.error?.data;
+  if (!app.abi || typeof data !== "string") return null;
+  for (const abi of [app.abi, app.channelAbi]) {
+    try {
+      const parsed = abi && new ethers.Interface(abi).parseError(data);
+      if (parsed) return `${parsed.name}(${parsed.args.join(", ")})`;
+    } catch {
+      // not one of this contract's errors
+    }
+  }
+  return `revert data ${data}`;
+}
+
+/** Fills `el` with `sentence` and, when there is one, a closed detail holding the raw
+ * error (the contract's name and arguments, the library's message). */
+export function sayWithDetail(el, sentence, detail = "") {
+  el.textContent = sentence;
+  if (!detail) return;
+  const more = document.createElement("details");
+  const summary = document.createElement("summary");
+  summary.textContent = "details";
+  const code = document.createElement("code");
+  code.textContent = detail;
+  more.append(summary, code);
+  el.append(" ", more);
+}
+
+/** Shows `e` in words (nothing: clears); `what` says what failed. */
+export function showError(e, what = "") {
+  if (!e) {
+    $("error").textContent = "";
+    return;
+  }
+  const { sentence, detail } = explain(e, revertName(e));
+  sayWithDetail($("error"), what ? `${what}: ${sentence}` : sentence, detail);
+  console.warn(e);
+}
+
+export function notice(text) {
+  $("notice").textContent = text;
+}

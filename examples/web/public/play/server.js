@@ -1,0 +1,21 @@
+// The chessref server's HTTP API (`chessref serve --index`): its JSON, and waiting for
+// its index to catch up with a transaction.
+import { SERVER, notice } from "./page.js";
+
+/** The server's JSON, or an error naming what the server said. */
+export async function api(path) {
+  const res = await fetch(SERVER + path);
+  const body = await res.json().catch(() => null);
+  if (!res.ok) throw new Error(`${SERVER}${path}: ${body?.error?.message || body?.message || res.status}`);
+  return body;
+}
+
+/** Waits until the server's index holds block `block` (what a transaction just did). */
+export async function indexed(block) {
+  for (;;) {
+    const health = await api("/v1/health");
+    if (health.indexedBlock >= block) return;
+    notice(`waiting for the server to index block ${block}…`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

@@ -1,0 +1,56 @@
+// The player's wallet: any EIP-1193 provider found by EIP-6963 discovery, asked only for
+// what moves money or binds the player (a stake, the session key's delegation, a
+// settlement, a registration, a withdrawal).
+import { ethers } from "/vendor/ethers/ethers.min.js";
+import { $, app, notice, showError } from "./page.js";
+
+/** What the page does once a wallet is connected (the lobby, the game to resume). */
+let onConnected = async () => {};
+
+/** Lists the wallets that announce themselves, reconnects silently to the one used last,
+ * and calls `connected` after each connection. */
+export function listenForWallets(connected) {
+  onConnected = connected;
+  window.addEventListener("eip6963:announceProvider", (event) => {
+    const { info, provider } = event.detail;
+    app.wallets.set(info.uuid, { info, provider });
+    const select = $("wallets");
+    select.textContent = "";
+    for (const [uuid, w] of app.wallets) select.add(new Option(w.info.name, uuid));
+    const remembered = localStorage.getItem("chessref:wallet");
+    if (remembered === info.rdns && !app.account) connect(info.uuid, true).catch(showError);
+  });
+}
+
+/** Connects the wallet `uuid` (`silently`: only if it already granted this page). */
+export async function connect(uuid, silently = false) {
+  const wallet = app.wallets.get(uuid);
+  if (!wallet) throw new Error("no wallet found: install one (MetaMask, Rabby, …) and reload");
+  const method = silently ? "eth_accounts" : "eth_requestAccounts";
+  const accounts = await wallet.provider.request({ method });
+  if (!accounts.length) return;
+  app.browser = new ethers.BrowserProvider(wallet.provider);
+  app.browser.pollingInterval = 250;
+  const chainId = Number((await app.browser.getNetwork()).chainId);
+  if (chainId !== app.net.chainId) {
+    throw new Error(`the wallet is on chain ${chainId}; the server's referee is on chain ${app.net.chainId}: switch networks`);
+  }
+  app.account = ethers.getAddress(accounts[0]);
+  app.signer = await app.browser.getSigner(app.account);
+  app.referee = new ethers.Contract(app.net.referee, app.abi, app.signer);
+  localStorage.setItem("chessref:wallet", wallet.info.rdns);
+  $("account").textContent = `${wallet.info.name}: ${app.account}`;
+  $("account").dataset.address = app.account;
+  document.body.dataset.connected = "true";
+  await onConnected();
+}
+
+/** Sends a referee call through the wallet; resolves to its receipt. */
+export async function transact(label, promise) {
+  notice(`${label}: confirm in your wallet…`);
+  const tx = await promise;
+  notice(`${label}: tx ${tx.hash} sent, waiting…`);
+  const receipt = await tx.wait();
+  notice(`${label}: tx ${receipt.hash} in block ${receipt.blockNumber}, gas ${receipt.gasUsed}`);
+  return receipt;
+}
