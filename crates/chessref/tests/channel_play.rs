@@ -54,6 +54,42 @@ fn run(key: Option<&str>, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// `chessref deploy` on the node at `rpc`, into `dir/deployments.json`: that file's path.
+fn deploy(rpc: &str, dir: &Path) -> String {
+    let deployments = dir.join("deployments.json").to_str().unwrap().to_owned();
+    run(
+        Some(KEY_WHITE),
+        &["deploy", "--rpc", rpc, "--deployments", &deployments],
+    );
+    deployments
+}
+
+/// A `chessref index` process following the node at `rpc` into `db`, at once (no
+/// confirmations, 50 ms polls).
+fn spawn_index(rpc: &str, deployments: &str, db: &str) -> Process {
+    Process(
+        command(
+            None,
+            &[
+                "index",
+                "--rpc",
+                rpc,
+                "--deployments",
+                deployments,
+                "--db",
+                db,
+                "--confirmations",
+                "0",
+                "--poll-ms",
+                "50",
+            ],
+        )
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap(),
+    )
+}
+
 /// A child process killed when dropped.
 struct Process(Child);
 
@@ -172,39 +208,9 @@ impl Table {
         let anvil = Anvil::spawn().expect("anvil");
         let scratch = scratch(name);
         let dir = scratch.path().to_owned();
-        let deployments = dir.join("deployments.json").to_str().unwrap().to_owned();
-        run(
-            Some(KEY_WHITE),
-            &[
-                "deploy",
-                "--rpc",
-                anvil.url(),
-                "--deployments",
-                &deployments,
-            ],
-        );
+        let deployments = deploy(anvil.url(), &dir);
         let db = dir.join("index.sqlite").to_str().unwrap().to_owned();
-        let index = Process(
-            command(
-                None,
-                &[
-                    "index",
-                    "--rpc",
-                    anvil.url(),
-                    "--deployments",
-                    &deployments,
-                    "--db",
-                    &db,
-                    "--confirmations",
-                    "0",
-                    "--poll-ms",
-                    "50",
-                ],
-            )
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-        );
+        let index = spawn_index(anvil.url(), &deployments, &db);
         while !Path::new(&db).is_file() {
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -1245,17 +1251,7 @@ fn a_watchtower_started_before_the_indexer_waits_for_its_file() {
     let anvil = Anvil::spawn().expect("anvil");
     let scratch = scratch("watch-first");
     let dir = scratch.path();
-    let deployments = dir.join("deployments.json").to_str().unwrap().to_owned();
-    run(
-        Some(KEY_WHITE),
-        &[
-            "deploy",
-            "--rpc",
-            anvil.url(),
-            "--deployments",
-            &deployments,
-        ],
-    );
+    let deployments = deploy(anvil.url(), dir);
     let db = dir.join("index.sqlite").to_str().unwrap().to_owned();
     let mut watch = Process(
         command(
@@ -1296,27 +1292,7 @@ fn a_watchtower_started_before_the_indexer_waits_for_its_file() {
         watch.0.try_wait().unwrap().is_none(),
         "the watchtower waits instead of exiting"
     );
-    let _index = Process(
-        command(
-            None,
-            &[
-                "index",
-                "--rpc",
-                anvil.url(),
-                "--deployments",
-                &deployments,
-                "--db",
-                &db,
-                "--confirmations",
-                "0",
-                "--poll-ms",
-                "50",
-            ],
-        )
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap(),
-    );
+    let _index = spawn_index(anvil.url(), &deployments, &db);
     let started = loop {
         let line = said
             .recv_timeout(Duration::from_secs(30))

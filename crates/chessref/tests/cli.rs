@@ -651,6 +651,19 @@ fn channel_verify_refuses_junk_with_exit_2() {
 /// anvil's account 1: white in [`anvil_channel_game`], the player who sends.
 const ANVIL_1: &str = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 
+/// `chessref channel settle|dispute FILE` on `anvil`, sent from [`ANVIL_1`].
+fn channel_send(call: &str, file: &str, anvil: &chessref_evm::anvil::Anvil) -> Output {
+    chessref(&[
+        "channel",
+        call,
+        file,
+        "--rpc",
+        anvil.url(),
+        "--unlocked",
+        ANVIL_1,
+    ])
+}
+
 /// A channel game between anvil's accounts 1 and 2 (well-known keys), played off-chain;
 /// returns the anvil node (alive while held), the game and the referee client.
 fn anvil_channel_game(
@@ -703,15 +716,7 @@ fn channel_settle_sends_the_signed_result_over_rpc() {
     let path = write_transcript(&game.transcript_agreed(1).unwrap(), "settle");
     let file = path.to_str().unwrap();
     // A settled game is not a dispute.
-    let refused = chessref(&[
-        "channel",
-        "dispute",
-        file,
-        "--rpc",
-        anvil.url(),
-        "--unlocked",
-        ANVIL_1,
-    ]);
+    let refused = channel_send("dispute", file, &anvil);
     assert_eq!(refused.status.code(), Some(2));
     assert!(
         stderr(&refused).contains("use `chessref channel settle`"),
@@ -737,15 +742,7 @@ fn channel_settle_sends_the_signed_result_over_rpc() {
         2,
         "nothing sent"
     );
-    let out = chessref(&[
-        "channel",
-        "settle",
-        file,
-        "--rpc",
-        anvil.url(),
-        "--unlocked",
-        ANVIL_1,
-    ]);
+    let out = channel_send("settle", file, &anvil);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         stdout(&out).starts_with(&format!("sending from {ANVIL_1} (white)")),
@@ -759,15 +756,7 @@ fn channel_settle_sends_the_signed_result_over_rpc() {
     );
     assert_eq!(referee.game(game.game.game_id).unwrap().phase, 3);
     // Sending it again is refused by the chain, with the contract's error by name.
-    let again = chessref(&[
-        "channel",
-        "settle",
-        file,
-        "--rpc",
-        anvil.url(),
-        "--unlocked",
-        ANVIL_1,
-    ]);
+    let again = channel_send("settle", file, &anvil);
     assert_eq!(again.status.code(), Some(2));
     assert!(
         stderr(&again).contains("GameNotRunning"),
@@ -785,15 +774,7 @@ fn channel_settle_registers_a_mate_then_finishes_it_after_the_window() {
     let file = path.to_str().unwrap();
     // The receipt is timed a few seconds ahead of the node's clock: let it catch up.
     referee.chain().advance_time(10).unwrap();
-    let first = chessref(&[
-        "channel",
-        "settle",
-        file,
-        "--rpc",
-        anvil.url(),
-        "--unlocked",
-        ANVIL_1,
-    ]);
+    let first = channel_send("settle", file, &anvil);
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
     assert!(
         stdout(&first).contains("a decided position (result 2, reason 1)"),
@@ -803,15 +784,7 @@ fn channel_settle_registers_a_mate_then_finishes_it_after_the_window() {
     // No registration ends a game at once: inside the window the outcome is pending.
     let id = game.game.game_id;
     assert_eq!(referee.game(id).unwrap().phase, 2);
-    let early = chessref(&[
-        "channel",
-        "settle",
-        file,
-        "--rpc",
-        anvil.url(),
-        "--unlocked",
-        ANVIL_1,
-    ]);
+    let early = channel_send("settle", file, &anvil);
     assert_eq!(early.status.code(), Some(0), "{}", stderr(&early));
     assert!(
         stdout(&early).contains("pending until"),
@@ -819,15 +792,7 @@ fn channel_settle_registers_a_mate_then_finishes_it_after_the_window() {
         stdout(&early)
     );
     referee.chain().advance_time(601).unwrap();
-    let finish = chessref(&[
-        "channel",
-        "settle",
-        file,
-        "--rpc",
-        anvil.url(),
-        "--unlocked",
-        ANVIL_1,
-    ]);
+    let finish = channel_send("settle", file, &anvil);
     assert_eq!(finish.status.code(), Some(0), "{}", stderr(&finish));
     assert!(
         stdout(&finish).contains("ended: black_wins, checkmate"),
@@ -848,30 +813,14 @@ fn channel_dispute_registers_the_latest_pair_over_rpc() {
         referee.chain().advance_time(10).unwrap();
     }
     let file = path.to_str().unwrap();
-    let refused = chessref(&[
-        "channel",
-        "settle",
-        file,
-        "--rpc",
-        anvil.url(),
-        "--unlocked",
-        ANVIL_1,
-    ]);
+    let refused = channel_send("settle", file, &anvil);
     assert_eq!(refused.status.code(), Some(2));
     assert!(
         stderr(&refused).contains("use `chessref channel dispute`"),
         "{}",
         stderr(&refused)
     );
-    let out = chessref(&[
-        "channel",
-        "dispute",
-        file,
-        "--rpc",
-        anvil.url(),
-        "--unlocked",
-        ANVIL_1,
-    ]);
+    let out = channel_send("dispute", file, &anvil);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         stdout(&out).contains("continues on-chain from ply 2"),
