@@ -23,7 +23,7 @@ const BOB = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
 const STAKE = ethers.parseEther("1");
 /** anvil's dev keys: Alice's (account 1), Bob's (account 2) and a watchtower's (account 5). */
 const ALICE_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
-const BOB_KEY = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdd4e02a";
+const BOB_KEY = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a";
 const TOWER_KEY = "0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba";
 
 let stack, site, browser, referee;
