@@ -1491,3 +1491,29 @@ fn two_players_in_one_home_without_dir_keep_their_own_folders() {
         "{stderr}"
     );
 }
+
+/// Issue 29, item 6: a session stopped and continued (Ctrl-Z, `fg`) has its relay read cut
+/// short by the signal (EINTR): that is not a lost relay, and play goes on.
+#[test]
+fn a_session_stopped_and_continued_keeps_its_relay() {
+    let table = Table::new("sigcont");
+    let mut white = table.player("white", KEY_WHITE);
+    let black = table.player("black", KEY_BLACK);
+    let pid = white.process.0.id().to_string();
+    for _ in 0..10 {
+        for signal in ["-STOP", "-CONT"] {
+            let status = Command::new("kill").args([signal, &pid]).status().unwrap();
+            assert!(status.success(), "kill {signal} {pid}");
+            std::thread::sleep(Duration::from_millis(120));
+        }
+    }
+    // What the session said meanwhile (a lost relay would say so at once).
+    std::thread::sleep(Duration::from_millis(500));
+    let relay_events: Vec<Value> = white
+        .events
+        .try_iter()
+        .filter(|e| e["event"] == "relay")
+        .collect();
+    assert!(relay_events.is_empty(), "{relay_events:?}");
+    exchange(&mut white, &black, "e4", 1);
+}

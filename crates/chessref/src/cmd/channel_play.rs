@@ -633,10 +633,14 @@ impl Session {
             };
             let message = match socket.read() {
                 Ok(message) => message,
+                // Nothing yet; or a read cut short by a signal (SIGCONT after Ctrl-Z, `fg`,
+                // fails a socket read with a timeout with EINTR on Linux): not a lost relay.
                 Err(tungstenite::Error::Io(e))
                     if matches!(
                         e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                        std::io::ErrorKind::WouldBlock
+                            | std::io::ErrorKind::TimedOut
+                            | std::io::ErrorKind::Interrupted
                     ) =>
                 {
                     let _ = socket.flush();
