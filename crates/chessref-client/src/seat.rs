@@ -331,6 +331,9 @@ pub struct GameView {
     pub ending: Option<Ending>,
     /// The commitment the referee stores (running games).
     pub commitment: Option<B256>,
+    /// A channel game's latest registered ply (`None`: never registered; an ended one was
+    /// then settled off-chain, and the chain holds its result, not its moves).
+    pub registered_ply: Option<u32>,
 }
 
 /// A game of the player, as `chessref game list` shows it.
@@ -660,6 +663,7 @@ impl Seat {
             clocks,
             ending: game.ending,
             commitment,
+            registered_ply: game.registrations.last().map(|r| r.ply),
         })
     }
 

@@ -1357,6 +1357,48 @@ fn a_channel_game_is_shown_as_played_off_chain_and_a_move_is_refused() {
         &format!("game 1 is a channel game, {how}"),
     );
     assert_eq!(table.nonce(WHITE), before, "nothing sent");
+
+    // Issue 29, item 10: settled off-chain (two moves, a signed result), the game is not
+    // shown as its start position with the channel commands to run.
+    let domain = chain.channel_domain().unwrap();
+    let terms = chain.channel_game(created.id, None).unwrap();
+    let seat = |key: &str| {
+        chessref_channel::client::Seat::wallet(
+            key.parse::<alloy::signers::local::PrivateKeySigner>()
+                .unwrap(),
+        )
+    };
+    let mut game = chessref_channel::client::OffChainGame::new(
+        domain,
+        terms,
+        seat(KEY_WHITE),
+        seat(KEY_BLACK),
+    )
+    .unwrap();
+    let mut now = chessref_evm::Chain::timestamp(chain.chain()).unwrap();
+    for uci in ["e2e4", "e7e5"] {
+        now += 2;
+        game.play(chessref_core::Move::from_uci(uci).unwrap(), now)
+            .unwrap();
+        game.receipt(now + 1).unwrap();
+    }
+    let report = game
+        .transcript_agreed(1)
+        .unwrap()
+        .verify(&chessref_channel::NoPins, now + 2)
+        .unwrap();
+    chain
+        .send_channel(WHITE.parse().unwrap(), &report.settlement)
+        .unwrap();
+    let text = succeeded(&table.game(KEY_WHITE, &["show", "1"]));
+    assert!(
+        text.contains("settled off-chain: the chain holds its result, not its moves"),
+        "{text}"
+    );
+    assert!(!text.contains("verify|settle|dispute"), "{text}");
+    assert!(!text.contains(" a  b  c "), "no board: {text}");
+    let listed = succeeded(&table.game(KEY_WHITE, &["list"]));
+    assert!(!listed.contains("verify|settle|dispute"), "{listed}");
 }
 
 /// `chessref index` and `chessref serve --index` running beside the players, killed

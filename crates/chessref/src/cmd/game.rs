@@ -529,8 +529,10 @@ fn list(player: Address, games: &[Listed<'_>]) {
             "game {}: {} as {colour} against {opponent}, stake {}, {} plies",
             g.id, g.phase, g.stake_text, g.ply
         );
-        if g.channel {
+        if g.channel && g.ending.is_none() {
             line.push_str(&format!(", {CHANNEL_PLAY}"));
+        } else if g.channel {
+            line.push_str(", a channel game");
         }
         if g.your_turn {
             line.push_str(", your move");
@@ -603,8 +605,19 @@ fn board(view: &GameView) -> String {
         name(view.black),
         view.stake_text
     ));
-    if view.channel {
+    // A channel game that ended with nothing registered was settled off-chain: the chain
+    // holds its result, not its moves, so no start position is drawn as if it were the end.
+    let settled_off_chain = view.channel && view.phase == "ended" && view.registered_ply.is_none();
+    if settled_off_chain {
+        out.push_str(
+            "a channel game, settled off-chain: the chain holds its result, not its moves (each player's transcript has them: `chessref channel verify TRANSCRIPT`)\n",
+        );
+        return board_tail(view, out);
+    }
+    if view.channel && view.phase != "ended" {
         out.push_str(&format!("a channel game: {CHANNEL_PLAY}\n"));
+    } else if view.channel {
+        out.push_str("a channel game, ended on-chain from its registered position:\n");
     }
     out.push_str(&grid(
         &view.fen,
