@@ -314,7 +314,7 @@ fn session(
 
 type Socket = WebSocket<MaybeTlsStream<TcpStream>>;
 
-/// Connects to the relay's channel of game `id`.
+/// Connects to the relay's channel of game `id`; the error says why not, in words.
 fn connect(relay: &str, id: U256) -> Result<Socket, String> {
     let base = relay.trim_end_matches('/');
     let base = if let Some(rest) = base.strip_prefix("http://") {
@@ -331,12 +331,12 @@ fn connect(relay: &str, id: U256) -> Result<Socket, String> {
         tungstenite::Error::Http(response) if response.status() == 404 => {
             format!("the relay has not seen game {id}'s join yet ({url})")
         }
-        e => format!("relay {url}: {e}"),
+        e => format!("relay unreachable ({url}: {e})"),
     })?;
     if let MaybeTlsStream::Plain(stream) = socket.get_mut() {
         stream
             .set_read_timeout(Some(Duration::from_millis(50)))
-            .map_err(|e| format!("relay {url}: {e}"))?;
+            .map_err(|e| format!("relay unreachable ({url}: {e})"))?;
     }
     Ok(socket)
 }
@@ -559,13 +559,8 @@ impl Session {
                         self.relayed.clear();
                     }
                     Err(e) => {
-                        self.out.event("relay", json!({"error": e}), || {
-                            if e.starts_with("the relay has not seen") {
-                                format!("{e}; retrying")
-                            } else {
-                                format!("relay unreachable ({e}); retrying")
-                            }
-                        });
+                        self.out
+                            .event("relay", json!({"error": e}), || format!("{e}; retrying"));
                         retry = Instant::now() + Duration::from_secs(2);
                     }
                 }

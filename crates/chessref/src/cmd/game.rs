@@ -14,7 +14,7 @@ use chessref_client::{
     amount::Unit,
     seat::{CHANNEL_PLAY, GameSummary, GameView, Prepared, Seat, SeatError},
 };
-use chessref_evm::{Chain, GameSetup};
+use chessref_evm::{Chain, GameSetup, RpcChain};
 use chessref_index::ratings::{RatedGame, RatingSummary, Ratings, rate};
 use clap::{Args as ClapArgs, Subcommand};
 use serde::Serialize;
@@ -311,24 +311,32 @@ pub(super) fn join(seat: &mut Seat, id: U256) -> Result<(), CliError> {
 /// Connects and finds the referee: `--referee`, else the deployments file's entry for
 /// the node's chain id.
 pub(super) fn sit(args: &SeatArgs) -> Result<Seat, CliError> {
-    let (mut chain, _) = args.sender.connect()?;
-    let chain_id = chain.chain_id().map_err(|e| CliError::Arg(e.to_string()))?;
-    let (referee, from_block) = args.referee.locate(chain_id)?;
-    Seat::new(chain, referee, from_block).map_err(seat_error)
+    let (chain, _) = args.sender.connect()?;
+    seat_on(chain, args, Seat::new)
 }
 
 /// A seat for a command that only reads: the sender's when one is named (its views say
 /// "you"), else nobody's, over a read-only connection (no key, no unlocked account: a
 /// public endpoint has none).
 pub(super) fn sit_to_read(args: &SeatArgs) -> Result<Seat, CliError> {
-    if args.sender.names_a_sender() {
-        return sit(args);
-    }
-    let mut chain = chessref_evm::RpcChain::connect_read_only(&args.sender.rpc)
-        .map_err(|e| CliError::Arg(e.to_string()))?;
+    let rpc = &args.sender.rpc;
+    let connected = match args.sender.named_sender()? {
+        Some(sender) => RpcChain::connect_as(rpc, &sender).map(|chain| (chain, Seat::new as _)),
+        None => RpcChain::connect_read_only(rpc).map(|chain| (chain, Seat::watching as _)),
+    };
+    let (chain, seat) = connected.map_err(|e| CliError::Arg(e.to_string()))?;
+    seat_on(chain, args, seat)
+}
+
+/// `seat` (`Seat::new` or `Seat::watching`) on `chain` at the referee `args` locate.
+fn seat_on(
+    mut chain: RpcChain,
+    args: &SeatArgs,
+    seat: fn(RpcChain, Address, u64) -> Result<Seat, SeatError>,
+) -> Result<Seat, CliError> {
     let chain_id = chain.chain_id().map_err(|e| CliError::Arg(e.to_string()))?;
     let (referee, from_block) = args.referee.locate(chain_id)?;
-    Seat::watching(chain, referee, from_block).map_err(seat_error)
+    seat(chain, referee, from_block).map_err(seat_error)
 }
 
 /// A seat error as the CLI reports it: a refusal (nothing sent) exits 1, anything else 2.

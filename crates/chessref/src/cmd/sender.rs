@@ -30,21 +30,28 @@ pub struct SenderArgs {
 impl SenderArgs {
     /// The sender these options name (a keystore is decrypted now).
     pub fn sender(&self) -> Result<Sender, CliError> {
+        self.key_source()
+            .sender()
+            .map_err(|e| CliError::Arg(e.to_string()))
+    }
+
+    /// The sender these options name, or `None` when they name none (no keystore, no
+    /// unlocked account, CHESSREF_PRIVATE_KEY unset): a reading command then reads as
+    /// nobody.
+    pub fn named_sender(&self) -> Result<Option<Sender>, CliError> {
+        match self.key_source().sender() {
+            Ok(sender) => Ok(Some(sender)),
+            Err(chessref_client::WalletError::NoSender) => Ok(None),
+            Err(e) => Err(CliError::Arg(e.to_string())),
+        }
+    }
+
+    fn key_source(&self) -> KeySource {
         KeySource::from_options(
             self.keystore.clone(),
             self.password_file.clone(),
             self.unlocked,
         )
-        .sender()
-        .map_err(|e| CliError::Arg(e.to_string()))
-    }
-
-    /// Whether a sender is named at all (a keystore, an unlocked account, or the key in
-    /// CHESSREF_PRIVATE_KEY): a reading command without one reads as nobody.
-    pub fn names_a_sender(&self) -> bool {
-        self.keystore.is_some()
-            || self.unlocked.is_some()
-            || std::env::var_os(chessref_client::PRIVATE_KEY_ENV).is_some()
     }
 
     /// Connects to `--rpc` sending as the sender.
