@@ -1498,7 +1498,10 @@ fn two_players_in_one_home_without_dir_keep_their_own_folders() {
 fn a_session_stopped_and_continued_keeps_its_relay() {
     let table = Table::new("sigcont");
     let mut white = table.player("white", KEY_WHITE);
-    let black = table.player("black", KEY_BLACK);
+    let mut black = table.player("black", KEY_BLACK);
+    // Both connected to the relay first (before, a start-up "not seen the join yet" is no
+    // lost relay either, and would be counted below).
+    exchange(&mut white, &black, "e4", 1);
     let pid = white.process.0.id().to_string();
     for _ in 0..10 {
         for signal in ["-STOP", "-CONT"] {
@@ -1515,5 +1518,5 @@ fn a_session_stopped_and_continued_keeps_its_relay() {
         .filter(|e| e["event"] == "relay")
         .collect();
     assert!(relay_events.is_empty(), "{relay_events:?}");
-    exchange(&mut white, &black, "e4", 1);
+    exchange(&mut black, &white, "e5", 2);
 }
