@@ -6,6 +6,8 @@
 //! what the chain shows of a channel game's signed moves (its frozen registration);
 //! [`watchtower`] is the rule that answers a channel game's registration, for a player
 //! who is away and for a player's own client, and announces a move left unacknowledged;
+//! [`session`] plays a channel game for one player (relay, chain, registrations) by
+//! commands and events, what `chessref channel play` and a Rust bot run;
 //! [`keys`] is where the player's key comes from (the environment, an encrypted
 //! keystore, or an account the node holds unlocked), never the command line. It sits
 //! on `chessref-evm` (chain backends, bindings, the referee client) and is what
@@ -15,6 +17,7 @@ pub mod amount;
 pub mod game_log;
 pub mod keys;
 pub mod seat;
+pub mod session;
 pub mod shown;
 pub mod terms;
 pub mod watchtower;

@@ -364,17 +364,42 @@ pub(super) fn transact(
     seat: &mut Seat,
     prepared: Prepared,
 ) -> Result<chessref_client::seat::Sent, CliError> {
-    println!("{} from {}", prepared.summary, seat.player());
-    println!(
-        "  estimated gas {} at {} gwei per gas: fee {}",
+    let spinner = sending(
+        &prepared.summary,
+        seat.player(),
         prepared.gas,
-        gwei(prepared.gas_price),
-        ether(prepared.fee())
+        prepared.gas_price,
+        prepared.fee(),
+        prepared.operation,
     );
-    let spinner = spinner(prepared.operation);
     let sent = seat.send(prepared);
     spinner.finish_and_clear();
     let sent = sent.map_err(seat_error)?;
+    print_sent(&sent);
+    Ok(sent)
+}
+
+/// Prints what is about to be sent (`summary` from `from`) and its estimate: the spinner
+/// shown until the receipt.
+pub(super) fn sending(
+    summary: &str,
+    from: Address,
+    gas: u64,
+    gas_price: u128,
+    fee: U256,
+    operation: &str,
+) -> indicatif::ProgressBar {
+    println!("{summary} from {from}");
+    println!(
+        "  estimated gas {gas} at {} gwei per gas: fee {}",
+        gwei(gas_price),
+        ether(fee)
+    );
+    spinner(operation)
+}
+
+/// Prints a mined transaction and the ending it caused.
+pub(super) fn print_sent(sent: &chessref_client::seat::Sent) {
     let receipt = &sent.receipt;
     let tx = receipt
         .tx_hash
@@ -388,10 +413,9 @@ pub(super) fn transact(
         receipt.gas_used,
         ether(receipt.fee)
     );
-    if let Some(ending) = sent.ending {
+    if let Some(ending) = &sent.ending {
         println!("  the game ended: {ending}");
     }
-    Ok(sent)
 }
 
 /// A spinner on stderr while the receipt is awaited; hidden when stderr is not a terminal.
