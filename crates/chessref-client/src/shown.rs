@@ -3,7 +3,8 @@
 //! showed each of the pair's moves, read once here for the watchtower and a player's
 //! client alike. A player's seat takes those moves in, held from their showing
 //! ([`ChannelSeat::receive_shown`]), and every overtake of the registration is charged by
-//! its registered position ([`Frozen::answering`]). What is read here is the chain's; what
+//! its registered position ([`Frozen::answering`]); every registration is read with its
+//! sender ([`registrations`]). What is read here is the chain's; what
 //! it means and what to send is `chessref_channel::registration`'s, which the browser
 //! package shares.
 
@@ -16,6 +17,8 @@ use chessref_channel::settlement::Settlement;
 use chessref_channel::{Auth, Move, Refusal};
 use chessref_core::{Color, State};
 use chessref_evm::{Chain, EvmError, Position, Referee, RpcChain};
+
+use crate::game_log::GameLog;
 
 /// Blocks per `eth_getLogs` request when looking back for a registration.
 pub const LOG_SPAN: u64 = 10_000;
@@ -123,6 +126,44 @@ impl Frozen {
         }
         (taken, refused)
     }
+}
+
+/// A registration of a channel game as the chain shows it: who sent it, when, and until
+/// when its response window runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Registered {
+    /// The registered ply.
+    pub ply: u32,
+    /// The transaction's sender (`None`: the node does not know the transaction).
+    pub sender: Option<Address>,
+    /// `windowEnd` of the registered position (unix time).
+    pub window_end: u64,
+    /// The ply of the registration it replaced (an overtake), if any.
+    pub overtook: Option<u32>,
+    /// The transaction.
+    pub tx: B256,
+    /// Its block's time (0: the node does not know the block).
+    pub at: u64,
+}
+
+/// Every registration of `log` (the game's `PositionRegistered` events, in order) with its
+/// sender, read from `chain`.
+pub fn registrations(chain: &RpcChain, log: &GameLog) -> Result<Vec<Registered>, EvmError> {
+    let mut registered: Vec<Registered> = Vec::with_capacity(log.registrations.len());
+    for r in &log.registrations {
+        let at = chain
+            .block_ref(r.place.block_number)?
+            .map_or(0, |block| block.timestamp);
+        registered.push(Registered {
+            ply: r.ply,
+            sender: chain.transaction_sender(r.place.tx_hash)?,
+            window_end: Registration::new(r.position.frozen()).window_end(),
+            overtook: registered.last().map(|previous| previous.ply),
+            tx: r.place.tx_hash,
+            at,
+        });
+    }
+    Ok(registered)
 }
 
 /// `(registeredPly, windowEnd)` of channel game `id` while it runs with a registration

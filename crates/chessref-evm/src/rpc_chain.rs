@@ -306,11 +306,25 @@ impl RpcChain {
     /// transaction called with, e.g. the signed moves of a registration.
     pub fn transaction_input(&self, hash: B256) -> Result<Option<Bytes>, ChainError> {
         use alloy::consensus::Transaction as _;
+        Ok(self.transaction(hash)?.map(|tx| tx.input().clone()))
+    }
+
+    /// The sender of transaction `hash`, if the node knows it: who sent a log's
+    /// transaction, e.g. who registered a channel game's position.
+    pub fn transaction_sender(&self, hash: B256) -> Result<Option<Address>, ChainError> {
+        use alloy::network::TransactionResponse as _;
+        Ok(self.transaction(hash)?.map(|tx| tx.from()))
+    }
+
+    /// Transaction `hash` as the node reports it (`eth_getTransactionByHash`).
+    fn transaction(
+        &self,
+        hash: B256,
+    ) -> Result<Option<alloy::rpc::types::Transaction>, ChainError> {
         let provider = self.provider.clone();
-        let tx = self.block_on("eth_getTransactionByHash", async move {
+        self.block_on("eth_getTransactionByHash", async move {
             provider.get_transaction_by_hash(hash).await
-        })?;
-        Ok(tx.map(|tx| tx.input().clone()))
+        })
     }
 
     /// The runtime code at `address` in the latest block (empty: no contract there).

@@ -175,6 +175,24 @@ impl Player {
         }
     }
 
+    /// Says `line`, then waits for the error event that answers it (up to 60 s), with no
+    /// event named in `never` before it.
+    fn refused(&mut self, line: &str, never: &[&str]) -> Value {
+        self.say(line);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let event = self
+                .events
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .unwrap_or_else(|_| panic!("{}: no answer to {line} within 60 s", self.name));
+            let name = event["event"].as_str().unwrap_or_default();
+            assert!(!never.contains(&name), "{}: {event}", self.name);
+            if name == "error" {
+                return event;
+            }
+        }
+    }
+
     fn exit_status(mut self) -> std::process::ExitStatus {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
@@ -702,13 +720,13 @@ fn a_threefold_repetition_is_claimed_from_a_registered_position() {
     drop(black);
 }
 
-#[test]
-fn the_watchtower_overtakes_a_stale_registration_while_a_player_is_away() {
-    let table = Table::new("watch");
+/// White and black play 1. e4 e5 2. Nf3 Nc6; both go away, white registers the pair of
+/// ply 2 (hiding its loss of tempo), and a watchtower (`chessref watch --once`, from its own
+/// account) overtakes it with the latest pair it holds, of ply 4. Black's transcript file.
+fn registered_then_overtaken(table: &Table) -> PathBuf {
     let mut white = table.player("white", KEY_WHITE);
     let mut black = table.player("black", KEY_BLACK);
     play(&mut white, &mut black, &["e4", "e5", "Nf3", "Nc6"]);
-    // Black goes away; white registers the pair of ply 2, hiding its loss of tempo.
     let black_transcript = table.transcript("black");
     drop(black);
     drop(white);
@@ -729,8 +747,6 @@ fn the_watchtower_overtakes_a_stale_registration_while_a_player_is_away() {
             .registeredPly,
         2
     );
-
-    // The watchtower, from its own account, overtakes with the latest pair it holds.
     let watch = run(
         Some(KEY_TOWER),
         &[
@@ -751,6 +767,14 @@ fn the_watchtower_overtakes_a_stale_registration_while_a_player_is_away() {
             .registeredPly,
         4
     );
+    black_transcript
+}
+
+#[test]
+fn the_watchtower_overtakes_a_stale_registration_while_a_player_is_away() {
+    let table = Table::new("watch");
+    let black_transcript = registered_then_overtaken(&table);
+    let mut referee = table.referee();
     // Black's own transcript, kept while it was away, agrees with what was registered.
     let out = run(
         None,
@@ -765,6 +789,121 @@ fn the_watchtower_overtakes_a_stale_registration_while_a_player_is_away() {
     play.extend(on_chain.iter().map(String::as_str));
     let out = run(Some(KEY_WHITE), &play);
     assert!(out.contains("sent move"), "{out}");
+}
+
+/// Issue 29, item 6: a `channel play` session killed, then restarted after the opponent
+/// registered and a watchtower overtook, says who registered which ply and when each
+/// window ends, as text and as `--json` events; `register` then sends nothing stale, while
+/// frozen nor once play goes on on-chain (which it says too).
+#[test]
+fn a_resumed_session_tells_the_registration_and_the_overtake_it_missed() {
+    let table = Table::new("resumed");
+    registered_then_overtaken(&table);
+    let mut referee = table.referee();
+    let status = referee.channel_status(table.game_id()).unwrap();
+    let window_end = status.windowEnd;
+    let tower = alloy::signers::local::PrivateKeySigner::from_bytes(&KEY_TOWER.parse().unwrap())
+        .unwrap()
+        .address();
+    let mut args = table.play_args();
+    let black_dir = table.dir.join("black");
+    args.extend(["--dir".to_string(), black_dir.to_str().unwrap().to_string()]);
+
+    // As text: both registrations, their senders and the window's end.
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut child = command(Some(KEY_BLACK), &args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let _stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let text = Process(child);
+    let (tx, lines) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            eprintln!("black (text) > {line}");
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let wanted = [
+        format!("your opponent ({WHITE}) registered ply 2 on-chain"),
+        format!("a watchtower ({tower}) overtook ply 2 with ply 4 on-chain (tx 0x"),
+        format!("its response window ends at unix time {window_end} (in "),
+    ];
+    let mut seen = String::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !wanted.iter().all(|w| seen.contains(w.as_str())) {
+        let line = lines
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .unwrap_or_else(|_| panic!("no {wanted:?} within 60 s in:\n{seen}"));
+        seen.push_str(&line);
+        seen.push('\n');
+    }
+    drop(text);
+
+    // As JSON events.
+    let mut black = Player::start("black", KEY_BLACK, &table.play_args(), &black_dir);
+    let first = black.expect("registration", |e| e["ply"] == 2);
+    assert_eq!(
+        (
+            first["by"].as_str(),
+            first["sender"].as_str(),
+            first["overtook"].as_u64()
+        ),
+        (Some("opponent"), Some(WHITE), None),
+        "{first}"
+    );
+    assert!(
+        first["windowEnd"]
+            .as_u64()
+            .is_some_and(|end| end > 0 && end <= window_end),
+        "{first}"
+    );
+    let overtake = black.expect("registration", |e| e["ply"] == 4);
+    let tower_text = tower.to_string();
+    assert_eq!(
+        (
+            overtake["by"].as_str(),
+            overtake["sender"].as_str(),
+            overtake["overtook"].as_u64(),
+            overtake["windowEnd"].as_u64(),
+            overtake["open"].as_bool()
+        ),
+        (
+            Some("watchtower"),
+            Some(tower_text.as_str()),
+            Some(2),
+            Some(window_end),
+            Some(true)
+        ),
+        "{overtake}"
+    );
+    let frozen = black.expect("frozen", |e| e["ply"] == 4);
+    assert_eq!(frozen["toMove"], "white", "{frozen}");
+
+    // `register` sends nothing: black holds no later pair than the registered one.
+    let refusal = |black: &mut Player, says: &str| {
+        let event = black.refused("register", &["sent", "registered", "overtake"]);
+        let message = event["message"].as_str().unwrap();
+        assert!(
+            message.contains(says) && !message.contains("StaleRegistration"),
+            "{event}"
+        );
+    };
+    refusal(&mut black, "ply 4 is registered on-chain and frozen");
+    // After the window, play goes on on-chain, which the session says; a registration
+    // would be stale.
+    advance(&mut referee, 601);
+    let live = black.expect("live", |_| true);
+    assert_eq!(live["ply"], 4, "{live}");
+    refusal(
+        &mut black,
+        "the game is played on-chain from the registered ply 4",
+    );
 }
 
 /// An opponent that takes every frame from the relay and never answers: a raw
@@ -927,18 +1066,7 @@ fn without_automatic_registration_the_unacknowledged_move_goes_stale() {
     // Once the chain is 60 s past the stamp, the move can no longer be registered: the
     // silent opponent's thinking ran on white's clock (the finding this rule answers).
     advance(&mut referee, 61);
-    white.say("register");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let error = loop {
-        let event = white
-            .events
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-            .expect("an answer to register");
-        assert_ne!(event["event"], "registered", "{event}");
-        if event["event"] == "error" {
-            break event;
-        }
-    };
+    let error = white.refused("register", &["registered"]);
     assert!(
         error["message"].as_str().unwrap().contains("StaleMove"),
         "{error}"

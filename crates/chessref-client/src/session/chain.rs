@@ -5,11 +5,13 @@
 
 use std::time::Duration;
 
+use chessref_channel::AUTO_REGISTER_TIP;
 use chessref_channel::settlement::{STAMP_TOLERANCE, Settlement};
 use chessref_channel::transcript::Side;
-use chessref_channel::{AUTO_REGISTER_TIP, NoPins};
 
-use super::{Command, Event, Phase, Refusal, Session, SessionError, Via, now};
+use super::{
+    Command, Event, Phase, Refusal, Registrant, Registration, Session, SessionError, Via, now,
+};
 use crate::seat::{Prepared, SeatError};
 use crate::shown::{self, Frozen};
 use crate::watchtower::{self, Answer};
@@ -56,12 +58,7 @@ impl Session {
     /// move without a receipt must land within 60 s of its stamp. The game goes on
     /// on-chain after the window.
     pub(super) fn register_with(&mut self, automatic: bool) -> Result<(), SessionError> {
-        let report = self
-            .channel
-            .transcript()
-            .verify(&NoPins, now())
-            .map_err(|e| SessionError::Invalid(e.to_string()))?;
-        let settlement = report.settlement;
+        let settlement = self.settlement()?;
         if !matches!(settlement.call, "register" | "registerStart") {
             self.error(format!(
                 "the game ends by {}, not a registration: {}",
@@ -93,6 +90,7 @@ impl Session {
             });
             return self.follow_chain();
         }
+        self.own_registrations.push(tx);
         let unacknowledged = self
             .channel
             .transcript()
@@ -168,6 +166,10 @@ impl Session {
             }
         };
         if self.registration != Some(key) {
+            if let Err(e) = self.tell_registrations() {
+                self.error(format!("reading the game's registrations: {e}"));
+                return Ok(());
+            }
             let frozen = match Frozen::read(self.seat.referee(), self.id) {
                 Ok(Some(frozen)) => frozen,
                 Ok(None) => return Ok(()),
@@ -185,7 +187,8 @@ impl Session {
         let over = match &self.phase {
             Phase::Frozen(frozen) => !frozen.is_open(chain_now),
             Phase::OffChain => true,
-            Phase::Live => false,
+            // A session started after the window: said once.
+            Phase::Live => !self.live_told,
         };
         if over {
             self.live();
@@ -233,15 +236,70 @@ impl Session {
         Ok(())
     }
 
-    /// The window is over: on-chain play is live.
+    /// The window is over: on-chain play is live (said once, also to a session started
+    /// after the window or that did not see the registration frozen).
     fn live(&mut self) {
-        let was_frozen = matches!(self.phase, Phase::Frozen(_));
         self.phase = Phase::Live;
         self.socket = None;
-        if was_frozen {
+        if !self.live_told {
+            self.live_told = true;
             let ply = self.registration.map_or(0, |(ply, _)| ply);
             self.emit(Event::Live { ply });
         }
+    }
+
+    /// Tells the game's registrations not told yet (every one, at the session's start):
+    /// who sent it, which ply, the one it overtook and when its window ends. The session's
+    /// own were told as [`Event::Registered`] when sent.
+    fn tell_registrations(&mut self) -> Result<(), SeatError> {
+        let log = self.seat.game(self.id)?;
+        if log.registrations.len() <= self.told_registrations {
+            return Ok(());
+        }
+        let registered = shown::registrations(self.seat.referee().chain(), &log)?;
+        let chain_now = self.chain_now();
+        let (me, opponent) = (self.seat.player(), self.opponent);
+        for r in registered.into_iter().skip(self.told_registrations) {
+            self.told_registrations += 1;
+            if self.own_registrations.contains(&r.tx) {
+                continue;
+            }
+            let by = match r.sender {
+                Some(sender) if sender == me => Registrant::You,
+                Some(sender) if sender == opponent => Registrant::Opponent,
+                _ => Registrant::Other,
+            };
+            self.emit(Event::Registration(Registration {
+                ply: r.ply,
+                by,
+                sender: r.sender,
+                window_end: r.window_end,
+                overtook: r.overtook,
+                tx: r.tx,
+                at: r.at,
+                open: chain_now < r.window_end,
+            }));
+        }
+        Ok(())
+    }
+
+    /// Says why `register` sends nothing: the registration on-chain is the latest pair
+    /// held (frozen: the side to move answers by registering its reply), or play is live
+    /// on-chain (a registration would be stale).
+    pub(super) fn nothing_to_register(&mut self) {
+        let message = match &self.phase {
+            Phase::Frozen(frozen) => format!(
+                "nothing to register: ply {} is registered on-chain and frozen until unix time {}, and you hold no later pair; {} to move answers by registering its reply",
+                frozen.ply,
+                frozen.window_end,
+                frozen.to_move().map_or("nobody", |c| Side::of(c).name())
+            ),
+            _ => format!(
+                "nothing to register: the game is played on-chain from the registered ply {}; type a move, draw, resign or claim",
+                self.registration.map_or(0, |(ply, _)| ply)
+            ),
+        };
+        self.error(message);
     }
 
     /// What the watchtower's rule sends for the frozen registration from the player's
@@ -299,14 +357,17 @@ impl Session {
         let tx = sent.receipt.tx_hash.unwrap_or_default();
         let referee = self.seat.referee().address();
         let event = match shown::registered_in(referee, &sent.receipt.logs) {
-            Some(ply) => Event::Registered {
-                ply,
-                tx,
-                automatic: !asked,
-                overtook: Some(frozen.ply),
-                unacknowledged: false,
-                block: sent.receipt.block_number,
-            },
+            Some(ply) => {
+                self.own_registrations.push(tx);
+                Event::Registered {
+                    ply,
+                    tx,
+                    automatic: !asked,
+                    overtook: Some(frozen.ply),
+                    unacknowledged: false,
+                    block: sent.receipt.block_number,
+                }
+            }
             // Another registration landed first: the chain showed the move, counted from
             // then; the next one seen is answered again.
             None => Event::Announced {

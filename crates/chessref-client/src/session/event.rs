@@ -71,6 +71,10 @@ pub enum Event {
         /// The result code (1 white wins, 2 black wins, 3 draw).
         result: u8,
     },
+    /// A position of the game was registered on-chain (by anyone: the opponent, the
+    /// player from another process, a watchtower), as the chain shows it: said once per
+    /// registration, also for those made while the session was not running.
+    Registration(Registration),
     /// The latest registration is frozen: moves are registered, not relayed.
     Frozen {
         /// The registered ply.
@@ -286,6 +290,49 @@ impl Via {
     /// Whether the player made it in this session.
     pub fn is_yours(self) -> bool {
         matches!(self, Via::Signed | Via::SignedToRegister)
+    }
+}
+
+/// A registration the chain shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Registration {
+    /// The registered ply.
+    pub ply: u32,
+    /// Who sent it.
+    pub by: Registrant,
+    /// Its sender's account (`None`: the node does not know the transaction).
+    pub sender: Option<Address>,
+    /// When its response window ends (unix time).
+    pub window_end: u64,
+    /// The earlier registration it overtook, if any (its ply).
+    pub overtook: Option<u32>,
+    /// The transaction.
+    pub tx: B256,
+    /// Its block's time (0: unknown).
+    pub at: u64,
+    /// Whether its window still ran when it was read (by the chain's time).
+    pub open: bool,
+}
+
+/// Who sent a registration, from the player's side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Registrant {
+    /// The player's own wallet (another process of the player's, or `channel dispute`).
+    You,
+    /// The opponent.
+    Opponent,
+    /// Neither player: a watchtower.
+    Other,
+}
+
+impl Registrant {
+    /// The word used in events: `you`, `opponent`, `watchtower`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Registrant::You => "you",
+            Registrant::Opponent => "opponent",
+            Registrant::Other => "watchtower",
+        }
     }
 }
 

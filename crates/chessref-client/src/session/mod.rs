@@ -32,15 +32,16 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use alloy::signers::local::PrivateKeySigner;
-use alloy_primitives::{Address, U256};
+use alloy_primitives::{Address, B256, U256};
 use chessref_channel::seat::{ChannelSeat, Received};
+use chessref_channel::settlement::Settlement;
 use chessref_channel::transcript::Side;
 use chessref_channel::{Frame, NoPins, RelayFrame};
 use chessref_core::Color;
 use chessref_evm::Chain;
 
 pub use command::Command;
-pub use event::{Board, Event, Moved, Refusal, RelayTrouble, Via};
+pub use event::{Board, Event, Moved, Refusal, Registrant, Registration, RelayTrouble, Via};
 
 use crate::game_log::Phase as GamePhase;
 use crate::seat::{Prepared, Seat, SeatError, Sent, unix_now as now};
@@ -124,6 +125,13 @@ pub struct Session {
     phase: Phase,
     /// `(registeredPly, windowEnd)` of the latest registration seen (to tell a new one).
     registration: Option<(u32, u64)>,
+    /// How many of the game's registrations were told ([`Event::Registration`]).
+    told_registrations: usize,
+    /// The transactions of the registrations this session sent (told as
+    /// [`Event::Registered`], not again as [`Event::Registration`]).
+    own_registrations: Vec<B256>,
+    /// Whether on-chain play was told to be live ([`Event::Live`], once).
+    live_told: bool,
     /// The frozen registration answered (its ply and window end) and the ply the player
     /// held then: each is answered once (a failure is reported).
     answered: Option<(u32, u64, u32)>,
@@ -221,6 +229,9 @@ impl Session {
             warned: false,
             phase,
             registration: None,
+            told_registrations: 0,
+            own_registrations: Vec::new(),
+            live_told: false,
             answered: None,
             shown_chain: None,
             patience: options.patience,
@@ -508,6 +519,16 @@ impl Session {
         self.emit(Event::Move(moved));
     }
 
+    /// What the transcript held settles or registers now (its verification's call).
+    fn settlement(&self) -> Result<Settlement, SessionError> {
+        let report = self
+            .channel
+            .transcript()
+            .verify(&NoPins, now())
+            .map_err(|e| SessionError::Invalid(e.to_string()))?;
+        Ok(report.settlement)
+    }
+
     /// In a decided position, sign the result the board gives (once).
     fn agree_to_the_board(&mut self) -> Result<(), SessionError> {
         let frames = self
@@ -520,12 +541,7 @@ impl Session {
     /// The game ended off-chain: the winner (white on a draw) settles it in one
     /// transaction.
     fn ended(&mut self) -> Result<(), SessionError> {
-        let report = self
-            .channel
-            .transcript()
-            .verify(&NoPins, now())
-            .map_err(|e| SessionError::Invalid(e.to_string()))?;
-        let settlement = report.settlement;
+        let settlement = self.settlement()?;
         let (result, reason) = settlement.ends.unwrap_or((0, 0));
         let colour = self.channel.colour();
         let mine = match result {
@@ -568,8 +584,14 @@ impl Session {
             }
             Command::Register if matches!(self.phase, Phase::Frozen(_)) => {
                 if !self.answer_frozen(true)? {
-                    self.error("nothing to register: the registered pair is the latest you hold");
+                    self.nothing_to_register();
                 }
+                return Ok(true);
+            }
+            // Once on-chain play is live a registration is stale (`StaleRegistration`):
+            // nothing is sent.
+            Command::Register if matches!(self.phase, Phase::Live) => {
+                self.nothing_to_register();
                 return Ok(true);
             }
             Command::Register => {

@@ -17,7 +17,8 @@ use std::time::Duration;
 
 use alloy_primitives::U256;
 use chessref_client::session::{
-    Command, Event, Moved, Options, Refusal, RelayTrouble, Session, SessionError, Via,
+    Command, Event, Moved, Options, Refusal, Registrant, Registration, RelayTrouble, Session,
+    SessionError, Via,
 };
 use chessref_evm::{Chain, RpcChain, Sender};
 use chessref_index::ratings::RatingSummary;
@@ -319,6 +320,7 @@ impl Printer {
                 json!({"by": by.name(), "result": result}),
                 || format!("{} signed result {result}", by.name()),
             ),
+            Event::Registration(registration) => self.registration(&registration),
             Event::Frozen {
                 ply,
                 window_end,
@@ -504,6 +506,42 @@ impl Printer {
                 || format!("settled on-chain: tx {tx}, {gas_used} gas"),
             ),
         }
+    }
+
+    /// A registration the chain shows: who sent it, which ply (over which), and when its
+    /// response window ends.
+    fn registration(&self, r: &Registration) {
+        let sender = r.sender.map(|a| a.to_string());
+        self.event(
+            "registration",
+            json!({"ply": r.ply, "by": r.by.name(), "sender": sender, "overtook": r.overtook,
+                   "windowEnd": r.window_end, "open": r.open, "tx": r.tx.to_string(),
+                   "at": r.at}),
+            || {
+                let sender = sender.as_deref().unwrap_or("an unknown sender");
+                let who = match r.by {
+                    Registrant::You => format!("you ({sender}, from another client)"),
+                    Registrant::Opponent => format!("your opponent ({sender})"),
+                    Registrant::Other => format!("a watchtower ({sender})"),
+                };
+                let what = match r.overtook {
+                    Some(before) => format!("overtook ply {before} with ply {}", r.ply),
+                    None => format!("registered ply {}", r.ply),
+                };
+                let window = if r.open {
+                    let left = r
+                        .window_end
+                        .saturating_sub(chessref_client::seat::unix_now());
+                    format!(
+                        "its response window ends at unix time {} (in {left} s)",
+                        r.window_end
+                    )
+                } else {
+                    format!("its response window ended at unix time {}", r.window_end)
+                };
+                format!("{who} {what} on-chain (tx {}): {window}", r.tx)
+            },
+        );
     }
 
     /// A move: the player's own (signed here), or one that came in through the relay or
