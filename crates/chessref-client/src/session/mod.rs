@@ -20,6 +20,44 @@
 //! moves in, answers by the watchtower's rule, and registers a move typed on the player's
 //! turn as the direct reply. Once the window is over the game goes on on-chain in the
 //! same session, each move a transaction of the seat.
+//!
+//! A bot plays by answering the events it is sent with commands:
+//!
+//! ```no_run
+//! use std::sync::mpsc;
+//! use std::time::Duration;
+//!
+//! use alloy::signers::local::PrivateKeySigner;
+//! use alloy_primitives::{Address, U256};
+//! use chessref_client::seat::Seat;
+//! use chessref_client::session::{Command, Event, Options, Session};
+//! use chessref_evm::{RpcChain, Sender};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let wallet: PrivateKeySigner = std::env::var("CHESSREF_PRIVATE_KEY")?.parse()?;
+//! let referee: Address = std::env::var("REFEREE")?.parse()?;
+//! let chain = RpcChain::connect_as("http://127.0.0.1:8545", &Sender::Local(wallet.clone()))?;
+//! let seat = Seat::new(chain, referee, 0)?;
+//! let (commands, input) = mpsc::channel();
+//! let sink = Box::new(move |event: Event| {
+//!     if let Event::Move(moved) = &event
+//!         && moved.your_move
+//!     {
+//!         // The bot's reply to the position `moved.fen`.
+//!         let _ = commands.send(Command::Move("e5".into()));
+//!     }
+//! });
+//! let options = Options {
+//!     id: U256::from(1),
+//!     relay: "http://127.0.0.1:8080".into(),
+//!     dir: None,
+//!     patience: Duration::from_secs(30),
+//!     auto_register: true,
+//! };
+//! Session::open(seat, &wallet, options, sink)?.run(&input)?;
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod chain;
 pub mod command;
