@@ -455,9 +455,10 @@ fn test_lobby_game_pgn_and_events_while_played_and_after() {
         );
     }
 
-    // A channel game with a transcript: joined on-chain, then black's delegation and
-    // white's first move signed off-chain and sent through the relay, which keeps them
-    // in the index (scripts/web-test.sh's schemathesis reads this transcript).
+    // A channel game with a transcript: joined on-chain; black's delegation, white's
+    // first move and a draw both sign sent through the relay, which keeps them in the
+    // index; then settled on-chain, so that its event stream ends like the others'
+    // (scripts/web-test.sh's schemathesis reads this transcript and these streams).
     let created = referee
         .create_channel_game(white, &GameSetup::eth(black, stake), 600)
         .unwrap();
@@ -472,7 +473,8 @@ fn test_lobby_game_pgn_and_events_while_played_and_after() {
     off_chain
         .play(Move::from_uci("e2e4").unwrap(), channel::now())
         .unwrap();
-    let frames = frames_of(&off_chain.transcript());
+    let drawn = off_chain.transcript_agreed(3).unwrap();
+    let frames = frames_of(&drawn);
     let addr = client.server().addr;
     client.runtime.block_on(async {
         let (mut socket, _) = channel::connect(addr, channel_game, "").await;
@@ -488,15 +490,26 @@ fn test_lobby_game_pgn_and_events_while_played_and_after() {
     );
     assert_eq!(status, 200, "{transcript}");
     assert_eq!(
-        transcript["delegations"].as_array().map(Vec::len),
-        Some(1),
-        "{transcript}"
+        chessref_channel::Transcript::from_json(&transcript.to_string()).unwrap(),
+        drawn
     );
-    assert_eq!(
-        transcript["moves"].as_array().map(Vec::len),
-        Some(1),
-        "{transcript}"
+    let settlement = drawn
+        .verify(&chessref_channel::NoPins, channel::now())
+        .unwrap()
+        .settlement;
+    referee.send_channel(white, &settlement).unwrap();
+    referee.chain().advance_time(1).unwrap();
+    let settled = client.wait_for(
+        &format!("/v1/games/{channel_game}"),
+        "/v1/games/{id}",
+        |v| v["phase"] == "ended" && v["pending"] == false,
     );
+    assert_eq!(settled["result"], "draw", "{settled}");
+    // Its id as the transcript writes it (0x hex) names the same game.
+    let hex = format!("{channel_game:#x}");
+    assert_eq!(transcript["game"]["gameId"], hex.as_str(), "{transcript}");
+    let (status, same) = client.json(&format!("/v1/games/{hex}"), "/v1/games/{id}");
+    assert_eq!((status, &same["id"]), (200, &settled["id"]), "{same}");
 
     stop.store(true, Ordering::Relaxed);
     indexer.join().unwrap();
