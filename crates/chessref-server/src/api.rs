@@ -23,13 +23,21 @@ fn position(fen: &Option<String>, state: &Option<String>) -> Result<State, ApiEr
     }
 }
 
+/// An optional key that, when present, must hold a string: `null` is refused, as the
+/// document (no `nullable`) says, rather than read as the key's absence.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    String::deserialize(d).map(Some)
+}
+
 /// `POST /v1/check`: is one move legal in a position?
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CheckRequest {
     /// The position as FEN.
+    #[serde(default, deserialize_with = "present")]
     pub fen: Option<String>,
     /// The position as 256 hex characters (optional `0x`).
+    #[serde(default, deserialize_with = "present")]
     pub state: Option<String>,
     /// A UCI string, or the packed `uint24` the contract takes (any bytes, off-board included).
     #[serde(rename = "move")]
@@ -71,8 +79,10 @@ impl CheckRequest {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PlayRequest {
     /// The start position as FEN.
+    #[serde(default, deserialize_with = "present")]
     pub fen: Option<String>,
     /// The start position as state hex.
+    #[serde(default, deserialize_with = "present")]
     pub state: Option<String>,
     /// Moves in UCI or SAN, applied in order.
     pub moves: Vec<String>,
@@ -124,8 +134,10 @@ pub struct PlayResponse {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PositionRequest {
     /// The position as FEN.
+    #[serde(default, deserialize_with = "present")]
     pub fen: Option<String>,
     /// The position as state hex.
+    #[serde(default, deserialize_with = "present")]
     pub state: Option<String>,
 }
 

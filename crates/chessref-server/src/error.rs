@@ -106,8 +106,8 @@ pub enum ApiError {
     /// A game endpoint of a server started without an index.
     #[error("no index: start chessref serve with --index PATH")]
     NoIndex,
-    /// A game id that is not a decimal uint256.
-    #[error("game id {0:?} is not a decimal number below 2^256")]
+    /// A game id that is not a uint256 in decimal or `0x` hex.
+    #[error("game id {0:?} is not a number below 2^256 (decimal, or 0x and hex digits)")]
     BadGameId(String),
     /// A player address that is not `0x` and 40 hex digits.
     #[error("address {0:?} is not 0x followed by 40 hex digits")]
@@ -124,7 +124,8 @@ pub enum ApiError {
     /// A limit of the server is reached (503: retry later).
     #[error("{0}")]
     Busy(String),
-    /// A WebSocket endpoint asked without a valid upgrade (426).
+    /// A WebSocket endpoint asked without a valid upgrade: a handshake header missing or
+    /// wrong, a plain GET included (400, as RFC 6455 section 4.2.1 answers a bad handshake).
     #[error("this endpoint is a WebSocket: {0}")]
     UpgradeRequired(String),
 }
@@ -160,6 +161,7 @@ impl ApiError {
             | ApiError::BadState(_)
             | ApiError::BadMove { .. }
             | ApiError::BadGameId(_)
+            | ApiError::UpgradeRequired(_)
             | ApiError::BadAddress(_)
             | ApiError::EngineUnavailable(_) => StatusCode::BAD_REQUEST,
             ApiError::UnsupportedMediaType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -173,7 +175,6 @@ impl ApiError {
             }
             ApiError::IndexUnavailable(_) | ApiError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::NotRelayed(_) => StatusCode::CONFLICT,
-            ApiError::UpgradeRequired(_) => StatusCode::UPGRADE_REQUIRED,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }

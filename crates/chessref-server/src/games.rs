@@ -113,13 +113,21 @@ mod with_index {
         )
     }
 
-    /// A game id: a decimal uint256.
+    /// A game id: a uint256 in decimal, or in `0x` hex as transcripts write it.
     pub(crate) fn game_id(text: &str) -> Result<U256, ApiError> {
         let bad = || ApiError::BadGameId(text.to_owned());
-        if text.is_empty() || text.len() > 78 || !text.bytes().all(|b| b.is_ascii_digit()) {
+        let (digits, radix, most) =
+            match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+                Some(hex) => (hex, 16, 64),
+                None => (text, 10, 78),
+            };
+        if digits.is_empty()
+            || digits.len() > most
+            || !digits.bytes().all(|b| char::from(b).is_digit(radix))
+        {
             return Err(bad());
         }
-        U256::from_str_radix(text, 10).map_err(|_| bad())
+        U256::from_str_radix(digits, u64::from(radix)).map_err(|_| bad())
     }
 
     /// Decodes `%XX` escapes and `+` of one query component.

@@ -149,5 +149,8 @@ pub async fn replay(
 
 /// `GET /openapi.json`.
 pub async fn openapi() -> impl IntoResponse {
-    ([(CONTENT_TYPE, "application/json")], crate::OPENAPI_JSON)
+    (
+        [(CONTENT_TYPE, "application/json")],
+        crate::openapi_document(),
+    )
 }

@@ -36,7 +36,29 @@ use tokio::net::TcpListener;
 pub use error::{ApiError, ErrorBody};
 
 /// The OpenAPI 3 description of this service (hand-written; tested against the router).
+/// A server serves [`openapi_document`]: this, narrowed to what its build answers.
 pub const OPENAPI_JSON: &str = include_str!("openapi.json");
+
+/// The OpenAPI document this server serves: [`OPENAPI_JSON`], with `/v1/replay`'s
+/// `engine` values narrowed to `rust` in a build without the `evm` feature, so that every
+/// request the document allows is one this server can answer.
+pub fn openapi_document() -> &'static str {
+    static DOCUMENT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        let mut doc: serde_json::Value =
+            serde_json::from_str(OPENAPI_JSON).expect("openapi.json is JSON (tested)");
+        if !cfg!(feature = "evm")
+            && let Some(parameters) = doc
+                .pointer_mut("/paths/~1v1~1replay/post/parameters")
+                .and_then(serde_json::Value::as_array_mut)
+        {
+            for parameter in parameters.iter_mut().filter(|p| p["name"] == "engine") {
+                parameter["schema"]["enum"] = serde_json::json!(["rust"]);
+            }
+        }
+        doc.to_string()
+    });
+    &DOCUMENT
+}
 
 /// Limits of one server.
 #[derive(Clone, Debug)]

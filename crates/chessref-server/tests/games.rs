@@ -20,6 +20,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use alloy_primitives::U256;
+use chessref_channel::book::frames_of;
 use chessref_core::{Move, RawMove};
 use chessref_evm::{Chain, GameSetup, Position, Referee, RpcChain, anvil::Anvil};
 use chessref_server::Config;
@@ -453,6 +454,63 @@ fn test_lobby_game_pgn_and_events_while_played_and_after() {
             "{uri}: {body}"
         );
     }
+
+    // A channel game with a transcript: joined on-chain; black's delegation, white's
+    // first move and a draw both sign sent through the relay, which keeps them in the
+    // index; then settled on-chain, so that its event stream ends like the others'
+    // (scripts/web-test.sh's schemathesis reads this transcript and these streams).
+    let created = referee
+        .create_channel_game(white, &GameSetup::eth(black, stake), 600)
+        .unwrap();
+    referee.join_game(black, created.id, stake).unwrap();
+    let channel_game = created.id;
+    client.wait_for(
+        &format!("/v1/games/{channel_game}"),
+        "/v1/games/{id}",
+        |v| v["phase"] == "running",
+    );
+    let mut off_chain = channel::off_chain(&mut referee, channel_game);
+    off_chain
+        .play(Move::from_uci("e2e4").unwrap(), channel::now())
+        .unwrap();
+    let drawn = off_chain.transcript_agreed(3).unwrap();
+    let frames = frames_of(&drawn);
+    let addr = client.server().addr;
+    client.runtime.block_on(async {
+        let (mut socket, _) = channel::connect(addr, channel_game, "").await;
+        for (seq, frame) in (1..).zip(&frames) {
+            channel::send(&mut socket, frame).await;
+            let forwarded = channel::next(&mut socket).await;
+            assert_eq!(channel::message_of(&forwarded), (seq, frame));
+        }
+    });
+    let (status, transcript) = client.json(
+        &format!("/v1/games/{channel_game}/transcript"),
+        "/v1/games/{id}/transcript",
+    );
+    assert_eq!(status, 200, "{transcript}");
+    assert_eq!(
+        chessref_channel::Transcript::from_json(&transcript.to_string()).unwrap(),
+        drawn
+    );
+    let settlement = drawn
+        .verify(&chessref_channel::NoPins, channel::now())
+        .unwrap()
+        .settlement;
+    referee.send_channel(white, &settlement).unwrap();
+    referee.chain().advance_time(1).unwrap();
+    let settled = client.wait_for(
+        &format!("/v1/games/{channel_game}"),
+        "/v1/games/{id}",
+        |v| v["phase"] == "ended" && v["pending"] == false,
+    );
+    assert_eq!(settled["result"], "draw", "{settled}");
+    // Its id as the transcript writes it (0x hex) names the same game.
+    let hex = format!("{channel_game:#x}");
+    assert_eq!(transcript["game"]["gameId"], hex.as_str(), "{transcript}");
+    let (status, same) = client.json(&format!("/v1/games/{hex}"), "/v1/games/{id}");
+    assert_eq!((status, &same["id"]), (200, &settled["id"]), "{same}");
+
     stop.store(true, Ordering::Relaxed);
     indexer.join().unwrap();
     drop(client);

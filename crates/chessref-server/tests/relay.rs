@@ -167,11 +167,11 @@ fn test_a_game_to_mate_through_the_relay() {
             "{pgn}"
         );
 
-        // Asked without an upgrade: a JSON 426.
+        // Asked without an upgrade: a JSON 400 (a bad WebSocket handshake).
         let (status, _, body) = server
             .raw("GET", &format!("/v1/games/{id}/channel"), None, vec![])
             .await;
-        assert_eq!(status, 426);
+        assert_eq!(status, 400);
         let error: serde_json::Value = serde_json::from_slice(&body).unwrap();
         assert_eq!(error["error"], "upgrade_required");
 

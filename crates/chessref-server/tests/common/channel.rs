@@ -110,16 +110,21 @@ impl Chain {
     /// Both players' seats of game `i`, black on a session key, as their clients hold
     /// them.
     pub fn off_chain(&mut self, i: usize) -> OffChainGame {
-        let id = self.ids[i];
-        let domain = self.referee.channel_domain().unwrap();
-        let terms = self.referee.channel_game(id, None).unwrap();
-        let white = chessref_evm::anvil::default_signer(terms.white).unwrap();
-        let black = chessref_evm::anvil::default_signer(terms.black).unwrap();
-        let session = PrivateKeySigner::from_bytes(&keccak256(format!("session {id}"))).unwrap();
-        let expires = terms.key_expiry(now(), 200);
-        let black = Seat::with_session(black, session, &domain, &terms, expires).unwrap();
-        OffChainGame::new(domain, terms, Seat::wallet(white), black).unwrap()
+        off_chain(&mut self.referee, self.ids[i])
     }
+}
+
+/// Both players' seats of the joined channel game `id` (players are anvil's default
+/// accounts), black on a session key, as their clients hold them.
+pub fn off_chain(referee: &mut Referee<RpcChain>, id: U256) -> OffChainGame {
+    let domain = referee.channel_domain().unwrap();
+    let terms = referee.channel_game(id, None).unwrap();
+    let white = chessref_evm::anvil::default_signer(terms.white).unwrap();
+    let black = chessref_evm::anvil::default_signer(terms.black).unwrap();
+    let session = PrivateKeySigner::from_bytes(&keccak256(format!("session {id}"))).unwrap();
+    let expires = terms.key_expiry(now(), 200);
+    let black = Seat::with_session(black, session, &domain, &terms, expires).unwrap();
+    OffChainGame::new(domain, terms, Seat::wallet(white), black).unwrap()
 }
 
 impl Drop for Chain {
