@@ -20,7 +20,10 @@ export function wire() {
   // Off-chain each is a signed message; on-chain (after a registration), a transaction.
   on("offer-draw", (g) => {
     if (g.onChain) g.chainCall("offer a draw", "offerDraw").catch(showError);
-    else g.act("offerDraw");
+    else if (g.player) {
+      g.ownOffer = g.player.view().ply;
+      g.act("offerDraw");
+    }
   });
   on("accept-draw", (g) => {
     if (g.onChain) g.chainCall("accept the draw", "acceptDraw").catch(showError);
