@@ -654,7 +654,7 @@ playTest("a registration on the player's move is answered from the page in its w
   let reply;
   for (let i = 0; !reply; i++) {
     [, reply] = await referee.queryFilter(referee.filters.PositionRegistered(id), 0, "latest");
-    assert.ok(reply || i < 300, "no registration of Alice's reply within 30 s");
+    assert.ok(reply || i < 300, `no registration of Alice's reply within 30 s (${await alice.page.evaluate(() => [document.getElementById("error").textContent, document.getElementById("notice").textContent, document.getElementById("state").textContent].join(" / "))})`);
     if (!reply) await alice.page.waitForTimeout(100);
   }
   assert.equal(Number(reply.args.ply), 3, "the registered ply + 1");

@@ -175,7 +175,9 @@ class Game {
    * The chain's result once settled, with the board's reason when the players' signed
    * result was a mate or a draw the board gave (the chain records those as agreement). */
   outcome(view) {
-    const off = view && !this.onChain ? offChainOutcome(view, this.player.transcript()) : null;
+    // The transcript only once the game is over: it is the whole game, copied out of the WASM.
+    const over = view && !this.onChain && (view.ended || view.decided);
+    const off = over ? offChainOutcome(view, this.player.transcript()) : null;
     if (this.ended) return { result: this.ended.result, reason: off?.signed ? off.reason : this.ended.reason, signed: true, settled: true };
     return off && { ...off, settled: false };
   }
