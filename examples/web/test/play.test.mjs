@@ -867,6 +867,11 @@ playTest("issue 28 finding 5: a draw offer in words: the offerer sees it made an
   await alice.page.click("#offer-draw");
   await until(alice, '#draw-note:has-text("You offered a draw: your opponent can accept it until the next move.")');
   assert.ok(await alice.page.locator("#offer-draw").isHidden(), "one offer at a time");
+  // Reloaded, Alice's page still knows her offer stands.
+  await alice.page.reload();
+  await until(alice, 'body[data-ply="1"][data-synced]');
+  await until(alice, '#draw-note:has-text("You offered a draw")');
+  assert.ok(await alice.page.locator("#offer-draw").isHidden(), "one offer at a time, after a reload too");
   await until(bob, '#draw-note:has-text("Your opponent offers a draw.")');
   assert.ok(await bob.page.locator("#accept-draw").isVisible() && await bob.page.locator("#decline-draw").isVisible());
   // Bob declines, then plays on: the offer lapses, and Alice learns it was declined.

@@ -4,6 +4,7 @@
 import { $, app, showError } from "./page.js";
 import { connect, transact } from "./wallet.js";
 import { create, loadLobby } from "./lobby.js";
+import { storageKey } from "./relay.js";
 
 /** Wires every control of the page, once. */
 export function wire() {
@@ -22,6 +23,8 @@ export function wire() {
     if (g.onChain) g.chainCall("offer a draw", "offerDraw").catch(showError);
     else if (g.player) {
       g.ownOffer = g.player.view().ply;
+      // Kept for a reload: the offer stands until the next move, and its answer is told.
+      localStorage.setItem(storageKey(g.id, "offer"), String(g.ownOffer));
       g.act("offerDraw");
     }
   });

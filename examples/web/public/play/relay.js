@@ -122,6 +122,8 @@ export const relay = {
     this.player = new ChannelPlayer(this.terms, this.domain, app.account, stored.sessionKey, stored.delegation);
     const transcript = localStorage.getItem(storageKey(this.id, "transcript"));
     if (transcript) this.player.restore(JSON.parse(transcript), now());
+    const offer = localStorage.getItem(storageKey(this.id, "offer"));
+    if (offer !== null) this.ownOffer = Number(offer);
     // A move of ours still without a receipt is sent again now (resync): counted from here.
     this.sentAt = now();
   },

@@ -52,11 +52,11 @@ export async function connect(uuid, silently = false) {
 
 /** Sends a referee call through the wallet; resolves to its receipt. */
 export async function transact(label, promise) {
-  label = label.charAt(0).toUpperCase() + label.slice(1);
-  notice(`${label}: confirm in your wallet…`);
+  const what = label.charAt(0).toUpperCase() + label.slice(1);
+  notice(`${what}: confirm in your wallet…`);
   const tx = await promise;
-  notice(`${label}: sent, waiting for the chain…`, `transaction ${tx.hash}`);
+  notice(`${what}: sent, waiting for the chain…`, `transaction ${tx.hash}`);
   const receipt = await tx.wait();
-  notice(`${label}: done.`, `transaction ${receipt.hash} in block ${receipt.blockNumber}, gas ${receipt.gasUsed}`);
+  notice(`${what}: done.`, `transaction ${receipt.hash} in block ${receipt.blockNumber}, gas ${receipt.gasUsed}`);
   return receipt;
 }
