@@ -52,8 +52,6 @@ function watch(page, name) {
   });
   page.on("console", (m) => {
     if (m.type() !== "error" && m.type() !== "warning") return;
-    // A player with no rated game yet is a 404 of /v1/players: the page shows "unrated".
-    if (m.location().url.includes("/v1/players/")) return;
     errors.push(`${name}: ${m.text()} (${m.location().url})`);
     problems.push(`${name}: console ${m.type()}: ${m.text()} (${m.location().url})`);
   });
