@@ -953,7 +953,15 @@ playTest("issue 28 finding 7: on a phone one column without horizontal scroll, t
   assert.equal(await alice.page.innerText("#result"), "You lost by resignation. You lose your stake of 1 ETH.");
   await assertFits(alice, "the ended game");
   await alice.page.screenshot({ path: `${OUT}phone-ended.png` });
-  assert.ok(BigInt(id) > 0n);
+  // A visitor without a wallet watching from the lobby reads the same ending.
+  const carol = await browser.newContext({ viewport: PHONE });
+  contexts.add(carol);
+  const watcher = watch(await carol.newPage(), "carol");
+  await watcher.goto(`${site.url}/play.html?server=${encodeURIComponent(stack.server)}`);
+  await watcher.waitForSelector('body[data-ready="true"]');
+  await watcher.click(`#running-games tr[data-game="${id}"] button[data-action="watch"]`);
+  await watcher.waitForSelector('body[data-phase="watching"] #result:not([hidden])', { timeout: 30_000 });
+  assert.equal(await watcher.innerText("#result"), "Black won by resignation. 2 ETH to black.");
 });
 
 playTest("issue 28 finding 8: words, not jargon: short addresses, 5+2, the answer time explained, no Connect once connected, illegal moves as sentences", async () => {

@@ -10,7 +10,7 @@ import { offChainClocks, onChainClocks, replyClocks, showClocks } from "./clock.
 import { relay, storageKey } from "./relay.js";
 import { AUTO_REGISTERED, chain } from "./chain.js";
 import { transact } from "./wallet.js";
-import { drawOfferNote, eth, offChainOutcome, outcomeWords, shortAddress, timeControl } from "./words.js";
+import { boardReason, drawOfferNote, eth, offChainOutcome, outcomeWords, shortAddress, timeControl } from "./words.js";
 
 /** The game panel's action buttons: each shown only where it applies. */
 const ACTIONS = ["cancel", "offer-draw", "accept-draw", "decline-draw", "resign", "claim-draw", "register", "claim-timeout", "settle", "withdraw"];
@@ -201,7 +201,8 @@ class Game {
     $("settle").textContent = `Settle: collect ${eth(words.payout)} ETH`;
     $("withdraw").textContent = `Withdraw ${eth(this.credit ?? 0n)} ETH`;
     let next;
-    if (!outcome.signed) next = "Waiting for your opponent's signature of the result…";
+    if (!this.colour) next = "";
+    else if (!outcome.signed) next = "Waiting for your opponent's signature of the result…";
     else if (!outcome.settled) next = words.payout > 0n ? `Settle it on-chain in one transaction to collect ${eth(words.payout)} ETH.` : "Your opponent settles it on-chain.";
     else if (this.credit > 0n) next = `Settled on-chain: withdraw ${eth(this.credit)} ETH to your wallet.`;
     else if (this.withdrawn > 0n) next = `Settled on-chain. ${eth(this.withdrawn)} ETH is back in your wallet.`;
@@ -297,7 +298,12 @@ class Game {
     drawBoard(chess.fen(), last, chess.inCheck(), "white");
     document.body.dataset.ply = String(chess.ply());
     listMoves(sans);
-    $("state").textContent = `watching: ${w.report.validPlies} signed plies, ${w.report.settlement.why}`;
+    // Ended by signatures (a result both signed, a resignation): the banner, with the
+    // board's reason for a signed mate or drawn position (the chain would say agreement).
+    const { call, ends } = w.report.settlement;
+    const over = (call === "settle" || call === "resignBySignature") && ends;
+    this.renderOutcome(over ? { result: ends[0], reason: ends[1] === 8 ? boardReason(chess.statusName()) ?? 8 : ends[1], signed: true, settled: false } : null);
+    $("state").textContent = over ? `Watching: ${w.report.validPlies} signed moves.` : `Watching: ${w.report.validPlies} signed moves, ${chess.turn()} to move.`;
     for (const id of ["offer-draw", "accept-draw", "decline-draw", "resign", "claim-draw", "register", "claim-timeout", "settle", "withdraw"]) $(id).hidden = true;
   }
 
