@@ -9,7 +9,8 @@ import { servePage } from "./serve.mjs";
 import { startStack } from "./stack.mjs";
 
 const stack = await startStack();
-const page = await servePage(Number(process.env.PORT || 8000), { devRpc: stack.rpc });
+// PORT=0: any free port (the URLs printed say which).
+const page = await servePage(Number(process.env.PORT ?? 8000), { devRpc: stack.rpc });
 const url = (n) => `${page.url}/play.html?server=${encodeURIComponent(stack.server)}&devwallet=${n}`;
 console.log(`anvil ${stack.rpc} (chain id 31337), chessref serve ${stack.server}`);
 console.log(`player 1 (anvil account 1): ${url(1)}`);

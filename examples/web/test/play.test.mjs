@@ -6,7 +6,7 @@ import { test, before, after, afterEach } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -39,6 +39,33 @@ async function closeAll() {
 
 afterEach(closeAll);
 const clicks = [];
+
+/** What the current test's pages logged: any page error, console error or console
+ * warning fails the test (playTest). */
+const problems = [];
+
+/** Listens to `page` (of `name`) for page errors and console errors and warnings. */
+function watch(page, name) {
+  page.on("pageerror", (e) => {
+    errors.push(`${name}: ${e}`);
+    problems.push(`${name}: page error: ${e}`);
+  });
+  page.on("console", (m) => {
+    if (m.type() !== "error" && m.type() !== "warning") return;
+    errors.push(`${name}: ${m.text()} (${m.location().url})`);
+    problems.push(`${name}: console ${m.type()}: ${m.text()} (${m.location().url})`);
+  });
+  return page;
+}
+
+/** A play test: fails on any page error, console error or console warning of its pages. */
+function playTest(name, body) {
+  test(name, async () => {
+    problems.length = 0;
+    await body();
+    assert.deepEqual(problems, [], "the pages logged errors or warnings");
+  });
+}
 
 before(async () => {
   stack = await startStack({ pollMs: 50 });
@@ -92,35 +119,17 @@ async function onOwnChain(body) {
 }
 
 /** A browser context with `account`'s wallet, on the play page. */
-async function person(account, name, query = "") {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
+async function person(account, name, query = "", viewport = { width: 1100, height: 760 }) {
+  const context = await browser.newContext({ viewport });
   contexts.add(context);
   await context.addInitScript({ content: walletScript(stack.rpc, account) });
-  const page = await context.newPage();
-  // Every page error and console error, for the test to fail on (assertClean) and for the
-  // last test's summary.
-  const problems = [];
-  page.on("pageerror", (e) => {
-    errors.push(`${name}: ${e}`);
-    problems.push(`page error: ${e}`);
-  });
-  // A player with no rated game yet is a 404 of /v1/players: the page shows "unrated".
-  page.on("console", (m) => {
-    if (m.type() !== "error" || m.location().url.includes("/v1/players/")) return;
-    errors.push(`${name}: ${m.text()} (${m.location().url})`);
-    problems.push(`console error: ${m.text()} (${m.location().url})`);
-  });
+  const page = watch(await context.newPage(), name);
   await page.goto(`${site.url}/play.html?server=${encodeURIComponent(stack.server)}${query}`);
   await page.waitForSelector("body[data-ready]", { timeout: 60_000 });
   assert.equal(await page.getAttribute("body", "data-ready"), "true", await page.innerText("#error"));
   await page.click("#connect");
   await page.waitForSelector("body[data-connected]", { timeout: 30_000 });
-  return { context, page, name, account, problems };
-}
-
-/** Fails unless none of `people`'s pages had a page error or a console error. */
-function assertClean(...people) {
-  for (const p of people) assert.deepEqual(p.problems, [], `${p.name}'s page logged errors`);
+  return { context, page, name, account };
 }
 
 /** A game created from `p`'s form, staked `stake` ETH: its id, once the page shows it. */
@@ -246,7 +255,7 @@ async function perMove(ucis) {
   return gas;
 }
 
-test("a staked game played to mate off-chain, settled once, and both balances right on chain", async () => {
+playTest("a staked game played to mate off-chain, settled once, and both balances right on chain", async () => {
   const alice = await person(ALICE, "alice");
   const bob = await person(BOB, "bob");
   const node = provider(stack.rpc);
@@ -259,7 +268,17 @@ test("a staked game played to mate off-chain, settled once, and both balances ri
     if (i === 3) await shot([alice, bob], "ply4");
   }
   for (const p of [alice, bob]) await p.page.waitForSelector('body[data-phase="ended"]', { timeout: 30_000 });
-  assert.match(await alice.page.innerText("#state"), /ended off-chain by a signed result/);
+  // Issue 28 finding 6: the banner says who won, how, and the amount; Settle is offered
+  // only to whom it pays, saying how much.
+  await until(alice, '#result[data-outcome="won"]');
+  await until(bob, '#result[data-outcome="lost"]');
+  assert.equal(await alice.page.innerText("#result"), "You won by checkmate. You win 1 ETH: 2 ETH is paid to you, your stake and your opponent's.");
+  assert.equal(await bob.page.innerText("#result"), "You lost by checkmate. You lose your stake of 1 ETH.");
+  assert.ok(await bob.page.locator("#settle").isHidden(), "Settle is not offered to the loser");
+  assert.equal(await alice.page.innerText("#settle"), "Settle: collect 2 ETH");
+  assert.match(await bob.page.innerText("#state"), /^Your opponent settles it on-chain\./);
+  const clockTexts = (p) => p.page.locator(".clock .time").allInnerTexts();
+  const endClocks = await clockTexts(alice);
   assert.equal(await alice.page.getAttribute("#moves", "data-sans"), "e4 e5 Nf3 d6 Bc4 Bg4 Nc3 g6 Nxe5 Bxd1 Bxf7+ Ke7 Nd5#");
   assert.deepEqual((await alice.page.locator("#moves li").allInnerTexts()).slice(0, 2), ["e4 e5", "Nf3 d6"]);
   await shot([alice, bob], "mate");
@@ -269,20 +288,30 @@ test("a staked game played to mate off-chain, settled once, and both balances ri
     assert.deepEqual(asked, ["eth_sendTransaction", "eth_signTypedData_v4"], `${p.name}: ${asked}`);
   }
   const aliceBefore = await node.getBalance(ALICE);
+  const settleFrom = await node.getBlockNumber();
+  const payout = BigInt(await alice.page.getAttribute("#result", "data-payout"));
   await alice.page.click("#settle");
   await alice.page.waitForSelector("#withdraw:not([hidden])", { timeout: 30_000 });
+  await until(bob, '#state:has-text("Settled on-chain.")');
+  assert.equal(payout, (await referee.getGame(id)).stake * 2n, "the banner's payout is both stakes on chain");
+  assert.equal(await alice.page.innerText("#withdraw"), "Withdraw 2 ETH");
+  assert.ok(await bob.page.locator("#withdraw").isHidden(), "nothing to withdraw for the loser");
+  assert.equal(await alice.page.innerText("#result"), "You won by checkmate. You win 1 ETH: 2 ETH is paid to you, your stake and your opponent's.", "still the mate, not the chain's 'agreement'");
   const info = await referee.getGame(id);
   // Settled by the result both signed: white wins, by agreement (reason 8) to the mate.
   assert.deepEqual([Number(info.phase), Number(info.result), Number(info.reason)], [3, 1, 8], "white won on chain");
-  assert.equal(await referee.credits(ALICE, ethers.ZeroAddress), 2n * STAKE);
+  assert.equal(await referee.credits(ALICE, ethers.ZeroAddress), payout);
   assert.equal(await referee.credits(BOB, ethers.ZeroAddress), 0n);
   // Settling is one transaction: a second settle reverts, and the page no longer offers it.
   assert.ok(await alice.page.locator("#settle").isHidden());
   const channelGas = { white: await gasPaid(ALICE, startBlock), black: await gasPaid(BOB, startBlock) };
   await alice.page.click("#withdraw");
   await alice.page.waitForSelector("#withdraw", { state: "hidden", timeout: 30_000 });
+  await until(alice, '#state:has-text("2 ETH is back in your wallet.")');
   const gained = (await node.getBalance(ALICE)) - aliceBefore;
-  assert.ok(gained > 2n * STAKE - ethers.parseEther("0.01") && gained < 2n * STAKE, `Alice got ${ethers.formatEther(gained)} ETH back`);
+  assert.equal(gained, payout - (await feesPaid(ALICE, settleFrom)), `Alice got ${ethers.formatEther(gained)} ETH back`);
+  // The clocks stayed where the mate stopped them, through settlement and withdrawal.
+  assert.deepEqual(await clockTexts(alice), endClocks);
   const moveGas = await perMove(LEGAL);
   const figures = {
     plies: LEGAL.length,
@@ -296,9 +325,9 @@ test("a staked game played to mate off-chain, settled once, and both balances ri
   await bob.context.close();
 });
 
-test("the page loads small and becomes interactive fast", async () => {
+playTest("the page loads small and becomes interactive fast", async () => {
   const context = await browser.newContext();
-  const page = await context.newPage();
+  const page = watch(await context.newPage(), "visitor");
   const bodies = [];
   page.on("response", async (r) => {
     if (r.status() === 200) bodies.push(r.body().then((b) => ({ url: r.url(), gzip: gzipSync(b).length })).catch(() => null));
@@ -322,7 +351,7 @@ async function advance(seconds) {
   await node.send("evm_mine", []);
 }
 
-test("a player who closes the page mid-game is registered, its clock runs on chain, and the timeout is claimed", async () => {
+playTest("a player who closes the page mid-game is registered, its clock runs on chain, and the timeout is claimed", async () => {
   await onOwnChain(async () => {
     const alice = await person(ALICE, "alice", "&patience=2");
     const bob = await person(BOB, "bob", "&patience=2");
@@ -354,13 +383,13 @@ test("a player who closes the page mid-game is registered, its clock runs on cha
     const info = await referee.getGame(id);
     assert.deepEqual([Number(info.phase), Number(info.result), Number(info.reason)], [3, 1, 6], "white wins on time");
     assert.equal((await referee.credits(ALICE, ethers.ZeroAddress)) - credit, 2n * STAKE);
-    assert.match(await alice.page.innerText("#state"), /ended on-chain: white wins by timeout/);
+    assert.match(await alice.page.innerText("#result"), /^You won on time\. You win 1 ETH/);
     await shot([alice], "timeout");
     await alice.context.close();
   });
 });
 
-test("an opponent who holds the move without a receipt: the mover's page registers it by itself, and its clock is safe", async () => {
+playTest("an opponent who holds the move without a receipt: the mover's page registers it by itself, and its clock is safe", async () => {
   const alice = await person(ALICE, "alice");
   const bob = await person(BOB, "bob");
   const id = await openGame(alice, bob);
@@ -402,7 +431,7 @@ test("an opponent who holds the move without a receipt: the mover's page registe
   await bob.context.close();
 });
 
-test("a forged move injected into the relay is refused there and by the page, and no board changes", async () => {
+playTest("a forged move injected into the relay is refused there and by the page, and no board changes", async () => {
   const alice = await person(ALICE, "alice");
   const bob = await person(BOB, "bob");
   const id = await openGame(alice, bob);
@@ -420,7 +449,7 @@ test("a forged move injected into the relay is refused there and by the page, an
   const signed = transcript.moves[0];
   const forged = { type: "move", ...signed, ply: 2, mv: packed("e7e5"), previous: signed.previous };
   const mallory = await browser.newContext();
-  const page = await mallory.newPage();
+  const page = watch(await mallory.newPage(), "mallory");
   await page.goto(`${site.url}/play.html?server=${encodeURIComponent(stack.server)}`);
   const answer = await page.evaluate(
     ({ url, frame }) =>
@@ -455,7 +484,7 @@ test("a forged move injected into the relay is refused there and by the page, an
   await bob.context.close();
 });
 
-test("a page reloaded mid-game resumes from its own storage and the relay, without asking the wallet again", async () => {
+playTest("a page reloaded mid-game resumes from its own storage and the relay, without asking the wallet again", async () => {
   const alice = await person(ALICE, "alice");
   const bob = await person(BOB, "bob");
   const id = await openGame(alice, bob);
@@ -468,7 +497,7 @@ test("a page reloaded mid-game resumes from its own storage and the relay, witho
   assert.deepEqual(await alice.page.evaluate(() => window.__walletConfirmations), [], "the session key came from storage");
   // A visitor without a wallet watches from the lobby.
   const carol = await browser.newContext();
-  const watcher = await carol.newPage();
+  const watcher = watch(await carol.newPage(), "carol");
   await watcher.goto(`${site.url}/play.html?server=${encodeURIComponent(stack.server)}`);
   await watcher.waitForSelector('body[data-ready="true"]');
   await watcher.click(`#running-games tr[data-game="${id}"] button[data-action="watch"]`);
@@ -490,7 +519,7 @@ test("a page reloaded mid-game resumes from its own storage and the relay, witho
   await bob.context.close();
 });
 
-test("a threefold repetition is claimed from the page: registered off-chain, claimed on-chain after the window", async () => {
+playTest("a threefold repetition is claimed from the page: registered off-chain, claimed on-chain after the window", async () => {
   await onOwnChain(async () => {
     const alice = await person(ALICE, "alice");
     const bob = await person(BOB, "bob");
@@ -512,13 +541,13 @@ test("a threefold repetition is claimed from the page: registered off-chain, cla
     await until(alice, 'body[data-phase="ended"]');
     const info = await referee.getGame(id);
     assert.deepEqual([Number(info.phase), Number(info.result), Number(info.reason)], [3, 3, 10], "a draw by threefold repetition");
-    assert.match(await alice.page.innerText("#state"), /ended on-chain: draw by threefold repetition/);
+    assert.match(await alice.page.innerText("#result"), /^Draw by threefold repetition\. Your stake of 1 ETH comes back to you\./);
     await alice.context.close();
     await bob.context.close();
   });
 });
 
-test("registering on one's own move with less time left than the response window asks first; refused, nothing is sent", async () => {
+playTest("registering on one's own move with less time left than the response window asks first; refused, nothing is sent", async () => {
   const alice = await person(ALICE, "alice");
   const bob = await person(BOB, "bob");
   // Five minutes against a 600 s window: registering on her own move would flag Alice.
@@ -543,7 +572,7 @@ test("registering on one's own move with less time left than the response window
   await bob.context.close();
 });
 
-test("after a registration the same buttons act on-chain: a move is a transaction, a draw is offered and accepted", async () => {
+playTest("after a registration the same buttons act on-chain: a move is a transaction, a draw is offered and accepted", async () => {
   await onOwnChain(async () => {
     const alice = await person(ALICE, "alice", "&patience=600");
     const bob = await person(BOB, "bob", "&patience=600");
@@ -579,7 +608,7 @@ test("after a registration the same buttons act on-chain: a move is a transactio
 /** The clock word's field of `bits` bits at bit `shift` (REFEREE.md section 3). */
 const field = (clock, shift, bits) => Number((BigInt(clock) >> BigInt(shift)) & ((1n << BigInt(bits)) - 1n));
 
-test("a registration on the player's move is answered from the page in its window: the direct reply, charged by the wall clock", async () => {
+playTest("a registration on the player's move is answered from the page in its window: the direct reply, charged by the wall clock", async () => {
   const alice = await person(ALICE, "alice", "&patience=600");
   const bob = await person(BOB, "bob", "&patience=600");
   // Five minutes against a 600 s window: waiting for the window's end would flag Alice.
@@ -623,7 +652,7 @@ test("a registration on the player's move is answered from the page in its windo
   let reply;
   for (let i = 0; !reply; i++) {
     [, reply] = await referee.queryFilter(referee.filters.PositionRegistered(id), 0, "latest");
-    assert.ok(reply || i < 300, "no registration of Alice's reply within 30 s");
+    assert.ok(reply || i < 300, `no registration of Alice's reply within 30 s (${await alice.page.evaluate(() => [document.getElementById("error").textContent, document.getElementById("notice").textContent, document.getElementById("state").textContent].join(" / "))})`);
     if (!reply) await alice.page.waitForTimeout(100);
   }
   assert.equal(Number(reply.args.ply), 3, "the registered ply + 1");
@@ -655,7 +684,7 @@ test("a registration on the player's move is answered from the page in its windo
   await bob.context.close();
 });
 
-test("a stale registration is overtaken by the page at once with the later pair it holds", async () => {
+playTest("a stale registration is overtaken by the page at once with the later pair it holds", async () => {
   const alice = await person(ALICE, "alice", "&patience=600");
   const bob = await person(BOB, "bob", "&patience=600");
   const id = await openGame(alice, bob, { minutes: "30" });
@@ -690,7 +719,7 @@ test("a stale registration is overtaken by the page at once with the later pair 
   await alice.context.close();
 });
 
-test("a stale registration answered by the watchtower is shown to the player who was away", async () => {
+playTest("a stale registration answered by the watchtower is shown to the player who was away", async () => {
   await onOwnChain(async () => {
     const alice = await person(ALICE, "alice");
     const bob = await person(BOB, "bob");
@@ -726,7 +755,7 @@ test("a stale registration answered by the watchtower is shown to the player who
   });
 });
 
-test("issue 28 finding 1: no game panel on a first visit, none after Lobby, and no game button without a game", async () => {
+playTest("issue 28 finding 1: no game panel on a first visit, none after Lobby, and no game button without a game", async () => {
   const alice = await person(ALICE, "alice");
   for (const id of ["game", "board", "offer-draw", "resign"]) assert.ok(await alice.page.locator(`#${id}`).isHidden(), `#${id} hidden on a first visit`);
   await createFromForm(alice);
@@ -742,10 +771,9 @@ test("issue 28 finding 1: no game panel on a first visit, none after Lobby, and 
   });
   await alice.page.waitForTimeout(500);
   assert.equal(await alice.page.innerText("#error"), "");
-  assertClean(alice);
 });
 
-test("issue 28 finding 2: the lobby refreshes by itself: a game created after the page opened appears without a click", async () => {
+playTest("issue 28 finding 2: the lobby refreshes by itself: a game created after the page opened appears without a click", async () => {
   const bob = await person(BOB, "bob");
   const alice = await person(ALICE, "alice");
   const id = await createFromForm(alice);
@@ -756,10 +784,9 @@ test("issue 28 finding 2: the lobby refreshes by itself: a game created after th
   await bob.page.click(`#open-games tr[data-game="${id}"] button[data-action="join"]`);
   for (const p of [alice, bob]) await until(p, "body[data-synced]");
   assert.equal(await bob.page.getAttribute("body", "data-colour"), "black");
-  assertClean(alice, bob);
 });
 
-test("issue 28 finding 3: waiting for an opponent, the creator can only cancel, and the stake comes back to the wallet", async () => {
+playTest("issue 28 finding 3: waiting for an opponent, the creator can only cancel, and the stake comes back to the wallet", async () => {
   // On a chain of its own: the wallet's balance moves by this game alone (no credit won
   // in another test is withdrawn with the stake).
   await onOwnChain(async () => {
@@ -771,18 +798,18 @@ test("issue 28 finding 3: waiting for an opponent, the creator can only cancel, 
     for (const b of ["offer-draw", "resign", "accept-draw", "claim-draw", "register", "settle", "withdraw"]) {
       assert.ok(await alice.page.locator(`#${b}`).isHidden(), `#${b} not offered while waiting`);
     }
-    assert.match(await alice.page.innerText("#state"), /^Waiting for an opponent to join\. Your stake of 1\.0 ETH is held by the referee/);
+    assert.match(await alice.page.innerText("#state"), /^Waiting for an opponent to join\. Your stake of 1 ETH is held by the referee/);
     const from = await node.getBlockNumber();
     const before = await node.getBalance(ALICE);
     await alice.page.click("#cancel");
     await until(alice, 'body[data-phase="cancelled"] #withdraw:not([hidden])');
-    assert.match(await alice.page.innerText("#state"), /^Game cancelled\. Your stake of 1\.0 ETH is credited to you on the referee/);
+    assert.match(await alice.page.innerText("#state"), /^Game cancelled\. Your stake of 1 ETH is credited to you on the referee/);
     assert.equal(Number((await referee.getGame(id)).phase), 4, "cancelled on chain");
     assert.equal(await referee.credits(ALICE, ethers.ZeroAddress), STAKE);
     await alice.page.click("#withdraw");
     await until(alice, '#state:has-text("is back in your wallet")');
     assert.ok(await alice.page.locator("#withdraw").isHidden(), "nothing more to withdraw");
-    assert.match(await alice.page.innerText("#state"), /^Game cancelled\. 1\.0 ETH is back in your wallet\./);
+    assert.match(await alice.page.innerText("#state"), /^Game cancelled\. 1 ETH is back in your wallet\./);
     assert.equal(await referee.credits(ALICE, ethers.ZeroAddress), 0n);
     const fees = await feesPaid(ALICE, from);
     const delta = (await node.getBalance(ALICE)) - before;
@@ -796,10 +823,9 @@ test("issue 28 finding 3: waiting for an opponent, the creator can only cancel, 
     assert.ok(await alice.page.locator("#game").isHidden(), "no game panel");
     await alice.page.waitForSelector(`#open-games tr[data-game="${id}"]`, { state: "detached", timeout: 30_000 });
     assert.equal(await alice.page.innerText("#error"), "");
-    assertClean(alice);
   });
 });
-test("issue 28 finding 4: a replayed old draw offer is silent after a reload, and an illegal drop reads as a sentence", async () => {
+playTest("issue 28 finding 4: a replayed old draw offer is silent after a reload, and an illegal drop reads as a sentence", async () => {
   const alice = await person(ALICE, "alice");
   const bob = await person(BOB, "bob");
   await openGame(alice, bob);
@@ -828,13 +854,198 @@ test("issue 28 finding 4: a replayed old draw offer is silent after a reload, an
     assert.ok(await p.page.locator("#accept-draw").isHidden(), `${p.name}: the old offer is not offered`);
   }
   await move(alice, bob, "f1c4");
-  assertClean(alice, bob);
 });
 
-test("npm run play's dev wallet: ?devwallet=N is anvil's account N, no extension needed", async () => {
+playTest("issue 28 finding 5: a draw offer in words: the offerer sees it made and learns the answer, the other reads a sentence with Accept and Decline", async () => {
+  const alice = await person(ALICE, "alice");
+  const bob = await person(BOB, "bob");
+  const id = await openGame(alice, bob);
+  await move(alice, bob, "e2e4");
+  // Alice offers on Bob's move: she sees it was made, and no second Offer button.
+  await alice.page.click("#offer-draw");
+  await until(alice, '#draw-note:has-text("You offered a draw: your opponent can accept it until the next move.")');
+  assert.ok(await alice.page.locator("#offer-draw").isHidden(), "one offer at a time");
+  // Reloaded, Alice's page still knows her offer stands.
+  await alice.page.reload();
+  await until(alice, 'body[data-ply="1"][data-synced]');
+  await until(alice, '#draw-note:has-text("You offered a draw")');
+  assert.ok(await alice.page.locator("#offer-draw").isHidden(), "one offer at a time, after a reload too");
+  await until(bob, '#draw-note:has-text("Your opponent offers a draw.")');
+  assert.ok(await bob.page.locator("#accept-draw").isVisible() && await bob.page.locator("#decline-draw").isVisible());
+  // Bob declines, then plays on: the offer lapses, and Alice learns it was declined.
+  await bob.page.click("#decline-draw");
+  assert.equal(await bob.page.innerText("#draw-note"), "You declined the draw offer.");
+  assert.ok(await bob.page.locator("#accept-draw").isHidden());
+  await move(bob, alice, "e7e5");
+  await until(alice, '#draw-note:has-text("Your opponent declined your draw offer and played on.")');
+  // Bob offers on Alice's move; she plays instead, and Bob learns it.
+  await bob.page.click("#offer-draw");
+  await until(alice, '#draw-note:has-text("Your opponent offers a draw.")');
+  await move(alice, bob, "g1f3");
+  await until(bob, '#draw-note:has-text("Your opponent declined your draw offer and played on.")');
+  assert.ok(await alice.page.locator("#accept-draw").isHidden(), "the lapsed offer is no longer offered");
+  assert.equal(await alice.page.innerText("#draw-note"), "");
+  // Alice offers again; Bob accepts: a draw by agreement, each stake back, Settle for both.
+  await move(bob, alice, "b8c6");
+  await alice.page.click("#offer-draw");
+  await until(bob, "#accept-draw:not([hidden])");
+  await bob.page.click("#accept-draw");
+  for (const p of [alice, bob]) {
+    await until(p, '#result[data-outcome="drawn"]');
+    assert.equal(await p.page.innerText("#result"), "Draw by agreement. Your stake of 1 ETH comes back to you.");
+    assert.equal(await p.page.innerText("#settle"), "Settle: collect 1 ETH", `${p.name}: Settle offered, saying how much`);
+  }
+  const credit = await referee.credits(BOB, ethers.ZeroAddress);
+  await bob.page.click("#settle");
+  await until(bob, "#withdraw:not([hidden])");
+  const info = await referee.getGame(id);
+  assert.deepEqual([Number(info.phase), Number(info.result), Number(info.reason)], [3, 3, 8], "a draw by agreement on chain");
+  assert.equal((await referee.credits(BOB, ethers.ZeroAddress)) - credit, STAKE, "Bob's stake back");
+  await until(alice, '#state:has-text("Settled on-chain")');
+  assert.ok(await alice.page.locator("#settle").isHidden(), "settled once");
+});
+
+/** Fails unless `p`'s page is no wider than its viewport (no horizontal scroll). */
+async function assertFits(p, where) {
+  const [doc, view] = await p.page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  assert.ok(doc <= view, `${p.name} ${where}: the page is ${doc} px wide in a ${view} px viewport`);
+}
+
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 800 };
+
+playTest("issue 28 finding 7: on a phone one column without horizontal scroll, the opponent's clock above the board, one's own below, Resign in thumb reach", async () => {
+  const alice = await person(ALICE, "alice", "", PHONE);
+  const bob = await person(BOB, "bob", "", DESKTOP);
+  await assertFits(alice, "lobby");
+  await alice.page.screenshot({ path: `${OUT}phone-lobby.png` });
+  const id = await openGame(alice, bob);
+  await assertFits(alice, "game");
+  for (const [i, uci] of ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"].entries()) await (i % 2 ? move(bob, alice, uci) : move(alice, bob, uci));
+  const box = async (p, sel) => p.page.locator(sel).boundingBox();
+  for (const [p, mine, theirs] of [[alice, "white", "black"], [bob, "black", "white"]]) {
+    const [top, board, bottom] = [await box(p, "#clock-top"), await box(p, "#board"), await box(p, "#clock-bottom")];
+    assert.ok(top.y + top.height <= board.y + 1 && bottom.y >= board.y + board.height - 1, `${p.name}: clocks above and below the board`);
+    assert.equal(await p.page.innerText("#clock-top .who"), theirs, `${p.name}: the opponent's clock on top`);
+    assert.equal(await p.page.innerText("#clock-bottom .who"), mine, `${p.name}: one's own below`);
+  }
+  // The phone: one column (the board as wide as the screen, the details under it), and
+  // Resign and Offer draw in the lower half of the screen without scrolling.
+  const board = await box(alice, "#board");
+  assert.ok(board.width >= PHONE.width - 40, `the board is ${board.width} px wide`);
+  assert.ok((await box(alice, "aside")).y >= board.y + board.height, "the details under the board");
+  for (const button of ["#resign", "#offer-draw"]) {
+    const b = await box(alice, button);
+    assert.ok(b.y >= PHONE.height / 2 && b.y + b.height <= PHONE.height, `${button} at ${b.y}..${b.y + b.height}`);
+    assert.ok(b.height >= 40, `${button} is ${b.height} px high: big enough for a thumb`);
+  }
+  await assertFits(alice, "game after six moves");
+  await alice.page.waitForTimeout(400);
+  await alice.page.screenshot({ path: `${OUT}phone.png` });
+  await bob.page.waitForTimeout(400);
+  await bob.page.screenshot({ path: `${OUT}desktop.png` });
+  // A real click on Resign (no board over it: Playwright fails a click another element takes).
+  alice.page.once("dialog", (d) => d.accept());
+  await alice.page.click("#resign", { timeout: 5_000 });
+  await until(bob, '#result[data-outcome="won"]');
+  assert.match(await bob.page.innerText("#result"), /^You won by resignation\. You win 1 ETH/);
+  await until(alice, '#result[data-outcome="lost"]');
+  assert.equal(await alice.page.innerText("#result"), "You lost by resignation. You lose your stake of 1 ETH.");
+  await assertFits(alice, "the ended game");
+  await alice.page.screenshot({ path: `${OUT}phone-ended.png` });
+  // A visitor without a wallet watching from the lobby reads the same ending.
+  const carol = await browser.newContext({ viewport: PHONE });
+  contexts.add(carol);
+  const watcher = watch(await carol.newPage(), "carol");
+  await watcher.goto(`${site.url}/play.html?server=${encodeURIComponent(stack.server)}`);
+  await watcher.waitForSelector('body[data-ready="true"]');
+  await watcher.click(`#running-games tr[data-game="${id}"] button[data-action="watch"]`);
+  await watcher.waitForSelector('body[data-phase="watching"] #result:not([hidden])', { timeout: 30_000 });
+  assert.equal(await watcher.innerText("#result"), "Black won by resignation. 2 ETH to black.");
+});
+
+playTest("issue 28 finding 8: words, not jargon: short addresses, 5+2, the answer time explained, no Connect once connected, illegal moves as sentences", async () => {
+  const alice = await person(ALICE, "alice");
+  const bob = await person(BOB, "bob");
+  for (const p of [alice, bob]) {
+    assert.ok(await p.page.locator("#connect").isHidden(), `${p.name}: no Connect once connected`);
+    assert.ok(await p.page.locator("#wallets").isHidden(), `${p.name}: no wallet choice once connected`);
+  }
+  assert.match(await alice.page.innerText("#account"), /0x7099…79C8$/);
+  assert.match(await alice.page.innerText('label:has(input[name="window"])'), /how long the other player has to answer if you take the game on-chain/);
+  await alice.page.fill('#create input[name="minutes"]', "5");
+  await alice.page.fill('#create input[name="increment"]', "2");
+  const id = await createFromForm(alice);
+  const row = `#open-games tr[data-game="${id}"]`;
+  await until(bob, row);
+  const cells = await bob.page.locator(`${row} td`).allInnerTexts();
+  assert.match(cells[2], /^(unrated|\d+ ±\d+)$/);
+  assert.deepEqual([...cells.slice(0, 2), ...cells.slice(3, 6)], [`#${id}`, "0x7099…79C8", "1 ETH", "5+2", "10 min"]);
+  await bob.page.click(`${row} button[data-action="join"]`);
+  for (const p of [alice, bob]) await until(p, "body[data-synced]");
+  assert.equal(await alice.page.innerText("#you"), "white, 0x7099…79C8");
+  assert.equal(await alice.page.innerText("#opponent"), "0x3C44…93BC");
+  assert.equal(await bob.page.innerText("#time-control"), "5+2");
+  await move(alice, bob, "e2e4");
+  // An illegal drop reads as a sentence; the contract's code only in a closed detail.
+  await bob.page.waitForSelector('body[data-ply="1"][data-idle]');
+  await bob.page.click('#board [data-square="g8"]');
+  await bob.page.click('#board [data-square="g6"]');
+  assert.match(await bob.page.innerText("#verdict"), /^A knight cannot move that way\.\s+details$/);
+  assert.match(await bob.page.textContent("#verdict details code"), /IllegalMove\(6\) BAD_GEOMETRY/);
+  // Nowhere on either page a full address or a hash a player would have to read.
+  for (const p of [alice, bob]) {
+    const text = await p.page.innerText("body");
+    assert.doesNotMatch(text, /0x[0-9a-fA-F]{40}/, `${p.name}: a full address on the page`);
+    assert.doesNotMatch(text, /IllegalMove|BAD_GEOMETRY|revert/, `${p.name}: a contract code on the page`);
+  }
+  await bob.page.click("#back");
+  await until(bob, `#running-games tr[data-game="${id}"]`);
+  assert.deepEqual((await bob.page.locator(`#running-games tr[data-game="${id}"] td`).allInnerTexts()).slice(1, 3), ["0x7099…79C8", "0x3C44…93BC"]);
+});
+
+playTest("issue 28 finding 10: no console noise on black's page through a game, and PORT=0 npm run play binds a free port", async () => {
+  const alice = await person(ALICE, "alice");
+  const bob = await person(BOB, "bob");
+  await openGame(alice, bob);
+  // Black's board turns once and animates every move: no orientation or piece warnings
+  // (the test fails on any console warning).
+  for (const [i, uci] of ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6"].entries()) await (i % 2 ? move(bob, alice, uci) : move(alice, bob, uci));
+  await bob.page.reload();
+  await until(bob, 'body[data-ply="6"][data-synced]');
+  await move(alice, bob, "d2d3");
+  // npm run play with PORT=0: the URLs it prints name a port the system chose, not 8000.
+  const demo = spawn(process.execPath, [fileURLToPath(new URL("../play-demo.mjs", import.meta.url))], {
+    env: { ...process.env, PORT: "0" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  try {
+    let out = "";
+    const url = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`npm run play printed no URL within 60 s: ${out}`)), 60_000);
+      demo.stdout.on("data", (d) => {
+        out += d;
+        const found = /player 1 \(anvil account 1\): (http:\/\/127\.0\.0\.1:(\d+)\/\S+)/.exec(out);
+        if (found) {
+          clearTimeout(timer);
+          resolve(found);
+        }
+      });
+      demo.on("exit", (code) => reject(new Error(`npm run play exited ${code}: ${out}`)));
+    });
+    assert.notEqual(Number(url[2]), 8000);
+    assert.ok(Number(url[2]) > 0);
+    assert.equal((await fetch(url[1])).status, 200, "the page is served there");
+  } finally {
+    demo.kill("SIGTERM");
+    await new Promise((resolve) => (demo.exitCode !== null ? resolve() : demo.once("exit", resolve)));
+  }
+});
+
+playTest("npm run play's dev wallet: ?devwallet=N is anvil's account N, no extension needed", async () => {
   const dev = await servePage(0, { devRpc: stack.rpc });
   const context = await browser.newContext();
-  const page = await context.newPage();
+  const page = watch(await context.newPage(), "dev");
   await page.goto(`${dev.url}/play.html?server=${encodeURIComponent(stack.server)}&devwallet=3`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 60_000 });
   await page.click("#connect");

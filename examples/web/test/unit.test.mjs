@@ -4,6 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { formatClock, offChainClocks, onChainClocks, replyClocks } from "../public/play/clock.js";
 import { explain, illegalMoveSentence, outdated, pieceName, revertSentence } from "../public/play/errors.js";
+import { boardReason, drawOfferNote, eth, moverOf, offChainOutcome, outcomeWords, shortAddress, timeControl } from "../public/play/words.js";
 
 test("a clock reads m:ss, h:mm:ss from an hour, and tenths under 10 s, never rounding up", () => {
   const cases = [
@@ -74,4 +75,70 @@ test("a relayed draw offer or result half for an older ply is outdated (silent);
   assert.equal(outdated({ type: "move", ply: 2 }, 14), false, "a refused move is always reported");
   assert.equal(outdated({ type: "resignation", ply: 2 }, 14), false);
   assert.equal(outdated(null, 14), false);
+});
+
+test("addresses read short, time controls as players write them, amounts in ETH without trailing zeros", () => {
+  assert.equal(shortAddress("0x70997970C51812dc3A010C7d01b50e0d17dc79C8"), "0x7099…79C8");
+  assert.equal(shortAddress(null), "");
+  assert.equal(timeControl(300, 2), "5+2");
+  assert.equal(timeControl("180", "0"), "3+0");
+  assert.equal(timeControl(90, 1), "1.5+1");
+  assert.equal(eth(10n ** 18n), "1");
+  assert.equal(eth(2n * 10n ** 18n), "2");
+  assert.equal(eth("10000000000000000"), "0.01");
+  assert.equal(eth(1_500_000_000_000_000_000n), "1.5");
+  assert.equal(eth(1n), "0.000000000000000001");
+  assert.equal(eth(0n), "0");
+  assert.equal(eth(-(10n ** 17n)), "-0.1");
+});
+
+const STAKE = 10n ** 18n;
+
+test("the result banner says who won, how, and what each side wins or loses", () => {
+  assert.deepEqual(outcomeWords({ result: 1, reason: 1, colour: "white", stake: STAKE }), {
+    headline: "You won by checkmate.",
+    amount: "You win 1 ETH: 2 ETH is paid to you, your stake and your opponent's.",
+    payout: 2n * STAKE,
+  });
+  assert.deepEqual(outcomeWords({ result: 1, reason: 1, colour: "black", stake: STAKE }), {
+    headline: "You lost by checkmate.",
+    amount: "You lose your stake of 1 ETH.",
+    payout: 0n,
+  });
+  assert.equal(outcomeWords({ result: 2, reason: 5, colour: "black", stake: STAKE }).headline, "You won by resignation.");
+  assert.equal(outcomeWords({ result: 2, reason: 6, colour: "white", stake: STAKE }).headline, "You lost on time.");
+  const draw = outcomeWords({ result: 3, reason: 8, colour: "black", stake: "10000000000000000" });
+  assert.deepEqual(draw, { headline: "Draw by agreement.", amount: "Your stake of 0.01 ETH comes back to you.", payout: 10n ** 16n });
+  assert.equal(outcomeWords({ result: 3, reason: 10, colour: "white", stake: STAKE }).headline, "Draw by threefold repetition.");
+  assert.deepEqual(outcomeWords({ result: 2, reason: 1, colour: null, stake: STAKE }), { headline: "Black won by checkmate.", amount: "2 ETH to black.", payout: 0n });
+  assert.equal(outcomeWords({ result: 4, reason: 0, colour: "white", stake: STAKE }).payout, STAKE);
+});
+
+test("an off-chain game's outcome: the board's reason for a signed mate, agreement for a draw offered, the resigner's loss", () => {
+  const transcript = { result: { result: 1 }, resignation: null };
+  assert.deepEqual(offChainOutcome({ ended: "result", status: "CHECKMATE" }, transcript), { result: 1, reason: 1, signed: true });
+  assert.deepEqual(offChainOutcome({ ended: "result", status: "ONGOING" }, { result: { result: 3 } }), { result: 3, reason: 8, signed: true });
+  assert.deepEqual(offChainOutcome({ ended: "result", status: "STALEMATE" }, { result: { result: 3 } }), { result: 3, reason: 2, signed: true });
+  assert.deepEqual(offChainOutcome({ ended: "resignation" }, { resignation: { by: "white" } }), { result: 2, reason: 5, signed: true });
+  assert.deepEqual(offChainOutcome({ ended: "resignation" }, { resignation: { by: "black" } }), { result: 1, reason: 5, signed: true });
+  assert.deepEqual(offChainOutcome({ ended: null, decided: 2, status: "CHECKMATE" }, {}), { result: 2, reason: 1, signed: false });
+  assert.equal(offChainOutcome({ ended: null, decided: 0, status: "ONGOING" }, {}), null);
+  assert.equal(boardReason("SEVENTY_FIVE_MOVES"), 4);
+  assert.equal(boardReason("ONGOING"), null);
+});
+
+test("a draw offer in words: made, offered, declined, and lapsed by whose move", () => {
+  const note = (o) => drawOfferNote({ ownOffer: null, theirOffer: false, declined: null, ...o });
+  assert.equal(note({ ply: 4, colour: "white" }), "");
+  assert.equal(note({ ownOffer: 3, ply: 3, colour: "white" }), "You offered a draw: your opponent can accept it until the next move.");
+  // White offered after its move of ply 3; black's move of ply 4 answered it.
+  assert.equal(note({ ownOffer: 3, ply: 4, colour: "white" }), "Your opponent declined your draw offer and played on.");
+  // White offered on its own move (ply 2, white to move), then moved itself.
+  assert.equal(note({ ownOffer: 2, ply: 3, colour: "white" }), "Your draw offer lapsed with your move.");
+  assert.equal(note({ ownOffer: 2, ply: 3, colour: "black" }), "Your opponent declined your draw offer and played on.");
+  assert.equal(note({ ownOffer: 2, ply: 4, colour: "white" }), "", "said for one move, then gone");
+  assert.equal(note({ theirOffer: true, ply: 5, colour: "black" }), "Your opponent offers a draw.");
+  assert.equal(note({ theirOffer: true, declined: 5, ply: 5, colour: "black" }), "You declined the draw offer.");
+  assert.equal(moverOf(1), "white");
+  assert.equal(moverOf(2), "black");
 });

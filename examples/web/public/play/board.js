@@ -9,6 +9,9 @@ import { $, sayWithDetail } from "./page.js";
 import { illegalMoveSentence } from "./errors.js";
 
 let board = null;
+/** The orientation last asked of the board: cm-chessboard turns it in its animation
+ * queue, so its own getOrientation lags, and asking again while it turns only warns. */
+let orientation = COLOR.white;
 
 /** Makes the board, once: the first game opened shows it. */
 export function makeBoard() {
@@ -33,8 +36,11 @@ export function drawBoard(fen, uci, check, colour) {
   board.setPosition(fen, true).then(() => {
     if (document.body.dataset.fen === fen) document.body.dataset.idle = "true";
   });
-  const orientation = colour === "black" ? COLOR.black : COLOR.white;
-  if (board.getOrientation() !== orientation) board.setOrientation(orientation);
+  const wanted = colour === "black" ? COLOR.black : COLOR.white;
+  if (wanted !== orientation) {
+    orientation = wanted;
+    board.setOrientation(wanted);
+  }
   board.removeMarkers();
   if (uci) {
     board.addMarker(MARKER_TYPE.square, uci.slice(0, 2));
@@ -88,8 +94,10 @@ export function enableInput(stateHex, colour, play) {
           });
           return true;
         }
+        // The signed position is drawn (animated) by play's render: the board must not move
+        // the piece itself as well (false), or it finds the square already empty and warns.
         play(uci);
-        return true;
+        return false;
       }
       case INPUT_EVENT_TYPE.moveInputCanceled:
         board.removeMarkers(MARKER_TYPE.dot);

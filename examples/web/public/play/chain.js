@@ -20,7 +20,7 @@ import {
   encodeMove, packedToUci, repetitionWitness,
 } from "/pkg/chessref_wasm.js";
 import { ethers } from "/vendor/ethers/ethers.min.js";
-import { $, app, notice, now, revertName, showError } from "./page.js";
+import { $, app, notice, now, revertName, sayWithDetail, showError } from "./page.js";
 import { transact } from "./wallet.js";
 
 /** The priority fee of an automatic registration, wei per gas (or the node's suggested
@@ -139,7 +139,7 @@ export const chain = {
         const received = this.player.receiveShown(move, auth, channelFirstShown(block.timestamp, announced, whileFrozen), now());
         if (received.kind === "move") this.heard = Date.now();
       } catch (e) {
-        notice(`the registered move of ply ${move.ply} does not verify here and is ignored: ${e.message}`);
+        notice(`The registered move of ply ${move.ply} does not verify here and is ignored.`, e.message);
       }
     }
     this.save();
@@ -168,7 +168,7 @@ export const chain = {
       this.sentAt = now();
     } catch (e) {
       $("verdict").dataset.legal = "false";
-      $("verdict").textContent = e.message;
+      sayWithDetail($("verdict"), "That move cannot be played now.", e.message);
       return this.render();
     }
     this.render();
@@ -196,8 +196,9 @@ export const chain = {
       const referee = app.net.referee.toLowerCase();
       const took = receipt.logs.some((l) => l.address.toLowerCase() === referee && app.referee.interface.parseLog(l)?.name === "PositionRegistered");
       notice(took
-        ? `ply ${held} is registered on-chain (tx ${receipt.hash}): frozen for the response window in its turn`
-        : `another registration landed first: the chain recorded when it showed ply ${held} (tx ${receipt.hash}); it is sent again against the new one`);
+        ? `Ply ${held} is registered on-chain: frozen for the response window in its turn.`
+        : `Another registration landed first: the chain recorded when it showed ply ${held}; it is sent again against the new one.`,
+      `transaction ${receipt.hash}`);
     } catch (e) {
       showError(e, `${what} failed`);
     } finally {

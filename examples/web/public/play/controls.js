@@ -4,6 +4,7 @@
 import { $, app, showError } from "./page.js";
 import { connect, transact } from "./wallet.js";
 import { create, loadLobby } from "./lobby.js";
+import { storageKey } from "./relay.js";
 
 /** Wires every control of the page, once. */
 export function wire() {
@@ -20,7 +21,12 @@ export function wire() {
   // Off-chain each is a signed message; on-chain (after a registration), a transaction.
   on("offer-draw", (g) => {
     if (g.onChain) g.chainCall("offer a draw", "offerDraw").catch(showError);
-    else g.act("offerDraw");
+    else if (g.player) {
+      g.ownOffer = g.player.view().ply;
+      // Kept for a reload: the offer stands until the next move, and its answer is told.
+      localStorage.setItem(storageKey(g.id, "offer"), String(g.ownOffer));
+      g.act("offerDraw");
+    }
   });
   on("accept-draw", (g) => {
     if (g.onChain) g.chainCall("accept the draw", "acceptDraw").catch(showError);

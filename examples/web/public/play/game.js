@@ -3,20 +3,14 @@
 // registered (frozen for the response window), on-chain, ended, or watched.
 import { Chess } from "/pkg/chessref_wasm.js";
 import { ethers } from "/vendor/ethers/ethers.min.js";
-import { $, PATIENCE, app, clockTime, notice, now, short, showError } from "./page.js";
+import { $, PATIENCE, app, clockTime, notice, now, showError } from "./page.js";
 import { api } from "./server.js";
 import { disableInput, drawBoard, enableInput, listMoves, makeBoard } from "./board.js";
 import { offChainClocks, onChainClocks, replyClocks, showClocks } from "./clock.js";
 import { relay, storageKey } from "./relay.js";
 import { AUTO_REGISTERED, chain } from "./chain.js";
 import { transact } from "./wallet.js";
-
-const RESULTS = { 1: "white wins", 2: "black wins", 3: "draw", 4: "aborted" };
-const REASONS = {
-  1: "checkmate", 2: "stalemate", 3: "insufficient material", 4: "seventy-five-move rule", 5: "resignation",
-  6: "timeout", 7: "timeout, claimant cannot mate", 8: "agreement", 9: "fifty-move rule", 10: "threefold repetition",
-  11: "the flagged player never moved", 12: "equivocation", 13: "an illegal signed move",
-};
+import { boardReason, drawOfferNote, eth, offChainOutcome, outcomeWords, shortAddress, timeControl } from "./words.js";
 
 /** The game panel's action buttons: each shown only where it applies. */
 const ACTIONS = ["cancel", "offer-draw", "accept-draw", "decline-draw", "resign", "claim-draw", "register", "claim-timeout", "settle", "withdraw"];
@@ -27,7 +21,8 @@ export async function openGame(id) {
   showError(null);
   // Nothing of the game before stays: its buttons, its words.
   for (const action of ACTIONS) $(action).hidden = true;
-  for (const text of ["state", "notice", "verdict", "you", "opponent", "opponent-rating"]) $(text).textContent = "";
+  for (const text of ["state", "notice", "verdict", "draw-note", "you", "opponent", "opponent-rating", "time-control"]) $(text).textContent = "";
+  $("result").hidden = true;
   $("lobby").hidden = true;
   $("game").hidden = false;
   makeBoard();
@@ -48,7 +43,9 @@ class Game {
     this.syncing = null;
     this.heard = Date.now();
     this.onChain = null; // the chain's position once the game was registered
-    this.declined = null;
+    this.declined = null; // the ply (or "chain:<clock>") whose draw offer the player declined
+    this.ownOffer = null; // the ply of the player's own latest draw offer off-chain
+    this.withdrawn = 0n; // what the player's Withdraw moved to its wallet
     this.sentAt = now(); // when our latest move was sent (or sent again, after a reload)
     this.autoTried = null; // the ply whose automatic registration was tried (once)
     this.autoRegistered = null; // the ply the page registered by itself
@@ -74,7 +71,8 @@ class Game {
     document.body.dataset.game = String(this.id);
     const view = await api(`/v1/games/${this.id}`);
     this.summary = view;
-    $("stake").textContent = `${ethers.formatEther(view.stake)} ETH each`;
+    $("stake").textContent = `${eth(view.stake)} ETH each`;
+    if (view.initialTime !== undefined) $("time-control").textContent = timeControl(view.initialTime, view.increment);
     if (view.phase === "open") {
       this.renderOpen(view);
       await new Promise((resolve) => {
@@ -108,7 +106,7 @@ class Game {
     document.body.dataset.phase = "open";
     const mine = app.account && view.creator?.toLowerCase() === app.account.toLowerCase();
     $("state").textContent = mine
-      ? `Waiting for an opponent to join. Your stake of ${ethers.formatEther(view.stake)} ETH is held by the referee until someone joins or you cancel.`
+      ? `Waiting for an opponent to join. Your stake of ${eth(view.stake)} ETH is held by the referee until someone joins or you cancel.`
       : "Waiting for an opponent to join.";
     for (const action of ACTIONS) $(action).hidden = action !== "cancel" || !mine;
   }
@@ -126,11 +124,12 @@ class Game {
 
   renderCancelled(withdrawn = 0n) {
     document.body.dataset.phase = "cancelled";
-    const stake = ethers.formatEther(this.summary.stake);
+    const stake = eth(this.summary.stake);
     $("state").textContent = withdrawn > 0n
-      ? `Game cancelled. ${ethers.formatEther(withdrawn)} ETH is back in your wallet.`
+      ? `Game cancelled. ${eth(withdrawn)} ETH is back in your wallet.`
       : `Game cancelled. Your stake of ${stake} ETH is credited to you on the referee: withdraw it to your wallet.`;
     for (const action of ACTIONS) $(action).hidden = action !== "withdraw" || !(this.credit > 0n);
+    $("withdraw").textContent = `Withdraw ${eth(this.credit ?? 0n)} ETH`;
   }
 
   /** Withdraws the player's whole credit on the referee (a win, a draw's half, a
@@ -140,6 +139,7 @@ class Game {
     await transact("withdraw", app.referee.withdraw(ethers.ZeroAddress));
     this.credit = await app.referee.credits(app.account, ethers.ZeroAddress);
     if (this.cancelled) return this.renderCancelled(amount - this.credit);
+    this.withdrawn += amount - this.credit;
     await this.followChain();
   }
 
@@ -153,11 +153,62 @@ class Game {
    * own receipt of it on its own move (off-chain: what its reply is charged from,
    * CHANNEL.md 8), or from the chain's clock. */
   clocks(view, t = Date.now() / 1000) {
-    if (this.ended && this.frozen) return this.frozen;
+    if (this.frozen) return this.frozen;
+    const clocks = this.runningClocks(view, t);
+    if (!clocks) return null;
+    // Once the game is over (decided, signed or settled) the clocks stay where the players
+    // last saw them run: a later read (the signed times, the chain's) must not move them.
+    // Opened after the end, they show the signed times.
+    if (this.ended || view?.ended || view?.decided) this.frozen = { ...(this.lastRunning ?? clocks), running: null };
+    else this.lastRunning = clocks;
+    return this.frozen ?? clocks;
+  }
+
+  runningClocks(view, t) {
     const due = this.onChain && this.replyDue(view);
     if (due) return replyClocks(this.colour, due.moveBy, view[`${this.colour === "white" ? "black" : "white"}Time`], t);
     if (this.onChain?.at !== undefined) return onChainClocks(this.onChain, t);
     return view ? offChainClocks(view, t) : null;
+  }
+
+  /** How the game ended, or null while it goes on: `{result, reason, signed, settled}`.
+   * The chain's result once settled, with the board's reason when the players' signed
+   * result was a mate or a draw the board gave (the chain records those as agreement). */
+  outcome(view) {
+    // The transcript only once the game is over: it is the whole game, copied out of the WASM.
+    const over = view && !this.onChain && (view.ended || view.decided);
+    const off = over ? offChainOutcome(view, this.player.transcript()) : null;
+    if (this.ended) return { result: this.ended.result, reason: off?.signed ? off.reason : this.ended.reason, signed: true, settled: true };
+    return off && { ...off, settled: false };
+  }
+
+  /** The result banner: who won, how, and what the player won or lost; and what is left
+   * to do with the money (Settle and Withdraw, offered to whom they pay, saying how much). */
+  renderOutcome(outcome) {
+    const banner = $("result");
+    banner.hidden = !outcome;
+    if (!outcome) {
+      delete banner.dataset.outcome;
+      return null;
+    }
+    const stake = this.summary?.stake ?? this.info?.stake ?? 0n;
+    const words = outcomeWords({ result: outcome.result, reason: outcome.reason, colour: this.colour, stake });
+    const winner = outcome.result === 1 ? "white" : outcome.result === 2 ? "black" : null;
+    banner.dataset.outcome = !this.colour ? "watched" : !winner ? "drawn" : winner === this.colour ? "won" : "lost";
+    banner.dataset.payout = String(words.payout);
+    $("result-headline").textContent = words.headline;
+    $("result-amount").textContent = words.amount;
+    $("settle").textContent = `Settle: collect ${eth(words.payout)} ETH`;
+    $("withdraw").textContent = `Withdraw ${eth(this.credit ?? 0n)} ETH`;
+    let next;
+    if (!this.colour) next = "";
+    else if (!outcome.signed) next = "Waiting for your opponent's signature of the result…";
+    else if (!outcome.settled) next = words.payout > 0n ? `Settle it on-chain in one transaction to collect ${eth(words.payout)} ETH.` : "Your opponent settles it on-chain.";
+    else if (this.credit > 0n) next = `Settled on-chain: withdraw ${eth(this.credit)} ETH to your wallet.`;
+    else if (this.withdrawn > 0n) next = `Settled on-chain. ${eth(this.withdrawn)} ETH is back in your wallet.`;
+    else next = "Settled on-chain.";
+    $("state").textContent = next;
+    return words;
   }
 
   tick() {
@@ -189,13 +240,9 @@ class Game {
     }
     document.body.dataset.phase = view.ended ? "ended" : "offchain";
     listMoves(view.moves);
-    let state = this.ended
-      ? `settled on-chain: ${RESULTS[this.ended.result]} by ${REASONS[this.ended.reason] || this.ended.reason}`
-      : view.ended
-      ? `ended off-chain by a signed ${view.ended}: settle it on-chain in one transaction`
-      : view.decided
-        ? `${RESULTS[view.decided]} (${view.status.toLowerCase()}): agreeing…`
-        : view.toMove ? "your move" : "their move";
+    const outcome = this.outcome(view);
+    const words = this.renderOutcome(outcome);
+    let state = view.toMove ? "Your move." : "Their move.";
     const silent = (Date.now() - this.heard) / 1000;
     const waiting = !view.ended && !view.toMove && view.ply > 0;
     const offerRegister = waiting && silent >= PATIENCE;
@@ -206,9 +253,12 @@ class Game {
         ? `the opponent has not answered for ${Math.floor(silent)} s: register the position to go on on-chain (their clock runs)`
         : `the opponent has not acknowledged your move for ${Math.floor(silent)} s: ${auto === undefined ? "" : `this page registers it by itself at ${new Date(auto * 1000).toLocaleTimeString()}, or `}register before ${new Date((view.stamp + 60) * 1000).toLocaleTimeString()} (60 s after its stamp)`;
     }
-    $("state").textContent = state;
+    if (!outcome) $("state").textContent = state;
     const playing = !view.ended && !view.decided;
-    b("offer-draw", playing);
+    $("draw-note").textContent = playing && this.colour
+      ? drawOfferNote({ ownOffer: this.ownOffer, theirOffer: view.drawOffered, declined: this.declined, ply: view.ply, colour: this.colour })
+      : "";
+    b("offer-draw", playing && this.ownOffer !== view.ply);
     b("accept-draw", playing && view.drawOffered && this.declined !== view.ply);
     b("decline-draw", playing && view.drawOffered && this.declined !== view.ply);
     b("resign", playing);
@@ -216,7 +266,8 @@ class Game {
     b("claim-draw", claimable);
     b("register", playing && (offerRegister || claimable));
     b("claim-timeout", false);
-    b("settle", Boolean(view.ended) && !this.ended);
+    // Settle and Withdraw only for whom they pay.
+    b("settle", Boolean(view.ended) && !this.ended && words?.payout > 0n);
     b("withdraw", Boolean(this.ended) && this.credit > 0n);
     if (playing && view.toMove) enableInput(view.state, this.colour, (uci) => this.play(uci));
     else disableInput();
@@ -247,7 +298,12 @@ class Game {
     drawBoard(chess.fen(), last, chess.inCheck(), "white");
     document.body.dataset.ply = String(chess.ply());
     listMoves(sans);
-    $("state").textContent = `watching: ${w.report.validPlies} signed plies, ${w.report.settlement.why}`;
+    // Ended by signatures (a result both signed, a resignation): the banner, with the
+    // board's reason for a signed mate or drawn position (the chain would say agreement).
+    const { call, ends } = w.report.settlement;
+    const over = (call === "settle" || call === "resignBySignature") && ends;
+    this.renderOutcome(over ? { result: ends[0], reason: ends[1] === 8 ? boardReason(chess.statusName()) ?? 8 : ends[1], signed: true, settled: false } : null);
+    $("state").textContent = over ? `Watching: ${w.report.validPlies} signed moves.` : `Watching: ${w.report.validPlies} signed moves, ${chess.turn()} to move.`;
     for (const id of ["offer-draw", "accept-draw", "decline-draw", "resign", "claim-draw", "register", "claim-timeout", "settle", "withdraw"]) $(id).hidden = true;
   }
 
@@ -280,9 +336,11 @@ class Game {
     const overtaken = p.registrations.length > 1 ? `; a stale registration was answered: now registered at ply ${registered.ply}` : "";
     const inWindow = p.windowEnd > now() + (this.chainOffset || 0);
     let state;
+    const outcome = this.outcome(null);
+    this.renderOutcome(outcome);
     if (this.ended) {
       document.body.dataset.phase = "ended";
-      state = `ended on-chain: ${RESULTS[this.ended.result]} by ${REASONS[this.ended.reason] || this.ended.reason}`;
+      state = null;
     } else if (inWindow && due) {
       document.body.dataset.phase = "registered";
       const by = this.registration.by.toLowerCase();
@@ -291,7 +349,7 @@ class Game {
         ? (overtaken ? `You answered a stale registration: now registered at ply ${ply}` : `You took the game on-chain at ply ${ply}`)
         : [this.terms?.white, this.terms?.black].some((a) => a?.toLowerCase() === by)
           ? `Your opponent took the game on-chain at ply ${ply}`
-          : `${short(this.registration.by)} registered the game on-chain at ply ${ply}${overtaken}`;
+          : `${shortAddress(this.registration.by)} registered the game on-chain at ply ${ply}${overtaken}`;
       state = `${who}: your move, by ${clockTime(due.moveBy)} (the chain's deadline for your reply is ${clockTime(due.deadline)}), or you lose on time. It is registered on-chain as your reply; the chain decides after ${clockTime(due.windowEnd)}.`;
     } else if (inWindow) {
       document.body.dataset.phase = "registered";
@@ -303,13 +361,16 @@ class Game {
       const mine = (chess.turn() === "white") === (this.colour === "white");
       state = `on-chain${overtaken}: ${mine ? "your move (a transaction)" : "their move"}`;
     }
-    $("state").textContent = state;
+    if (state !== null) $("state").textContent = state;
     const running = !this.ended && !inWindow && Number(this.info?.phase) === 2;
     const mine = this.colour && (chess.turn() === "white") === (this.colour === "white");
     const clocks = this.clocks(null);
     const flagged = clocks && clocks[chess.turn()] === 0;
     const theirs = this.colour === "white" ? "black" : "white";
     const offered = running && Boolean(p.offers?.[theirs]) && this.declined !== `chain:${p.clock}`;
+    $("draw-note").textContent = !running || !this.colour ? ""
+      : p.offers?.[theirs] ? (offered ? "Your opponent offers a draw." : "You declined the draw offer.")
+        : p.offers?.[this.colour] ? "You offered a draw: your opponent can accept it until the next move." : "";
     b("offer-draw", running && Boolean(this.colour) && !p.offers?.[this.colour]);
     b("accept-draw", offered);
     b("decline-draw", offered);

@@ -4,6 +4,7 @@ import { ethers } from "/vendor/ethers/ethers.min.js";
 import { $, app, showError } from "./page.js";
 import { api, indexed } from "./server.js";
 import { transact } from "./wallet.js";
+import { eth, shortAddress, timeControl } from "./words.js";
 import { openGame } from "./game.js";
 
 /** How often the lobby asks the server for its games while it is shown (the server has
@@ -45,10 +46,11 @@ export async function loadLobby() {
     const row = body("open-games").insertRow();
     row.dataset.game = g.id;
     const rating = g.creatorRating ? `${Math.round(g.creatorRating.rating)} ±${Math.round(g.creatorRating.deviation)}` : "unrated";
-    for (const text of [`#${g.id}`, g.creator, rating, `${ethers.formatEther(g.stake)} ETH`, `${g.initialTime / 60}+${g.increment}`]) {
+    for (const text of [`#${g.id}`, shortAddress(g.creator), rating, `${eth(g.stake)} ETH`, timeControl(g.initialTime, g.increment)]) {
       row.insertCell().textContent = text;
     }
     row.cells[1].className = "addr";
+    row.cells[1].title = g.creator;
     const window = row.insertCell();
     const action = row.insertCell();
     const button = document.createElement("button");
@@ -60,15 +62,16 @@ export async function loadLobby() {
     button.addEventListener("click", () => (mine ? openGame(BigInt(g.id)) : join(BigInt(g.id))).catch(showError));
     action.append(button);
     if (app.referee) {
-      app.referee.getGame(g.id).then((info) => (window.textContent = `${info.responseWindow} s`)).catch(() => {});
+      app.referee.getGame(g.id).then((info) => (window.textContent = answerTime(Number(info.responseWindow)))).catch(() => {});
     }
   }
   body("running-games").textContent = "";
   for (const g of running.games) {
     const row = body("running-games").insertRow();
     row.dataset.game = g.id;
-    for (const text of [`#${g.id}`, g.white, g.black, `${ethers.formatEther(g.stake)} ETH`, String(g.ply)]) row.insertCell().textContent = text;
+    for (const text of [`#${g.id}`, shortAddress(g.white), shortAddress(g.black), `${eth(g.stake)} ETH`, String(Math.ceil(g.ply / 2))]) row.insertCell().textContent = text;
     row.cells[1].className = row.cells[2].className = "addr";
+    [row.cells[1].title, row.cells[2].title] = [g.white, g.black];
     const button = document.createElement("button");
     button.type = "button";
     const player = app.account && [g.white, g.black].some((a) => a?.toLowerCase() === app.account.toLowerCase());
@@ -77,6 +80,11 @@ export async function loadLobby() {
     button.addEventListener("click", () => openGame(BigInt(g.id)).catch(showError));
     row.insertCell().append(button);
   }
+}
+
+/** A response window as a player reads it: "10 min", "45 s". */
+function answerTime(seconds) {
+  return seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`;
 }
 
 export async function create(form) {

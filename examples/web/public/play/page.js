@@ -26,7 +26,6 @@ export const $ = (id) => document.getElementById(id);
 export const now = () => Math.floor(Date.now() / 1000);
 /** A unix time as the player's clock shows it. */
 export const clockTime = (t) => new Date(t * 1000).toLocaleTimeString();
-export const short = (a) => (a ? `${a.slice(0, 6)}…${a.slice(-4)}` : "");
 
 /** The referee's or the channel's custom error in a revert, by name, if it is one. */
 export function revertName(e) {
@@ -64,10 +63,12 @@ export function showError(e, what = "") {
     return;
   }
   const { sentence, detail } = explain(e, revertName(e));
+  // Said on the page, the raw error in its detail: not logged (a player's console stays
+  // quiet; the tests fail on any console warning).
   sayWithDetail($("error"), what ? `${what}: ${sentence}` : sentence, detail);
-  console.warn(e);
 }
 
-export function notice(text) {
-  $("notice").textContent = text;
+/** Says `text` on the notice line, with `detail` (a transaction's hash, its gas) closed. */
+export function notice(text, detail = "") {
+  sayWithDetail($("notice"), text, detail);
 }

@@ -4,9 +4,11 @@
 // session key is made here, kept in this page's storage and never sent; the wallet
 // delegates to it once per game. These are methods of the game (game.js mixes them in).
 import { ChannelPlayer, channelAddressOf, channelTypedData, channelVerifyTranscript } from "/pkg/chessref_wasm.js";
-import { $, SERVER, app, notice, now, showError } from "./page.js";
+import { ethers } from "/vendor/ethers/ethers.min.js";
+import { $, SERVER, app, notice, now, sayWithDetail, showError } from "./page.js";
 import { api } from "./server.js";
 import { outdated } from "./errors.js";
+import { shortAddress, timeControl } from "./words.js";
 
 /** A session key's delegation covers this many plies of increments (CHANNEL.md 9). */
 const KEY_PLIES = 600;
@@ -89,9 +91,12 @@ export const relay = {
     if (this.player || !app.account) return;
     const me = app.account.toLowerCase();
     this.colour = this.terms.white.toLowerCase() === me ? "white" : this.terms.black.toLowerCase() === me ? "black" : null;
-    const opponent = this.colour === "white" ? this.terms.black : this.terms.white;
-    $("you").textContent = this.colour ? `${this.colour}, ${app.account}` : `watching as ${app.account}`;
-    $("opponent").textContent = this.colour ? opponent : `${this.terms.white} – ${this.terms.black}`;
+    // As the wallet shows addresses: checksummed (the relay's terms are lower case).
+    const opponent = ethers.getAddress(this.colour === "white" ? this.terms.black : this.terms.white);
+    $("you").textContent = this.colour ? `${this.colour}, ${shortAddress(app.account)}` : `watching as ${shortAddress(app.account)}`;
+    $("opponent").textContent = this.colour ? shortAddress(opponent) : `${shortAddress(ethers.getAddress(this.terms.white))} – ${shortAddress(ethers.getAddress(this.terms.black))}`;
+    $("opponent").title = this.colour ? opponent : "";
+    $("time-control").textContent = timeControl(this.terms.initialTime, this.terms.increment);
     api(`/v1/players/${opponent}`).then((p) => {
       $("opponent-rating").textContent = p.games ? `${Math.round(p.rating)} ±${Math.round(p.deviation)} (${p.games} rated game${p.games === 1 ? "" : "s"})` : "unrated";
     }).catch(() => ($("opponent-rating").textContent = "unrated"));
@@ -117,6 +122,8 @@ export const relay = {
     this.player = new ChannelPlayer(this.terms, this.domain, app.account, stored.sessionKey, stored.delegation);
     const transcript = localStorage.getItem(storageKey(this.id, "transcript"));
     if (transcript) this.player.restore(JSON.parse(transcript), now());
+    const offer = localStorage.getItem(storageKey(this.id, "offer"));
+    if (offer !== null) this.ownOffer = Number(offer);
     // A move of ours still without a receipt is sent again now (resync): counted from here.
     this.sentAt = now();
   },
@@ -144,7 +151,7 @@ export const relay = {
       // A message that does not verify here changes nothing. One that is merely out of
       // date (the relay's backlog after a reload) is not worth a word.
       if (outdated(message, this.player.view().ply)) return;
-      notice(`a relayed ${message.type} does not verify and is ignored: ${e.message}`);
+      notice(`A relayed ${message.type} does not verify and is ignored.`, e.message);
       return;
     }
     if (answer.received.kind !== "known") this.heard = Date.now();
@@ -171,8 +178,9 @@ export const relay = {
       this.sentAt = now();
       app.timings.sent[this.player.view().ply] = performance.timeOrigin + performance.now();
     } catch (e) {
+      // The board offers only legal moves: what is left is a move the seat cannot sign now.
       $("verdict").dataset.legal = "false";
-      $("verdict").textContent = e.message;
+      sayWithDetail($("verdict"), "That move cannot be played now.", e.message);
     }
     this.render();
   },

@@ -15,7 +15,7 @@ export async function indexed(block) {
   for (;;) {
     const health = await api("/v1/health");
     if (health.indexedBlock >= block) return;
-    notice(`waiting for the server to index block ${block}…`);
+    notice("waiting for the server to catch up with the chain…", `indexing block ${block}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }

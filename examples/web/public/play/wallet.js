@@ -3,6 +3,7 @@
 // settlement, a registration, a withdrawal).
 import { ethers } from "/vendor/ethers/ethers.min.js";
 import { $, app, notice, showError } from "./page.js";
+import { shortAddress } from "./words.js";
 
 /** What the page does once a wallet is connected (the lobby, the game to resume). */
 let onConnected = async () => {};
@@ -39,18 +40,23 @@ export async function connect(uuid, silently = false) {
   app.signer = await app.browser.getSigner(app.account);
   app.referee = new ethers.Contract(app.net.referee, app.abi, app.signer);
   localStorage.setItem("chessref:wallet", wallet.info.rdns);
-  $("account").textContent = `${wallet.info.name}: ${app.account}`;
+  $("account").textContent = `${wallet.info.name}: ${shortAddress(app.account)}`;
+  $("account").title = app.account;
   $("account").dataset.address = app.account;
+  // Connected: nothing left to choose or click.
+  $("wallets").hidden = true;
+  $("connect").hidden = true;
   document.body.dataset.connected = "true";
   await onConnected();
 }
 
 /** Sends a referee call through the wallet; resolves to its receipt. */
 export async function transact(label, promise) {
-  notice(`${label}: confirm in your wallet…`);
+  const what = label.charAt(0).toUpperCase() + label.slice(1);
+  notice(`${what}: confirm in your wallet…`);
   const tx = await promise;
-  notice(`${label}: tx ${tx.hash} sent, waiting…`);
+  notice(`${what}: sent, waiting for the chain…`, `transaction ${tx.hash}`);
   const receipt = await tx.wait();
-  notice(`${label}: tx ${receipt.hash} in block ${receipt.blockNumber}, gas ${receipt.gasUsed}`);
+  notice(`${what}: done.`, `transaction ${receipt.hash} in block ${receipt.blockNumber}, gas ${receipt.gasUsed}`);
   return receipt;
 }
