@@ -13,7 +13,8 @@
 //! on `chessref-evm` (chain backends, bindings, the referee client) and is what
 //! `chessref game` drives.
 
-pub mod amount;
+/// Stakes and credits in their units: the evm crate's, which reverts (`WrongEthAmount`) speak in too.
+pub use chessref_evm::amount;
 pub mod game_log;
 pub mod keys;
 pub mod seat;

@@ -134,8 +134,9 @@ pub enum SeatError {
     /// A log of the referee's address that is not one of its events.
     #[error("{0} (is the address a ChessReferee?)")]
     BadLog(#[from] UndecodableLog),
-    /// The node's estimate says the referee would revert: nothing sent.
-    #[error("{operation} would revert with {revert} (nothing sent)")]
+    /// The node's estimate says the referee would revert: nothing sent. Reads as the
+    /// revert's sentence first, what a person acts on.
+    #[error("{revert}; nothing sent ({operation} would revert with {})", .revert.name())]
     WouldRevert {
         /// The referee function.
         operation: &'static str,
@@ -156,6 +157,16 @@ pub enum SeatError {
 }
 
 impl SeatError {
+    /// What the contract reverted with, when that is the reason: the node's estimate
+    /// ([`SeatError::WouldRevert`]) or a mined transaction ([`EvmError::Reverted`]).
+    pub fn revert(&self) -> Option<&ContractRevert> {
+        match self {
+            SeatError::WouldRevert { revert, .. }
+            | SeatError::Evm(EvmError::Reverted { revert, .. }) => Some(revert),
+            _ => None,
+        }
+    }
+
     /// Whether the referee would refuse the action (the game, the turn, the move, the
     /// contract's own check): a verdict on the request rather than a failure to make it.
     pub fn is_refusal(&self) -> bool {

@@ -250,13 +250,13 @@ impl GameDriver {
                 "accepted (new state {})",
                 alloy_primitives::hex::encode(moved.position.state)
             ),
-            Err(EvmError::Reverted { revert, .. }) => revert.to_string(),
+            Err(EvmError::Reverted { revert, .. }) => revert.raw(),
             Err(e) => return Err(e),
         };
         self.compare(
             "revert",
             &label,
-            ContractRevert::IllegalMove(code).to_string(),
+            ContractRevert::IllegalMove(code).raw(),
             got,
         );
         let on_chain = referee.stored_commitment(self.id)?;

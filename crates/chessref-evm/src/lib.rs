@@ -7,6 +7,7 @@
 //! and one that lies, for tests of what a follower checks, [`lying_node::LyingNode`]).
 //! On top of it: [`RulesView`] (the deployed rules) and the referee client.
 
+pub mod amount;
 pub mod anvil;
 pub mod bindings;
 mod chain;
@@ -18,9 +19,11 @@ pub mod driver;
 pub mod ending;
 mod error;
 pub mod lying_node;
+pub mod moment;
 pub mod referee;
 pub mod replay;
 mod revert;
+mod revert_words;
 mod revm_chain;
 mod rpc_chain;
 mod rules;

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use crate::error::{IndexError, Result};
 use crate::store::unix_now;
+use chessref_evm::moment::rfc3339;
 
 /// The writer lock of one index file, released when dropped.
 #[derive(Debug)]
@@ -104,39 +105,9 @@ fn holder(file: &mut File) -> String {
     "holder unknown: its lock file is empty".to_owned()
 }
 
-/// Unix seconds as `YYYY-MM-DDTHH:MM:SSZ` (UTC; the proleptic Gregorian calendar).
-pub(crate) fn rfc3339(unix: i64) -> String {
-    let (days, secs) = (unix.div_euclid(86_400), unix.rem_euclid(86_400));
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        secs / 3_600,
-        secs % 3_600 / 60,
-        secs % 60
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn test_rfc3339() {
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
-        assert_eq!(rfc3339(1_700_000_000), "2023-11-14T22:13:20Z");
-        assert_eq!(rfc3339(1_795_635_600), "2026-11-25T19:40:00Z");
-        assert_eq!(rfc3339(-1), "1969-12-31T23:59:59Z");
-    }
 
     #[test]
     fn test_lock_path_appends() {

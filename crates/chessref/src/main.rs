@@ -82,6 +82,7 @@ fn main() -> ExitCode {
     if let Some(timeout) = cli.rpc_timeout {
         chessref_evm::RpcChain::set_default_timeout(timeout);
     }
+    let json = std::env::args_os().any(|arg| arg == "--json");
     let outcome = match cli.command {
         Command::Perft(args) => cmd::perft::run(args),
         Command::Moves(args) => cmd::moves::run(args),
@@ -100,6 +101,11 @@ fn main() -> ExitCode {
     };
     match outcome {
         Ok(code) => code,
+        Err(e @ cmd::CliError::Reverted { .. }) if json => {
+            // A bot reading --json output keeps the contract's error as it was raised.
+            eprintln!("{}", e.to_json());
+            ExitCode::from(e.exit_code())
+        }
         Err(e) => {
             eprintln!("chessref: error: {e}");
             ExitCode::from(e.exit_code())

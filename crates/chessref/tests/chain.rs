@@ -716,10 +716,11 @@ fn bad_input_is_named_and_sends_nothing() {
     );
     let out = table.game(KEY_WHITE, &["create", "--time", "10"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).starts_with("chessref: error: createGame would revert with BadTimeControl"),
-        "{}",
-        stderr(&out)
+    assert_eq!(
+        stderr(&out).trim_end(),
+        "chessref: error: the time control 10 s + 0 s a move is out of range: each clock is 1 min \
+         to 90 d, the increment at most 1 d; nothing sent (createGame would revert with \
+         BadTimeControl)",
     );
     unchanged(&table);
 
@@ -763,12 +764,16 @@ fn bad_input_is_named_and_sends_nothing() {
     );
     let out = table.game(KEY_BLACK, &["claim-timeout", "1"]);
     assert_eq!(out.status.code(), Some(1));
+    // In words, with the time the flag falls and how far away it is (issue 29, item 8).
+    let said = stderr(&out);
     assert!(
-        stderr(&out).starts_with("chessref: error: claimTimeout would revert with TimeNotUp"),
-        "{}",
-        stderr(&out)
+        said.starts_with("chessref: error: the side to move still has time: its flag falls at ")
+            && said.contains(" UTC (in ")
+            && said
+                .trim_end()
+                .ends_with("; nothing sent (claimTimeout would revert with TimeNotUp)"),
+        "{said}"
     );
-    assert!(stderr(&out).contains("(nothing sent)"));
     unchanged(&table);
 
     succeeded(&table.game(KEY_WHITE, &["resign", "1"]));

@@ -341,7 +341,12 @@ fn seat_on(
 
 /// A seat error as the CLI reports it: a refusal (nothing sent) exits 1, anything else 2.
 pub(super) fn seat_error(error: SeatError) -> CliError {
-    if error.is_refusal() {
+    if let Some(revert) = error.revert() {
+        CliError::Reverted {
+            revert: Box::new(revert.clone()),
+            message: error.to_string(),
+        }
+    } else if error.is_refusal() {
         CliError::Refused(error.to_string())
     } else {
         CliError::Arg(error.to_string())

@@ -60,14 +60,35 @@ pub enum CliError {
     /// game not running, a call the contract would revert): exit status 1.
     #[error("{0}")]
     Refused(String),
+    /// A request the contract refuses (by the node's estimate: nothing sent) or reverted:
+    /// exit status 1. `message` is in words; `revert` keeps the error's raw fields, which
+    /// a command run with `--json` prints ([`CliError::to_json`]).
+    #[error("{message}")]
+    Reverted {
+        /// The refusal in words.
+        message: String,
+        /// The contract's error as it raised it.
+        revert: Box<chessref_evm::ContractRevert>,
+    },
 }
 
 impl CliError {
     /// The exit status: [`EXIT_VERDICT`] for a refusal, else [`EXIT_BAD_INPUT`].
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::Refused(_) => EXIT_VERDICT,
+            CliError::Refused(_) | CliError::Reverted { .. } => EXIT_VERDICT,
             _ => EXIT_BAD_INPUT,
+        }
+    }
+
+    /// The error as one JSON object, for a command run with `--json`: `{"error":
+    /// "words"}`, with `"revert": {"name": …, fields…}` when the contract raised it.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            CliError::Reverted { message, revert } => {
+                serde_json::json!({"error": message, "revert": revert.to_json()})
+            }
+            other => serde_json::json!({"error": other.to_string()}),
         }
     }
 }

@@ -1,0 +1,495 @@
+//! What a contract's revert means to a person: every custom error of the referee and the
+//! channel as a sentence (`not yet playable: the response window ends at 14:02:19 UTC (in
+//! 9 min 40 s)`), and its fields as the contract raised them, for `--json` and details.
+//! One table for every client of the crate: the CLI prints it, the session reports it.
+
+use alloy_primitives::U256;
+use chessref_core::{InvalidState, Rejection};
+use serde_json::{Value, json};
+
+use crate::amount::Unit;
+use crate::bindings::ChessChannel::ChessChannelErrors as C;
+use crate::bindings::ChessReferee::ChessRefereeErrors as R;
+use crate::moment::{span, when};
+use crate::revert::ContractRevert;
+
+impl ContractRevert {
+    /// The revert as a sentence; times in it are read against `now` (unix seconds).
+    pub fn words(&self, now: u64) -> String {
+        match self {
+            ContractRevert::IllegalMove(code) => match Rejection::from_code(*code) {
+                Some(rejection) => format!("illegal move: {rejection}"),
+                None => format!("illegal move (code {code}, which ENCODING.md does not define)"),
+            },
+            ContractRevert::InvalidState(code) => match InvalidState::from_code(*code) {
+                Some(invalid) => format!("the position is not a valid state: {invalid}"),
+                None => format!("the position is not a valid state (code {code})"),
+            },
+            ContractRevert::BadStateLength(length) => {
+                format!("a position is 128 bytes; the contract was given {length}")
+            }
+            ContractRevert::Referee(error) => referee_words(error, now),
+            ContractRevert::Channel(error) => channel_words(error, now),
+            ContractRevert::Panic(code) => format!(
+                "the contract stopped on an internal check (Solidity panic 0x{code:x}): report it"
+            ),
+            ContractRevert::Message(message) => format!("the contract refused: {message}"),
+            ContractRevert::Unknown(data) if data.is_empty() => {
+                "the transaction failed without a reason (out of gas, or not a chessref contract)"
+                    .to_owned()
+            }
+            ContractRevert::Unknown(data) => {
+                format!("the contract refused with data this client cannot read (0x{data:x})")
+            }
+        }
+    }
+
+    /// The error's fields by their Solidity names, as the contract raised them
+    /// (`[("playableFrom", 1795768139)]`); numbers above 2^53 as decimal strings, as JSON
+    /// readers lose them otherwise.
+    pub fn fields(&self) -> Vec<(&'static str, Value)> {
+        match self {
+            ContractRevert::IllegalMove(code) | ContractRevert::InvalidState(code) => {
+                vec![("code", json!(code))]
+            }
+            ContractRevert::BadStateLength(length) => vec![("length", number(*length))],
+            ContractRevert::Referee(error) => referee_fields(error),
+            ContractRevert::Channel(error) => channel_fields(error),
+            ContractRevert::Panic(code) => vec![("code", number(*code))],
+            ContractRevert::Message(message) => vec![("message", json!(message))],
+            ContractRevert::Unknown(data) => vec![("data", json!(format!("0x{data:x}")))],
+        }
+    }
+
+    /// The error for `--json`: `{"name": "NotYetPlayable", "playableFrom": 1795768139}`.
+    pub fn to_json(&self) -> Value {
+        let mut object = serde_json::Map::new();
+        object.insert("name".into(), json!(self.name()));
+        for (name, value) in self.fields() {
+            object.insert(name.into(), value);
+        }
+        Value::Object(object)
+    }
+}
+
+/// `value` as a JSON number when a JSON reader keeps it exactly, else as a decimal string.
+fn number(value: U256) -> Value {
+    const EXACT: u64 = 1 << 53;
+    match u64::try_from(value) {
+        Ok(small) if small <= EXACT => json!(small),
+        _ => json!(value.to_string()),
+    }
+}
+
+/// A unix time or a span in seconds from a contract's uint256 (saturating: no real time
+/// is above 2^64).
+fn seconds(value: U256) -> u64 {
+    value.saturating_to()
+}
+
+fn referee_words(error: &R, now: u64) -> String {
+    match error {
+        R::BadAnnex(e) => format!(
+            "the referee's annex {} holds no code: this deployment is broken",
+            e.annex
+        ),
+        R::BadBlueprint(e) => format!(
+            "the channel blueprint {} created no channel: this deployment is broken",
+            e.blueprint
+        ),
+        R::BadFirstMoveWindow(e) => format!(
+            "a first-move window of {} is out of range: it is 1 min to 1 d (or 0 for the default)",
+            span(seconds(e.firstMoveWindow))
+        ),
+        R::BadRecipient(e) => format!(
+            "{} cannot receive a withdrawal: the funds would be stranded there",
+            e.to
+        ),
+        R::BadResponseWindow(e) => format!(
+            "a response window of {} is out of range: it is 10 min to 1 d (how long the other player has to answer if the game is taken on-chain)",
+            span(seconds(e.responseWindow))
+        ),
+        R::BadStateLength(e) => {
+            format!("a position is 128 bytes; the contract was given {}", e.length)
+        }
+        R::BadTimeControl(e) => format!(
+            "the time control {} + {} a move is out of range: each clock is 1 min to 90 d, the increment at most 1 d",
+            span(seconds(e.initialTime)),
+            span(seconds(e.increment))
+        ),
+        R::BadWitness(_) => {
+            "the repetition witness does not match the game's recorded positions".to_owned()
+        }
+        R::CannotAcceptOwnOffer(_) => "you cannot accept your own draw offer".to_owned(),
+        R::CannotPlaySelf(_) => "you cannot play against yourself".to_owned(),
+        R::DrawNotClaimable(_) => "no draw can be claimed in this position: neither the fifty-move rule nor threefold repetition applies".to_owned(),
+        R::EthTransferFailed(_) => {
+            "sending the ETH to your account failed (does the receiving contract accept ETH?)"
+                .to_owned()
+        }
+        R::GameNotOpen(e) => format!(
+            "game {} is not open: someone joined it, or it was cancelled",
+            e.gameId
+        ),
+        R::GameNotRunning(e) => format!(
+            "game {} is not running (not started, ended or cancelled)",
+            e.gameId
+        ),
+        R::IllegalMove(e) => ContractRevert::IllegalMove(e.code).words(now),
+        R::InvalidState(e) => ContractRevert::InvalidState(e.code).words(now),
+        R::NoDrawOffer(_) => {
+            "there is no draw offer from your opponent in this position".to_owned()
+        }
+        R::NoPendingOutcome(e) => format!(
+            "game {} has no registered decided position to finish",
+            e.gameId
+        ),
+        R::NotAChannelGame(e) => format!(
+            "game {} is not a channel game: it is played on-chain, move by move",
+            e.gameId
+        ),
+        R::NotAPlayer(_) => "only the game's two players can do that".to_owned(),
+        R::NotChannel(_) => "only the referee's channel contract may call this".to_owned(),
+        R::NotCreator(_) => "only the player who created the game can cancel it".to_owned(),
+        R::NotInvited(e) => format!(
+            "this game was created for another opponent ({})",
+            e.invited
+        ),
+        R::NotYetPlayable(e) => format!(
+            "not yet playable: the response window ends at {}",
+            when(seconds(e.playableFrom), now)
+        ),
+        R::NotYourTurn(_) => "it is not your move".to_owned(),
+        R::NothingToWithdraw(_) => "you have nothing to withdraw".to_owned(),
+        R::OffChain(e) => format!(
+            "game {} is played off-chain: until a position is registered, only the channel's calls and resign act on it",
+            e.gameId
+        ),
+        R::PlyOutOfRange(e) => format!("ply {} is beyond what a game record holds", e.ply),
+        R::PositionDecided(e) => format!(
+            "game {}'s registered position is decided: nothing is played from it; it is finished once its response window is over",
+            e.gameId
+        ),
+        R::Reentrancy(_) => "a call back into the referee during a payment is refused".to_owned(),
+        R::StalePosition(_) => {
+            "the game moved on since this position was read: read it again and retry".to_owned()
+        }
+        R::StartPositionOver(e) => format!(
+            "the start position is already decided (status {}): no game starts from it",
+            e.status
+        ),
+        R::TimeNotUp(e) => format!(
+            "the side to move still has time: its flag falls at {}",
+            when(seconds(e.deadline), now)
+        ),
+        R::TimeUp(_) => {
+            "the side to move has run out of time: only a timeout claim ends the game now"
+                .to_owned()
+        }
+        R::TokenShortPaid(e) => format!(
+            "the token delivered {} base units where the stake is {}: tokens that keep a fee on transfer are refused",
+            e.received, e.expected
+        ),
+        R::TokenTransferFailed(e) => format!("the token {} refused the transfer", e.token),
+        R::WrongEthAmount(e) => format!(
+            "{} was sent where exactly {} is needed",
+            Unit::eth().format(e.received),
+            Unit::eth().format(e.expected)
+        ),
+        R::WrongTerms(e) => format!(
+            "the game's terms are not the ones you agreed to: read the game again (its terms hash is {})",
+            e.terms
+        ),
+        R::ZeroRecipient(_) => "a withdrawal to the zero address is refused".to_owned(),
+    }
+}
+
+fn referee_fields(error: &R) -> Vec<(&'static str, Value)> {
+    match error {
+        R::BadAnnex(e) => vec![("annex", json!(e.annex))],
+        R::BadBlueprint(e) => vec![("blueprint", json!(e.blueprint))],
+        R::BadFirstMoveWindow(e) => vec![("firstMoveWindow", number(e.firstMoveWindow))],
+        R::BadRecipient(e) => vec![("to", json!(e.to))],
+        R::BadResponseWindow(e) => vec![("responseWindow", number(e.responseWindow))],
+        R::BadStateLength(e) => vec![("length", number(e.length))],
+        R::BadTimeControl(e) => vec![
+            ("initialTime", number(e.initialTime)),
+            ("increment", number(e.increment)),
+        ],
+        R::GameNotOpen(e) => vec![("gameId", number(e.gameId))],
+        R::GameNotRunning(e) => vec![("gameId", number(e.gameId))],
+        R::IllegalMove(e) => vec![("code", json!(e.code))],
+        R::InvalidState(e) => vec![("code", json!(e.code))],
+        R::NoPendingOutcome(e) => vec![("gameId", number(e.gameId))],
+        R::NotAChannelGame(e) => vec![("gameId", number(e.gameId))],
+        R::NotInvited(e) => vec![("invited", json!(e.invited))],
+        R::NotYetPlayable(e) => vec![("playableFrom", number(e.playableFrom))],
+        R::OffChain(e) => vec![("gameId", number(e.gameId))],
+        R::PlyOutOfRange(e) => vec![("ply", number(e.ply))],
+        R::PositionDecided(e) => vec![("gameId", number(e.gameId))],
+        R::StartPositionOver(e) => vec![("status", number(e.status))],
+        R::TimeNotUp(e) => vec![("deadline", number(e.deadline))],
+        R::TokenShortPaid(e) => vec![
+            ("expected", number(e.expected)),
+            ("received", number(e.received)),
+        ],
+        R::TokenTransferFailed(e) => vec![("token", json!(e.token))],
+        R::WrongEthAmount(e) => vec![
+            ("expected", number(e.expected)),
+            ("received", number(e.received)),
+        ],
+        R::WrongTerms(e) => vec![("terms", json!(e.terms))],
+        R::BadWitness(_)
+        | R::CannotAcceptOwnOffer(_)
+        | R::CannotPlaySelf(_)
+        | R::DrawNotClaimable(_)
+        | R::EthTransferFailed(_)
+        | R::NoDrawOffer(_)
+        | R::NotAPlayer(_)
+        | R::NotChannel(_)
+        | R::NotCreator(_)
+        | R::NotYourTurn(_)
+        | R::NothingToWithdraw(_)
+        | R::Reentrancy(_)
+        | R::StalePosition(_)
+        | R::TimeUp(_)
+        | R::ZeroRecipient(_) => Vec::new(),
+    }
+}
+
+/// CHANNEL.md section 6's transition codes as sentences (what `InvalidTransition` names).
+fn transition_words(code: u8, rule_code: u8) -> String {
+    match code {
+        1 => "the move belongs to another game".to_owned(),
+        2 => "the move's ply does not follow the position it answers".to_owned(),
+        3 => "the move does not name the position it answers".to_owned(),
+        4 => "the move's stamp or clocks do not follow from the position it answers".to_owned(),
+        5 => "the position it answers is already decided: no move follows it".to_owned(),
+        6 if rule_code == 0 => "the position it answers is not a valid state".to_owned(),
+        6 => ContractRevert::IllegalMove(rule_code).words(0),
+        7 => "the move's position is not the one its move makes".to_owned(),
+        8 => {
+            "the move's repetition history does not follow from the position it answers".to_owned()
+        }
+        _ => format!("transition code {code}, which CHANNEL.md does not define"),
+    }
+}
+
+fn channel_words(error: &C, now: u64) -> String {
+    match error {
+        C::AgreementsClosed(e) => format!(
+            "game {} is played on-chain now: draws and resignations are made on the referee (draw, resign), not signed off-chain",
+            e.gameId
+        ),
+        C::AlreadyOnChain(e) => format!("game {} has already been continued on-chain", e.gameId),
+        C::BadReceipt(_) => {
+            "the receipt is not of the registered move, or its time is out of range".to_owned()
+        }
+        C::BadResult(e) => format!("{} is not a result (1, 2 or 3)", e.result),
+        C::BadSignature(e) => format!("a message is not signed on behalf of {}", e.player),
+        C::BadStateLength(e) => {
+            format!(
+                "a position is 128 bytes; the contract was given {}",
+                e.length
+            )
+        }
+        C::FlagFell(e) => format!(
+            "too late: the reply's author ran out of time at {}, so the registration stands",
+            when(seconds(e.deadline), now)
+        ),
+        C::GameNotRunning(e) => format!(
+            "game {} is not running (not started, ended or cancelled)",
+            e.gameId
+        ),
+        C::InvalidTransition(e) => format!(
+            "not a valid next move: {}",
+            transition_words(e.code, e.ruleCode)
+        ),
+        C::LapsedAgreement(e) => format!(
+            "the agreement is older than the registered ply {}: it has lapsed",
+            e.registeredPly
+        ),
+        C::NotAChannelGame(e) => format!(
+            "game {} is not a channel game: it is played on-chain, move by move",
+            e.gameId
+        ),
+        C::NotAPlayer(_) => "only the game's two players can do that".to_owned(),
+        C::NotEquivocation(_) => {
+            "the two moves are not two different moves signed for one ply by the same player"
+                .to_owned()
+        }
+        C::NotIllegal(_) => {
+            "the signed move is a valid successor of the position it names: nothing to prove"
+                .to_owned()
+        }
+        C::NotTheRegisteredPosition(_) => {
+            "the reply does not answer the registered position".to_owned()
+        }
+        C::NotTheStart(_) => "a first move must start from the game's start position".to_owned(),
+        C::RegistrationClosed(e) => format!(
+            "game {} is played on-chain now: moves are sent to the referee, not registered",
+            e.gameId
+        ),
+        C::RetiredKey(e) => format!(
+            "the session key {} was retired by a later delegation: what it signed no longer settles the game",
+            e.sessionKey
+        ),
+        C::StaleMove(e) => format!(
+            "the move was stamped at {}, too long ago to register without the opponent's receipt",
+            when(seconds(e.timestamp), now)
+        ),
+        C::StaleRegistration(e) => format!(
+            "a later position is already registered (ply {}): register a later one, or answer it",
+            e.registeredPly
+        ),
+        C::WrongGame(_) => {
+            "the move and the position it names belong to different games".to_owned()
+        }
+    }
+}
+
+fn channel_fields(error: &C) -> Vec<(&'static str, Value)> {
+    match error {
+        C::AgreementsClosed(e) => vec![("gameId", number(e.gameId))],
+        C::AlreadyOnChain(e) => vec![("gameId", number(e.gameId))],
+        C::BadResult(e) => vec![("result", json!(e.result))],
+        C::BadSignature(e) => vec![("player", json!(e.player))],
+        C::BadStateLength(e) => vec![("length", number(e.length))],
+        C::FlagFell(e) => vec![("deadline", number(e.deadline))],
+        C::GameNotRunning(e) => vec![("gameId", number(e.gameId))],
+        C::InvalidTransition(e) => vec![("code", json!(e.code)), ("ruleCode", json!(e.ruleCode))],
+        C::LapsedAgreement(e) => vec![("registeredPly", number(e.registeredPly))],
+        C::NotAChannelGame(e) => vec![("gameId", number(e.gameId))],
+        C::RegistrationClosed(e) => vec![("gameId", number(e.gameId))],
+        C::RetiredKey(e) => vec![("sessionKey", json!(e.sessionKey))],
+        C::StaleMove(e) => vec![("timestamp", number(e.timestamp))],
+        C::StaleRegistration(e) => vec![("registeredPly", number(e.registeredPly))],
+        C::BadReceipt(_)
+        | C::NotAPlayer(_)
+        | C::NotEquivocation(_)
+        | C::NotIllegal(_)
+        | C::NotTheRegisteredPosition(_)
+        | C::NotTheStart(_)
+        | C::WrongGame(_) => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloy_primitives::keccak256;
+    use alloy_sol_types::SolError;
+
+    use super::*;
+    use crate::bindings::ChessChannel::StaleRegistration;
+    use crate::bindings::ChessReferee::{NotYetPlayable, WrongEthAmount};
+
+    // 2026-11-25T19:40:00Z.
+    const NOW: u64 = 1_795_635_600;
+
+    #[test]
+    fn test_not_yet_playable_says_when_in_words() {
+        let data = NotYetPlayable {
+            playableFrom: U256::from(NOW + 580),
+        }
+        .abi_encode();
+        let revert = ContractRevert::decode(&data);
+        assert_eq!(
+            revert.words(NOW),
+            "not yet playable: the response window ends at 19:49:40 UTC (in 9 min 40 s)"
+        );
+        assert_eq!(revert.raw(), "NotYetPlayable(playableFrom: 1795636180)");
+        assert_eq!(
+            revert.to_json(),
+            json!({"name": "NotYetPlayable", "playableFrom": 1_795_636_180u64})
+        );
+    }
+
+    #[test]
+    fn test_fields_keep_the_contracts_values() {
+        let wei = U256::from(10u64).pow(U256::from(17));
+        let revert = ContractRevert::decode(
+            &WrongEthAmount {
+                expected: wei,
+                received: U256::ZERO,
+            }
+            .abi_encode(),
+        );
+        assert_eq!(
+            revert.words(NOW),
+            "0 ETH was sent where exactly 0.1 ETH is needed"
+        );
+        assert_eq!(
+            revert.to_json(),
+            json!({"name": "WrongEthAmount", "expected": "100000000000000000", "received": 0})
+        );
+        let revert = ContractRevert::decode(
+            &StaleRegistration {
+                registeredPly: U256::from(6),
+            }
+            .abi_encode(),
+        );
+        assert_eq!(revert.name(), "StaleRegistration");
+        assert_eq!(revert.raw(), "StaleRegistration(registeredPly: 6)");
+        assert!(
+            revert.words(NOW).contains("(ply 6)"),
+            "{}",
+            revert.words(NOW)
+        );
+    }
+
+    #[test]
+    fn test_rule_codes_are_sentences() {
+        assert_eq!(
+            ContractRevert::IllegalMove(7).words(NOW),
+            format!("illegal move: {}", Rejection::from_code(7).unwrap())
+        );
+        assert_eq!(ContractRevert::IllegalMove(7).raw(), "IllegalMove(code: 7)");
+        assert!(
+            ContractRevert::IllegalMove(99)
+                .words(NOW)
+                .contains("code 99")
+        );
+    }
+
+    /// Every custom error of both contracts' ABIs (the committed artifacts, so an error
+    /// added to a contract is met here), raised with zero fields, reads as a sentence that
+    /// names neither the error nor a Rust type: a person never meets `Name(Name { .. })`.
+    #[test]
+    fn test_every_custom_error_reads_as_a_sentence() {
+        let mut seen = 0;
+        for artifact in [
+            include_str!("../artifacts/ChessReferee.json"),
+            include_str!("../artifacts/ChessChannel.json"),
+        ] {
+            let artifact: Value = serde_json::from_str(artifact).unwrap();
+            let abi = artifact.get("abi").unwrap_or(&artifact);
+            for error in abi.as_array().unwrap() {
+                if error["type"] != "error" {
+                    continue;
+                }
+                let name = error["name"].as_str().unwrap();
+                let inputs = error["inputs"].as_array().unwrap();
+                let types: Vec<&str> = inputs.iter().map(|i| i["type"].as_str().unwrap()).collect();
+                let signature = format!("{name}({})", types.join(","));
+                let mut data = keccak256(signature.as_bytes())[..4].to_vec();
+                data.resize(4 + 32 * inputs.len(), 0);
+                let revert = ContractRevert::decode(&data);
+                assert_eq!(revert.name(), name, "{signature} decodes as itself");
+                let words = revert.words(NOW);
+                assert!(
+                    !words.contains(name) && !words.contains('{') && !words.is_empty(),
+                    "{signature} reads {words:?}"
+                );
+                let fields: Vec<&str> = revert.fields().iter().map(|(n, _)| *n).collect();
+                let declared: Vec<&str> =
+                    inputs.iter().map(|i| i["name"].as_str().unwrap()).collect();
+                assert_eq!(
+                    fields, declared,
+                    "{signature}: fields by their Solidity names"
+                );
+                seen += 1;
+            }
+        }
+        assert!(seen >= 60, "{seen} custom errors");
+    }
+}
