@@ -662,7 +662,11 @@ fn first_move_window_aborts_only_from_the_standard_start() {
         .referee
         .claim_timeout(t.white, p.id, &p.position)
         .unwrap_err();
-    assert!(early.to_string().contains("TimeNotUp"), "{early}");
+    assert_eq!(
+        early.revert().map(|r| r.name()).as_deref(),
+        Some("TimeNotUp"),
+        "{early}"
+    );
     t.referee.chain().advance_time(300).unwrap();
     let acted = t.referee.claim_timeout(t.white, p.id, &p.position).unwrap();
     assert_eq!(

@@ -154,3 +154,13 @@ pub enum EvmError {
         event: &'static str,
     },
 }
+
+impl EvmError {
+    /// What the contract reverted with, when that is the failure.
+    pub fn revert(&self) -> Option<&crate::revert::ContractRevert> {
+        match self {
+            EvmError::Reverted { revert, .. } => Some(revert),
+            _ => None,
+        }
+    }
+}

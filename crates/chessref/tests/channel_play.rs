@@ -1068,7 +1068,10 @@ fn without_automatic_registration_the_unacknowledged_move_goes_stale() {
     advance(&mut referee, 61);
     let error = white.refused("register", &["registered"]);
     assert!(
-        error["message"].as_str().unwrap().contains("StaleMove"),
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("too long ago to register without the opponent's receipt"),
         "{error}"
     );
 }

@@ -755,11 +755,11 @@ fn channel_settle_sends_the_signed_result_over_rpc() {
         stdout(&out)
     );
     assert_eq!(referee.game(game.game.game_id).unwrap().phase, 3);
-    // Sending it again is refused by the chain, with the contract's error by name.
+    // Sending it again is refused by the chain, with the contract's error in words.
     let again = channel_send("settle", file, &anvil);
     assert_eq!(again.status.code(), Some(2));
     assert!(
-        stderr(&again).contains("GameNotRunning"),
+        stderr(&again).contains("settle reverted: game 1 is not running"),
         "{}",
         stderr(&again)
     );
