@@ -360,9 +360,12 @@ fn exchange(mover: &mut Player, other: &Player, san: &str, ply: u64) {
     // Issue 29, item 11: the mover's own move is an event too, with its signed stamp.
     let own = mover.expect("move", |e| e["ply"] == ply && e["from"] == "you");
     assert_eq!(own["san"], san, "{own}");
+    assert_eq!(own["by"], "you", "{own}");
     assert!(own["timestamp"].as_u64().is_some_and(|t| t > 0), "{own}");
     let seen = other.expect("move", |e| e["ply"] == ply);
     assert_eq!(seen["san"], san, "{seen}");
+    assert_eq!(seen["by"], "opponent", "{seen}");
+    assert_eq!(seen["colour"], own["colour"], "{seen}");
     assert_eq!(seen["timestamp"], own["timestamp"], "{seen}");
 }
 

@@ -255,6 +255,8 @@ pub struct Moved {
     pub ply: u32,
     /// Its mover.
     pub by: Side,
+    /// Whether the mover is the player (its own move, signed here or shown by the chain).
+    pub mine: bool,
     /// SAN.
     pub san: String,
     /// UCI.

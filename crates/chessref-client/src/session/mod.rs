@@ -523,6 +523,7 @@ impl Session {
         let moved = Moved {
             ply: last.ply,
             by: Side::of(self.channel.colour()),
+            mine: true,
             san,
             uci,
             fen: self.channel.position().fen(),
@@ -545,6 +546,7 @@ impl Session {
         let moved = Moved {
             ply: *ply,
             by: *by,
+            mine: *by == Side::of(self.channel.colour()),
             san: san.clone(),
             uci: uci.clone(),
             fen: self.channel.position().fen(),

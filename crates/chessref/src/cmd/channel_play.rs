@@ -556,7 +556,8 @@ impl Printer {
         let san = &moved.san;
         self.event(
             "move",
-            json!({"ply": ply, "by": moved.by.name(), "san": san, "uci": moved.uci,
+            json!({"ply": ply, "by": if moved.mine { "you" } else { "opponent" },
+                   "colour": moved.by.name(), "san": san, "uci": moved.uci,
                    "fen": moved.fen, "whiteTime": moved.white_time,
                    "blackTime": moved.black_time, "timestamp": moved.timestamp,
                    "yourMove": moved.your_move, "from": from}),
