@@ -87,6 +87,17 @@ fn seconds(value: U256) -> u64 {
     value.saturating_to()
 }
 
+// The errors both contracts declare read the same from either.
+const NOT_A_PLAYER: &str = "only the game's two players can do that";
+
+fn not_running(game: U256) -> String {
+    format!("game {game} is not running (not started, ended or cancelled)")
+}
+
+fn not_a_channel_game(game: U256) -> String {
+    format!("game {game} is not a channel game: it is played on-chain, move by move")
+}
+
 fn referee_words(error: &R, now: u64) -> String {
     match error {
         R::BadAnnex(e) => format!(
@@ -109,9 +120,7 @@ fn referee_words(error: &R, now: u64) -> String {
             "a response window of {} is out of range: it is 10 min to 1 d (how long the other player has to answer if the game is taken on-chain)",
             span(seconds(e.responseWindow))
         ),
-        R::BadStateLength(e) => {
-            format!("a position is 128 bytes; the contract was given {}", e.length)
-        }
+        R::BadStateLength(e) => ContractRevert::BadStateLength(e.length).words(now),
         R::BadTimeControl(e) => format!(
             "the time control {} + {} a move is out of range: each clock is 1 min to 90 d, the increment at most 1 d",
             span(seconds(e.initialTime)),
@@ -131,10 +140,7 @@ fn referee_words(error: &R, now: u64) -> String {
             "game {} is not open: someone joined it, or it was cancelled",
             e.gameId
         ),
-        R::GameNotRunning(e) => format!(
-            "game {} is not running (not started, ended or cancelled)",
-            e.gameId
-        ),
+        R::GameNotRunning(e) => not_running(e.gameId),
         R::IllegalMove(e) => ContractRevert::IllegalMove(e.code).words(now),
         R::InvalidState(e) => ContractRevert::InvalidState(e.code).words(now),
         R::NoDrawOffer(_) => {
@@ -144,11 +150,8 @@ fn referee_words(error: &R, now: u64) -> String {
             "game {} has no registered decided position to finish",
             e.gameId
         ),
-        R::NotAChannelGame(e) => format!(
-            "game {} is not a channel game: it is played on-chain, move by move",
-            e.gameId
-        ),
-        R::NotAPlayer(_) => "only the game's two players can do that".to_owned(),
+        R::NotAChannelGame(e) => not_a_channel_game(e.gameId),
+        R::NotAPlayer(_) => NOT_A_PLAYER.to_owned(),
         R::NotChannel(_) => "only the referee's channel contract may call this".to_owned(),
         R::NotCreator(_) => "only the player who created the game can cancel it".to_owned(),
         R::NotInvited(e) => format!(
@@ -297,10 +300,7 @@ fn channel_words(error: &C, now: u64) -> String {
             "too late: the reply's author ran out of time at {}, so the registration stands",
             when(seconds(e.deadline), now)
         ),
-        C::GameNotRunning(e) => format!(
-            "game {} is not running (not started, ended or cancelled)",
-            e.gameId
-        ),
+        C::GameNotRunning(e) => not_running(e.gameId),
         C::InvalidTransition(e) => format!(
             "not a valid next move: {}",
             transition_words(e.code, e.ruleCode)
@@ -309,11 +309,8 @@ fn channel_words(error: &C, now: u64) -> String {
             "the agreement is older than the registered ply {}: it has lapsed",
             e.registeredPly
         ),
-        C::NotAChannelGame(e) => format!(
-            "game {} is not a channel game: it is played on-chain, move by move",
-            e.gameId
-        ),
-        C::NotAPlayer(_) => "only the game's two players can do that".to_owned(),
+        C::NotAChannelGame(e) => not_a_channel_game(e.gameId),
+        C::NotAPlayer(_) => NOT_A_PLAYER.to_owned(),
         C::NotEquivocation(_) => {
             "the two moves are not two different moves signed for one ply by the same player"
                 .to_owned()
