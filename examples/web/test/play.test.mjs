@@ -906,6 +906,96 @@ playTest("issue 28 finding 5: a draw offer in words: the offerer sees it made an
 });
 
 /** Fails unless `p`'s page is no wider than its viewport (no horizontal scroll). */
+/** Queues `uci` on `p`'s board during the opponent's turn (two clicks): the page shows it. */
+async function premove(p, uci) {
+  await p.page.click(`#board [data-square="${uci.slice(0, 2)}"]`);
+  await p.page.click(`#board [data-square="${uci.slice(2, 4)}"]`);
+  await until(p, `body[data-premove="${uci}"]`);
+}
+
+/** `mover` plays `uci` by clicks and both pages reach `ply` (the other's premove may
+ * have been played on arrival, so its page may never show the ply between). */
+async function moveTo(mover, other, uci, ply) {
+  await mover.page.waitForSelector(`body[data-ply="${await plyOf(mover)}"][data-idle]`);
+  await mover.page.click(`#board [data-square="${uci.slice(0, 2)}"]`);
+  await mover.page.click(`#board [data-square="${uci.slice(2, 4)}"]`);
+  for (const p of [mover, other]) await until(p, `body[data-ply="${ply}"]`);
+}
+
+playTest("issue 28: a premove played on arrival, one dropped as illegal, cancelled by Escape or its piece; material after a capture; the capture's sound", async () => {
+  const alice = await person(ALICE, "alice");
+  const bob = await person(BOB, "bob");
+  await openGame(alice, bob);
+  await bob.page.waitForSelector('body[data-ply="0"][data-idle]');
+  // Cancelled by Escape, by a right-click on the board, and by a click on the queued piece.
+  await premove(bob, "g8f6");
+  await bob.page.keyboard.press("Escape");
+  await bob.page.waitForSelector("body:not([data-premove])");
+  await premove(bob, "g8f6");
+  await bob.page.click("#board", { button: "right" });
+  await bob.page.waitForSelector("body:not([data-premove])");
+  await premove(bob, "g8f6");
+  await bob.page.click('#board [data-square="g8"]');
+  await bob.page.waitForSelector("body:not([data-premove])");
+  // Queued during white's first move, played the moment it arrives, signed by the seat.
+  await premove(bob, "e7e5");
+  assert.equal(await bob.page.locator("#board .marker-premove").count(), 2, "its two squares are marked");
+  await moveTo(alice, bob, "e2e4", 2);
+  assert.equal(await bob.page.getAttribute("#moves", "data-sans"), "e4 e5");
+  assert.equal(await alice.page.getAttribute("#moves", "data-sans"), "e4 e5", "signed and relayed as any move");
+  await bob.page.waitForSelector("body:not([data-premove])");
+  // exd4 queued for d4: played, a capture; the material beside the clocks, on both pages.
+  await premove(bob, "e5d4");
+  await moveTo(alice, bob, "d2d4", 4);
+  assert.equal(await alice.page.getAttribute("#moves", "data-sans"), "e4 e5 d4 exd4");
+  // Each page's own clock at the bottom: black's lead above white's board, below black's.
+  assert.equal(await bob.page.innerText("#clock-bottom .material"), "♙ +1");
+  assert.equal(await bob.page.innerText("#clock-top .material"), "");
+  assert.equal(await alice.page.innerText("#clock-top .material"), "♙ +1");
+  await alice.page.waitForSelector('body[data-sound="capture"]');
+  // dxc3 queued for a piece on c3 that never comes (Nf3): dropped with a sentence, and
+  // black still to move with nothing signed.
+  await premove(bob, "d4c3");
+  await moveTo(alice, bob, "g1f3", 5);
+  await bob.page.waitForSelector("body:not([data-premove])");
+  assert.match(await bob.page.innerText("#verdict"), /^Your premove d4–c3 was not legal after your opponent's move/);
+  await bob.page.waitForTimeout(300);
+  assert.equal(await plyOf(bob), 5);
+  assert.equal(await plyOf(alice), 5);
+  await move(bob, alice, "b8c6");
+  assert.equal(await alice.page.innerText("#clock-bottom .material"), "", "white is a pawn down: no lead to show");
+});
+
+playTest("issue 28: the tab title says 'Your move' or the clock while the page is hidden, and the mute is remembered across a reload", async () => {
+  const alice = await person(ALICE, "alice");
+  const bob = await person(BOB, "bob");
+  await openGame(alice, bob);
+  await move(alice, bob, "e2e4");
+  // document.visibilityState as a browser in the background reports it.
+  const hide = (p, hidden) => p.page.evaluate((h) => {
+    if (h) Object.defineProperty(document, "visibilityState", { configurable: true, get: () => "hidden" });
+    else delete (/** @type {any} */ (document)).visibilityState;
+    document.dispatchEvent(new Event("visibilitychange"));
+  }, hidden);
+  for (const p of [alice, bob]) assert.equal(await p.page.title(), "chessref — a staked game off-chain", `${p.name}: seen, the page's title`);
+  await hide(bob, true);
+  await hide(alice, true);
+  await bob.page.waitForFunction(() => /^Your move · [0-9]:[0-5][0-9]$/.test(document.title));
+  await alice.page.waitForFunction(() => /^[0-9]:[0-5][0-9] · waiting · chessref$/.test(document.title));
+  await hide(bob, false);
+  await bob.page.waitForFunction(() => document.title === "chessref — a staked game off-chain");
+  await hide(alice, false);
+  // The mute: pressed, remembered after a reload.
+  assert.equal(await alice.page.getAttribute("#mute", "aria-pressed"), "false", "sounds on by default");
+  await alice.page.click("#mute");
+  assert.equal(await alice.page.getAttribute("#mute", "aria-pressed"), "true");
+  await alice.page.reload();
+  await until(alice, 'body[data-ply="1"][data-synced]');
+  assert.equal(await alice.page.getAttribute("#mute", "aria-pressed"), "true", "still muted after the reload");
+  await alice.page.click("#mute");
+  assert.equal(await alice.page.getAttribute("#mute", "aria-pressed"), "false");
+});
+
 async function assertFits(p, where) {
   const [doc, view] = await p.page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
   assert.ok(doc <= view, `${p.name} ${where}: the page is ${doc} px wide in a ${view} px viewport`);

@@ -7,6 +7,7 @@ import { Markers, MARKER_TYPE } from "/vendor/cm-chessboard/src/extensions/marke
 import { PromotionDialog, PROMOTION_DIALOG_RESULT_TYPE } from "/vendor/cm-chessboard/src/extensions/promotion-dialog/PromotionDialog.js";
 import { $, sayWithDetail } from "./page.js";
 import { illegalMoveSentence } from "./errors.js";
+import { showMaterial } from "./material.js";
 
 let board = null;
 /** The orientation last asked of the board: cm-chessboard turns it in its animation
@@ -53,6 +54,43 @@ export function drawBoard(fen, uci, check, colour) {
     if (king >= 0) board.addMarker(MARKER_TYPE.circleDanger, "abcdefgh"[king % 8] + (8 - Math.floor(king / 8)));
   }
   document.body.dataset.fen = fen;
+  showMaterial(fen, colour);
+}
+
+/** A queued premove's two squares (play.css colours them). */
+const PREMOVE = { class: "marker-premove", slice: "markerSquare" };
+
+/** Move input for `colour` during the opponent's turn: a move of its own pieces queued
+ * in `premove` (a pawn to the last rank as a queen, as premoves are on lichess), or, on
+ * the queued piece, cancelled; nothing is checked or signed now (premove.js: on the
+ * opponent's move). `changed()` after either. */
+export function enablePremoveInput(colour, premove, changed) {
+  board.disableMoveInput();
+  board.enableMoveInput((event) => {
+    if (event.type === INPUT_EVENT_TYPE.moveInputStarted) {
+      if (!premove.clickCancels(event.squareFrom)) return true;
+      changed();
+      return false;
+    }
+    if (event.type === INPUT_EVENT_TYPE.validateMoveInput) {
+      const promotes = board.getPiece(event.squareFrom)?.charAt(1) === "p" && event.squareTo[1] === (colour === "white" ? "8" : "1");
+      premove.queue(event.squareFrom + event.squareTo + (promotes ? "q" : ""));
+      changed();
+      // The piece stays where it is until the move is played.
+      return false;
+    }
+    return undefined;
+  }, colour === "white" ? COLOR.white : COLOR.black);
+}
+
+/** Marks `premove`'s squares on the board (none when nothing is queued). */
+export function markPremove(premove) {
+  board.removeMarkers(PREMOVE);
+  if (premove.uci) {
+    board.addMarker(PREMOVE, premove.from);
+    board.addMarker(PREMOVE, premove.to);
+    document.body.dataset.premove = premove.uci;
+  } else delete document.body.dataset.premove;
 }
 
 /** Move input for `colour` on `stateHex`: legal destinations from the WASM, the

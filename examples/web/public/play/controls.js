@@ -5,6 +5,7 @@ import { $, app, showError } from "./page.js";
 import { connect, transact } from "./wallet.js";
 import { create, loadLobby } from "./lobby.js";
 import { storageKey } from "./relay.js";
+import { isMuted, setMuted } from "./sounds.js";
 
 /** Wires every control of the page, once. */
 export function wire() {
@@ -63,6 +64,19 @@ export function wire() {
       download: `chessref-game-${g.id}.json`,
     });
     a.click();
+  });
+  // A premove is cancelled by Escape or a right-click on the board (or a click on its piece).
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") app.game?.cancelPremove();
+  });
+  $("board").addEventListener("contextmenu", (e) => {
+    if (app.game?.cancelPremove()) e.preventDefault();
+  });
+  // The mute is the player's, for every game: remembered across reloads.
+  $("mute").setAttribute("aria-pressed", String(isMuted(localStorage)));
+  $("mute").addEventListener("click", () => {
+    setMuted(localStorage, !isMuted(localStorage));
+    $("mute").setAttribute("aria-pressed", String(isMuted(localStorage)));
   });
   $("back").addEventListener("click", () => {
     app.game?.close();

@@ -5,8 +5,10 @@ import { Chess } from "/pkg/chessref_wasm.js";
 import { ethers } from "/vendor/ethers/ethers.min.js";
 import { $, PATIENCE, app, clockTime, notice, now, showError } from "./page.js";
 import { api } from "./server.js";
-import { disableInput, drawBoard, enableInput, listMoves, makeBoard } from "./board.js";
-import { offChainClocks, onChainClocks, replyClocks, showClocks } from "./clock.js";
+import { disableInput, drawBoard, enableInput, enablePremoveInput, listMoves, makeBoard, markPremove } from "./board.js";
+import { BASE_TITLE, isLowTime, offChainClocks, onChainClocks, replyClocks, showClocks, tabTitle } from "./clock.js";
+import { Premove } from "./premove.js";
+import { playSound, soundsDue } from "./sounds.js";
 import { relay, storageKey } from "./relay.js";
 import { AUTO_REGISTERED, chain } from "./chain.js";
 import { transact } from "./wallet.js";
@@ -23,6 +25,8 @@ export async function openGame(id) {
   for (const action of ACTIONS) $(action).hidden = true;
   for (const text of ["state", "notice", "verdict", "draw-note", "you", "opponent", "opponent-rating", "time-control"]) $(text).textContent = "";
   $("result").hidden = true;
+  // No sound for the game drawn before this one (sound() waits for this one's first ply).
+  delete document.body.dataset.ply;
   $("lobby").hidden = true;
   $("game").hidden = false;
   makeBoard();
@@ -57,6 +61,8 @@ class Game {
     this.cancelled = false; // cancelled from this page before anyone joined
     this.timer = setInterval(() => this.tick(), 100); // tenths under 10 s
     this.chainTimer = null;
+    this.premove = new Premove(); // the player's move queued during the opponent's turn
+    this.sounded = null; // what the page last sounded for (sounds.js soundsDue)
   }
 
   close() {
@@ -64,6 +70,7 @@ class Game {
     clearInterval(this.timer);
     clearInterval(this.chainTimer);
     this.socket?.close();
+    document.title = BASE_TITLE;
   }
 
   async start() {
@@ -215,7 +222,12 @@ class Game {
     const view = this.player?.view();
     const clocks = this.clocks(view);
     if (!clocks) return;
-    showClocks(clocks, this.colour);
+    const initial = this.initialTime();
+    showClocks(clocks, this.colour, initial);
+    const own = this.colour ? clocks[this.colour] : null;
+    const playing = !this.ended && (view ? !view.ended && !view.decided : clocks.running !== null);
+    document.title = tabTitle({ hidden: document.visibilityState === "hidden", playing, toMove: view ? view.toMove : clocks.running === this.colour, own });
+    this.sound(clocks.running === this.colour && own !== null && isLowTime(own, initial));
     this.autoRegister(view);
     // An opponent silent past our patience: show the deadline and offer to register.
     if (view && !this.onChain && !view.ended && !view.toMove && view.ply > 0 && this.colour) {
@@ -224,13 +236,53 @@ class Game {
     }
   }
 
+  /** The game's initial time in seconds, once known (the relay's terms, or the lobby's). */
+  initialTime() {
+    return Number(this.terms?.initialTime ?? this.summary?.initialTime);
+  }
+
+  /** Sounds what the board now shows that it did not before: a move (capture, check), the
+   * end, the player's own clock entering low time (`low`). */
+  sound(low) {
+    if (document.body.dataset.ply === undefined) return; // this game is not drawn yet
+    const ply = Number(document.body.dataset.ply);
+    const sans = ($("moves").dataset.sans || "").split(" ").filter(Boolean);
+    // On-chain the move list stops at the registration: no SAN for a later move.
+    const now = { ply, san: sans.length === ply ? sans.at(-1) : "", over: !$("result").hidden, low };
+    for (const name of soundsDue(this.sounded, now)) {
+      playSound(name);
+      document.body.dataset.sound = name;
+    }
+    this.sounded = now;
+  }
+
+  /** The opponent's move is in and it is the player's: the queued premove is played now
+   * if the WASM mirror finds it legal in the new position (through the seat, as any
+   * move: true, the render is play's), else dropped with a sentence. */
+  playPremove(view) {
+    if (!this.premove.uci || !view.toMove) return false;
+    const legal = (fen, uci) => Chess.fromFen(fen).check(uci).legal;
+    const due = this.premove.arrive(view.fen, legal);
+    if (due?.play) {
+      this.play(due.play);
+      return true;
+    }
+    if (due) {
+      $("verdict").dataset.legal = "false";
+      $("verdict").textContent = due.reason;
+    }
+    return false;
+  }
+
   render() {
     if (this.closed) return;
     const view = this.player?.view();
     const b = (id, show) => ($(id).hidden = !show);
     document.body.dataset.colour = this.colour || "spectator";
+    if (this.onChain) this.premove.cancel(); // premoves are for play off-chain
     if (this.onChain) return this.renderOnChain(view);
     if (!view) return this.renderSpectator();
+    if (!view.ended && !view.decided && this.playPremove(view)) return;
     drawBoard(view.fen, view.lastMove?.uci, view.check, this.colour);
     document.body.dataset.ply = String(view.ply);
     if (this.drawn) {
@@ -269,8 +321,11 @@ class Game {
     // Settle and Withdraw only for whom they pay.
     b("settle", Boolean(view.ended) && !this.ended && words?.payout > 0n);
     b("withdraw", Boolean(this.ended) && this.credit > 0n);
+    if (!playing) this.premove.cancel();
     if (playing && view.toMove) enableInput(view.state, this.colour, (uci) => this.play(uci));
+    else if (playing && this.colour) enablePremoveInput(this.colour, this.premove, () => markPremove(this.premove));
     else disableInput();
+    markPremove(this.premove);
   }
 
   /** Whether a draw is claimable now (threefold or fifty moves), by the WASM replaying
@@ -281,6 +336,13 @@ class Game {
     for (const m of t.moves) chess.playPacked(m.mv);
     const d = chess.claimableDraws();
     return d.threefold || d.fiftyMoves;
+  }
+
+  /** Drops the queued premove (Escape, a right-click on the board); whether there was one. */
+  cancelPremove() {
+    if (!this.premove.cancel()) return false;
+    markPremove(this.premove);
+    return true;
   }
 
   renderSpectator() {

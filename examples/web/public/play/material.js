@@ -63,3 +63,17 @@ export function materialText(m, side) {
   const lead = m.advantage[side] > 0 ? `+${m.advantage[side]}` : "";
   return [pieces, lead].filter(Boolean).join(" ");
 }
+
+/** Shows the material beside each clock of the page: `colour`'s own (white for a
+ * spectator) at the bottom, as showClocks draws them. */
+export function showMaterial(fen, colour) {
+  const m = material(fen);
+  const bottom = colour === "black" ? "black" : "white";
+  const top = bottom === "white" ? "black" : "white";
+  for (const [id, side] of [["clock-top", top], ["clock-bottom", bottom]]) {
+    const el = /** @type {HTMLElement | null} */ (document.querySelector(`#${id} .material`));
+    if (!el) continue;
+    el.textContent = materialText(m, side);
+    el.dataset.lead = String(m.advantage[side]);
+  }
+}
