@@ -1,3 +1,4 @@
+// @ts-check
 // The board (cm-chessboard): drawing a position with its last move and check, taking a
 // move by clicks (legal destinations from the WASM, the contract's code for anything
 // else, a promotion choice), and the move list beside it.

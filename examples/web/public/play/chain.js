@@ -1,3 +1,4 @@
+// @ts-check
 // One game on the chain: following it (a registration, the page's, the opponent's or a
 // watchtower's, moves play on-chain; an ending is shown), answering a frozen
 // registration, registering the player's unacknowledged move by itself, and the referee

@@ -1,3 +1,4 @@
+// @ts-check
 // The lobby: the server's open and running games, and creating or joining one (the
 // stake goes through the wallet).
 import { ethers } from "/vendor/ethers/ethers.min.js";
