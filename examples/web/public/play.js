@@ -1,3 +1,4 @@
+// @ts-check
 // A staked game off-chain between two browsers (docs/CHANNEL.md): the lobby of a
 // `chessref serve --index` server, the wallet (any EIP-1193 provider found by EIP-6963
 // discovery) for what moves money or binds the player, a session key made here and
@@ -52,5 +53,5 @@ async function main() {
   }
 }
 
-window.chessref = app; // for the console and the tests
+/** @type {any} */ (window).chessref = app; // for the console and the tests
 main();

@@ -9,6 +9,7 @@ import { gzipSync } from "node:zlib";
 import { execFileSync, spawn } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import { chromium } from "playwright-core";
 import { ethers } from "ethers";
 import { provider, refereeArtifact } from "../chain.mjs";
@@ -17,6 +18,8 @@ import { chessrefBinary, startStack } from "../stack.mjs";
 import { walletScript } from "../devwallet.mjs";
 
 const OUT = fileURLToPath(new URL("../test-output/", import.meta.url));
+/** axe-core's browser build, injected into a page to audit it. */
+const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 /** anvil's dev accounts 1 and 2: the two players. */
 const ALICE = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const BOB = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
@@ -608,7 +611,13 @@ playTest("after a registration the same buttons act on-chain: a move is a transa
 /** The clock word's field of `bits` bits at bit `shift` (REFEREE.md section 3). */
 const field = (clock, shift, bits) => Number((BigInt(clock) >> BigInt(shift)) & ((1n << BigInt(bits)) - 1n));
 
-playTest("a registration on the player's move is answered from the page in its window: the direct reply, charged by the wall clock", async () => {
+playTest("a registration on the player's move is answered from the page in its window: the direct reply, charged by the wall clock, shown by a block seconds after it was sent", async () => {
+  // On a chain of its own: it mines a block ahead of the wall clock.
+  await onOwnChain(directReply);
+});
+
+/** The direct-reply test's body, on its own chain. */
+async function directReply() {
   const alice = await person(ALICE, "alice", "&patience=600");
   const bob = await person(BOB, "bob", "&patience=600");
   // Five minutes against a 600 s window: waiting for the window's end would flag Alice.
@@ -645,10 +654,24 @@ playTest("a registration on the player's move is answered from the page in its w
   // Reloaded in the window, her page gets her seat back from its storage and the relay.
   await alice.page.reload();
   await until(alice, `body[data-reply-by="${moveBy}"][data-idle]`);
-  // Alice moves in the window: her page registers it as the direct reply, by itself.
+  // Alice moves in the window: her page registers it as the direct reply, by itself. The
+  // node estimates its gas with the chain's clock a second behind the page's (as anvil's
+  // may be) and a later block shows it, two seconds after her stamp: the reply then counts
+  // from that block and its budget is capped by it, 13 gas more than the estimate. Sent
+  // with the exact estimate, it ran out of gas, mined and reverted (the flake under load).
+  const node = provider(stack.rpc);
+  await node.send("evm_setAutomine", [false]);
+  await node.send("evm_setNextBlockTimestamp", [Math.floor(Date.now() / 1000) - 1]);
   await alice.page.click('#board [data-square="g1"]');
   await alice.page.click('#board [data-square="f3"]');
   await until(alice, 'body[data-ply="3"]:not([data-reply-by])');
+  for (let i = 0; (await node.send("eth_getBlockByNumber", ["pending", false])).transactions.length === 0; i++) {
+    assert.ok(i < 300, "Alice's page sent no reply within 30 s");
+    await alice.page.waitForTimeout(100);
+  }
+  const stamp = Number(await alice.page.evaluate(() => window.chessref.game.player.transcript().moves[2].timestamp));
+  await node.send("evm_mine", [Math.max(stamp, Math.floor(Date.now() / 1000)) + 2]);
+  await node.send("evm_setAutomine", [true]);
   let reply;
   for (let i = 0; !reply; i++) {
     [, reply] = await referee.queryFilter(referee.filters.PositionRegistered(id), 0, "latest");
@@ -656,7 +679,6 @@ playTest("a registration on the player's move is answered from the page in its w
     if (!reply) await alice.page.waitForTimeout(100);
   }
   assert.equal(Number(reply.args.ply), 3, "the registered ply + 1");
-  const node = provider(stack.rpc);
   const tx = await node.getTransaction(reply.transactionHash);
   const at = (await node.getBlock(reply.blockNumber)).timestamp;
   assert.equal(tx.from, ALICE);
@@ -682,7 +704,7 @@ playTest("a registration on the player's move is answered from the page in its w
   await shot([alice, bob], "direct-reply");
   await alice.context.close();
   await bob.context.close();
-});
+}
 
 playTest("a stale registration is overtaken by the page at once with the later pair it holds", async () => {
   const alice = await person(ALICE, "alice", "&patience=600");
@@ -1092,6 +1114,122 @@ playTest("issue 28 finding 8: words, not jargon: short addresses, 5+2, the answe
   await bob.page.click("#back");
   await until(bob, `#running-games tr[data-game="${id}"]`);
   assert.deepEqual((await bob.page.locator(`#running-games tr[data-game="${id}"] td`).allInnerTexts()).slice(1, 3), ["0x7099…79C8", "0x3C44…93BC"]);
+});
+
+/** Presses Tab on `p`'s page until `selector` has the focus (at most `max` presses);
+ * every element the focus lands on must show it (an outline). */
+async function tabTo(p, selector, max = 150) {
+  for (let i = 0; i < max; i++) {
+    const at = await p.page.evaluate((s) => {
+      const el = document.activeElement;
+      if (!el || el === document.body) return { matches: false };
+      const style = getComputedStyle(el);
+      const name = `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${el.className && typeof el.className === "string" ? `.${el.className}` : ""}`;
+      return { matches: el.matches(s), name, outline: style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 2 };
+    }, selector);
+    if (at.name) assert.ok(at.outline, `${p.name}: ${at.name} has the focus but shows no outline`);
+    if (at.matches) return;
+    await p.page.keyboard.press("Tab");
+  }
+  throw new Error(`${p.name}: no ${selector} within ${max} Tab presses`);
+}
+
+/** axe-core's audit of `p`'s page as it is: fails on any serious or critical violation,
+ * naming each; returns the lesser ones. */
+async function audit(p, where) {
+  if (!(await p.page.evaluate(() => "axe" in window))) await p.page.addScriptTag({ path: AXE });
+  const violations = await p.page.evaluate(async () => {
+    const found = await window.axe.run(document, { resultTypes: ["violations"] });
+    return found.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 4).map((n) => n.target.join(" ")) }));
+  });
+  const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  assert.deepEqual(serious, [], `${p.name}, ${where}: serious or critical accessibility violations`);
+  return violations;
+}
+
+/** A person whose page is used by the keyboard alone: opened, audited in the lobby, and
+ * connected by Tab and Enter. */
+async function keyboardPerson(account, name) {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
+  contexts.add(context);
+  await context.addInitScript({ content: walletScript(stack.rpc, account) });
+  const page = watch(await context.newPage(), name);
+  await page.goto(`${site.url}/play.html?server=${encodeURIComponent(stack.server)}`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 60_000 });
+  const p = { context, page, name, account };
+  await audit(p, "the lobby before connecting");
+  await tabTo(p, "#connect");
+  await page.keyboard.press("Enter");
+  await page.waitForSelector("body[data-connected]", { timeout: 30_000 });
+  return p;
+}
+
+/** `p` (white, its board focused on `cursor`'s square) plays `uci` on the board by arrow
+ * keys and Enter; returns the square the board's keyboard focus is left on. */
+async function arrowMove(p, cursor, uci) {
+  await tabTo(p, "#board svg");
+  let at = cursor;
+  for (const target of [uci.slice(0, 2), uci.slice(2, 4)]) {
+    const files = target.charCodeAt(0) - at.charCodeAt(0);
+    const ranks = target.charCodeAt(1) - at.charCodeAt(1);
+    for (let i = 0; i < Math.abs(files); i++) await p.page.keyboard.press(files > 0 ? "ArrowRight" : "ArrowLeft");
+    for (let i = 0; i < Math.abs(ranks); i++) await p.page.keyboard.press(ranks > 0 ? "ArrowUp" : "ArrowDown");
+    await p.page.keyboard.press("Enter");
+    at = target;
+  }
+  return at;
+}
+
+/** `p` plays `uci` by typing it into the board's move form (Tab to it, the two squares,
+ * Enter). */
+async function typedMove(p, uci) {
+  await tabTo(p, ".cm-chessboard-accessibility .input-from");
+  await p.page.keyboard.type(uci.slice(0, 2));
+  await p.page.keyboard.press("Tab");
+  await p.page.keyboard.type(uci.slice(2, 4));
+  await p.page.keyboard.press("Enter");
+}
+
+playTest("issue 28 finding 9: a whole game by the keyboard alone (the board's arrow keys, the typed move form), visible focus, and no serious accessibility violation in the lobby, the game and its end", async () => {
+  const alice = await keyboardPerson(ALICE, "alice");
+  const bob = await keyboardPerson(BOB, "bob");
+  await audit(bob, "the lobby");
+  // Alice creates a game from the form: Tab to the stake, type it, Enter.
+  await tabTo(alice, '#create input[name="stake"]');
+  await alice.page.keyboard.press("Control+A");
+  await alice.page.keyboard.type("1");
+  await alice.page.keyboard.press("Enter");
+  await until(alice, "body[data-game]");
+  const id = await alice.page.getAttribute("body", "data-game");
+  await audit(alice, "waiting for an opponent");
+  // Bob joins from his lobby by Tab and Enter.
+  const join = `#open-games tr[data-game="${id}"] button[data-action="join"]`;
+  await until(bob, join);
+  await tabTo(bob, join);
+  await bob.page.keyboard.press("Enter");
+  for (const p of [alice, bob]) await until(p, "body[data-synced]");
+  // The board is labelled for a screen reader, and can be read as a table.
+  assert.match(await alice.page.getAttribute("#board svg", "aria-label"), /^Chessboard: arrow keys/);
+  assert.equal(await alice.page.locator(".cm-chessboard-accessibility table tr").count(), 9);
+  // Fool's mate: Alice (white) by the board's arrow keys, Bob (black) by the typed form.
+  let cursor = "a1"; // where the board's keyboard focus starts
+  for (const [i, uci] of ["f2f3", "e7e5", "g2g4", "d8h4"].entries()) {
+    const [mover, other] = i % 2 ? [bob, alice] : [alice, bob];
+    await mover.page.waitForSelector(`body[data-ply="${i}"][data-idle]`, { timeout: 30_000 });
+    if (i % 2) await typedMove(mover, uci);
+    else cursor = await arrowMove(mover, cursor, uci);
+    for (const p of [other, mover]) await until(p, `body[data-ply="${i + 1}"]`);
+    if (i === 1) {
+      await audit(alice, "during the game");
+      await audit(bob, "during the game");
+    }
+  }
+  for (const p of [alice, bob]) await until(p, "#result:not([hidden])");
+  assert.match(await alice.page.innerText("#result"), /^You lost by checkmate\./);
+  assert.match(await bob.page.innerText("#result"), /^You won by checkmate\./);
+  await audit(alice, "after the game's end");
+  await audit(bob, "after the game's end");
+  await shot([alice, bob], "keyboard");
 });
 
 playTest("issue 28 finding 10: no console noise on black's page through a game, and PORT=0 npm run play binds a free port", async () => {

@@ -1,3 +1,4 @@
+// @ts-check
 // The board (cm-chessboard): drawing a position with its last move and check, taking a
 // move by clicks (legal destinations from the WASM, the contract's code for anything
 // else, a promotion choice), and the move list beside it.
@@ -5,6 +6,7 @@ import { Chess } from "/pkg/chessref_wasm.js";
 import { Chessboard, COLOR, INPUT_EVENT_TYPE } from "/vendor/cm-chessboard/src/Chessboard.js";
 import { Markers, MARKER_TYPE } from "/vendor/cm-chessboard/src/extensions/markers/Markers.js";
 import { PromotionDialog, PROMOTION_DIALOG_RESULT_TYPE } from "/vendor/cm-chessboard/src/extensions/promotion-dialog/PromotionDialog.js";
+import { Accessibility } from "/vendor/cm-chessboard/src/extensions/accessibility/Accessibility.js";
 import { $, sayWithDetail } from "./page.js";
 import { illegalMoveSentence } from "./errors.js";
 import { showMaterial } from "./material.js";
@@ -21,8 +23,19 @@ export function makeBoard() {
     position: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR",
     assetsUrl: "/vendor/cm-chessboard/assets/",
     style: { animationDuration: 150 },
-    extensions: [{ class: Markers, props: { autoMarkers: null } }, { class: PromotionDialog }],
+    extensions: [
+      { class: Markers, props: { autoMarkers: null } },
+      { class: PromotionDialog },
+      // Play by keyboard (the board takes focus: arrow keys, Enter on the piece, Enter on its
+      // square; or the from/to form) and a board a screen reader reads (a table, the pieces
+      // listed). Their text is visually hidden; the form shows while it has focus (play.css).
+      {
+        class: Accessibility,
+        props: { language: "en", keyboardMoveInput: true, movePieceForm: true, boardAsTable: true, piecesAsList: true, visuallyHidden: true },
+      },
+    ],
   });
+  board.view.svg.setAttribute("aria-label", "Chessboard: arrow keys choose a square, Enter picks up the piece there and Enter again puts it down");
 }
 
 /** No move input until `enableInput` again (not the player's turn, or no game). */

@@ -1,3 +1,4 @@
+// @ts-check
 // The two clocks as players read them. The pure functions (unit-tested under Node) say
 // how much time each side has at a moment and how a clock shows it; `showClocks` draws.
 

@@ -1,3 +1,4 @@
+// @ts-check
 // The page's controls: the wallet's Connect, the create form, and the game panel's
 // buttons. Off-chain each game action is a signed message; on-chain (after a
 // registration), a transaction.
@@ -9,7 +10,7 @@ import { isMuted, setMuted } from "./sounds.js";
 
 /** Wires every control of the page, once. */
 export function wire() {
-  $("connect").addEventListener("click", () => connect($("wallets").value).catch(showError));
+  $("connect").addEventListener("click", () => connect(/** @type {HTMLSelectElement} */ ($("wallets")).value).catch(showError));
   $("create").addEventListener("submit", (e) => {
     e.preventDefault();
     create(e.target).catch(showError);

@@ -1,3 +1,4 @@
+// @ts-check
 // The game view: one game's controller (its relay and seat from relay.js, its chain
 // methods from chain.js), its clocks, and what the panel shows in each phase: off-chain,
 // registered (frozen for the response window), on-chain, ended, or watched.
@@ -35,8 +36,12 @@ export async function openGame(id) {
   await app.game.start();
 }
 
-class Game {
+/** The methods relay.js and chain.js mix into Game (below), as its base class's type. */
+const Mixed = /** @type {new () => typeof relay & typeof chain} */ (/** @type {unknown} */ (class {}));
+
+class Game extends Mixed {
   constructor(id) {
+    super();
     this.id = id;
     this.player = null; // ChannelPlayer, once joined (players only)
     this.domain = null;
@@ -63,6 +68,13 @@ class Game {
     this.chainTimer = null;
     this.premove = new Premove(); // the player's move queued during the opponent's turn
     this.sounded = null; // what the page last sounded for (sounds.js soundsDue)
+    // Set by chain.js and relay.js as the game goes on.
+    this.info = null; // the referee's getGame
+    this.ended = null; // {result, reason} once the chain says the game ended
+    /** @type {bigint} */
+    this.credit = 0n; // the player's credit on the referee
+    this.chainOffset = 0; // the chain's latest block time less this clock's
+    this.watched = null; // a spectator's {transcript, report}
   }
 
   close() {

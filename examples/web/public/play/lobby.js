@@ -1,3 +1,4 @@
+// @ts-check
 // The lobby: the server's open and running games, and creating or joining one (the
 // stake goes through the wallet).
 import { ethers } from "/vendor/ethers/ethers.min.js";
@@ -57,6 +58,7 @@ export async function loadLobby() {
     button.type = "button";
     const mine = app.account && g.creator.toLowerCase() === app.account.toLowerCase();
     button.textContent = mine ? "Open" : "Join";
+    button.setAttribute("aria-label", `${button.textContent} game ${g.id}`);
     button.dataset.action = mine ? "open" : "join";
     button.disabled = !app.account || (g.opponent && g.opponent.toLowerCase() !== app.account.toLowerCase() && !mine);
     button.addEventListener("click", () => (mine ? openGame(BigInt(g.id)) : join(BigInt(g.id))).catch(showError));
@@ -76,6 +78,7 @@ export async function loadLobby() {
     button.type = "button";
     const player = app.account && [g.white, g.black].some((a) => a?.toLowerCase() === app.account.toLowerCase());
     button.textContent = player ? "Play" : "Watch";
+    button.setAttribute("aria-label", `${button.textContent} game ${g.id}`);
     button.dataset.action = player ? "play" : "watch";
     button.addEventListener("click", () => openGame(BigInt(g.id)).catch(showError));
     row.insertCell().append(button);

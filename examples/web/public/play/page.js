@@ -1,3 +1,4 @@
+// @ts-check
 // The page's shared state and what every part of it uses: the query parameters, the
 // open game, the element lookup, the notice line and the error line.
 import { ethers } from "/vendor/ethers/ethers.min.js";

@@ -1,3 +1,4 @@
+// @ts-check
 // One game's relay and seat: the relay's WebSocket for the signed messages, and the
 // player's seat (chessref-wasm's ChannelPlayer, the same seat `chessref channel play`
 // uses) that every message, ours and the opponent's, goes through before it counts. The
@@ -143,7 +144,8 @@ export const relay = {
 
   /** A relayed message, through the mirror; the seat's answer goes back. */
   take(message) {
-    if (!this.player) return this.spectate(message);
+    // A spectator reads the relay's whole transcript again: the message only says it changed.
+    if (!this.player) return this.spectate();
     let answer;
     try {
       answer = this.player.receive(message, now());

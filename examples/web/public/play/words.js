@@ -1,3 +1,4 @@
+// @ts-check
 // What the page says to a player, as players say it: short addresses, "5+2", amounts in
 // ETH, how a game ended and what it won or lost, and where a draw offer stands. Pure:
 // unit-tested under Node (test/unit.test.mjs).
