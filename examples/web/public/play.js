@@ -11,7 +11,7 @@
 // The entry point: native ES modules, no build step. play/page.js (shared state),
 // server.js (the server's API), wallet.js, lobby.js, game.js (the game view), board.js,
 // clock.js, relay.js (relay and seat), chain.js (following the chain, referee calls),
-// controls.js (the buttons).
+// controls.js (the buttons), material.js (captured pieces), premove.js, sounds.js.
 //
 // Query parameters: server (the chessref server, default this page's origin),
 // patience (seconds of an opponent's silence before the page offers to register, 60),
