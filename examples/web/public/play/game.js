@@ -129,7 +129,9 @@ class Game extends Mixed {
           }
         }, 500);
       });
-      if (this.closed || this.cancelled) return;
+      // Cancelled: the index may tell it before the page's own cancel transaction is
+      // confirmed; a game nobody joined has no relay to connect to (it answers 409).
+      if (this.closed || this.cancelled || this.summary.phase === "cancelled") return;
       $("cancel").hidden = true;
       notice("");
     }
