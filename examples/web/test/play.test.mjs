@@ -4,7 +4,7 @@
 // processes on anvil. Moves are clicks on the board; the chain is checked with ethers.
 import { test, before, after, afterEach } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { execFileSync, spawn } from "node:child_process";
 import { join } from "node:path";
@@ -23,6 +23,8 @@ const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 /** anvil's dev accounts 1 and 2: the two players. */
 const ALICE = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const BOB = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
+/** anvil's dev account 3: a spectator. */
+const CAROL = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
 const STAKE = ethers.parseEther("1");
 /** anvil's dev keys: Alice's (account 1), Bob's (account 2) and a watchtower's (account 5). */
 const ALICE_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
@@ -1230,6 +1232,77 @@ playTest("issue 28 finding 9: a whole game by the keyboard alone (the board's ar
   await audit(alice, "after the game's end");
   await audit(bob, "after the game's end");
   await shot([alice, bob], "keyboard");
+});
+
+/** The FEN after `sans` from the standard start, by the WASM package (Node build). */
+function fenAfter(sans) {
+  const { Chess } = createRequire(import.meta.url)("../../../crates/chessref-wasm/pkg/node/chessref_wasm.js");
+  const chess = new Chess();
+  for (const san of sans) chess.play(san);
+  return chess.fen();
+}
+
+/** The vertical centre of `square` on `p`'s board. */
+async function rowOf(p, square) {
+  const box = await p.page.locator(`#board rect[data-square="${square}"]`).boundingBox();
+  return box.y + box.height / 2;
+}
+
+/** The PGN `p`'s page downloads from its Download PGN button. */
+async function downloadPgn(p) {
+  const [download] = await Promise.all([p.page.waitForEvent("download"), p.page.click("#download-pgn")]);
+  assert.match(download.suggestedFilename(), /^chessref-game-\d+\.pgn$/);
+  return readFileSync(await download.path(), "utf8");
+}
+
+playTest("the move list shows earlier positions (a click, the arrow keys) without changing the game; Flip turns a spectator's board; the PGN downloads beside the transcript", async () => {
+  const alice = await person(ALICE, "alice");
+  const bob = await person(BOB, "bob");
+  const id = await openGame(alice, bob);
+  await move(alice, bob, "f2f3");
+  await move(bob, alice, "e7e5");
+  // Bob looks at the position after 1. f3 while Alice plays on.
+  await bob.page.click('#moves button[data-ply="1"]');
+  await until(bob, 'body[data-browsing="1"]');
+  assert.equal(await bob.page.getAttribute("body", "data-fen"), fenAfter(["f3"]));
+  assert.match(await bob.page.innerText("#browsing"), /^Showing an earlier position, after move 1 \(ply 1 of 2\)\./);
+  assert.equal(await bob.page.getAttribute('#moves button[data-ply="1"]', "aria-current"), "step");
+  await move(alice, bob, "g2g4");
+  assert.equal(await bob.page.getAttribute("body", "data-browsing"), "1", "still the earlier position");
+  assert.equal(await bob.page.getAttribute("body", "data-fen"), fenAfter(["f3"]));
+  // The arrow keys step (the focus is on the move list, not the board), Home and End.
+  const steps = [["ArrowRight", 2, ["f3", "e5"]], ["ArrowLeft", 1, ["f3"]], ["Home", 0, []]];
+  for (const [key, ply, sans] of steps) {
+    await bob.page.keyboard.press(key);
+    await until(bob, `body[data-browsing="${ply}"]`);
+    assert.equal(await bob.page.getAttribute("body", "data-fen"), fenAfter(sans), `${key}: the position after ${ply} plies`);
+  }
+  await bob.page.keyboard.press("End");
+  await until(bob, "body:not([data-browsing])");
+  assert.equal(await bob.page.getAttribute("body", "data-fen"), fenAfter(["f3", "e5", "g4"]));
+  assert.ok(await bob.page.locator("#browsing[hidden]").count(), "the note goes with the live board");
+  // A spectator watches from white's side, and flips the board.
+  const carol = await person(CAROL, "carol");
+  const watch = `#running-games tr[data-game="${id}"] button[data-action="watch"]`;
+  await until(carol, watch);
+  await carol.page.click(watch);
+  await until(carol, 'body[data-phase="watching"][data-ply="3"][data-idle]');
+  assert.equal(await carol.page.getAttribute("body", "data-orientation"), "white");
+  assert.ok((await rowOf(carol, "a1")) > (await rowOf(carol, "a8")), "white at the bottom");
+  await carol.page.click("#flip");
+  await until(carol, 'body[data-orientation="black"]');
+  await carol.page.waitForTimeout(400);
+  assert.ok((await rowOf(carol, "a1")) < (await rowOf(carol, "a8")), "flipped: black at the bottom");
+  const running = await downloadPgn(carol);
+  assert.match(running, /\[Result "\*"\]\n\n1\. f3 e5 2\. g4 \*\n$/);
+  // Bob mates from the live board; the PGN names the game, its players and the result.
+  await move(bob, alice, "d8h4");
+  await until(alice, "#result:not([hidden])");
+  const text = await downloadPgn(alice);
+  assert.match(text, new RegExp(`^\\[Event "chessref game #${id}"\\]\n\\[Site "http://127\\.0\\.0\\.1:\\d+"\\]\n\\[Date "\\d{4}\\.\\d\\d\\.\\d\\d"\\]\n`));
+  assert.match(text, new RegExp(`\\[White "${ALICE}"\\]\n\\[Black "${BOB}"\\]\n\\[TimeControl "300\\+2"\\]\n\\[Result "0-1"\\]\n`, "i"));
+  assert.match(text, /\n\n1\. f3 e5 2\. g4 Qh4# 0-1\n$/);
+  await audit(carol, "watching, flipped");
 });
 
 playTest("issue 28 finding 10: no console noise on black's page through a game, and PORT=0 npm run play binds a free port", async () => {

@@ -7,6 +7,7 @@ import { connect, transact } from "./wallet.js";
 import { create, loadLobby } from "./lobby.js";
 import { storageKey } from "./relay.js";
 import { isMuted, setMuted } from "./sounds.js";
+import { browse, flip, pgn } from "./board.js";
 
 /** Wires every control of the page, once. */
 export function wire() {
@@ -60,11 +61,7 @@ export function wire() {
   on("download", (g) => {
     const t = g.player ? g.player.transcript() : g.watched?.transcript;
     if (!t) return;
-    const a = Object.assign(document.createElement("a"), {
-      href: URL.createObjectURL(new Blob([JSON.stringify(t, null, 2)], { type: "application/json" })),
-      download: `chessref-game-${g.id}.json`,
-    });
-    a.click();
+    save(JSON.stringify(t, null, 2), `chessref-game-${g.id}.json`, "application/json");
   });
   // A premove is cancelled by Escape or a right-click on the board (or a click on its piece).
   document.addEventListener("keydown", (e) => {
@@ -79,6 +76,9 @@ export function wire() {
     setMuted(localStorage, !isMuted(localStorage));
     $("mute").setAttribute("aria-pressed", String(isMuted(localStorage)));
   });
+  on("flip", () => flip());
+  on("to-live", () => browse(null));
+  on("download-pgn", (g) => save(pgn(g.pgnTags(), g.pgnResult()), `chessref-game-${g.id}.pgn`, "application/x-chess-pgn"));
   $("back").addEventListener("click", () => {
     app.game?.close();
     app.game = null;
@@ -89,3 +89,8 @@ export function wire() {
   });
 }
 
+/** Offers `text` as a download named `name`. */
+function save(text, name, type) {
+  const a = Object.assign(document.createElement("a"), { href: URL.createObjectURL(new Blob([text], { type })), download: name });
+  a.click();
+}

@@ -75,6 +75,34 @@ class Game extends Mixed {
     this.credit = 0n; // the player's credit on the referee
     this.chainOffset = 0; // the chain's latest block time less this clock's
     this.watched = null; // a spectator's {transcript, report}
+    this.shownOutcome = null; // the ending the banner shows, if any
+    /** @type {string | undefined} */
+    this.startHex = undefined; // the start position, once read (startState)
+  }
+
+  /** The game's start position (a state hex, "" for the standard one), read once from the
+   * transcript (copied out of the WASM: not on every render). */
+  startState() {
+    if (this.startHex === undefined && this.player) this.startHex = this.player.transcript().game.startState || "";
+    return this.startHex ?? "";
+  }
+
+  /** The PGN tags of the game: where, when, who, the time control. */
+  pgnTags() {
+    const s = this.summary ?? {};
+    return {
+      Event: `chessref game #${this.id}`,
+      Site: location.origin,
+      Date: new Date().toISOString().slice(0, 10).replaceAll("-", "."),
+      White: s.white ?? "?",
+      Black: s.black ?? "?",
+      TimeControl: s.initialTime === undefined ? "-" : `${s.initialTime}+${s.increment}`,
+    };
+  }
+
+  /** The PGN result of the ending shown: "1-0", "0-1", "1/2-1/2", or "*" while it runs. */
+  pgnResult() {
+    return { 1: "1-0", 2: "0-1", 3: "1/2-1/2" }[this.shownOutcome?.result] ?? "*";
   }
 
   close() {
@@ -82,6 +110,7 @@ class Game extends Mixed {
     clearInterval(this.timer);
     clearInterval(this.chainTimer);
     this.socket?.close();
+    this.cancelPremove(); // not to be marked on the next game's board
     document.title = BASE_TITLE;
   }
 
@@ -108,7 +137,9 @@ class Game extends Mixed {
           }
         }, 500);
       });
-      if (this.closed || this.cancelled) return;
+      // Cancelled: the index may tell it before the page's own cancel transaction is
+      // confirmed; a game nobody joined has no relay to connect to (it answers 409).
+      if (this.closed || this.cancelled || this.summary.phase === "cancelled") return;
       $("cancel").hidden = true;
       notice("");
     }
@@ -204,6 +235,7 @@ class Game extends Mixed {
   /** The result banner: who won, how, and what the player won or lost; and what is left
    * to do with the money (Settle and Withdraw, offered to whom they pay, saying how much). */
   renderOutcome(outcome) {
+    this.shownOutcome = outcome;
     const banner = $("result");
     banner.hidden = !outcome;
     if (!outcome) {
@@ -303,7 +335,7 @@ class Game extends Mixed {
       this.drawn = null;
     }
     document.body.dataset.phase = view.ended ? "ended" : "offchain";
-    listMoves(view.moves);
+    listMoves(view.moves, this.startState());
     const outcome = this.outcome(view);
     const words = this.renderOutcome(outcome);
     let state = view.toMove ? "Your move." : "Their move.";
@@ -371,7 +403,7 @@ class Game extends Mixed {
     }
     drawBoard(chess.fen(), last, chess.inCheck(), "white");
     document.body.dataset.ply = String(chess.ply());
-    listMoves(sans);
+    listMoves(sans, w.transcript.game.startState || "");
     // Ended by signatures (a result both signed, a resignation): the banner, with the
     // board's reason for a signed mate or drawn position (the chain would say agreement).
     const { call, ends } = w.report.settlement;
@@ -391,12 +423,12 @@ class Game extends Mixed {
     const held = this.registration && view && view.ply >= this.registration.ply ? view : null;
     if (held) {
       drawBoard(held.fen, held.lastMove?.uci, held.check, this.colour);
-      listMoves(held.moves);
+      listMoves(held.moves, this.startState());
       document.body.dataset.ply = String(held.ply);
     } else {
       drawBoard(chess.fen(), p.lastMove, chess.inCheck(), this.colour);
       const offchain = view ? view.moves : [];
-      listMoves(offchain.slice(0, p.registrations[0]?.ply ?? offchain.length));
+      listMoves(offchain.slice(0, p.registrations[0]?.ply ?? offchain.length), this.startState());
       document.body.dataset.ply = String(chess.ply());
     }
     const due = this.replyDue(view);
