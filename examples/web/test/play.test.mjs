@@ -1020,6 +1020,25 @@ playTest("issue 28: the tab title says 'Your move' or the clock while the page i
   assert.equal(await alice.page.getAttribute("#mute", "aria-pressed"), "false");
 });
 
+playTest("issue 28: low time in a one-minute game: tenths under 10 s, the red clock under 6 s (a tenth of it), and its sound once", async () => {
+  const alice = await person(ALICE, "alice");
+  const bob = await person(BOB, "bob");
+  await openGame(alice, bob, { minutes: "1" });
+  await move(alice, bob, "e2e4");
+  // Black thinks: Bob's page's time jumps ahead (Playwright's clock), his clock with it.
+  await bob.page.clock.install();
+  await bob.page.clock.fastForward(50_000);
+  await bob.page.waitForFunction(() => /^0:0[6-9]\.\d$/.test(document.querySelector("#clock-bottom .time").textContent));
+  assert.equal(await bob.page.locator("#clock-bottom.low").count(), 0, "7–10 s of a one-minute game is not low time yet");
+  assert.notEqual(await bob.page.getAttribute("body", "data-sound"), "lowTime");
+  await bob.page.clock.fastForward(5_000);
+  await until(bob, "#clock-bottom.low");
+  assert.match(await bob.page.innerText("#clock-bottom .time"), /^0:0[0-5]\.\d$/);
+  await until(bob, 'body[data-sound="lowTime"]');
+  assert.equal(await bob.page.locator("#clock-top.low").count(), 0, "white's clock is not low");
+  assert.equal(await alice.page.locator("#clock-top.low").count(), 0, "nor is black's on white's page, whose time did not jump");
+});
+
 async function assertFits(p, where) {
   const [doc, view] = await p.page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
   assert.ok(doc <= view, `${p.name} ${where}: the page is ${doc} px wide in a ${view} px viewport`);
