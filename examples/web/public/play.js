@@ -11,7 +11,8 @@
 // The entry point: native ES modules, no build step. play/page.js (shared state),
 // server.js (the server's API), wallet.js, lobby.js, game.js (the game view), board.js,
 // clock.js, relay.js (relay and seat), chain.js (following the chain, referee calls),
-// controls.js (the buttons), material.js (captured pieces), premove.js, sounds.js.
+// controls.js (the buttons), material.js (captured pieces), premove.js, sounds.js,
+// rematch.js (offering and answering a rematch; invites.js finds the offer).
 //
 // Query parameters: server (the chessref server, default this page's origin),
 // patience (seconds of an opponent's silence before the page offers to register, 60),
@@ -24,6 +25,7 @@ import { listenForWallets } from "./play/wallet.js";
 import { loadLobby, refreshLobby } from "./play/lobby.js";
 import { openGame } from "./play/game.js";
 import { wire } from "./play/controls.js";
+import { watchRematches } from "./play/rematch.js";
 
 // Once connected: the lobby, and the game this wallet had open (a reload, a come-back).
 listenForWallets(async () => {
@@ -47,6 +49,7 @@ async function main() {
     document.body.dataset.ready = "true";
     performance.mark("interactive");
     refreshLobby();
+    watchRematches();
   } catch (e) {
     showError(e);
     document.body.dataset.ready = "error";

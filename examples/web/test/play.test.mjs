@@ -123,9 +123,10 @@ async function onOwnChain(body) {
   }
 }
 
-/** A browser context with `account`'s wallet, on the play page. */
-async function person(account, name, query = "", viewport = { width: 1100, height: 760 }) {
-  const context = await browser.newContext({ viewport });
+/** A browser context with `account`'s wallet, on the play page (`device`: more of the
+ * context's options, a phone's isMobile and hasTouch). */
+async function person(account, name, query = "", viewport = { width: 1100, height: 760 }, device = {}) {
+  const context = await browser.newContext({ viewport, ...device });
   contexts.add(context);
   await context.addInitScript({ content: walletScript(stack.rpc, account) });
   const page = watch(await context.newPage(), name);
@@ -791,7 +792,7 @@ playTest("issue 28 finding 1: no game panel on a first visit, none after Lobby, 
   // What a stale click or a script would do with the hidden buttons: nothing, and no error.
   await alice.page.evaluate(() => {
     window.confirm = () => true;
-    for (const id of ["offer-draw", "accept-draw", "decline-draw", "resign", "settle", "withdraw", "download", "cancel"]) document.getElementById(id).click();
+    for (const id of ["offer-draw", "accept-draw", "decline-draw", "resign", "settle", "withdraw", "download", "cancel", "rematch", "accept-rematch", "decline-rematch"]) document.getElementById(id).click();
   });
   await alice.page.waitForTimeout(500);
   assert.equal(await alice.page.innerText("#error"), "");
@@ -1376,6 +1377,126 @@ playTest("npm run play's dev wallet: ?devwallet=N is anvil's account N, no exten
   assert.equal((await fetch(`${site.url}/devwallet.js?account=1`)).status, 404, "only where the demo serves it");
   await context.close();
   await dev.close();
+});
+
+/** The lobby's words for a player's rating (the server's `/v1/players/{address}`). */
+async function ratingOf(account) {
+  const p = await (await fetch(`${stack.server}/v1/players/${account}`)).json();
+  return p.games ? `${Math.round(p.rating)} ±${Math.round(p.deviation)}` : "unrated";
+}
+
+playTest("issue 28: a rematch: one click each, the stake confirmed by each, the same terms with the colours swapped (checked on chain); a second Rematch shows the first's offer; the lobby shows the creator's rating", async () => {
+  const alice = await person(ALICE, "alice");
+  const bob = await person(BOB, "bob");
+  const first = await openGame(alice, bob, { window: "900", minutes: "3" });
+  await move(alice, bob, "e2e4");
+  await move(bob, alice, "e7e5");
+  alice.page.once("dialog", (d) => d.accept());
+  await alice.page.click("#resign");
+  await until(alice, '#result[data-outcome="lost"]');
+  await until(bob, '#result[data-outcome="won"]');
+  // Alice has nothing to settle: Rematch at once. Bob settles his winnings first.
+  await until(alice, "#rematch:not([hidden])");
+  assert.ok(await bob.page.locator("#rematch").isHidden(), "no Rematch while Bob's winnings are unsettled");
+  await bob.page.click("#settle");
+  await until(bob, "#rematch:not([hidden])");
+  const asked = async (p) => (await p.page.evaluate(() => window.__walletConfirmations)).slice();
+  const [aliceAsked, bobAsked] = [await asked(alice), await asked(bob)];
+  const nextId = await referee.nextGameId();
+  await alice.page.click("#rematch");
+  await until(alice, `body[data-game="${nextId}"][data-phase="open"]`);
+  const id = nextId;
+  assert.deepEqual((await asked(alice)).slice(aliceAsked.length), ["eth_sendTransaction"], "Alice confirmed her stake");
+  assert.match(await alice.page.innerText("#state"), /^Waiting for 0x3C44…93BC to accept\. Your stake of 1 ETH is held by the referee/);
+  assert.ok(await alice.page.locator("#cancel").isVisible(), "Alice can take her offer back");
+  // Bob clicks Rematch too, after her: he is shown her offer, and no second game is made.
+  await bob.page.click("#rematch");
+  await until(bob, `#rematch-offer[data-game="${id}"]:not([hidden])`);
+  assert.equal(await bob.page.innerText("#rematch-words"), "Your opponent offers a rematch (1 ETH, 3+2, you play white).");
+  await audit(bob, "the rematch offer");
+  await bob.page.screenshot({ path: `${OUT}rematch-offer.png` });
+  assert.equal(await referee.nextGameId(), id + 1n, "one game made");
+  assert.deepEqual(await asked(bob), bobAsked, "Bob's wallet not asked");
+  // Decline hides the offer, and it stays hidden; a Rematch shows it again.
+  await bob.page.click("#decline-rematch");
+  assert.ok(await bob.page.locator("#rematch-offer").isHidden());
+  await bob.page.waitForTimeout(2_500);
+  assert.ok(await bob.page.locator("#rematch-offer").isHidden(), "a declined offer is not shown again by itself");
+  await bob.page.click("#rematch");
+  await until(bob, `#rematch-offer[data-game="${id}"]:not([hidden])`);
+  // In the lobby too: the offer stays, and its row shows the creator as players read her.
+  await bob.page.click("#back");
+  await until(bob, `#lobby:not([hidden]) #open-games tr[data-game="${id}"]`);
+  assert.ok(await bob.page.locator("#rematch-offer").isVisible(), "the offer in the lobby");
+  const cells = await bob.page.locator(`#open-games tr[data-game="${id}"] td`).allInnerTexts();
+  const rating = await ratingOf(ALICE);
+  assert.notEqual(rating, "unrated", "Alice has a rated game: the one she resigned");
+  assert.deepEqual(cells.slice(0, 6), [`#${id}`, "0x7099…79C8", rating, "1 ETH", "3+2", "15 min"]);
+  // Bob accepts: his stake confirmed in his wallet, and both pages go to the new game.
+  await bob.page.click("#accept-rematch");
+  for (const p of [alice, bob]) await until(p, `body[data-game="${id}"][data-synced]`);
+  assert.ok(await bob.page.locator("#rematch-offer").isHidden());
+  assert.deepEqual((await asked(bob)).slice(bobAsked.length), ["eth_sendTransaction", "eth_signTypedData_v4"], "Bob's stake and his session key");
+  assert.equal(await bob.page.getAttribute("body", "data-colour"), "white");
+  assert.equal(await alice.page.getAttribute("body", "data-colour"), "black");
+  const [before, now] = [await referee.getGame(first), await referee.getGame(id)];
+  assert.deepEqual([now.white, now.black, Number(now.phase)], [BOB, ALICE, 2], "colours swapped, running on chain");
+  for (const term of ["token", "stake", "initialTime", "increment", "responseWindow", "firstMoveWindow"]) {
+    assert.equal(now[term], before[term], `the same ${term}`);
+  }
+  assert.deepEqual([before.white, before.black], [ALICE, BOB]);
+  await move(bob, alice, "e2e4");
+  await move(alice, bob, "c7c5");
+});
+
+/** `mover` plays `uci` by two taps on the board; `other` must show it. */
+async function tapMove(mover, other, uci) {
+  const before = await plyOf(mover);
+  await mover.page.waitForSelector(`body[data-ply="${before}"][data-idle]`);
+  await mover.page.tap(`#board [data-square="${uci.slice(0, 2)}"]`);
+  await mover.page.tap(`#board [data-square="${uci.slice(2, 4)}"]`);
+  for (const p of [mover, other]) await until(p, `body[data-ply="${before + 1}"]`);
+}
+
+/** Fails unless `selector` is on `p`'s screen as it is, with nothing scrolled. */
+async function onScreen(p, selector) {
+  const [box, scrolled] = [await p.page.locator(selector).boundingBox(), await p.page.evaluate(() => window.scrollY)];
+  assert.equal(scrolled, 0, `${p.name}: the page is scrolled`);
+  assert.ok(box && box.y >= 0 && box.y + box.height <= PHONE.height && box.x >= 0 && box.x + box.width <= PHONE.width, `${p.name}: ${selector} at ${JSON.stringify(box)}`);
+}
+
+playTest("issue 28: a whole game by taps on two phones: to mate, Offer draw, Decline and Resign in reach without scrolling, the banner read", async () => {
+  const phone = { isMobile: true, hasTouch: true };
+  const alice = await person(ALICE, "alice", "", PHONE, phone);
+  const bob = await person(BOB, "bob", "", PHONE, phone);
+  await openGame(alice, bob);
+  for (const [i, uci] of LEGAL.entries()) {
+    const [mover, other] = i % 2 ? [bob, alice] : [alice, bob];
+    if (i === 4) {
+      // Alice offers a draw by a tap; Bob reads it and declines by a tap; both in reach.
+      for (const p of [alice, bob]) for (const b of ["#offer-draw", "#resign"]) await onScreen(p, b);
+      await alice.page.tap("#offer-draw");
+      await until(bob, '#draw-note:has-text("Your opponent offers a draw.")');
+      await onScreen(bob, "#decline-draw");
+      await onScreen(bob, "#accept-draw");
+      await bob.page.tap("#decline-draw");
+      assert.equal(await bob.page.innerText("#draw-note"), "You declined the draw offer.");
+    }
+    await tapMove(mover, other, uci);
+  }
+  await until(alice, '#result[data-outcome="won"]');
+  await until(bob, '#result[data-outcome="lost"]');
+  assert.equal(await alice.page.innerText("#result"), "You won by checkmate. You win 1 ETH: 2 ETH is paid to you, your stake and your opponent's.");
+  assert.equal(await bob.page.innerText("#result"), "You lost by checkmate. You lose your stake of 1 ETH.");
+  for (const p of [alice, bob]) {
+    await onScreen(p, "#result");
+    await assertFits(p, "the mated game");
+  }
+  await onScreen(alice, "#settle");
+  await onScreen(bob, "#rematch");
+  assert.equal(await alice.page.getAttribute("#moves", "data-sans"), "e4 e5 Nf3 d6 Bc4 Bg4 Nc3 g6 Nxe5 Bxd1 Bxf7+ Ke7 Nd5#");
+  await bob.page.waitForTimeout(400);
+  await bob.page.screenshot({ path: `${OUT}phone-mate.png` });
 });
 
 test("the page logged no errors", () => {

@@ -7,7 +7,10 @@ import { countPieces, material, materialText } from "../public/play/material.js"
 import { Premove } from "../public/play/premove.js";
 import { MUTE_KEY, SOUNDS, isMuted, moveSound, playSound, setMuted, soundsDue } from "../public/play/sounds.js";
 import { explain, illegalMoveSentence, outdated, pieceName, revertSentence } from "../public/play/errors.js";
-import { boardReason, drawOfferNote, eth, moverOf, offChainOutcome, outcomeWords, shortAddress, timeControl } from "../public/play/words.js";
+import {
+  boardReason, drawOfferNote, eth, moverOf, offChainOutcome, outcomeWords, ratingText, rematchWords, shortAddress, timeControl,
+} from "../public/play/words.js";
+import { rematchOffer } from "../public/play/invites.js";
 
 test("a clock reads m:ss, h:mm:ss from an hour, and tenths under 10 s, never rounding up", () => {
   const cases = [
@@ -250,4 +253,36 @@ test("sounds: which one for which event, once each, and the mute remembered", ()
   setMuted(local, false);
   assert.equal(isMuted(local), false);
   assert.equal(playSound("nothing", local), false, "an unknown sound");
+});
+
+test("a rating reads as the lobby shows it, rounded with its deviation, or unrated", () => {
+  assert.equal(ratingText({ rating: 1662.31, deviation: 290.5, games: 1 }), "1662 ±291");
+  assert.equal(ratingText({ rating: 1500, deviation: 350, games: 0 }), "unrated", "no rated game yet");
+  assert.equal(ratingText(null), "unrated");
+});
+
+test("a rematch offer in words: stake, time control and the colour the player gets", () => {
+  const terms = { stake: 10n ** 18n, initialTime: 300, increment: 2 };
+  assert.equal(rematchWords({ ...terms, youPlay: "white" }), "Your opponent offers a rematch (1 ETH, 5+2, you play white)");
+  assert.equal(rematchWords({ stake: "10000000000000000", initialTime: 90, increment: 0, youPlay: "black" }), "Your opponent offers a rematch (0.01 ETH, 1.5+0, you play black)");
+});
+
+test("the rematch offer is the opponent's latest open game invited to the player alone, unless declined", () => {
+  const ME = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
+  const THEM = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+  const OTHER = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+  const games = [
+    { id: "3", phase: "open", creator: THEM, opponent: null }, // open to anyone: not a rematch
+    { id: "4", phase: "open", creator: OTHER, opponent: ME }, // someone else's invitation
+    { id: "5", phase: "open", creator: THEM.toLowerCase(), opponent: ME.toLowerCase() },
+    { id: "12", phase: "open", creator: THEM, opponent: ME },
+    { id: "13", phase: "open", creator: THEM, opponent: OTHER }, // invited someone else
+    { id: "14", phase: "cancelled", creator: THEM, opponent: ME },
+  ];
+  assert.equal(rematchOffer(games, { me: ME, opponent: THEM })?.id, "12", "the latest, by id as a number");
+  assert.equal(rematchOffer(games, { me: ME, opponent: THEM, declined: new Set(["12"]) })?.id, "5");
+  assert.equal(rematchOffer(games, { me: ME, opponent: THEM, declined: new Set(["12", "5"]) }), null);
+  assert.equal(rematchOffer(games, { me: ME, opponent: OTHER })?.id, "4");
+  assert.equal(rematchOffer(games, { me: THEM, opponent: ME }), null, "not the other way round");
+  assert.equal(rematchOffer([], { me: ME, opponent: THEM }), null);
 });

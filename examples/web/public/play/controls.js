@@ -8,6 +8,7 @@ import { create, loadLobby } from "./lobby.js";
 import { storageKey } from "./relay.js";
 import { isMuted, setMuted } from "./sounds.js";
 import { browse, flip, pgn } from "./board.js";
+import { acceptRematch, declineRematch, rematch } from "./rematch.js";
 
 /** Wires every control of the page, once. */
 export function wire() {
@@ -58,6 +59,9 @@ export function wire() {
   on("claim-timeout", (g) => g.claimTimeout().catch(showError));
   on("cancel", (g) => g.cancel().catch(showError));
   on("withdraw", (g) => g.withdraw().catch(showError));
+  on("rematch", (g) => rematch(g).catch(showError));
+  $("accept-rematch").addEventListener("click", () => acceptRematch().catch(showError));
+  $("decline-rematch").addEventListener("click", declineRematch);
   on("download", (g) => {
     const t = g.player ? g.player.transcript() : g.watched?.transcript;
     if (!t) return;

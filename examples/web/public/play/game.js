@@ -16,7 +16,7 @@ import { transact } from "./wallet.js";
 import { boardReason, drawOfferNote, eth, offChainOutcome, outcomeWords, shortAddress, timeControl } from "./words.js";
 
 /** The game panel's action buttons: each shown only where it applies. */
-const ACTIONS = ["cancel", "offer-draw", "accept-draw", "decline-draw", "resign", "claim-draw", "register", "claim-timeout", "settle", "withdraw"];
+const ACTIONS = ["cancel", "offer-draw", "accept-draw", "decline-draw", "resign", "claim-draw", "register", "claim-timeout", "settle", "withdraw", "rematch"];
 
 /** Opens game `id` in the game panel (the lobby hides), closing the one open before. */
 export async function openGame(id) {
@@ -155,7 +155,10 @@ class Game extends Mixed {
   renderOpen(view) {
     document.body.dataset.phase = "open";
     const mine = app.account && view.creator?.toLowerCase() === app.account.toLowerCase();
-    $("state").textContent = mine
+    const invited = view.opponent ? shortAddress(view.opponent) : null;
+    $("state").textContent = mine && invited
+      ? `Waiting for ${invited} to accept. Your stake of ${eth(view.stake)} ETH is held by the referee until they join or you cancel.`
+      : mine
       ? `Waiting for an opponent to join. Your stake of ${eth(view.stake)} ETH is held by the referee until someone joins or you cancel.`
       : "Waiting for an opponent to join.";
     for (const action of ACTIONS) $(action).hidden = action !== "cancel" || !mine;
@@ -221,6 +224,14 @@ class Game extends Mixed {
     return view ? offChainClocks(view, t) : null;
   }
 
+  /** The opponent's address (checksummed), for a player; null for a spectator. */
+  opponentAddress() {
+    const white = this.info?.white ?? this.summary?.white;
+    const black = this.info?.black ?? this.summary?.black;
+    const other = this.colour === "white" ? black : this.colour === "black" ? white : null;
+    return other ? ethers.getAddress(other) : null;
+  }
+
   /** How the game ended, or null while it goes on: `{result, reason, signed, settled}`.
    * The chain's result once settled, with the board's reason when the players' signed
    * result was a mate or a draw the board gave (the chain records those as agreement). */
@@ -247,6 +258,8 @@ class Game extends Mixed {
     const winner = outcome.result === 1 ? "white" : outcome.result === 2 ? "black" : null;
     banner.dataset.outcome = !this.colour ? "watched" : !winner ? "drawn" : winner === this.colour ? "won" : "lost";
     banner.dataset.payout = String(words.payout);
+    // The opponent's rematch offer is looked for from now on (rematch.js), here and in the lobby.
+    if (this.colour && outcome.signed) app.rematchWith = this.opponentAddress();
     $("result-headline").textContent = words.headline;
     $("result-amount").textContent = words.amount;
     $("settle").textContent = `Settle: collect ${eth(words.payout)} ETH`;
@@ -365,6 +378,8 @@ class Game extends Mixed {
     // Settle and Withdraw only for whom they pay.
     b("settle", Boolean(view.ended) && !this.ended && words?.payout > 0n);
     b("withdraw", Boolean(this.ended) && this.credit > 0n);
+    // A rematch once the result is signed and nothing is left to settle for this player.
+    b("rematch", Boolean(this.colour) && Boolean(outcome?.signed) && $("settle").hidden);
     if (!playing) this.premove.cancel();
     if (playing && view.toMove) enableInput(view.state, this.colour, (uci) => this.play(uci));
     else if (playing && this.colour) enablePremoveInput(this.colour, this.premove, () => markPremove(this.premove));
@@ -410,7 +425,7 @@ class Game extends Mixed {
     const over = (call === "settle" || call === "resignBySignature") && ends;
     this.renderOutcome(over ? { result: ends[0], reason: ends[1] === 8 ? boardReason(chess.statusName()) ?? 8 : ends[1], signed: true, settled: false } : null);
     $("state").textContent = over ? `Watching: ${w.report.validPlies} signed moves.` : `Watching: ${w.report.validPlies} signed moves, ${chess.turn()} to move.`;
-    for (const id of ["offer-draw", "accept-draw", "decline-draw", "resign", "claim-draw", "register", "claim-timeout", "settle", "withdraw"]) $(id).hidden = true;
+    for (const id of ["offer-draw", "accept-draw", "decline-draw", "resign", "claim-draw", "register", "claim-timeout", "settle", "withdraw", "rematch"]) $(id).hidden = true;
   }
 
   renderOnChain(view) {
@@ -486,6 +501,7 @@ class Game extends Mixed {
     b("claim-draw", running && mine && this.drawClaim() !== null);
     b("settle", false);
     b("withdraw", Boolean(this.ended) && this.credit > 0n);
+    b("rematch", Boolean(this.colour) && Boolean(this.ended));
     if (running && mine) enableInput(p.state, this.colour, (uci) => this.chainMove(uci).catch(showError));
     else if (inWindow && due && !this.registering) enableInput(view.state, this.colour, (uci) => this.directReply(uci));
     else disableInput();

@@ -20,6 +20,7 @@ export const app = {
   account: null,
   referee: null,
   game: null, // the open game's controller
+  rematchWith: null, // the opponent of the player's last ended game: whose rematch offer to show
   timings: { sent: {}, seen: {} }, // ply -> when this page sent or drew it (ms since 1970)
 };
 
