@@ -19,7 +19,7 @@
 #   4. the play page's modules type-checked (tsc --noEmit --checkJs against the WASM
 #      package's .d.ts), and its pure logic under Node (examples/web/test/unit.test.mjs:
 #      clocks, low time and the tab title, error sentences, stale relayed messages,
-#      material, the premove queue, which sound for which event)
+#      material, the premove queue, which sound for which event, ratings and rematch offers)
 #   5. examples/web end to end: anvil (scripts/foundry's native binary, from scripts/bootstrap.sh),
 #      the referee deployed, the page in headless Chromium; screenshot in
 #      examples/web/test-output/e2e.png

@@ -26,8 +26,9 @@ export async function openGame(id) {
   for (const action of ACTIONS) $(action).hidden = true;
   for (const text of ["state", "notice", "verdict", "draw-note", "you", "opponent", "opponent-rating", "time-control"]) $(text).textContent = "";
   $("result").hidden = true;
-  // No sound for the game drawn before this one (sound() waits for this one's first ply).
-  delete document.body.dataset.ply;
+  // No sound for the game drawn before this one (sound() waits for this one's first ply),
+  // and none of its marks (a rematch opens the next game on the same page).
+  for (const mark of ["ply", "synced", "colour", "phase", "premove"]) delete document.body.dataset[mark];
   $("lobby").hidden = true;
   $("game").hidden = false;
   makeBoard();
