@@ -89,12 +89,14 @@ export function declineRematch() {
 }
 
 /** Looks every REMATCH_POLL_MS for an offer from the opponent of the player's last game
- * (`app.rematchWith`, set when it ended), shown in the lobby and on the ended game, not
- * while another game is being played or waited for. */
+ * (`app.rematchWith`, set when it ended), shown in the lobby, on the ended game and while
+ * waiting for an opponent, not while another game is being played. */
 export function watchRematches() {
   let busy = false;
   setInterval(async () => {
-    const playing = () => Boolean(app.game && !$("game").hidden && !app.game.shownOutcome);
+    // Waiting on one's own rematch counts as free: two Rematch clicks in the same block
+    // make two games, and each page then shows the other's (one accepts, one cancels).
+    const playing = () => Boolean(app.game && !$("game").hidden && !app.game.shownOutcome && document.body.dataset.phase !== "open");
     if (busy || accepting || !app.account || !app.rematchWith || playing()) {
       if (playing() && shown) hide();
       return;
