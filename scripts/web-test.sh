@@ -17,8 +17,10 @@
 #      schemathesis fails the step (scripts/schemathesis.toml)
 #   3. the npm package (crates/chessref-wasm/build-pkg.sh), its bundle size, and its
 #      tests in Node, its .d.ts under tsc --strict, and the same tests in headless Chromium
-#   4. the play page's pure logic under Node (examples/web/test/unit.test.mjs: clocks,
-#      error sentences, stale relayed messages)
+#   4. the play page's modules type-checked (tsc --noEmit --checkJs against the WASM
+#      package's .d.ts), and its pure logic under Node (examples/web/test/unit.test.mjs:
+#      clocks, low time and the tab title, error sentences, stale relayed messages,
+#      material, the premove queue, which sound for which event, ratings and rematch offers)
 #   5. examples/web end to end: anvil (scripts/foundry's native binary, from scripts/bootstrap.sh),
 #      the referee deployed, the page in headless Chromium; screenshot in
 #      examples/web/test-output/e2e.png
@@ -207,6 +209,11 @@ crates/chessref-wasm/build-pkg.sh
 
 step "wasm package tests: node, TypeScript declarations, headless chromium"
 (cd crates/chessref-wasm/js && node --test node.test.mjs types.test.mjs channel.test.mjs browser.test.mjs)
+
+step "examples/web type-check: the play page's modules (// @ts-check) against the WASM package's declarations"
+# TypeScript from the WASM package's test install (npm ci above); paths in
+# examples/web/tsconfig.json map the page's URL imports to the files served there.
+node crates/chessref-wasm/js/node_modules/typescript/bin/tsc --noEmit --checkJs -p examples/web
 
 step "examples/web unit tests (the play page's pure modules under Node)"
 (cd examples/web && node --test test/unit.test.mjs)

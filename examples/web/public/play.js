@@ -1,3 +1,4 @@
+// @ts-check
 // A staked game off-chain between two browsers (docs/CHANNEL.md): the lobby of a
 // `chessref serve --index` server, the wallet (any EIP-1193 provider found by EIP-6963
 // discovery) for what moves money or binds the player, a session key made here and
@@ -10,7 +11,8 @@
 // The entry point: native ES modules, no build step. play/page.js (shared state),
 // server.js (the server's API), wallet.js, lobby.js, game.js (the game view), board.js,
 // clock.js, relay.js (relay and seat), chain.js (following the chain, referee calls),
-// controls.js (the buttons).
+// controls.js (the buttons), material.js (captured pieces), premove.js, sounds.js,
+// rematch.js (offering and answering a rematch; invites.js finds the offer).
 //
 // Query parameters: server (the chessref server, default this page's origin),
 // patience (seconds of an opponent's silence before the page offers to register, 60),
@@ -23,6 +25,7 @@ import { listenForWallets } from "./play/wallet.js";
 import { loadLobby, refreshLobby } from "./play/lobby.js";
 import { openGame } from "./play/game.js";
 import { wire } from "./play/controls.js";
+import { watchRematches } from "./play/rematch.js";
 
 // Once connected: the lobby, and the game this wallet had open (a reload, a come-back).
 listenForWallets(async () => {
@@ -46,11 +49,12 @@ async function main() {
     document.body.dataset.ready = "true";
     performance.mark("interactive");
     refreshLobby();
+    watchRematches();
   } catch (e) {
     showError(e);
     document.body.dataset.ready = "error";
   }
 }
 
-window.chessref = app; // for the console and the tests
+/** @type {any} */ (window).chessref = app; // for the console and the tests
 main();

@@ -4,11 +4,12 @@
 // processes on anvil. Moves are clicks on the board; the chain is checked with ethers.
 import { test, before, after, afterEach } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { execFileSync, spawn } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import { chromium } from "playwright-core";
 import { ethers } from "ethers";
 import { provider, refereeArtifact } from "../chain.mjs";
@@ -17,9 +18,13 @@ import { chessrefBinary, startStack } from "../stack.mjs";
 import { walletScript } from "../devwallet.mjs";
 
 const OUT = fileURLToPath(new URL("../test-output/", import.meta.url));
+/** axe-core's browser build, injected into a page to audit it. */
+const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 /** anvil's dev accounts 1 and 2: the two players. */
 const ALICE = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const BOB = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
+/** anvil's dev account 3: a spectator. */
+const CAROL = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
 const STAKE = ethers.parseEther("1");
 /** anvil's dev keys: Alice's (account 1), Bob's (account 2) and a watchtower's (account 5). */
 const ALICE_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
@@ -118,9 +123,10 @@ async function onOwnChain(body) {
   }
 }
 
-/** A browser context with `account`'s wallet, on the play page. */
-async function person(account, name, query = "", viewport = { width: 1100, height: 760 }) {
-  const context = await browser.newContext({ viewport });
+/** A browser context with `account`'s wallet, on the play page (`device`: more of the
+ * context's options, a phone's isMobile and hasTouch). */
+async function person(account, name, query = "", viewport = { width: 1100, height: 760 }, device = {}) {
+  const context = await browser.newContext({ viewport, ...device });
   contexts.add(context);
   await context.addInitScript({ content: walletScript(stack.rpc, account) });
   const page = watch(await context.newPage(), name);
@@ -608,7 +614,13 @@ playTest("after a registration the same buttons act on-chain: a move is a transa
 /** The clock word's field of `bits` bits at bit `shift` (REFEREE.md section 3). */
 const field = (clock, shift, bits) => Number((BigInt(clock) >> BigInt(shift)) & ((1n << BigInt(bits)) - 1n));
 
-playTest("a registration on the player's move is answered from the page in its window: the direct reply, charged by the wall clock", async () => {
+playTest("a registration on the player's move is answered from the page in its window: the direct reply, charged by the wall clock, shown by a block seconds after it was sent", async () => {
+  // On a chain of its own: it mines a block ahead of the wall clock.
+  await onOwnChain(directReply);
+});
+
+/** The direct-reply test's body, on its own chain. */
+async function directReply() {
   const alice = await person(ALICE, "alice", "&patience=600");
   const bob = await person(BOB, "bob", "&patience=600");
   // Five minutes against a 600 s window: waiting for the window's end would flag Alice.
@@ -645,10 +657,24 @@ playTest("a registration on the player's move is answered from the page in its w
   // Reloaded in the window, her page gets her seat back from its storage and the relay.
   await alice.page.reload();
   await until(alice, `body[data-reply-by="${moveBy}"][data-idle]`);
-  // Alice moves in the window: her page registers it as the direct reply, by itself.
+  // Alice moves in the window: her page registers it as the direct reply, by itself. The
+  // node estimates its gas with the chain's clock a second behind the page's (as anvil's
+  // may be) and a later block shows it, two seconds after her stamp: the reply then counts
+  // from that block and its budget is capped by it, 13 gas more than the estimate. Sent
+  // with the exact estimate, it ran out of gas, mined and reverted (the flake under load).
+  const node = provider(stack.rpc);
+  await node.send("evm_setAutomine", [false]);
+  await node.send("evm_setNextBlockTimestamp", [Math.floor(Date.now() / 1000) - 1]);
   await alice.page.click('#board [data-square="g1"]');
   await alice.page.click('#board [data-square="f3"]');
   await until(alice, 'body[data-ply="3"]:not([data-reply-by])');
+  for (let i = 0; (await node.send("eth_getBlockByNumber", ["pending", false])).transactions.length === 0; i++) {
+    assert.ok(i < 300, "Alice's page sent no reply within 30 s");
+    await alice.page.waitForTimeout(100);
+  }
+  const stamp = Number(await alice.page.evaluate(() => window.chessref.game.player.transcript().moves[2].timestamp));
+  await node.send("evm_mine", [Math.max(stamp, Math.floor(Date.now() / 1000)) + 2]);
+  await node.send("evm_setAutomine", [true]);
   let reply;
   for (let i = 0; !reply; i++) {
     [, reply] = await referee.queryFilter(referee.filters.PositionRegistered(id), 0, "latest");
@@ -656,7 +682,6 @@ playTest("a registration on the player's move is answered from the page in its w
     if (!reply) await alice.page.waitForTimeout(100);
   }
   assert.equal(Number(reply.args.ply), 3, "the registered ply + 1");
-  const node = provider(stack.rpc);
   const tx = await node.getTransaction(reply.transactionHash);
   const at = (await node.getBlock(reply.blockNumber)).timestamp;
   assert.equal(tx.from, ALICE);
@@ -682,7 +707,7 @@ playTest("a registration on the player's move is answered from the page in its w
   await shot([alice, bob], "direct-reply");
   await alice.context.close();
   await bob.context.close();
-});
+}
 
 playTest("a stale registration is overtaken by the page at once with the later pair it holds", async () => {
   const alice = await person(ALICE, "alice", "&patience=600");
@@ -767,7 +792,7 @@ playTest("issue 28 finding 1: no game panel on a first visit, none after Lobby, 
   // What a stale click or a script would do with the hidden buttons: nothing, and no error.
   await alice.page.evaluate(() => {
     window.confirm = () => true;
-    for (const id of ["offer-draw", "accept-draw", "decline-draw", "resign", "settle", "withdraw", "download", "cancel"]) document.getElementById(id).click();
+    for (const id of ["offer-draw", "accept-draw", "decline-draw", "resign", "settle", "withdraw", "download", "cancel", "rematch", "accept-rematch", "decline-rematch"]) document.getElementById(id).click();
   });
   await alice.page.waitForTimeout(500);
   assert.equal(await alice.page.innerText("#error"), "");
@@ -906,6 +931,115 @@ playTest("issue 28 finding 5: a draw offer in words: the offerer sees it made an
 });
 
 /** Fails unless `p`'s page is no wider than its viewport (no horizontal scroll). */
+/** Queues `uci` on `p`'s board during the opponent's turn (two clicks): the page shows it. */
+async function premove(p, uci) {
+  await p.page.click(`#board [data-square="${uci.slice(0, 2)}"]`);
+  await p.page.click(`#board [data-square="${uci.slice(2, 4)}"]`);
+  await until(p, `body[data-premove="${uci}"]`);
+}
+
+/** `mover` plays `uci` by clicks and both pages reach `ply` (the other's premove may
+ * have been played on arrival, so its page may never show the ply between). */
+async function moveTo(mover, other, uci, ply) {
+  await mover.page.waitForSelector(`body[data-ply="${await plyOf(mover)}"][data-idle]`);
+  await mover.page.click(`#board [data-square="${uci.slice(0, 2)}"]`);
+  await mover.page.click(`#board [data-square="${uci.slice(2, 4)}"]`);
+  for (const p of [mover, other]) await until(p, `body[data-ply="${ply}"]`);
+}
+
+playTest("issue 28: a premove played on arrival, one dropped as illegal, cancelled by Escape or its piece; material after a capture; the capture's sound", async () => {
+  const alice = await person(ALICE, "alice");
+  const bob = await person(BOB, "bob");
+  await openGame(alice, bob);
+  await bob.page.waitForSelector('body[data-ply="0"][data-idle]');
+  // Cancelled by Escape, by a right-click on the board, and by a click on the queued piece.
+  await premove(bob, "g8f6");
+  await bob.page.keyboard.press("Escape");
+  await bob.page.waitForSelector("body:not([data-premove])");
+  await premove(bob, "g8f6");
+  await bob.page.click("#board", { button: "right" });
+  await bob.page.waitForSelector("body:not([data-premove])");
+  await premove(bob, "g8f6");
+  await bob.page.click('#board [data-square="g8"]');
+  await bob.page.waitForSelector("body:not([data-premove])");
+  // Queued during white's first move, played the moment it arrives, signed by the seat.
+  await premove(bob, "e7e5");
+  assert.equal(await bob.page.locator("#board .marker-premove").count(), 2, "its two squares are marked");
+  await moveTo(alice, bob, "e2e4", 2);
+  assert.equal(await bob.page.getAttribute("#moves", "data-sans"), "e4 e5");
+  assert.equal(await alice.page.getAttribute("#moves", "data-sans"), "e4 e5", "signed and relayed as any move");
+  await bob.page.waitForSelector("body:not([data-premove])");
+  // exd4 queued for d4: played, a capture; the material beside the clocks, on both pages.
+  await premove(bob, "e5d4");
+  await moveTo(alice, bob, "d2d4", 4);
+  assert.equal(await alice.page.getAttribute("#moves", "data-sans"), "e4 e5 d4 exd4");
+  // Each page's own clock at the bottom: black's lead above white's board, below black's.
+  assert.equal(await bob.page.innerText("#clock-bottom .material"), "♙ +1");
+  assert.equal(await bob.page.innerText("#clock-top .material"), "");
+  assert.equal(await alice.page.innerText("#clock-top .material"), "♙ +1");
+  await alice.page.waitForSelector('body[data-sound="capture"]');
+  // dxc3 queued for a piece on c3 that never comes (Nf3): dropped with a sentence, and
+  // black still to move with nothing signed.
+  await premove(bob, "d4c3");
+  await moveTo(alice, bob, "g1f3", 5);
+  await bob.page.waitForSelector("body:not([data-premove])");
+  assert.match(await bob.page.innerText("#verdict"), /^Your premove d4–c3 was not legal after your opponent's move/);
+  await bob.page.waitForTimeout(300);
+  assert.equal(await plyOf(bob), 5);
+  assert.equal(await plyOf(alice), 5);
+  await move(bob, alice, "b8c6");
+  assert.equal(await alice.page.innerText("#clock-bottom .material"), "", "white is a pawn down: no lead to show");
+});
+
+playTest("issue 28: the tab title says 'Your move' or the clock while the page is hidden, and the mute is remembered across a reload", async () => {
+  const alice = await person(ALICE, "alice");
+  const bob = await person(BOB, "bob");
+  await openGame(alice, bob);
+  await move(alice, bob, "e2e4");
+  // document.visibilityState as a browser in the background reports it.
+  const hide = (p, hidden) => p.page.evaluate((h) => {
+    if (h) Object.defineProperty(document, "visibilityState", { configurable: true, get: () => "hidden" });
+    else delete (/** @type {any} */ (document)).visibilityState;
+    document.dispatchEvent(new Event("visibilitychange"));
+  }, hidden);
+  for (const p of [alice, bob]) assert.equal(await p.page.title(), "chessref — a staked game off-chain", `${p.name}: seen, the page's title`);
+  await hide(bob, true);
+  await hide(alice, true);
+  await bob.page.waitForFunction(() => /^Your move · [0-9]:[0-5][0-9]$/.test(document.title));
+  await alice.page.waitForFunction(() => /^[0-9]:[0-5][0-9] · waiting · chessref$/.test(document.title));
+  await hide(bob, false);
+  await bob.page.waitForFunction(() => document.title === "chessref — a staked game off-chain");
+  await hide(alice, false);
+  // The mute: pressed, remembered after a reload.
+  assert.equal(await alice.page.getAttribute("#mute", "aria-pressed"), "false", "sounds on by default");
+  await alice.page.click("#mute");
+  assert.equal(await alice.page.getAttribute("#mute", "aria-pressed"), "true");
+  await alice.page.reload();
+  await until(alice, 'body[data-ply="1"][data-synced]');
+  assert.equal(await alice.page.getAttribute("#mute", "aria-pressed"), "true", "still muted after the reload");
+  await alice.page.click("#mute");
+  assert.equal(await alice.page.getAttribute("#mute", "aria-pressed"), "false");
+});
+
+playTest("issue 28: low time in a one-minute game: tenths under 10 s, the red clock under 6 s (a tenth of it), and its sound once", async () => {
+  const alice = await person(ALICE, "alice");
+  const bob = await person(BOB, "bob");
+  await openGame(alice, bob, { minutes: "1" });
+  await move(alice, bob, "e2e4");
+  // Black thinks: Bob's page's time jumps ahead (Playwright's clock), his clock with it.
+  await bob.page.clock.install();
+  await bob.page.clock.fastForward(50_000);
+  await bob.page.waitForFunction(() => /^0:0[6-9]\.\d$/.test(document.querySelector("#clock-bottom .time").textContent));
+  assert.equal(await bob.page.locator("#clock-bottom.low").count(), 0, "7–10 s of a one-minute game is not low time yet");
+  assert.notEqual(await bob.page.getAttribute("body", "data-sound"), "lowTime");
+  await bob.page.clock.fastForward(5_000);
+  await until(bob, "#clock-bottom.low");
+  assert.match(await bob.page.innerText("#clock-bottom .time"), /^0:0[0-5]\.\d$/);
+  await until(bob, 'body[data-sound="lowTime"]');
+  assert.equal(await bob.page.locator("#clock-top.low").count(), 0, "white's clock is not low");
+  assert.equal(await alice.page.locator("#clock-top.low").count(), 0, "nor is black's on white's page, whose time did not jump");
+});
+
 async function assertFits(p, where) {
   const [doc, view] = await p.page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
   assert.ok(doc <= view, `${p.name} ${where}: the page is ${doc} px wide in a ${view} px viewport`);
@@ -1004,6 +1138,193 @@ playTest("issue 28 finding 8: words, not jargon: short addresses, 5+2, the answe
   assert.deepEqual((await bob.page.locator(`#running-games tr[data-game="${id}"] td`).allInnerTexts()).slice(1, 3), ["0x7099…79C8", "0x3C44…93BC"]);
 });
 
+/** Presses Tab on `p`'s page until `selector` has the focus (at most `max` presses);
+ * every element the focus lands on must show it (an outline). */
+async function tabTo(p, selector, max = 150) {
+  for (let i = 0; i < max; i++) {
+    const at = await p.page.evaluate((s) => {
+      const el = document.activeElement;
+      if (!el || el === document.body) return { matches: false };
+      const style = getComputedStyle(el);
+      const name = `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${el.className && typeof el.className === "string" ? `.${el.className}` : ""}`;
+      return { matches: el.matches(s), name, outline: style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 2 };
+    }, selector);
+    if (at.name) assert.ok(at.outline, `${p.name}: ${at.name} has the focus but shows no outline`);
+    if (at.matches) return;
+    await p.page.keyboard.press("Tab");
+  }
+  throw new Error(`${p.name}: no ${selector} within ${max} Tab presses`);
+}
+
+/** axe-core's audit of `p`'s page as it is: fails on any serious or critical violation,
+ * naming each; returns the lesser ones. */
+async function audit(p, where) {
+  if (!(await p.page.evaluate(() => "axe" in window))) await p.page.addScriptTag({ path: AXE });
+  const violations = await p.page.evaluate(async () => {
+    const found = await window.axe.run(document, { resultTypes: ["violations"] });
+    return found.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 4).map((n) => n.target.join(" ")) }));
+  });
+  const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  assert.deepEqual(serious, [], `${p.name}, ${where}: serious or critical accessibility violations`);
+  return violations;
+}
+
+/** A person whose page is used by the keyboard alone: opened, audited in the lobby, and
+ * connected by Tab and Enter. */
+async function keyboardPerson(account, name) {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
+  contexts.add(context);
+  await context.addInitScript({ content: walletScript(stack.rpc, account) });
+  const page = watch(await context.newPage(), name);
+  await page.goto(`${site.url}/play.html?server=${encodeURIComponent(stack.server)}`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 60_000 });
+  const p = { context, page, name, account };
+  await audit(p, "the lobby before connecting");
+  await tabTo(p, "#connect");
+  await page.keyboard.press("Enter");
+  await page.waitForSelector("body[data-connected]", { timeout: 30_000 });
+  return p;
+}
+
+/** `p` (white, its board focused on `cursor`'s square) plays `uci` on the board by arrow
+ * keys and Enter; returns the square the board's keyboard focus is left on. */
+async function arrowMove(p, cursor, uci) {
+  await tabTo(p, "#board svg");
+  let at = cursor;
+  for (const target of [uci.slice(0, 2), uci.slice(2, 4)]) {
+    const files = target.charCodeAt(0) - at.charCodeAt(0);
+    const ranks = target.charCodeAt(1) - at.charCodeAt(1);
+    for (let i = 0; i < Math.abs(files); i++) await p.page.keyboard.press(files > 0 ? "ArrowRight" : "ArrowLeft");
+    for (let i = 0; i < Math.abs(ranks); i++) await p.page.keyboard.press(ranks > 0 ? "ArrowUp" : "ArrowDown");
+    await p.page.keyboard.press("Enter");
+    at = target;
+  }
+  return at;
+}
+
+/** `p` plays `uci` by typing it into the board's move form (Tab to it, the two squares,
+ * Enter). */
+async function typedMove(p, uci) {
+  await tabTo(p, ".cm-chessboard-accessibility .input-from");
+  await p.page.keyboard.type(uci.slice(0, 2));
+  await p.page.keyboard.press("Tab");
+  await p.page.keyboard.type(uci.slice(2, 4));
+  await p.page.keyboard.press("Enter");
+}
+
+playTest("issue 28 finding 9: a whole game by the keyboard alone (the board's arrow keys, the typed move form), visible focus, and no serious accessibility violation in the lobby, the game and its end", async () => {
+  const alice = await keyboardPerson(ALICE, "alice");
+  const bob = await keyboardPerson(BOB, "bob");
+  await audit(bob, "the lobby");
+  // Alice creates a game from the form: Tab to the stake, type it, Enter.
+  await tabTo(alice, '#create input[name="stake"]');
+  await alice.page.keyboard.press("Control+A");
+  await alice.page.keyboard.type("1");
+  await alice.page.keyboard.press("Enter");
+  await until(alice, "body[data-game]");
+  const id = await alice.page.getAttribute("body", "data-game");
+  await audit(alice, "waiting for an opponent");
+  // Bob joins from his lobby by Tab and Enter.
+  const join = `#open-games tr[data-game="${id}"] button[data-action="join"]`;
+  await until(bob, join);
+  await tabTo(bob, join);
+  await bob.page.keyboard.press("Enter");
+  for (const p of [alice, bob]) await until(p, "body[data-synced]");
+  // The board is labelled for a screen reader, and can be read as a table.
+  assert.match(await alice.page.getAttribute("#board svg", "aria-label"), /^Chessboard: arrow keys/);
+  assert.equal(await alice.page.locator(".cm-chessboard-accessibility table tr").count(), 9);
+  // Fool's mate: Alice (white) by the board's arrow keys, Bob (black) by the typed form.
+  let cursor = "a1"; // where the board's keyboard focus starts
+  for (const [i, uci] of ["f2f3", "e7e5", "g2g4", "d8h4"].entries()) {
+    const [mover, other] = i % 2 ? [bob, alice] : [alice, bob];
+    await mover.page.waitForSelector(`body[data-ply="${i}"][data-idle]`, { timeout: 30_000 });
+    if (i % 2) await typedMove(mover, uci);
+    else cursor = await arrowMove(mover, cursor, uci);
+    for (const p of [other, mover]) await until(p, `body[data-ply="${i + 1}"]`);
+    if (i === 1) {
+      await audit(alice, "during the game");
+      await audit(bob, "during the game");
+    }
+  }
+  for (const p of [alice, bob]) await until(p, "#result:not([hidden])");
+  assert.match(await alice.page.innerText("#result"), /^You lost by checkmate\./);
+  assert.match(await bob.page.innerText("#result"), /^You won by checkmate\./);
+  await audit(alice, "after the game's end");
+  await audit(bob, "after the game's end");
+  await shot([alice, bob], "keyboard");
+});
+
+/** The FEN after `sans` from the standard start, by the WASM package (Node build). */
+function fenAfter(sans) {
+  const { Chess } = createRequire(import.meta.url)("../../../crates/chessref-wasm/pkg/node/chessref_wasm.js");
+  const chess = new Chess();
+  for (const san of sans) chess.play(san);
+  return chess.fen();
+}
+
+/** The vertical centre of `square` on `p`'s board. */
+async function rowOf(p, square) {
+  const box = await p.page.locator(`#board rect[data-square="${square}"]`).boundingBox();
+  return box.y + box.height / 2;
+}
+
+/** The PGN `p`'s page downloads from its Download PGN button. */
+async function downloadPgn(p) {
+  const [download] = await Promise.all([p.page.waitForEvent("download"), p.page.click("#download-pgn")]);
+  assert.match(download.suggestedFilename(), /^chessref-game-\d+\.pgn$/);
+  return readFileSync(await download.path(), "utf8");
+}
+
+playTest("the move list shows earlier positions (a click, the arrow keys) without changing the game; Flip turns a spectator's board; the PGN downloads beside the transcript", async () => {
+  const alice = await person(ALICE, "alice");
+  const bob = await person(BOB, "bob");
+  const id = await openGame(alice, bob);
+  await move(alice, bob, "f2f3");
+  await move(bob, alice, "e7e5");
+  // Bob looks at the position after 1. f3 while Alice plays on.
+  await bob.page.click('#moves button[data-ply="1"]');
+  await until(bob, 'body[data-browsing="1"]');
+  assert.equal(await bob.page.getAttribute("body", "data-fen"), fenAfter(["f3"]));
+  assert.match(await bob.page.innerText("#browsing"), /^Showing an earlier position, after move 1 \(ply 1 of 2\)\./);
+  assert.equal(await bob.page.getAttribute('#moves button[data-ply="1"]', "aria-current"), "step");
+  await move(alice, bob, "g2g4");
+  assert.equal(await bob.page.getAttribute("body", "data-browsing"), "1", "still the earlier position");
+  assert.equal(await bob.page.getAttribute("body", "data-fen"), fenAfter(["f3"]));
+  // The arrow keys step (the focus is on the move list, not the board), Home and End.
+  const steps = [["ArrowRight", 2, ["f3", "e5"]], ["ArrowLeft", 1, ["f3"]], ["Home", 0, []]];
+  for (const [key, ply, sans] of steps) {
+    await bob.page.keyboard.press(key);
+    await until(bob, `body[data-browsing="${ply}"]`);
+    assert.equal(await bob.page.getAttribute("body", "data-fen"), fenAfter(sans), `${key}: the position after ${ply} plies`);
+  }
+  await bob.page.keyboard.press("End");
+  await until(bob, "body:not([data-browsing])");
+  assert.equal(await bob.page.getAttribute("body", "data-fen"), fenAfter(["f3", "e5", "g4"]));
+  assert.ok(await bob.page.locator("#browsing[hidden]").count(), "the note goes with the live board");
+  // A spectator watches from white's side, and flips the board.
+  const carol = await person(CAROL, "carol");
+  const watch = `#running-games tr[data-game="${id}"] button[data-action="watch"]`;
+  await until(carol, watch);
+  await carol.page.click(watch);
+  await until(carol, 'body[data-phase="watching"][data-ply="3"][data-idle]');
+  assert.equal(await carol.page.getAttribute("body", "data-orientation"), "white");
+  assert.ok((await rowOf(carol, "a1")) > (await rowOf(carol, "a8")), "white at the bottom");
+  await carol.page.click("#flip");
+  await until(carol, 'body[data-orientation="black"]');
+  await carol.page.waitForTimeout(400);
+  assert.ok((await rowOf(carol, "a1")) < (await rowOf(carol, "a8")), "flipped: black at the bottom");
+  const running = await downloadPgn(carol);
+  assert.match(running, /\[Result "\*"\]\n\n1\. f3 e5 2\. g4 \*\n$/);
+  // Bob mates from the live board; the PGN names the game, its players and the result.
+  await move(bob, alice, "d8h4");
+  await until(alice, "#result:not([hidden])");
+  const text = await downloadPgn(alice);
+  assert.match(text, new RegExp(`^\\[Event "chessref game #${id}"\\]\n\\[Site "http://127\\.0\\.0\\.1:\\d+"\\]\n\\[Date "\\d{4}\\.\\d\\d\\.\\d\\d"\\]\n`));
+  assert.match(text, new RegExp(`\\[White "${ALICE}"\\]\n\\[Black "${BOB}"\\]\n\\[TimeControl "300\\+2"\\]\n\\[Result "0-1"\\]\n`, "i"));
+  assert.match(text, /\n\n1\. f3 e5 2\. g4 Qh4# 0-1\n$/);
+  await audit(carol, "watching, flipped");
+});
+
 playTest("issue 28 finding 10: no console noise on black's page through a game, and PORT=0 npm run play binds a free port", async () => {
   const alice = await person(ALICE, "alice");
   const bob = await person(BOB, "bob");
@@ -1056,6 +1377,126 @@ playTest("npm run play's dev wallet: ?devwallet=N is anvil's account N, no exten
   assert.equal((await fetch(`${site.url}/devwallet.js?account=1`)).status, 404, "only where the demo serves it");
   await context.close();
   await dev.close();
+});
+
+/** The lobby's words for a player's rating (the server's `/v1/players/{address}`). */
+async function ratingOf(account) {
+  const p = await (await fetch(`${stack.server}/v1/players/${account}`)).json();
+  return p.games ? `${Math.round(p.rating)} ±${Math.round(p.deviation)}` : "unrated";
+}
+
+playTest("issue 28: a rematch: one click each, the stake confirmed by each, the same terms with the colours swapped (checked on chain); a second Rematch shows the first's offer; the lobby shows the creator's rating", async () => {
+  const alice = await person(ALICE, "alice");
+  const bob = await person(BOB, "bob");
+  const first = await openGame(alice, bob, { window: "900", minutes: "3" });
+  await move(alice, bob, "e2e4");
+  await move(bob, alice, "e7e5");
+  alice.page.once("dialog", (d) => d.accept());
+  await alice.page.click("#resign");
+  await until(alice, '#result[data-outcome="lost"]');
+  await until(bob, '#result[data-outcome="won"]');
+  // Alice has nothing to settle: Rematch at once. Bob settles his winnings first.
+  await until(alice, "#rematch:not([hidden])");
+  assert.ok(await bob.page.locator("#rematch").isHidden(), "no Rematch while Bob's winnings are unsettled");
+  await bob.page.click("#settle");
+  await until(bob, "#rematch:not([hidden])");
+  const asked = async (p) => (await p.page.evaluate(() => window.__walletConfirmations)).slice();
+  const [aliceAsked, bobAsked] = [await asked(alice), await asked(bob)];
+  const nextId = await referee.nextGameId();
+  await alice.page.click("#rematch");
+  await until(alice, `body[data-game="${nextId}"][data-phase="open"]`);
+  const id = nextId;
+  assert.deepEqual((await asked(alice)).slice(aliceAsked.length), ["eth_sendTransaction"], "Alice confirmed her stake");
+  assert.match(await alice.page.innerText("#state"), /^Waiting for 0x3C44…93BC to accept\. Your stake of 1 ETH is held by the referee/);
+  assert.ok(await alice.page.locator("#cancel").isVisible(), "Alice can take her offer back");
+  // Bob clicks Rematch too, after her: he is shown her offer, and no second game is made.
+  await bob.page.click("#rematch");
+  await until(bob, `#rematch-offer[data-game="${id}"]:not([hidden])`);
+  assert.equal(await bob.page.innerText("#rematch-words"), "Your opponent offers a rematch (1 ETH, 3+2, you play white).");
+  await audit(bob, "the rematch offer");
+  await bob.page.screenshot({ path: `${OUT}rematch-offer.png` });
+  assert.equal(await referee.nextGameId(), id + 1n, "one game made");
+  assert.deepEqual(await asked(bob), bobAsked, "Bob's wallet not asked");
+  // Decline hides the offer, and it stays hidden; a Rematch shows it again.
+  await bob.page.click("#decline-rematch");
+  assert.ok(await bob.page.locator("#rematch-offer").isHidden());
+  await bob.page.waitForTimeout(2_500);
+  assert.ok(await bob.page.locator("#rematch-offer").isHidden(), "a declined offer is not shown again by itself");
+  await bob.page.click("#rematch");
+  await until(bob, `#rematch-offer[data-game="${id}"]:not([hidden])`);
+  // In the lobby too: the offer stays, and its row shows the creator as players read her.
+  await bob.page.click("#back");
+  await until(bob, `#lobby:not([hidden]) #open-games tr[data-game="${id}"]`);
+  assert.ok(await bob.page.locator("#rematch-offer").isVisible(), "the offer in the lobby");
+  const cells = await bob.page.locator(`#open-games tr[data-game="${id}"] td`).allInnerTexts();
+  const rating = await ratingOf(ALICE);
+  assert.notEqual(rating, "unrated", "Alice has a rated game: the one she resigned");
+  assert.deepEqual(cells.slice(0, 6), [`#${id}`, "0x7099…79C8", rating, "1 ETH", "3+2", "15 min"]);
+  // Bob accepts: his stake confirmed in his wallet, and both pages go to the new game.
+  await bob.page.click("#accept-rematch");
+  for (const p of [alice, bob]) await until(p, `body[data-game="${id}"][data-synced]`);
+  assert.ok(await bob.page.locator("#rematch-offer").isHidden());
+  assert.deepEqual((await asked(bob)).slice(bobAsked.length), ["eth_sendTransaction", "eth_signTypedData_v4"], "Bob's stake and his session key");
+  assert.equal(await bob.page.getAttribute("body", "data-colour"), "white");
+  assert.equal(await alice.page.getAttribute("body", "data-colour"), "black");
+  const [before, now] = [await referee.getGame(first), await referee.getGame(id)];
+  assert.deepEqual([now.white, now.black, Number(now.phase)], [BOB, ALICE, 2], "colours swapped, running on chain");
+  for (const term of ["token", "stake", "initialTime", "increment", "responseWindow", "firstMoveWindow"]) {
+    assert.equal(now[term], before[term], `the same ${term}`);
+  }
+  assert.deepEqual([before.white, before.black], [ALICE, BOB]);
+  await move(bob, alice, "e2e4");
+  await move(alice, bob, "c7c5");
+});
+
+/** `mover` plays `uci` by two taps on the board; `other` must show it. */
+async function tapMove(mover, other, uci) {
+  const before = await plyOf(mover);
+  await mover.page.waitForSelector(`body[data-ply="${before}"][data-idle]`);
+  await mover.page.tap(`#board [data-square="${uci.slice(0, 2)}"]`);
+  await mover.page.tap(`#board [data-square="${uci.slice(2, 4)}"]`);
+  for (const p of [mover, other]) await until(p, `body[data-ply="${before + 1}"]`);
+}
+
+/** Fails unless `selector` is on `p`'s screen as it is, with nothing scrolled. */
+async function onScreen(p, selector) {
+  const [box, scrolled] = [await p.page.locator(selector).boundingBox(), await p.page.evaluate(() => window.scrollY)];
+  assert.equal(scrolled, 0, `${p.name}: the page is scrolled`);
+  assert.ok(box && box.y >= 0 && box.y + box.height <= PHONE.height && box.x >= 0 && box.x + box.width <= PHONE.width, `${p.name}: ${selector} at ${JSON.stringify(box)}`);
+}
+
+playTest("issue 28: a whole game by taps on two phones: to mate, Offer draw, Decline and Resign in reach without scrolling, the banner read", async () => {
+  const phone = { isMobile: true, hasTouch: true };
+  const alice = await person(ALICE, "alice", "", PHONE, phone);
+  const bob = await person(BOB, "bob", "", PHONE, phone);
+  await openGame(alice, bob);
+  for (const [i, uci] of LEGAL.entries()) {
+    const [mover, other] = i % 2 ? [bob, alice] : [alice, bob];
+    if (i === 4) {
+      // Alice offers a draw by a tap; Bob reads it and declines by a tap; both in reach.
+      for (const p of [alice, bob]) for (const b of ["#offer-draw", "#resign"]) await onScreen(p, b);
+      await alice.page.tap("#offer-draw");
+      await until(bob, '#draw-note:has-text("Your opponent offers a draw.")');
+      await onScreen(bob, "#decline-draw");
+      await onScreen(bob, "#accept-draw");
+      await bob.page.tap("#decline-draw");
+      assert.equal(await bob.page.innerText("#draw-note"), "You declined the draw offer.");
+    }
+    await tapMove(mover, other, uci);
+  }
+  await until(alice, '#result[data-outcome="won"]');
+  await until(bob, '#result[data-outcome="lost"]');
+  assert.equal(await alice.page.innerText("#result"), "You won by checkmate. You win 1 ETH: 2 ETH is paid to you, your stake and your opponent's.");
+  assert.equal(await bob.page.innerText("#result"), "You lost by checkmate. You lose your stake of 1 ETH.");
+  for (const p of [alice, bob]) {
+    await onScreen(p, "#result");
+    await assertFits(p, "the mated game");
+  }
+  await onScreen(alice, "#settle");
+  await onScreen(bob, "#rematch");
+  assert.equal(await alice.page.getAttribute("#moves", "data-sans"), "e4 e5 Nf3 d6 Bc4 Bg4 Nc3 g6 Nxe5 Bxd1 Bxf7+ Ke7 Nd5#");
+  await bob.page.waitForTimeout(400);
+  await bob.page.screenshot({ path: `${OUT}phone-mate.png` });
 });
 
 test("the page logged no errors", () => {

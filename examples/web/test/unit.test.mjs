@@ -2,9 +2,15 @@
 // that import nothing from the page (no DOM, no vendored library).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { formatClock, offChainClocks, onChainClocks, replyClocks } from "../public/play/clock.js";
+import { BASE_TITLE, formatClock, isLowTime, lowTimeBelow, offChainClocks, onChainClocks, replyClocks, tabTitle } from "../public/play/clock.js";
+import { countPieces, material, materialText } from "../public/play/material.js";
+import { Premove } from "../public/play/premove.js";
+import { MUTE_KEY, SOUNDS, isMuted, moveSound, playSound, setMuted, soundsDue } from "../public/play/sounds.js";
 import { explain, illegalMoveSentence, outdated, pieceName, revertSentence } from "../public/play/errors.js";
-import { boardReason, drawOfferNote, eth, moverOf, offChainOutcome, outcomeWords, shortAddress, timeControl } from "../public/play/words.js";
+import {
+  boardReason, drawOfferNote, eth, moverOf, offChainOutcome, outcomeWords, ratingText, rematchWords, shortAddress, timeControl,
+} from "../public/play/words.js";
+import { rematchOffer } from "../public/play/invites.js";
 
 test("a clock reads m:ss, h:mm:ss from an hour, and tenths under 10 s, never rounding up", () => {
   const cases = [
@@ -141,4 +147,142 @@ test("a draw offer in words: made, offered, declined, and lapsed by whose move",
   assert.equal(note({ theirOffer: true, declined: 5, ply: 5, colour: "black" }), "You declined the draw offer.");
   assert.equal(moverOf(1), "white");
   assert.equal(moverOf(2), "black");
+});
+
+test("low time: under 10 s, or under a tenth of the initial time when that is less", () => {
+  assert.equal(lowTimeBelow(300), 10);
+  assert.equal(lowTimeBelow(100), 10);
+  assert.equal(lowTimeBelow(60), 6, "a one-minute game");
+  assert.equal(lowTimeBelow(15), 1.5);
+  assert.equal(lowTimeBelow(undefined), 10, "terms not known yet");
+  assert.equal(isLowTime(9.9, 300), true);
+  assert.equal(isLowTime(10, 300), false);
+  assert.equal(isLowTime(7, 60), false, "7 s of a one-minute game is not low yet");
+  assert.equal(isLowTime(5.9, 60), true);
+  assert.equal(isLowTime(0, 300), true);
+});
+
+test("the tab title: 'Your move' with the clock while hidden on the player's move, the clock on theirs, else the page's title", () => {
+  assert.equal(tabTitle({ hidden: true, playing: true, toMove: true, own: 125.4 }), "Your move · 2:05");
+  assert.equal(tabTitle({ hidden: true, playing: true, toMove: true, own: 8.25 }), "Your move · 0:08.2");
+  assert.equal(tabTitle({ hidden: true, playing: true, toMove: false, own: 61 }), "1:01 · waiting · chessref");
+  assert.equal(tabTitle({ hidden: false, playing: true, toMove: true, own: 61 }), BASE_TITLE, "seen: nothing to call for");
+  assert.equal(tabTitle({ hidden: true, playing: false, toMove: true, own: 61 }), BASE_TITLE, "the game is over");
+  assert.equal(tabTitle({ hidden: true, playing: true, toMove: true, own: null }), BASE_TITLE, "a spectator has no clock of its own");
+});
+
+test("material: the pieces each side took and the difference, from a FEN, promotions not counted as captures", () => {
+  const start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+  assert.deepEqual(material(start), { captured: { white: "", black: "" }, diff: 0, advantage: { white: 0, black: 0 } });
+  assert.deepEqual(countPieces(start).white, { p: 8, n: 2, b: 2, r: 2, q: 1 });
+  // After 1.e4 d5 2.exd5 Qxd5 3.Nc3 Qxg2?? 4.Bxg2 (white took a pawn and the queen, black two pawns).
+  const m = material("rnb1kbnr/ppp1pppp/8/8/8/2N5/PPPP1PBP/R1BQK1NR b KQkq - 0 4");
+  assert.deepEqual(m.captured, { white: "pq", black: "pp" });
+  assert.equal(m.diff, 8);
+  assert.deepEqual(m.advantage, { white: 8, black: 0 });
+  assert.equal(materialText(m, "white"), "♟♛ +8");
+  assert.equal(materialText(m, "black"), "♙♙");
+  // Black a knight up (white lost a knight, nothing else).
+  const n = material("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/R1BQKBNR w KQkq - 0 1");
+  assert.equal(n.diff, -3);
+  assert.equal(materialText(n, "black"), "♘ +3");
+  assert.equal(materialText(n, "white"), "");
+  // White promoted a pawn to a second queen and took nothing: a pawn gone, not captured.
+  const q = material("4k3/8/8/8/8/8/PPPPPPP1/RNBQKBNQ w - - 0 1");
+  assert.deepEqual(q.captured, { white: "ppppppppnnbbrrq", black: "r" });
+  assert.equal(q.diff, 7 + 2 * 3 + 2 * 3 + 5 + 2 * 9, "white's whole material against a bare king");
+});
+
+test("a premove: one queued, played on arrival when the mirror says legal, dropped with a reason when not, cancelled on its piece", () => {
+  const calls = [];
+  const legal = (fen, uci) => {
+    calls.push([fen, uci]);
+    return uci === "e2e4";
+  };
+  const pm = new Premove();
+  assert.equal(pm.arrive("fen0", legal), null, "nothing queued, nothing to play");
+  assert.equal(pm.queue("e2e2"), false, "a move that goes nowhere");
+  assert.equal(pm.queue("z9e4"), false, "not a move");
+  assert.equal(pm.queue("d2d4"), true);
+  assert.equal(pm.queue("e2e4"), true, "a second premove replaces the first");
+  assert.deepEqual([pm.from, pm.to], ["e2", "e4"]);
+  assert.equal(pm.clickCancels("d2"), false, "a click elsewhere leaves it");
+  assert.deepEqual(pm.arrive("fen1", legal), { play: "e2e4" });
+  assert.deepEqual(calls, [["fen1", "e2e4"]], "the caller's check decides, on the new position");
+  assert.equal(pm.uci, null, "played: the queue is empty");
+  pm.queue("g1f3");
+  const dropped = pm.arrive("fen2", legal);
+  assert.equal(dropped.dropped, "g1f3");
+  assert.match(dropped.reason, /g1–f3 was not legal after your opponent's move/);
+  assert.equal(pm.uci, null);
+  pm.queue("a7a8q");
+  assert.equal(pm.clickCancels("a7"), true, "a click on the queued piece cancels it");
+  assert.equal(pm.uci, null);
+  pm.queue("b1c3");
+  assert.equal(pm.cancel(), true, "Escape or a right-click");
+  assert.equal(pm.cancel(), false);
+  pm.queue("b1c3");
+  assert.deepEqual(pm.arrive("fen3", () => { throw new Error("bad"); }).dropped, "b1c3", "a check that throws drops it");
+});
+
+test("sounds: which one for which event, once each, and the mute remembered", () => {
+  assert.equal(moveSound("e4"), "move");
+  assert.equal(moveSound("exd5"), "capture");
+  assert.equal(moveSound("Bxf7+"), "check");
+  assert.equal(moveSound("Qxf7#"), "end");
+  assert.equal(moveSound("Kd1", true), "end", "the move that ended the game");
+  assert.equal(moveSound("e8=Q"), "move");
+  const at = (ply, san, over = false, low = false) => ({ ply, san, over, low });
+  assert.deepEqual(soundsDue(null, at(12, "Nf3")), [], "the first look at a game (a reload) is silent");
+  assert.deepEqual(soundsDue(at(1, "e4"), at(1, "e4")), [], "nothing new");
+  assert.deepEqual(soundsDue(at(1, "e4"), at(2, "exd5")), ["capture"]);
+  assert.deepEqual(soundsDue(at(1, "e4"), at(2, "Nf6", true)), ["end"], "a move that ended the game");
+  assert.deepEqual(soundsDue(at(2, "Nf6"), at(2, "Nf6", true)), ["end"], "a resignation");
+  assert.deepEqual(soundsDue(at(2, "Nf6", true), at(2, "Nf6", true)), [], "the end sounds once");
+  assert.deepEqual(soundsDue(at(4, "d4"), at(5, "d5", false, true)), ["move", "lowTime"]);
+  assert.deepEqual(soundsDue(at(5, "d5", false, true), at(5, "d5", false, true)), [], "low time sounds once");
+  assert.deepEqual(soundsDue(at(5, "d5"), at(5, "d5", true, true)), ["end"], "no low-time sound after the end");
+  for (const notes of Object.values(SOUNDS)) for (const [freq, start, length] of notes) assert.ok(freq > 0 && start >= 0 && length > 0);
+  const storage = new Map();
+  const local = { getItem: (k) => storage.get(k) ?? null, setItem: (k, v) => storage.set(k, String(v)) };
+  assert.equal(isMuted(local), false, "sounds on by default");
+  setMuted(local, true);
+  assert.equal(storage.get(MUTE_KEY), "true");
+  assert.equal(isMuted(local), true);
+  assert.equal(playSound("move", local), false, "muted: nothing plays");
+  setMuted(local, false);
+  assert.equal(isMuted(local), false);
+  assert.equal(playSound("nothing", local), false, "an unknown sound");
+});
+
+test("a rating reads as the lobby shows it, rounded with its deviation, or unrated", () => {
+  assert.equal(ratingText({ rating: 1662.31, deviation: 290.5, games: 1 }), "1662 ±291");
+  assert.equal(ratingText({ rating: 1500, deviation: 350, games: 0 }), "unrated", "no rated game yet");
+  assert.equal(ratingText(null), "unrated");
+});
+
+test("a rematch offer in words: stake, time control and the colour the player gets", () => {
+  const terms = { stake: 10n ** 18n, initialTime: 300, increment: 2 };
+  assert.equal(rematchWords({ ...terms, youPlay: "white" }), "Your opponent offers a rematch (1 ETH, 5+2, you play white)");
+  assert.equal(rematchWords({ stake: "10000000000000000", initialTime: 90, increment: 0, youPlay: "black" }), "Your opponent offers a rematch (0.01 ETH, 1.5+0, you play black)");
+});
+
+test("the rematch offer is the opponent's latest open game invited to the player alone, unless declined", () => {
+  const ME = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
+  const THEM = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+  const OTHER = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+  const games = [
+    { id: "3", phase: "open", creator: THEM, opponent: null }, // open to anyone: not a rematch
+    { id: "4", phase: "open", creator: OTHER, opponent: ME }, // someone else's invitation
+    { id: "5", phase: "open", creator: THEM.toLowerCase(), opponent: ME.toLowerCase() },
+    { id: "12", phase: "open", creator: THEM, opponent: ME },
+    { id: "13", phase: "open", creator: THEM, opponent: OTHER }, // invited someone else
+    { id: "14", phase: "cancelled", creator: THEM, opponent: ME },
+  ];
+  assert.equal(rematchOffer(games, { me: ME, opponent: THEM })?.id, "12", "the latest, by id as a number");
+  assert.equal(rematchOffer(games, { me: ME, opponent: THEM, declined: new Set(["12"]) })?.id, "5");
+  assert.equal(rematchOffer(games, { me: ME, opponent: THEM, declined: new Set(["12", "5"]) }), null);
+  assert.equal(rematchOffer(games, { me: ME, opponent: OTHER })?.id, "4");
+  assert.equal(rematchOffer(games, { me: THEM, opponent: ME }), null, "not the other way round");
+  assert.equal(rematchOffer([], { me: ME, opponent: THEM }), null);
 });

@@ -1,27 +1,53 @@
+// @ts-check
 // The board (cm-chessboard): drawing a position with its last move and check, taking a
 // move by clicks (legal destinations from the WASM, the contract's code for anything
-// else, a promotion choice), and the move list beside it.
+// else, a promotion choice), turned by Flip, and the move list beside it, which shows an
+// earlier position when a move is clicked (or by the arrow keys) without changing the
+// game, and gives the game's PGN.
 import { Chess } from "/pkg/chessref_wasm.js";
 import { Chessboard, COLOR, INPUT_EVENT_TYPE } from "/vendor/cm-chessboard/src/Chessboard.js";
 import { Markers, MARKER_TYPE } from "/vendor/cm-chessboard/src/extensions/markers/Markers.js";
 import { PromotionDialog, PROMOTION_DIALOG_RESULT_TYPE } from "/vendor/cm-chessboard/src/extensions/promotion-dialog/PromotionDialog.js";
-import { $, sayWithDetail } from "./page.js";
+import { Accessibility } from "/vendor/cm-chessboard/src/extensions/accessibility/Accessibility.js";
+import { $, app, sayWithDetail } from "./page.js";
 import { illegalMoveSentence } from "./errors.js";
+import { showMaterial } from "./material.js";
 
 let board = null;
 /** The orientation last asked of the board: cm-chessboard turns it in its animation
  * queue, so its own getOrientation lags, and asking again while it turns only warns. */
 let orientation = COLOR.white;
 
+/** Flip: the board turned from the side it would show. */
+let flipped = false;
+/** The position the game last drew ({fen, uci, check, colour}), shown unless browsing. */
+let live = null;
+/** The moves listed: the start position (state hex, "" for the standard one) and the SANs. */
+let listed = { start: "", sans: [] };
+/** The ply whose position is shown instead of the live one (0 the start), or null. */
+let browsing = null;
+
 /** Makes the board, once: the first game opened shows it. */
 export function makeBoard() {
   if (board) return;
+  document.addEventListener("keydown", browseByKeys);
   board = new Chessboard($("board"), {
     position: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR",
     assetsUrl: "/vendor/cm-chessboard/assets/",
     style: { animationDuration: 150 },
-    extensions: [{ class: Markers, props: { autoMarkers: null } }, { class: PromotionDialog }],
+    extensions: [
+      { class: Markers, props: { autoMarkers: null } },
+      { class: PromotionDialog },
+      // Play by keyboard (the board takes focus: arrow keys, Enter on the piece, Enter on its
+      // square; or the from/to form) and a board a screen reader reads (a table, the pieces
+      // listed). Their text is visually hidden; the form shows while it has focus (play.css).
+      {
+        class: Accessibility,
+        props: { language: "en", keyboardMoveInput: true, movePieceForm: true, boardAsTable: true, piecesAsList: true, visuallyHidden: true },
+      },
+    ],
   });
+  board.view.svg.setAttribute("aria-label", "Chessboard: arrow keys choose a square, Enter picks up the piece there and Enter again puts it down");
 }
 
 /** No move input until `enableInput` again (not the player's turn, or no game). */
@@ -29,14 +55,24 @@ export function disableInput() {
   board.disableMoveInput();
 }
 
-/** Draws `fen` with the last move `uci` framed and a checked king marked. */
+/** Draws the game's position `fen` with the last move `uci` framed and a checked king
+ * marked, from `colour`'s side (white for a spectator) unless flipped; an earlier
+ * position stays shown while the player browses the move list. */
 export function drawBoard(fen, uci, check, colour) {
+  live = { fen, uci, check, colour };
+  if (browsing === null) show(fen, uci, check);
+}
+
+/** Draws `fen` as drawBoard says, from the live game's side. */
+function show(fen, uci, check) {
   // data-idle once the pieces stopped moving (a click during an animation is lost).
   delete document.body.dataset.idle;
   board.setPosition(fen, true).then(() => {
     if (document.body.dataset.fen === fen) document.body.dataset.idle = "true";
   });
-  const wanted = colour === "black" ? COLOR.black : COLOR.white;
+  const black = (live?.colour === "black") !== flipped;
+  document.body.dataset.orientation = black ? "black" : "white";
+  const wanted = black ? COLOR.black : COLOR.white;
   if (wanted !== orientation) {
     orientation = wanted;
     board.setOrientation(wanted);
@@ -53,12 +89,65 @@ export function drawBoard(fen, uci, check, colour) {
     if (king >= 0) board.addMarker(MARKER_TYPE.circleDanger, "abcdefgh"[king % 8] + (8 - Math.floor(king / 8)));
   }
   document.body.dataset.fen = fen;
+  // Beside the clocks, which stay where the player's colour puts them (a flip turns only
+  // the board): the material of the position shown.
+  showMaterial(fen, live?.colour);
+  drawPremove();
+}
+
+/** A queued premove's two squares (play.css colours them). */
+const PREMOVE = { class: "marker-premove", slice: "markerSquare" };
+
+/** Move input for `colour` during the opponent's turn: a move of its own pieces queued
+ * in `premove` (a pawn to the last rank as a queen, as premoves are on lichess), or, on
+ * the queued piece, cancelled; nothing is checked or signed now (premove.js: on the
+ * opponent's move). `changed()` after either. */
+export function enablePremoveInput(colour, premove, changed) {
+  board.disableMoveInput();
+  if (browsing !== null) return; // an earlier position is on the board
+  board.enableMoveInput((event) => {
+    if (event.type === INPUT_EVENT_TYPE.moveInputStarted) {
+      if (!premove.clickCancels(event.squareFrom)) return true;
+      changed();
+      return false;
+    }
+    if (event.type === INPUT_EVENT_TYPE.validateMoveInput) {
+      const promotes = board.getPiece(event.squareFrom)?.charAt(1) === "p" && event.squareTo[1] === (colour === "white" ? "8" : "1");
+      premove.queue(event.squareFrom + event.squareTo + (promotes ? "q" : ""));
+      changed();
+      // The piece stays where it is until the move is played.
+      return false;
+    }
+    return undefined;
+  }, colour === "white" ? COLOR.white : COLOR.black);
+}
+
+/** The game's premove queue, as last marked. */
+let queued = null;
+
+/** Marks `premove`'s squares on the board (none when nothing is queued), and keeps them
+ * marked on the live position whenever the board is drawn again. */
+export function markPremove(premove) {
+  queued = premove;
+  drawPremove();
+}
+
+function drawPremove() {
+  board.removeMarkers(PREMOVE);
+  if (queued?.uci && browsing === null) {
+    board.addMarker(PREMOVE, queued.from);
+    board.addMarker(PREMOVE, queued.to);
+  }
+  if (queued?.uci) document.body.dataset.premove = queued.uci;
+  else delete document.body.dataset.premove;
 }
 
 /** Move input for `colour` on `stateHex`: legal destinations from the WASM, the
  * contract's code for anything else, a promotion choice; `play(uci)` for a legal one. */
 export function enableInput(stateHex, colour, play) {
   board.disableMoveInput();
+  // An earlier position is on the board: no move until the live one is back.
+  if (browsing !== null) return;
   const chess = Chess.fromStateHex(stateHex);
   const dests = chess.dests();
   board.enableMoveInput((event) => {
@@ -108,12 +197,95 @@ export function enableInput(stateHex, colour, play) {
   }, colour === "white" ? COLOR.white : COLOR.black);
 }
 
-/** The move list, a numbered line per move: "e4 e5". */
-export function listMoves(sans) {
+/** The move list from `start` (a state hex, "" for the standard start): a numbered line
+ * per move, each move a button that shows the position after it. */
+export function listMoves(sans, start = "") {
+  if (start !== listed.start || sans.length < listed.sans.length) browsing = null; // another game
+  listed = { start, sans: [...sans] };
   const list = $("moves");
   list.textContent = "";
   for (let i = 0; i < sans.length; i += 2) {
-    list.append(Object.assign(document.createElement("li"), { textContent: sans.slice(i, i + 2).join(" ") }));
+    const line = document.createElement("li");
+    for (const [j, san] of sans.slice(i, i + 2).entries()) {
+      const ply = i + j + 1;
+      const button = Object.assign(document.createElement("button"), { type: "button", textContent: san });
+      button.dataset.ply = String(ply);
+      button.setAttribute("aria-label", `${Math.ceil(ply / 2)}${ply % 2 ? "." : "..."} ${san}: show the position after it`);
+      button.addEventListener("click", () => browse(ply));
+      line.append(button, " ");
+    }
+    list.append(line);
   }
   list.dataset.sans = sans.join(" ");
+  markShown();
+}
+
+/** Shows the position after `ply` of the moves listed, or the live game from the last
+ * ply on (or null): the game goes on meanwhile, and the board takes no move until then. */
+export function browse(ply) {
+  if (!board) return;
+  if (ply === null || ply >= listed.sans.length) {
+    browsing = null;
+    markShown();
+    if (live) show(live.fen, live.uci, live.check);
+    app.game?.render(); // its move input back
+    return;
+  }
+  browsing = Math.max(0, ply);
+  board.disableMoveInput();
+  const chess = replay(listed.sans.slice(0, browsing));
+  const last = browsing > 0 ? replay(listed.sans.slice(0, browsing - 1)).play(listed.sans[browsing - 1]).uci : undefined;
+  show(chess.fen(), last, chess.inCheck());
+  markShown();
+}
+
+/** The moves `sans` played from the listed start. */
+function replay(sans) {
+  const chess = listed.start ? Chess.fromStateHex(listed.start) : new Chess();
+  for (const san of sans) chess.play(san);
+  return chess;
+}
+
+/** Marks the move whose position is shown (the last while live), and says so. */
+function markShown() {
+  const shown = browsing ?? listed.sans.length;
+  for (const b of $("moves").querySelectorAll("button")) {
+    if (Number(/** @type {HTMLElement} */ (b).dataset.ply) === shown) b.setAttribute("aria-current", "step");
+    else b.removeAttribute("aria-current");
+  }
+  if (browsing === null) delete document.body.dataset.browsing;
+  else document.body.dataset.browsing = String(browsing);
+  $("browsing").hidden = browsing === null;
+  $("browsing-ply").textContent = browsing === null ? "" : `after move ${Math.ceil(browsing / 2)}${browsing % 2 ? "" : "..."} (ply ${browsing} of ${listed.sans.length})`;
+}
+
+/** The arrow keys step through the moves (Home the start, End the live game), unless the
+ * focus is on the board (whose arrow keys choose a square) or in a field. */
+function browseByKeys(event) {
+  if ($("game").hidden || !listed.sans.length) return;
+  const target = /** @type {HTMLElement} */ (event.target);
+  if (target.closest?.("input, select, textarea, svg, .cm-chessboard")) return;
+  const at = browsing ?? listed.sans.length;
+  const to = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: null }[event.key];
+  if (to === undefined) return;
+  event.preventDefault();
+  browse(to === null ? null : Math.max(0, to));
+}
+
+/** Turns the board to the other side (a spectator's too). */
+export function flip() {
+  flipped = !flipped;
+  if (browsing !== null) browse(browsing);
+  else if (live) show(live.fen, live.uci, live.check);
+}
+
+/** The game as PGN: `headers` (name to value, in order) and the moves listed, ending with
+ * `result` ("1-0", "0-1", "1/2-1/2" or "*"). */
+export function pgn(headers, result) {
+  const chess = replay(listed.sans);
+  // The WASM's movetext, without its own tags and result token: the page names both.
+  const moves = chess.pgn().split(/\n\n/).at(-1).trim().replace(/\s*(1-0|0-1|1\/2-1\/2|\*)$/, "");
+  const tags = Object.entries({ ...headers, Result: result }).map(([k, v]) => `[${k} "${String(v).replace(/[\\"]/g, "\\$&")}"]`);
+  const start = listed.start ? [`[SetUp "1"]`, `[FEN "${Chess.fromStateHex(listed.start).fen()}"]`] : [];
+  return `${[...tags, ...start].join("\n")}\n\n${moves ? `${moves} ` : ""}${result}\n`;
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // One game on the chain: following it (a registration, the page's, the opponent's or a
 // watchtower's, moves play on-chain; an ending is shown), answering a frozen
 // registration, registering the player's unacknowledged move by itself, and the referee
@@ -28,6 +29,16 @@ import { transact } from "./wallet.js";
 const AUTO_REGISTER_TIP = 2_000_000_000n;
 /** What the page says once it registered an unacknowledged move by itself. */
 export const AUTO_REGISTERED = "Your opponent did not confirm your move: it was registered on-chain so your clock is safe";
+
+/** The receipt time a `register` calldata carries (0 for none, or for another call). */
+function registrationReceiptTime(calldata) {
+  try {
+    const call = new ethers.Interface(app.channelAbi).parseTransaction({ data: calldata });
+    return call?.name === "register" ? Number(call.args.receipt.seenAt) : 0;
+  } catch {
+    return 0;
+  }
+}
 
 /** The game's chain methods. */
 export const chain = {
@@ -192,7 +203,7 @@ export const chain = {
     const what = direct ? `registering your move (ply ${held}) as the reply to the registration of ply ${r.ply}` : `overtaking the registration of ply ${r.ply} with the pair of ply ${held}`;
     this.registering = true;
     try {
-      const receipt = await transact(what, app.signer.sendTransaction({ to: this.domain.verifyingContract, data: s.calldata, ...(await this.fees()) }));
+      const receipt = await transact(what, this.sendRegistration(s.calldata));
       const referee = app.net.referee.toLowerCase();
       const took = receipt.logs.some((l) => l.address.toLowerCase() === referee && app.referee.interface.parseLog(l)?.name === "PositionRegistered");
       notice(took
@@ -238,12 +249,41 @@ export const chain = {
     const registering = s.call === "register" || s.call === "registerStart";
     if (registering) this.registering = true;
     try {
-      if (tip) Object.assign(tx, await this.fees());
-      await transact(label, app.signer.sendTransaction(tx));
+      if (registering) await transact(label, this.sendRegistration(s.calldata, { tip }));
+      else {
+        if (tip) Object.assign(tx, await this.fees());
+        await transact(label, app.signer.sendTransaction(tx));
+      }
       await this.followChain();
     } finally {
       if (registering) this.registering = false;
     }
+  },
+
+  /** Sends a registration (`register` or `registerStart` calldata) through the wallet, with
+   * the automatic registration's tip unless `tip` is false, so that the chain takes it as
+   * signed. Its receipt must not be later than the block that shows it (`BadReceipt`): a
+   * node's clock may run a second behind this one, so the page waits (a few seconds at
+   * most) until the chain's time reaches the receipt's. Its gas is the node's estimate plus
+   * a quarter: the estimate is exact at the block time it was made at, and a registration
+   * costs a little more when a later block shows it (a direct reply counts from that
+   * block and is capped by it), which ran the reply out of gas in a block a second later
+   * (mined, reverted, the reply lost). */
+  async sendRegistration(calldata, { tip = true } = {}) {
+    const seenAt = registrationReceiptTime(calldata);
+    for (let waited = 0; seenAt > (await this.chainTime()) && waited < 5_000; waited += 250) {
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const tx = { to: this.domain.verifyingContract, data: calldata, ...(tip ? await this.fees() : {}) };
+    const estimate = await app.signer.estimateGas(tx);
+    return app.signer.sendTransaction({ ...tx, gasLimit: estimate + estimate / 4n });
+  },
+
+  /** The chain's time for a transaction sent now: its pending block's, else the latest
+   * block's. */
+  async chainTime() {
+    const block = (await app.browser.getBlock("pending").catch(() => null)) ?? (await app.browser.getBlock("latest"));
+    return block.timestamp;
   },
 
   /** EIP-1559 fees with a tip of at least AUTO_REGISTER_TIP (or the node's suggestion

@@ -1,8 +1,32 @@
+// @ts-check
 // The two clocks as players read them. The pure functions (unit-tested under Node) say
 // how much time each side has at a moment and how a clock shows it; `showClocks` draws.
 
 /** Under this many seconds a clock shows tenths (and reads as low time to a player). */
 export const TENTHS_BELOW = 10;
+
+/** The page's title while nothing calls for the player's eye. */
+export const BASE_TITLE = "chessref — a staked game off-chain";
+
+/** Below how many seconds a clock is in low time for a game of `initial` seconds: 10 s,
+ * or 10 % of the initial time if that is less (as lichess does: a one-minute game is
+ * not in low time for a sixth of it). */
+export function lowTimeBelow(initial) {
+  return Number.isFinite(initial) && initial > 0 ? Math.min(TENTHS_BELOW, initial / 10) : TENTHS_BELOW;
+}
+
+/** Whether `seconds` left is low time in a game of `initial` seconds. */
+export function isLowTime(seconds, initial) {
+  return seconds < lowTimeBelow(initial);
+}
+
+/** The tab's title: while the page is hidden and the game is on, "Your move" with the
+ * player's clock when it is its move, else the player's clock (the opponent thinks);
+ * otherwise (seen, over, watched) the page's own title. */
+export function tabTitle({ hidden, playing, toMove, own }) {
+  if (!hidden || !playing || own === undefined || own === null) return BASE_TITLE;
+  return toMove ? `Your move · ${formatClock(own)}` : `${formatClock(own)} · waiting · chessref`;
+}
 
 /** `seconds` left as a chess clock shows it: "m:ss" ("h:mm:ss" from an hour), and
  * "0:0s.t" with tenths under 10 s. Never rounds up: a clock that shows time has it. */
@@ -50,8 +74,9 @@ export function replyClocks(colour, moveBy, otherTime, t) {
   return { [colour]: Math.max(0, moveBy - t), [other]: otherTime, running: colour };
 }
 
-/** Draws `clocks` ({white, black, running}, seconds) with `colour`'s own at the bottom. */
-export function showClocks(clocks, colour) {
+/** Draws `clocks` ({white, black, running}, seconds) with `colour`'s own at the bottom,
+ * a clock in low time (for a game of `initial` seconds) marked. */
+export function showClocks(clocks, colour, initial) {
   const bottom = colour === "black" ? "black" : "white";
   const top = bottom === "white" ? "black" : "white";
   for (const [id, side] of [["clock-top", top], ["clock-bottom", bottom]]) {
@@ -60,7 +85,7 @@ export function showClocks(clocks, colour) {
     el.querySelector(".who").textContent = side;
     el.querySelector(".time").textContent = formatClock(t);
     el.classList.toggle("running", clocks.running === side);
-    el.classList.toggle("low", t < 30);
+    el.classList.toggle("low", isLowTime(t, initial));
     el.dataset.seconds = String(Math.floor(t));
   }
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // The page's controls: the wallet's Connect, the create form, and the game panel's
 // buttons. Off-chain each game action is a signed message; on-chain (after a
 // registration), a transaction.
@@ -5,10 +6,13 @@ import { $, app, showError } from "./page.js";
 import { connect, transact } from "./wallet.js";
 import { create, loadLobby } from "./lobby.js";
 import { storageKey } from "./relay.js";
+import { isMuted, setMuted } from "./sounds.js";
+import { browse, flip, pgn } from "./board.js";
+import { acceptRematch, declineRematch, rematch } from "./rematch.js";
 
 /** Wires every control of the page, once. */
 export function wire() {
-  $("connect").addEventListener("click", () => connect($("wallets").value).catch(showError));
+  $("connect").addEventListener("click", () => connect(/** @type {HTMLSelectElement} */ ($("wallets")).value).catch(showError));
   $("create").addEventListener("submit", (e) => {
     e.preventDefault();
     create(e.target).catch(showError);
@@ -55,15 +59,30 @@ export function wire() {
   on("claim-timeout", (g) => g.claimTimeout().catch(showError));
   on("cancel", (g) => g.cancel().catch(showError));
   on("withdraw", (g) => g.withdraw().catch(showError));
+  on("rematch", (g) => rematch(g).catch(showError));
+  $("accept-rematch").addEventListener("click", () => acceptRematch().catch(showError));
+  $("decline-rematch").addEventListener("click", declineRematch);
   on("download", (g) => {
     const t = g.player ? g.player.transcript() : g.watched?.transcript;
     if (!t) return;
-    const a = Object.assign(document.createElement("a"), {
-      href: URL.createObjectURL(new Blob([JSON.stringify(t, null, 2)], { type: "application/json" })),
-      download: `chessref-game-${g.id}.json`,
-    });
-    a.click();
+    save(JSON.stringify(t, null, 2), `chessref-game-${g.id}.json`, "application/json");
   });
+  // A premove is cancelled by Escape or a right-click on the board (or a click on its piece).
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") app.game?.cancelPremove();
+  });
+  $("board").addEventListener("contextmenu", (e) => {
+    if (app.game?.cancelPremove()) e.preventDefault();
+  });
+  // The mute is the player's, for every game: remembered across reloads.
+  $("mute").setAttribute("aria-pressed", String(isMuted(localStorage)));
+  $("mute").addEventListener("click", () => {
+    setMuted(localStorage, !isMuted(localStorage));
+    $("mute").setAttribute("aria-pressed", String(isMuted(localStorage)));
+  });
+  on("flip", () => flip());
+  on("to-live", () => browse(null));
+  on("download-pgn", (g) => save(pgn(g.pgnTags(), g.pgnResult()), `chessref-game-${g.id}.pgn`, "application/x-chess-pgn"));
   $("back").addEventListener("click", () => {
     app.game?.close();
     app.game = null;
@@ -74,3 +93,8 @@ export function wire() {
   });
 }
 
+/** Offers `text` as a download named `name`. */
+function save(text, name, type) {
+  const a = Object.assign(document.createElement("a"), { href: URL.createObjectURL(new Blob([text], { type })), download: name });
+  a.click();
+}

@@ -1,3 +1,4 @@
+// @ts-check
 // What a failure means to a player: the referee's rule codes (ENCODING.md section 6) and
 // the contracts' custom errors in plain sentences, the raw code kept for a detail, and
 // which refusals are harmless (a relayed message that is merely out of date) and shown
@@ -11,7 +12,9 @@ export function pieceName(letter) {
 }
 
 /** A move the referee would refuse with IllegalMove(`code`) (ENCODING.md section 6), as a
- * sentence: `piece` is the letter on the from-square, `from` and `to` the squares. */
+ * sentence: `piece` is the letter on the from-square, `from` and `to` the squares.
+ * @param {number | string} code
+ * @param {{ piece?: string | null, from?: string, to?: string }} [where] */
 export function illegalMoveSentence(code, { piece, from, to } = {}) {
   const name = pieceName(piece);
   switch (Number(code)) {

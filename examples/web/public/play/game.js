@@ -1,3 +1,4 @@
+// @ts-check
 // The game view: one game's controller (its relay and seat from relay.js, its chain
 // methods from chain.js), its clocks, and what the panel shows in each phase: off-chain,
 // registered (frozen for the response window), on-chain, ended, or watched.
@@ -5,15 +6,17 @@ import { Chess } from "/pkg/chessref_wasm.js";
 import { ethers } from "/vendor/ethers/ethers.min.js";
 import { $, PATIENCE, app, clockTime, notice, now, showError } from "./page.js";
 import { api } from "./server.js";
-import { disableInput, drawBoard, enableInput, listMoves, makeBoard } from "./board.js";
-import { offChainClocks, onChainClocks, replyClocks, showClocks } from "./clock.js";
+import { disableInput, drawBoard, enableInput, enablePremoveInput, listMoves, makeBoard, markPremove } from "./board.js";
+import { BASE_TITLE, isLowTime, offChainClocks, onChainClocks, replyClocks, showClocks, tabTitle } from "./clock.js";
+import { Premove } from "./premove.js";
+import { playSound, soundsDue } from "./sounds.js";
 import { relay, storageKey } from "./relay.js";
 import { AUTO_REGISTERED, chain } from "./chain.js";
 import { transact } from "./wallet.js";
 import { boardReason, drawOfferNote, eth, offChainOutcome, outcomeWords, shortAddress, timeControl } from "./words.js";
 
 /** The game panel's action buttons: each shown only where it applies. */
-const ACTIONS = ["cancel", "offer-draw", "accept-draw", "decline-draw", "resign", "claim-draw", "register", "claim-timeout", "settle", "withdraw"];
+const ACTIONS = ["cancel", "offer-draw", "accept-draw", "decline-draw", "resign", "claim-draw", "register", "claim-timeout", "settle", "withdraw", "rematch"];
 
 /** Opens game `id` in the game panel (the lobby hides), closing the one open before. */
 export async function openGame(id) {
@@ -23,6 +26,9 @@ export async function openGame(id) {
   for (const action of ACTIONS) $(action).hidden = true;
   for (const text of ["state", "notice", "verdict", "draw-note", "you", "opponent", "opponent-rating", "time-control"]) $(text).textContent = "";
   $("result").hidden = true;
+  // No sound for the game drawn before this one (sound() waits for this one's first ply),
+  // and none of its marks (a rematch opens the next game on the same page).
+  for (const mark of ["ply", "synced", "colour", "phase", "premove"]) delete document.body.dataset[mark];
   $("lobby").hidden = true;
   $("game").hidden = false;
   makeBoard();
@@ -31,8 +37,12 @@ export async function openGame(id) {
   await app.game.start();
 }
 
-class Game {
+/** The methods relay.js and chain.js mix into Game (below), as its base class's type. */
+const Mixed = /** @type {new () => typeof relay & typeof chain} */ (/** @type {unknown} */ (class {}));
+
+class Game extends Mixed {
   constructor(id) {
+    super();
     this.id = id;
     this.player = null; // ChannelPlayer, once joined (players only)
     this.domain = null;
@@ -57,6 +67,43 @@ class Game {
     this.cancelled = false; // cancelled from this page before anyone joined
     this.timer = setInterval(() => this.tick(), 100); // tenths under 10 s
     this.chainTimer = null;
+    this.premove = new Premove(); // the player's move queued during the opponent's turn
+    this.sounded = null; // what the page last sounded for (sounds.js soundsDue)
+    // Set by chain.js and relay.js as the game goes on.
+    this.info = null; // the referee's getGame
+    this.ended = null; // {result, reason} once the chain says the game ended
+    /** @type {bigint} */
+    this.credit = 0n; // the player's credit on the referee
+    this.chainOffset = 0; // the chain's latest block time less this clock's
+    this.watched = null; // a spectator's {transcript, report}
+    this.shownOutcome = null; // the ending the banner shows, if any
+    /** @type {string | undefined} */
+    this.startHex = undefined; // the start position, once read (startState)
+  }
+
+  /** The game's start position (a state hex, "" for the standard one), read once from the
+   * transcript (copied out of the WASM: not on every render). */
+  startState() {
+    if (this.startHex === undefined && this.player) this.startHex = this.player.transcript().game.startState || "";
+    return this.startHex ?? "";
+  }
+
+  /** The PGN tags of the game: where, when, who, the time control. */
+  pgnTags() {
+    const s = this.summary ?? {};
+    return {
+      Event: `chessref game #${this.id}`,
+      Site: location.origin,
+      Date: new Date().toISOString().slice(0, 10).replaceAll("-", "."),
+      White: s.white ?? "?",
+      Black: s.black ?? "?",
+      TimeControl: s.initialTime === undefined ? "-" : `${s.initialTime}+${s.increment}`,
+    };
+  }
+
+  /** The PGN result of the ending shown: "1-0", "0-1", "1/2-1/2", or "*" while it runs. */
+  pgnResult() {
+    return { 1: "1-0", 2: "0-1", 3: "1/2-1/2" }[this.shownOutcome?.result] ?? "*";
   }
 
   close() {
@@ -64,6 +111,8 @@ class Game {
     clearInterval(this.timer);
     clearInterval(this.chainTimer);
     this.socket?.close();
+    this.cancelPremove(); // not to be marked on the next game's board
+    document.title = BASE_TITLE;
   }
 
   async start() {
@@ -89,7 +138,9 @@ class Game {
           }
         }, 500);
       });
-      if (this.closed || this.cancelled) return;
+      // Cancelled: the index may tell it before the page's own cancel transaction is
+      // confirmed; a game nobody joined has no relay to connect to (it answers 409).
+      if (this.closed || this.cancelled || this.summary.phase === "cancelled") return;
       $("cancel").hidden = true;
       notice("");
     }
@@ -105,7 +156,10 @@ class Game {
   renderOpen(view) {
     document.body.dataset.phase = "open";
     const mine = app.account && view.creator?.toLowerCase() === app.account.toLowerCase();
-    $("state").textContent = mine
+    const invited = view.opponent ? shortAddress(view.opponent) : null;
+    $("state").textContent = mine && invited
+      ? `Waiting for ${invited} to accept. Your stake of ${eth(view.stake)} ETH is held by the referee until they join or you cancel.`
+      : mine
       ? `Waiting for an opponent to join. Your stake of ${eth(view.stake)} ETH is held by the referee until someone joins or you cancel.`
       : "Waiting for an opponent to join.";
     for (const action of ACTIONS) $(action).hidden = action !== "cancel" || !mine;
@@ -171,6 +225,14 @@ class Game {
     return view ? offChainClocks(view, t) : null;
   }
 
+  /** The opponent's address (checksummed), for a player; null for a spectator. */
+  opponentAddress() {
+    const white = this.info?.white ?? this.summary?.white;
+    const black = this.info?.black ?? this.summary?.black;
+    const other = this.colour === "white" ? black : this.colour === "black" ? white : null;
+    return other ? ethers.getAddress(other) : null;
+  }
+
   /** How the game ended, or null while it goes on: `{result, reason, signed, settled}`.
    * The chain's result once settled, with the board's reason when the players' signed
    * result was a mate or a draw the board gave (the chain records those as agreement). */
@@ -185,6 +247,7 @@ class Game {
   /** The result banner: who won, how, and what the player won or lost; and what is left
    * to do with the money (Settle and Withdraw, offered to whom they pay, saying how much). */
   renderOutcome(outcome) {
+    this.shownOutcome = outcome;
     const banner = $("result");
     banner.hidden = !outcome;
     if (!outcome) {
@@ -196,6 +259,8 @@ class Game {
     const winner = outcome.result === 1 ? "white" : outcome.result === 2 ? "black" : null;
     banner.dataset.outcome = !this.colour ? "watched" : !winner ? "drawn" : winner === this.colour ? "won" : "lost";
     banner.dataset.payout = String(words.payout);
+    // The opponent's rematch offer is looked for from now on (rematch.js), here and in the lobby.
+    if (this.colour && outcome.signed) app.rematchWith = this.opponentAddress();
     $("result-headline").textContent = words.headline;
     $("result-amount").textContent = words.amount;
     $("settle").textContent = `Settle: collect ${eth(words.payout)} ETH`;
@@ -215,7 +280,12 @@ class Game {
     const view = this.player?.view();
     const clocks = this.clocks(view);
     if (!clocks) return;
-    showClocks(clocks, this.colour);
+    const initial = this.initialTime();
+    showClocks(clocks, this.colour, initial);
+    const own = this.colour ? clocks[this.colour] : null;
+    const playing = !this.ended && (view ? !view.ended && !view.decided : clocks.running !== null);
+    document.title = tabTitle({ hidden: document.visibilityState === "hidden", playing, toMove: view ? view.toMove : clocks.running === this.colour, own });
+    this.sound(clocks.running === this.colour && own !== null && isLowTime(own, initial));
     this.autoRegister(view);
     // An opponent silent past our patience: show the deadline and offer to register.
     if (view && !this.onChain && !view.ended && !view.toMove && view.ply > 0 && this.colour) {
@@ -224,13 +294,53 @@ class Game {
     }
   }
 
+  /** The game's initial time in seconds, once known (the relay's terms, or the lobby's). */
+  initialTime() {
+    return Number(this.terms?.initialTime ?? this.summary?.initialTime);
+  }
+
+  /** Sounds what the board now shows that it did not before: a move (capture, check), the
+   * end, the player's own clock entering low time (`low`). */
+  sound(low) {
+    if (document.body.dataset.ply === undefined) return; // this game is not drawn yet
+    const ply = Number(document.body.dataset.ply);
+    const sans = ($("moves").dataset.sans || "").split(" ").filter(Boolean);
+    // On-chain the move list stops at the registration: no SAN for a later move.
+    const now = { ply, san: sans.length === ply ? sans.at(-1) : "", over: !$("result").hidden, low };
+    for (const name of soundsDue(this.sounded, now)) {
+      playSound(name);
+      document.body.dataset.sound = name;
+    }
+    this.sounded = now;
+  }
+
+  /** The opponent's move is in and it is the player's: the queued premove is played now
+   * if the WASM mirror finds it legal in the new position (through the seat, as any
+   * move: true, the render is play's), else dropped with a sentence. */
+  playPremove(view) {
+    if (!this.premove.uci || !view.toMove) return false;
+    const legal = (fen, uci) => Chess.fromFen(fen).check(uci).legal;
+    const due = this.premove.arrive(view.fen, legal);
+    if (due?.play) {
+      this.play(due.play);
+      return true;
+    }
+    if (due) {
+      $("verdict").dataset.legal = "false";
+      $("verdict").textContent = due.reason;
+    }
+    return false;
+  }
+
   render() {
     if (this.closed) return;
     const view = this.player?.view();
     const b = (id, show) => ($(id).hidden = !show);
     document.body.dataset.colour = this.colour || "spectator";
+    if (this.onChain) this.premove.cancel(); // premoves are for play off-chain
     if (this.onChain) return this.renderOnChain(view);
     if (!view) return this.renderSpectator();
+    if (!view.ended && !view.decided && this.playPremove(view)) return;
     drawBoard(view.fen, view.lastMove?.uci, view.check, this.colour);
     document.body.dataset.ply = String(view.ply);
     if (this.drawn) {
@@ -239,7 +349,7 @@ class Game {
       this.drawn = null;
     }
     document.body.dataset.phase = view.ended ? "ended" : "offchain";
-    listMoves(view.moves);
+    listMoves(view.moves, this.startState());
     const outcome = this.outcome(view);
     const words = this.renderOutcome(outcome);
     let state = view.toMove ? "Your move." : "Their move.";
@@ -269,8 +379,13 @@ class Game {
     // Settle and Withdraw only for whom they pay.
     b("settle", Boolean(view.ended) && !this.ended && words?.payout > 0n);
     b("withdraw", Boolean(this.ended) && this.credit > 0n);
+    // A rematch once the result is signed and nothing is left to settle for this player.
+    b("rematch", Boolean(this.colour) && Boolean(outcome?.signed) && $("settle").hidden);
+    if (!playing) this.premove.cancel();
     if (playing && view.toMove) enableInput(view.state, this.colour, (uci) => this.play(uci));
+    else if (playing && this.colour) enablePremoveInput(this.colour, this.premove, () => markPremove(this.premove));
     else disableInput();
+    markPremove(this.premove);
   }
 
   /** Whether a draw is claimable now (threefold or fifty moves), by the WASM replaying
@@ -281,6 +396,13 @@ class Game {
     for (const m of t.moves) chess.playPacked(m.mv);
     const d = chess.claimableDraws();
     return d.threefold || d.fiftyMoves;
+  }
+
+  /** Drops the queued premove (Escape, a right-click on the board); whether there was one. */
+  cancelPremove() {
+    if (!this.premove.cancel()) return false;
+    markPremove(this.premove);
+    return true;
   }
 
   renderSpectator() {
@@ -297,14 +419,14 @@ class Game {
     }
     drawBoard(chess.fen(), last, chess.inCheck(), "white");
     document.body.dataset.ply = String(chess.ply());
-    listMoves(sans);
+    listMoves(sans, w.transcript.game.startState || "");
     // Ended by signatures (a result both signed, a resignation): the banner, with the
     // board's reason for a signed mate or drawn position (the chain would say agreement).
     const { call, ends } = w.report.settlement;
     const over = (call === "settle" || call === "resignBySignature") && ends;
     this.renderOutcome(over ? { result: ends[0], reason: ends[1] === 8 ? boardReason(chess.statusName()) ?? 8 : ends[1], signed: true, settled: false } : null);
     $("state").textContent = over ? `Watching: ${w.report.validPlies} signed moves.` : `Watching: ${w.report.validPlies} signed moves, ${chess.turn()} to move.`;
-    for (const id of ["offer-draw", "accept-draw", "decline-draw", "resign", "claim-draw", "register", "claim-timeout", "settle", "withdraw"]) $(id).hidden = true;
+    for (const id of ["offer-draw", "accept-draw", "decline-draw", "resign", "claim-draw", "register", "claim-timeout", "settle", "withdraw", "rematch"]) $(id).hidden = true;
   }
 
   renderOnChain(view) {
@@ -317,12 +439,12 @@ class Game {
     const held = this.registration && view && view.ply >= this.registration.ply ? view : null;
     if (held) {
       drawBoard(held.fen, held.lastMove?.uci, held.check, this.colour);
-      listMoves(held.moves);
+      listMoves(held.moves, this.startState());
       document.body.dataset.ply = String(held.ply);
     } else {
       drawBoard(chess.fen(), p.lastMove, chess.inCheck(), this.colour);
       const offchain = view ? view.moves : [];
-      listMoves(offchain.slice(0, p.registrations[0]?.ply ?? offchain.length));
+      listMoves(offchain.slice(0, p.registrations[0]?.ply ?? offchain.length), this.startState());
       document.body.dataset.ply = String(chess.ply());
     }
     const due = this.replyDue(view);
@@ -380,6 +502,7 @@ class Game {
     b("claim-draw", running && mine && this.drawClaim() !== null);
     b("settle", false);
     b("withdraw", Boolean(this.ended) && this.credit > 0n);
+    b("rematch", Boolean(this.colour) && Boolean(this.ended));
     if (running && mine) enableInput(p.state, this.colour, (uci) => this.chainMove(uci).catch(showError));
     else if (inWindow && due && !this.registering) enableInput(view.state, this.colour, (uci) => this.directReply(uci));
     else disableInput();

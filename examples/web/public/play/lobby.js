@@ -1,10 +1,11 @@
+// @ts-check
 // The lobby: the server's open and running games, and creating or joining one (the
 // stake goes through the wallet).
 import { ethers } from "/vendor/ethers/ethers.min.js";
 import { $, app, showError } from "./page.js";
 import { api, indexed } from "./server.js";
 import { transact } from "./wallet.js";
-import { eth, shortAddress, timeControl } from "./words.js";
+import { eth, ratingText, shortAddress, timeControl } from "./words.js";
 import { openGame } from "./game.js";
 
 /** How often the lobby asks the server for its games while it is shown (the server has
@@ -45,8 +46,7 @@ export async function loadLobby() {
   for (const g of open.games) {
     const row = body("open-games").insertRow();
     row.dataset.game = g.id;
-    const rating = g.creatorRating ? `${Math.round(g.creatorRating.rating)} ±${Math.round(g.creatorRating.deviation)}` : "unrated";
-    for (const text of [`#${g.id}`, shortAddress(g.creator), rating, `${eth(g.stake)} ETH`, timeControl(g.initialTime, g.increment)]) {
+    for (const text of [`#${g.id}`, shortAddress(g.creator), ratingText(g.creatorRating), `${eth(g.stake)} ETH`, timeControl(g.initialTime, g.increment)]) {
       row.insertCell().textContent = text;
     }
     row.cells[1].className = "addr";
@@ -57,6 +57,7 @@ export async function loadLobby() {
     button.type = "button";
     const mine = app.account && g.creator.toLowerCase() === app.account.toLowerCase();
     button.textContent = mine ? "Open" : "Join";
+    button.setAttribute("aria-label", `${button.textContent} game ${g.id}`);
     button.dataset.action = mine ? "open" : "join";
     button.disabled = !app.account || (g.opponent && g.opponent.toLowerCase() !== app.account.toLowerCase() && !mine);
     button.addEventListener("click", () => (mine ? openGame(BigInt(g.id)) : join(BigInt(g.id))).catch(showError));
@@ -76,6 +77,7 @@ export async function loadLobby() {
     button.type = "button";
     const player = app.account && [g.white, g.black].some((a) => a?.toLowerCase() === app.account.toLowerCase());
     button.textContent = player ? "Play" : "Watch";
+    button.setAttribute("aria-label", `${button.textContent} game ${g.id}`);
     button.dataset.action = player ? "play" : "watch";
     button.addEventListener("click", () => openGame(BigInt(g.id)).catch(showError));
     row.insertCell().append(button);
@@ -92,17 +94,24 @@ export async function create(form) {
   const stake = ethers.parseEther(form.stake.value.trim());
   const opponent = form.opponent.value.trim() || ethers.ZeroAddress;
   if (!ethers.isAddress(opponent)) throw new Error(`opponent ${opponent} is not an address`);
-  const receipt = await transact(
+  await createAndOpen(
     "create",
     app.referee.createChannelGame(opponent, form.colour.value === "white", ethers.ZeroAddress, stake,
       Number(form.minutes.value) * 60, Number(form.increment.value), 0, "0x", Number(form.window.value), { value: stake }),
   );
+}
+
+/** Sends `pending` (a createChannelGame through the wallet, labelled `label`), then opens
+ * the game it created once the server has indexed it. */
+export async function createAndOpen(label, pending) {
+  const receipt = await transact(label, pending);
   const created = receipt.logs.map((l) => app.referee.interface.parseLog(l)).find((e) => e?.name === "GameCreated");
   await indexed(receipt.blockNumber);
   await openGame(created.args.gameId);
 }
 
-async function join(id) {
+/** Joins game `id` (the stake through the wallet) and opens it. */
+export async function join(id) {
   // The joiner binds the terms it reads (stake, clocks, window, colours): a game whose
   // terms changed since would revert WrongTerms.
   const info = await app.referee.getGame(id);

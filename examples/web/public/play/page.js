@@ -1,3 +1,4 @@
+// @ts-check
 // The page's shared state and what every part of it uses: the query parameters, the
 // open game, the element lookup, the notice line and the error line.
 import { ethers } from "/vendor/ethers/ethers.min.js";
@@ -19,6 +20,7 @@ export const app = {
   account: null,
   referee: null,
   game: null, // the open game's controller
+  rematchWith: null, // the opponent of the player's last ended game: whose rematch offer to show
   timings: { sent: {}, seen: {} }, // ply -> when this page sent or drew it (ms since 1970)
 };
 

@@ -1,3 +1,4 @@
+// @ts-check
 // One game's relay and seat: the relay's WebSocket for the signed messages, and the
 // player's seat (chessref-wasm's ChannelPlayer, the same seat `chessref channel play`
 // uses) that every message, ours and the opponent's, goes through before it counts. The
@@ -8,7 +9,7 @@ import { ethers } from "/vendor/ethers/ethers.min.js";
 import { $, SERVER, app, notice, now, sayWithDetail, showError } from "./page.js";
 import { api } from "./server.js";
 import { outdated } from "./errors.js";
-import { shortAddress, timeControl } from "./words.js";
+import { ratingText, shortAddress, timeControl } from "./words.js";
 
 /** A session key's delegation covers this many plies of increments (CHANNEL.md 9). */
 const KEY_PLIES = 600;
@@ -98,7 +99,7 @@ export const relay = {
     $("opponent").title = this.colour ? opponent : "";
     $("time-control").textContent = timeControl(this.terms.initialTime, this.terms.increment);
     api(`/v1/players/${opponent}`).then((p) => {
-      $("opponent-rating").textContent = p.games ? `${Math.round(p.rating)} ±${Math.round(p.deviation)} (${p.games} rated game${p.games === 1 ? "" : "s"})` : "unrated";
+      $("opponent-rating").textContent = p.games ? `${ratingText(p)} (${p.games} rated game${p.games === 1 ? "" : "s"})` : ratingText(null);
     }).catch(() => ($("opponent-rating").textContent = "unrated"));
     if (!this.colour) return;
     const keyItem = storageKey(this.id, "key");
@@ -143,7 +144,8 @@ export const relay = {
 
   /** A relayed message, through the mirror; the seat's answer goes back. */
   take(message) {
-    if (!this.player) return this.spectate(message);
+    // A spectator reads the relay's whole transcript again: the message only says it changed.
+    if (!this.player) return this.spectate();
     let answer;
     try {
       answer = this.player.receive(message, now());

@@ -1,3 +1,4 @@
+// @ts-check
 // The chessref server's HTTP API (`chessref serve --index`): its JSON, and waiting for
 // its index to catch up with a transaction.
 import { SERVER, notice } from "./page.js";

@@ -1,3 +1,4 @@
+// @ts-check
 // The player's wallet: any EIP-1193 provider found by EIP-6963 discovery, asked only for
 // what moves money or binds the player (a stake, the session key's delegation, a
 // settlement, a registration, a withdrawal).
@@ -13,9 +14,9 @@ let onConnected = async () => {};
 export function listenForWallets(connected) {
   onConnected = connected;
   window.addEventListener("eip6963:announceProvider", (event) => {
-    const { info, provider } = event.detail;
+    const { info, provider } = /** @type {CustomEvent} */ (event).detail;
     app.wallets.set(info.uuid, { info, provider });
-    const select = $("wallets");
+    const select = /** @type {HTMLSelectElement} */ ($("wallets"));
     select.textContent = "";
     for (const [uuid, w] of app.wallets) select.add(new Option(w.info.name, uuid));
     const remembered = localStorage.getItem("chessref:wallet");

@@ -1,3 +1,4 @@
+// @ts-check
 // What the page says to a player, as players say it: short addresses, "5+2", amounts in
 // ETH, how a game ended and what it won or lost, and where a draw offer stands. Pure:
 // unit-tested under Node (test/unit.test.mjs).
@@ -92,4 +93,17 @@ export function drawOfferNote({ ownOffer, theirOffer, declined, ply, colour }) {
     return moverOf(ply) === colour ? "Your draw offer lapsed with your move." : "Your opponent declined your draw offer and played on.";
   }
   return "";
+}
+
+/** A player's rating as the lobby and the game show it: "1523 ±180", or "unrated" for
+ * none (`rating`: the server's `{rating, deviation, games}`, or null). */
+export function ratingText(rating) {
+  return rating && rating.games !== 0 ? `${Math.round(rating.rating)} ±${Math.round(rating.deviation)}` : "unrated";
+}
+
+/** A rematch offered to the player, in words: "Your opponent offers a rematch (1 ETH, 5+2,
+ * you play white)" (`stake` in wei, `initialTime` and `increment` in seconds, `youPlay`
+ * the player's colour in it). */
+export function rematchWords({ stake, initialTime, increment, youPlay }) {
+  return `Your opponent offers a rematch (${eth(stake)} ETH, ${timeControl(initialTime, increment)}, you play ${youPlay})`;
 }
