@@ -218,6 +218,8 @@ export function listMoves(sans, start = "") {
   }
   list.dataset.sans = sans.join(" ");
   markShown();
+  // One move pair a line, as players read a score sheet; the latest in view while playing.
+  if (browsing === null) list.scrollTop = list.scrollHeight;
 }
 
 /** Shows the position after `ply` of the moves listed, or the live game from the last
