@@ -1648,3 +1648,161 @@ fn a_session_stopped_and_continued_keeps_its_relay() {
     assert!(relay_events.is_empty(), "{relay_events:?}");
     exchange(&mut black, &white, "e5", 2);
 }
+
+/// Issue 29, item 10: `chessref game show` of a channel game settled off-chain shows its
+/// moves and final position, with no key: from the players' own folders (one home, no
+/// `--dir`), from a transcript named, or from the relay, each said; a transcript that is
+/// not the chain's game (a move changed, or another game's terms) is refused by name and
+/// its moves never shown.
+#[test]
+fn game_show_tells_a_settled_channel_games_moves_and_where_they_came_from() {
+    let table = Table::new("show-moves");
+    let home = table.dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let args = table.play_args();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut white = Player::spawn("white", KEY_WHITE, &args, Some(&home));
+    let mut black = Player::spawn("black", KEY_BLACK, &args, Some(&home));
+    white.expect("started", |_| true);
+    black.expect("started", |_| true);
+    play(&mut white, &mut black, &["f3", "e5", "g4", "Qh4#"]);
+    black.expect("settled", |_| true);
+    white.expect("ended", |_| true);
+    assert!(white.exit_status().success());
+    assert!(black.exit_status().success());
+
+    let show = |home: &Path, extra: &[&str]| {
+        let mut show = vec!["game", "show", table.id.as_str()];
+        let chain = table.chain();
+        show.extend(chain.iter().map(String::as_str));
+        show.extend(extra);
+        let out = command(None, &show).env("HOME", home).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let final_fen = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3";
+    let sans = ["f3", "e5", "g4", "Qh4#"];
+    let ucis = ["f2f3", "e7e5", "g2g4", "d8h4"];
+    let moves_of = |json: &Value| -> Vec<(String, String)> {
+        json["moves"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{json}"))
+            .iter()
+            .map(|m| {
+                (
+                    m["san"].as_str().unwrap_or_default().to_owned(),
+                    m["uci"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let played: Vec<(String, String)> = sans
+        .iter()
+        .zip(ucis)
+        .map(|(s, u)| (s.to_string(), u.to_string()))
+        .collect();
+
+    // The players' own folders: text and --json.
+    let (code, text, stderr) = show(&home, &[]);
+    assert_eq!(code, Some(0), "{text}{stderr}");
+    assert!(text.contains("moves: 1. f3 e5 2. g4 Qh4#"), "{text}");
+    assert!(text.contains("moves from your transcript at "), "{text}");
+    assert!(text.contains("result: black_wins"), "{text}");
+    assert!(
+        !text.contains("the chain holds its result, not its moves"),
+        "{text}"
+    );
+    // The final position is drawn: black's queen on h4 (the last move's square marked).
+    assert!(text.contains("[♛]"), "{text}");
+    let (code, out, stderr) = show(&home, &["--json"]);
+    assert_eq!(code, Some(0), "{out}{stderr}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(moves_of(&json), played, "{json}");
+    assert_eq!(json["fen"], final_fen, "{json}");
+    assert_eq!(json["movesFrom"]["kind"], "transcript", "{json}");
+    let path = PathBuf::from(json["movesFrom"]["path"].as_str().unwrap());
+    assert!(path.starts_with(&home), "{json}");
+    assert_eq!(json["movesRefused"], serde_json::json!([]), "{json}");
+
+    // Elsewhere (another home), from the relay.
+    let elsewhere = table.dir.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let (code, text, stderr) = show(&elsewhere, &[]);
+    assert_eq!(code, Some(0), "{text}{stderr}");
+    assert!(
+        text.contains("the chain holds its result, not its moves") && !text.contains("moves:"),
+        "{text}"
+    );
+    let (code, text, stderr) = show(&elsewhere, &["--relay", &table.relay]);
+    assert_eq!(code, Some(0), "{text}{stderr}");
+    assert!(text.contains("moves: 1. f3 e5 2. g4 Qh4#"), "{text}");
+    assert!(
+        text.contains(&format!("moves from the relay at {}", table.relay)),
+        "{text}"
+    );
+    let (_, out, _) = show(&elsewhere, &["--relay", &table.relay, "--json"]);
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(moves_of(&json), played, "{json}");
+    assert_eq!(json["movesFrom"]["kind"], "relay", "{json}");
+
+    // A transcript named: as it is, shown; a move changed (black's mate on h5 instead),
+    // refused by name, nothing shown.
+    let (code, out, stderr) = show(
+        &elsewhere,
+        &["--transcript", path.to_str().unwrap(), "--json"],
+    );
+    assert_eq!(code, Some(0), "{out}{stderr}");
+    assert_eq!(moves_of(&serde_json::from_str(&out).unwrap()), played);
+    let mut tampered: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    tampered["moves"][1]["mv"] = tampered["moves"][0]["mv"].clone();
+    let tampered_file = table.dir.join("tampered.json");
+    std::fs::write(&tampered_file, tampered.to_string()).unwrap();
+    let (code, text, stderr) = show(
+        &elsewhere,
+        &["--transcript", tampered_file.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(1), "{text}{stderr}");
+    assert!(!text.contains("moves:"), "{text}");
+    assert!(
+        stderr.contains(&format!(
+            "not shown: the moves of your transcript at {} are not game {}'s: ply 2",
+            tampered_file.display(),
+            table.id
+        )),
+        "{stderr}"
+    );
+    // Another game's terms (a longer clock), every signature its own: refused by the term.
+    let mut other: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    other["game"]["initialTime"] = Value::from(other["game"]["initialTime"].as_u64().unwrap() + 60);
+    std::fs::write(&tampered_file, other.to_string()).unwrap();
+    let (code, text, stderr) = show(
+        &elsewhere,
+        &["--transcript", tampered_file.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(1), "{text}{stderr}");
+    assert!(
+        stderr.contains("its initial time differ from the chain's"),
+        "{stderr}"
+    );
+    // The same folder of another chain's game (its claim names another creation block):
+    // refused by name in the show, which still shows the chain's game.
+    for entry in std::fs::read_dir(home.join(".chessref").join("channel")).unwrap() {
+        let file = entry.unwrap().path().join("game.json");
+        let mut owner: Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        owner["createdInBlock"] = Value::String(format!("0x{}", "ab".repeat(32)));
+        std::fs::write(&file, owner.to_string()).unwrap();
+    }
+    let (code, text, stderr) = show(&home, &[]);
+    assert_eq!(code, Some(0), "{text}{stderr}");
+    assert!(!text.contains("moves:"), "{text}");
+    assert!(
+        text.contains("not shown: the moves of your transcript at ")
+            && text.contains("holds the files of another game"),
+        "{text}"
+    );
+}
