@@ -829,10 +829,14 @@ fn a_resumed_session_tells_the_registration_and_the_overtake_it_missed() {
             }
         }
     });
+    let clock = &chessref_evm::moment::rfc3339(window_end as i64)[11..19];
     let wanted = [
         format!("your opponent ({WHITE}) registered ply 2 on-chain"),
         format!("a watchtower ({tower}) overtook ply 2 with ply 4 on-chain (tx 0x"),
-        format!("its response window ends at unix time {window_end} (in "),
+        // Issue 29: the window's end as a clock time and a distance, not a unix time.
+        "its response window ends at ".to_owned(),
+        format!("{clock} UTC (in "),
+        "ply 4 is registered on-chain and frozen until ".to_owned(),
     ];
     let mut seen = String::new();
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -843,6 +847,7 @@ fn a_resumed_session_tells_the_registration_and_the_overtake_it_missed() {
         seen.push_str(&line);
         seen.push('\n');
     }
+    assert!(!seen.contains("unix time"), "{seen}");
     drop(text);
 
     // As JSON events.

@@ -8,6 +8,7 @@ use std::time::Duration;
 use chessref_channel::AUTO_REGISTER_TIP;
 use chessref_channel::settlement::{STAMP_TOLERANCE, Settlement};
 use chessref_channel::transcript::Side;
+use chessref_evm::moment::when;
 
 use super::{
     Command, Event, Phase, Refusal, Registrant, Registration, Session, SessionError, Via, now,
@@ -289,9 +290,9 @@ impl Session {
     pub(super) fn nothing_to_register(&mut self) {
         let message = match &self.phase {
             Phase::Frozen(frozen) => format!(
-                "nothing to register: ply {} is registered on-chain and frozen until unix time {}, and you hold no later pair; {} to move answers by registering its reply",
+                "nothing to register: ply {} is registered on-chain and frozen until {}, and you hold no later pair; {} to move answers by registering its reply",
                 frozen.ply,
-                frozen.window_end,
+                when(frozen.window_end, now()),
                 frozen.to_move().map_or("nobody", |c| Side::of(c).name())
             ),
             _ => format!(
@@ -393,7 +394,7 @@ impl Session {
         let t = now();
         match command {
             Command::Claim => {
-                self.error(format!("ply {ply} is registered and frozen until unix time {window_end}: a draw or a timeout is claimed once on-chain play is live"));
+                self.error(format!("ply {ply} is registered and frozen until {}: a draw or a timeout is claimed once on-chain play is live", when(window_end, t)));
             }
             Command::Draw => {
                 self.error("a draw needs both signatures, which go through the relay: while a registration is frozen, play goes on by registrations (resign, or move)");
