@@ -685,6 +685,20 @@ fn a_silent_opponent_is_registered_and_the_game_goes_on_on_chain_in_the_same_ses
     assert_eq!(seen["lastMove"]["san"], "Nc6", "{seen}");
     white.say("Bc4");
     black.expect("position", |e| e["lastMove"]["ply"] == 5);
+    // Issue 29: a command the contract refuses (white claims black's timeout, black has
+    // hours): the error event says it in words, with the contract's error by name and
+    // fields, and nothing is sent.
+    white.expect("sent", |e| e["operation"] == "move");
+    let error = white.refused("claim", &["sending", "sent"]);
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("the side to move still has time: its flag falls at ")
+            && message.contains(" UTC (in "),
+        "{error}"
+    );
+    assert_eq!(error["revert"]["name"], "TimeNotUp", "{error}");
+    let deadline = error["revert"]["deadline"].as_u64().unwrap_or_default();
+    assert!(deadline > unix_now() + 3_600, "{error}");
     // Issue 29, item 7: on-chain, `draw` offers (and the other's `draw` accepts) and
     // `resign` resigns, as the referee's calls, not as moves.
     black.say("draw");

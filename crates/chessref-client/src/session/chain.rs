@@ -73,7 +73,7 @@ impl Session {
         let sent = match sent {
             Ok(sent) => sent,
             Err(e) => {
-                self.error(e.to_string());
+                self.failed(&e);
                 return Ok(());
             }
         };
@@ -348,7 +348,7 @@ impl Session {
         {
             Ok(sent) => sent,
             Err(e) => {
-                self.error(e.to_string());
+                self.failed(&e);
                 return Ok(true);
             }
         };

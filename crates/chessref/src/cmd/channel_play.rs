@@ -439,8 +439,13 @@ impl Printer {
                     game::print_sent(&sent);
                 }
             }
-            Event::Error { message } => {
-                self.event("error", json!({"message": message}), || message.clone())
+            Event::Error { message, revert } => {
+                // The contract's error beside the words, as `--json` commands print a revert.
+                let mut data = json!({"message": message});
+                if let Some(revert) = &revert {
+                    data["revert"] = revert.to_json();
+                }
+                self.event("error", data, || message.clone())
             }
             Event::Position(view) => {
                 if self.json {
