@@ -162,8 +162,8 @@ impl SeatError {
     /// ([`SeatError::WouldRevert`]) or a mined transaction ([`EvmError::Reverted`]).
     pub fn revert(&self) -> Option<&ContractRevert> {
         match self {
-            SeatError::WouldRevert { revert, .. }
-            | SeatError::Evm(EvmError::Reverted { revert, .. }) => Some(revert),
+            SeatError::WouldRevert { revert, .. } => Some(revert),
+            SeatError::Evm(error) => error.revert(),
             _ => None,
         }
     }

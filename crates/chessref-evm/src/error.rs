@@ -154,3 +154,13 @@ pub enum EvmError {
         event: &'static str,
     },
 }
+
+impl EvmError {
+    /// The contract's error, when the contract reverted.
+    pub fn revert(&self) -> Option<&crate::revert::ContractRevert> {
+        match self {
+            EvmError::Reverted { revert, .. } => Some(revert),
+            _ => None,
+        }
+    }
+}

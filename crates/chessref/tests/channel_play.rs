@@ -1194,7 +1194,14 @@ fn a_registration_of_the_position_before_is_overtaken_by_the_clients_direct_repl
         report.settlement.why
     );
     let black: Address = BLACK.parse().unwrap();
-    referee.send_channel(black, &report.settlement).unwrap();
+    // White's receipt of e5 was held a moment ago: the chain's clock may not have reached
+    // it yet (it failed a run with BadReceipt), so the registration waits for it as the
+    // client does.
+    chessref_client::session::chain::until_the_chain_reaches_the_receipt(
+        || referee.send_channel(black, &report.settlement),
+        chessref_evm::EvmError::revert,
+    )
+    .unwrap();
     assert_eq!(referee.channel_status(id).unwrap().registeredPly, 2);
 
     // White's client sees it, says so, and registers Nf3 as the direct reply by itself.
