@@ -1588,20 +1588,27 @@ fn a_first_move_never_made_is_explained_and_the_game_aborted() {
     );
 }
 
+/// Both players started in one home with no `--dir` (the README's two terminals): the
+/// home and both players.
+fn one_home(table: &Table) -> (PathBuf, Player, Player) {
+    let home = table.dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let args = table.play_args();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let white = Player::spawn("white", KEY_WHITE, &args, Some(&home));
+    let black = Player::spawn("black", KEY_BLACK, &args, Some(&home));
+    white.expect("started", |_| true);
+    black.expect("started", |_| true);
+    (home, white, black)
+}
+
 /// Issue 29, item 2: the README's two terminals, verbatim: both players on one machine,
 /// one home, no `--dir`. Each keeps its own folder (named by the player), and a folder that
 /// holds another game's files (a fresh anvil repeats addresses and game ids) is refused.
 #[test]
 fn two_players_in_one_home_without_dir_keep_their_own_folders() {
     let table = Table::new("one-home");
-    let home = table.dir.join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let args = table.play_args();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut white = Player::spawn("white", KEY_WHITE, &args, Some(&home));
-    let mut black = Player::spawn("black", KEY_BLACK, &args, Some(&home));
-    white.expect("started", |_| true);
-    black.expect("started", |_| true);
+    let (home, mut white, mut black) = one_home(&table);
     exchange(&mut white, &black, "e4", 1);
     exchange(&mut black, &white, "e5", 2);
     drop(white);
@@ -1636,6 +1643,8 @@ fn two_players_in_one_home_without_dir_keep_their_own_folders() {
     let mut owner: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     owner["createdInBlock"] = Value::String(format!("0x{}", "ab".repeat(32)));
     std::fs::write(&file, owner.to_string()).unwrap();
+    let args = table.play_args();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let mut refused = command(Some(KEY_WHITE), &args);
     let out = refused.env("HOME", &home).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "refused");
@@ -1683,14 +1692,7 @@ fn a_session_stopped_and_continued_keeps_its_relay() {
 #[test]
 fn game_show_tells_a_settled_channel_games_moves_and_where_they_came_from() {
     let table = Table::new("show-moves");
-    let home = table.dir.join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let args = table.play_args();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut white = Player::spawn("white", KEY_WHITE, &args, Some(&home));
-    let mut black = Player::spawn("black", KEY_BLACK, &args, Some(&home));
-    white.expect("started", |_| true);
-    black.expect("started", |_| true);
+    let (home, mut white, mut black) = one_home(&table);
     play(&mut white, &mut black, &["f3", "e5", "g4", "Qh4#"]);
     black.expect("settled", |_| true);
     white.expect("ended", |_| true);
