@@ -23,7 +23,8 @@ use crate::messages::{DrawOffer, Message, Move, Resignation, Result as ResultMes
 use crate::settlement::{CLIENT_STAMP_TOLERANCE, CLOCK_TOLERANCE};
 use crate::successor;
 use crate::transcript::{
-    DelegationEntry, MoveEntry, ResignationEntry, Side, SignatureEntry, Transcript, receipt_of,
+    DelegationEntry, MoveEntry, ResignationEntry, Side, SignatureEntry, Transcript, move_in_words,
+    receipt_of,
 };
 use crate::{ChannelDomain, ChannelGame};
 
@@ -219,7 +220,7 @@ impl ChannelSeat {
             1 => t.game.start().ok()?,
             n => State::from_bytes(&t.moves[n - 2].state).ok()?,
         };
-        Some(describe(&before, last.mv))
+        Some(move_in_words(&before, last.mv))
     }
 
     /// The position after the latest move.
@@ -353,7 +354,7 @@ impl ChannelSeat {
         Ok(match frame {
             Frame::Delegation(d) => Received::Delegation(d.player),
             Frame::Move(m) => {
-                let (san, uci) = describe(&before, m.mv);
+                let (san, uci) = move_in_words(&before, m.mv);
                 self.offered = None;
                 Received::Move {
                     ply: m.ply,
@@ -827,18 +828,6 @@ enum Arrival {
     Stored,
     /// From the chain ([`Book::accept_shown`]).
     Shown,
-}
-
-/// `(SAN, UCI)` of the legal move packed as `packed` in `before` (empty SAN if none is).
-fn describe(before: &State, packed: u32) -> (String, String) {
-    match before
-        .legal_moves()
-        .into_iter()
-        .find(|mv| chessref_core::RawMove::from(*mv).packed() == packed)
-    {
-        Some(mv) => (before.san(mv).unwrap_or_default(), mv.to_uci()),
-        None => (String::new(), format!("{packed:#08x}")),
-    }
 }
 
 #[cfg(all(test, feature = "signer"))]

@@ -388,6 +388,38 @@ impl Transcript {
             })?;
         self.auth(&entry.signature, entry.delegation, side, mv.ply)
     }
+
+    /// Every move as `(ply, SAN, UCI)`, each read in the position before it (the start's
+    /// for ply 1), as far as those positions are valid states: what a reader of the game
+    /// is shown (not checked: see [`verify`](Transcript::verify)).
+    pub fn moves_in_words(&self) -> Vec<(u32, String, String)> {
+        let Ok(mut before) = self.game.start() else {
+            return Vec::new();
+        };
+        let mut words = Vec::with_capacity(self.moves.len());
+        for entry in &self.moves {
+            let (san, uci) = move_in_words(&before, entry.mv);
+            words.push((entry.ply, san, uci));
+            match State::from_bytes(&entry.state) {
+                Ok(next) => before = next,
+                Err(_) => break,
+            }
+        }
+        words
+    }
+}
+
+/// `(SAN, UCI)` of the legal move packed as `packed` in `before` (empty SAN if none is:
+/// the UCI is then the packed move in hex).
+pub(crate) fn move_in_words(before: &State, packed: u32) -> (String, String) {
+    match before
+        .legal_moves()
+        .into_iter()
+        .find(|mv| chessref_core::RawMove::from(*mv).packed() == packed)
+    {
+        Some(mv) => (before.san(mv).unwrap_or_default(), mv.to_uci()),
+        None => (String::new(), format!("{packed:#08x}")),
+    }
 }
 
 impl MoveEntry {

@@ -6,6 +6,8 @@
 //! what the chain shows of a channel game's signed moves (its frozen registration);
 //! [`watchtower`] is the rule that answers a channel game's registration, for a player
 //! who is away and for a player's own client, and announces a move left unacknowledged;
+//! [`channel_moves`] finds a channel game's moves (a player's transcript, the relay) and
+//! checks them against the chain before they are shown;
 //! [`session`] plays a channel game for one player (relay, chain, registrations) by
 //! commands and events, what `chessref channel play` and a Rust bot run;
 //! [`keys`] is where the player's key comes from (the environment, an encrypted
@@ -15,6 +17,7 @@
 
 /// Stakes and credits in their units: the evm crate's, which reverts (`WrongEthAmount`) speak in too.
 pub use chessref_evm::amount;
+pub mod channel_moves;
 pub mod game_log;
 pub mod keys;
 pub mod seat;

@@ -24,6 +24,7 @@ use chessref_evm::{
 };
 
 use crate::amount::Unit;
+use crate::channel_moves::{MovesFrom, Refused};
 use crate::game_log::{Divergence, GameLog, Phase, RefereeLog, UndecodableLog, fold_game};
 
 /// How a channel game is played (docs/CHANNEL.md): what `chessref game` says of one
@@ -161,8 +162,8 @@ impl SeatError {
     /// ([`SeatError::WouldRevert`]) or a mined transaction ([`EvmError::Reverted`]).
     pub fn revert(&self) -> Option<&ContractRevert> {
         match self {
-            SeatError::WouldRevert { revert, .. }
-            | SeatError::Evm(EvmError::Reverted { revert, .. }) => Some(revert),
+            SeatError::WouldRevert { revert, .. } => Some(revert),
+            SeatError::Evm(error) => error.revert(),
             _ => None,
         }
     }
@@ -345,6 +346,11 @@ pub struct GameView {
     /// A channel game's latest registered ply (`None`: never registered; an ended one was
     /// then settled off-chain, and the chain holds its result, not its moves).
     pub registered_ply: Option<u32>,
+    /// Where `moves` come from: the chain, or for a channel game a transcript or the relay
+    /// ([`crate::channel_moves`]); `None`: a channel game whose moves were not found.
+    pub moves_from: Option<MovesFrom>,
+    /// Transcripts of the game found but not shown, and why.
+    pub moves_refused: Vec<Refused>,
 }
 
 /// A game of the player, as `chessref game list` shows it.
@@ -375,7 +381,7 @@ pub struct GameSummary {
     pub ending: Option<Ending>,
 }
 
-fn colour_name(colour: Color) -> &'static str {
+pub(crate) fn colour_name(colour: Color) -> &'static str {
     match colour {
         Color::White => "white",
         Color::Black => "black",
@@ -675,6 +681,10 @@ impl Seat {
             ending: game.ending,
             commitment,
             registered_ply: game.registrations.last().map(|r| r.ply),
+            // A channel game's signed moves are not the chain's: found elsewhere
+            // (`channel_moves`), they say where from.
+            moves_from: (!game.is_channel()).then_some(MovesFrom::Chain),
+            moves_refused: Vec::new(),
         })
     }
 

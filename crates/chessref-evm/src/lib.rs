@@ -18,6 +18,7 @@ pub mod deployments;
 pub mod driver;
 pub mod ending;
 mod error;
+pub mod http;
 pub mod lying_node;
 pub mod moment;
 pub mod referee;

@@ -337,7 +337,13 @@ impl<C: Chain> Referee<C> {
         operation: &'static str,
         call: T,
     ) -> Result<T::Return, EvmError> {
-        let from = self.chain.accounts()[0];
+        // A read-only connection (a reader with no key) has no account: a view needs none.
+        let from = self
+            .chain
+            .accounts()
+            .first()
+            .copied()
+            .unwrap_or(Address::ZERO);
         self.chain
             .call(from, self.address, Bytes::from(call.abi_encode()))?
             .decode::<T>(operation)

@@ -16,6 +16,7 @@ use alloy::{
 use alloy_primitives::{Address, B256, Bytes, Log, U256};
 use serde::Serialize;
 
+use crate::http::{Unread, causes, excerpt, read_bounded};
 use crate::{
     chain::{CallOutcome, Chain, TxReceipt, TxRequest},
     error::ChainError,
@@ -877,37 +878,6 @@ async fn fetch_block(
     }))
 }
 
-/// Why an answer was not read.
-enum Unread {
-    /// It is longer than the bound.
-    TooLarge,
-    /// The request or the body failed in transport.
-    Transport(reqwest::Error),
-}
-
-/// Sends `request` and reads its answer's body, no further than `max_bytes`: a longer
-/// body (declared so, or found so while reading) is [`Unread::TooLarge`], and the rest
-/// is never read (the connection is dropped).
-async fn read_bounded(
-    request: reqwest::RequestBuilder,
-    max_bytes: usize,
-) -> Result<(reqwest::StatusCode, Vec<u8>), Unread> {
-    let mut response = request.send().await.map_err(Unread::Transport)?;
-    let status = response.status();
-    let declared = response.content_length().unwrap_or(0);
-    if declared > max_bytes as u64 {
-        return Err(Unread::TooLarge);
-    }
-    let mut body = Vec::with_capacity(declared as usize);
-    while let Some(chunk) = response.chunk().await.map_err(Unread::Transport)? {
-        if body.len() + chunk.len() > max_bytes {
-            return Err(Unread::TooLarge);
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok((status, body))
-}
-
 /// The [`ChainError`] of a failed request: the endpoint unreachable (refused, DNS, TLS,
 /// a closed socket), an answer that is not JSON-RPC, or the node's own error.
 fn classify(url: &str, error: RpcError<TransportErrorKind>) -> ChainError {
@@ -929,30 +899,6 @@ fn classify(url: &str, error: RpcError<TransportErrorKind>) -> ChainError {
             url,
             message: other.to_string(),
         },
-    }
-}
-
-/// An error and its causes, outermost first ("error sending request: ... Connection refused").
-fn causes(error: &dyn std::error::Error) -> String {
-    let mut message = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = cause.source();
-    }
-    message
-}
-
-/// The first 120 characters of an answer, enough to recognise it.
-fn excerpt(text: &str) -> String {
-    const LIMIT: usize = 120;
-    match text.char_indices().nth(LIMIT) {
-        Some((end, _)) => format!("{}...", &text[..end]),
-        None => text.to_string(),
     }
 }
 

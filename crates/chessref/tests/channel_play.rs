@@ -688,6 +688,20 @@ fn a_silent_opponent_is_registered_and_the_game_goes_on_on_chain_in_the_same_ses
     assert_eq!(seen["lastMove"]["san"], "Nc6", "{seen}");
     white.say("Bc4");
     black.expect("position", |e| e["lastMove"]["ply"] == 5);
+    // Issue 29: a command the contract refuses (white claims black's timeout, black has
+    // hours): the error event says it in words, with the contract's error by name and
+    // fields, and nothing is sent.
+    white.expect("sent", |e| e["operation"] == "move");
+    let error = white.refused("claim", &["sending", "sent"]);
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("the side to move still has time: its flag falls at ")
+            && message.contains(" UTC (in "),
+        "{error}"
+    );
+    assert_eq!(error["revert"]["name"], "TimeNotUp", "{error}");
+    let deadline = error["revert"]["deadline"].as_u64().unwrap_or_default();
+    assert!(deadline > unix_now() + 3_600, "{error}");
     // Issue 29, item 7: on-chain, `draw` offers (and the other's `draw` accepts) and
     // `resign` resigns, as the referee's calls, not as moves.
     black.say("draw");
@@ -832,10 +846,14 @@ fn a_resumed_session_tells_the_registration_and_the_overtake_it_missed() {
             }
         }
     });
+    let clock = &chessref_evm::moment::rfc3339(window_end as i64)[11..19];
     let wanted = [
         format!("your opponent ({WHITE}) registered ply 2 on-chain"),
         format!("a watchtower ({tower}) overtook ply 2 with ply 4 on-chain (tx 0x"),
-        format!("its response window ends at unix time {window_end} (in "),
+        // Issue 29: the window's end as a clock time and a distance, not a unix time.
+        "its response window ends at ".to_owned(),
+        format!("{clock} UTC (in "),
+        "ply 4 is registered on-chain and frozen until ".to_owned(),
     ];
     let mut seen = String::new();
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -846,6 +864,7 @@ fn a_resumed_session_tells_the_registration_and_the_overtake_it_missed() {
         seen.push_str(&line);
         seen.push('\n');
     }
+    assert!(!seen.contains("unix time"), "{seen}");
     drop(text);
 
     // As JSON events.
@@ -1181,7 +1200,14 @@ fn a_registration_of_the_position_before_is_overtaken_by_the_clients_direct_repl
         report.settlement.why
     );
     let black: Address = BLACK.parse().unwrap();
-    referee.send_channel(black, &report.settlement).unwrap();
+    // White's receipt of e5 was held a moment ago: the chain's clock may not have reached
+    // it yet (it failed a run with BadReceipt), so the registration waits for it as the
+    // client does.
+    chessref_client::session::chain::until_the_chain_reaches_the_receipt(
+        || referee.send_channel(black, &report.settlement),
+        chessref_evm::EvmError::revert,
+    )
+    .unwrap();
     assert_eq!(referee.channel_status(id).unwrap().registeredPly, 2);
 
     // White's client sees it, says so, and registers Nf3 as the direct reply by itself.
@@ -1568,20 +1594,27 @@ fn a_first_move_never_made_is_explained_and_the_game_aborted() {
     );
 }
 
+/// Both players started in one home with no `--dir` (the README's two terminals): the
+/// home and both players.
+fn one_home(table: &Table) -> (PathBuf, Player, Player) {
+    let home = table.dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let args = table.play_args();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let white = Player::spawn("white", KEY_WHITE, &args, Some(&home));
+    let black = Player::spawn("black", KEY_BLACK, &args, Some(&home));
+    white.expect("started", |_| true);
+    black.expect("started", |_| true);
+    (home, white, black)
+}
+
 /// Issue 29, item 2: the README's two terminals, verbatim: both players on one machine,
 /// one home, no `--dir`. Each keeps its own folder (named by the player), and a folder that
 /// holds another game's files (a fresh anvil repeats addresses and game ids) is refused.
 #[test]
 fn two_players_in_one_home_without_dir_keep_their_own_folders() {
     let table = Table::new("one-home");
-    let home = table.dir.join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let args = table.play_args();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut white = Player::spawn("white", KEY_WHITE, &args, Some(&home));
-    let mut black = Player::spawn("black", KEY_BLACK, &args, Some(&home));
-    white.expect("started", |_| true);
-    black.expect("started", |_| true);
+    let (home, mut white, mut black) = one_home(&table);
     exchange(&mut white, &black, "e4", 1);
     exchange(&mut black, &white, "e5", 2);
     drop(white);
@@ -1616,6 +1649,8 @@ fn two_players_in_one_home_without_dir_keep_their_own_folders() {
     let mut owner: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     owner["createdInBlock"] = Value::String(format!("0x{}", "ab".repeat(32)));
     std::fs::write(&file, owner.to_string()).unwrap();
+    let args = table.play_args();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let mut refused = command(Some(KEY_WHITE), &args);
     let out = refused.env("HOME", &home).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "refused");
@@ -1653,4 +1688,155 @@ fn a_session_stopped_and_continued_keeps_its_relay() {
         .collect();
     assert!(relay_events.is_empty(), "{relay_events:?}");
     exchange(&mut black, &white, "e5", 2);
+}
+
+/// Issue 29, item 10: `chessref game show` of a channel game settled off-chain shows its
+/// moves and final position, with no key: from the players' own folders (one home, no
+/// `--dir`), from a transcript named, or from the relay, each said; a transcript that is
+/// not the chain's game (a move changed, or another game's terms) is refused by name and
+/// its moves never shown.
+#[test]
+fn game_show_tells_a_settled_channel_games_moves_and_where_they_came_from() {
+    let table = Table::new("show-moves");
+    let (home, mut white, mut black) = one_home(&table);
+    play(&mut white, &mut black, &["f3", "e5", "g4", "Qh4#"]);
+    black.expect("settled", |_| true);
+    white.expect("ended", |_| true);
+    assert!(white.exit_status().success());
+    assert!(black.exit_status().success());
+
+    let show = |home: &Path, extra: &[&str]| {
+        let mut show = vec!["game", "show", table.id.as_str()];
+        let chain = table.chain();
+        show.extend(chain.iter().map(String::as_str));
+        show.extend(extra);
+        let out = command(None, &show).env("HOME", home).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let final_fen = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3";
+    let sans = ["f3", "e5", "g4", "Qh4#"];
+    let ucis = ["f2f3", "e7e5", "g2g4", "d8h4"];
+    let moves_of = |json: &Value| -> Vec<(String, String)> {
+        json["moves"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{json}"))
+            .iter()
+            .map(|m| {
+                (
+                    m["san"].as_str().unwrap_or_default().to_owned(),
+                    m["uci"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let played: Vec<(String, String)> = sans
+        .iter()
+        .zip(ucis)
+        .map(|(s, u)| (s.to_string(), u.to_string()))
+        .collect();
+
+    // The players' own folders: text and --json.
+    let (code, text, stderr) = show(&home, &[]);
+    assert_eq!(code, Some(0), "{text}{stderr}");
+    assert!(text.contains("moves: 1. f3 e5 2. g4 Qh4#"), "{text}");
+    assert!(text.contains("moves from your transcript at "), "{text}");
+    assert!(text.contains("result: black_wins"), "{text}");
+    assert!(
+        !text.contains("the chain holds its result, not its moves"),
+        "{text}"
+    );
+    // The final position is drawn: black's queen on h4 (the last move's square marked).
+    assert!(text.contains("[♛]"), "{text}");
+    let (code, out, stderr) = show(&home, &["--json"]);
+    assert_eq!(code, Some(0), "{out}{stderr}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(moves_of(&json), played, "{json}");
+    assert_eq!(json["fen"], final_fen, "{json}");
+    assert_eq!(json["movesFrom"]["kind"], "transcript", "{json}");
+    let path = PathBuf::from(json["movesFrom"]["path"].as_str().unwrap());
+    assert!(path.starts_with(&home), "{json}");
+    assert_eq!(json["movesRefused"], serde_json::json!([]), "{json}");
+
+    // Elsewhere (another home), from the relay.
+    let elsewhere = table.dir.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let (code, text, stderr) = show(&elsewhere, &[]);
+    assert_eq!(code, Some(0), "{text}{stderr}");
+    assert!(
+        text.contains("the chain holds its result, not its moves") && !text.contains("moves:"),
+        "{text}"
+    );
+    let (code, text, stderr) = show(&elsewhere, &["--relay", &table.relay]);
+    assert_eq!(code, Some(0), "{text}{stderr}");
+    assert!(text.contains("moves: 1. f3 e5 2. g4 Qh4#"), "{text}");
+    assert!(
+        text.contains(&format!("moves from the relay at {}", table.relay)),
+        "{text}"
+    );
+    let (_, out, _) = show(&elsewhere, &["--relay", &table.relay, "--json"]);
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(moves_of(&json), played, "{json}");
+    assert_eq!(json["movesFrom"]["kind"], "relay", "{json}");
+
+    // A transcript named: as it is, shown; a move changed (black's mate on h5 instead),
+    // refused by name, nothing shown.
+    let (code, out, stderr) = show(
+        &elsewhere,
+        &["--transcript", path.to_str().unwrap(), "--json"],
+    );
+    assert_eq!(code, Some(0), "{out}{stderr}");
+    assert_eq!(moves_of(&serde_json::from_str(&out).unwrap()), played);
+    let mut tampered: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    tampered["moves"][1]["mv"] = tampered["moves"][0]["mv"].clone();
+    let tampered_file = table.dir.join("tampered.json");
+    std::fs::write(&tampered_file, tampered.to_string()).unwrap();
+    let (code, text, stderr) = show(
+        &elsewhere,
+        &["--transcript", tampered_file.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(1), "{text}{stderr}");
+    assert!(!text.contains("moves:"), "{text}");
+    assert!(
+        stderr.contains(&format!(
+            "not shown: the moves of your transcript at {} are not game {}'s: ply 2",
+            tampered_file.display(),
+            table.id
+        )),
+        "{stderr}"
+    );
+    // Another game's terms (a longer clock), every signature its own: refused by the term.
+    let mut other: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    other["game"]["initialTime"] = Value::from(other["game"]["initialTime"].as_u64().unwrap() + 60);
+    std::fs::write(&tampered_file, other.to_string()).unwrap();
+    let (code, text, stderr) = show(
+        &elsewhere,
+        &["--transcript", tampered_file.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(1), "{text}{stderr}");
+    assert!(
+        stderr.contains("its initial time differ from the chain's"),
+        "{stderr}"
+    );
+    // The same folder of another chain's game (its claim names another creation block):
+    // refused by name in the show, which still shows the chain's game.
+    for entry in std::fs::read_dir(home.join(".chessref").join("channel")).unwrap() {
+        let file = entry.unwrap().path().join("game.json");
+        let mut owner: Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        owner["createdInBlock"] = Value::String(format!("0x{}", "ab".repeat(32)));
+        std::fs::write(&file, owner.to_string()).unwrap();
+    }
+    let (code, text, stderr) = show(&home, &[]);
+    assert_eq!(code, Some(0), "{text}{stderr}");
+    assert!(!text.contains("moves:"), "{text}");
+    assert!(
+        text.contains("not shown: the moves of your transcript at ")
+            && text.contains("holds the files of another game"),
+        "{text}"
+    );
 }

@@ -786,8 +786,11 @@ fn channel_settle_registers_a_mate_then_finishes_it_after_the_window() {
     assert_eq!(referee.game(id).unwrap().phase, 2);
     let early = channel_send("settle", file, &anvil);
     assert_eq!(early.status.code(), Some(0), "{}", stderr(&early));
+    // Its end as a clock time and a distance (issue 29), not a unix time.
     assert!(
-        stdout(&early).contains("pending until"),
+        stdout(&early).contains("pending until ")
+            && stdout(&early).contains(" UTC (in ")
+            && !stdout(&early).contains("s from now"),
         "{}",
         stdout(&early)
     );

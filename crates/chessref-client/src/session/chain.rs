@@ -8,6 +8,8 @@ use std::time::Duration;
 use chessref_channel::AUTO_REGISTER_TIP;
 use chessref_channel::settlement::{STAMP_TOLERANCE, Settlement};
 use chessref_channel::transcript::Side;
+use chessref_evm::ContractRevert;
+use chessref_evm::moment::when;
 
 use super::{
     Command, Event, Phase, Refusal, Registrant, Registration, Session, SessionError, Via, now,
@@ -18,7 +20,32 @@ use crate::watchtower::{self, Answer};
 
 /// How many seconds a registration whose receipt the chain's time has not reached yet is
 /// retried before it is reported.
-const RECEIPT_RETRIES: u32 = 5;
+pub const RECEIPT_RETRIES: u32 = 5;
+
+/// Tries `attempt` (a registration that carries a receipt) again, a second apart, while
+/// it fails with the contract's `BadReceipt` (`revert_of` reads the contract's error of a
+/// failure), at most [`RECEIPT_RETRIES`] times: a receipt passes only in a block timed at
+/// or after its `seenAt` (CHANNEL.md 7.3), and one held a moment ago can be ahead of the
+/// chain's clock (a node that estimates in its latest block, a clock a second behind).
+/// The last result, whatever it is.
+pub fn until_the_chain_reaches_the_receipt<T, E>(
+    mut attempt: impl FnMut() -> Result<T, E>,
+    revert_of: impl Fn(&E) -> Option<&ContractRevert>,
+) -> Result<T, E> {
+    let mut tries = 0;
+    loop {
+        match attempt() {
+            Err(e)
+                if tries < RECEIPT_RETRIES
+                    && revert_of(&e).is_some_and(|r| r.name() == "BadReceipt") =>
+            {
+                tries += 1;
+                std::thread::sleep(Duration::from_secs(1));
+            }
+            other => return other,
+        }
+    }
+}
 
 impl Session {
     /// Whether the player's own latest move, still without the opponent's receipt, is due
@@ -72,7 +99,7 @@ impl Session {
         let sent = match sent {
             Ok(sent) => sent,
             Err(e) => {
-                self.error(e.to_string());
+                self.failed(&e);
                 return Ok(());
             }
         };
@@ -108,11 +135,9 @@ impl Session {
         self.follow_chain()
     }
 
-    /// The registration `settlement`, estimated, with the automatic registration's tip. A
-    /// receipt passes only in a block timed at or after its `seenAt` (CHANNEL.md 7.3): one
-    /// held a moment ago can be ahead of the time a node estimates in (a node that
-    /// estimates in its latest block, a clock a second behind), so that refusal is retried
-    /// while the receipt is young, then reported with both times.
+    /// The registration `settlement`, estimated, with the automatic registration's tip; a
+    /// receipt ahead of the chain's clock is waited for
+    /// ([`until_the_chain_reaches_the_receipt`]), then reported with both times.
     fn prepare_registration(&mut self, settlement: &Settlement) -> Result<Prepared, SeatError> {
         let seen_at = self
             .channel
@@ -121,32 +146,31 @@ impl Session {
             .last()
             .and_then(|m| m.receipt.as_ref())
             .map(|r| r.seen_at);
-        let mut tries = 0;
-        loop {
-            match self.seat.prepare_channel(settlement) {
-                Err(SeatError::WouldRevert { revert, .. })
-                    if revert.name() == "BadReceipt" && seen_at.is_some() =>
-                {
-                    let seen_at = seen_at.unwrap_or_default();
-                    let chain_time =
-                        chessref_evm::Chain::timestamp(self.seat.referee().chain()).ok();
-                    tries += 1;
-                    if tries > RECEIPT_RETRIES {
-                        return Err(SeatError::Refused(format!(
-                            "register would revert with BadReceipt (nothing sent): the receipt was held at {seen_at}, the chain's latest block is timed {}, now is {}",
-                            chain_time.map_or_else(|| "unknown".to_owned(), |t| t.to_string()),
-                            now()
-                        )));
-                    }
-                    std::thread::sleep(Duration::from_secs(1));
-                }
-                other => {
-                    return other.map(|mut p| {
-                        p.tx = p.tx.with_priority_fee(AUTO_REGISTER_TIP);
-                        p
-                    });
-                }
+        let prepared = match seen_at {
+            // Only a receipt can be ahead of the chain's clock.
+            Some(_) => until_the_chain_reaches_the_receipt(
+                || self.seat.prepare_channel(settlement),
+                SeatError::revert,
+            ),
+            None => self.seat.prepare_channel(settlement),
+        };
+        match prepared {
+            Err(SeatError::WouldRevert { revert, .. })
+                if revert.name() == "BadReceipt"
+                    && let Some(seen_at) = seen_at =>
+            {
+                let t = now();
+                let chain_time = chessref_evm::Chain::timestamp(self.seat.referee().chain()).ok();
+                Err(SeatError::Refused(format!(
+                    "register would revert with BadReceipt (nothing sent): the receipt was held at {}, the chain's latest block is timed {}",
+                    when(seen_at, t),
+                    chain_time.map_or_else(|| "unknown".to_owned(), |c| when(c, t))
+                )))
             }
+            other => other.map(|mut p| {
+                p.tx = p.tx.with_priority_fee(AUTO_REGISTER_TIP);
+                p
+            }),
         }
     }
 
@@ -289,9 +313,9 @@ impl Session {
     pub(super) fn nothing_to_register(&mut self) {
         let message = match &self.phase {
             Phase::Frozen(frozen) => format!(
-                "nothing to register: ply {} is registered on-chain and frozen until unix time {}, and you hold no later pair; {} to move answers by registering its reply",
+                "nothing to register: ply {} is registered on-chain and frozen until {}, and you hold no later pair; {} to move answers by registering its reply",
                 frozen.ply,
-                frozen.window_end,
+                when(frozen.window_end, now()),
                 frozen.to_move().map_or("nobody", |c| Side::of(c).name())
             ),
             _ => format!(
@@ -347,7 +371,7 @@ impl Session {
         {
             Ok(sent) => sent,
             Err(e) => {
-                self.error(e.to_string());
+                self.failed(&e);
                 return Ok(true);
             }
         };
@@ -393,7 +417,7 @@ impl Session {
         let t = now();
         match command {
             Command::Claim => {
-                self.error(format!("ply {ply} is registered and frozen until unix time {window_end}: a draw or a timeout is claimed once on-chain play is live"));
+                self.error(format!("ply {ply} is registered and frozen until {}: a draw or a timeout is claimed once on-chain play is live", when(window_end, t)));
             }
             Command::Draw => {
                 self.error("a draw needs both signatures, which go through the relay: while a registration is frozen, play goes on by registrations (resign, or move)");
@@ -440,5 +464,60 @@ impl Session {
             Command::Register | Command::Show | Command::Quit => {}
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use chessref_evm::bindings::ChessChannel::{BadReceipt, ChessChannelErrors};
+
+    use super::*;
+
+    fn bad_receipt() -> ContractRevert {
+        ContractRevert::Channel(ChessChannelErrors::BadReceipt(BadReceipt {}))
+    }
+
+    /// A registration with a receipt the chain's clock has not reached is tried again, a
+    /// second apart, until it passes; for good at most [`RECEIPT_RETRIES`] times; any other
+    /// failure at once (the flake of issue 29's last item: one try, then `BadReceipt`).
+    #[test]
+    fn a_receipt_ahead_of_the_chain_is_waited_for_and_nothing_else() {
+        let tries = Cell::new(0);
+        let passed = until_the_chain_reaches_the_receipt(
+            || {
+                tries.set(tries.get() + 1);
+                if tries.get() < 3 {
+                    Err(bad_receipt())
+                } else {
+                    Ok(tries.get())
+                }
+            },
+            |e| Some(e),
+        );
+        assert_eq!(passed, Ok(3));
+
+        tries.set(0);
+        let never = until_the_chain_reaches_the_receipt(
+            || {
+                tries.set(tries.get() + 1);
+                Err::<(), _>(bad_receipt())
+            },
+            |e| Some(e),
+        );
+        assert_eq!(never, Err(bad_receipt()));
+        assert_eq!(tries.get(), RECEIPT_RETRIES + 1);
+
+        tries.set(0);
+        let other = ContractRevert::Message("another refusal".into());
+        let refused = until_the_chain_reaches_the_receipt(
+            || {
+                tries.set(tries.get() + 1);
+                Err::<(), _>(other.clone())
+            },
+            |e| Some(e),
+        );
+        assert_eq!((refused, tries.get()), (Err(other), 1));
     }
 }

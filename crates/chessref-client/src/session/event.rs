@@ -4,6 +4,7 @@
 use alloy_primitives::{Address, B256, U256};
 use chessref_channel::transcript::Side;
 use chessref_core::Color;
+use chessref_evm::ContractRevert;
 
 use crate::seat::{GameView, Sent};
 
@@ -168,8 +169,11 @@ pub enum Event {
     Sent(Box<Sent>),
     /// A command or a step failed; the session goes on.
     Error {
-        /// What is wrong.
+        /// What is wrong, in words.
         message: String,
+        /// The contract's error, when the failure is that the referee or the channel
+        /// would revert (the node's estimate) or reverted: its name and fields as raised.
+        revert: Option<Box<ContractRevert>>,
     },
     /// On-chain play: the game as the chain shows it, when it changed.
     Position(Box<GameView>),

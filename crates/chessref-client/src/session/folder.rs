@@ -65,6 +65,13 @@ impl FolderOwner {
                 .map_err(|e| SessionError::Invalid(e.to_string()))?;
             return write_private(&file, &text);
         }
+        self.holds(dir)
+    }
+
+    /// Whether `dir` holds this game's files (its `game.json` says so), for a reader: a
+    /// folder without one, or another game's, is refused.
+    pub fn holds(&self, dir: &Path) -> Result<(), SessionError> {
+        let file = dir.join("game.json");
         let found: FolderOwner = serde_json::from_str(&read(&file)?)
             .map_err(|e| SessionError::Invalid(format!("{}: {e}", file.display())))?;
         if found != *self {

@@ -303,6 +303,16 @@ impl Session {
     fn error(&mut self, message: impl Into<String>) {
         self.emit(Event::Error {
             message: message.into(),
+            revert: None,
+        });
+    }
+
+    /// A command or step of the seat failed: said in words, with the contract's error
+    /// when it is one (a bot reads its name and fields).
+    fn failed(&mut self, error: &SeatError) {
+        self.emit(Event::Error {
+            message: error.to_string(),
+            revert: error.revert().cloned().map(Box::new),
         });
     }
 
@@ -677,7 +687,7 @@ impl Session {
                     .or_else(|_| self.seat.claim_timeout(self.id));
                 match prepared.and_then(|p| self.transact(p)) {
                     Ok(_) => self.settled = true,
-                    Err(e) => self.error(e.to_string()),
+                    Err(e) => self.failed(&e),
                 }
                 return Ok(true);
             }
@@ -685,7 +695,7 @@ impl Session {
             Command::Resign if self.on_chain() => {
                 let prepared = self.seat.resign(self.id);
                 if let Err(e) = prepared.and_then(|p| self.transact(p)) {
-                    self.error(e.to_string());
+                    self.failed(&e);
                 }
                 return Ok(true);
             }
@@ -696,14 +706,14 @@ impl Session {
                     .accept_draw(self.id)
                     .or_else(|_| self.seat.offer_draw(self.id));
                 if let Err(e) = prepared.and_then(|p| self.transact(p)) {
-                    self.error(e.to_string());
+                    self.failed(&e);
                 }
                 return Ok(true);
             }
             Command::Move(text) if self.on_chain() => {
                 let prepared = self.seat.play(self.id, &text);
                 if let Err(e) = prepared.and_then(|p| self.transact(p)) {
-                    self.error(e.to_string());
+                    self.failed(&e);
                 }
                 return Ok(true);
             }
@@ -809,7 +819,7 @@ impl Session {
         let view = match self.seat.view(self.id) {
             Ok(view) => view,
             Err(e) => {
-                self.error(e.to_string());
+                self.failed(&e);
                 return;
             }
         };

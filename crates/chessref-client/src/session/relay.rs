@@ -7,7 +7,7 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use alloy_primitives::U256;
-use chessref_channel::{Frame, RelayFrame};
+use chessref_channel::{Frame, RelayFrame, Transcript};
 use tungstenite::stream::MaybeTlsStream;
 use tungstenite::{Message, WebSocket};
 
@@ -32,15 +32,7 @@ impl Connection {
     /// Connects to the channel of game `id` at `relay` (its base URL, http(s):// or
     /// ws(s)://); the error says why not, in words.
     pub fn open(relay: &str, id: U256) -> Result<Connection, String> {
-        let base = relay.trim_end_matches('/');
-        let base = if let Some(rest) = base.strip_prefix("http://") {
-            format!("ws://{rest}")
-        } else if let Some(rest) = base.strip_prefix("https://") {
-            format!("wss://{rest}")
-        } else {
-            base.to_owned()
-        };
-        let url = format!("{base}/v1/games/{id}/channel");
+        let url = format!("{}/v1/games/{id}/channel", base(relay, "ws"));
         let (mut socket, _) = tungstenite::connect(&url).map_err(|e| match e {
             // The relay answers 404 for a game its index has not seen joined yet (it learns
             // the game from the chain a block or two after `channel join`): not a lost relay.
@@ -93,6 +85,44 @@ impl Connection {
                 Err(e) => Read::NotAFrame(e.to_string()),
             };
         }
+    }
+}
+
+/// The relay's base URL `relay` (http(s):// or ws(s)://) in the scheme family `scheme`
+/// (`ws` or `http`), without a trailing slash.
+fn base(relay: &str, scheme: &str) -> String {
+    let base = relay.trim_end_matches('/');
+    let (rest, secure) = if let Some(rest) = base.strip_prefix("http://") {
+        (rest, false)
+    } else if let Some(rest) = base.strip_prefix("ws://") {
+        (rest, false)
+    } else if let Some(rest) = base.strip_prefix("https://") {
+        (rest, true)
+    } else if let Some(rest) = base.strip_prefix("wss://") {
+        (rest, true)
+    } else {
+        return base.to_owned();
+    };
+    format!("{scheme}{}://{rest}", if secure { "s" } else { "" })
+}
+
+/// The largest transcript read from a relay: far beyond a game's (a move entry is about
+/// 1 KB), so an endpoint that sends without end is cut off.
+const MAX_TRANSCRIPT: usize = 64 << 20;
+
+/// The transcript of game `id` the relay at `relay` holds (`GET /v1/games/{id}/transcript`);
+/// the error says why there is none, in words.
+pub fn transcript(relay: &str, id: U256) -> Result<Transcript, String> {
+    let url = format!("{}/v1/games/{id}/transcript", base(relay, "http"));
+    let answer = chessref_evm::http::get(&url, MAX_TRANSCRIPT, Duration::from_secs(30))?;
+    match answer.status {
+        200 => Transcript::from_json(&String::from_utf8_lossy(&answer.body))
+            .map_err(|e| format!("{url}: {e}")),
+        404 => Err(format!(
+            "the relay at {relay} does not know game {id} ({url}: {})",
+            answer.excerpt()
+        )),
+        status => Err(format!("{url}: HTTP status {status}: {}", answer.excerpt())),
     }
 }
 

@@ -205,9 +205,8 @@ fn send(args: SendArgs, ending: bool) -> Result<ExitCode, CliError> {
                 .map_err(|e| chain_error(e.into()))?;
             if now < status.windowEnd {
                 println!(
-                    "game {id}: ply {last} is registered, its outcome pending until {} ({} s from now); run `chessref channel settle` again then (anyone may)",
-                    status.windowEnd,
-                    status.windowEnd - now
+                    "game {id}: ply {last} is registered, its outcome pending until {} by the chain's clock; run `chessref channel settle` again then (anyone may)",
+                    chessref_evm::moment::when(status.windowEnd, now)
                 );
                 return Ok(ExitCode::SUCCESS);
             }

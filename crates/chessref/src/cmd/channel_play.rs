@@ -16,10 +16,12 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use alloy_primitives::U256;
+use chessref_client::seat::unix_now;
 use chessref_client::session::{
     Command, Event, Moved, Options, Refusal, Registrant, Registration, RelayTrouble, Session,
     SessionError, Via,
 };
+use chessref_evm::moment::{span, when};
 use chessref_evm::{Chain, RpcChain, Sender};
 use chessref_index::ratings::RatingSummary;
 use clap::Args as ClapArgs;
@@ -342,9 +344,9 @@ impl Printer {
                             format!("{side} answers by registering its reply")
                         };
                         format!(
-                            "ply {ply} is registered on-chain and frozen until unix time {window_end} ({} s); {side} to move, its flag falls at unix time {deadline} by the wall clock ({} s left): {turn}; play goes on on-chain after the window",
-                            window_end.saturating_sub(now),
-                            deadline.saturating_sub(now)
+                            "ply {ply} is registered on-chain and frozen until {}; {side} to move, its flag falls at {} by the wall clock: {turn}; play goes on on-chain after the window",
+                            when(window_end, now),
+                            when(deadline, now)
                         )
                     },
                 );
@@ -437,8 +439,13 @@ impl Printer {
                     game::print_sent(&sent);
                 }
             }
-            Event::Error { message } => {
-                self.event("error", json!({"message": message}), || message.clone())
+            Event::Error { message, revert } => {
+                // The contract's error beside the words, as `--json` commands print a revert.
+                let mut data = json!({"message": message});
+                if let Some(revert) = &revert {
+                    data["revert"] = revert.to_json();
+                }
+                self.event("error", data, || message.clone())
             }
             Event::Position(view) => {
                 if self.json {
@@ -464,13 +471,19 @@ impl Printer {
                         "white has not made its first move for {since} s: nothing is lost while you wait (no clock runs before it). If it never comes, `register` puts the game on-chain from the start, and once the response window and white's first-move window are over `claim` aborts it: both stakes go back"
                     ),
                     (Some(by), Some(at)) => format!(
-                        "the opponent has not answered for {since} s and never acknowledged your move: this client registers it itself at unix time {at} (10 s after sending it, at most 30 s after its stamp), or type `register` now; it must land before unix time {by} (60 s after its stamp)"
+                        "the opponent has not answered for {}, and never acknowledged your move: this client registers it itself at {} (10 s after sending it, at most 30 s after its stamp), or type `register` now; it must land before {} (60 s after its stamp)",
+                        span(since),
+                        when(at, unix_now()),
+                        when(by, unix_now())
                     ),
                     (Some(by), None) => format!(
-                        "the opponent has not answered for {since} s and never acknowledged your move: type `register` before unix time {by} (60 s after its stamp) to put the game on-chain"
+                        "the opponent has not answered for {}, and never acknowledged your move: type `register` before {} (60 s after its stamp) to put the game on-chain",
+                        span(since),
+                        when(by, unix_now())
                     ),
                     (None, _) => format!(
-                        "the opponent has not answered for {since} s: type `register` to put the game on-chain from your acknowledged move (its clock runs from its receipt)"
+                        "the opponent has not answered for {}: type `register` to put the game on-chain from your acknowledged move (its clock runs from its receipt)",
+                        span(since)
                     ),
                 },
             ),
@@ -486,7 +499,9 @@ impl Printer {
                 json!({"ply": ply, "stamp": stamp, "sentAt": sent_at, "at": at,
                        "registerBy": register_by, "tipWei": tip_wei.to_string()}),
                 || format!(
-                    "your opponent has not acknowledged your move (ply {ply}) since unix time {sent_at}: registering it on-chain now, by itself, so that your clock is safe (it must land within 60 s of its stamp {stamp})"
+                    "your opponent has not acknowledged your move (ply {ply}) since {}: registering it on-chain now, by itself, so that your clock is safe (it must land within 60 s of its stamp, {})",
+                    when(sent_at, unix_now()),
+                    when(stamp, unix_now())
                 ),
             ),
             Event::Ended {
@@ -529,15 +544,15 @@ impl Printer {
                     None => format!("registered ply {}", r.ply),
                 };
                 let window = if r.open {
-                    let left = r
-                        .window_end
-                        .saturating_sub(chessref_client::seat::unix_now());
                     format!(
-                        "its response window ends at unix time {} (in {left} s)",
-                        r.window_end
+                        "its response window ends at {}",
+                        when(r.window_end, unix_now())
                     )
                 } else {
-                    format!("its response window ended at unix time {}", r.window_end)
+                    format!(
+                        "its response window ended at {}",
+                        when(r.window_end, unix_now())
+                    )
                 };
                 format!("{who} {what} on-chain (tx {}): {window}", r.tx)
             },

@@ -7,11 +7,12 @@
 //! Then the gas estimate and fee are shown, the transaction sent and its receipt
 //! awaited (a spinner on a terminal).
 
-use std::{io::IsTerminal, process::ExitCode, time::Duration};
+use std::{io::IsTerminal, path::PathBuf, process::ExitCode, time::Duration};
 
 use alloy_primitives::{Address, U256};
 use chessref_client::{
     amount::Unit,
+    channel_moves::{self, MovesFrom},
     seat::{CHANNEL_PLAY, GameSummary, GameView, Prepared, Seat, SeatError},
 };
 use chessref_evm::{Chain, GameSetup, RpcChain};
@@ -129,6 +130,18 @@ struct ShowArgs {
     /// Milliseconds between two reads of --watch.
     #[arg(long, value_name = "MS", default_value_t = 1_000)]
     poll_ms: u64,
+    /// A channel game's moves from this transcript (checked against the chain's game
+    /// first); without it, from the players' own folders (see --dir), or --relay.
+    #[arg(long, value_name = "PATH", conflicts_with = "relay")]
+    transcript: Option<PathBuf>,
+    /// A channel game's moves from this relay's copy (`chessref serve`'s base URL),
+    /// checked against the chain's game first.
+    #[arg(long, value_name = "URL")]
+    relay: Option<String>,
+    /// Where `chessref channel play` keeps the players' game folders (default:
+    /// ~/.chessref/channel), looked in for a channel game's moves.
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
 }
 
 /// Arguments of `chessref game move`.
@@ -196,7 +209,20 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                     Duration::from_millis(a.poll_ms),
                 );
             }
-            let view = seat.view(a.game.id).map_err(seat_error)?;
+            let mut view = seat.view(a.game.id).map_err(seat_error)?;
+            if view.channel {
+                let sources = channel_moves::Sources {
+                    transcript: a.transcript,
+                    relay: a.relay,
+                    base: a.dir,
+                };
+                let (found, refused) =
+                    channel_moves::find(&mut seat, a.game.id, &sources).map_err(seat_error)?;
+                view.moves_refused = refused;
+                if let Some(found) = found {
+                    channel_moves::show_in(&mut view, found);
+                }
+            }
             show(&view, a.json)
         }
         GameCommand::Move(a) => {
@@ -645,13 +671,21 @@ fn board(view: &GameView) -> String {
     // A channel game that ended with nothing registered was settled off-chain: the chain
     // holds its result, not its moves, so no start position is drawn as if it were the end.
     let settled_off_chain = view.channel && view.phase == "ended" && view.registered_ply.is_none();
-    if settled_off_chain {
+    for refused in &view.moves_refused {
+        out.push_str(&format!(
+            "not shown: the moves of {}: {}\n",
+            refused.from, refused.why
+        ));
+    }
+    if settled_off_chain && view.moves_from.is_none() {
         out.push_str(
-            "a channel game, settled off-chain: the chain holds its result, not its moves (each player's transcript has them: `chessref channel verify TRANSCRIPT`)\n",
+            "a channel game, settled off-chain: the chain holds its result, not its moves (each player's transcript has them: `chessref game show ID --transcript PATH`, or --relay URL)\n",
         );
         return board_tail(view, out);
     }
-    if view.channel && view.phase != "ended" {
+    if settled_off_chain {
+        out.push_str("a channel game, settled off-chain: its final position\n");
+    } else if view.channel && view.phase != "ended" {
         out.push_str(&format!("a channel game: {CHANNEL_PLAY}\n"));
     } else if view.channel {
         out.push_str("a channel game, ended on-chain from its registered position:\n");
@@ -779,6 +813,9 @@ fn board_tail(view: &GameView, mut out: String) -> String {
             text.push(' ');
         }
         out.push_str(&format!("moves: {}\n", text.trim_end()));
+    }
+    if let Some(from) = view.moves_from.as_ref().filter(|f| **f != MovesFrom::Chain) {
+        out.push_str(&format!("moves from {from}\n"));
     }
     if let Some(ending) = view.ending {
         out.push_str(&format!("result: {ending}\n"));
