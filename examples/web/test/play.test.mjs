@@ -933,6 +933,9 @@ playTest("issue 28 finding 5: a draw offer in words: the offerer sees it made an
 /** Fails unless `p`'s page is no wider than its viewport (no horizontal scroll). */
 /** Queues `uci` on `p`'s board during the opponent's turn (two clicks): the page shows it. */
 async function premove(p, uci) {
+  // As moveTo: a click while the pieces still move (a premove just played on arrival) is
+  // lost, and cm-chessboard then warns of the empty square the second click lands on.
+  await p.page.waitForSelector("body[data-idle]");
   await p.page.click(`#board [data-square="${uci.slice(0, 2)}"]`);
   await p.page.click(`#board [data-square="${uci.slice(2, 4)}"]`);
   await until(p, `body[data-premove="${uci}"]`);
