@@ -63,13 +63,34 @@ export function drawBoard(fen, uci, check, colour) {
   if (browsing === null) show(fen, uci, check);
 }
 
+/** The position the pieces are moving to, and the latest one asked for meanwhile. */
+let moving = null;
+let nextFen = null;
+
+/** Moves the pieces to `fen`, one animation at a time: a position asked for while the
+ * pieces still move (the opponent's move, then a premove played on its arrival) is drawn
+ * once they stopped, the latest only. Two animations at once desynchronise cm-chessboard's
+ * model from its pieces ("no piece on d4"). Sets data-idle once the pieces rest on the
+ * latest position (a click during an animation is lost). */
+function movePieces(fen) {
+  delete document.body.dataset.idle;
+  nextFen = fen;
+  if (moving) return;
+  moving = (async () => {
+    let drawn = null;
+    while (nextFen !== null) {
+      drawn = nextFen;
+      nextFen = null;
+      await board.setPosition(drawn, true);
+    }
+    moving = null;
+    if (document.body.dataset.fen === drawn) document.body.dataset.idle = "true";
+  })();
+}
+
 /** Draws `fen` as drawBoard says, from the live game's side. */
 function show(fen, uci, check) {
-  // data-idle once the pieces stopped moving (a click during an animation is lost).
-  delete document.body.dataset.idle;
-  board.setPosition(fen, true).then(() => {
-    if (document.body.dataset.fen === fen) document.body.dataset.idle = "true";
-  });
+  movePieces(fen);
   const black = (live?.colour === "black") !== flipped;
   document.body.dataset.orientation = black ? "black" : "white";
   const wanted = black ? COLOR.black : COLOR.white;
