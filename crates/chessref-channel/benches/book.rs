@@ -99,7 +99,10 @@ fn main() {
             let one = b.accept(mv.clone(), now(mv));
             let two = b.accept(receipt.clone(), now(receipt));
             times.push(started.elapsed());
-            assert!(matches!((one, two), (Ok(Accepted::New(_)), Ok(Accepted::New(_)))));
+            assert!(matches!(
+                (one, two),
+                (Ok(Accepted::New(_)), Ok(Accepted::New(_)))
+            ));
             black_box(b);
         }
         times.sort();
