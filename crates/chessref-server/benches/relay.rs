@@ -65,6 +65,28 @@ fn pick(g: &OffChainGame, seed: &mut u64) -> Option<Move> {
     (!moves.is_empty()).then(|| moves[(*seed >> 33) as usize % moves.len()])
 }
 
+/// A seed from `from` on whose game (as [`pick`] plays it from the initial position)
+/// lasts at least `plies` plies, or the longest of the first thousand.
+fn long_seed(from: u64, plies: usize) -> u64 {
+    let length = |seed: u64| {
+        let (mut state, mut seed, mut n) = (State::initial(), seed, 0);
+        while n < plies && state.status().code() == 0 {
+            let mut moves = state.legal_moves();
+            moves.sort_by_key(|m| m.to_uci());
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let mv = moves[(seed >> 33) as usize % moves.len()];
+            state = state.play(mv).expect("a legal move");
+            n += 1;
+        }
+        n
+    };
+    (from..from + 1_000)
+        .max_by_key(|&seed| (length(seed), std::cmp::Reverse(seed)))
+        .expect("seeds")
+}
+
 /// Reads `socket` until the message numbered `seq` arrives.
 async fn until(socket: &mut Socket, seq: u64) {
     loop {
@@ -95,10 +117,13 @@ async fn play(
     until(black, seq).await;
     for ply in 0..plies {
         let Some(mv) = pick(g, &mut seed) else { break };
-        // Sign-to-socket: from before the move is signed to its arrival.
-        let sent = Instant::now();
+        // Sign-to-socket: from before the move is signed to its arrival, less the
+        // bench's own making of the frame from the whole transcript.
+        let signing = Instant::now();
         g.play(mv, now()).expect("a legal move");
+        let signed = signing.elapsed();
         let frame: Frame = frames_of(&g.transcript()).pop().expect("the move");
+        let sent = Instant::now();
         let (mover, other) = if ply % 2 == 0 {
             (&mut *white, &mut *black)
         } else {
@@ -107,7 +132,7 @@ async fn play(
         send(mover, &frame).await;
         seq += 1;
         until(other, seq).await;
-        latencies.push(sent.elapsed());
+        latencies.push(signed + sent.elapsed());
         until(mover, seq).await;
         g.receipt(now()).expect("signing");
         let receipt = frames_of(&g.transcript()).pop().expect("the receipt");
@@ -151,7 +176,8 @@ fn main() {
         let mut g = seats.remove(0);
         let (mut white, _) = connect(server.addr, id, "").await;
         let (mut black, _) = connect(server.addr, id, "").await;
-        let (mut latencies, _) = play(&mut g, &mut white, &mut black, plies, 7).await;
+        let seed = long_seed(7, plies);
+        let (mut latencies, _) = play(&mut g, &mut white, &mut black, plies, seed).await;
         let median = |d: &[Duration]| {
             let mut d = d.to_vec();
             d.sort();
