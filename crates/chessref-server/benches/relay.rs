@@ -51,9 +51,8 @@ fn rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-/// A deterministic legal move of the position after `g`'s latest move (`None`: over).
-fn pick(g: &OffChainGame, seed: &mut u64) -> Option<Move> {
-    let state = State::from_bytes(&g.last().state).ok()?;
+/// A deterministic legal move of `state` (`None`: the game is over).
+fn pick_in(state: &State, seed: &mut u64) -> Option<Move> {
     if state.status().code() != 0 {
         return None;
     }
@@ -65,18 +64,19 @@ fn pick(g: &OffChainGame, seed: &mut u64) -> Option<Move> {
     (!moves.is_empty()).then(|| moves[(*seed >> 33) as usize % moves.len()])
 }
 
+/// [`pick_in`] the position after `g`'s latest move.
+fn pick(g: &OffChainGame, seed: &mut u64) -> Option<Move> {
+    pick_in(&State::from_bytes(&g.last().state).ok()?, seed)
+}
+
 /// A seed from `from` on whose game (as [`pick`] plays it from the initial position)
 /// lasts at least `plies` plies, or the longest of the first thousand.
 fn long_seed(from: u64, plies: usize) -> u64 {
     let length = |seed: u64| {
         let (mut state, mut seed, mut n) = (State::initial(), seed, 0);
-        while n < plies && state.status().code() == 0 {
-            let mut moves = state.legal_moves();
-            moves.sort_by_key(|m| m.to_uci());
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            let mv = moves[(seed >> 33) as usize % moves.len()];
+        while n < plies
+            && let Some(mv) = pick_in(&state, &mut seed)
+        {
             state = state.play(mv).expect("a legal move");
             n += 1;
         }
@@ -193,7 +193,7 @@ fn main() {
         );
         latencies.sort();
         println!(
-            "relay latency, move sent to the opponent's socket, {} plies: median {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+            "relay latency, move signed to the opponent's socket, {} plies: median {:.2} ms, p99 {:.2} ms, max {:.2} ms",
             latencies.len(),
             percentile(&latencies, 0.5).as_secs_f64() * 1e3,
             percentile(&latencies, 0.99).as_secs_f64() * 1e3,
