@@ -1,10 +1,14 @@
 //! A relay's record of one game (CHANNEL.md section 13): the signed messages it
-//! accepted, in arrival order, each checked against everything before it, by the same
-//! [`Transcript::verify_from`] that `chessref channel verify` runs, before it is kept.
+//! accepted, in arrival order, each checked before it is kept by the same walk as
+//! [`Transcript::verify`] that `chessref channel verify` runs, but from the latest
+//! verified move: everything before it was checked when it came, each signature once,
+//! so a message costs the same at ply 300 as at ply 10.
 //! A relay holds no key: a message counts only by its signature, so a relay can refuse
 //! or delay a message but never forge one.
 
-use alloy_primitives::U256;
+use std::collections::HashMap;
+
+use alloy_primitives::{Bytes, U256};
 use thiserror::Error;
 
 use crate::auth::{AuthError, NoPins};
@@ -14,7 +18,8 @@ use crate::game::ChannelGame;
 use crate::messages::{DrawOffer, Message, Result as ResultMessage, author_of};
 use crate::settlement::{CLIENT_STAMP_TOLERANCE, STAMP_TOLERANCE};
 use crate::transcript::{
-    ReceiptEntry, ResultEntry, Side, SignatureEntry, Transcript, TranscriptError,
+    DelegationCache, Fresh, ReceiptEntry, ResultEntry, Side, SignatureEntry, Transcript,
+    TranscriptError,
 };
 
 /// Why a relay refuses a frame.
@@ -112,23 +117,41 @@ pub enum Accepted {
 pub struct Book {
     transcript: Transcript,
     frames: Vec<Frame>,
+    /// The frames held by their signature (a duplicate is found without reading them all).
+    signed: HashMap<Bytes, Vec<usize>>,
     /// Result signatures waiting for the other side's, at the latest ply.
     halves: Vec<ResultHalf>,
+    /// Each delegation's wallet signature, checked once in the game.
+    delegations: DelegationCache,
+}
+
+/// How to take back what [`Book::check_and_keep`] put in the transcript before checking
+/// it, when the check refuses.
+enum Undo {
+    Nothing,
+    Delegation,
+    Move,
+    Receipt(usize),
+    Resignation,
+    Result,
 }
 
 impl Book {
     /// An empty book for `game` under `domain`.
     pub fn new(domain: ChannelDomain, game: ChannelGame) -> Book {
+        let transcript = Transcript {
+            domain,
+            game,
+            delegations: Vec::new(),
+            moves: Vec::new(),
+            resignation: None,
+            result: None,
+        };
         Book {
-            transcript: Transcript {
-                domain,
-                game,
-                delegations: Vec::new(),
-                moves: Vec::new(),
-                resignation: None,
-                result: None,
-            },
+            delegations: DelegationCache::new(&transcript),
+            transcript,
             frames: Vec::new(),
+            signed: HashMap::new(),
             halves: Vec::new(),
         }
     }
@@ -195,8 +218,12 @@ impl Book {
     }
 
     fn check_and_keep(&mut self, frame: Frame, now: u64, live: bool) -> Result<Accepted, Refusal> {
-        if let Some(i) = self.frames.iter().position(|f| *f == frame) {
-            return Ok(Accepted::Duplicate(i as u64 + 1));
+        if let Some(i) = self
+            .signed
+            .get(frame.signature())
+            .and_then(|held| held.iter().find(|&&i| self.frames[i] == frame))
+        {
+            return Ok(Accepted::Duplicate(*i as u64 + 1));
         }
         let game_id = self.transcript.game.game_id;
         let id = match &frame {
@@ -218,23 +245,32 @@ impl Book {
         if let Some(how) = self.ended() {
             return Err(Refusal::Ended(how));
         }
-        let mut next = self.transcript.clone();
-        // Moves whose signatures were checked when they came (a receipt re-opens its move).
-        let mut checked = next.moves.len();
-        match &frame {
+        // The frame goes into the transcript in place and is checked there, against the
+        // latest verified move only (everything before was checked when it came); a
+        // refusal takes it back out.
+        let held = self.transcript.moves.len();
+        let only = Fresh::Only {
+            mv: None,
+            receipt: None,
+        };
+        let (undo, from, fresh) = match &frame {
             Frame::Delegation(d) => {
-                next.delegations.push(d.clone());
                 // A delegation is checked where a message first uses it; check it now.
-                let player = next.game.player(d.player.into());
-                crate::auth::SignedDelegation {
+                let next = &self.transcript;
+                let checked = crate::auth::SignedDelegation {
                     delegation: d.delegation(),
                     signature: d.signature.clone(),
                 }
-                .verify(&next.domain, player, &NoPins)
+                .verify(&next.domain, next.game.player(d.player.into()), &NoPins)
                 .map_err(|error| Refusal::Signature {
                     ply: d.first_ply,
                     error,
                 })?;
+                self.transcript.delegations.push(d.clone());
+                self.delegations.fit(&self.transcript);
+                self.delegations
+                    .seed(self.transcript.delegations.len() - 1, Ok(checked));
+                (Undo::Delegation, held, only)
             }
             Frame::Move(m) => {
                 if m.receipt.is_some() {
@@ -267,41 +303,46 @@ impl Book {
                 }
                 let mut m = m.clone();
                 if let Some(author) = author_of(&m.message()) {
-                    m.delegation = global(&next, Side::of(author), m.delegation, m.ply)?;
+                    m.delegation = global(&self.transcript, Side::of(author), m.delegation, m.ply)?;
                 }
-                next.moves.push(m);
+                self.transcript.moves.push(m);
+                (Undo::Move, held, Fresh::From(held))
             }
             Frame::Receipt(r) => {
+                let next = &mut self.transcript;
                 let by = next
                     .moves
                     .get(r.ply.saturating_sub(1) as usize)
                     .and_then(|m| author_of(&m.message()))
                     .map(|author| Side::of(!author));
                 let delegation = match by {
-                    Some(by) => global(&next, by, r.delegation, r.ply)?,
+                    Some(by) => global(next, by, r.delegation, r.ply)?,
                     None => r.delegation,
                 };
-                let held = r
-                    .ply
-                    .checked_sub(1)
-                    .and_then(|i| next.moves.get_mut(i as usize))
-                    .ok_or_else(|| {
-                        Refusal::Order(format!("a receipt of ply {}, a move not held", r.ply))
-                    })?;
-                if held.receipt.is_some() {
+                let index = r.ply.checked_sub(1).map(|i| i as usize);
+                let entry = index.and_then(|i| next.moves.get_mut(i)).ok_or_else(|| {
+                    Refusal::Order(format!("a receipt of ply {}, a move not held", r.ply))
+                })?;
+                if entry.receipt.is_some() {
                     return Err(Refusal::Order(format!(
                         "the move of ply {} already has a receipt",
                         r.ply
                     )));
                 }
-                held.receipt = Some(ReceiptEntry {
+                entry.receipt = Some(ReceiptEntry {
                     seen_at: r.seen_at,
                     signed: SignatureEntry {
                         signature: r.signature.clone(),
                         delegation,
                     },
                 });
-                checked = r.ply as usize - 1;
+                let index = index.expect("a held move has an index");
+                // Its move's signature was checked when it came; the receipt's is new.
+                let fresh = Fresh::Only {
+                    mv: None,
+                    receipt: Some(index),
+                };
+                (Undo::Receipt(index), index, fresh)
             }
             Frame::DrawOffer(o) => {
                 let offer = DrawOffer {
@@ -310,11 +351,13 @@ impl Book {
                     position: o.position,
                 };
                 self.check_one(offer, o, now)?;
+                (Undo::Nothing, held, only)
             }
             Frame::Resignation(r) => {
                 let mut r = r.clone();
-                r.signed.delegation = global(&next, r.by, r.signed.delegation, r.ply)?;
-                next.resignation = Some(r);
+                r.signed.delegation = global(&self.transcript, r.by, r.signed.delegation, r.ply)?;
+                self.transcript.resignation = Some(r);
+                (Undo::Resignation, held, only)
             }
             Frame::Result(half) => {
                 let message = ResultMessage {
@@ -344,19 +387,21 @@ impl Book {
                             delegation: half.delegation,
                         };
                         self.check_one(message, &named, now)?;
+                        (Undo::Nothing, held, only)
                     }
                     Some(other) => {
+                        let next = &self.transcript;
                         let sig = |h: &ResultHalf| -> Result<SignatureEntry, Refusal> {
                             Ok(SignatureEntry {
                                 signature: h.signature.clone(),
-                                delegation: global(&next, h.by, h.delegation, h.ply)?,
+                                delegation: global(next, h.by, h.delegation, h.ply)?,
                             })
                         };
                         let (white, black) = match half.by {
                             Side::White => (sig(half)?, sig(other)?),
                             Side::Black => (sig(other)?, sig(half)?),
                         };
-                        next.result = Some(ResultEntry {
+                        self.transcript.result = Some(ResultEntry {
                             game_id: half.game_id,
                             ply: half.ply,
                             position: half.position,
@@ -364,18 +409,33 @@ impl Book {
                             white,
                             black,
                         });
+                        (Undo::Result, held, only)
                     }
                 }
             }
-        }
-        let report = next
-            .verify_from(&NoPins, now, checked)
-            .map_err(Refusal::Transcript)?;
-        if let Some(error) = report.error {
+        };
+        if let Some(error) = self
+            .transcript
+            .check_step(from, fresh, now, &mut self.delegations)
+        {
+            let t = &mut self.transcript;
+            match undo {
+                Undo::Nothing => {}
+                Undo::Delegation => {
+                    t.delegations.pop();
+                }
+                Undo::Move => {
+                    t.moves.pop();
+                }
+                Undo::Receipt(i) => t.moves[i].receipt = None,
+                Undo::Resignation => t.resignation = None,
+                Undo::Result => t.result = None,
+            }
+            self.delegations.fit(t);
             return Err(Refusal::Transcript(error));
         }
         if let Frame::Result(half) = &frame
-            && next.result.is_none()
+            && self.transcript.result.is_none()
         {
             self.halves.push(half.clone());
         }
@@ -383,7 +443,10 @@ impl Book {
             // An agreement at an earlier ply has lapsed.
             self.halves.clear();
         }
-        self.transcript = next;
+        self.signed
+            .entry(frame.signature().clone())
+            .or_default()
+            .push(self.frames.len());
         self.frames.push(frame);
         Ok(Accepted::New(self.frames.len() as u64))
     }
@@ -613,6 +676,56 @@ mod tests {
             Ok(Accepted::Duplicate(2))
         );
         assert_eq!(book.frames().len(), frames.len());
+    }
+
+    /// `frame` with one byte of its signature changed.
+    fn tampered(frame: &Frame) -> Frame {
+        let mut frame = frame.clone();
+        let signature = match &mut frame {
+            Frame::Delegation(d) => &mut d.signature,
+            Frame::Move(m) => &mut m.signature,
+            Frame::Receipt(r) => &mut r.signature,
+            Frame::DrawOffer(o) => &mut o.signature,
+            Frame::Resignation(r) => &mut r.signed.signature,
+            Frame::Result(r) => &mut r.signature,
+        };
+        let mut bytes = signature.to_vec();
+        bytes[10] ^= 1;
+        *signature = Bytes::from(bytes);
+        frame
+    }
+
+    #[test]
+    fn test_a_refused_frame_leaves_the_book_as_it_was() {
+        // Each frame is checked against the latest move only, in place: a refusal must
+        // take it back out, so the honest frame after it is judged as if it never came.
+        let g = played(&["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]);
+        let mut book = book_of(&g);
+        for frame in frames_of(&g.transcript()) {
+            let refused = book.accept(tampered(&frame), AT).expect_err("tampered");
+            // A receipt's bad signature is the receipt's error, as in a transcript.
+            let expected = match frame {
+                Frame::Receipt(_) => "receipt",
+                _ => "signature",
+            };
+            assert_eq!(refused.kind(), expected, "{} {refused}", frame.kind());
+            if let Frame::Receipt(r) = &frame {
+                // Same signature, other content: no duplicate of a held frame.
+                let mut later = r.clone();
+                later.seen_at += 1;
+                let refused = book.accept(Frame::Receipt(later), AT).expect_err("changed");
+                assert_ne!(refused.kind(), "duplicate", "{refused}");
+            }
+            assert!(
+                matches!(book.accept(frame.clone(), AT), Ok(Accepted::New(_))),
+                "{} refused after a tampered copy",
+                frame.kind()
+            );
+        }
+        assert_eq!(book.transcript(), &g.transcript());
+        let report = book.transcript().verify(&NoPins, AT).expect("a start");
+        assert_eq!(report.error, None);
+        assert_eq!(report.valid_plies, 5);
     }
 
     #[test]

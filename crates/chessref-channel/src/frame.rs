@@ -42,6 +42,18 @@ impl Frame {
         }
     }
 
+    /// The frame's signature (a resignation's, one result half's).
+    pub fn signature(&self) -> &Bytes {
+        match self {
+            Frame::Delegation(d) => &d.signature,
+            Frame::Move(m) => &m.signature,
+            Frame::Receipt(r) => &r.signature,
+            Frame::DrawOffer(o) => &o.signature,
+            Frame::Resignation(r) => &r.signed.signature,
+            Frame::Result(r) => &r.signature,
+        }
+    }
+
     /// The ply the frame is about (a delegation's first ply).
     pub fn ply(&self) -> u32 {
         match self {

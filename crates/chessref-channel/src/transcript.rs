@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::auth::{
-    Auth, AuthError, Authorised, KnownKeys, LaterDelegation, Pins, SignedDelegation,
+    Auth, AuthError, Authorised, KnownKeys, LaterDelegation, NoPins, Pins, SignedDelegation,
 };
 use crate::domain::ChannelDomain;
 use crate::game::ChannelGame;
@@ -480,16 +480,67 @@ pub fn receipt_of(mv: &Move, seen_at: u64) -> Receipt {
 /// One verified link: a move, its authorisation, and the opponent's receipt of it.
 type Link = (Move, Auth, Option<(Receipt, Auth)>);
 
+/// What [`Transcript::walk`] found: the links it checked (first the verified move it
+/// starts after), the signers left unchecked, the first error and the proof it allows.
+struct Walk {
+    chain: Vec<Link>,
+    unchecked: Vec<Address>,
+    error: Option<TranscriptError>,
+    bad_settlement: Option<Settlement>,
+}
+
+/// Which signatures a walk checks; the others were checked before.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Fresh {
+    /// Every move's and receipt's from index `n` on.
+    From(usize),
+    /// Only the move and the receipt at these indices.
+    Only {
+        mv: Option<usize>,
+        receipt: Option<usize>,
+    },
+}
+
+impl Fresh {
+    fn move_trusted(self, i: usize) -> bool {
+        match self {
+            Fresh::From(n) => i < n,
+            Fresh::Only { mv, .. } => mv != Some(i),
+        }
+    }
+
+    fn receipt_trusted(self, i: usize) -> bool {
+        match self {
+            Fresh::From(n) => i < n,
+            Fresh::Only { receipt, .. } => receipt != Some(i),
+        }
+    }
+}
+
 /// What a verification computes once: each delegation's wallet signature (checked when
 /// first used), the public keys recovered so far and the domain separator.
-struct DelegationCache {
+#[derive(Clone, Debug)]
+pub(crate) struct DelegationCache {
     delegations: Vec<Option<Result<Authorised, AuthError>>>,
     keys: KnownKeys,
     separator: B256,
 }
 
 impl DelegationCache {
-    fn new(t: &Transcript) -> DelegationCache {
+    /// Follows `t`'s delegations after some were added or taken back: an entry kept
+    /// stays (a delegation's index never changes while it is held).
+    pub(crate) fn fit(&mut self, t: &Transcript) {
+        self.delegations.resize(t.delegations.len(), None);
+    }
+
+    /// Records that delegation `index` was checked, as `outcome`.
+    pub(crate) fn seed(&mut self, index: usize, outcome: Result<Authorised, AuthError>) {
+        if let Some(slot) = self.delegations.get_mut(index) {
+            *slot = Some(outcome);
+        }
+    }
+
+    pub(crate) fn new(t: &Transcript) -> DelegationCache {
         DelegationCache {
             delegations: vec![None; t.delegations.len()],
             keys: KnownKeys::default(),
@@ -562,17 +613,62 @@ impl Transcript {
         now: u64,
         checked: usize,
     ) -> Result<TranscriptReport, TranscriptError> {
-        let start = self.game.start_move().map_err(TranscriptError::Start)?;
+        let mut delegations = DelegationCache::new(self);
+        let Walk {
+            chain,
+            mut unchecked,
+            mut error,
+            bad_settlement,
+        } = self.walk(0, Fresh::From(checked), pins, now, &mut delegations)?;
+        let (last, _, _) = chain.last().expect("the start is always there");
+        let position = State::from_bytes(&last.state).map_err(TranscriptError::Start)?;
+        let status = position.status();
+        let settlement = match bad_settlement {
+            Some(s) => s,
+            None if error.is_some() => self.dispute(&chain, status, &position, now),
+            None => match self.signed_end(last, pins, now, &mut unchecked, &mut delegations) {
+                Ok(Some(s)) => s,
+                Ok(None) => self.dispute(&chain, status, &position, now),
+                Err(e) => {
+                    error = Some(e);
+                    self.dispute(&chain, status, &position, now)
+                }
+            },
+        };
+        Ok(TranscriptReport {
+            valid_plies: (chain.len() - 1) as u32,
+            error,
+            status: status.code(),
+            fen: position.fen(),
+            unchecked,
+            settlement,
+        })
+    }
+
+    /// Checks the moves from index `from` on (transition, then signature unless `fresh`
+    /// says it was checked before, then its receipt likewise), the move before `from`
+    /// (or the start) taken as verified: the chain of links from it, and the first error.
+    fn walk(
+        &self,
+        from: usize,
+        fresh: Fresh,
+        pins: &impl Pins,
+        now: u64,
+        delegations: &mut DelegationCache,
+    ) -> Result<Walk, TranscriptError> {
+        let anchor = match from.checked_sub(1) {
+            None => self.game.start_move().map_err(TranscriptError::Start)?,
+            Some(i) => self.message(i),
+        };
         // Each move is hashed once: its `hashStruct` is signed (with the domain
         // separator, also hashed once), is its receipt's `position` and the next move's
         // `previous`.
-        let mut previous_hash = start.hash();
-        let mut chain: Vec<Link> = vec![(start, settlement::no_auth(), None)];
+        let mut previous_hash = anchor.hash();
+        let mut chain: Vec<Link> = vec![(anchor, settlement::no_auth(), None)];
         let mut unchecked = Vec::new();
         let mut error = None;
         let mut bad_settlement = None;
-        let mut delegations = DelegationCache::new(self);
-        for (i, entry) in self.moves.iter().enumerate() {
+        for (i, entry) in self.moves.iter().enumerate().skip(from) {
             let mv = self.message(i);
             let (previous, _, _) = chain.last().expect("the start is always there");
             let side = match author_of(&mv) {
@@ -586,12 +682,11 @@ impl Transcript {
                     break;
                 }
             };
-            let trusted = i < checked;
             let position = mv.hash();
             let signed = self
                 .auth(&entry.signature, entry.delegation, side, mv.ply)
                 .and_then(|auth| {
-                    if trusted {
+                    if fresh.move_trusted(i) {
                         return Ok((auth, Authorised::Valid));
                     }
                     self.check(
@@ -602,7 +697,7 @@ impl Transcript {
                         side,
                         pins,
                         now,
-                        &mut delegations,
+                        delegations,
                     )
                     .map(|a| (auth, a))
                     .map_err(|error| TranscriptError::Signature { ply: mv.ply, error })
@@ -651,8 +746,8 @@ impl Transcript {
                         r,
                         pins,
                         now,
-                        &mut delegations,
-                        trusted,
+                        delegations,
+                        fresh.receipt_trusted(i),
                     )
                     .map(|(receipt, auth, a)| {
                         note(&mut unchecked, a);
@@ -671,29 +766,37 @@ impl Transcript {
                 }
             }
         }
-        let (last, _, _) = chain.last().expect("the start is always there");
-        let position = State::from_bytes(&last.state).map_err(TranscriptError::Start)?;
-        let status = position.status();
-        let settlement = match bad_settlement {
-            Some(s) => s,
-            None if error.is_some() => self.dispute(&chain, status, &position, now),
-            None => match self.signed_end(last, pins, now, &mut unchecked, &mut delegations) {
-                Ok(Some(s)) => s,
-                Ok(None) => self.dispute(&chain, status, &position, now),
-                Err(e) => {
-                    error = Some(e);
-                    self.dispute(&chain, status, &position, now)
-                }
-            },
-        };
-        Ok(TranscriptReport {
-            valid_plies: (chain.len() - 1) as u32,
-            error,
-            status: status.code(),
-            fen: position.fen(),
+        Ok(Walk {
+            chain,
             unchecked,
-            settlement,
+            error,
+            bad_settlement,
         })
+    }
+
+    /// What a book checks when it adds one message (it verified everything before): the
+    /// moves from index `from` on, the signatures `fresh` names, and the signed end; the
+    /// first error. `delegations` is the book's, kept from message to message, so that
+    /// a delegation's wallet signature is checked once in the game.
+    pub(crate) fn check_step(
+        &self,
+        from: usize,
+        fresh: Fresh,
+        now: u64,
+        delegations: &mut DelegationCache,
+    ) -> Option<TranscriptError> {
+        delegations.fit(self);
+        let walk = match self.walk(from, fresh, &NoPins, now, delegations) {
+            Ok(walk) => walk,
+            Err(e) => return Some(e),
+        };
+        if walk.error.is_some() {
+            return walk.error;
+        }
+        let (last, _, _) = walk.chain.last().expect("the anchor is always there");
+        let mut unchecked = walk.unchecked;
+        self.signed_end(last, &NoPins, now, &mut unchecked, delegations)
+            .err()
     }
 
     /// Checks `auth` for `message` (whose `hashStruct` is `hash`) on `side`'s behalf,

@@ -5,14 +5,16 @@
 //!
 //! Every frame is checked by chessref-channel's [`Book`] (the mirror: signature and
 //! authorisation, the transition and its code, the order of messages) against the
-//! game as the index knows it, and the game must still be played off-chain; only then
-//! is it stored in the index file (`relay_messages`) and forwarded. The relay holds no
+//! game's latest accepted state, held in memory per game (rebuilt from the stored
+//! messages when a game's room is first opened, as after a restart), and the game must
+//! still be played off-chain as the index knows it; only then is it stored in the index
+//! file (`relay_messages`) and forwarded. The relay holds no
 //! key: signatures are the only authentication, so it cannot move, resign or agree for
 //! anyone.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -80,7 +82,11 @@ struct Sent {
 
 /// A game's channel: its book, what it sent, and who listens.
 struct Room {
+    /// The game's latest accepted state, every frame checked against it.
     book: tokio::sync::Mutex<Book>,
+    /// The book holds a frame the store does not (a failed write whose read-back failed
+    /// too): it is read back from the store before the next frame.
+    behind: AtomicBool,
     /// Every accepted message as sent (`message` frames), message 1 first.
     sent: Mutex<Vec<Sent>>,
     tx: broadcast::Sender<Sent>,
@@ -192,6 +198,7 @@ impl Relay {
         let room = rooms.entry(id).or_insert_with(|| {
             Arc::new(Room {
                 book: tokio::sync::Mutex::new(book),
+                behind: AtomicBool::new(false),
                 sent: Mutex::new(sent),
                 tx: broadcast::channel(BACKLOG).0,
                 connections: AtomicUsize::new(0),
@@ -216,12 +223,25 @@ impl Relay {
             Ok(game) => game,
             Err(e) => return refused("game", e.to_string()),
         };
-        if let Some(why) = game.why_not {
+        if let Some(why) = &game.why_not {
             return refused("game", format!("{why}: the relay takes no more messages"));
         }
+        if room.behind.load(Ordering::SeqCst) {
+            // A frame the book took was not stored, and the book could not be read back
+            // then: read it back now, before judging anything against it.
+            let held = game.clone();
+            match self.with_store(move |s| s.book(&held)).await {
+                Ok((fresh, _)) => {
+                    *book = fresh;
+                    room.behind.store(false, Ordering::SeqCst);
+                }
+                Err(e) => return refused("store", format!("the game's record does not read: {e}")),
+            }
+        }
         let now = unix_now();
-        let mut next = book.clone();
-        let seq = match next.accept(frame.clone(), now) {
+        // The book checks the frame against the latest accepted state it holds and
+        // keeps it: no copy of the game per message.
+        let seq = match book.accept(frame.clone(), now) {
             Ok(Accepted::Duplicate(seq)) => return Some(RelayFrame::Duplicate { seq }),
             Ok(Accepted::New(seq)) => seq,
             Err(refusal) => {
@@ -238,9 +258,14 @@ impl Relay {
             .with_store(move |s| s.append(id, seq, kind, ply, now, &body))
             .await
         {
+            // The book holds a frame the store does not: it is read back from the store,
+            // which holds exactly what was accepted and forwarded.
+            match self.with_store(move |s| s.book(&game)).await {
+                Ok((fresh, _)) => *book = fresh,
+                Err(_) => room.behind.store(true, Ordering::SeqCst),
+            }
             return refused("store", format!("not stored, not forwarded: {e}"));
         }
-        *book = next;
         let sent = Sent {
             seq,
             text: text(&RelayFrame::Message {

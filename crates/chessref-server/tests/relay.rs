@@ -221,6 +221,101 @@ fn test_a_game_to_mate_through_the_relay() {
 }
 
 #[test]
+fn test_a_restarted_relay_judges_the_next_frames_as_before() {
+    // The relay checks each frame against the game's latest state in memory; a restarted
+    // one rebuilds it from the stored messages and must answer as the first would have.
+    let mut chain = Chain::start("restart", 1);
+    let id = chain.ids[0];
+    let mut g = chain.off_chain(0);
+    let rt = runtime();
+    rt.block_on(async {
+        let config = Config {
+            index: Some(chain.db.clone()),
+            ..Config::default()
+        };
+        let server = TestServer::start(config.clone()).await;
+        let (mut white, _) = connect(server.addr, id, "").await;
+        let (mut black, _) = connect(server.addr, id, "").await;
+        let delegation = frames_of(&g.transcript()).remove(0);
+        // Black's delegation, e4 and its receipt, then e5 without its receipt yet, each
+        // forwarded before the next is sent: 4 messages.
+        send(&mut black, &delegation).await;
+        assert_eq!(message_of(&next(&mut white).await), (1, &delegation));
+        g.play(Move::from_uci("e2e4").unwrap(), now()).unwrap();
+        let e4 = frames_of(&g.transcript()).pop().unwrap();
+        send(&mut white, &e4).await;
+        assert_eq!(message_of(&next(&mut white).await), (2, &e4));
+        g.receipt(now()).unwrap();
+        let seen = frames_of(&g.transcript()).pop().unwrap();
+        send(&mut black, &seen).await;
+        assert_eq!(message_of(&next(&mut white).await), (3, &seen));
+        g.play(Move::from_uci("e7e5").unwrap(), now()).unwrap();
+        let e5 = frames_of(&g.transcript()).pop().unwrap();
+        send(&mut black, &e5).await;
+        assert_eq!(message_of(&next(&mut white).await), (4, &e5));
+        drop((white, black));
+        server.shutdown().await;
+
+        let server = TestServer::start(config).await;
+        let (mut white, welcome) = connect(server.addr, id, "?after=4").await;
+        let RelayFrame::Welcome { latest, .. } = welcome else {
+            panic!("welcome, got {welcome:?}")
+        };
+        assert_eq!(latest, 4);
+        // Old frames are duplicates, with their numbers.
+        send(&mut white, &delegation).await;
+        assert_eq!(next(&mut white).await, RelayFrame::Duplicate { seq: 1 });
+        send(&mut white, &e5).await;
+        assert_eq!(next(&mut white).await, RelayFrame::Duplicate { seq: 4 });
+        // A second signed move for ply 2: refused by its order, the connection kept.
+        let mut other = g.clone();
+        other.moves.pop();
+        other.play(Move::from_uci("d7d5").unwrap(), now()).unwrap();
+        send(&mut white, frames_of(&other.transcript()).last().unwrap()).await;
+        let answer = next(&mut white).await;
+        let RelayFrame::Refused { kind, .. } = &answer else {
+            panic!("refused, got {answer:?}")
+        };
+        assert_eq!(kind, "order", "{answer:?}");
+        // White's receipt of e5: the held move, checked after the restart.
+        g.receipt(now()).unwrap();
+        let receipt = frames_of(&g.transcript()).pop().unwrap();
+        send(&mut white, &receipt).await;
+        assert_eq!(message_of(&next(&mut white).await), (5, &receipt));
+        // A move by a key that is not white's: refused, that connection closed.
+        let mut forged = g.clone();
+        forged.seats[0] =
+            Seat::wallet(PrivateKeySigner::from_bytes(&keccak256("mallory")).unwrap());
+        forged.play(Move::from_uci("g1f3").unwrap(), now()).unwrap();
+        let (mut intruder, _) = connect(server.addr, id, "?after=1000").await;
+        send(
+            &mut intruder,
+            frames_of(&forged.transcript()).last().unwrap(),
+        )
+        .await;
+        let answer = next(&mut intruder).await;
+        let RelayFrame::Refused { kind, .. } = &answer else {
+            panic!("refused, got {answer:?}")
+        };
+        assert_eq!(kind, "signature", "{answer:?}");
+        assert_eq!(closed(&mut intruder).await.0, 1008);
+        // White's real next move: accepted as message 6.
+        g.play(Move::from_uci("g1f3").unwrap(), now()).unwrap();
+        let nf3 = frames_of(&g.transcript()).pop().unwrap();
+        send(&mut white, &nf3).await;
+        assert_eq!(message_of(&next(&mut white).await), (6, &nf3));
+        let (status, _, body) = server
+            .raw("GET", &format!("/v1/games/{id}/transcript"), None, vec![])
+            .await;
+        assert_eq!(status, 200);
+        let held = Transcript::from_json(std::str::from_utf8(&body).unwrap()).unwrap();
+        assert_eq!(held, g.transcript());
+        drop(white);
+        server.shutdown().await;
+    });
+}
+
+#[test]
 fn test_the_relay_limits() {
     let chain = Chain::start("limits", 2);
     let rt = runtime();
