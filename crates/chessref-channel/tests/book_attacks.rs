@@ -11,8 +11,8 @@ use chessref_channel::book::frames_of;
 use chessref_channel::client::{OffChainGame, Seat};
 use chessref_channel::frame::{ReceiptFrame, ResultHalf, SignedPosition};
 use chessref_channel::signer::{delegate, sign_delegated};
-use chessref_channel::transcript::receipt_of;
 use chessref_channel::transcript::Side;
+use chessref_channel::transcript::receipt_of;
 use chessref_channel::{
     Accepted, Book, ChannelDomain, ChannelGame, Frame, NoPins, Refusal, Transcript,
 };
@@ -77,7 +77,10 @@ fn book_of(g: &OffChainGame) -> Book {
 /// relay that checked the whole game on every message required of each frame it took.
 fn verifies_whole(book: &Book, now: u64) {
     let report = book.transcript().verify(&NoPins, now).expect("a start");
-    assert_eq!(report.error, None, "the book took a frame the whole game refuses");
+    assert_eq!(
+        report.error, None,
+        "the book took a frame the whole game refuses"
+    );
     assert_eq!(report.valid_plies, book.ply());
 }
 
@@ -115,7 +118,11 @@ fn judged(book: &mut Book, frame: &Frame, now: u64) -> Result<Accepted, Refusal>
             assert_eq!(book.frames(), frames.as_slice());
         }
         Err(refusal) => {
-            assert_eq!(book.transcript(), &transcript, "{refusal}: the book changed");
+            assert_eq!(
+                book.transcript(),
+                &transcript,
+                "{refusal}: the book changed"
+            );
             assert_eq!(book.frames(), frames.as_slice(), "{refusal}: a frame kept");
             assert_eq!(
                 book.accept(frame.clone(), now),
@@ -333,10 +340,18 @@ fn grafts(frames: &[Frame]) -> Vec<Frame> {
 /// them, and the transcript they make.
 fn long_game() -> (OffChainGame, Vec<Frame>, Transcript) {
     let mut g = game(11);
-    play(&mut g, &["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6"], T0 + 2);
+    play(
+        &mut g,
+        &["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6"],
+        T0 + 2,
+    );
     g.rotate(Color::Black, key("black session 2"), 7, T0 + 10_000)
         .expect("signing");
-    play(&mut g, &["d2d3", "f8c5", "c2c3", "d7d6", "h2h3", "h7h6"], T0 + 14);
+    play(
+        &mut g,
+        &["d2d3", "f8c5", "c2c3", "d7d6", "h2h3", "h7h6"],
+        T0 + 14,
+    );
     let agreed = g.transcript_agreed(3).expect("signing");
     let mut frames = frames_of(&agreed);
     let (offer, auth) = g.offer_draw(Color::White).expect("signing");
@@ -390,7 +405,10 @@ fn test_no_mix_of_honest_and_forged_frames_gets_a_forged_one_in() {
             let is_honest = honest.contains(&frame);
             match judged(&mut book, &frame, AT) {
                 Ok(Accepted::New(_)) => {
-                    assert!(is_honest, "seed {seed}: a forged frame was taken: {frame:?}");
+                    assert!(
+                        is_honest,
+                        "seed {seed}: a forged frame was taken: {frame:?}"
+                    );
                     book = restarted(&book, AT);
                 }
                 Ok(Accepted::Duplicate(_)) => assert!(is_honest),
@@ -487,7 +505,10 @@ fn test_a_kept_delegation_is_still_bound_to_its_game_plies_and_time() {
     let Some(Frame::Move(mut beyond)) = frames_of(&g.transcript()).pop() else {
         panic!("the move last")
     };
-    assert_eq!(beyond.delegation, -1, "the wallet signs beyond the key's range");
+    assert_eq!(
+        beyond.delegation, -1,
+        "the wallet signs beyond the key's range"
+    );
     beyond.signature = sign_delegated(&session, &d, &g.domain, &beyond.message())
         .expect("signing")
         .signature;
@@ -506,7 +527,10 @@ fn test_a_kept_delegation_is_still_bound_to_its_game_plies_and_time() {
     for g in [&mut ours, &mut theirs] {
         play(g, &["e2e4", "e7e5", "g1f3"], T0 + 2);
     }
-    let (ours, theirs) = (frames_of(&ours.transcript()), frames_of(&theirs.transcript()));
+    let (ours, theirs) = (
+        frames_of(&ours.transcript()),
+        frames_of(&theirs.transcript()),
+    );
     assert_eq!(ours.len(), theirs.len());
     let mut book = book_of(&game(11));
     for (mine, their) in ours.iter().zip(&theirs) {
@@ -556,7 +580,10 @@ fn test_receipts_that_do_not_belong_to_their_move_are_refused() {
         seen_at: receipts[2].seen_at,
         ..receipts[0].clone()
     };
-    assert_eq!(refused(&mut book, &Frame::Receipt(moved), AT).kind(), "receipt");
+    assert_eq!(
+        refused(&mut book, &Frame::Receipt(moved), AT).kind(),
+        "receipt"
+    );
     // The mover acknowledging its own move, in time, validly signed by its key.
     let mover = {
         let mut by_white = g.clone();
@@ -574,7 +601,10 @@ fn test_receipts_that_do_not_belong_to_their_move_are_refused() {
             delegation: 0,
         }
     };
-    assert_eq!(refused(&mut book, &Frame::Receipt(mover), AT).kind(), "receipt");
+    assert_eq!(
+        refused(&mut book, &Frame::Receipt(mover), AT).kind(),
+        "receipt"
+    );
     // Black's receipt of ply 1, signed by black's key, but timed before the move's stamp
     // and more than 30 s after it.
     for seen_at in [T0 + 1, T0 + 2 + 31] {
@@ -586,7 +616,11 @@ fn test_receipts_that_do_not_belong_to_their_move_are_refused() {
             .into_iter()
             .find(|f| matches!(f, Frame::Receipt(_)))
             .expect("the receipt");
-        assert_eq!(refused(&mut book, &frame, AT).kind(), "receipt", "{seen_at}");
+        assert_eq!(
+            refused(&mut book, &frame, AT).kind(),
+            "receipt",
+            "{seen_at}"
+        );
     }
     // A receipt of ply 4, not played, and of ply 0.
     for ply in [0, 4] {
@@ -672,10 +706,7 @@ fn test_nothing_builds_on_a_refused_frame() {
         .expect("signing");
     m.signature = auth.signature;
     let refused_move = m.message();
-    assert_eq!(
-        refused(&mut book, &Frame::Move(m), AT).kind(),
-        "transition"
-    );
+    assert_eq!(refused(&mut book, &Frame::Move(m), AT).kind(), "transition");
     // Everything naming the refused move.
     let receipt = receipt_of(&refused_move, T0 + 7);
     let auth = g
@@ -702,9 +733,17 @@ fn test_nothing_builds_on_a_refused_frame() {
         ply: 3,
         position: refused_move.hash(),
     };
-    let auth = g.seat(Color::Black).authorise(&g.domain, &offer).expect("signing");
+    let auth = g
+        .seat(Color::Black)
+        .authorise(&g.domain, &offer)
+        .expect("signing");
     assert_eq!(
-        refused(&mut book, &Frame::DrawOffer(named(Side::Black, auth.signature)), AT).kind(),
+        refused(
+            &mut book,
+            &Frame::DrawOffer(named(Side::Black, auth.signature)),
+            AT
+        )
+        .kind(),
         "order"
     );
     let resignation = chessref_channel::Resignation {
@@ -731,7 +770,10 @@ fn test_nothing_builds_on_a_refused_frame() {
     assert_eq!(book.ended(), None);
     // A draw: white's half, then black's forged (its key on another result), then black's.
     let agreed = frames_of(&g.transcript_agreed(3).expect("signing"));
-    let (white, black) = (agreed[agreed.len() - 2].clone(), agreed[agreed.len() - 1].clone());
+    let (white, black) = (
+        agreed[agreed.len() - 2].clone(),
+        agreed[agreed.len() - 1].clone(),
+    );
     taken(&mut book, &white, AT);
     let Frame::Result(half) = &black else {
         panic!("black's half last")
