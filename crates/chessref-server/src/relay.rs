@@ -207,6 +207,25 @@ impl Relay {
         Ok(room.clone())
     }
 
+    /// The book of game `id`'s `room`, locked, as the store holds it: a book a failed
+    /// write left holding a frame the store does not (its read-back failed too) is read
+    /// back first, so that nothing judges against or serves a frame answered "not
+    /// stored, not forwarded".
+    async fn settled<'r>(
+        &self,
+        id: U256,
+        room: &'r Room,
+    ) -> Result<tokio::sync::MutexGuard<'r, Book>, ApiError> {
+        let mut book = room.book.lock().await;
+        if room.behind.load(Ordering::SeqCst) {
+            let game = self.game(id).await?;
+            let (fresh, _) = self.with_store(move |s| s.book(&game)).await?;
+            *book = fresh;
+            room.behind.store(false, Ordering::SeqCst);
+        }
+        Ok(book)
+    }
+
     /// Checks `frame` against game `id` and, if it verifies, stores and forwards it.
     /// The answer is for the sender alone (`None`: its own message comes back to it as
     /// a `message` frame, like to everyone).
@@ -218,25 +237,16 @@ impl Relay {
                 reason,
             })
         };
-        let mut book = room.book.lock().await;
+        let mut book = match self.settled(id, room).await {
+            Ok(book) => book,
+            Err(e) => return refused("store", format!("the game's record does not read: {e}")),
+        };
         let game = match self.game(id).await {
             Ok(game) => game,
             Err(e) => return refused("game", e.to_string()),
         };
         if let Some(why) = &game.why_not {
             return refused("game", format!("{why}: the relay takes no more messages"));
-        }
-        if room.behind.load(Ordering::SeqCst) {
-            // A frame the book took was not stored, and the book could not be read back
-            // then: read it back now, before judging anything against it.
-            let held = game.clone();
-            match self.with_store(move |s| s.book(&held)).await {
-                Ok((fresh, _)) => {
-                    *book = fresh;
-                    room.behind.store(false, Ordering::SeqCst);
-                }
-                Err(e) => return refused("store", format!("the game's record does not read: {e}")),
-            }
         }
         let now = unix_now();
         // The book checks the frame against the latest accepted state it holds and
@@ -289,17 +299,13 @@ impl Relay {
     /// game the relay can hold).
     pub async fn off_chain_moves(&self, id: U256) -> Option<Vec<u32>> {
         let room = self.room(id).await.ok()?;
-        let moves = room
-            .book
-            .lock()
+        let moves = self
+            .settled(id, &room)
             .await
-            .transcript()
-            .moves
-            .iter()
-            .map(|m| m.mv)
-            .collect();
+            .ok()
+            .map(|book| book.transcript().moves.iter().map(|m| m.mv).collect());
         self.release(id, &room);
-        Some(moves)
+        moves
     }
 }
 
@@ -574,7 +580,10 @@ pub async fn transcript(
     let relay = relay_of(&state)?;
     let id = crate::games::game_id(&id)?;
     let room = relay.room(id).await?;
-    let transcript = room.book.lock().await.transcript().clone();
+    let transcript = relay
+        .settled(id, &room)
+        .await
+        .map(|book| book.transcript().clone());
     relay.release(id, &room);
-    Ok(Json(transcript))
+    Ok(Json(transcript?))
 }

@@ -316,6 +316,92 @@ fn test_a_restarted_relay_judges_the_next_frames_as_before() {
 }
 
 #[test]
+fn test_a_frame_the_store_did_not_take_is_never_served() {
+    // Review of issue 30: the relay's book takes a frame in place before the store write;
+    // when the write fails the book is read back from the store, and when that fails
+    // too the book stays ahead of the store until the next frame. What the relay
+    // serves meanwhile (the transcript, the PGN) must not hold the frame it answered
+    // "not stored, not forwarded" to.
+    let mut chain = Chain::start("store-fails", 1);
+    let id = chain.ids[0];
+    let mut g = chain.off_chain(0);
+    let rt = runtime();
+    rt.block_on(async {
+        let config = Config {
+            index: Some(chain.db.clone()),
+            ..Config::default()
+        };
+        let server = TestServer::start(config).await;
+        let (mut white, _) = connect(server.addr, id, "").await;
+        let (mut black, _) = connect(server.addr, id, "").await;
+        let delegation = frames_of(&g.transcript()).remove(0);
+        send(&mut black, &delegation).await;
+        assert_eq!(message_of(&next(&mut white).await), (1, &delegation));
+        assert_eq!(message_of(&next(&mut black).await), (1, &delegation));
+        let pgn = format!("/v1/games/{id}.pgn");
+        let (status, _, before) = server.raw("GET", &pgn, None, vec![]).await;
+        assert_eq!(status, 200);
+        // Another writer took message 2 of the game in the file, a row that does not
+        // read: the relay's write of its message 2 fails, and so does its read-back.
+        let db = rusqlite::Connection::open(&chain.db).unwrap();
+        db.busy_timeout(Duration::from_secs(10)).unwrap();
+        db.execute(
+            "INSERT INTO relay_messages (game_id, seq, kind, ply, received_at, body)
+             VALUES (?1, 2, 'move', 1, 0, 'not a frame')",
+            [id.to_string()],
+        )
+        .unwrap();
+        g.play(Move::from_uci("e2e4").unwrap(), now()).unwrap();
+        let e4 = frames_of(&g.transcript()).pop().unwrap();
+        send(&mut white, &e4).await;
+        let answer = next(&mut white).await;
+        let RelayFrame::Refused { kind, .. } = &answer else {
+            panic!("refused, got {answer:?}")
+        };
+        assert_eq!(kind, "store", "{answer:?}");
+        // Not served: the transcript and the PGN hold no move (or do not answer).
+        let (status, _, body) = server
+            .raw("GET", &format!("/v1/games/{id}/transcript"), None, vec![])
+            .await;
+        if status == 200 {
+            let held = Transcript::from_json(std::str::from_utf8(&body).unwrap()).unwrap();
+            assert!(
+                held.moves.is_empty(),
+                "the transcript serves a move the relay refused to store: {:?}",
+                held.moves
+            );
+        }
+        let (status, _, body) = server.raw("GET", &pgn, None, vec![]).await;
+        if status == 200 {
+            assert_eq!(
+                String::from_utf8(body).unwrap(),
+                String::from_utf8(before.clone()).unwrap(),
+                "the PGN serves a refused move"
+            );
+        }
+        // The file healed: the same move is message 2, forwarded to both.
+        db.execute(
+            "DELETE FROM relay_messages WHERE game_id = ?1 AND seq = 2",
+            [id.to_string()],
+        )
+        .unwrap();
+        send(&mut white, &e4).await;
+        assert_eq!(message_of(&next(&mut white).await), (2, &e4));
+        assert_eq!(message_of(&next(&mut black).await), (2, &e4));
+        let (status, _, body) = server
+            .raw("GET", &format!("/v1/games/{id}/transcript"), None, vec![])
+            .await;
+        assert_eq!(status, 200);
+        let held = Transcript::from_json(std::str::from_utf8(&body).unwrap()).unwrap();
+        assert_eq!(held, g.transcript());
+        let (_, _, after) = server.raw("GET", &pgn, None, vec![]).await;
+        assert_ne!(after, before, "the stored move is in the PGN");
+        drop((white, black));
+        server.shutdown().await;
+    });
+}
+
+#[test]
 fn test_the_relay_limits() {
     let chain = Chain::start("limits", 2);
     let rt = runtime();
