@@ -174,6 +174,20 @@ impl Rating {
         losses: 0,
     };
 
+    /// What the API shows of `player` with this rating.
+    pub fn view(&self, player: Address) -> PlayerView {
+        PlayerView {
+            address: player.to_string(),
+            rating: round(self.rating, 2),
+            deviation: round(self.deviation, 2),
+            volatility: round(self.volatility, 6),
+            games: self.games,
+            wins: self.wins,
+            draws: self.draws,
+            losses: self.losses,
+        }
+    }
+
     fn glicko2(&self) -> Glicko2Rating {
         Glicko2Rating {
             rating: self.rating,
@@ -262,16 +276,30 @@ impl Ratings {
     /// What `GET /v1/players/{address}` answers: the initial rating and zeros for a
     /// player without a rated game.
     pub fn player(&self, player: Address) -> PlayerView {
-        let r = self.of(player);
-        PlayerView {
-            address: player.to_string(),
-            rating: round(r.rating, 2),
-            deviation: round(r.deviation, 2),
-            volatility: round(r.volatility, 6),
-            games: r.games,
-            wins: r.wins,
-            draws: r.draws,
-            losses: r.losses,
+        self.of(player).view(player)
+    }
+
+    /// A page of the leaderboard: the rated players by rating, highest first (ties by
+    /// address text), `limit` of them after the first `offset`.
+    pub fn leaderboard(&self, limit: u32, offset: u32) -> Leaderboard {
+        let mut ranked: Vec<(String, &Address, &Rating)> = self
+            .players
+            .iter()
+            .map(|(a, r)| (a.to_string(), a, r))
+            .collect();
+        ranked.sort_by(|x, y| y.2.rating.total_cmp(&x.2.rating).then_with(|| x.0.cmp(&y.0)));
+        Leaderboard {
+            total: ranked.len() as u64,
+            players: ranked
+                .into_iter()
+                .enumerate()
+                .skip(offset as usize)
+                .take(limit as usize)
+                .map(|(i, (_, address, rating))| RankedPlayer {
+                    rank: i as u64 + 1,
+                    player: rating.view(*address),
+                })
+                .collect(),
         }
     }
 
@@ -314,6 +342,27 @@ pub struct PlayerView {
     pub draws: u32,
     /// Lost.
     pub losses: u32,
+}
+
+/// One player of the leaderboard.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RankedPlayer {
+    /// The place, from 1 (by full-precision rating, then address).
+    pub rank: u64,
+    /// The player's rating and record.
+    #[serde(flatten)]
+    pub player: PlayerView,
+}
+
+/// A page of the leaderboard (`GET /v1/players?order=rating`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Leaderboard {
+    /// Rated players, all pages.
+    pub total: u64,
+    /// This page, highest rating first.
+    pub players: Vec<RankedPlayer>,
 }
 
 /// A rating beside a player's name: rating and deviation (2 decimals), rated games.

@@ -435,6 +435,11 @@ impl Reader {
         Ok(self.ratings()?.player(player))
     }
 
+    /// A page of the leaderboard: rated players by rating, highest first.
+    pub fn leaderboard(&self, limit: u32, offset: u32) -> ReadResult<ratings::Leaderboard> {
+        Ok(self.ratings()?.leaderboard(limit, offset))
+    }
+
     /// What the index follows, as a PGN `Site`: `chain ID referee ADDR`.
     pub fn site(&self) -> ReadResult<String> {
         self.conn
