@@ -270,8 +270,8 @@ pub fn refold(
 }
 
 /// Marks final every game whose latest event is at or below `final_block`, with a
-/// `final` change each.
-pub fn finalise(tx: &Transaction<'_>, path: &str, final_block: u64) -> Result<()> {
+/// `final` change each; returns them.
+pub fn finalise(tx: &Transaction<'_>, path: &str, final_block: u64) -> Result<BTreeSet<U256>> {
     let final_block = sql_int(final_block, "block number")?;
     let ids: Vec<(String, i64, i64)> = {
         let mut stmt = tx
@@ -288,10 +288,15 @@ pub fn finalise(tx: &Transaction<'_>, path: &str, final_block: u64) -> Result<()
         rows.collect::<rusqlite::Result<_>>()
             .db(path, "finalising games")?
     };
+    let mut finalised = BTreeSet::new();
     for (id, ply, block) in ids {
         change(tx, path, &id, "final", ply, block)?;
+        finalised.insert(
+            id.parse::<U256>()
+                .map_err(|e| IndexError::Invariant(format!("stored game id {id:?}: {e}")))?,
+        );
     }
-    Ok(())
+    Ok(finalised)
 }
 
 fn opt_addr(a: Option<alloy_primitives::Address>) -> Option<String> {

@@ -147,7 +147,38 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX watch_actions_by_game ON watch_actions (game_id, window_end);
     "#,
+    // 4: the kept ratings (crate::ratings): every rated player's Glicko-2 rating and
+    // record, and the games they count. Filled from the games already indexed in the
+    // migration's own transaction ([`FILLS`]); kept by the indexer's writes since.
+    r#"
+    CREATE TABLE ratings (
+        player TEXT PRIMARY KEY,
+        rating DOUBLE PRECISION NOT NULL,
+        deviation DOUBLE PRECISION NOT NULL,
+        volatility DOUBLE PRECISION NOT NULL,
+        games INTEGER NOT NULL,
+        wins INTEGER NOT NULL,
+        draws INTEGER NOT NULL,
+        losses INTEGER NOT NULL
+    );
+    CREATE INDEX ratings_by_rating ON ratings (rating DESC, player);
+    CREATE TABLE rated_games (
+        game_id TEXT PRIMARY KEY,
+        block_number BIGINT NOT NULL,
+        log_index BIGINT NOT NULL,
+        white TEXT NOT NULL,
+        black TEXT NOT NULL,
+        outcome TEXT NOT NULL
+    );
+    CREATE INDEX rated_games_by_place ON rated_games (block_number, log_index);
+    "#,
 ];
+
+/// What a migration computes beyond its SQL, in its transaction: the migration's number
+/// (1-based) and the fill. A database indexed before the kept ratings gets them from its
+/// games when it gains their tables.
+const FILLS: &[(i64, fn(&Connection) -> rusqlite::Result<()>)] =
+    &[(4, crate::ratings::rebuild)];
 
 /// The schema version this build writes: the number of migrations.
 pub fn latest() -> i64 {
@@ -191,6 +222,9 @@ pub fn migrate(conn: &mut Connection, path: &str) -> Result<()> {
             return Ok(()); // up to date (the transaction rolls back: nothing written)
         };
         tx.execute_batch(sql).db(path, "applying a migration")?;
+        for (_, fill) in FILLS.iter().filter(|(n, _)| *n == found + 1) {
+            fill(&tx).db(path, "filling a migration's tables")?;
+        }
         tx.pragma_update(None, "user_version", found + 1)
             .db(path, "recording the schema version")?;
         tx.commit().db(path, "committing a migration")?;

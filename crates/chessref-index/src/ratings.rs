@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 
 use alloy_primitives::{Address, U256};
 use chessref_client::game_log::GameLog;
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 use skillratings::Outcomes;
 use skillratings::glicko2::{Glicko2Config, Glicko2Rating, glicko2};
@@ -46,6 +46,15 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// The result's name: `white_wins`, `black_wins` or `draw`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::WhiteWins => "white_wins",
+            Outcome::BlackWins => "black_wins",
+            Outcome::Draw => "draw",
+        }
+    }
+
     /// The outcome of a result name (`white_wins`, `black_wins`, `draw`); `None` for
     /// `aborted` or anything else.
     pub fn from_result(name: &str) -> Option<Outcome> {
@@ -188,6 +197,15 @@ impl Rating {
         }
     }
 
+    /// The short form shown beside a player: rating and deviation to 2 decimals, games.
+    pub fn summary(&self) -> RatingSummary {
+        RatingSummary {
+            rating: round(self.rating, 2),
+            deviation: round(self.deviation, 2),
+            games: self.games,
+        }
+    }
+
     fn glicko2(&self) -> Glicko2Rating {
         Glicko2Rating {
             rating: self.rating,
@@ -226,22 +244,35 @@ pub fn rate(games: impl IntoIterator<Item = RatedGame>) -> Ratings {
     let mut games: Vec<RatedGame> = games.into_iter().collect();
     games.sort_by_key(RatedGame::order);
     games.dedup_by_key(|g| g.order());
-    let config = Glicko2Config::default();
     let mut players = BTreeMap::new();
     for game in &games {
         let white = *players.get(&game.white).unwrap_or(&Rating::INITIAL);
         let black = *players.get(&game.black).unwrap_or(&Rating::INITIAL);
-        let (for_white, for_black) = match game.outcome {
-            Outcome::WhiteWins => (Outcomes::WIN, Outcomes::LOSS),
-            Outcome::BlackWins => (Outcomes::LOSS, Outcomes::WIN),
-            Outcome::Draw => (Outcomes::DRAW, Outcomes::DRAW),
-        };
-        let (new_white, new_black) =
-            glicko2(&white.glicko2(), &black.glicko2(), &for_white, &config);
-        players.insert(game.white, white.after(new_white, for_white));
-        players.insert(game.black, black.after(new_black, for_black));
+        let (white, black) = play(white, black, game.outcome);
+        players.insert(game.white, white);
+        players.insert(game.black, black);
     }
     Ratings { players }
+}
+
+/// One rating period of one game: white's and black's ratings after it. [`rate`] and the
+/// kept table ([`keep`]) both step through this, so they give the same bits.
+fn play(white: Rating, black: Rating, outcome: Outcome) -> (Rating, Rating) {
+    let (for_white, for_black) = match outcome {
+        Outcome::WhiteWins => (Outcomes::WIN, Outcomes::LOSS),
+        Outcome::BlackWins => (Outcomes::LOSS, Outcomes::WIN),
+        Outcome::Draw => (Outcomes::DRAW, Outcomes::DRAW),
+    };
+    let (new_white, new_black) = glicko2(
+        &white.glicko2(),
+        &black.glicko2(),
+        &for_white,
+        &Glicko2Config::default(),
+    );
+    (
+        white.after(new_white, for_white),
+        black.after(new_black, for_black),
+    )
 }
 
 impl Ratings {
@@ -279,38 +310,10 @@ impl Ratings {
         self.of(player).view(player)
     }
 
-    /// A page of the leaderboard: the rated players by rating, highest first (ties by
-    /// address text), `limit` of them after the first `offset`.
-    pub fn leaderboard(&self, limit: u32, offset: u32) -> Leaderboard {
-        let mut ranked: Vec<(String, &Address, &Rating)> = self
-            .players
-            .iter()
-            .map(|(a, r)| (a.to_string(), a, r))
-            .collect();
-        ranked.sort_by(|x, y| y.2.rating.total_cmp(&x.2.rating).then_with(|| x.0.cmp(&y.0)));
-        Leaderboard {
-            total: ranked.len() as u64,
-            players: ranked
-                .into_iter()
-                .enumerate()
-                .skip(offset as usize)
-                .take(limit as usize)
-                .map(|(i, (_, address, rating))| RankedPlayer {
-                    rank: i as u64 + 1,
-                    player: rating.view(*address),
-                })
-                .collect(),
-        }
-    }
-
     /// The short form shown beside a player (the lobby's creator, `chessref game list`'s
     /// opponent); `None` for a player without a rated game.
     pub fn summary(&self, player: Address) -> Option<RatingSummary> {
-        self.get(player).map(|r| RatingSummary {
-            rating: round(r.rating, 2),
-            deviation: round(r.deviation, 2),
-            games: r.games,
-        })
+        self.get(player).map(Rating::summary)
     }
 }
 
@@ -391,53 +394,58 @@ impl std::fmt::Display for RatingSummary {
     }
 }
 
-/// The index's rated games: one query over the ended games (the place of each game's
-/// `GameEnded` is its latest log, found by the `logs_by_game` index), filtered by
+/// The columns [`Finished`] needs of an ended game: the place of its `GameEnded` is its
+/// latest log, found by the `logs_by_game` index.
+const FINISHED: &str = "SELECT g.id, g.phase, g.result, g.reason, g.white, g.black, g.divergent,
+         g.pending, g.updated_block,
+         coalesce((SELECT max(l.log_index) FROM logs l
+                   WHERE l.game_id = g.id AND l.block_number = g.updated_block), 0)
+     FROM games g WHERE g.phase = 'ended'";
+
+fn conversion(i: usize, e: impl std::error::Error + Send + Sync + 'static) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
+}
+
+fn address(row: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Address> {
+    row.get::<_, String>(i)?.parse::<Address>().map_err(|e| conversion(i, e))
+}
+
+fn game_id(row: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<U256> {
+    U256::from_str_radix(&row.get::<_, String>(i)?, 10).map_err(|e| conversion(i, e))
+}
+
+/// A row of [`FINISHED`] as the ratings count it.
+fn finished(row: &rusqlite::Row<'_>) -> rusqlite::Result<Option<RatedGame>> {
+    let optional = |i: usize| -> rusqlite::Result<Option<Address>> {
+        match row.get::<_, Option<String>>(i)? {
+            None => Ok(None),
+            Some(_) => address(row, i).map(Some),
+        }
+    };
+    let (phase, result, reason): (String, Option<String>, Option<String>) =
+        (row.get(1)?, row.get(2)?, row.get(3)?);
+    Ok(Finished {
+        id: game_id(row, 0)?,
+        phase: &phase,
+        result: result.as_deref(),
+        reason: reason.as_deref(),
+        white: optional(4)?,
+        black: optional(5)?,
+        divergences: row.get::<_, i64>(6)?.max(0) as u64,
+        pending: row.get(7)?,
+        ended_at: (
+            row.get::<_, i64>(8)?.max(0) as u64,
+            row.get::<_, i64>(9)?.max(0) as u64,
+        ),
+    }
+    .rated())
+}
+
+/// The index's rated games: one query over the ended games, filtered by
 /// [`Finished::rated`].
 pub fn rated_games(conn: &Connection) -> rusqlite::Result<Vec<RatedGame>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT g.id, g.phase, g.result, g.reason, g.white, g.black, g.divergent, g.pending,
-             g.updated_block,
-             coalesce((SELECT max(l.log_index) FROM logs l
-                       WHERE l.game_id = g.id AND l.block_number = g.updated_block), 0)
-         FROM games g WHERE g.phase = 'ended'",
-    )?;
-    let address = |row: &rusqlite::Row<'_>, i: usize| -> rusqlite::Result<Option<Address>> {
-        row.get::<_, Option<String>>(i)?
-            .map(|text| {
-                text.parse::<Address>().map_err(|e| {
-                    rusqlite::Error::FromSqlConversionFailure(
-                        i,
-                        rusqlite::types::Type::Text,
-                        Box::new(e),
-                    )
-                })
-            })
-            .transpose()
-    };
-    let rows = stmt.query_map([], |row| {
-        let id: String = row.get(0)?;
-        let id = U256::from_str_radix(&id, 10).map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
-        })?;
-        let (phase, result, reason): (String, Option<String>, Option<String>) =
-            (row.get(1)?, row.get(2)?, row.get(3)?);
-        Ok(Finished {
-            id,
-            phase: &phase,
-            result: result.as_deref(),
-            reason: reason.as_deref(),
-            white: address(row, 4)?,
-            black: address(row, 5)?,
-            divergences: row.get::<_, i64>(6)?.max(0) as u64,
-            pending: row.get(7)?,
-            ended_at: (
-                row.get::<_, i64>(8)?.max(0) as u64,
-                row.get::<_, i64>(9)?.max(0) as u64,
-            ),
-        }
-        .rated())
-    })?;
+    let mut stmt = conn.prepare_cached(FINISHED)?;
+    let rows = stmt.query_map([], finished)?;
     let mut games = Vec::new();
     for game in rows {
         games.extend(game?);
@@ -445,9 +453,253 @@ pub fn rated_games(conn: &Connection) -> rusqlite::Result<Vec<RatedGame>> {
     Ok(games)
 }
 
-/// The ratings of the index's final games.
+/// Game `id` as the ratings count it now, if it counts.
+fn rated_game(conn: &Connection, id: U256) -> rusqlite::Result<Option<RatedGame>> {
+    conn.prepare_cached(&format!("{FINISHED} AND g.id = ?1"))?
+        .query_row([id.to_string()], finished)
+        .optional()
+        .map(Option::flatten)
+}
+
+/// The ratings of the index's final games, recomputed from the `games` rows: what the
+/// kept table must equal ([`kept`]); the tests' reference.
 pub fn from_index(conn: &Connection) -> rusqlite::Result<Ratings> {
     rated_games(conn).map(rate)
+}
+
+// The kept ratings (docs/INDEX.md, "Ratings"): the `ratings` table holds every rated
+// player's rating as `rate` over `rated_games` gives it, and `rated_games` (the table)
+// the games it counts, with what it counted of them. The indexer's write transactions
+// keep them so ([`keep`]); readers only read them.
+
+/// How a player is keyed in the `ratings` table: lowercase hex, so that the leaderboard's
+/// tie order (by this text) is the same under any collation.
+fn player_key(player: Address) -> String {
+    format!("{player:#x}")
+}
+
+/// What [`keep`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Kept {
+    /// No game started or stopped counting.
+    #[default]
+    Unchanged,
+    /// This many games, all after the last one counted in chain order, were applied.
+    Applied(usize),
+    /// Game `.0`, counted, changed or stopped counting (a rollback or a lying event
+    /// touched it): the tables were rebuilt from every rated game.
+    RebuiltChanged(U256),
+    /// Game `.0` starts counting before the last one counted: the tables were rebuilt
+    /// from every rated game.
+    RebuiltEarlier(U256),
+}
+
+/// Brings the kept tables up to date after a write that changed the `games` rows of
+/// `changed` (refolded or made final), inside that write's transaction.
+///
+/// Games that start counting after the last one counted (in chain order) are applied one
+/// by one, as [`rate`] would apply them next. Anything else, a counted game that changed
+/// or stopped counting (a rollback or a lying event touched it) or one that starts
+/// counting before the last one counted, rebuilds both tables from every rated game: a
+/// rebuild from the change point would need every player's rating after every game kept
+/// forever, for a case a chain that does not lie never reaches (final games are below
+/// every block a rollback can forget, and games become final in chain order).
+pub fn keep(conn: &Connection, changed: impl IntoIterator<Item = U256>) -> rusqlite::Result<Kept> {
+    let mut new = Vec::new();
+    for id in changed {
+        let now = rated_game(conn, id)?;
+        match (counted(conn, id)?, now) {
+            (Some(was), now) if Some(was) != now => {
+                rebuild(conn)?;
+                return Ok(Kept::RebuiltChanged(id));
+            }
+            (None, Some(now)) => new.push(now),
+            _ => {}
+        }
+    }
+    if new.is_empty() {
+        return Ok(Kept::Unchanged);
+    }
+    new.sort_by_key(RatedGame::order);
+    if let Some(last) = last_counted(conn)?
+        && new[0].order() <= last.order()
+    {
+        rebuild(conn)?;
+        return Ok(Kept::RebuiltEarlier(new[0].id));
+    }
+    for game in &new {
+        let white = kept_rating(conn, game.white)?.unwrap_or(Rating::INITIAL);
+        let black = kept_rating(conn, game.black)?.unwrap_or(Rating::INITIAL);
+        let (white, black) = play(white, black, game.outcome);
+        put_rating(conn, game.white, &white)?;
+        put_rating(conn, game.black, &black)?;
+        count(conn, game)?;
+    }
+    Ok(Kept::Applied(new.len()))
+}
+
+/// Rebuilds both kept tables from every rated game, in chain order ([`rate`]).
+pub fn rebuild(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute("DELETE FROM ratings", [])?;
+    conn.execute("DELETE FROM rated_games", [])?;
+    let games = rated_games(conn)?;
+    for game in &games {
+        count(conn, game)?;
+    }
+    for (player, rating) in rate(games).iter() {
+        put_rating(conn, *player, rating)?;
+    }
+    Ok(())
+}
+
+/// Records that `game` is counted.
+fn count(conn: &Connection, game: &RatedGame) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO rated_games (game_id, block_number, log_index, white, black, outcome)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![
+        game.id.to_string(),
+        sql_int(game.ended_at.0)?,
+        sql_int(game.ended_at.1)?,
+        game.white.to_string(),
+        game.black.to_string(),
+        game.outcome.name(),
+    ])?;
+    Ok(())
+}
+
+/// A block number or log index as SQL's integer (they fit unless a node lies).
+fn sql_int(value: u64) -> rusqlite::Result<i64> {
+    i64::try_from(value).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
+}
+
+const COUNTED: &str = "SELECT game_id, block_number, log_index, white, black, outcome
+     FROM rated_games";
+
+fn counted_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RatedGame> {
+    let outcome: String = row.get(5)?;
+    Ok(RatedGame {
+        id: game_id(row, 0)?,
+        ended_at: (
+            row.get::<_, i64>(1)?.max(0) as u64,
+            row.get::<_, i64>(2)?.max(0) as u64,
+        ),
+        white: address(row, 3)?,
+        black: address(row, 4)?,
+        outcome: Outcome::from_result(&outcome).ok_or_else(|| {
+            conversion(5, std::io::Error::other(format!("outcome {outcome:?}")))
+        })?,
+    })
+}
+
+/// Game `id` as the kept tables counted it, if they did.
+fn counted(conn: &Connection, id: U256) -> rusqlite::Result<Option<RatedGame>> {
+    conn.prepare_cached(&format!("{COUNTED} WHERE game_id = ?1"))?
+        .query_row([id.to_string()], counted_row)
+        .optional()
+}
+
+/// The last game counted, in chain order.
+fn last_counted(conn: &Connection) -> rusqlite::Result<Option<RatedGame>> {
+    // Two counted games never share a place (each is its own `GameEnded` log): the game
+    // id never decides.
+    conn.prepare_cached(&format!(
+        "{COUNTED} ORDER BY block_number DESC, log_index DESC LIMIT 1"
+    ))?
+    .query_row([], counted_row)
+    .optional()
+}
+
+/// Every game the kept tables count, in chain order (the tests compare it with
+/// [`rated_games`]).
+pub fn counted_games(conn: &Connection) -> rusqlite::Result<Vec<RatedGame>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "{COUNTED} ORDER BY block_number, log_index"
+    ))?;
+    let rows = stmt.query_map([], counted_row)?;
+    rows.collect()
+}
+
+fn put_rating(conn: &Connection, player: Address, r: &Rating) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO ratings (player, rating, deviation, volatility, games, wins, draws, losses)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+         ON CONFLICT (player) DO UPDATE SET rating = excluded.rating,
+             deviation = excluded.deviation, volatility = excluded.volatility,
+             games = excluded.games, wins = excluded.wins, draws = excluded.draws,
+             losses = excluded.losses",
+    )?
+    .execute(params![
+        player_key(player),
+        r.rating,
+        r.deviation,
+        r.volatility,
+        r.games,
+        r.wins,
+        r.draws,
+        r.losses
+    ])?;
+    Ok(())
+}
+
+const RATING_COLUMNS: &str = "player, rating, deviation, volatility, games, wins, draws, losses";
+
+fn rating_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(Address, Rating)> {
+    Ok((
+        address(row, 0)?,
+        Rating {
+            rating: row.get(1)?,
+            deviation: row.get(2)?,
+            volatility: row.get(3)?,
+            games: row.get(4)?,
+            wins: row.get(5)?,
+            draws: row.get(6)?,
+            losses: row.get(7)?,
+        },
+    ))
+}
+
+/// `player`'s kept rating, if they played a rated game.
+pub fn kept_rating(conn: &Connection, player: Address) -> rusqlite::Result<Option<Rating>> {
+    conn.prepare_cached(&format!(
+        "SELECT {RATING_COLUMNS} FROM ratings WHERE player = ?1"
+    ))?
+    .query_row([player_key(player)], rating_row)
+    .optional()
+    .map(|found| found.map(|(_, rating)| rating))
+}
+
+/// Every kept rating.
+pub fn kept(conn: &Connection) -> rusqlite::Result<Ratings> {
+    let mut stmt = conn.prepare_cached(&format!("SELECT {RATING_COLUMNS} FROM ratings"))?;
+    let rows = stmt.query_map([], rating_row)?;
+    Ok(Ratings {
+        players: rows.collect::<rusqlite::Result<_>>()?,
+    })
+}
+
+/// A page of the leaderboard from the kept table: rated players by full-precision
+/// rating, highest first, ties by address (lowercase hex); `limit` of them after
+/// `offset`. The `ratings_by_rating` index walks the order.
+pub fn leaderboard(conn: &Connection, limit: u32, offset: u32) -> rusqlite::Result<Leaderboard> {
+    let total: i64 = conn.query_row("SELECT count(*) FROM ratings", [], |r| r.get(0))?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {RATING_COLUMNS} FROM ratings ORDER BY rating DESC, player LIMIT ?1 OFFSET ?2"
+    ))?;
+    let rows = stmt.query_map(params![limit, offset], rating_row)?;
+    let mut players = Vec::new();
+    for (rank, row) in (u64::from(offset) + 1..).zip(rows) {
+        let (address, rating) = row?;
+        players.push(RankedPlayer {
+            rank,
+            player: rating.view(address),
+        });
+    }
+    Ok(Leaderboard {
+        total: total.max(0) as u64,
+        players,
+    })
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use crate::derive::{self, Refolded};
 use crate::error::{DbContext, IndexError, Result};
 use crate::lock::WriterLock;
 use crate::migrations;
+use crate::ratings;
 use crate::raw::{BlockRef, RawLog};
 
 /// How long a connection waits for a lock held by the other process.
@@ -87,6 +88,8 @@ pub struct Committed {
     /// Logs of the referee's address its ABI does not decode (stored, about no game):
     /// the address is not a ChessReferee of this version.
     pub undecodable: Vec<String>,
+    /// What keeping the ratings took.
+    pub ratings: ratings::Kept,
 }
 
 /// The index database opened for writing, by the one indexer of the file: it holds the
@@ -410,12 +413,15 @@ impl Store {
         .db(&path, "advancing the cursor")?;
         prune(&tx, &path, batch.final_block)?;
         let refolded = derive::refold(&tx, &path, &touched, batch.final_block)?;
-        derive::finalise(&tx, &path, batch.final_block)?;
+        let finalised = derive::finalise(&tx, &path, batch.final_block)?;
+        let ratings = ratings::keep(&tx, touched.union(&finalised).copied())
+            .db(&path, "keeping the ratings")?;
         tx.commit().db(&path, "committing a batch")?;
         Ok(Committed {
             touched,
             refolded,
             undecodable,
+            ratings,
         })
     }
 
@@ -474,11 +480,14 @@ impl Store {
         )
         .db(&path, "rewinding the cursor")?;
         let refolded = derive::refold(&tx, &path, &touched, final_block)?;
+        let ratings =
+            ratings::keep(&tx, touched.iter().copied()).db(&path, "keeping the ratings")?;
         tx.commit().db(&path, "committing a rollback")?;
         Ok(Committed {
             touched,
             refolded,
             undecodable: Vec::new(),
+            ratings,
         })
     }
 
