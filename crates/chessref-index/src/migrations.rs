@@ -174,11 +174,14 @@ pub const MIGRATIONS: &[&str] = &[
     "#,
 ];
 
-/// What a migration computes beyond its SQL, in its transaction: the migration's number
-/// (1-based) and the fill. A database indexed before the kept ratings gets them from its
-/// games when it gains their tables.
-const FILLS: &[(i64, fn(&Connection) -> rusqlite::Result<()>)] =
-    &[(4, crate::ratings::rebuild)];
+/// Fills the tables of a migration from what the database already holds, in the
+/// migration's transaction.
+type Fill = fn(&Connection) -> rusqlite::Result<()>;
+
+/// What a migration computes beyond its SQL: the migration's number (1-based) and its
+/// fill. A database indexed before the kept ratings gets them from its games when it
+/// gains their tables.
+const FILLS: &[(i64, Fill)] = &[(4, crate::ratings::rebuild)];
 
 /// The schema version this build writes: the number of migrations.
 pub fn latest() -> i64 {

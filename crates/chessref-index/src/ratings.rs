@@ -16,12 +16,20 @@
 //! moves replayed one by one; a channel game's registered positions and ending checked
 //! like any other), and **final** (`pending` games may still be rolled back, so they do
 //! not count yet). A rollback therefore never changes a rating that was served from
-//! final games only; the ratings are recomputed on every read from the final games, so a
-//! re-index or a rollback gives the same numbers by construction.
+//! final games only.
 //!
 //! The pure core, [`rate`], takes [`RatedGame`]s from either source: the index's `games`
-//! rows ([`from_index`], one SQL query) or the games a client folded itself from the
+//! rows ([`rated_games`], one SQL query) or the games a client folded itself from the
 //! chain ([`RatedGame::of_log`], what `chessref game list` uses).
+//!
+//! The index **keeps** its ratings rather than recomputing them on each read: the
+//! `ratings` table (migration 4) holds every rated player's rating and record, equal by
+//! construction to [`rate`] over [`rated_games`] ([`from_index`]), and `rated_games` the
+//! games it counts. The indexer's write transactions ([`keep`]) apply the games that start
+//! counting after the last one counted, in chain order, through the same step as
+//! [`rate`] (so the same bits); when a counted game changes or stops counting, or one
+//! starts counting before the last one counted, both tables are rebuilt from every rated
+//! game. Readers only read the table ([`kept_rating`], [`leaderboard`]).
 //!
 //! [skillratings]: https://docs.rs/skillratings
 
@@ -407,7 +415,9 @@ fn conversion(i: usize, e: impl std::error::Error + Send + Sync + 'static) -> ru
 }
 
 fn address(row: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Address> {
-    row.get::<_, String>(i)?.parse::<Address>().map_err(|e| conversion(i, e))
+    row.get::<_, String>(i)?
+        .parse::<Address>()
+        .map_err(|e| conversion(i, e))
 }
 
 fn game_id(row: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<U256> {
@@ -587,9 +597,8 @@ fn counted_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RatedGame> {
         ),
         white: address(row, 3)?,
         black: address(row, 4)?,
-        outcome: Outcome::from_result(&outcome).ok_or_else(|| {
-            conversion(5, std::io::Error::other(format!("outcome {outcome:?}")))
-        })?,
+        outcome: Outcome::from_result(&outcome)
+            .ok_or_else(|| conversion(5, std::io::Error::other(format!("outcome {outcome:?}"))))?,
     })
 }
 
@@ -614,9 +623,7 @@ fn last_counted(conn: &Connection) -> rusqlite::Result<Option<RatedGame>> {
 /// Every game the kept tables count, in chain order (the tests compare it with
 /// [`rated_games`]).
 pub fn counted_games(conn: &Connection) -> rusqlite::Result<Vec<RatedGame>> {
-    let mut stmt = conn.prepare_cached(&format!(
-        "{COUNTED} ORDER BY block_number, log_index"
-    ))?;
+    let mut stmt = conn.prepare_cached(&format!("{COUNTED} ORDER BY block_number, log_index"))?;
     let rows = stmt.query_map([], counted_row)?;
     rows.collect()
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use alloy_primitives::{Address, U256};
 use chessref_evm::{Chain, RpcChain, anvil::Anvil};
-use chessref_index::ratings::{Outcome, RatedGame, Ratings, from_index, rate};
+use chessref_index::ratings::{Outcome, RatedGame, Ratings, from_index, kept, rate};
 use chessref_index::{Indexer, Options, Step, Store};
 use common::{SHORT_GAMES, count, deploy, games, indexed, lie, play, referee, temp_db};
 use serde_json::json;
@@ -293,6 +293,7 @@ fn test_ratings_count_final_games_and_are_recomputed_after_a_rollback() {
         two,
         "the pending game does not count"
     );
+    assert_eq!(kept(conn).unwrap(), two, "kept as recomputed");
     // The chain forgets the resignation; an agreed draw is played in its place.
     assert_eq!(
         node.raw_request("evm_revert", json!([snapshot])).unwrap(),
@@ -306,6 +307,7 @@ fn test_ratings_count_final_games_and_are_recomputed_after_a_rollback() {
         1
     );
     assert_eq!(from_index(follower.store().connection()).unwrap(), two);
+    assert_eq!(kept(follower.store().connection()).unwrap(), two);
     // Final: the draw counts, the forgotten resignation never did.
     mine(&node, 21);
     catch_up(&mut follower);
@@ -317,6 +319,7 @@ fn test_ratings_count_final_games_and_are_recomputed_after_a_rollback() {
         &[Outcome::BlackWins, Outcome::WhiteWins, Outcome::Draw],
     );
     assert_eq!(from_index(conn).unwrap(), three);
+    assert_eq!(kept(conn).unwrap(), three);
     // The hand computation (tests/fixtures/glicko2.py, "index test"): one win, one
     // draw, one loss each.
     for (who, rating) in [(white, 1533.644528), (black, 1466.355472)] {
@@ -340,4 +343,5 @@ fn test_ratings_count_final_games_and_are_recomputed_after_a_rollback() {
     let mut again = indexer(&anvil, "ratings-again", address, options(20, 2_000));
     catch_up(&mut again);
     assert_eq!(from_index(again.store().connection()).unwrap(), three);
+    assert_eq!(kept(again.store().connection()).unwrap(), three);
 }

@@ -276,13 +276,15 @@ fn test_a_database_indexed_before_the_kept_ratings_gets_them_filled() {
     let store = index_again(&chain, &path, chain.next_number() - 1, 40, &mut Rng(1));
     check(&store, "indexed");
     let expected = ratings::kept(store.connection()).unwrap();
-    assert!(expected.len() == 20, "every player rated: {}", expected.len());
+    assert!(
+        expected.len() == 20,
+        "every player rated: {}",
+        expected.len()
+    );
     // As a file of migration 3 had it: no kept tables.
     store
         .connection()
-        .execute_batch(
-            "DROP TABLE ratings; DROP TABLE rated_games; PRAGMA user_version = 3;",
-        )
+        .execute_batch("DROP TABLE ratings; DROP TABLE rated_games; PRAGMA user_version = 3;")
         .unwrap();
     drop(store);
     let store = Store::open(&path).unwrap();
@@ -302,7 +304,11 @@ fn test_the_leaderboard_pages_walk_the_kept_ratings_in_order() {
         .iter()
         .map(|(a, r)| (format!("{a:#x}"), *r))
         .collect();
-    expected.sort_by(|x, y| y.1.rating.total_cmp(&x.1.rating).then_with(|| x.0.cmp(&y.0)));
+    expected.sort_by(|x, y| {
+        y.1.rating
+            .total_cmp(&x.1.rating)
+            .then_with(|| x.0.cmp(&y.0))
+    });
     assert_eq!(expected.len(), 60);
     let mut walked = Vec::new();
     for offset in (0..70).step_by(7) {
@@ -319,5 +325,10 @@ fn test_the_leaderboard_pages_walk_the_kept_ratings_in_order() {
         .collect();
     assert_eq!(walked, views);
     // Past the last player: an empty page, the total still right.
-    assert!(ratings::leaderboard(conn, 5, 60).unwrap().players.is_empty());
+    assert!(
+        ratings::leaderboard(conn, 5, 60)
+            .unwrap()
+            .players
+            .is_empty()
+    );
 }

@@ -6,7 +6,8 @@
 //! in-process on 127.0.0.1: `GET /v1/players/{address}` of random players and
 //! `GET /v1/players?order=rating&limit=50` at random pages, `CHESSREF_RATINGS_REQUESTS`
 //! each (default 1,000) over `CHESSREF_RATINGS_CONNECTIONS` keep-alive connections
-//! (default 4). Prints the indexing rate and each endpoint's p50, p99 and max.
+//! (default 4). Prints the indexing rate, what rebuilding the kept ratings from every
+//! rated game costs, and each endpoint's p50, p99 and max.
 //!
 //! ```sh
 //! cargo bench -p chessref-server --features index --bench ratings
@@ -132,9 +133,19 @@ fn main() {
             .query_row("SELECT count(*) FROM divergences", [], |r| r.get(0))
             .expect("count divergences");
         assert_eq!(divergences, 0, "the synthetic games follow the rules");
-        chessref_index::ratings::rated_games(&conn)
+        let rated = chessref_index::ratings::rated_games(&conn)
             .expect("the rated games")
-            .len()
+            .len();
+        // What a rebuild of the kept tables costs (a lying chain's case), not kept.
+        let tx = conn.unchecked_transaction().expect("a transaction");
+        let rebuilding = Instant::now();
+        chessref_index::ratings::rebuild(&tx).expect("rebuild the kept ratings");
+        println!(
+            "rebuilding the kept ratings from every rated game: {:.0} ms",
+            rebuilding.elapsed().as_secs_f64() * 1e3
+        );
+        drop(tx);
+        rated
     };
     println!(
         "{games} finished games ({rated} rated) among {players} players indexed through \

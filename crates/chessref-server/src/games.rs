@@ -169,7 +169,9 @@ mod with_index {
             .parse::<u32>()
             .ok()
             .filter(|n| *n <= max)
-            .ok_or_else(|| ApiError::BadQuery(format!("{key} {value:?} is not an integer 0..={max}")))
+            .ok_or_else(|| {
+                ApiError::BadQuery(format!("{key} {value:?} is not an integer 0..={max}"))
+            })
     }
 
     fn lobby_query(query: Option<&str>) -> Result<Lobby, ApiError> {
@@ -221,7 +223,12 @@ mod with_index {
     ) -> Result<Json<Leaderboard>, ApiError> {
         let path = index_path(&state)?;
         let (mut limit, mut offset) = (DEFAULT_LIMIT, 0);
-        for pair in query.as_deref().unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        for pair in query
+            .as_deref()
+            .unwrap_or("")
+            .split('&')
+            .filter(|p| !p.is_empty())
+        {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
             let (key, value) = (unescape(key)?, unescape(value)?);
             match key.as_str() {

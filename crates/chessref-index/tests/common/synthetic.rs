@@ -171,7 +171,14 @@ impl Chain {
             block_number: number,
             log_index: index,
             block_hash: block_hash(number, fork),
-            tx_hash: keccak256([number.to_be_bytes(), index.to_be_bytes(), fork.to_be_bytes()].concat()),
+            tx_hash: keccak256(
+                [
+                    number.to_be_bytes(),
+                    index.to_be_bytes(),
+                    fork.to_be_bytes(),
+                ]
+                .concat(),
+            ),
         }
     }
 
