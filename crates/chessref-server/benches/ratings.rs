@@ -13,6 +13,8 @@
 //! cargo bench -p chessref-server --features index --bench ratings
 //! ```
 
+#[path = "common/latency.rs"]
+mod latency;
 #[path = "../../chessref-index/tests/common/synthetic.rs"]
 mod synthetic;
 
@@ -66,36 +68,27 @@ async fn client(addr: SocketAddr, paths: Vec<String>) -> Vec<Duration> {
     latencies
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
-
 /// Sends `paths` over `connections` connections at once; prints the latencies.
 async fn run(addr: SocketAddr, name: &str, paths: Vec<String>, connections: usize) {
     let mut shares: Vec<Vec<String>> = vec![Vec::new(); connections];
     for (i, path) in paths.into_iter().enumerate() {
         shares[i % connections].push(path);
     }
-    let start = Instant::now();
-    let tasks: Vec<_> = shares
-        .into_iter()
-        .map(|share| tokio::spawn(client(addr, share)))
-        .collect();
-    let mut latencies = Vec::new();
-    for task in tasks {
-        latencies.extend(task.await.expect("client task"));
-    }
-    let elapsed = start.elapsed();
-    latencies.sort();
+    let f = latency::measure(
+        shares
+            .into_iter()
+            .map(|share| client(addr, share))
+            .collect(),
+    )
+    .await;
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
         "| {name} | {} requests, {connections} connections | {:.0} req/s | p50 {:.2} ms | p99 {:.2} ms | max {:.2} ms |",
-        latencies.len(),
-        latencies.len() as f64 / elapsed.as_secs_f64(),
-        ms(percentile(&latencies, 50.0)),
-        ms(percentile(&latencies, 99.0)),
-        ms(*latencies.last().expect("at least one request")),
+        f.requests,
+        f.rate,
+        ms(f.p50),
+        ms(f.p99),
+        ms(f.max),
     );
 }
 
