@@ -495,3 +495,101 @@ fn test_the_relay_limits() {
         server.shutdown().await;
     });
 }
+
+#[test]
+fn test_a_game_ended_on_chain_under_an_open_room_takes_no_more_messages() {
+    // Issue 30: the relay keeps each game's on-chain record in its room and reads it
+    // again only when the index's logs of the game moved. A game settled on-chain while
+    // its room is open (its record read before) must refuse the next message, never
+    // store or forward it: the group commit sees the index moved, the message is
+    // refused by the game, the book read back.
+    let mut chain = Chain::start("ended-under-room", 1);
+    let id = chain.ids[0];
+    let mut g = chain.off_chain(0);
+    let rt = runtime();
+    rt.block_on(async {
+        let config = Config {
+            index: Some(chain.db.clone()),
+            ..Config::default()
+        };
+        let server = TestServer::start(config).await;
+        let (mut white, _) = connect(server.addr, id, "").await;
+        let (mut black, _) = connect(server.addr, id, "").await;
+        let delegation = frames_of(&g.transcript()).remove(0);
+        send(&mut black, &delegation).await;
+        assert_eq!(message_of(&next(&mut white).await).0, 1);
+        assert_eq!(message_of(&next(&mut black).await).0, 1);
+        g.play(Move::from_uci("e2e4").unwrap(), now()).unwrap();
+        let e4 = frames_of(&g.transcript()).pop().unwrap();
+        send(&mut white, &e4).await;
+        assert_eq!(message_of(&next(&mut white).await).0, 2);
+        assert_eq!(message_of(&next(&mut black).await).0, 2);
+
+        // Both agree a result after e4 (signed between them, not relayed) and white
+        // settles it on-chain; the indexer sees the game end.
+        let settlement = g
+            .transcript_agreed(1)
+            .unwrap()
+            .verify(&NoPins, now())
+            .unwrap()
+            .settlement;
+        let white_address = g.game.white;
+        std::thread::scope(|s| {
+            s.spawn(|| chain.referee.send_channel(white_address, &settlement))
+                .join()
+                .unwrap()
+        })
+        .expect("settle");
+        let started = Instant::now();
+        loop {
+            let (status, _, body) = server
+                .raw("GET", &format!("/v1/games/{id}"), None, vec![])
+                .await;
+            assert_eq!(status, 200);
+            let game: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            if game["phase"] == "ended" {
+                break;
+            }
+            assert!(started.elapsed() < Duration::from_secs(30), "{game}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+
+        // Black's receipt of e4, to the room whose record was read before the end:
+        // refused by the game, twice (the second from the record read again).
+        g.receipt(now()).unwrap();
+        let receipt = frames_of(&g.transcript()).pop().unwrap();
+        for _ in 0..2 {
+            send(&mut black, &receipt).await;
+            let answer = next(&mut black).await;
+            let RelayFrame::Refused { kind, reason, .. } = &answer else {
+                panic!("refused, got {answer:?}")
+            };
+            assert_eq!(kind, "game", "{answer:?}");
+            assert!(reason.contains("ended"), "{reason}");
+        }
+        // Never forwarded, never stored.
+        let quiet = tokio::time::timeout(Duration::from_millis(300), white.next()).await;
+        assert!(
+            !matches!(quiet, Ok(Some(Ok(Message::Text(_))))),
+            "forwarded: {quiet:?}"
+        );
+        let held = rusqlite::Connection::open(&chain.db)
+            .unwrap()
+            .query_row(
+                "SELECT count(*) FROM relay_messages WHERE game_id = ?1",
+                [id.to_string()],
+                |row| row.get::<_, i64>(0),
+            )
+            .unwrap();
+        assert_eq!(held, 2);
+        let (status, _, body) = server
+            .raw("GET", &format!("/v1/games/{id}/transcript"), None, vec![])
+            .await;
+        assert_eq!(status, 200);
+        let transcript = Transcript::from_json(std::str::from_utf8(&body).unwrap()).unwrap();
+        assert_eq!(transcript.moves.len(), 1);
+        assert!(transcript.moves[0].receipt.is_none());
+        drop((white, black));
+        server.shutdown().await;
+    });
+}
