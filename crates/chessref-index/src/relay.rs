@@ -126,6 +126,24 @@ impl RelayStore {
         Ok(RelayStore { conn, path: name })
     }
 
+    /// Leaves the WAL's checkpoints to [`checkpoint`](Self::checkpoint) on another
+    /// connection: a commit on this one never copies the WAL into the file, nor waits
+    /// for the disk's flush that copy ends with (tens of milliseconds on a busy disk,
+    /// on the relay's every sender in that commit).
+    pub fn hand_checkpoints_off(&self) -> Result<()> {
+        self.conn
+            .execute_batch("PRAGMA wal_autocheckpoint = 0;")
+            .db(&self.path, "handing the checkpoints off")
+    }
+
+    /// Copies what the WAL holds into the file as far as no reader or writer is kept
+    /// waiting (a passive checkpoint).
+    pub fn checkpoint(&self) -> Result<()> {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+            .db(&self.path, "checkpointing the WAL")
+    }
+
     /// The file's path as given.
     pub fn path(&self) -> &str {
         &self.path

@@ -115,8 +115,10 @@ fn writer(path: PathBuf) -> std::io::Result<std::sync::mpsc::Sender<Job>> {
                 }
                 let written = match store.as_mut() {
                     Some(store) => store.append_batch(&messages),
-                    None => RelayStore::open(&path)
-                        .and_then(|opened| store.insert(opened).append_batch(&messages)),
+                    None => RelayStore::open(&path).and_then(|opened| {
+                        opened.hand_checkpoints_off()?;
+                        store.insert(opened).append_batch(&messages)
+                    }),
                 };
                 match written {
                     Ok(written) => {
@@ -138,6 +140,35 @@ fn writer(path: PathBuf) -> std::io::Result<std::sync::mpsc::Sender<Job>> {
             }
         })?;
     Ok(tx)
+}
+
+/// How often the checkpointer copies the WAL into the index file.
+const CHECKPOINT: Duration = Duration::from_secs(1);
+
+/// The checkpointer thread: copies the WAL the writer's commits grow into the file every
+/// [`CHECKPOINT`] on a connection of its own, so that the flush to disk a checkpoint
+/// ends with is never inside a commit that senders wait for. Ends once `writer` (the
+/// writer thread's queue) is gone: the relay was dropped.
+fn checkpointer(path: PathBuf, writer: std::sync::Weak<()>) -> std::io::Result<()> {
+    std::thread::Builder::new()
+        .name("relay-checkpoint".into())
+        .spawn(move || {
+            let mut store = None;
+            while writer.strong_count() > 0 {
+                std::thread::sleep(CHECKPOINT);
+                if store.is_none() {
+                    store = RelayStore::open(&path).ok();
+                }
+                // A failed checkpoint leaves the WAL longer, nothing lost: the next
+                // one (or the indexer's) copies it.
+                if let Some(s) = &store
+                    && s.checkpoint().is_err()
+                {
+                    store = None;
+                }
+            }
+        })
+        .map(drop)
 }
 
 /// Why game `id` has no channel, as the API says it.
@@ -183,6 +214,9 @@ pub struct Relay {
     store: Arc<Mutex<Option<RelayStore>>>,
     /// The group commit's queue (its thread started on the first message).
     writer: Mutex<Option<std::sync::mpsc::Sender<Job>>>,
+    /// Held while the relay lives: the checkpointer thread stops when it is gone.
+    alive: Arc<()>,
+    checkpointing: std::sync::Once,
     rooms: Mutex<HashMap<U256, Arc<Room>>>,
     connections: Arc<AtomicUsize>,
 }
@@ -216,6 +250,8 @@ impl Relay {
             limits,
             store: Arc::new(Mutex::new(None)),
             writer: Mutex::new(None),
+            alive: Arc::new(()),
+            checkpointing: std::sync::Once::new(),
             rooms: Mutex::new(HashMap::new()),
             connections: Arc::new(AtomicUsize::new(0)),
         }
@@ -254,6 +290,10 @@ impl Relay {
         {
             let mut queue = self.writer.lock().unwrap_or_else(|e| e.into_inner());
             if queue.is_none() {
+                // Without the checkpointer the indexer's commits checkpoint the WAL.
+                self.checkpointing.call_once(|| {
+                    let _ = checkpointer(self.path.clone(), Arc::downgrade(&self.alive));
+                });
                 *queue = Some(
                     writer(self.path.clone())
                         .map_err(|e| format!("the relay's writer did not start: {e}"))?,
