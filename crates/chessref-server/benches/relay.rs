@@ -129,13 +129,19 @@ async fn until(socket: &mut Socket, seq: u64) {
 }
 
 /// Game `g`'s frames for up to `plies` more plies (its moves and their receipts),
-/// signed now, every one stamped `at`; the frames before (`held` of them) stay out.
-fn sign(g: &mut OffChainGame, plies: usize, seed: &mut u64, at: u64) -> Vec<Frame> {
+/// signed now, the `k`th move and its receipt stamped `at(k)`; the frames before
+/// (`held` of them) stay out.
+fn sign(
+    g: &mut OffChainGame,
+    plies: usize,
+    seed: &mut u64,
+    at: impl Fn(usize) -> u64,
+) -> Vec<Frame> {
     let held = frames_of(&g.transcript()).len();
-    for _ in 0..plies {
+    for k in 0..plies {
         let Some(mv) = pick(g, seed) else { break };
-        g.play(mv, at).expect("a legal move");
-        g.receipt(at).expect("signing");
+        g.play(mv, at(k)).expect("a legal move");
+        g.receipt(at(k)).expect("signing");
     }
     frames_of(&g.transcript()).split_off(held)
 }
@@ -210,17 +216,21 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-/// Plays every game's `frames` on its players at once (paced by `every` from `first`,
-/// game `i` offset by `i / n` of it, if given): the messages sent, the time it took and
-/// the move latencies, sorted.
+/// Plays every game's `frames` on its players at once (paced, if `pace` says so: a
+/// move every `every` from `first`, game `i` offset by `i / n` of it): the messages
+/// sent, the time it took and the move latencies, sorted.
 async fn round(
     players: Vec<Players>,
     frames: Vec<Vec<Frame>>,
-    every: Option<Duration>,
+    pace: Option<(Instant, Duration)>,
 ) -> (Vec<Players>, u64, Duration, Vec<Duration>) {
     let n = players.len() as u32;
-    let first = Instant::now() + Duration::from_millis(100);
-    let started = Instant::now();
+    let (first, every) = match pace {
+        Some((first, every)) => (first, Some(every)),
+        None => (Instant::now(), None),
+    };
+    // Timed from the schedule's start, not from the wait for it.
+    let started = first;
     let mut tasks = Vec::new();
     for (i, (mut p, frames)) in players.into_iter().zip(frames).enumerate() {
         let schedule = every.map(|every| (first + every * i as u32 / n, every));
@@ -272,7 +282,8 @@ fn main() {
         let mut g = seats.remove(0);
         let delegation = frames_of(&g.transcript()).remove(0);
         let mut seed = long_seed(7, plies);
-        let frames = sign(&mut g, plies, &mut seed, now() + 20);
+        let at = now() + 20;
+        let frames = sign(&mut g, plies, &mut seed, |_| at);
         let mut players = Players::join(server.addr, ids[0], &delegation).await;
         let latencies = players.play(&frames, None).await;
         drop(players);
@@ -311,7 +322,7 @@ fn main() {
         let frames: Vec<Vec<Frame>> = seats
             .iter_mut()
             .zip(&mut seeds)
-            .map(|(g, seed)| sign(g, game_plies, seed, at))
+            .map(|(g, seed)| sign(g, game_plies, seed, |_| at))
             .collect();
         let signed: usize = frames.iter().map(Vec::len).sum();
         println!(
@@ -346,15 +357,23 @@ fn main() {
             .ok()
             .and_then(|v| v.parse::<f64>().ok())
             .unwrap_or(throughput * load);
-        let at = now() + 30;
+        // Two messages a ply: each game's moves `2 * games / rate` seconds apart, each
+        // stamped with the second it is due to be sent (signing takes a few seconds;
+        // the schedule starts at `start`).
+        let every = Duration::from_secs_f64(2.0 * games as f64 / rate);
+        // (Not before the stamps of the moves before.)
+        let start = (now() + 15).max(at);
         let frames: Vec<Vec<Frame>> = seats
             .iter_mut()
             .zip(&mut seeds)
-            .map(|(g, seed)| sign(g, game_plies, seed, at))
+            .map(|(g, seed)| sign(g, game_plies, seed, |k| start + (every * k as u32).as_secs()))
             .collect();
-        // Two messages a ply: each game's moves `2 * games / rate` seconds apart.
-        let every = Duration::from_secs_f64(2.0 * games as f64 / rate);
-        let (players, messages, elapsed, latencies) = round(players, frames, Some(every)).await;
+        let unix = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("after 1970");
+        let first = Instant::now() + Duration::from_secs(start).saturating_sub(unix);
+        let (players, messages, elapsed, latencies) =
+            round(players, frames, Some((first, every))).await;
         println!(
             "relay latency, {games} games at once, offered {rate:.0} messages/s (a move every {:.0} ms per game): {messages} messages in {:.2} s = {:.0} messages/s; move sent to the opponent's socket: median {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} moves)",
             ms(every),
