@@ -427,14 +427,7 @@ struct Row<'a> {
 /// that lost track of the file's contents is refused rather than let overwrite or skip
 /// one).
 fn insert(tx: &Connection, path: &str, row: Row<'_>) -> Result<()> {
-    let Row {
-        id,
-        seq,
-        kind,
-        ply,
-        received_at,
-        body,
-    } = row;
+    let (id, seq) = (row.id, row.seq);
     let key = id.to_string();
     let latest: i64 = tx
         .prepare_cached("SELECT coalesce(max(seq), 0) FROM relay_messages WHERE game_id = ?1")
@@ -454,10 +447,10 @@ fn insert(tx: &Connection, path: &str, row: Row<'_>) -> Result<()> {
     .execute(params![
         key,
         sql_int(seq, "seq")?,
-        kind,
-        ply,
-        sql_int(received_at, "time")?,
-        body
+        row.kind,
+        row.ply,
+        sql_int(row.received_at, "time")?,
+        row.body
     ])
     .db(path, "storing a relay message")?;
     Ok(())
@@ -513,21 +506,12 @@ mod tests {
 
     use super::*;
     use crate::Store;
-
-    fn temp_db(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("chessref-relay-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!("{name}.sqlite"));
-        for suffix in ["", "-wal", "-shm", ".lock"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-        }
-        path
-    }
+    use crate::store::tests::temp_db;
 
     /// A relay store on a fresh index bound to a chain (no game logs: every game's
     /// stamp is the empty one until a test adds a log).
     fn relay_store(name: &str) -> (std::path::PathBuf, RelayStore) {
-        let path = temp_db(name);
+        let path = temp_db(&format!("relay-{name}"));
         let mut store = Store::open(&path).unwrap();
         store
             .bind(Source {

@@ -622,12 +622,12 @@ pub(crate) fn game_logs(conn: &Connection, path: &str, id: U256) -> Result<Vec<R
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use alloy_primitives::address;
 
     /// A fresh database path under the target directory, removed first.
-    fn temp_db(name: &str) -> std::path::PathBuf {
+    pub(crate) fn temp_db(name: &str) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("chessref-index-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(format!("{name}.sqlite"));

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use alloy_primitives::{U256, keccak256};
 use alloy_signer_local::PrivateKeySigner;
-use channel::{Chain, closed, connect, message_of, next, now, runtime, send};
+use channel::{Chain, closed, connect, message_of, next, now, runtime, seated, send};
 use chessref_channel::book::frames_of;
 use chessref_channel::client::Seat;
 use chessref_channel::frame::ResultHalf;
@@ -513,12 +513,7 @@ fn test_a_game_ended_on_chain_under_an_open_room_takes_no_more_messages() {
             ..Config::default()
         };
         let server = TestServer::start(config).await;
-        let (mut white, _) = connect(server.addr, id, "").await;
-        let (mut black, _) = connect(server.addr, id, "").await;
-        let delegation = frames_of(&g.transcript()).remove(0);
-        send(&mut black, &delegation).await;
-        assert_eq!(message_of(&next(&mut white).await).0, 1);
-        assert_eq!(message_of(&next(&mut black).await).0, 1);
+        let (mut white, mut black) = seated(server.addr, &g).await;
         g.play(Move::from_uci("e2e4").unwrap(), now()).unwrap();
         let e4 = frames_of(&g.transcript()).pop().unwrap();
         send(&mut white, &e4).await;
@@ -611,14 +606,8 @@ fn test_a_failed_group_commit_tells_no_sender_stored_and_a_restart_resumes() {
         };
         let server = TestServer::start(config.clone()).await;
         let mut sockets = Vec::new();
-        for (g, &id) in games.iter().zip(&ids) {
-            let (mut white, _) = connect(server.addr, id, "").await;
-            let (mut black, _) = connect(server.addr, id, "").await;
-            let delegation = frames_of(&g.transcript()).remove(0);
-            send(&mut black, &delegation).await;
-            assert_eq!(message_of(&next(&mut white).await).0, 1);
-            assert_eq!(message_of(&next(&mut black).await).0, 1);
-            sockets.push((white, black));
+        for g in &games {
+            sockets.push(seated(server.addr, g).await);
         }
         let e4s: Vec<Frame> = games
             .iter_mut()

@@ -177,6 +177,23 @@ pub async fn connect(addr: SocketAddr, id: U256, query: &str) -> (Socket, RelayF
     }
 }
 
+/// White and black of game `g` connected to the relay at `addr`, black's delegation
+/// (its first frame) sent and forwarded to both as message 1.
+pub async fn seated(addr: SocketAddr, g: &OffChainGame) -> (Socket, Socket) {
+    let id = g.game.game_id;
+    let (mut white, _) = connect(addr, id, "").await;
+    let (mut black, _) = connect(addr, id, "").await;
+    let delegation = chessref_channel::book::frames_of(&g.transcript()).remove(0);
+    send(&mut black, &delegation).await;
+    for socket in [&mut white, &mut black] {
+        match next(socket).await {
+            RelayFrame::Message { seq: 1, .. } => {}
+            other => panic!("the delegation as message 1, got {other:?}"),
+        }
+    }
+    (white, black)
+}
+
 /// The next relay frame (pings are answered by the client library while reading).
 pub async fn next(socket: &mut Socket) -> RelayFrame {
     loop {
