@@ -506,7 +506,7 @@ mod tests {
 
     use super::*;
     use crate::Store;
-    use crate::store::tests::temp_db;
+    use crate::store::tests::{temp_db, withdrawn_log};
 
     /// A relay store on a fresh index bound to a chain (no game logs: every game's
     /// stamp is the empty one until a test adds a log).
@@ -649,14 +649,8 @@ mod tests {
         // The indexer stores a log of game 1 after the relay read its record: the
         // record it checked against is no longer the index's.
         // (A log of no creation: a Withdrawn, filed under game 1.)
-        let event = chessref_evm::bindings::ChessReferee::Withdrawn {
-            account: Address::repeat_byte(1),
-            token: Address::ZERO,
-            to: Address::repeat_byte(1),
-            amount: U256::from(5),
-        };
-        let log = alloy_sol_types::SolEvent::encode_log_data(&event);
-        let topics: Vec<u8> = log.topics().iter().flat_map(|t| t.0).collect();
+        let log = withdrawn_log(9, 0);
+        let topics: Vec<u8> = log.topics.iter().flat_map(|t| t.0).collect();
         store
             .connection()
             .execute(

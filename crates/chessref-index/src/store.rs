@@ -647,7 +647,7 @@ pub(crate) mod tests {
         B256::from(U256::from(n + 1000))
     }
 
-    fn withdrawn_log(block: u64, index: u64) -> RawLog {
+    pub(crate) fn withdrawn_log(block: u64, index: u64) -> RawLog {
         // A Withdrawn(account, token, to, amount): a referee log about no game.
         let event = chessref_evm::bindings::ChessReferee::Withdrawn {
             account: Address::repeat_byte(1),
