@@ -41,6 +41,9 @@ cargo clippy --workspace --all-targets --all-features --locked --release -- -D w
 step "rust: every workspace test (release: perft, differential and conformance need the speed)"
 cargo test --release --workspace --locked
 
+step "rust: the book with k256 recovery, as WASM builds it (no libsecp256k1: it keeps recovered keys)"
+cargo test --release --locked -p chessref-channel --no-default-features --features signer --lib book::
+
 step "rust: benchmarks still build (criterion; run them with cargo bench, see README)"
 cargo bench --workspace --locked --no-run
 

@@ -400,6 +400,24 @@ impl KnownKeys {
         p.x() == r.to_bytes() && bool::from(p.y_is_odd()) == sig.v()
     }
 
+    /// How many keys are kept: a mark to [`forget_since`](Self::forget_since).
+    pub(crate) fn len(&self) -> usize {
+        #[cfg(not(feature = "secp256k1"))]
+        return self.keys.len();
+        #[cfg(feature = "secp256k1")]
+        0
+    }
+
+    /// Forgets the keys learned after `mark` (a [`len`](Self::len)): those of a message
+    /// that was refused. A forger's key recovered from a refused frame is not kept, so
+    /// forged frames cannot grow the list (and each search through it) without bound.
+    pub(crate) fn forget_since(&mut self, mark: usize) {
+        #[cfg(not(feature = "secp256k1"))]
+        self.keys.truncate(mark);
+        #[cfg(feature = "secp256k1")]
+        let _ = mark;
+    }
+
     /// With libsecp256k1 nothing is kept: always recover.
     #[cfg(feature = "secp256k1")]
     fn recovers_to(&self, _expected: Address, _digest: &B256, _signature: &[u8]) -> bool {

@@ -218,6 +218,21 @@ impl Book {
     }
 
     fn check_and_keep(&mut self, frame: Frame, now: u64, live: bool) -> Result<Accepted, Refusal> {
+        // Only accepted frames' keys are kept: a refused frame's are forgotten with it.
+        let mark = self.delegations.keys_mark();
+        let outcome = self.check_and_keep_keys(frame, now, live);
+        if outcome.is_err() {
+            self.delegations.forget_keys_since(mark);
+        }
+        outcome
+    }
+
+    fn check_and_keep_keys(
+        &mut self,
+        frame: Frame,
+        now: u64,
+        live: bool,
+    ) -> Result<Accepted, Refusal> {
         if let Some(i) = self
             .signed
             .get(frame.signature())
@@ -745,6 +760,46 @@ mod tests {
         assert_eq!(refused.kind(), "signature");
         assert!(refused.to_string().contains("signed by"), "{refused}");
         assert!(book.frames().is_empty());
+    }
+
+    /// With k256 (WASM) the book keeps the public keys it recovered, to check their next
+    /// signatures faster: a forger must not grow that list, only accepted frames' keys
+    /// are kept.
+    #[cfg(not(feature = "secp256k1"))]
+    #[test]
+    fn test_forged_frames_leave_the_known_keys_unchanged() {
+        let g = played(&["e2e4", "e7e5", "g1f3"]);
+        let mut book = book_of(&g);
+        let frames = frames_of(&g.transcript());
+        // The delegation, e4 and its receipt: the keys of black's wallet, of white and
+        // of black's session.
+        accept_all(&mut book, frames[..3].to_vec());
+        let kept = book.delegations.keys_mark();
+        assert!(kept >= 1, "the accepted frames' keys are kept");
+        for i in 0..40 {
+            // Black's reply e5, signed by a key of its own each time: refused.
+            let mut forged = played(&["e2e4"]);
+            forged.seats[1] = Seat::wallet(key(&format!("mallory {i}")));
+            forged
+                .play(ChessMove::from_uci("e7e5").expect("uci"), T0 + 10)
+                .expect("legal");
+            let Some(frame) = frames_of(&forged.transcript()).pop() else {
+                panic!("the move")
+            };
+            let refused = book.accept(frame, AT).expect_err("forged");
+            assert_eq!(refused.kind(), "signature", "{refused}");
+            // Black's real e5 with one bit of its signature flipped: another signer.
+            let refused = book.accept(tampered(&frames[3]), AT).expect_err("tampered");
+            assert_eq!(refused.kind(), "signature", "{refused}");
+            assert_eq!(book.delegations.keys_mark(), kept, "forgery {i} kept a key");
+        }
+        // The honest frames after them are accepted, and keep at most the game's keys.
+        accept_all(&mut book, frames[3..].to_vec());
+        assert_eq!(book.transcript(), &g.transcript());
+        assert!(
+            book.delegations.keys_mark() <= 3,
+            "white, black, black's session"
+        );
     }
 
     #[test]

@@ -540,6 +540,16 @@ impl DelegationCache {
         }
     }
 
+    /// How many recovered keys are kept (see [`KnownKeys::forget_since`]).
+    pub(crate) fn keys_mark(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Forgets the keys recovered after `mark`: a refused message's.
+    pub(crate) fn forget_keys_since(&mut self, mark: usize) {
+        self.keys.forget_since(mark);
+    }
+
     pub(crate) fn new(t: &Transcript) -> DelegationCache {
         DelegationCache {
             delegations: vec![None; t.delegations.len()],

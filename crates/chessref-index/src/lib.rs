@@ -24,6 +24,8 @@ pub use derive::{NewDivergence, Refolded};
 pub use error::{IndexError, Result};
 pub use indexer::{Indexer, Options, Step};
 pub use raw::{BlockRef, RawLog};
-pub use relay::{NotRelayed, RelayGame, RelayStore, StoredMessage};
+pub use relay::{
+    NewMessage, NotRelayed, Record, RecordStamp, RelayGame, RelayStore, StoredMessage, Written,
+};
 pub use store::{Batch, Committed, Cursor, Source, Store};
 pub use watch::{Action, Watchtower};

@@ -49,6 +49,54 @@ pub struct StoredMessage {
     pub body: String,
 }
 
+/// Which version of a game's on-chain record the index holds: it changes whenever the
+/// indexer stores or rolls back one of the game's logs (a rolled-back block's
+/// replacement has another hash, and a block's hash commits to every block before it,
+/// so equal stamps mean the same logs). The relay keeps a game's record with the
+/// stamp it was read at and reads it again only when the stamp moved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordStamp {
+    logs: i64,
+    last: Option<(i64, i64, [u8; 32])>,
+}
+
+/// The record of a game the relay holds, as read at a stamp (`Err`: why it has no
+/// channel).
+pub type Record = std::result::Result<RelayGame, NotRelayed>;
+
+/// A message the relay accepted, to store in a group commit.
+#[derive(Clone, Debug)]
+pub struct NewMessage {
+    /// The game.
+    pub game: U256,
+    /// Its number in the game: the next one.
+    pub seq: u64,
+    /// The frame's kind.
+    pub kind: &'static str,
+    /// The ply the frame names.
+    pub ply: u32,
+    /// Unix time the relay accepted it.
+    pub received_at: u64,
+    /// The frame's JSON.
+    pub body: String,
+    /// The game's record the relay checked the frame against, and its stamp: the
+    /// message is stored only if the game is still played off-chain with these terms.
+    pub checked: (RelayGame, RecordStamp),
+}
+
+/// What became of one message of a group commit (once the commit is durable).
+#[derive(Debug)]
+pub enum Written {
+    /// Stored; with the game's record read again when the index's had moved since the
+    /// relay read it (the relay keeps it).
+    Stored(Option<(Record, RecordStamp)>),
+    /// Not stored: the game's record moved and no longer takes this message (the game
+    /// was registered on-chain, ended, or rolled back to other terms). The record now.
+    Moved(Record, RecordStamp),
+    /// Not stored: why.
+    Failed(IndexError),
+}
+
 /// The index file opened by the relay: its own tables read and written, the indexer's
 /// read.
 #[derive(Debug)]
@@ -78,6 +126,24 @@ impl RelayStore {
         Ok(RelayStore { conn, path: name })
     }
 
+    /// Leaves the WAL's checkpoints to [`checkpoint`](Self::checkpoint) on another
+    /// connection: a commit on this one never copies the WAL into the file, nor waits
+    /// for the disk's flush that copy ends with (tens of milliseconds on a busy disk,
+    /// on the relay's every sender in that commit).
+    pub fn hand_checkpoints_off(&self) -> Result<()> {
+        self.conn
+            .execute_batch("PRAGMA wal_autocheckpoint = 0;")
+            .db(&self.path, "handing the checkpoints off")
+    }
+
+    /// Copies what the WAL holds into the file as far as no reader or writer is kept
+    /// waiting (a passive checkpoint).
+    pub fn checkpoint(&self) -> Result<()> {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+            .db(&self.path, "checkpointing the WAL")
+    }
+
     /// The file's path as given.
     pub fn path(&self) -> &str {
         &self.path
@@ -90,60 +156,29 @@ impl RelayStore {
 
     /// What the index follows, once the indexer bound it.
     pub fn source(&self) -> Result<Option<Source>> {
-        let row: Option<(i64, String, i64)> = self
-            .conn
-            .query_row(
-                "SELECT chain_id, referee, from_block FROM source WHERE id = 1",
-                [],
-                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-            )
-            .optional()
-            .db(&self.path, "reading the source")?;
-        row.map(|(chain_id, referee, from_block)| {
-            Ok(Source {
-                chain_id: chain_id as u64,
-                referee: referee.parse().map_err(|e| {
-                    IndexError::Invariant(format!("stored referee {referee:?}: {e}"))
-                })?,
-                from_block: from_block as u64,
-            })
-        })
-        .transpose()
+        source(&self.conn, &self.path)
     }
 
     /// The channel game `id` as the index knows it.
-    pub fn game(&self, id: U256) -> Result<std::result::Result<RelayGame, NotRelayed>> {
-        let Some(Source {
-            chain_id, referee, ..
-        }) = self.source()?
-        else {
-            return Ok(Err(NotRelayed::Unknown));
-        };
-        let mut logs = Vec::new();
-        for raw in game_logs(&self.conn, &self.path, id)? {
-            logs.push(raw.decode().map_err(|e| {
-                IndexError::Invariant(format!("a stored log of game {id} no longer decodes: {e}"))
-            })?);
-        }
-        let Some(log) = fold_game(&logs) else {
-            return Ok(Err(NotRelayed::Unknown));
-        };
-        if !log.is_channel() {
-            return Ok(Err(NotRelayed::NotChannel));
-        }
-        let Some(game) = log.channel_game() else {
-            return Ok(Err(NotRelayed::NotJoined));
-        };
-        let why_not = why_not_off_chain(&log);
-        Ok(Ok(RelayGame {
-            domain: ChannelDomain {
-                chain_id,
-                verifying_contract: chessref_evm::channel::channel_address(referee),
-            },
-            game,
-            off_chain: why_not.is_none(),
-            why_not,
-        }))
+    pub fn game(&self, id: U256) -> Result<Record> {
+        game(&self.conn, &self.path, id)
+    }
+
+    /// The stamp of game `id`'s on-chain record (see [`RecordStamp`]).
+    pub fn stamp(&self, id: U256) -> Result<RecordStamp> {
+        stamp(&self.conn, &self.path, id)
+    }
+
+    /// Game `id`'s record and the stamp it was read at, in one read transaction.
+    pub fn record(&mut self, id: U256) -> Result<(Record, RecordStamp)> {
+        let tx = self
+            .conn
+            .transaction()
+            .db(&self.path, "starting a record read")?;
+        let stamp = stamp(&tx, &self.path, id)?;
+        let record = game(&tx, &self.path, id)?;
+        tx.finish().db(&self.path, "ending a record read")?;
+        Ok((record, stamp))
     }
 
     /// The messages of game `id` after number `after`, oldest first.
@@ -168,8 +203,9 @@ impl RelayStore {
             .db(&self.path, "reading relay messages")
     }
 
-    /// Stores message `seq` of game `id`: it must be the next number (a relay that lost
-    /// track of the file's contents is refused rather than let overwrite or skip one).
+    /// Stores message `seq` of game `id`, alone and unchecked against the game's record
+    /// (tools and tests; the relay stores with [`append_batch`](Self::append_batch)): it
+    /// must be the next number.
     pub fn append(
         &mut self,
         id: U256,
@@ -184,34 +220,59 @@ impl RelayStore {
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .db(&self.path, "starting a relay write")?;
-        let key = id.to_string();
-        let latest: i64 = tx
-            .query_row(
-                "SELECT coalesce(max(seq), 0) FROM relay_messages WHERE game_id = ?1",
-                [&key],
-                |row| row.get(0),
-            )
-            .db(&self.path, "reading the latest relay message")?;
-        if latest as u64 + 1 != seq {
-            return Err(IndexError::Invariant(format!(
-                "{}: relay message {seq} of game {id} does not follow the stored {latest}",
-                self.path
-            )));
-        }
-        tx.execute(
-            "INSERT INTO relay_messages (game_id, seq, kind, ply, received_at, body)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![
-                key,
-                sql_int(seq, "seq")?,
-                kind,
-                ply,
-                sql_int(received_at, "time")?,
-                body
-            ],
-        )
-        .db(&self.path, "storing a relay message")?;
+        let row = Row {
+            id,
+            seq,
+            kind,
+            ply,
+            received_at,
+            body,
+        };
+        insert(&tx, &self.path, row)?;
         tx.commit().db(&self.path, "committing a relay message")
+    }
+
+    /// Stores `batch` in one transaction, a group commit: one write of the file for
+    /// messages that arrived together. Each message is checked inside it against its
+    /// game's record as the index holds it now (the indexer cannot write between the
+    /// check and the commit) and must be its game's next number; one that fails is left
+    /// out (the others stored). `Ok` only once the commit is done: then each answer
+    /// says what became of its message. `Err`: nothing of the batch is stored.
+    pub fn append_batch(&mut self, batch: &[NewMessage]) -> Result<Vec<Written>> {
+        let mut tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .db(&self.path, "starting a relay write")?;
+        let mut answers = Vec::with_capacity(batch.len());
+        for m in batch {
+            // A savepoint each: a message that fails leaves nothing of itself behind.
+            let point = tx.savepoint().db(&self.path, "starting a relay message")?;
+            let written = write_one(&point, &self.path, m);
+            // A failure that rolled the whole transaction back (SQLite does on a full
+            // disk or an I/O error, and RAISE(ROLLBACK)) took every message before this
+            // one with it: none of the batch is stored, whatever was answered so far,
+            // and nothing after it may start a transaction of its own.
+            if point.is_autocommit() {
+                let why = match written {
+                    Err(e) => e.to_string(),
+                    Ok(_) => "the write".to_owned(),
+                };
+                return Err(IndexError::Invariant(format!(
+                    "{}: the relay's group commit was rolled back by {why}: nothing of it is stored",
+                    self.path
+                )));
+            }
+            match written {
+                Ok(Written::Stored(fresh)) => {
+                    point.commit().db(&self.path, "keeping a relay message")?;
+                    answers.push(Written::Stored(fresh));
+                }
+                Ok(other) => answers.push(other),
+                Err(e) => answers.push(Written::Failed(e)),
+            }
+        }
+        tx.commit().db(&self.path, "committing relay messages")?;
+        Ok(answers)
     }
 
     /// The book of game `game` from its stored messages, each checked again at the time
@@ -262,6 +323,167 @@ impl RelayStore {
     }
 }
 
+/// The channel game `id` as the index at `conn` knows it.
+fn game(conn: &Connection, path: &str, id: U256) -> Result<Record> {
+    let Some(Source {
+        chain_id, referee, ..
+    }) = source(conn, path)?
+    else {
+        return Ok(Err(NotRelayed::Unknown));
+    };
+    let mut logs = Vec::new();
+    for raw in game_logs(conn, path, id)? {
+        logs.push(raw.decode().map_err(|e| {
+            IndexError::Invariant(format!("a stored log of game {id} no longer decodes: {e}"))
+        })?);
+    }
+    let Some(log) = fold_game(&logs) else {
+        return Ok(Err(NotRelayed::Unknown));
+    };
+    if !log.is_channel() {
+        return Ok(Err(NotRelayed::NotChannel));
+    }
+    let Some(game) = log.channel_game() else {
+        return Ok(Err(NotRelayed::NotJoined));
+    };
+    let why_not = why_not_off_chain(&log);
+    Ok(Ok(RelayGame {
+        domain: ChannelDomain {
+            chain_id,
+            verifying_contract: chessref_evm::channel::channel_address(referee),
+        },
+        game,
+        off_chain: why_not.is_none(),
+        why_not,
+    }))
+}
+
+/// What the index follows, once the indexer bound it.
+fn source(conn: &Connection, path: &str) -> Result<Option<Source>> {
+    let row: Option<(i64, String, i64)> = conn
+        .prepare_cached("SELECT chain_id, referee, from_block FROM source WHERE id = 1")
+        .db(path, "reading the source")?
+        .query_row([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+        .optional()
+        .db(path, "reading the source")?;
+    row.map(|(chain_id, referee, from_block)| {
+        Ok(Source {
+            chain_id: chain_id as u64,
+            referee: referee
+                .parse()
+                .map_err(|e| IndexError::Invariant(format!("stored referee {referee:?}: {e}")))?,
+            from_block: from_block as u64,
+        })
+    })
+    .transpose()
+}
+
+/// The stamp of game `id`'s record: how many logs the index holds of it and where the
+/// latest is, with its block's hash (an index seek, not a read of the logs).
+fn stamp(conn: &Connection, path: &str, id: U256) -> Result<RecordStamp> {
+    let key = id.to_string();
+    let logs: i64 = conn
+        .prepare_cached("SELECT count(*) FROM logs WHERE game_id = ?1")
+        .db(path, "preparing a record stamp")?
+        .query_row([&key], |row| row.get(0))
+        .db(path, "counting a game's logs")?;
+    let last = conn
+        .prepare_cached(
+            "SELECT block_number, log_index, block_hash FROM logs WHERE game_id = ?1
+             ORDER BY block_number DESC, log_index DESC LIMIT 1",
+        )
+        .db(path, "preparing a record stamp")?
+        .query_row([&key], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, i64>(1)?,
+                row.get::<_, Vec<u8>>(2)?,
+            ))
+        })
+        .optional()
+        .db(path, "reading a game's latest log")?;
+    let last = last
+        .map(|(block, index, hash)| {
+            let hash: [u8; 32] = hash.try_into().map_err(|_| {
+                IndexError::Invariant(format!("{path}: log {block}:{index} has a torn block hash"))
+            })?;
+            Ok::<_, IndexError>((block, index, hash))
+        })
+        .transpose()?;
+    Ok(RecordStamp { logs, last })
+}
+
+/// One row of `relay_messages`.
+struct Row<'a> {
+    id: U256,
+    seq: u64,
+    kind: &'a str,
+    ply: u32,
+    received_at: u64,
+    body: &'a str,
+}
+
+/// Stores message `seq` of game `id` inside `tx`: it must be the next number (a relay
+/// that lost track of the file's contents is refused rather than let overwrite or skip
+/// one).
+fn insert(tx: &Connection, path: &str, row: Row<'_>) -> Result<()> {
+    let (id, seq) = (row.id, row.seq);
+    let key = id.to_string();
+    let latest: i64 = tx
+        .prepare_cached("SELECT coalesce(max(seq), 0) FROM relay_messages WHERE game_id = ?1")
+        .db(path, "preparing a relay write")?
+        .query_row([&key], |row| row.get(0))
+        .db(path, "reading the latest relay message")?;
+    if latest as u64 + 1 != seq {
+        return Err(IndexError::Invariant(format!(
+            "{path}: relay message {seq} of game {id} does not follow the stored {latest}"
+        )));
+    }
+    tx.prepare_cached(
+        "INSERT INTO relay_messages (game_id, seq, kind, ply, received_at, body)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )
+    .db(path, "preparing a relay write")?
+    .execute(params![
+        key,
+        sql_int(seq, "seq")?,
+        row.kind,
+        row.ply,
+        sql_int(row.received_at, "time")?,
+        row.body
+    ])
+    .db(path, "storing a relay message")?;
+    Ok(())
+}
+
+/// One message of a group commit inside `tx`: its game's record checked (read again
+/// if its stamp moved), then stored.
+fn write_one(tx: &Connection, path: &str, m: &NewMessage) -> Result<Written> {
+    let (checked, at) = &m.checked;
+    let now = stamp(tx, path, m.game)?;
+    let mut fresh = None;
+    if now != *at {
+        let record = game(tx, path, m.game)?;
+        let takes = matches!(&record, Ok(g) if g.off_chain && g.domain == checked.domain && g.game == checked.game);
+        if !takes {
+            return Ok(Written::Moved(record, now));
+        }
+        fresh = Some((record, now));
+    } else if !checked.off_chain {
+        return Ok(Written::Moved(Ok(checked.clone()), now));
+    }
+    let row = Row {
+        id: m.game,
+        seq: m.seq,
+        kind: m.kind,
+        ply: m.ply,
+        received_at: m.received_at,
+        body: &m.body,
+    };
+    insert(tx, path, row)?;
+    Ok(Written::Stored(fresh))
+}
+
 /// Why a joined channel game is no longer played with signed moves.
 fn why_not_off_chain(log: &GameLog) -> Option<String> {
     match log.phase {
@@ -275,5 +497,189 @@ fn why_not_off_chain(log: &GameLog) -> Option<String> {
                 log.id, r.ply
             )
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloy_primitives::Address;
+
+    use super::*;
+    use crate::Store;
+    use crate::store::tests::{temp_db, withdrawn_log};
+
+    /// A relay store on a fresh index bound to a chain (no game logs: every game's
+    /// stamp is the empty one until a test adds a log).
+    fn relay_store(name: &str) -> (std::path::PathBuf, RelayStore) {
+        let path = temp_db(&format!("relay-{name}"));
+        let mut store = Store::open(&path).unwrap();
+        store
+            .bind(Source {
+                chain_id: 31337,
+                referee: Address::repeat_byte(5),
+                from_block: 1,
+            })
+            .unwrap();
+        drop(store);
+        let relay = RelayStore::open(&path).unwrap();
+        (path, relay)
+    }
+
+    fn record(id: u64) -> RelayGame {
+        RelayGame {
+            domain: ChannelDomain {
+                chain_id: 31337,
+                verifying_contract: Address::repeat_byte(6),
+            },
+            game: ChannelGame {
+                game_id: U256::from(id),
+                white: Address::repeat_byte(1),
+                black: Address::repeat_byte(2),
+                initial_time: 600,
+                increment: 0,
+                response_window: 600,
+                start_state: None,
+            },
+            off_chain: true,
+            why_not: None,
+        }
+    }
+
+    fn message(store: &RelayStore, id: u64, seq: u64, body: &str) -> NewMessage {
+        NewMessage {
+            game: U256::from(id),
+            seq,
+            kind: "move",
+            ply: seq as u32,
+            received_at: 100 + seq,
+            body: body.to_owned(),
+            checked: (record(id), store.stamp(U256::from(id)).unwrap()),
+        }
+    }
+
+    fn held(store: &RelayStore, id: u64) -> Vec<(u64, String)> {
+        store
+            .messages(U256::from(id), 0)
+            .unwrap()
+            .into_iter()
+            .map(|m| (m.seq, m.body))
+            .collect()
+    }
+
+    fn stored(answers: &[Written]) -> Vec<bool> {
+        answers
+            .iter()
+            .map(|w| matches!(w, Written::Stored(None)))
+            .collect()
+    }
+
+    #[test]
+    fn test_a_group_commit_stores_each_message_once_and_only_those_it_answers_stored() {
+        let (_, mut store) = relay_store("group");
+        let batch = vec![
+            message(&store, 1, 1, "a1"),
+            message(&store, 2, 1, "b1"),
+            message(&store, 1, 2, "a2"),
+            // Not the next number of game 3 (it has none): left out, the rest stored.
+            message(&store, 3, 5, "c5"),
+            // Game 2's number 1 again, in the same batch: never stored twice.
+            message(&store, 2, 1, "b1 again"),
+        ];
+        let answers = store.append_batch(&batch).unwrap();
+        assert_eq!(stored(&answers), [true, true, true, false, false]);
+        assert!(
+            matches!(&answers[3], Written::Failed(e) if e.to_string().contains("does not follow"))
+        );
+        assert_eq!(held(&store, 1), [(1, "a1".into()), (2, "a2".into())]);
+        assert_eq!(held(&store, 2), [(1, "b1".into())]);
+        assert!(held(&store, 3).is_empty());
+        // A batch sent again (a relay that lost its answers): nothing stored twice.
+        let answers = store.append_batch(&batch).unwrap();
+        assert!(answers.iter().all(|w| matches!(w, Written::Failed(_))));
+        assert_eq!(held(&store, 1).len(), 2);
+        assert_eq!(held(&store, 2).len(), 1);
+    }
+
+    #[test]
+    fn test_a_write_failing_mid_batch_stores_none_of_it_and_a_restart_resumes() {
+        let (path, mut store) = relay_store("rolled-back");
+        store.append_batch(&[message(&store, 1, 1, "a1")]).unwrap();
+        // The file fails the third write of the next batch the way a full disk does:
+        // SQLite rolls the whole transaction back.
+        store
+            .connection()
+            .execute_batch(
+                "CREATE TRIGGER fail BEFORE INSERT ON relay_messages WHEN NEW.body = 'b2'
+                 BEGIN SELECT RAISE(ROLLBACK, 'disk full'); END;",
+            )
+            .unwrap();
+        let batch = vec![
+            message(&store, 1, 2, "a2"),
+            message(&store, 2, 1, "b1"),
+            message(&store, 2, 2, "b2"),
+            message(&store, 3, 1, "c1"),
+        ];
+        let error = store.append_batch(&batch).expect_err("rolled back");
+        assert!(error.to_string().contains("disk full"), "{error}");
+        // Nothing of the batch is stored, not even what came before the failure, and
+        // nothing after it went in on a transaction of its own.
+        assert_eq!(held(&store, 1), [(1, "a1".into())]);
+        assert!(held(&store, 2).is_empty());
+        assert!(held(&store, 3).is_empty());
+        // A restarted relay (a new connection) resumes: the same messages, sent again,
+        // are stored once each after the stored one.
+        drop(store);
+        let mut store = RelayStore::open(&path).unwrap();
+        store
+            .connection()
+            .execute_batch("DROP TRIGGER fail")
+            .unwrap();
+        let answers = store.append_batch(&batch).unwrap();
+        assert_eq!(stored(&answers), [true; 4]);
+        assert_eq!(held(&store, 1), [(1, "a1".into()), (2, "a2".into())]);
+        assert_eq!(held(&store, 2), [(1, "b1".into()), (2, "b2".into())]);
+        assert_eq!(held(&store, 3), [(1, "c1".into())]);
+    }
+
+    #[test]
+    fn test_a_message_checked_against_a_record_the_index_has_moved_past_is_not_stored() {
+        let (_, mut store) = relay_store("moved");
+        let early = message(&store, 1, 1, "a1");
+        let other = message(&store, 2, 1, "b1");
+        // The indexer stores a log of game 1 after the relay read its record: the
+        // record it checked against is no longer the index's.
+        // (A log of no creation: a Withdrawn, filed under game 1.)
+        let log = withdrawn_log(9, 0);
+        let topics: Vec<u8> = log.topics.iter().flat_map(|t| t.0).collect();
+        store
+            .connection()
+            .execute(
+                "INSERT INTO logs (block_number, log_index, block_hash, tx_hash, game_id, topics, data)
+                 VALUES (9, 0, zeroblob(32), zeroblob(32), '1', ?1, ?2)",
+                params![topics, log.data.to_vec()],
+            )
+            .unwrap();
+        let moved = store.stamp(U256::from(1)).unwrap();
+        assert_ne!(moved, early.checked.1);
+        let answers = store.append_batch(&[early, other]).unwrap();
+        // Read again, game 1 is no relay game now (its one log is no creation): its
+        // message is not stored; game 2's, whose record did not move, is.
+        assert!(
+            matches!(&answers[0], Written::Moved(Err(NotRelayed::Unknown), at) if *at == moved),
+            "{:?}",
+            answers[0]
+        );
+        assert!(matches!(answers[1], Written::Stored(None)));
+        assert!(held(&store, 1).is_empty());
+        assert_eq!(held(&store, 2).len(), 1);
+        // A rolled-back log moves the stamp back: equal stamps, equal logs.
+        store
+            .connection()
+            .execute("DELETE FROM logs WHERE block_number = 9", [])
+            .unwrap();
+        assert_eq!(
+            store.stamp(U256::from(1)).unwrap(),
+            message(&store, 1, 1, "a1").checked.1
+        );
     }
 }

@@ -631,12 +631,12 @@ pub(crate) fn game_logs(conn: &Connection, path: &str, id: U256) -> Result<Vec<R
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use alloy_primitives::address;
 
     /// A fresh database path under the target directory, removed first.
-    fn temp_db(name: &str) -> std::path::PathBuf {
+    pub(crate) fn temp_db(name: &str) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("chessref-index-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(format!("{name}.sqlite"));
@@ -656,7 +656,7 @@ mod tests {
         B256::from(U256::from(n + 1000))
     }
 
-    fn withdrawn_log(block: u64, index: u64) -> RawLog {
+    pub(crate) fn withdrawn_log(block: u64, index: u64) -> RawLog {
         // A Withdrawn(account, token, to, amount): a referee log about no game.
         let event = chessref_evm::bindings::ChessReferee::Withdrawn {
             account: Address::repeat_byte(1),

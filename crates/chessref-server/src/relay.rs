@@ -8,7 +8,12 @@
 //! game's latest accepted state, held in memory per game (rebuilt from the stored
 //! messages when a game's room is first opened, as after a restart), and the game must
 //! still be played off-chain as the index knows it; only then is it stored in the index
-//! file (`relay_messages`) and forwarded. The relay holds no
+//! file (`relay_messages`) and forwarded. Messages that arrive together are stored in
+//! one transaction (a group commit, by one writer thread), each checked there against
+//! its game's on-chain record as the index holds it at the commit; each sender is
+//! answered, and its message forwarded, only once the commit is durable. The relay
+//! keeps each game's record with the stamp of the index's logs it was read at, and
+//! reads it again only when that stamp moved. The relay holds no
 //! key: signatures are the only authentication, so it cannot move, resign or agree for
 //! anyone.
 
@@ -25,8 +30,8 @@ use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgr
 use axum::extract::{Path, RawQuery, State};
 use axum::response::Response;
 use chessref_channel::{Accepted, Book, Frame, RelayFrame, Transcript};
-use chessref_index::{NotRelayed, RelayGame, RelayStore};
-use tokio::sync::broadcast;
+use chessref_index::{NewMessage, NotRelayed, Record, RecordStamp, RelayStore, Written};
+use tokio::sync::{broadcast, oneshot};
 
 use crate::AppState;
 use crate::error::ApiError;
@@ -73,6 +78,112 @@ const HOSTILE: [&str; 3] = ["signature", "delegation", "transition"];
 /// `?after=`).
 const BACKLOG: usize = 1024;
 
+/// Bytes a connection reads at once. tungstenite zero-fills its read buffer up to this
+/// before every read (128 KiB by default): with thousands of connections that fill was
+/// the relay's largest cost (15 % of a 1,000-game bench's samples) and its memory. A
+/// frame larger than this is read in several reads.
+const READ_BUFFER: usize = 4 * 1024;
+
+/// Most messages stored in one group commit.
+const BATCH: usize = 1024;
+
+/// A message for the group commit, and its sender's wait for what became of it (`Err`:
+/// the commit failed, nothing of it is stored).
+struct Job {
+    message: NewMessage,
+    answer: oneshot::Sender<Result<Written, String>>,
+}
+
+/// The writer thread: takes the messages queued, stores them in one transaction, and
+/// answers each once the transaction is committed (durable), then takes the next ones.
+/// While it commits, the next messages queue: the busier the relay, the larger its
+/// batches. Ends when the relay is dropped.
+fn writer(path: PathBuf) -> std::io::Result<std::sync::mpsc::Sender<Job>> {
+    let (tx, rx) = std::sync::mpsc::channel::<Job>();
+    std::thread::Builder::new()
+        .name("relay-writer".into())
+        .spawn(move || {
+            let mut store: Option<RelayStore> = None;
+            while let Ok(first) = rx.recv() {
+                let mut messages = vec![first.message];
+                let mut answers = vec![first.answer];
+                while messages.len() < BATCH
+                    && let Ok(job) = rx.try_recv()
+                {
+                    messages.push(job.message);
+                    answers.push(job.answer);
+                }
+                let written = match store.as_mut() {
+                    Some(store) => store.append_batch(&messages),
+                    None => RelayStore::open(&path).and_then(|opened| {
+                        opened.hand_checkpoints_off()?;
+                        store.insert(opened).append_batch(&messages)
+                    }),
+                };
+                match written {
+                    Ok(written) => {
+                        for (answer, written) in answers.into_iter().zip(written) {
+                            // A sender that went away needs no answer.
+                            let _ = answer.send(Ok(written));
+                        }
+                    }
+                    Err(e) => {
+                        // Opened again for the next batch: a connection that failed a
+                        // commit is not trusted with the next.
+                        store = None;
+                        let why = e.to_string();
+                        for answer in answers {
+                            let _ = answer.send(Err(why.clone()));
+                        }
+                    }
+                }
+            }
+        })?;
+    Ok(tx)
+}
+
+/// How often the checkpointer copies the WAL into the index file.
+const CHECKPOINT: Duration = Duration::from_secs(1);
+
+/// The checkpointer thread: copies the WAL the writer's commits grow into the file every
+/// [`CHECKPOINT`] on a connection of its own, so that the flush to disk a checkpoint
+/// ends with is never inside a commit that senders wait for. Ends once `writer` (the
+/// writer thread's queue) is gone: the relay was dropped.
+fn checkpointer(path: PathBuf, writer: std::sync::Weak<()>) -> std::io::Result<()> {
+    std::thread::Builder::new()
+        .name("relay-checkpoint".into())
+        .spawn(move || {
+            let mut store = None;
+            while writer.strong_count() > 0 {
+                std::thread::sleep(CHECKPOINT);
+                if store.is_none() {
+                    store = RelayStore::open(&path).ok();
+                }
+                // A failed checkpoint leaves the WAL longer, nothing lost: the next
+                // one (or the indexer's) copies it.
+                if let Some(s) = &store
+                    && s.checkpoint().is_err()
+                {
+                    store = None;
+                }
+            }
+        })
+        .map(drop)
+}
+
+/// Why game `id` has no channel, as the API says it.
+fn not_relayed(id: U256, why: NotRelayed) -> ApiError {
+    match why {
+        NotRelayed::Unknown => ApiError::UnknownGame(id.to_string()),
+        NotRelayed::NotChannel => ApiError::NotRelayed(format!(
+            "game {id} is played move by move on-chain, not with signed moves"
+        )),
+        NotRelayed::NotJoined => ApiError::NotRelayed(format!(
+            "game {id} is not joined yet: its players are not known"
+        )),
+    }
+}
+
 /// One accepted message, as sent to subscribers.
 #[derive(Clone, Debug)]
 struct Sent {
@@ -84,6 +195,9 @@ struct Sent {
 struct Room {
     /// The game's latest accepted state, every frame checked against it.
     book: tokio::sync::Mutex<Book>,
+    /// The game's on-chain record as last read, with the index's stamp then: frames are
+    /// checked against it, and the group commit checks the stamp has not moved.
+    record: Mutex<(Record, RecordStamp)>,
     /// The book holds a frame the store does not (a failed write whose read-back failed
     /// too): it is read back from the store before the next frame.
     behind: AtomicBool,
@@ -98,6 +212,11 @@ pub struct Relay {
     path: PathBuf,
     limits: RelayLimits,
     store: Arc<Mutex<Option<RelayStore>>>,
+    /// The group commit's queue (its thread started on the first message).
+    writer: Mutex<Option<std::sync::mpsc::Sender<Job>>>,
+    /// Held while the relay lives: the checkpointer thread stops when it is gone.
+    alive: Arc<()>,
+    checkpointing: std::sync::Once,
     rooms: Mutex<HashMap<U256, Arc<Room>>>,
     connections: Arc<AtomicUsize>,
 }
@@ -130,6 +249,9 @@ impl Relay {
             path,
             limits,
             store: Arc::new(Mutex::new(None)),
+            writer: Mutex::new(None),
+            alive: Arc::new(()),
+            checkpointing: std::sync::Once::new(),
             rooms: Mutex::new(HashMap::new()),
             connections: Arc::new(AtomicUsize::new(0)),
         }
@@ -156,16 +278,64 @@ impl Relay {
     }
 
     /// The game `id` as the index knows it now, or why it has no channel.
-    async fn game(&self, id: U256) -> Result<RelayGame, ApiError> {
-        match self.with_store(move |s| s.game(id)).await? {
-            Ok(game) => Ok(game),
-            Err(NotRelayed::Unknown) => Err(ApiError::UnknownGame(id.to_string())),
-            Err(NotRelayed::NotChannel) => Err(ApiError::NotRelayed(format!(
-                "game {id} is played move by move on-chain, not with signed moves"
-            ))),
-            Err(NotRelayed::NotJoined) => Err(ApiError::NotRelayed(format!(
-                "game {id} is not joined yet: its players are not known"
-            ))),
+    async fn game(&self, id: U256) -> Result<chessref_index::RelayGame, ApiError> {
+        self.with_store(move |s| s.game(id))
+            .await?
+            .map_err(|why| not_relayed(id, why))
+    }
+
+    /// Stores `message` in the next group commit; what became of it, once durable.
+    async fn write(&self, message: NewMessage) -> Result<Written, String> {
+        let (answer, answered) = oneshot::channel();
+        {
+            let mut queue = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+            if queue.is_none() {
+                // Without the checkpointer the indexer's commits checkpoint the WAL.
+                self.checkpointing.call_once(|| {
+                    let _ = checkpointer(self.path.clone(), Arc::downgrade(&self.alive));
+                });
+                *queue = Some(
+                    writer(self.path.clone())
+                        .map_err(|e| format!("the relay's writer did not start: {e}"))?,
+                );
+            }
+            let job = Job { message, answer };
+            if queue.as_ref().is_some_and(|q| q.send(job).is_err()) {
+                // Its thread is gone: the next message starts another.
+                *queue = None;
+                return Err("the relay's writer stopped".into());
+            }
+        }
+        answered
+            .await
+            .map_err(|_| "the relay's writer stopped before answering".to_owned())?
+    }
+
+    /// Reads game `id`'s record and book back from the store into `room` (the book
+    /// holds a frame the store does not, or the record moved): on failure the room is
+    /// marked behind, read back before anything is judged against or served from it.
+    async fn read_back(&self, id: U256, room: &Room, book: &mut Book) {
+        let read = self
+            .with_store(move |s| {
+                let (record, stamp) = s.record(id)?;
+                let fresh = match &record {
+                    Ok(game) => Some(s.book(game)?.0),
+                    Err(_) => None,
+                };
+                Ok((record, stamp, fresh))
+            })
+            .await;
+        match read {
+            Ok((record, stamp, Some(fresh))) => {
+                *book = fresh;
+                *room.record.lock().unwrap_or_else(|e| e.into_inner()) = (record, stamp);
+                room.behind.store(false, Ordering::SeqCst);
+            }
+            Ok((record, stamp, None)) => {
+                *room.record.lock().unwrap_or_else(|e| e.into_inner()) = (record, stamp);
+                room.behind.store(true, Ordering::SeqCst);
+            }
+            Err(_) => room.behind.store(true, Ordering::SeqCst),
         }
     }
 
@@ -180,8 +350,18 @@ impl Relay {
         {
             return Ok(room.clone());
         }
-        let game = self.game(id).await?;
-        let (book, held) = self.with_store(move |s| s.book(&game)).await?;
+        let (game, stamp, book, held) = self
+            .with_store(move |s| {
+                let (record, stamp) = s.record(id)?;
+                Ok(match record {
+                    Ok(game) => s
+                        .book(&game)
+                        .map(|(book, held)| Ok((game, stamp, book, held)))?,
+                    Err(why) => Err(why),
+                })
+            })
+            .await?
+            .map_err(|why| not_relayed(id, why))?;
         let sent = held
             .into_iter()
             .map(|(message, frame)| Sent {
@@ -198,6 +378,7 @@ impl Relay {
         let room = rooms.entry(id).or_insert_with(|| {
             Arc::new(Room {
                 book: tokio::sync::Mutex::new(book),
+                record: Mutex::new((Ok(game), stamp)),
                 behind: AtomicBool::new(false),
                 sent: Mutex::new(sent),
                 tx: broadcast::channel(BACKLOG).0,
@@ -218,10 +399,21 @@ impl Relay {
     ) -> Result<tokio::sync::MutexGuard<'r, Book>, ApiError> {
         let mut book = room.book.lock().await;
         if room.behind.load(Ordering::SeqCst) {
-            let game = self.game(id).await?;
-            let (fresh, _) = self.with_store(move |s| s.book(&game)).await?;
-            *book = fresh;
-            room.behind.store(false, Ordering::SeqCst);
+            self.read_back(id, room, &mut book).await;
+            if room.behind.load(Ordering::SeqCst) {
+                let held = room
+                    .record
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0
+                    .clone();
+                return Err(match held {
+                    Err(why) => not_relayed(id, why),
+                    Ok(_) => ApiError::IndexUnavailable(format!(
+                        "game {id}'s messages do not read back from the index"
+                    )),
+                });
+            }
         }
         Ok(book)
     }
@@ -241,9 +433,27 @@ impl Relay {
             Ok(book) => book,
             Err(e) => return refused("store", format!("the game's record does not read: {e}")),
         };
-        let game = match self.game(id).await {
+        // The record as last read; one that does not take messages is read again (a
+        // rollback may have given the game back), so that it never refuses what the
+        // index takes. One that does is checked again by the group commit.
+        let held = room
+            .record
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let (record, stamp) = match held {
+            (Ok(game), stamp) if game.why_not.is_none() => (Ok(game), stamp),
+            _ => match self.with_store(move |s| s.record(id)).await {
+                Ok(fresh) => {
+                    *room.record.lock().unwrap_or_else(|e| e.into_inner()) = fresh.clone();
+                    fresh
+                }
+                Err(e) => return refused("game", e.to_string()),
+            },
+        };
+        let game = match record {
             Ok(game) => game,
-            Err(e) => return refused("game", e.to_string()),
+            Err(why) => return refused("game", not_relayed(id, why).to_string()),
         };
         if let Some(why) = &game.why_not {
             return refused("game", format!("{why}: the relay takes no more messages"));
@@ -262,19 +472,47 @@ impl Relay {
                 });
             }
         };
-        let body = serde_json::to_string(&frame).expect("frames always serialise");
-        let (kind, ply) = (frame.kind(), frame.ply());
-        if let Err(e) = self
-            .with_store(move |s| s.append(id, seq, kind, ply, now, &body))
-            .await
-        {
-            // The book holds a frame the store does not: it is read back from the store,
-            // which holds exactly what was accepted and forwarded.
-            match self.with_store(move |s| s.book(&game)).await {
-                Ok((fresh, _)) => *book = fresh,
-                Err(_) => room.behind.store(true, Ordering::SeqCst),
+        let message = NewMessage {
+            game: id,
+            seq,
+            kind: frame.kind(),
+            ply: frame.ply(),
+            received_at: now,
+            body: serde_json::to_string(&frame).expect("frames always serialise"),
+            checked: (game, stamp),
+        };
+        // The book lock is held until the commit answers: one message of a game in
+        // flight at a time, forwarded in the order stored.
+        match self.write(message).await {
+            Ok(Written::Stored(fresh)) => {
+                if let Some(fresh) = fresh {
+                    *room.record.lock().unwrap_or_else(|e| e.into_inner()) = fresh;
+                }
             }
-            return refused("store", format!("not stored, not forwarded: {e}"));
+            Ok(Written::Moved(record, _)) => {
+                // The index moved past the record the frame was checked against (a
+                // registration, the end, a rollback): not stored, and the book, which
+                // holds it, is read back with the record as it is now.
+                let why = match &record {
+                    Ok(game) => game
+                        .why_not
+                        .clone()
+                        .unwrap_or_else(|| format!("game {id}'s terms changed on-chain")),
+                    Err(why) => not_relayed(id, why.clone()).to_string(),
+                };
+                self.read_back(id, room, &mut book).await;
+                return refused("game", format!("{why}: not stored, not forwarded"));
+            }
+            Ok(Written::Failed(e)) => {
+                // The book holds a frame the store does not: it is read back from the
+                // store, which holds exactly what was accepted and forwarded.
+                self.read_back(id, room, &mut book).await;
+                return refused("store", format!("not stored, not forwarded: {e}"));
+            }
+            Err(e) => {
+                self.read_back(id, room, &mut book).await;
+                return refused("store", format!("not stored, not forwarded: {e}"));
+            }
         }
         let sent = Sent {
             seq,
@@ -414,6 +652,7 @@ pub async fn channel(
     Ok(upgrade
         .max_message_size(limits.frame_bytes)
         .max_frame_size(limits.frame_bytes)
+        .read_buffer_size(READ_BUFFER)
         .on_upgrade(move |socket| async move {
             let latest = room.sent.lock().unwrap_or_else(|e| e.into_inner()).len() as u64;
             // The slot holds the room from here: its drop lets the room go.

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use alloy_primitives::{U256, keccak256};
 use alloy_signer_local::PrivateKeySigner;
-use channel::{Chain, closed, connect, message_of, next, now, runtime, send};
+use channel::{Chain, closed, connect, message_of, next, now, runtime, seated, send};
 use chessref_channel::book::frames_of;
 use chessref_channel::client::Seat;
 use chessref_channel::frame::ResultHalf;
@@ -492,6 +492,203 @@ fn test_the_relay_limits() {
         let (_, _, body) = server.raw("GET", "/v1/health", None, vec![]).await;
         let health: serde_json::Value = serde_json::from_slice(&body).unwrap();
         assert_eq!(health["relayedGames"], 0, "{health}");
+        server.shutdown().await;
+    });
+}
+
+#[test]
+fn test_a_game_ended_on_chain_under_an_open_room_takes_no_more_messages() {
+    // Issue 30: the relay keeps each game's on-chain record in its room and reads it
+    // again only when the index's logs of the game moved. A game settled on-chain while
+    // its room is open (its record read before) must refuse the next message, never
+    // store or forward it: the group commit sees the index moved, the message is
+    // refused by the game, the book read back.
+    let mut chain = Chain::start("ended-under-room", 1);
+    let id = chain.ids[0];
+    let mut g = chain.off_chain(0);
+    let rt = runtime();
+    rt.block_on(async {
+        let config = Config {
+            index: Some(chain.db.clone()),
+            ..Config::default()
+        };
+        let server = TestServer::start(config).await;
+        let (mut white, mut black) = seated(server.addr, &g).await;
+        g.play(Move::from_uci("e2e4").unwrap(), now()).unwrap();
+        let e4 = frames_of(&g.transcript()).pop().unwrap();
+        send(&mut white, &e4).await;
+        assert_eq!(message_of(&next(&mut white).await).0, 2);
+        assert_eq!(message_of(&next(&mut black).await).0, 2);
+
+        // Both agree a result after e4 (signed between them, not relayed) and white
+        // settles it on-chain; the indexer sees the game end.
+        let settlement = g
+            .transcript_agreed(1)
+            .unwrap()
+            .verify(&NoPins, now())
+            .unwrap()
+            .settlement;
+        let white_address = g.game.white;
+        std::thread::scope(|s| {
+            s.spawn(|| chain.referee.send_channel(white_address, &settlement))
+                .join()
+                .unwrap()
+        })
+        .expect("settle");
+        let started = Instant::now();
+        loop {
+            let (status, _, body) = server
+                .raw("GET", &format!("/v1/games/{id}"), None, vec![])
+                .await;
+            assert_eq!(status, 200);
+            let game: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            if game["phase"] == "ended" {
+                break;
+            }
+            assert!(started.elapsed() < Duration::from_secs(30), "{game}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+
+        // Black's receipt of e4, to the room whose record was read before the end:
+        // refused by the game, twice (the second from the record read again).
+        g.receipt(now()).unwrap();
+        let receipt = frames_of(&g.transcript()).pop().unwrap();
+        for _ in 0..2 {
+            send(&mut black, &receipt).await;
+            let answer = next(&mut black).await;
+            let RelayFrame::Refused { kind, reason, .. } = &answer else {
+                panic!("refused, got {answer:?}")
+            };
+            assert_eq!(kind, "game", "{answer:?}");
+            assert!(reason.contains("ended"), "{reason}");
+        }
+        // Never forwarded, never stored.
+        let quiet = tokio::time::timeout(Duration::from_millis(300), white.next()).await;
+        assert!(
+            !matches!(quiet, Ok(Some(Ok(Message::Text(_))))),
+            "forwarded: {quiet:?}"
+        );
+        let held = rusqlite::Connection::open(&chain.db)
+            .unwrap()
+            .query_row(
+                "SELECT count(*) FROM relay_messages WHERE game_id = ?1",
+                [id.to_string()],
+                |row| row.get::<_, i64>(0),
+            )
+            .unwrap();
+        assert_eq!(held, 2);
+        let (status, _, body) = server
+            .raw("GET", &format!("/v1/games/{id}/transcript"), None, vec![])
+            .await;
+        assert_eq!(status, 200);
+        let transcript = Transcript::from_json(std::str::from_utf8(&body).unwrap()).unwrap();
+        assert_eq!(transcript.moves.len(), 1);
+        assert!(transcript.moves[0].receipt.is_none());
+        drop((white, black));
+        server.shutdown().await;
+    });
+}
+
+#[test]
+fn test_a_failed_group_commit_tells_no_sender_stored_and_a_restart_resumes() {
+    // Issue 30: messages that arrive together are stored in one transaction. When one
+    // of them fails the transaction (a full disk rolls it all back), none of its
+    // senders may be told "stored" or see it forwarded; sent again, each is stored
+    // once; a restarted relay holds each once.
+    let mut chain = Chain::start("group-commit", 4);
+    let ids = chain.ids.clone();
+    let mut games: Vec<_> = (0..4).map(|i| chain.off_chain(i)).collect();
+    let rt = runtime();
+    rt.block_on(async {
+        let config = Config {
+            index: Some(chain.db.clone()),
+            ..Config::default()
+        };
+        let server = TestServer::start(config.clone()).await;
+        let mut sockets = Vec::new();
+        for g in &games {
+            sockets.push(seated(server.addr, g).await);
+        }
+        let e4s: Vec<Frame> = games
+            .iter_mut()
+            .map(|g| {
+                g.play(Move::from_uci("e2e4").unwrap(), now()).unwrap();
+                frames_of(&g.transcript()).pop().unwrap()
+            })
+            .collect();
+        // The file fails any write of game 1's messages the way a full disk does.
+        let db = rusqlite::Connection::open(&chain.db).unwrap();
+        db.busy_timeout(Duration::from_secs(10)).unwrap();
+        db.execute_batch(&format!(
+            "CREATE TRIGGER fail BEFORE INSERT ON relay_messages WHEN NEW.game_id = '{}'
+             BEGIN SELECT RAISE(ROLLBACK, 'disk full'); END;",
+            ids[1]
+        ))
+        .unwrap();
+        // Another writer holds the file: game 0's e4 waits in the writer, and games 1
+        // to 3's queue behind it, to be stored together in the next commit.
+        db.execute_batch("BEGIN IMMEDIATE").unwrap();
+        send(&mut sockets[0].0, &e4s[0]).await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        for i in 1..4 {
+            send(&mut sockets[i].0, &e4s[i]).await;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        db.execute_batch("COMMIT").unwrap();
+        let stored = |game: U256| -> i64 {
+            db.query_row(
+                "SELECT count(*) FROM relay_messages WHERE game_id = ?1",
+                [game.to_string()],
+                |row| row.get(0),
+            )
+            .unwrap()
+        };
+        // Game 0's commit came first: stored and forwarded.
+        assert_eq!(message_of(&next(&mut sockets[0].0).await), (2, &e4s[0]));
+        assert_eq!(message_of(&next(&mut sockets[0].1).await), (2, &e4s[0]));
+        assert_eq!(stored(ids[0]), 2);
+        // Games 1 to 3 shared the commit game 1's write rolled back: each refused by the
+        // store, not stored, not forwarded.
+        for i in 1..4 {
+            let answer = next(&mut sockets[i].0).await;
+            let RelayFrame::Refused { kind, reason, .. } = &answer else {
+                panic!("game {i}: refused, got {answer:?}")
+            };
+            assert_eq!(kind, "store", "{answer:?}");
+            assert!(reason.contains("disk full"), "{reason}");
+            assert_eq!(stored(ids[i]), 1, "game {i}");
+            let quiet = tokio::time::timeout(Duration::from_millis(100), sockets[i].1.next()).await;
+            assert!(
+                !matches!(quiet, Ok(Some(Ok(Message::Text(_))))),
+                "game {i} forwarded {quiet:?}"
+            );
+        }
+        // The disk has room again: each sent again is stored once, game 0's a duplicate.
+        db.execute_batch("DROP TRIGGER fail").unwrap();
+        send(&mut sockets[0].0, &e4s[0]).await;
+        assert_eq!(
+            next(&mut sockets[0].0).await,
+            RelayFrame::Duplicate { seq: 2 }
+        );
+        for i in 1..4 {
+            send(&mut sockets[i].0, &e4s[i]).await;
+            assert_eq!(message_of(&next(&mut sockets[i].0).await), (2, &e4s[i]));
+            assert_eq!(message_of(&next(&mut sockets[i].1).await), (2, &e4s[i]));
+        }
+        drop(sockets);
+        server.shutdown().await;
+
+        // Restarted: every game holds its delegation and e4, once.
+        let server = TestServer::start(config).await;
+        for (g, &id) in games.iter().zip(&ids) {
+            assert_eq!(stored(id), 2);
+            let (status, _, body) = server
+                .raw("GET", &format!("/v1/games/{id}/transcript"), None, vec![])
+                .await;
+            assert_eq!(status, 200);
+            let held = Transcript::from_json(std::str::from_utf8(&body).unwrap()).unwrap();
+            assert_eq!(held, g.transcript());
+        }
         server.shutdown().await;
     });
 }

@@ -17,7 +17,8 @@ use chessref_index::{Indexer, Options, Store};
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async_with_config};
 
 pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
@@ -47,13 +48,24 @@ pub fn index_in_thread(
     address: alloy_primitives::Address,
     stop: &Arc<AtomicBool>,
 ) -> std::thread::JoinHandle<()> {
+    index_polling(url, db, address, stop, Duration::from_millis(20))
+}
+
+/// [`index_in_thread`] polling the chain every `poll` once caught up.
+pub fn index_polling(
+    url: &str,
+    db: &std::path::Path,
+    address: alloy_primitives::Address,
+    stop: &Arc<AtomicBool>,
+    poll: Duration,
+) -> std::thread::JoinHandle<()> {
     let (url, db, stop) = (url.to_owned(), db.to_owned(), stop.clone());
     std::thread::spawn(move || {
         let chain = RpcChain::connect_read_only(&url).unwrap();
         let options = Options {
             confirmations: 1,
             batch_blocks: 100,
-            poll: Duration::from_millis(20),
+            poll,
         };
         let mut indexer =
             Indexer::new(chain, Store::open(&db).unwrap(), address, 0, options).unwrap();
@@ -77,7 +89,14 @@ pub struct Chain {
 }
 
 impl Chain {
+    /// [`Chain::start_polling`] with the tests' 20 ms poll.
     pub fn start(name: &str, games: usize) -> Chain {
+        Chain::start_polling(name, games, Duration::from_millis(20))
+    }
+
+    /// Anvil, the referee, `games` joined channel games and the indexer, polling the
+    /// chain every `poll` once caught up.
+    pub fn start_polling(name: &str, games: usize, poll: Duration) -> Chain {
         let anvil = Anvil::spawn().expect("anvil (the npm-installed node) must be available");
         let mut referee = Referee::deploy(RpcChain::connect(anvil.url()).unwrap()).unwrap();
         let (white, black) = {
@@ -95,7 +114,7 @@ impl Chain {
         }
         let (scratch, db) = temp_db(name);
         let stop = Arc::new(AtomicBool::new(false));
-        let indexer = index_in_thread(anvil.url(), &db, referee.address(), &stop);
+        let indexer = index_polling(anvil.url(), &db, referee.address(), &stop, poll);
         Chain {
             anvil,
             referee,
@@ -141,7 +160,9 @@ pub async fn connect(addr: SocketAddr, id: U256, query: &str) -> (Socket, RelayF
     let url = format!("ws://{addr}/v1/games/{id}/channel{query}");
     let started = Instant::now();
     loop {
-        match connect_async(&url).await {
+        // A small read buffer, as the relay's: tungstenite zero-fills it before every read.
+        let config = WebSocketConfig::default().read_buffer_size(4 * 1024);
+        match connect_async_with_config(&url, Some(config), false).await {
             Ok((mut socket, _)) => {
                 let welcome = next(&mut socket).await;
                 return (socket, welcome);
@@ -154,6 +175,23 @@ pub async fn connect(addr: SocketAddr, id: U256, query: &str) -> (Socket, RelayF
             Err(e) => panic!("connecting to {url}: {e}"),
         }
     }
+}
+
+/// White and black of game `g` connected to the relay at `addr`, black's delegation
+/// (its first frame) sent and forwarded to both as message 1.
+pub async fn seated(addr: SocketAddr, g: &OffChainGame) -> (Socket, Socket) {
+    let id = g.game.game_id;
+    let (mut white, _) = connect(addr, id, "").await;
+    let (mut black, _) = connect(addr, id, "").await;
+    let delegation = chessref_channel::book::frames_of(&g.transcript()).remove(0);
+    send(&mut black, &delegation).await;
+    for socket in [&mut white, &mut black] {
+        match next(socket).await {
+            RelayFrame::Message { seq: 1, .. } => {}
+            other => panic!("the delegation as message 1, got {other:?}"),
+        }
+    }
+    (white, black)
 }
 
 /// The next relay frame (pings are answered by the client library while reading).
