@@ -15,6 +15,32 @@ pub enum IndexError {
         /// SQLite's error.
         source: rusqlite::Error,
     },
+    /// A database of either backend failed (the database, what was being done, the
+    /// driver's message).
+    #[error(transparent)]
+    Store(#[from] crate::db::DbError),
+    /// Another process holds the Postgres writer lock of this role (one indexer, and
+    /// one watchtower, per database).
+    #[error("database {db} is held by another {role} ({holder}): one {role} writes at a time")]
+    HeldPg {
+        /// The database, without its password.
+        db: String,
+        /// Which writer: `chessref index` or `chessref watch`.
+        role: String,
+        /// Who holds it: its application name, client address, server pid and since when.
+        holder: String,
+    },
+    /// The Postgres writer lock was lost (its connection died or was ended): this
+    /// process must stop writing.
+    #[error("database {db}: the {role} writer lock was lost ({why}): stopped writing")]
+    LockLost {
+        /// The database, without its password.
+        db: String,
+        /// Which writer.
+        role: String,
+        /// What happened.
+        why: String,
+    },
     /// No index file at `path` yet: `chessref index --db PATH` creates it (a relay or a
     /// watchtower started beside the indexer waits for it).
     #[error("{path}: no such index file (start chessref index --db {path} first)")]

@@ -7,6 +7,7 @@
 //! ([`crate::read`]) open the same file read-only. [`ratings`] derives the players'
 //! Glicko-2 ratings from the final ended games (recomputed on every read).
 
+pub mod db;
 pub mod derive;
 mod error;
 pub mod indexer;

@@ -491,7 +491,7 @@ impl Store {
 /// Puts the database in WAL mode. The switch needs the file to itself and SQLite does
 /// not wait for it (no busy handler): while another opener of a fresh file (the relay,
 /// the watchtower) is migrating it, it is tried again, up to [`BUSY_TIMEOUT`].
-fn switch_to_wal(conn: &Connection, path: &str) -> Result<()> {
+pub(crate) fn switch_to_wal(conn: &Connection, path: &str) -> Result<()> {
     let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
     loop {
         let mode = conn.query_row("PRAGMA journal_mode = WAL", [], |row| {
