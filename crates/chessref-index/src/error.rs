@@ -18,7 +18,7 @@ pub enum IndexError {
     /// A database of either backend failed (the database, what was being done, the
     /// driver's message).
     #[error(transparent)]
-    Store(#[from] crate::db::DbError),
+    Store(Box<crate::db::DbError>),
     /// Another process holds the Postgres writer lock of this role (one indexer, and
     /// one watchtower, per database).
     #[error("database {db} is held by another {role} ({holder}): one {role} writes at a time")]
@@ -158,6 +158,12 @@ pub enum IndexError {
     /// silently repaired.
     #[error("index invariant violated: {0}")]
     Invariant(String),
+}
+
+impl From<crate::db::DbError> for IndexError {
+    fn from(e: crate::db::DbError) -> IndexError {
+        IndexError::Store(Box::new(e))
+    }
 }
 
 /// `Result` of the index.

@@ -2,7 +2,7 @@
 //! (no directory, no process, no listener), also when the test owning one panics.
 
 use std::net::{Ipv4Addr, TcpStream};
-use std::path::PathBuf;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use chessref_pgtest::TempPostgres;
@@ -24,7 +24,7 @@ fn alive(pid: u32) -> bool {
 }
 
 /// Waits (a few seconds at most) until the server `pid` on `port` is gone and `dir` too.
-fn assert_gone(pid: u32, port: u16, dir: &PathBuf) {
+fn assert_gone(pid: u32, port: u16, dir: &Path) {
     let start = Instant::now();
     while alive(pid) && start.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(50));

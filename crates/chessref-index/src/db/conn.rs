@@ -137,7 +137,7 @@ impl Database {
                 Conn {
                     name: pg.shown().to_owned(),
                     inner: ConnInner::Postgres {
-                        client: PgClient::Own(first),
+                        client: Box::new(PgClient::Own(first)),
                         statements: HashMap::new(),
                     },
                 }
@@ -212,7 +212,7 @@ impl Database {
                 Ok(Conn {
                     name: target.shown().to_owned(),
                     inner: ConnInner::Postgres {
-                        client: PgClient::Pooled(client),
+                        client: Box::new(PgClient::Pooled(client)),
                         statements: HashMap::new(),
                     },
                 })
@@ -230,7 +230,7 @@ pub struct Conn {
 enum ConnInner {
     Sqlite(rusqlite::Connection),
     Postgres {
-        client: PgClient,
+        client: Box<PgClient>,
         /// Statements prepared on this connection, by their Postgres text.
         statements: HashMap<String, postgres::Statement>,
     },

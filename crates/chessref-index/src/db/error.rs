@@ -14,7 +14,7 @@ pub struct DbError {
     pub detail: String,
     /// The driver's error.
     #[source]
-    pub source: DbErrorSource,
+    pub source: Box<DbErrorSource>,
 }
 
 /// The driver error behind a [`DbError`].
@@ -52,7 +52,7 @@ impl DbError {
             db: db.to_owned(),
             doing,
             detail: describe(&source),
-            source,
+            source: Box::new(source),
         }
     }
 }

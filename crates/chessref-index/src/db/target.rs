@@ -17,7 +17,7 @@ pub enum DbTarget {
 /// messages (never with its password).
 #[derive(Clone)]
 pub struct PgTarget {
-    config: postgres::Config,
+    config: Box<postgres::Config>,
     shown: String,
 }
 
@@ -109,12 +109,15 @@ impl PgTarget {
     /// A target from the driver's configuration.
     pub fn from_config(config: postgres::Config) -> PgTarget {
         let shown = show(&config);
-        PgTarget { config, shown }
+        PgTarget {
+            config: Box::new(config),
+            shown,
+        }
     }
 
     /// The driver's configuration (a copy to adjust: application name, timeouts).
     pub fn config(&self) -> postgres::Config {
-        self.config.clone()
+        (*self.config).clone()
     }
 
     /// `postgres://USER@HOST:PORT/DATABASE`, without the password.
