@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use chessref_index::IndexError;
-use chessref_index::db::{Database, DbTarget, pg_schema};
+use chessref_index::db::{Database, DbTarget, Sql, pg_schema};
 use chessref_index::migrations;
 use chessref_pgtest::TempPostgres;
 

@@ -90,9 +90,9 @@ fn test_backfill_then_live_matches_the_chain_and_finalises() {
     }
     assert_eq!(count(conn, "divergences"), 0);
     // The index is at the head and remembers only the non-final blocks.
-    let cursor = indexer.store().cursor().unwrap();
+    let cursor = indexer.store_mut().cursor().unwrap();
     assert_eq!(cursor.next_block, cursor.head + 1);
-    assert_eq!(indexer.store().recent_blocks().unwrap().len(), 3);
+    assert_eq!(indexer.store_mut().recent_blocks().unwrap().len(), 3);
 }
 
 #[test]

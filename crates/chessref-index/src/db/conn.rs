@@ -430,11 +430,60 @@ fn query<T>(
 
 /// The query API, the same on a [`Conn`] and a [`Tx`]: statements in SQLite's spelling
 /// (`?1..?N`), `doing` naming the operation in errors.
+pub trait Sql {
+    /// The database's name in messages.
+    fn db_name(&self) -> &str;
+
+    /// Runs one statement with `params`; the number of rows it changed.
+    fn execute(&mut self, sql: &str, params: &[&dyn Param], doing: &'static str) -> DbResult<u64>;
+
+    /// Runs `;`-separated statements without parameters (a schema, a pragma).
+    fn batch(&mut self, sql: &str, doing: &'static str) -> DbResult<()>;
+
+    /// Every row of a query, each made a `T` by `row`.
+    fn query<T>(
+        &mut self,
+        sql: &str,
+        params: &[&dyn Param],
+        doing: &'static str,
+        row: impl FnMut(&Row<'_>) -> DbResult<T>,
+    ) -> DbResult<Vec<T>>;
+
+    /// The first row of a query, if any.
+    fn query_opt<T>(
+        &mut self,
+        sql: &str,
+        params: &[&dyn Param],
+        doing: &'static str,
+        row: impl FnMut(&Row<'_>) -> DbResult<T>,
+    ) -> DbResult<Option<T>> {
+        Ok(self.query(sql, params, doing, row)?.into_iter().next())
+    }
+
+    /// The one row of a query: none is an error naming `doing`.
+    fn query_one<T>(
+        &mut self,
+        sql: &str,
+        params: &[&dyn Param],
+        doing: &'static str,
+        row: impl FnMut(&Row<'_>) -> DbResult<T>,
+    ) -> DbResult<T> {
+        let found = self.query_opt(sql, params, doing, row)?;
+        found.ok_or_else(|| {
+            let none = DbErrorSource::Value("the query returned no row".into());
+            DbError::new(self.db_name(), doing, none)
+        })
+    }
+}
+
 macro_rules! sql_api {
     ($ty:ty) => {
-        impl $ty {
-            /// Runs one statement with `params`; the number of rows it changed.
-            pub fn execute(
+        impl Sql for $ty {
+            fn db_name(&self) -> &str {
+                &self.name
+            }
+
+            fn execute(
                 &mut self,
                 sql: &str,
                 params: &[&dyn Param],
@@ -444,14 +493,12 @@ macro_rules! sql_api {
                 execute(name, handle, sql, params, doing)
             }
 
-            /// Runs `;`-separated statements without parameters (a schema, a pragma).
-            pub fn batch(&mut self, sql: &str, doing: &'static str) -> DbResult<()> {
+            fn batch(&mut self, sql: &str, doing: &'static str) -> DbResult<()> {
                 let (name, handle) = self.handle();
                 batch(name, handle, sql, doing)
             }
 
-            /// Every row of a query, each made a `T` by `row`.
-            pub fn query<T>(
+            fn query<T>(
                 &mut self,
                 sql: &str,
                 params: &[&dyn Param],
@@ -460,32 +507,6 @@ macro_rules! sql_api {
             ) -> DbResult<Vec<T>> {
                 let (name, handle) = self.handle();
                 query(name, handle, sql, params, doing, row)
-            }
-
-            /// The first row of a query, if any.
-            pub fn query_opt<T>(
-                &mut self,
-                sql: &str,
-                params: &[&dyn Param],
-                doing: &'static str,
-                row: impl FnMut(&Row<'_>) -> DbResult<T>,
-            ) -> DbResult<Option<T>> {
-                Ok(self.query(sql, params, doing, row)?.into_iter().next())
-            }
-
-            /// The one row of a query: none is an error naming `doing`.
-            pub fn query_one<T>(
-                &mut self,
-                sql: &str,
-                params: &[&dyn Param],
-                doing: &'static str,
-                row: impl FnMut(&Row<'_>) -> DbResult<T>,
-            ) -> DbResult<T> {
-                let found = self.query_opt(sql, params, doing, row)?;
-                found.ok_or_else(|| {
-                    let none = DbErrorSource::Value("the query returned no row".into());
-                    DbError::new(self.handle().0, doing, none)
-                })
             }
         }
     };
@@ -528,6 +549,14 @@ impl Conn {
     /// The database's name in messages.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The SQLite connection, on SQLite (what only SQLite has: tests' raw checks).
+    pub fn sqlite(&self) -> Option<&rusqlite::Connection> {
+        match &self.inner {
+            ConnInner::Sqlite(conn) => Some(conn),
+            ConnInner::Postgres { .. } => None,
+        }
     }
 
     /// Whether this is a Postgres connection (where the dialects differ).

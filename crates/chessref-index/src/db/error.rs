@@ -57,6 +57,20 @@ impl DbError {
     }
 }
 
+impl DbError {
+    /// Whether a constraint refused the statement (a UNIQUE key, a CHECK, a foreign key).
+    pub fn is_constraint_violation(&self) -> bool {
+        match &*self.source {
+            DbErrorSource::Sqlite(rusqlite::Error::SqliteFailure(f, _)) => {
+                f.code == rusqlite::ErrorCode::ConstraintViolation
+            }
+            // SQLSTATE class 23: integrity constraint violation.
+            DbErrorSource::Postgres(e) => e.code().is_some_and(|c| c.code().starts_with("23")),
+            _ => false,
+        }
+    }
+}
+
 /// `Result` of the database layer.
 pub type DbResult<T> = std::result::Result<T, DbError>;
 

@@ -8,7 +8,7 @@
 //! advisory lock, so two instances opening a fresh database at once migrate it once:
 //! the second waits, then finds the version the first one committed.
 
-use super::conn::Conn;
+use super::conn::{Conn, Sql};
 use crate::error::{IndexError, Result};
 
 /// The advisory lock key (`pg_advisory_xact_lock(bigint)`) every migrating opener takes:
