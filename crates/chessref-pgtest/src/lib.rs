@@ -276,10 +276,16 @@ impl Drop for TempPostgres {
 
 /// The `bin` directory of the newest PostgreSQL server under `/usr/lib/postgresql`.
 fn server_bin() -> Result<PathBuf> {
+    server_bin_under(Path::new(DEBIAN_PG_ROOT))
+}
+
+/// The `bin` directory of the newest server under `root` (Debian's layout:
+/// `root/MAJOR/bin/{initdb,pg_ctl}`).
+fn server_bin_under(root: &Path) -> Result<PathBuf> {
     let missing = || PgTestError::NotInstalled {
-        root: DEBIAN_PG_ROOT.to_owned(),
+        root: root.display().to_string(),
     };
-    let entries = std::fs::read_dir(DEBIAN_PG_ROOT).map_err(|_| missing())?;
+    let entries = std::fs::read_dir(root).map_err(|_| missing())?;
     entries
         .filter_map(|e| e.ok())
         .filter_map(|e| {
@@ -330,4 +336,39 @@ fn run(cmd: &mut Command) -> Result<()> {
             String::from_utf8_lossy(&out.stdout)
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_missing_server_binaries_name_the_package() {
+        let root = tempfile::tempdir().unwrap();
+        // A version directory without the server binaries (a client-only install).
+        std::fs::create_dir_all(root.path().join("15/bin")).unwrap();
+        std::fs::write(root.path().join("15/bin/psql"), "").unwrap();
+        let err = server_bin_under(root.path()).unwrap_err();
+        let text = err.to_string();
+        assert!(matches!(err, PgTestError::NotInstalled { .. }), "{text}");
+        assert!(text.contains("apt-get install postgresql"), "{text}");
+        assert!(text.contains(&root.path().display().to_string()), "{text}");
+        let err = server_bin_under(&root.path().join("absent")).unwrap_err();
+        assert!(matches!(err, PgTestError::NotInstalled { .. }), "{err}");
+    }
+
+    #[test]
+    fn test_the_newest_major_version_is_chosen() {
+        let root = tempfile::tempdir().unwrap();
+        for major in ["9", "13", "15", "notaversion"] {
+            let bin = root.path().join(major).join("bin");
+            std::fs::create_dir_all(&bin).unwrap();
+            std::fs::write(bin.join("initdb"), "").unwrap();
+            std::fs::write(bin.join("pg_ctl"), "").unwrap();
+        }
+        assert_eq!(
+            server_bin_under(root.path()).unwrap(),
+            root.path().join("15/bin")
+        );
+    }
 }
