@@ -23,13 +23,7 @@ step "postgresql: the server binaries the Postgres tests start (crates/chessref-
 # Only initdb/pg_ctl/postgres are used, in a temporary directory per test; the package's
 # own cluster service is never needed (scripts/main.sh does not need Postgres at all).
 if ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
-  if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
-  else
-    sudo apt-get update -qq
-    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
-  fi
+  bash scripts/apt-install.sh postgresql
 fi
 ls -d /usr/lib/postgresql/*/bin/initdb
 
