@@ -91,10 +91,8 @@ pub struct Committed {
 /// The index database opened for writing, by the one indexer of the database: it holds
 /// the writer lock (a SQLite file's lock file, a Postgres advisory lock) until dropped.
 pub struct Store {
-    conn: Conn,
     path: String,
-    /// Declared last: released after the connection is closed.
-    guard: Guard,
+    backend: Backend,
 }
 
 impl std::fmt::Debug for Store {
@@ -103,17 +101,20 @@ impl std::fmt::Debug for Store {
     }
 }
 
-/// What keeps a second indexer out, and what tells this one it must stop.
-enum Guard {
+/// The connection, what keeps a second indexer out, and what tells this one to stop.
+enum Backend {
     /// A SQLite file: the lock file, and the file as opened with which file it was
     /// (unknown if its metadata could not be read): a file deleted or replaced since is
     /// noticed before each write ([`Store::check_file`]).
-    File {
+    Sqlite {
+        conn: Conn,
         file: std::path::PathBuf,
         identity: Option<FileIdentity>,
+        /// Declared last: released after the connection is closed.
         _lock: WriterLock,
     },
-    /// A Postgres database: the indexer's advisory lock, checked before each write.
+    /// A Postgres database: the indexer's advisory lock, checked before each write, and
+    /// its session, which every write goes through (none outlives the lock).
     Postgres(Box<PgWriterLock>),
 }
 
@@ -182,9 +183,9 @@ impl Store {
                     .ok()
                     .map(|meta| FileIdentity::of(&meta));
                 Ok(Store {
-                    conn,
                     path: name,
-                    guard: Guard::File {
+                    backend: Backend::Sqlite {
+                        conn,
                         file: path.clone(),
                         identity,
                         _lock: lock,
@@ -197,14 +198,21 @@ impl Store {
                     std::process::id(),
                     rfc3339(unix_now())
                 );
-                let lock = PgWriterLock::try_acquire(pg, Role::Indexer, &holder)?;
-                let conn = Database::open(target, 1)?.connect()?;
+                let mut lock = PgWriterLock::try_acquire(pg, Role::Indexer, &holder)?;
+                lock.conn().migrate()?;
                 Ok(Store {
-                    conn,
                     path: name,
-                    guard: Guard::Postgres(Box::new(lock)),
+                    backend: Backend::Postgres(Box::new(lock)),
                 })
             }
+        }
+    }
+
+    /// The connection every read and write of the store goes through.
+    fn conn(&mut self) -> &mut Conn {
+        match &mut self.backend {
+            Backend::Sqlite { conn, .. } => conn,
+            Backend::Postgres(lock) => lock.conn(),
         }
     }
 
@@ -215,9 +223,9 @@ impl Store {
     /// first.
     /// On Postgres, whether the indexer lock is still held ([`IndexError::LockLost`]).
     pub fn check_file(&mut self) -> Result<()> {
-        let (file, identity) = match &mut self.guard {
-            Guard::File { file, identity, .. } => (file, *identity),
-            Guard::Postgres(lock) => return lock.check(),
+        let (file, identity) = match &mut self.backend {
+            Backend::Sqlite { file, identity, .. } => (file, *identity),
+            Backend::Postgres(lock) => return lock.check(),
         };
         let gone = |what: String| IndexError::FileGone {
             path: self.path.clone(),
@@ -241,19 +249,21 @@ impl Store {
     /// # Panics
     /// On a Postgres store, which has none: tests of both backends use [`Store::db`].
     pub fn connection(&self) -> &Connection {
-        self.conn
-            .sqlite()
-            .expect("Store::connection is SQLite's; use Store::db on Postgres")
+        match &self.backend {
+            Backend::Sqlite { conn, .. } => conn.sqlite(),
+            Backend::Postgres(_) => None,
+        }
+        .expect("Store::connection is SQLite's; use Store::db on Postgres")
     }
 
     /// The connection, whichever the backend.
     pub fn db(&mut self) -> &mut Conn {
-        &mut self.conn
+        self.conn()
     }
 
     /// What the database follows, if it was bound.
     pub fn source(&mut self) -> Result<Option<Source>> {
-        read_source(&mut self.conn)
+        read_source(self.conn())
     }
 
     /// Binds a fresh database to `source` (cursor at its first block), or checks that an
@@ -261,11 +271,12 @@ impl Store {
     /// a restart resumes, whatever `--from-block` says). The source is read inside the
     /// transaction that writes it.
     pub fn bind(&mut self, source: Source) -> Result<Source> {
-        let mut tx = self.conn.transaction()?;
+        let path = self.path.clone();
+        let mut tx = self.conn().transaction()?;
         if let Some(stored) = read_source(&mut tx)? {
             if stored.chain_id != source.chain_id || stored.referee != source.referee {
                 return Err(IndexError::OtherSource {
-                    path: self.path.clone(),
+                    path,
                     stored: stored.to_string(),
                     asked: source.to_string(),
                 });
@@ -294,7 +305,7 @@ impl Store {
 
     /// Where the index stands (the database must be bound).
     pub fn cursor(&mut self) -> Result<Cursor> {
-        read_cursor(&mut self.conn)
+        read_cursor(self.conn())
     }
 
     /// Records that the node answered at head `head` with nothing new to index: the
@@ -303,7 +314,7 @@ impl Store {
     pub fn heartbeat(&mut self, head: u64) -> Result<()> {
         self.check_file()?;
         // CASE, not max()/greatest(): the one spelling both backends know.
-        self.conn.execute(
+        self.conn().execute(
             "UPDATE cursor SET head = CASE WHEN head > ?1 THEN head ELSE ?1 END,
              updated_at = ?2 WHERE id = 1",
             &[&sql_int(head, "head")?, &unix_now()],
@@ -314,7 +325,7 @@ impl Store {
 
     /// The stored non-final blocks, highest first.
     pub fn recent_blocks(&mut self) -> Result<Vec<BlockRef>> {
-        let rows = self.conn.query(
+        let rows = self.conn().query(
             "SELECT number, hash, parent_hash, timestamp FROM blocks ORDER BY number DESC",
             &[],
             "reading blocks",
@@ -345,7 +356,7 @@ impl Store {
     /// carries that block, on the cursor's hash.
     pub fn commit(&mut self, batch: &Batch) -> Result<Committed> {
         self.check_file()?;
-        let mut tx = self.conn.transaction()?;
+        let mut tx = self.conn().transaction()?;
         let cursor = read_cursor(&mut tx)?;
         if batch.from != cursor.next_block || batch.to < batch.from {
             return Err(IndexError::Invariant(format!(
@@ -445,7 +456,7 @@ impl Store {
     /// touched, in one transaction that reads the cursor and checks the ancestor first.
     pub fn rollback(&mut self, ancestor: BlockRef) -> Result<Committed> {
         self.check_file()?;
-        let mut tx = self.conn.transaction()?;
+        let mut tx = self.conn().transaction()?;
         let final_block = read_cursor(&mut tx)?.final_block;
         let above = sql_int(ancestor.number, "block number")?;
         let stored = tx.query_opt(
@@ -499,7 +510,7 @@ impl Store {
 
     /// The stored logs of game `id`, in chain order.
     pub fn game_logs(&mut self, id: U256) -> Result<Vec<RawLog>> {
-        game_logs(&mut self.conn, id)
+        game_logs(self.conn(), id)
     }
 }
 
@@ -759,6 +770,39 @@ mod tests {
         check(Store::open(&temp_db(name)).unwrap());
         let pg = chessref_pgtest::TempPostgres::start().unwrap();
         check(Store::open_target(&pg.url().parse().unwrap()).unwrap());
+    }
+
+    #[test]
+    fn test_a_postgres_store_whose_session_ended_stops_and_a_successor_resumes() {
+        let pg = chessref_pgtest::TempPostgres::start().unwrap();
+        let target: DbTarget = pg.url().parse().unwrap();
+        let mut first = Store::open_target(&target).unwrap();
+        first.bind(SOURCE).unwrap();
+        first
+            .commit(&batch(5, 9, vec![withdrawn_log(6, 0)]))
+            .unwrap();
+        // The session holding the lock (and writing) is ended, as a cut connection would.
+        let mut admin = postgres::Client::connect(&pg.url(), postgres::NoTls).unwrap();
+        let ended = admin
+            .execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                 WHERE application_name LIKE 'chessref index pid %'",
+                &[],
+            )
+            .unwrap();
+        assert_eq!(ended, 1);
+        let err = first.heartbeat(10).unwrap_err();
+        assert!(matches!(err, IndexError::LockLost { .. }), "{err}");
+        let err = first.commit(&batch(10, 11, vec![])).unwrap_err();
+        assert!(matches!(err, IndexError::LockLost { .. }), "{err}");
+        // The successor resumes at the cursor the first one committed.
+        let mut second = Store::open_target(&target).unwrap();
+        assert_eq!(second.bind(SOURCE).unwrap(), SOURCE);
+        assert_eq!(second.cursor().unwrap().next_block, 10);
+        assert_eq!(count(&mut second, "logs"), 1);
+        second.commit(&batch(10, 11, vec![])).unwrap();
+        drop(first);
+        assert_eq!(second.cursor().unwrap().next_block, 12);
     }
 
     #[test]

@@ -5,19 +5,24 @@
 //! its connection cut, its backend terminated. A second writer polls until it is free,
 //! so it takes over when the first one dies.
 //!
+//! The holder writes on that same session ([`PgWriterLock::conn`]): a holder whose
+//! session ended cannot write another row, even between its last check and the next
+//! write, while a successor already writes.
+//!
 //! The holder names itself in its connection's `application_name`; a refused writer
 //! reads it back from `pg_stat_activity` to say who holds the lock.
 
 use std::time::{Duration, Instant};
 
-use postgres::{Client, NoTls};
+use postgres::NoTls;
 
+use super::conn::{Conn, Sql};
 use super::error::DbError;
 use super::target::PgTarget;
 use crate::error::{IndexError, Result};
 
 /// The first key of every writer lock: "ches" in ASCII.
-pub const LOCK_CLASS: i32 = 0x6368_6573;
+pub const LOCK_CLASS: i64 = 0x6368_6573;
 
 /// Which writer a lock admits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,7 +35,7 @@ pub enum Role {
 
 impl Role {
     /// The second key of the role's lock.
-    pub fn key(self) -> i32 {
+    pub fn key(self) -> i64 {
         match self {
             Role::Indexer => 1,
             Role::Watchtower => 2,
@@ -46,21 +51,26 @@ impl Role {
     }
 }
 
-/// A held writer lock; released when dropped (its connection closes).
+/// A held writer lock and the session holding it; released when dropped (the session
+/// closes).
 pub struct PgWriterLock {
-    client: Client,
+    conn: Conn,
     role: Role,
-    db: String,
 }
 
 impl std::fmt::Debug for PgWriterLock {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PgWriterLock")
             .field("role", &self.role)
-            .field("db", &self.db)
+            .field("db", &self.conn.name())
             .finish()
     }
 }
+
+/// The lock's keys as `pg_locks` shows them (two int4 keys: `objsubid` 2).
+const HELD_BY: &str = "l.locktype = 'advisory' AND l.classid::int8 = ?1 \
+     AND l.objid::int8 = ?2 AND l.objsubid = 2 AND l.granted \
+     AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())";
 
 impl PgWriterLock {
     /// Takes `role`'s lock of `target` without waiting, as `holder` (the name others are
@@ -96,27 +106,34 @@ impl PgWriterLock {
         }
     }
 
-    /// Whether the lock is still held, on a live connection: the holder asks before it
+    /// Whether the lock is still held, on a live session: the holder asks before it
     /// writes, and stops with [`IndexError::LockLost`] if not.
     pub fn check(&mut self) -> Result<()> {
-        let held = self.client.query_one(
-            "SELECT count(*) FROM pg_locks WHERE pid = pg_backend_pid() AND locktype = 'advisory' \
-             AND classid = $1::int4::oid AND objid = $2::int4::oid AND objsubid = 2 AND granted",
-            &[&LOCK_CLASS, &self.role.key()],
+        let keys = [LOCK_CLASS, self.role.key()];
+        let held = self.conn.query_one(
+            &format!(
+                "SELECT count(*) FROM pg_locks l WHERE l.pid = pg_backend_pid() AND {HELD_BY}"
+            ),
+            &[&keys[0], &keys[1]],
+            "checking the writer lock",
+            |row| row.get::<i64>(0),
         );
         match held {
-            Ok(row) if row.get::<_, i64>(0) == 1 => Ok(()),
+            Ok(1) => Ok(()),
             Ok(_) => Err(self.lost("the session no longer holds it".to_owned())),
-            Err(e) => {
-                let e = DbError::new(&self.db, "checking the writer lock", e);
-                Err(self.lost(e.detail))
-            }
+            Err(e) => Err(self.lost(e.detail)),
         }
     }
 
     /// The role this lock admits.
     pub fn role(&self) -> Role {
         self.role
+    }
+
+    /// The session holding the lock: the holder's writes go through it, so they end
+    /// with the lock.
+    pub fn conn(&mut self) -> &mut Conn {
+        &mut self.conn
     }
 
     fn connect(target: &PgTarget, role: Role, holder: &str) -> Result<PgWriterLock> {
@@ -130,53 +147,55 @@ impl PgWriterLock {
             .connect(NoTls)
             .map_err(|e| DbError::new(target.shown(), "connecting for the writer lock", e))?;
         Ok(PgWriterLock {
-            client,
+            conn: Conn::postgres_session(target.shown(), client),
             role,
-            db: target.shown().to_owned(),
         })
     }
 
     fn try_lock(&mut self) -> Result<bool> {
-        let row = self
-            .client
-            .query_one(
-                "SELECT pg_try_advisory_lock($1, $2)",
-                &[&LOCK_CLASS, &self.role.key()],
-            )
-            .map_err(|e| DbError::new(&self.db, "taking the writer lock", e))?;
-        Ok(row.get(0))
+        let keys = [LOCK_CLASS, self.role.key()];
+        Ok(self.conn.query_one(
+            // The keys are bound as BIGINT, the layer's one integer, and cast.
+            "SELECT pg_try_advisory_lock(?1::int8::int4, ?2::int8::int4)",
+            &[&keys[0], &keys[1]],
+            "taking the writer lock",
+            |row| row.get::<bool>(0),
+        )?)
     }
 
     /// [`IndexError::HeldPg`] naming whoever holds the lock now.
     fn held(&mut self) -> IndexError {
+        let keys = [LOCK_CLASS, self.role.key()];
         let holder = self
-            .client
+            .conn
             .query_opt(
-                "SELECT a.application_name, coalesce(host(a.client_addr), 'local socket'), \
-                 a.pid, to_char(a.backend_start AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') \
-                 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid \
-                 WHERE l.locktype = 'advisory' AND l.classid = $1::int4::oid \
-                 AND l.objid = $2::int4::oid AND l.objsubid = 2 AND l.granted \
-                 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())",
-                &[&LOCK_CLASS, &self.role.key()],
+                &format!(
+                    "SELECT a.application_name, coalesce(host(a.client_addr), 'local socket'), \
+                     a.pid::int8, to_char(a.backend_start AT TIME ZONE 'UTC', \
+                     'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') \
+                     FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE {HELD_BY}"
+                ),
+                &[&keys[0], &keys[1]],
+                "naming the writer lock's holder",
+                |row| {
+                    let name = row.get::<Option<String>>(0)?;
+                    let addr = row.get::<String>(1)?;
+                    let pid = row.get::<i64>(2)?;
+                    let since = row.get::<Option<String>>(3)?;
+                    Ok(format!(
+                        "{} from {addr}, server pid {pid}, connected since {}",
+                        name.filter(|n| !n.is_empty())
+                            .unwrap_or_else(|| "unnamed".into()),
+                        since.unwrap_or_else(|| "unknown".into())
+                    ))
+                },
             )
             .ok()
             .flatten()
-            .map(|row| {
-                let name: Option<String> = row.get(0);
-                let addr: String = row.get(1);
-                let pid: i32 = row.get(2);
-                let since: Option<String> = row.get(3);
-                format!(
-                    "{} from {addr}, server pid {pid}, connected since {}",
-                    name.filter(|n| !n.is_empty()).unwrap_or_else(|| "unnamed".into()),
-                    since.unwrap_or_else(|| "unknown".into())
-                )
-            })
             // Released between the two queries, or not visible to this user.
             .unwrap_or_else(|| "holder unknown: it may have just released it".to_owned());
         IndexError::HeldPg {
-            db: self.db.clone(),
+            db: self.conn.name().to_owned(),
             role: self.role.command().to_owned(),
             holder,
         }
@@ -184,7 +203,7 @@ impl PgWriterLock {
 
     fn lost(&self, why: String) -> IndexError {
         IndexError::LockLost {
-            db: self.db.clone(),
+            db: self.conn.name().to_owned(),
             role: self.role.command().to_owned(),
             why,
         }

@@ -134,14 +134,7 @@ impl Database {
                 let first = config
                     .connect(NoTls)
                     .map_err(|e| DbError::new(pg.shown(), "connecting", e))?;
-                Conn {
-                    name: pg.shown().to_owned(),
-                    inner: ConnInner::Postgres {
-                        client: Box::new(PgClient::Own(first)),
-                        statements: HashMap::new(),
-                    },
-                }
-                .migrate()?;
+                Conn::postgres_session(pg.shown(), first).migrate()?;
                 let last_error = LastError::default();
                 let manager = PostgresConnectionManager::new(config, NoTls);
                 let pool = r2d2::Pool::builder()
@@ -546,6 +539,18 @@ impl<'c> Tx<'c> {
 }
 
 impl Conn {
+    /// A connection of its own to a Postgres database, outside any pool (a session that
+    /// holds a session-level lock: [`super::PgWriterLock`]); `name` names it in errors.
+    pub fn postgres_session(name: &str, client: postgres::Client) -> Conn {
+        Conn {
+            name: name.to_owned(),
+            inner: ConnInner::Postgres {
+                client: Box::new(PgClient::Own(client)),
+                statements: HashMap::new(),
+            },
+        }
+    }
+
     /// The database's name in messages.
     pub fn name(&self) -> &str {
         &self.name
