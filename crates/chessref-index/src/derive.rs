@@ -235,8 +235,8 @@ pub fn refold(tx: &mut Tx<'_>, ids: &BTreeSet<U256>, final_block: u64) -> Result
 }
 
 /// Marks final every game whose latest event is at or below `final_block`, with a
-/// `final` change each.
-pub fn finalise(tx: &mut Tx<'_>, final_block: u64) -> Result<()> {
+/// `final` change each; returns them.
+pub fn finalise(tx: &mut Tx<'_>, final_block: u64) -> Result<BTreeSet<U256>> {
     let final_block = sql_int(final_block, "block number")?;
     let ids = tx.query(
         "UPDATE games SET pending = 0 WHERE pending = 1 AND updated_block <= ?1
@@ -251,10 +251,15 @@ pub fn finalise(tx: &mut Tx<'_>, final_block: u64) -> Result<()> {
             ))
         },
     )?;
+    let mut finalised = BTreeSet::new();
     for (id, ply, block) in ids {
         change(tx, &id, "final", ply, block)?;
+        finalised.insert(
+            id.parse::<U256>()
+                .map_err(|e| IndexError::Invariant(format!("stored game id {id:?}: {e}")))?,
+        );
     }
-    Ok(())
+    Ok(finalised)
 }
 
 fn opt_addr(a: Option<alloy_primitives::Address>) -> Option<String> {

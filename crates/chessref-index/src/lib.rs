@@ -5,7 +5,8 @@
 //! The write side ([`Store`]) belongs to one indexer process, which holds the file's
 //! writer lock (`PATH.lock`, [`lock`]) while it runs; readers
 //! ([`crate::read`]) open the same file read-only. [`ratings`] derives the players'
-//! Glicko-2 ratings from the final ended games (recomputed on every read).
+//! Glicko-2 ratings from the final ended games and keeps them in a table the indexer's
+//! writes update.
 
 pub mod db;
 pub mod derive;

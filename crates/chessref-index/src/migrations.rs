@@ -6,6 +6,7 @@
 
 use rusqlite::{Connection, TransactionBehavior};
 
+use crate::db::{Sql, SqliteRef};
 use crate::error::{DbContext, IndexError, Result};
 
 /// Every migration, in order. Never edit a published one: append a new one.
@@ -147,7 +148,42 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX watch_actions_by_game ON watch_actions (game_id, window_end);
     "#,
+    // 4: the kept ratings (crate::ratings): every rated player's Glicko-2 rating and
+    // record, and the games they count. Filled from the games already indexed in the
+    // migration's own transaction ([`fill`]); kept by the indexer's writes since.
+    r#"
+    CREATE TABLE ratings (
+        player TEXT PRIMARY KEY,
+        rating DOUBLE PRECISION NOT NULL,
+        deviation DOUBLE PRECISION NOT NULL,
+        volatility DOUBLE PRECISION NOT NULL,
+        games INTEGER NOT NULL,
+        wins INTEGER NOT NULL,
+        draws INTEGER NOT NULL,
+        losses INTEGER NOT NULL
+    );
+    CREATE INDEX ratings_by_rating ON ratings (rating DESC, player);
+    CREATE TABLE rated_games (
+        game_id TEXT PRIMARY KEY,
+        block_number BIGINT NOT NULL,
+        log_index BIGINT NOT NULL,
+        white TEXT NOT NULL,
+        black TEXT NOT NULL,
+        outcome TEXT NOT NULL
+    );
+    CREATE INDEX rated_games_by_place ON rated_games (block_number, log_index);
+    "#,
 ];
+
+/// What migration `n` (1-based) computes beyond its SQL, in the migration's transaction,
+/// on either backend ([`crate::db::pg_schema`] calls it too): a database indexed before
+/// the kept ratings gets them from its games when it gains their tables (4).
+pub fn fill(n: i64, db: &mut impl Sql) -> Result<()> {
+    match n {
+        4 => crate::ratings::rebuild(db),
+        _ => Ok(()),
+    }
+}
 
 /// The schema version this build writes: the number of migrations.
 pub fn latest() -> i64 {
@@ -191,6 +227,7 @@ pub fn migrate(conn: &mut Connection, path: &str) -> Result<()> {
             return Ok(()); // up to date (the transaction rolls back: nothing written)
         };
         tx.execute_batch(sql).db(path, "applying a migration")?;
+        fill(found + 1, &mut SqliteRef::new(path, &tx))?;
         tx.pragma_update(None, "user_version", found + 1)
             .db(path, "recording the schema version")?;
         tx.commit().db(path, "committing a migration")?;

@@ -16,12 +16,20 @@
 //! moves replayed one by one; a channel game's registered positions and ending checked
 //! like any other), and **final** (`pending` games may still be rolled back, so they do
 //! not count yet). A rollback therefore never changes a rating that was served from
-//! final games only; the ratings are recomputed on every read from the final games, so a
-//! re-index or a rollback gives the same numbers by construction.
+//! final games only.
 //!
 //! The pure core, [`rate`], takes [`RatedGame`]s from either source: the index's `games`
-//! rows ([`from_index`], one SQL query) or the games a client folded itself from the
+//! rows ([`rated_games`], one SQL query) or the games a client folded itself from the
 //! chain ([`RatedGame::of_log`], what `chessref game list` uses).
+//!
+//! The index **keeps** its ratings rather than recomputing them on each read: the
+//! `ratings` table (migration 4) holds every rated player's rating and record, equal by
+//! construction to [`rate`] over [`rated_games`] ([`from_index`]), and `rated_games` the
+//! games it counts. The indexer's write transactions ([`keep`]) apply the games that start
+//! counting after the last one counted, in chain order, through the same step as
+//! [`rate`] (so the same bits); when a counted game changes or stops counting, or one
+//! starts counting before the last one counted, both tables are rebuilt from every rated
+//! game. Readers only read the table ([`kept_rating`], [`leaderboard`]).
 //!
 //! [skillratings]: https://docs.rs/skillratings
 
@@ -29,10 +37,13 @@ use std::collections::BTreeMap;
 
 use alloy_primitives::{Address, U256};
 use chessref_client::game_log::GameLog;
-use rusqlite::Connection;
 use serde::Serialize;
 use skillratings::Outcomes;
 use skillratings::glicko2::{Glicko2Config, Glicko2Rating, glicko2};
+
+use crate::db::{DbResult, Row, Sql};
+use crate::error::{IndexError, Result};
+use crate::store::sql_int;
 
 /// How a rated game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -46,6 +57,15 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// The result's name: `white_wins`, `black_wins` or `draw`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::WhiteWins => "white_wins",
+            Outcome::BlackWins => "black_wins",
+            Outcome::Draw => "draw",
+        }
+    }
+
     /// The outcome of a result name (`white_wins`, `black_wins`, `draw`); `None` for
     /// `aborted` or anything else.
     pub fn from_result(name: &str) -> Option<Outcome> {
@@ -174,6 +194,29 @@ impl Rating {
         losses: 0,
     };
 
+    /// What the API shows of `player` with this rating.
+    pub fn view(&self, player: Address) -> PlayerView {
+        PlayerView {
+            address: player.to_string(),
+            rating: round(self.rating, 2),
+            deviation: round(self.deviation, 2),
+            volatility: round(self.volatility, 6),
+            games: self.games,
+            wins: self.wins,
+            draws: self.draws,
+            losses: self.losses,
+        }
+    }
+
+    /// The short form shown beside a player: rating and deviation to 2 decimals, games.
+    pub fn summary(&self) -> RatingSummary {
+        RatingSummary {
+            rating: round(self.rating, 2),
+            deviation: round(self.deviation, 2),
+            games: self.games,
+        }
+    }
+
     fn glicko2(&self) -> Glicko2Rating {
         Glicko2Rating {
             rating: self.rating,
@@ -212,22 +255,35 @@ pub fn rate(games: impl IntoIterator<Item = RatedGame>) -> Ratings {
     let mut games: Vec<RatedGame> = games.into_iter().collect();
     games.sort_by_key(RatedGame::order);
     games.dedup_by_key(|g| g.order());
-    let config = Glicko2Config::default();
     let mut players = BTreeMap::new();
     for game in &games {
         let white = *players.get(&game.white).unwrap_or(&Rating::INITIAL);
         let black = *players.get(&game.black).unwrap_or(&Rating::INITIAL);
-        let (for_white, for_black) = match game.outcome {
-            Outcome::WhiteWins => (Outcomes::WIN, Outcomes::LOSS),
-            Outcome::BlackWins => (Outcomes::LOSS, Outcomes::WIN),
-            Outcome::Draw => (Outcomes::DRAW, Outcomes::DRAW),
-        };
-        let (new_white, new_black) =
-            glicko2(&white.glicko2(), &black.glicko2(), &for_white, &config);
-        players.insert(game.white, white.after(new_white, for_white));
-        players.insert(game.black, black.after(new_black, for_black));
+        let (white, black) = play(white, black, game.outcome);
+        players.insert(game.white, white);
+        players.insert(game.black, black);
     }
     Ratings { players }
+}
+
+/// One rating period of one game: white's and black's ratings after it. [`rate`] and the
+/// kept table ([`keep`]) both step through this, so they give the same bits.
+fn play(white: Rating, black: Rating, outcome: Outcome) -> (Rating, Rating) {
+    let (for_white, for_black) = match outcome {
+        Outcome::WhiteWins => (Outcomes::WIN, Outcomes::LOSS),
+        Outcome::BlackWins => (Outcomes::LOSS, Outcomes::WIN),
+        Outcome::Draw => (Outcomes::DRAW, Outcomes::DRAW),
+    };
+    let (new_white, new_black) = glicko2(
+        &white.glicko2(),
+        &black.glicko2(),
+        &for_white,
+        &Glicko2Config::default(),
+    );
+    (
+        white.after(new_white, for_white),
+        black.after(new_black, for_black),
+    )
 }
 
 impl Ratings {
@@ -262,27 +318,13 @@ impl Ratings {
     /// What `GET /v1/players/{address}` answers: the initial rating and zeros for a
     /// player without a rated game.
     pub fn player(&self, player: Address) -> PlayerView {
-        let r = self.of(player);
-        PlayerView {
-            address: player.to_string(),
-            rating: round(r.rating, 2),
-            deviation: round(r.deviation, 2),
-            volatility: round(r.volatility, 6),
-            games: r.games,
-            wins: r.wins,
-            draws: r.draws,
-            losses: r.losses,
-        }
+        self.of(player).view(player)
     }
 
     /// The short form shown beside a player (the lobby's creator, `chessref game list`'s
     /// opponent); `None` for a player without a rated game.
     pub fn summary(&self, player: Address) -> Option<RatingSummary> {
-        self.get(player).map(|r| RatingSummary {
-            rating: round(r.rating, 2),
-            deviation: round(r.deviation, 2),
-            games: r.games,
-        })
+        self.get(player).map(Rating::summary)
     }
 }
 
@@ -316,6 +358,27 @@ pub struct PlayerView {
     pub losses: u32,
 }
 
+/// One player of the leaderboard.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RankedPlayer {
+    /// The place, from 1 (by full-precision rating, then address).
+    pub rank: u64,
+    /// The player's rating and record.
+    #[serde(flatten)]
+    pub player: PlayerView,
+}
+
+/// A page of the leaderboard (`GET /v1/players?order=rating`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Leaderboard {
+    /// Rated players, all pages.
+    pub total: u64,
+    /// This page, highest rating first.
+    pub players: Vec<RankedPlayer>,
+}
+
 /// A rating beside a player's name: rating and deviation (2 decimals), rated games.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -342,63 +405,401 @@ impl std::fmt::Display for RatingSummary {
     }
 }
 
-/// The index's rated games: one query over the ended games (the place of each game's
-/// `GameEnded` is its latest log, found by the `logs_by_game` index), filtered by
-/// [`Finished::rated`].
-pub fn rated_games(conn: &Connection) -> rusqlite::Result<Vec<RatedGame>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT g.id, g.phase, g.result, g.reason, g.white, g.black, g.divergent, g.pending,
-             g.updated_block,
-             coalesce((SELECT max(l.log_index) FROM logs l
-                       WHERE l.game_id = g.id AND l.block_number = g.updated_block), 0)
-         FROM games g WHERE g.phase = 'ended'",
-    )?;
-    let address = |row: &rusqlite::Row<'_>, i: usize| -> rusqlite::Result<Option<Address>> {
-        row.get::<_, Option<String>>(i)?
-            .map(|text| {
-                text.parse::<Address>().map_err(|e| {
-                    rusqlite::Error::FromSqlConversionFailure(
-                        i,
-                        rusqlite::types::Type::Text,
-                        Box::new(e),
-                    )
-                })
-            })
-            .transpose()
-    };
-    let rows = stmt.query_map([], |row| {
-        let id: String = row.get(0)?;
-        let id = U256::from_str_radix(&id, 10).map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
-        })?;
-        let (phase, result, reason): (String, Option<String>, Option<String>) =
-            (row.get(1)?, row.get(2)?, row.get(3)?);
+// The queries below are written once for both backends ([`crate::db`]): they run on a
+// [`Sql`] handle, the indexer's transaction ([`crate::db::Tx`]), a connection, or a
+// borrowed SQLite connection ([`crate::db::SqliteRef`]: the read side and the SQLite migrations,
+// still on rusqlite).
+
+/// The columns [`Finished`] needs of an ended game: the place of its `GameEnded` is its
+/// latest log, found by the `logs_by_game` index.
+const FINISHED: &str = "SELECT g.id, g.phase, g.result, g.reason, g.white, g.black, g.divergent,
+         g.pending, g.updated_block,
+         coalesce((SELECT max(l.log_index) FROM logs l
+                   WHERE l.game_id = g.id AND l.block_number = g.updated_block), 0)
+     FROM games g WHERE g.phase = 'ended'";
+
+/// A stored value the ratings cannot read: the index is damaged.
+fn stored(what: &str, text: &str, e: impl std::fmt::Display) -> IndexError {
+    IndexError::Invariant(format!("stored {what} {text:?}: {e}"))
+}
+
+fn address(text: &str) -> Result<Address> {
+    text.parse::<Address>()
+        .map_err(|e| stored("address", text, e))
+}
+
+fn game_id(text: &str) -> Result<U256> {
+    U256::from_str_radix(text, 10).map_err(|e| stored("game id", text, e))
+}
+
+/// A block number or log index as read back (never negative unless the file was edited).
+fn place(value: i64) -> u64 {
+    value.max(0) as u64
+}
+
+/// A row of [`FINISHED`], as stored.
+struct FinishedRow {
+    id: String,
+    phase: String,
+    result: Option<String>,
+    reason: Option<String>,
+    white: Option<String>,
+    black: Option<String>,
+    divergent: i64,
+    pending: i64,
+    block: i64,
+    log: i64,
+}
+
+fn finished_row(row: &Row<'_>) -> DbResult<FinishedRow> {
+    Ok(FinishedRow {
+        id: row.get(0)?,
+        phase: row.get(1)?,
+        result: row.get(2)?,
+        reason: row.get(3)?,
+        white: row.get(4)?,
+        black: row.get(5)?,
+        divergent: row.get(6)?,
+        pending: row.get(7)?,
+        block: row.get(8)?,
+        log: row.get(9)?,
+    })
+}
+
+impl FinishedRow {
+    /// The game as the ratings count it, if it counts.
+    fn rated(&self) -> Result<Option<RatedGame>> {
+        let optional = |text: &Option<String>| text.as_deref().map(address).transpose();
         Ok(Finished {
-            id,
-            phase: &phase,
-            result: result.as_deref(),
-            reason: reason.as_deref(),
-            white: address(row, 4)?,
-            black: address(row, 5)?,
-            divergences: row.get::<_, i64>(6)?.max(0) as u64,
-            pending: row.get(7)?,
-            ended_at: (
-                row.get::<_, i64>(8)?.max(0) as u64,
-                row.get::<_, i64>(9)?.max(0) as u64,
-            ),
+            id: game_id(&self.id)?,
+            phase: &self.phase,
+            result: self.result.as_deref(),
+            reason: self.reason.as_deref(),
+            white: optional(&self.white)?,
+            black: optional(&self.black)?,
+            divergences: place(self.divergent),
+            pending: self.pending != 0,
+            ended_at: (place(self.block), place(self.log)),
         }
         .rated())
-    })?;
+    }
+}
+
+/// The index's rated games: one query over the ended games, filtered by
+/// [`Finished::rated`].
+pub fn rated_games(db: &mut impl Sql) -> Result<Vec<RatedGame>> {
+    let rows = db.query(FINISHED, &[], "reading the ended games", finished_row)?;
     let mut games = Vec::new();
-    for game in rows {
-        games.extend(game?);
+    for row in &rows {
+        games.extend(row.rated()?);
     }
     Ok(games)
 }
 
-/// The ratings of the index's final games.
-pub fn from_index(conn: &Connection) -> rusqlite::Result<Ratings> {
-    rated_games(conn).map(rate)
+/// Game `id` as the ratings count it now, if it counts.
+fn rated_game(db: &mut impl Sql, id: U256) -> Result<Option<RatedGame>> {
+    let row = db.query_opt(
+        &format!("{FINISHED} AND g.id = ?1"),
+        &[&id.to_string()],
+        "reading an ended game",
+        finished_row,
+    )?;
+    Ok(match row {
+        Some(row) => row.rated()?,
+        None => None,
+    })
+}
+
+/// The ratings of the index's final games, recomputed from the `games` rows: what the
+/// kept table must equal ([`kept`]); the tests' reference.
+pub fn from_index(db: &mut impl Sql) -> Result<Ratings> {
+    rated_games(db).map(rate)
+}
+
+// The kept ratings (docs/INDEX.md, "Ratings"): the `ratings` table holds every rated
+// player's rating as `rate` over `rated_games` gives it, and `rated_games` (the table)
+// the games it counts, with what it counted of them. The indexer's write transactions
+// keep them so ([`keep`]); readers only read them.
+
+/// How a player is keyed in the `ratings` table: lowercase hex, so that the leaderboard's
+/// tie order (by this text) is the same under any collation.
+fn player_key(player: Address) -> String {
+    format!("{player:#x}")
+}
+
+/// What [`keep`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Kept {
+    /// No game started or stopped counting.
+    #[default]
+    Unchanged,
+    /// This many games, all after the last one counted in chain order, were applied.
+    Applied(usize),
+    /// Game `.0`, counted, changed or stopped counting (a rollback or a lying event
+    /// touched it): the tables were rebuilt from every rated game.
+    RebuiltChanged(U256),
+    /// Game `.0` starts counting before the last one counted: the tables were rebuilt
+    /// from every rated game.
+    RebuiltEarlier(U256),
+}
+
+/// Brings the kept tables up to date after a write that changed the `games` rows of
+/// `changed` (refolded or made final), inside that write's transaction.
+///
+/// Games that start counting after the last one counted (in chain order) are applied one
+/// by one, as [`rate`] would apply them next. Anything else, a counted game that changed
+/// or stopped counting (a rollback or a lying event touched it) or one that starts
+/// counting before the last one counted, rebuilds both tables from every rated game: a
+/// rebuild from the change point would need every player's rating after every game kept
+/// forever, for a case a chain that does not lie never reaches (final games are below
+/// every block a rollback can forget, and games become final in chain order).
+pub fn keep(db: &mut impl Sql, changed: impl IntoIterator<Item = U256>) -> Result<Kept> {
+    let mut new = Vec::new();
+    for id in changed {
+        let now = rated_game(db, id)?;
+        match (counted(db, id)?, now) {
+            (Some(was), now) if Some(was) != now => {
+                rebuild(db)?;
+                return Ok(Kept::RebuiltChanged(id));
+            }
+            (None, Some(now)) => new.push(now),
+            _ => {}
+        }
+    }
+    if new.is_empty() {
+        return Ok(Kept::Unchanged);
+    }
+    new.sort_by_key(RatedGame::order);
+    if let Some(last) = last_counted(db)?
+        && new[0].order() <= last.order()
+    {
+        rebuild(db)?;
+        return Ok(Kept::RebuiltEarlier(new[0].id));
+    }
+    for game in &new {
+        let white = kept_rating(db, game.white)?.unwrap_or(Rating::INITIAL);
+        let black = kept_rating(db, game.black)?.unwrap_or(Rating::INITIAL);
+        let (white, black) = play(white, black, game.outcome);
+        put_rating(db, game.white, &white)?;
+        put_rating(db, game.black, &black)?;
+        count(db, game)?;
+    }
+    Ok(Kept::Applied(new.len()))
+}
+
+/// Rebuilds both kept tables from every rated game, in chain order ([`rate`]): the fill
+/// of the migration that adds them, on either backend.
+pub fn rebuild(db: &mut impl Sql) -> Result<()> {
+    db.execute("DELETE FROM ratings", &[], "clearing the kept ratings")?;
+    db.execute("DELETE FROM rated_games", &[], "clearing the rated games")?;
+    let games = rated_games(db)?;
+    for game in &games {
+        count(db, game)?;
+    }
+    for (player, rating) in rate(games).iter() {
+        put_rating(db, *player, rating)?;
+    }
+    Ok(())
+}
+
+/// Records that `game` is counted.
+fn count(db: &mut impl Sql, game: &RatedGame) -> Result<()> {
+    db.execute(
+        "INSERT INTO rated_games (game_id, block_number, log_index, white, black, outcome)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        &[
+            &game.id.to_string(),
+            &sql_int(game.ended_at.0, "block number")?,
+            &sql_int(game.ended_at.1, "log index")?,
+            &game.white.to_string(),
+            &game.black.to_string(),
+            &game.outcome.name(),
+        ],
+        "counting a rated game",
+    )?;
+    Ok(())
+}
+
+const COUNTED: &str = "SELECT game_id, block_number, log_index, white, black, outcome
+     FROM rated_games";
+
+/// A row of [`COUNTED`], as stored.
+type CountedRow = (String, i64, i64, String, String, String);
+
+fn counted_row(row: &Row<'_>) -> DbResult<CountedRow> {
+    Ok((
+        row.get(0)?,
+        row.get(1)?,
+        row.get(2)?,
+        row.get(3)?,
+        row.get(4)?,
+        row.get(5)?,
+    ))
+}
+
+fn counted_game((id, block, log, white, black, outcome): CountedRow) -> Result<RatedGame> {
+    Ok(RatedGame {
+        id: game_id(&id)?,
+        ended_at: (place(block), place(log)),
+        white: address(&white)?,
+        black: address(&black)?,
+        outcome: Outcome::from_result(&outcome)
+            .ok_or_else(|| stored("outcome", &outcome, "not a rated result"))?,
+    })
+}
+
+/// Game `id` as the kept tables counted it, if they did.
+fn counted(db: &mut impl Sql, id: U256) -> Result<Option<RatedGame>> {
+    db.query_opt(
+        &format!("{COUNTED} WHERE game_id = ?1"),
+        &[&id.to_string()],
+        "reading a counted game",
+        counted_row,
+    )?
+    .map(counted_game)
+    .transpose()
+}
+
+/// The last game counted, in chain order.
+fn last_counted(db: &mut impl Sql) -> Result<Option<RatedGame>> {
+    // Two counted games never share a place (each is its own `GameEnded` log): the game
+    // id never decides.
+    db.query_opt(
+        &format!("{COUNTED} ORDER BY block_number DESC, log_index DESC LIMIT 1"),
+        &[],
+        "reading the last counted game",
+        counted_row,
+    )?
+    .map(counted_game)
+    .transpose()
+}
+
+/// Every game the kept tables count, in chain order (the tests compare it with
+/// [`rated_games`]).
+pub fn counted_games(db: &mut impl Sql) -> Result<Vec<RatedGame>> {
+    db.query(
+        &format!("{COUNTED} ORDER BY block_number, log_index"),
+        &[],
+        "reading the counted games",
+        counted_row,
+    )?
+    .into_iter()
+    .map(counted_game)
+    .collect()
+}
+
+fn put_rating(db: &mut impl Sql, player: Address, r: &Rating) -> Result<()> {
+    db.execute(
+        "INSERT INTO ratings (player, rating, deviation, volatility, games, wins, draws, losses)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+         ON CONFLICT (player) DO UPDATE SET rating = excluded.rating,
+             deviation = excluded.deviation, volatility = excluded.volatility,
+             games = excluded.games, wins = excluded.wins, draws = excluded.draws,
+             losses = excluded.losses",
+        &[
+            &player_key(player),
+            &r.rating,
+            &r.deviation,
+            &r.volatility,
+            &i64::from(r.games),
+            &i64::from(r.wins),
+            &i64::from(r.draws),
+            &i64::from(r.losses),
+        ],
+        "keeping a rating",
+    )?;
+    Ok(())
+}
+
+const RATING_COLUMNS: &str = "player, rating, deviation, volatility, games, wins, draws, losses";
+
+/// A row of [`RATING_COLUMNS`], as stored.
+type RatingRow = (String, f64, f64, f64, [i64; 4]);
+
+fn rating_row(row: &Row<'_>) -> DbResult<RatingRow> {
+    Ok((
+        row.get(0)?,
+        row.get(1)?,
+        row.get(2)?,
+        row.get(3)?,
+        [row.get(4)?, row.get(5)?, row.get(6)?, row.get(7)?],
+    ))
+}
+
+fn rating_of(
+    (player, rating, deviation, volatility, record): RatingRow,
+) -> Result<(Address, Rating)> {
+    let tally = |i: usize| {
+        u32::try_from(record[i]).map_err(|e| stored("game count", &record[i].to_string(), e))
+    };
+    Ok((
+        address(&player)?,
+        Rating {
+            rating,
+            deviation,
+            volatility,
+            games: tally(0)?,
+            wins: tally(1)?,
+            draws: tally(2)?,
+            losses: tally(3)?,
+        },
+    ))
+}
+
+/// `player`'s kept rating, if they played a rated game.
+pub fn kept_rating(db: &mut impl Sql, player: Address) -> Result<Option<Rating>> {
+    let row = db.query_opt(
+        &format!("SELECT {RATING_COLUMNS} FROM ratings WHERE player = ?1"),
+        &[&player_key(player)],
+        "reading a rating",
+        rating_row,
+    )?;
+    Ok(row.map(rating_of).transpose()?.map(|(_, rating)| rating))
+}
+
+/// Every kept rating.
+pub fn kept(db: &mut impl Sql) -> Result<Ratings> {
+    let rows = db.query(
+        &format!("SELECT {RATING_COLUMNS} FROM ratings"),
+        &[],
+        "reading the ratings",
+        rating_row,
+    )?;
+    Ok(Ratings {
+        players: rows.into_iter().map(rating_of).collect::<Result<_>>()?,
+    })
+}
+
+/// A page of the leaderboard from the kept table: rated players by full-precision
+/// rating, highest first, ties by address (lowercase hex); `limit` of them after
+/// `offset`. The `ratings_by_rating` index walks the order.
+pub fn leaderboard(db: &mut impl Sql, limit: u32, offset: u32) -> Result<Leaderboard> {
+    let total = db.query_one(
+        "SELECT count(*) FROM ratings",
+        &[],
+        "counting the rated players",
+        |row| row.get::<i64>(0),
+    )?;
+    let rows = db.query(
+        &format!(
+            "SELECT {RATING_COLUMNS} FROM ratings ORDER BY rating DESC, player LIMIT ?1 OFFSET ?2"
+        ),
+        &[&i64::from(limit), &i64::from(offset)],
+        "reading a page of the leaderboard",
+        rating_row,
+    )?;
+    let mut players = Vec::new();
+    for (rank, row) in (u64::from(offset) + 1..).zip(rows) {
+        let (address, rating) = rating_of(row)?;
+        players.push(RankedPlayer {
+            rank,
+            player: rating.view(address),
+        });
+    }
+    Ok(Leaderboard {
+        total: total.max(0) as u64,
+        players,
+    })
 }
 
 #[cfg(test)]
@@ -703,7 +1104,7 @@ mod tests {
                     .unwrap();
                 }
             }
-            let ratings = from_index(conn).unwrap();
+            let ratings = from_index(&mut crate::db::SqliteRef::new("t", conn)).unwrap();
             drop(store);
             let _ = std::fs::remove_dir_all(&dir);
             ratings

@@ -2,8 +2,8 @@
 //! read-only connection (the indexer is another process writing the same file).
 //! The views serialize with camelCase keys (`updatedBlock`, `startFen`), as every JSON
 //! chessref writes; their values (phases, results, reasons) stay snake_case. Players'
-//! ratings ([`Reader::player`], the lobby's `creatorRating`) are computed on each read
-//! from the final ended games ([`crate::ratings`]).
+//! ratings ([`Reader::player`], [`Reader::leaderboard`], the lobby's `creatorRating`) are
+//! read from the table the indexer keeps ([`crate::ratings`]).
 
 use std::path::Path;
 
@@ -13,6 +13,7 @@ use chessref_evm::clock_word::ClockWord;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, params};
 use serde::Serialize;
 
+use crate::db::SqliteRef;
 use crate::ratings::{self, PlayerView, RatingSummary};
 use crate::store::BUSY_TIMEOUT;
 
@@ -352,7 +353,13 @@ pub fn pgn_result(result: Option<&str>) -> &'static str {
 }
 
 impl Reader {
-    fn unavailable(&self, e: rusqlite::Error) -> Unavailable {
+    /// The connection under the store's query API ([`crate::db`]), for the queries
+    /// written once for both backends.
+    fn sql(&self) -> SqliteRef<'_> {
+        SqliteRef::new(&self.path, &self.conn)
+    }
+
+    fn unavailable(&self, e: impl std::fmt::Display) -> Unavailable {
         Unavailable {
             path: self.path.clone(),
             message: e.to_string(),
@@ -401,22 +408,21 @@ impl Reader {
             )
             .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
             .map_err(|e| self.unavailable(e))?;
-        let ratings = if games.is_empty() {
-            ratings::Ratings::default()
-        } else {
-            self.ratings()?
-        };
         let games = games
             .into_iter()
-            .map(|game| LobbyGame {
-                creator_rating: game
-                    .creator
-                    .parse::<Address>()
-                    .ok()
-                    .and_then(|creator| ratings.summary(creator)),
-                game,
+            .map(|game| {
+                let creator_rating = match game.creator.parse::<Address>() {
+                    Ok(creator) => ratings::kept_rating(&mut self.sql(), creator)
+                        .map_err(|e| self.unavailable(e))?
+                        .map(|r| r.summary()),
+                    Err(_) => None,
+                };
+                Ok(LobbyGame {
+                    creator_rating,
+                    game,
+                })
             })
-            .collect();
+            .collect::<ReadResult<_>>()?;
         Ok(LobbyPage {
             total: total as u64,
             games,
@@ -425,14 +431,17 @@ impl Reader {
         })
     }
 
-    /// Every player's rating, from the final ended games ([`crate::ratings`]).
-    pub fn ratings(&self) -> ReadResult<ratings::Ratings> {
-        ratings::from_index(&self.conn).map_err(|e| self.unavailable(e))
+    /// `player`'s rating and record (the initial rating and zeros without a rated game),
+    /// as the indexer keeps it ([`crate::ratings`]).
+    pub fn player(&self, player: Address) -> ReadResult<PlayerView> {
+        let rating =
+            ratings::kept_rating(&mut self.sql(), player).map_err(|e| self.unavailable(e))?;
+        Ok(rating.unwrap_or(ratings::Rating::INITIAL).view(player))
     }
 
-    /// `player`'s rating and record (the initial rating and zeros without a rated game).
-    pub fn player(&self, player: Address) -> ReadResult<PlayerView> {
-        Ok(self.ratings()?.player(player))
+    /// A page of the leaderboard: rated players by rating, highest first.
+    pub fn leaderboard(&self, limit: u32, offset: u32) -> ReadResult<ratings::Leaderboard> {
+        ratings::leaderboard(&mut self.sql(), limit, offset).map_err(|e| self.unavailable(e))
     }
 
     /// What the index follows, as a PGN `Site`: `chain ID referee ADDR`.

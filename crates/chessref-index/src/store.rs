@@ -17,6 +17,7 @@ use crate::db::{Conn, Database, DbTarget, PgWriterLock, Role, Sql, Tx};
 use crate::derive::{self, Refolded};
 use crate::error::{DbContext, IndexError, Result};
 use crate::lock::WriterLock;
+use crate::ratings;
 use crate::raw::{BlockRef, RawLog};
 
 /// How long a connection waits for a lock held by the other process.
@@ -86,6 +87,8 @@ pub struct Committed {
     /// Logs of the referee's address its ABI does not decode (stored, about no game):
     /// the address is not a ChessReferee of this version.
     pub undecodable: Vec<String>,
+    /// What keeping the ratings took.
+    pub ratings: ratings::Kept,
 }
 
 /// The index database opened for writing, by the one indexer of the database: it holds
@@ -442,12 +445,14 @@ impl Store {
         )?;
         prune(&mut tx, batch.final_block)?;
         let refolded = derive::refold(&mut tx, &touched, batch.final_block)?;
-        derive::finalise(&mut tx, batch.final_block)?;
+        let finalised = derive::finalise(&mut tx, batch.final_block)?;
+        let ratings = ratings::keep(&mut tx, touched.union(&finalised).copied())?;
         tx.commit()?;
         Ok(Committed {
             touched,
             refolded,
             undecodable,
+            ratings,
         })
     }
 
@@ -500,11 +505,13 @@ impl Store {
             "rewinding the cursor",
         )?;
         let refolded = derive::refold(&mut tx, &touched, final_block)?;
+        let ratings = ratings::keep(&mut tx, touched.iter().copied())?;
         tx.commit()?;
         Ok(Committed {
             touched,
             refolded,
             undecodable: Vec::new(),
+            ratings,
         })
     }
 

@@ -7,6 +7,9 @@
 //! requests per endpoint, `CHESSREF_LOAD_CONNECTIONS` (default 16) the
 //! concurrency. Run: `cargo bench -p chessref-server --bench load`.
 
+#[path = "common/latency.rs"]
+mod latency;
+
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -51,11 +54,6 @@ async fn client(addr: SocketAddr, path: &'static str, body: Bytes, count: usize)
     latencies
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
-
 async fn run(
     addr: SocketAddr,
     name: &str,
@@ -68,24 +66,20 @@ async fn run(
     // Warm-up: open paths, fill allocator caches.
     client(addr, path, body.clone(), 200).await;
     let per_connection = requests / connections;
-    let start = Instant::now();
-    let tasks: Vec<_> = (0..connections)
-        .map(|_| tokio::spawn(client(addr, path, body.clone(), per_connection)))
-        .collect();
-    let mut latencies = Vec::with_capacity(per_connection * connections);
-    for task in tasks {
-        latencies.extend(task.await.expect("client task"));
-    }
-    let elapsed = start.elapsed();
-    latencies.sort();
+    let f = latency::measure(
+        (0..connections)
+            .map(|_| client(addr, path, body.clone(), per_connection))
+            .collect(),
+    )
+    .await;
     let us = |d: Duration| d.as_secs_f64() * 1e6;
     println!(
         "{name:<6} {:>7} requests, {connections} connections: {:>9.0} req/s  p50 {:>7.1} us  p99 {:>7.1} us  max {:>8.1} us",
-        latencies.len(),
-        latencies.len() as f64 / elapsed.as_secs_f64(),
-        us(percentile(&latencies, 50.0)),
-        us(percentile(&latencies, 99.0)),
-        us(*latencies.last().expect("at least one request")),
+        f.requests,
+        f.rate,
+        us(f.p50),
+        us(f.p99),
+        us(f.max),
     );
 }
 

@@ -7,10 +7,10 @@
 #[cfg(feature = "index")]
 pub(crate) use with_index::game_id;
 #[cfg(feature = "index")]
-pub use with_index::{events, game, health, lobby, player};
+pub use with_index::{events, game, health, leaderboard, lobby, player};
 
 #[cfg(not(feature = "index"))]
-pub use without_index::{events, game, health, lobby, player};
+pub use without_index::{events, game, health, leaderboard, lobby, player};
 
 #[cfg(not(feature = "index"))]
 mod without_index {
@@ -36,6 +36,11 @@ mod without_index {
         ApiError::NoIndex
     }
 
+    /// `GET /v1/players`: this build has no index support.
+    pub async fn leaderboard() -> ApiError {
+        ApiError::NoIndex
+    }
+
     /// `GET /v1/health`: this build has no index support.
     pub async fn health() -> ApiError {
         ApiError::NoIndex
@@ -54,7 +59,7 @@ mod with_index {
     use axum::http::header::CONTENT_TYPE;
     use axum::response::sse::{Event, KeepAlive, Sse};
     use axum::response::{IntoResponse, Response};
-    use chessref_index::ratings::PlayerView;
+    use chessref_index::ratings::{Leaderboard, PlayerView};
     use chessref_index::read::{self, GameView, Lobby, LobbyPage, Reader, StateFilter};
     use std::sync::Arc;
 
@@ -158,21 +163,23 @@ mod with_index {
         String::from_utf8(out).map_err(|_| ApiError::BadQuery(format!("{text:?} is not UTF-8")))
     }
 
+    /// A page bound: an integer `0..=max`.
+    fn page_number(key: &str, value: &str, max: u32) -> Result<u32, ApiError> {
+        value
+            .parse::<u32>()
+            .ok()
+            .filter(|n| *n <= max)
+            .ok_or_else(|| {
+                ApiError::BadQuery(format!("{key} {value:?} is not an integer 0..={max}"))
+            })
+    }
+
     fn lobby_query(query: Option<&str>) -> Result<Lobby, ApiError> {
         let mut lobby = Lobby {
             state: None,
             player: None,
             limit: DEFAULT_LIMIT,
             offset: 0,
-        };
-        let number = |key: &str, value: &str, max: u32| -> Result<u32, ApiError> {
-            value
-                .parse::<u32>()
-                .ok()
-                .filter(|n| *n <= max)
-                .ok_or_else(|| {
-                    ApiError::BadQuery(format!("{key} {value:?} is not an integer 0..={max}"))
-                })
         };
         for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
@@ -186,8 +193,8 @@ mod with_index {
                         ApiError::BadQuery(format!("player {value:?} is not an address: {e}"))
                     })?)
                 }
-                "limit" => lobby.limit = number("limit", &value, MAX_LIMIT)?,
-                "offset" => lobby.offset = number("offset", &value, u32::MAX)?,
+                "limit" => lobby.limit = page_number("limit", &value, MAX_LIMIT)?,
+                "offset" => lobby.offset = page_number("offset", &value, u32::MAX)?,
                 other => {
                     return Err(ApiError::BadQuery(format!(
                         "unknown query parameter {other:?} (accepted: state, player, limit, offset)"
@@ -206,6 +213,44 @@ mod with_index {
         let path = index_path(&state)?;
         let query = lobby_query(query.as_deref())?;
         Ok(Json(with_reader(path, move |r| r.lobby(&query)).await?))
+    }
+
+    /// `GET /v1/players?order=rating&limit=&offset=`: the rated players by rating,
+    /// highest first, a page at a time (the lobby's page bounds).
+    pub async fn leaderboard(
+        State(state): State<AppState>,
+        RawQuery(query): RawQuery,
+    ) -> Result<Json<Leaderboard>, ApiError> {
+        let path = index_path(&state)?;
+        let (mut limit, mut offset) = (DEFAULT_LIMIT, 0);
+        for pair in query
+            .as_deref()
+            .unwrap_or("")
+            .split('&')
+            .filter(|p| !p.is_empty())
+        {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let (key, value) = (unescape(key)?, unescape(value)?);
+            match key.as_str() {
+                // The one order there is, named so that another can be added.
+                "order" if value == "rating" => {}
+                "order" => {
+                    return Err(ApiError::BadQuery(format!(
+                        "order {value:?} is not rating (the only order)"
+                    )));
+                }
+                "limit" => limit = page_number("limit", &value, MAX_LIMIT)?,
+                "offset" => offset = page_number("offset", &value, u32::MAX)?,
+                other => {
+                    return Err(ApiError::BadQuery(format!(
+                        "unknown query parameter {other:?} (accepted: order, limit, offset)"
+                    )));
+                }
+            }
+        }
+        Ok(Json(
+            with_reader(path, move |r| r.leaderboard(limit, offset)).await?,
+        ))
     }
 
     /// A player's address: exactly `0x` and 40 hex digits (any case; the checksum is

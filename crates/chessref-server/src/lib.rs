@@ -135,6 +135,7 @@ pub fn router(config: Config) -> Router {
         .route("/v1/games", get(games::lobby))
         .route("/v1/games/{id}", get(games::game))
         .route("/v1/games/{id}/events", get(games::events))
+        .route("/v1/players", get(games::leaderboard))
         .route("/v1/players/{address}", get(games::player))
         .route("/v1/health", get(games::health));
     #[cfg(feature = "index")]

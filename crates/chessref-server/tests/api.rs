@@ -933,6 +933,7 @@ async fn openapi_document_describes_the_routes() {
         ("GET".into(), "/v1/health".into()),
         ("GET".into(), "/v1/games/{id}/transcript".into()),
         ("GET".into(), "/v1/players/{address}".into()),
+        ("GET".into(), "/v1/players".into()),
     ];
     expected.sort();
     assert_eq!(documented, expected);

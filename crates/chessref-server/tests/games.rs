@@ -370,6 +370,31 @@ fn test_lobby_game_pgn_and_events_while_played_and_after() {
     let lower = format!("{white:#x}");
     let (_, player) = client.json(&format!("/v1/players/{lower}"), "/v1/players/{address}");
     assert_eq!(player["games"], 2);
+    // The leaderboard: the three rated players, highest first, a page at a time.
+    let (status, board) = client.json("/v1/players?order=rating", "/v1/players");
+    assert_eq!(status, 200, "{board}");
+    assert_eq!(board["total"], 3, "{board}");
+    let ranked: Vec<(u64, String)> = board["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["rank"].as_u64().unwrap(),
+                p["address"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ranked,
+        [(1, white), (2, black), (3, first)]
+            .map(|(rank, who)| (rank, who.to_string()))
+            .to_vec()
+    );
+    let (_, page) = client.json("/v1/players?limit=1&offset=1", "/v1/players");
+    assert_eq!(page["players"][0]["rank"], 2, "{page}");
+    assert_eq!(page["players"][0]["address"], black.to_string().as_str());
+    assert_eq!(page["players"][0]["rating"], 1383.36, "{page}");
 
     // Junk: 4xx naming what is wrong.
     for (uri, documented, status, kind, names) in [
@@ -423,6 +448,27 @@ fn test_lobby_game_pgn_and_events_while_played_and_after() {
             400,
             "bad_query",
             "no query",
+        ),
+        (
+            "/v1/players?order=games",
+            "/v1/players",
+            400,
+            "bad_query",
+            "games",
+        ),
+        (
+            "/v1/players?limit=501",
+            "/v1/players",
+            400,
+            "bad_query",
+            "501",
+        ),
+        (
+            "/v1/players?player=0x12",
+            "/v1/players",
+            400,
+            "bad_query",
+            "player",
         ),
         (
             "/v1/players/0x12",

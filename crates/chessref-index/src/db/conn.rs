@@ -507,6 +507,26 @@ macro_rules! sql_api {
 
 sql_api!(Conn);
 sql_api!(Tx<'_>);
+sql_api!(SqliteRef<'_>);
+
+/// A SQLite connection (or transaction: it derefs to one) borrowed from code still
+/// written on rusqlite (the read side, the SQLite migrations), under the query API: what
+/// lets a query written once run there too.
+pub struct SqliteRef<'a> {
+    name: &'a str,
+    conn: &'a rusqlite::Connection,
+}
+
+impl<'a> SqliteRef<'a> {
+    /// `conn`, named `name` in errors.
+    pub fn new(name: &'a str, conn: &'a rusqlite::Connection) -> SqliteRef<'a> {
+        SqliteRef { name, conn }
+    }
+
+    fn handle(&mut self) -> (&str, Handle<'_, 'static>) {
+        (self.name, Handle::Sqlite(self.conn))
+    }
+}
 
 impl Conn {
     fn handle(&mut self) -> (&str, Handle<'_, 'static>) {

@@ -15,6 +15,6 @@ pub mod sql;
 mod target;
 
 pub use advisory::{PgWriterLock, Role};
-pub use conn::{Cell, Conn, DEFAULT_POOL_SIZE, Database, Param, Row, Sql, Tx, WAIT};
+pub use conn::{Cell, Conn, DEFAULT_POOL_SIZE, Database, Param, Row, Sql, SqliteRef, Tx, WAIT};
 pub use error::{DbError, DbResult};
 pub use target::{DbTarget, PgTarget, TargetError};

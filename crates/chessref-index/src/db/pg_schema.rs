@@ -10,6 +10,7 @@
 
 use super::conn::{Conn, Sql};
 use crate::error::{IndexError, Result};
+use crate::migrations;
 
 /// The advisory lock key (`pg_advisory_xact_lock(bigint)`) every migrating opener takes:
 /// "chessref" in ASCII, minus one to keep clear of the writer locks' two-key space.
@@ -153,6 +154,30 @@ pub const PG_MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX watch_actions_by_game ON watch_actions (game_id, window_end);
     "#,
+    // 4: the kept ratings (crate::ratings), filled from the games already indexed in the
+    // migration's transaction ([`crate::migrations::fill`]).
+    r#"
+    CREATE TABLE ratings (
+        player TEXT PRIMARY KEY,
+        rating DOUBLE PRECISION NOT NULL,
+        deviation DOUBLE PRECISION NOT NULL,
+        volatility DOUBLE PRECISION NOT NULL,
+        games BIGINT NOT NULL,
+        wins BIGINT NOT NULL,
+        draws BIGINT NOT NULL,
+        losses BIGINT NOT NULL
+    );
+    CREATE INDEX ratings_by_rating ON ratings (rating DESC, player);
+    CREATE TABLE rated_games (
+        game_id TEXT PRIMARY KEY,
+        block_number BIGINT NOT NULL,
+        log_index BIGINT NOT NULL,
+        white TEXT NOT NULL,
+        black TEXT NOT NULL,
+        outcome TEXT NOT NULL
+    );
+    CREATE INDEX rated_games_by_place ON rated_games (block_number, log_index);
+    "#,
 ];
 
 /// The schema version this build writes on Postgres.
@@ -181,9 +206,9 @@ pub fn version(conn: &mut Conn) -> Result<i64> {
         .unwrap_or(0))
 }
 
-/// Applies the migrations the database lacks, all in one transaction under
-/// [`MIGRATION_LOCK`] (Postgres's DDL is transactional: a failed migration leaves
-/// nothing behind); refuses a database newer than this build.
+/// Applies the migrations the database lacks, each with its [`migrations::fill`], all in
+/// one transaction under [`MIGRATION_LOCK`] (Postgres's DDL is transactional: a failed
+/// migration leaves nothing behind); refuses a database newer than this build.
 pub fn migrate(conn: &mut Conn) -> Result<()> {
     let name = conn.name().to_owned();
     let newer = |found| IndexError::NewerSchema {
@@ -222,8 +247,9 @@ pub fn migrate(conn: &mut Conn) -> Result<()> {
     if found > latest() {
         return Err(newer(found));
     }
-    for sql in &PG_MIGRATIONS[found as usize..] {
+    for (n, sql) in (found + 1..).zip(&PG_MIGRATIONS[found as usize..]) {
         tx.batch(sql, "applying a migration")?;
+        migrations::fill(n, &mut tx)?;
     }
     tx.execute(
         "INSERT INTO chessref_schema (id, version) VALUES (1, ?1)
