@@ -221,7 +221,8 @@ fn sqlite_shape(db: &Database) -> Shape {
             "reading the schema",
             |row| {
                 let kind = match row.get::<String>(2)?.as_str() {
-                    "INTEGER" => "integer",
+                    "INTEGER" | "BIGINT" => "integer",
+                    "DOUBLE PRECISION" => "float",
                     "TEXT" => "text",
                     "BLOB" => "bytes",
                     other => panic!("unexpected SQLite type {other}"),
@@ -256,6 +257,7 @@ fn postgres_shape(db: &Database) -> Shape {
             |row| {
                 let kind = match row.get::<String>(2)?.as_str() {
                     "bigint" => "integer",
+                    "double precision" => "float",
                     "text" => "text",
                     "bytea" => "bytes",
                     other => panic!("unexpected Postgres type {other}"),

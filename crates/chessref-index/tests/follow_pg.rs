@@ -1,7 +1,8 @@
 //! The indexer on Postgres against the indexer on SQLite: the same games played for real
 //! on anvil, indexed into a SQLite file (which tests/follow.rs checks against the chain)
 //! and into a throwaway Postgres database, must give the same rows: games, moves, the
-//! change feed, the cursor, through live indexing and a reorg's rollback.
+//! change feed, the cursor, the kept ratings, through live indexing and a reorg's
+//! rollback.
 
 mod common;
 
@@ -9,6 +10,7 @@ use std::time::Duration;
 
 use chessref_evm::{RpcChain, anvil::Anvil};
 use chessref_index::db::{DbTarget, Sql};
+use chessref_index::ratings;
 use chessref_index::{Indexer, Options, Store};
 use chessref_pgtest::TempPostgres;
 use common::{SHORT_GAMES, deploy, games, indexed, play, referee, temp_db};
@@ -46,6 +48,14 @@ const TABLES: &[(&str, &str, &str)] = &[
         "block_number, log_index",
     ),
     ("cursor", "block_number, final_block, head", "id"),
+    // The kept ratings: the floats are compared in full by `assert_same` (SQLite prints a
+    // REAL as text to 15 digits, Postgres to as many as it takes).
+    ("ratings", "player, games, wins, draws, losses", "player"),
+    (
+        "rated_games",
+        "game_id, block_number, log_index, white, black, outcome",
+        "game_id",
+    ),
 ];
 
 fn dump(store: &mut Store, table: &str, columns: &str, order: &str) -> Vec<Vec<Option<String>>> {
@@ -67,6 +77,11 @@ fn dump(store: &mut Store, table: &str, columns: &str, order: &str) -> Vec<Vec<O
 }
 
 fn assert_same(lite: &mut Store, pg: &mut Store) {
+    assert_eq!(
+        ratings::kept(lite.db()).unwrap(),
+        ratings::kept(pg.db()).unwrap(),
+        "kept ratings differ (SQLite, then Postgres)"
+    );
     for (table, columns, order) in TABLES {
         let a = dump(lite, table, columns, order);
         let b = dump(pg, table, columns, order);
@@ -156,4 +171,6 @@ fn test_postgres_index_equals_the_sqlite_index_through_live_play_and_a_reorg() {
         pending.iter().all(|p| p[0].as_deref() == Some("0")),
         "every game final on Postgres: {pending:?}"
     );
+    let rated = dump(post.store_mut(), "rated_games", "game_id", "game_id");
+    assert!(!rated.is_empty(), "the final games are rated on Postgres");
 }
