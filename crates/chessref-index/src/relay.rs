@@ -10,9 +10,10 @@ use chessref_channel::{Accepted, Book, ChannelDomain, ChannelGame, Frame};
 use chessref_client::{GameLog, Phase, game_log::fold_game};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
+use crate::db::SqliteRef;
 use crate::error::{DbContext, IndexError, Result};
 use crate::migrations;
-use crate::store::{BUSY_TIMEOUT, Source, game_logs_sqlite, sql_int};
+use crate::store::{BUSY_TIMEOUT, Source, game_logs, sql_int};
 
 /// A channel game as the relay checks its messages against it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -120,7 +121,7 @@ impl RelayStore {
             return Ok(Err(NotRelayed::Unknown));
         };
         let mut logs = Vec::new();
-        for raw in game_logs_sqlite(&self.conn, &self.path, id)? {
+        for raw in game_logs(&mut SqliteRef::new(&self.path, &self.conn), id)? {
             logs.push(raw.decode().map_err(|e| {
                 IndexError::Invariant(format!("a stored log of game {id} no longer decodes: {e}"))
             })?);

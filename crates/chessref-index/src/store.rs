@@ -620,7 +620,7 @@ fn prune(tx: &mut Tx<'_>, final_block: u64) -> Result<()> {
 }
 
 /// The stored logs of a game, in chain order (`?1`: its id).
-pub(crate) const GAME_LOGS_SQL: &str =
+const GAME_LOGS_SQL: &str =
     "SELECT block_number, log_index, block_hash, tx_hash, topics, data FROM logs
      WHERE game_id = ?1 ORDER BY block_number, log_index";
 
@@ -669,27 +669,6 @@ pub(crate) fn game_logs(db: &mut impl Sql, id: U256) -> Result<Vec<RawLog>> {
     .into_iter()
     .map(raw_log)
     .collect()
-}
-
-/// The same on a bare SQLite connection (the relay's store, not on the layer yet).
-pub(crate) fn game_logs_sqlite(conn: &Connection, path: &str, id: U256) -> Result<Vec<RawLog>> {
-    let mut stmt = conn
-        .prepare_cached(GAME_LOGS_SQL)
-        .db(path, "reading a game's logs")?;
-    let rows = stmt
-        .query_map([id.to_string()], |row| {
-            Ok((
-                row.get(0)?,
-                row.get(1)?,
-                row.get(2)?,
-                row.get(3)?,
-                row.get(4)?,
-                row.get(5)?,
-            ))
-        })
-        .db(path, "reading a game's logs")?;
-    rows.map(|row| raw_log(row.db(path, "reading a game's logs")?))
-        .collect()
 }
 
 #[cfg(test)]
