@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project from a clean clone (the README's test command).
 # Installs what it needs first (pinned: npm packages from package-lock.json,
-# Rust crates from Cargo.lock, the wasm target, wasm-bindgen-cli, Debian chromium).
+# Rust crates from Cargo.lock, the wasm target, wasm-bindgen-cli, Debian chromium,
+# Debian postgresql for the tests that start a throwaway server).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +18,14 @@ fi
 
 step "toolchain"
 bash scripts/bootstrap.sh
+
+step "postgresql: the server binaries the Postgres tests start (crates/chessref-pgtest)"
+# Only initdb/pg_ctl/postgres are used, in a temporary directory per test; the package's
+# own cluster service is never needed (scripts/main.sh does not need Postgres at all).
+if ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
+  bash scripts/apt-install.sh postgresql
+fi
+ls -d /usr/lib/postgresql/*/bin/initdb
 
 step "contracts: forge reports failures (a failing test, a gas change, an oversized contract, a compile error)"
 bash scripts/forge-gate-selftest.sh

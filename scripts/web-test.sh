@@ -96,13 +96,7 @@ wasm-bindgen --version
 
 step "install: chromium"
 if [ ! -x /usr/bin/chromium ]; then
-  if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-  else
-    sudo apt-get update -qq
-    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-  fi
+  bash scripts/apt-install.sh chromium
 fi
 /usr/bin/chromium --version
 

@@ -39,8 +39,18 @@ fn backfill(
     batch_blocks: u64,
 ) -> (f64, std::path::PathBuf) {
     let db = common::temp_db(name);
+    let seconds = backfill_into(
+        anvil,
+        referee,
+        Store::open(&db).expect("open the index"),
+        batch_blocks,
+    );
+    (seconds, db)
+}
+
+/// Back-fills `referee` from block 0 to the head into `store`; returns the seconds.
+fn backfill_into(anvil: &Anvil, referee: Address, store: Store, batch_blocks: u64) -> f64 {
     let chain = RpcChain::connect_read_only(anvil.url()).expect("connect");
-    let store = Store::open(&db).expect("open the index");
     let options = Options {
         confirmations: 0,
         batch_blocks,
@@ -54,7 +64,7 @@ fn backfill(
             break;
         }
     }
-    (started.elapsed().as_secs_f64(), db)
+    started.elapsed().as_secs_f64()
 }
 
 fn main() {
@@ -116,6 +126,31 @@ fn main() {
             );
         }
     }
+
+    // The same back-fill into a throwaway Postgres on loopback (crates/chessref-pgtest;
+    // durability off there, as in the tests: an upper bound for a real server's).
+    let pg = chessref_pgtest::TempPostgres::start().expect("a throwaway Postgres");
+    let target: chessref_index::db::DbTarget = pg.url().parse().expect("its URL");
+    let mut store = Store::open_target(&target).expect("open the Postgres index");
+    let seconds = backfill_into(&anvil, referee, store, Options::default().batch_blocks);
+    store = Store::open_target(&target).expect("reopen");
+    let indexed_moves: i64 = {
+        use chessref_index::db::Sql;
+        store
+            .db()
+            .query_one("SELECT count(*) FROM moves", &[], "counting", |r| r.get(0))
+            .expect("count")
+    };
+    assert_eq!(
+        indexed_moves as usize, moves,
+        "every move indexed on Postgres"
+    );
+    println!(
+        "| back-fill into Postgres (loopback, fsync off), default ranges | {:.0} moves/s, {:.0} games/s | |",
+        moves as f64 / seconds,
+        played.len() as f64 / seconds
+    );
+    drop((store, pg));
 
     // Live: the indexer follows in a thread; each move's block is awaited in the file.
     let db = common::temp_db("live");

@@ -8,9 +8,9 @@ use std::collections::BTreeSet;
 use alloy_primitives::{U256, hex};
 use chessref_client::{Divergence, GameLog, LogPlace, game_log::fold_game};
 use chessref_core::State;
-use rusqlite::{OptionalExtension, Transaction, params};
 
-use crate::error::{DbContext, IndexError, Result};
+use crate::db::{Sql, Tx};
+use crate::error::{IndexError, Result};
 use crate::store::{game_logs, sql_int, unix_now};
 
 /// A divergence stored for the first time, with its evidence: what `chessref index`
@@ -66,50 +66,39 @@ struct Summary {
 }
 
 /// Appends one row to the `changes` feed (what live readers poll).
-fn change(
-    tx: &Transaction<'_>,
-    path: &str,
-    id: &str,
-    kind: &str,
-    ply: i64,
-    block: i64,
-) -> Result<()> {
-    tx.prepare_cached(
+fn change(tx: &mut Tx<'_>, id: &str, kind: &str, ply: i64, block: i64) -> Result<()> {
+    tx.execute(
         "INSERT INTO changes (game_id, kind, ply, block_number) VALUES (?1, ?2, ?3, ?4)",
-    )
-    .db(path, "preparing a change")?
-    .execute(params![id, kind, ply, block])
-    .db(path, "recording a change")?;
+        &[&id, &kind, &ply, &block],
+        "recording a change",
+    )?;
     Ok(())
 }
 
-fn summary(tx: &Transaction<'_>, path: &str, id: &str) -> Result<Option<Summary>> {
-    let row = tx
-        .prepare_cached("SELECT phase, draw_offer FROM games WHERE id = ?1")
-        .db(path, "preparing a game read")?
-        .query_row([id], |row| Ok((row.get::<_, String>(0)?, row.get(1)?)))
-        .optional()
-        .db(path, "reading a game")?;
+fn summary(tx: &mut Tx<'_>, id: &str) -> Result<Option<Summary>> {
+    let row = tx.query_opt(
+        "SELECT phase, draw_offer FROM games WHERE id = ?1",
+        &[&id],
+        "reading a game",
+        |row| Ok((row.get::<String>(0)?, row.get::<Option<String>>(1)?)),
+    )?;
     let Some((phase, draw_offer)) = row else {
         return Ok(None);
     };
-    let (moves, last_move) = tx
-        .prepare_cached("SELECT count(*), max(seq) FROM moves WHERE game_id = ?1")
-        .db(path, "preparing a move count")?
-        .query_row([id], |row| {
-            Ok((row.get::<_, i64>(0)?, row.get::<_, Option<i64>>(1)?))
-        })
-        .db(path, "counting moves")?;
+    let (moves, last_move) = tx.query_one(
+        "SELECT count(*), max(seq) FROM moves WHERE game_id = ?1",
+        &[&id],
+        "counting moves",
+        |row| Ok((row.get::<i64>(0)?, row.get::<Option<i64>>(1)?)),
+    )?;
     let last_move = match last_move {
         None => None,
-        Some(seq) => tx
-            .prepare_cached(
-                "SELECT block_number, log_index FROM moves WHERE game_id = ?1 AND seq = ?2",
-            )
-            .db(path, "preparing a move read")?
-            .query_row(params![id, seq], |row| Ok((row.get(0)?, row.get(1)?)))
-            .optional()
-            .db(path, "reading a move")?,
+        Some(seq) => tx.query_opt(
+            "SELECT block_number, log_index FROM moves WHERE game_id = ?1 AND seq = ?2",
+            &[&id, &seq],
+            "reading a move",
+            |row| Ok((row.get::<i64>(0)?, row.get::<i64>(1)?)),
+        )?,
     };
     Ok(Some(Summary {
         moves,
@@ -138,35 +127,26 @@ fn place_key(place: &LogPlace) -> Result<(i64, i64)> {
 /// Rebuilds the derived rows of each game of `ids` from its stored logs, inside `tx`.
 /// A game whose logs are gone (its creation rolled back) loses its rows; a game is
 /// pending while its latest event is above `final_block`.
-pub fn refold(
-    tx: &Transaction<'_>,
-    path: &str,
-    ids: &BTreeSet<U256>,
-    final_block: u64,
-) -> Result<Refolded> {
+pub fn refold(tx: &mut Tx<'_>, ids: &BTreeSet<U256>, final_block: u64) -> Result<Refolded> {
     let mut refolded = Refolded::default();
     for &id in ids {
         let key = id.to_string();
-        let raw = game_logs(tx, path, id)?;
+        let raw = game_logs(tx, id)?;
         let mut logs = Vec::with_capacity(raw.len());
         for log in &raw {
             logs.push(log.decode().map_err(|e| {
                 IndexError::Invariant(format!("a stored log of game {id} no longer decodes: {e}"))
             })?);
         }
-        let old = summary(tx, path, &key)?;
+        let old = summary(tx, &key)?;
         let Some(game) = fold_game(&logs) else {
             if old.is_some() {
-                tx.execute("DELETE FROM games WHERE id = ?1", [&key])
-                    .db(path, "deleting a rolled-back game")?;
-                change(
-                    tx,
-                    path,
-                    &key,
-                    "rollback",
-                    0,
-                    sql_int(final_block, "block")?,
+                tx.execute(
+                    "DELETE FROM games WHERE id = ?1",
+                    &[&key],
+                    "deleting a rolled-back game",
                 )?;
+                change(tx, &key, "rollback", 0, sql_int(final_block, "block")?)?;
             }
             if !raw.is_empty() {
                 refolded.orphans.push(id);
@@ -174,8 +154,8 @@ pub fn refold(
             continue;
         };
         let updated_block = sql_int(game.updated.block_number, "block number")?;
-        write_game(tx, path, &key, &game, final_block)?;
-        let moves_changed = write_moves(tx, path, &key, &game, old.as_ref())?;
+        write_game(tx, &key, &game, final_block)?;
+        let moves_changed = write_moves(tx, &key, &game, old.as_ref())?;
         // The feed (docs/INDEX.md, "The event feed"): what changed since the rows this
         // game had, in chain order. A rollback names the ply the game's moves are kept
         // to; the moves after it that the chain now has follow, then the game's end if it
@@ -188,7 +168,7 @@ pub fn refold(
         if old.is_none() {
             // The block of the creation itself, not of the game's latest event.
             let created_block = sql_int(game.created.block_number, "block number")?;
-            change(tx, path, &key, "created", 0, created_block)?;
+            change(tx, &key, "created", 0, created_block)?;
         }
         if rolled_back {
             let kept = match moves_changed.from {
@@ -200,7 +180,7 @@ pub fn refold(
             } else {
                 game.ply()
             };
-            change(tx, path, &key, "rollback", ply.into(), updated_block)?;
+            change(tx, &key, "rollback", ply.into(), updated_block)?;
         }
         // The phase the feed last announced: after a rollback, at most running.
         let announced = match &old {
@@ -226,12 +206,11 @@ pub fn refold(
             && rank(phase) >= rank("running")
             && game.white.is_some()
         {
-            change(tx, path, &key, "joined", 0, updated_block)?;
+            change(tx, &key, "joined", 0, updated_block)?;
         }
         for mv in &game.moves[moves_changed.from..] {
             change(
                 tx,
-                path,
                 &key,
                 "move",
                 mv.ply.into(),
@@ -239,29 +218,15 @@ pub fn refold(
             )?;
         }
         if rank(phase) > rank("running") && rank(phase) > announced_rank {
-            change(tx, path, &key, phase, game.ply().into(), updated_block)?;
+            change(tx, &key, phase, game.ply().into(), updated_block)?;
         }
         let offer = game.draw_offer.map(|a| a.to_string());
         if offer.is_some() && old.as_ref().is_none_or(|o| o.draw_offer != offer) {
-            change(
-                tx,
-                path,
-                &key,
-                "draw_offer",
-                game.ply().into(),
-                updated_block,
-            )?;
+            change(tx, &key, "draw_offer", game.ply().into(), updated_block)?;
         }
         for divergence in &game.divergences {
-            if let Some(new) = write_divergence(tx, path, id, divergence, &raw)? {
-                change(
-                    tx,
-                    path,
-                    &key,
-                    "divergence",
-                    game.ply().into(),
-                    updated_block,
-                )?;
+            if let Some(new) = write_divergence(tx, id, divergence, &raw)? {
+                change(tx, &key, "divergence", game.ply().into(), updated_block)?;
                 refolded.divergences.push(new);
             }
         }
@@ -271,26 +236,24 @@ pub fn refold(
 
 /// Marks final every game whose latest event is at or below `final_block`, with a
 /// `final` change each; returns them.
-pub fn finalise(tx: &Transaction<'_>, path: &str, final_block: u64) -> Result<BTreeSet<U256>> {
+pub fn finalise(tx: &mut Tx<'_>, final_block: u64) -> Result<BTreeSet<U256>> {
     let final_block = sql_int(final_block, "block number")?;
-    let ids: Vec<(String, i64, i64)> = {
-        let mut stmt = tx
-            .prepare_cached(
-                "UPDATE games SET pending = 0 WHERE pending = 1 AND updated_block <= ?1
-                 RETURNING id, ply, updated_block",
-            )
-            .db(path, "preparing finalisation")?;
-        let rows = stmt
-            .query_map([final_block], |row| {
-                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-            })
-            .db(path, "finalising games")?;
-        rows.collect::<rusqlite::Result<_>>()
-            .db(path, "finalising games")?
-    };
+    let ids = tx.query(
+        "UPDATE games SET pending = 0 WHERE pending = 1 AND updated_block <= ?1
+         RETURNING id, ply, updated_block",
+        &[&final_block],
+        "finalising games",
+        |row| {
+            Ok((
+                row.get::<String>(0)?,
+                row.get::<i64>(1)?,
+                row.get::<i64>(2)?,
+            ))
+        },
+    )?;
     let mut finalised = BTreeSet::new();
     for (id, ply, block) in ids {
-        change(tx, path, &id, "final", ply, block)?;
+        change(tx, &id, "final", ply, block)?;
         finalised.insert(
             id.parse::<U256>()
                 .map_err(|e| IndexError::Invariant(format!("stored game id {id:?}: {e}")))?,
@@ -303,13 +266,7 @@ fn opt_addr(a: Option<alloy_primitives::Address>) -> Option<String> {
     a.map(|a| a.to_string())
 }
 
-fn write_game(
-    tx: &Transaction<'_>,
-    path: &str,
-    key: &str,
-    game: &GameLog,
-    final_block: u64,
-) -> Result<()> {
+fn write_game(tx: &mut Tx<'_>, key: &str, game: &GameLog, final_block: u64) -> Result<()> {
     let shown = game.shown_state();
     let state_bytes = game.position.map_or(game.start_state, |p| p.state);
     let history = game.position.map_or(game.start_history, |p| p.history);
@@ -317,7 +274,7 @@ fn write_game(
     let fen = shown.map(|s| s.fen()).unwrap_or_default();
     let (created_block, created_log) = place_key(&game.created)?;
     let updated_block = sql_int(game.updated.block_number, "block number")?;
-    tx.prepare_cached(
+    tx.execute(
         "INSERT INTO games (id, created_block, created_log, creator, opponent, creator_white,
              white, black, token, stake, initial_time, increment, first_move_window, phase,
              result, reason, ply, status, start_state, state, fen, history, clock, draw_offer,
@@ -336,38 +293,37 @@ fn write_game(
              clock = excluded.clock, draw_offer = excluded.draw_offer,
              divergent = excluded.divergent, updated_block = excluded.updated_block,
              pending = excluded.pending",
-    )
-    .db(path, "preparing a game write")?
-    .execute(params![
-        key,
-        created_block,
-        created_log,
-        game.creator.to_string(),
-        game.opponent.to_string(),
-        game.creator_white,
-        opt_addr(game.white),
-        opt_addr(game.black),
-        game.token.to_string(),
-        game.stake.to_string(),
-        game.initial_time,
-        game.increment,
-        game.first_move_window,
-        game.phase.name(),
-        game.ending.map(|e| e.result.name()),
-        game.ending.map(|e| e.reason.name()),
-        game.ply(),
-        status,
-        hex::encode(game.start_state),
-        hex::encode(state_bytes),
-        fen,
-        history.to_string(),
-        game.position.map(|p| format!("{:#x}", p.clock)),
-        opt_addr(game.draw_offer),
-        game.divergences.len() as i64,
-        updated_block,
-        game.updated.block_number > final_block,
-    ])
-    .db(path, "writing a game")?;
+        &[
+            &key,
+            &created_block,
+            &created_log,
+            &game.creator.to_string(),
+            &game.opponent.to_string(),
+            &i64::from(game.creator_white),
+            &opt_addr(game.white),
+            &opt_addr(game.black),
+            &game.token.to_string(),
+            &game.stake.to_string(),
+            &i64::from(game.initial_time),
+            &i64::from(game.increment),
+            &i64::from(game.first_move_window),
+            &game.phase.name(),
+            &game.ending.map(|e| e.result.name()),
+            &game.ending.map(|e| e.reason.name()),
+            &i64::from(game.ply()),
+            &status,
+            &hex::encode(game.start_state),
+            &hex::encode(state_bytes),
+            &fen,
+            &history.to_string(),
+            &game.position.map(|p| format!("{:#x}", p.clock)),
+            &opt_addr(game.draw_offer),
+            &(game.divergences.len() as i64),
+            &updated_block,
+            &i64::from(game.updated.block_number > final_block),
+        ],
+        "writing a game",
+    )?;
     Ok(())
 }
 
@@ -383,8 +339,7 @@ struct MovesWritten {
 /// (same count or fewer, the last at the same place), only the new ones are written;
 /// otherwise the game's moves are rewritten.
 fn write_moves(
-    tx: &Transaction<'_>,
-    path: &str,
+    tx: &mut Tx<'_>,
     key: &str,
     game: &GameLog,
     old: Option<&Summary>,
@@ -401,15 +356,12 @@ fn write_moves(
     let from = if prefix {
         stored
     } else {
-        let places: Vec<(i64, i64)> = tx
-            .prepare_cached(
-                "SELECT block_number, log_index FROM moves WHERE game_id = ?1 ORDER BY seq",
-            )
-            .db(path, "preparing a move read")?
-            .query_map([key], |row| Ok((row.get(0)?, row.get(1)?)))
-            .db(path, "reading a game's moves")?
-            .collect::<rusqlite::Result<_>>()
-            .db(path, "reading a game's moves")?;
+        let places = tx.query(
+            "SELECT block_number, log_index FROM moves WHERE game_id = ?1 ORDER BY seq",
+            &[&key],
+            "reading a game's moves",
+            |row| Ok((row.get::<i64>(0)?, row.get::<i64>(1)?)),
+        )?;
         let mut common = 0;
         while common < places.len()
             && common < game.moves.len()
@@ -419,36 +371,33 @@ fn write_moves(
         }
         tx.execute(
             "DELETE FROM moves WHERE game_id = ?1 AND seq > ?2",
-            params![key, common as i64],
-        )
-        .db(path, "deleting a game's rolled-back moves")?;
+            &[&key, &(common as i64)],
+            "deleting a game's rolled-back moves",
+        )?;
         common
     };
-    let mut insert = tx
-        .prepare_cached(
+    for (seq, mv) in (from + 1..).zip(&game.moves[from..]) {
+        let (block, index) = place_key(&mv.place)?;
+        tx.execute(
             "INSERT INTO moves (game_id, seq, ply, packed, uci, san, status, state, clock,
                  block_number, tx_hash, log_index)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-        )
-        .db(path, "preparing a move write")?;
-    for (seq, mv) in (from + 1..).zip(&game.moves[from..]) {
-        let (block, index) = place_key(&mv.place)?;
-        insert
-            .execute(params![
-                key,
-                seq as i64,
-                mv.ply,
-                mv.packed,
-                mv.uci,
-                mv.san,
-                mv.status,
-                hex::encode(mv.position.state),
-                format!("{:#x}", mv.position.clock),
-                block,
-                mv.place.tx_hash.to_string(),
-                index,
-            ])
-            .db(path, "writing a move")?;
+            &[
+                &key,
+                &(seq as i64),
+                &i64::from(mv.ply),
+                &i64::from(mv.packed),
+                &mv.uci,
+                &mv.san,
+                &i64::from(mv.status),
+                &hex::encode(mv.position.state),
+                &format!("{:#x}", mv.position.clock),
+                &block,
+                &mv.place.tx_hash.to_string(),
+                &index,
+            ],
+            "writing a move",
+        )?;
     }
     Ok(MovesWritten {
         from,
@@ -459,8 +408,7 @@ fn write_moves(
 /// Stores `divergence` with its raw event unless it is stored already (the evidence
 /// outlives refolds and rollbacks); returns it when new.
 fn write_divergence(
-    tx: &Transaction<'_>,
-    path: &str,
+    tx: &mut Tx<'_>,
     id: U256,
     divergence: &Divergence,
     raw: &[crate::RawLog],
@@ -469,27 +417,27 @@ fn write_divergence(
     let raw_topics = evidence.map_or(String::new(), |log| hex::encode_prefixed(log.topics_blob()));
     let raw_data = evidence.map_or(String::new(), |log| hex::encode_prefixed(&log.data));
     let (block, index) = place_key(&divergence.place)?;
-    let inserted = tx
-        .prepare_cached(
-            "INSERT OR IGNORE INTO divergences (game_id, event, block_number, tx_hash, log_index,
-                 what, expected, found, raw_topics, raw_data, detected_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-        )
-        .db(path, "preparing a divergence write")?
-        .execute(params![
-            id.to_string(),
-            divergence.event,
-            block,
-            divergence.place.tx_hash.to_string(),
-            index,
-            divergence.what,
-            divergence.expected,
-            divergence.found,
-            raw_topics,
-            raw_data,
-            unix_now(),
-        ])
-        .db(path, "writing a divergence")?;
+    // Kept once: a refold meets the same divergence again (UNIQUE on its place and what).
+    let inserted = tx.execute(
+        "INSERT INTO divergences (game_id, event, block_number, tx_hash, log_index,
+             what, expected, found, raw_topics, raw_data, detected_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+         ON CONFLICT (game_id, block_number, log_index, what) DO NOTHING",
+        &[
+            &id.to_string(),
+            &divergence.event,
+            &block,
+            &divergence.place.tx_hash.to_string(),
+            &index,
+            &divergence.what,
+            &divergence.expected,
+            &divergence.found,
+            &raw_topics,
+            &raw_data,
+            &unix_now(),
+        ],
+        "writing a divergence",
+    )?;
     Ok((inserted == 1).then(|| NewDivergence {
         game_id: id,
         divergence: divergence.clone(),

@@ -15,6 +15,32 @@ pub enum IndexError {
         /// SQLite's error.
         source: rusqlite::Error,
     },
+    /// A database of either backend failed (the database, what was being done, the
+    /// driver's message).
+    #[error(transparent)]
+    Store(Box<crate::db::DbError>),
+    /// Another process holds the Postgres writer lock of this role (one indexer, and
+    /// one watchtower, per database).
+    #[error("database {db} is held by another {role} ({holder}): one {role} writes at a time")]
+    HeldPg {
+        /// The database, without its password.
+        db: String,
+        /// Which writer: `chessref index` or `chessref watch`.
+        role: String,
+        /// Who holds it: its application name, client address, server pid and since when.
+        holder: String,
+    },
+    /// The Postgres writer lock was lost (its connection died or was ended): this
+    /// process must stop writing.
+    #[error("database {db}: the {role} writer lock was lost ({why}): stopped writing")]
+    LockLost {
+        /// The database, without its password.
+        db: String,
+        /// Which writer.
+        role: String,
+        /// What happened.
+        why: String,
+    },
     /// No index file at `path` yet: `chessref index --db PATH` creates it (a relay or a
     /// watchtower started beside the indexer waits for it).
     #[error("{path}: no such index file (start chessref index --db {path} first)")]
@@ -132,6 +158,12 @@ pub enum IndexError {
     /// silently repaired.
     #[error("index invariant violated: {0}")]
     Invariant(String),
+}
+
+impl From<crate::db::DbError> for IndexError {
+    fn from(e: crate::db::DbError) -> IndexError {
+        IndexError::Store(Box::new(e))
+    }
 }
 
 /// `Result` of the index.

@@ -221,6 +221,11 @@ impl Indexer {
         &self.store
     }
 
+    /// The database, to read through the store (its connection needs `&mut`).
+    pub fn store_mut(&mut self) -> &mut Store {
+        &mut self.store
+    }
+
     /// The current `eth_getLogs` range, in blocks.
     pub fn batch_blocks(&self) -> u64 {
         self.batch_blocks

@@ -6,6 +6,7 @@
 
 use rusqlite::{Connection, TransactionBehavior};
 
+use crate::db::{Sql, SqliteRef};
 use crate::error::{DbContext, IndexError, Result};
 
 /// Every migration, in order. Never edit a published one: append a new one.
@@ -149,7 +150,7 @@ pub const MIGRATIONS: &[&str] = &[
     "#,
     // 4: the kept ratings (crate::ratings): every rated player's Glicko-2 rating and
     // record, and the games they count. Filled from the games already indexed in the
-    // migration's own transaction ([`FILLS`]); kept by the indexer's writes since.
+    // migration's own transaction ([`fill`]); kept by the indexer's writes since.
     r#"
     CREATE TABLE ratings (
         player TEXT PRIMARY KEY,
@@ -174,14 +175,15 @@ pub const MIGRATIONS: &[&str] = &[
     "#,
 ];
 
-/// Fills the tables of a migration from what the database already holds, in the
-/// migration's transaction.
-type Fill = fn(&Connection) -> rusqlite::Result<()>;
-
-/// What a migration computes beyond its SQL: the migration's number (1-based) and its
-/// fill. A database indexed before the kept ratings gets them from its games when it
-/// gains their tables.
-const FILLS: &[(i64, Fill)] = &[(4, crate::ratings::rebuild)];
+/// What migration `n` (1-based) computes beyond its SQL, in the migration's transaction,
+/// on either backend ([`crate::db::pg_schema`] calls it too): a database indexed before
+/// the kept ratings gets them from its games when it gains their tables (4).
+pub fn fill(n: i64, db: &mut impl Sql) -> Result<()> {
+    match n {
+        4 => crate::ratings::rebuild(db),
+        _ => Ok(()),
+    }
+}
 
 /// The schema version this build writes: the number of migrations.
 pub fn latest() -> i64 {
@@ -225,9 +227,7 @@ pub fn migrate(conn: &mut Connection, path: &str) -> Result<()> {
             return Ok(()); // up to date (the transaction rolls back: nothing written)
         };
         tx.execute_batch(sql).db(path, "applying a migration")?;
-        for (_, fill) in FILLS.iter().filter(|(n, _)| *n == found + 1) {
-            fill(&tx).db(path, "filling a migration's tables")?;
-        }
+        fill(found + 1, &mut SqliteRef::new(path, &tx))?;
         tx.pragma_update(None, "user_version", found + 1)
             .db(path, "recording the schema version")?;
         tx.commit().db(path, "committing a migration")?;

@@ -37,10 +37,13 @@ use std::collections::BTreeMap;
 
 use alloy_primitives::{Address, U256};
 use chessref_client::game_log::GameLog;
-use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 use skillratings::Outcomes;
 use skillratings::glicko2::{Glicko2Config, Glicko2Rating, glicko2};
+
+use crate::db::{DbResult, Row, Sql};
+use crate::error::{IndexError, Result};
+use crate::store::sql_int;
 
 /// How a rated game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -402,6 +405,11 @@ impl std::fmt::Display for RatingSummary {
     }
 }
 
+// The queries below are written once for both backends ([`crate::db`]): they run on a
+// [`Sql`] handle, the indexer's transaction ([`crate::db::Tx`]), a connection, or a
+// borrowed SQLite connection ([`crate::db::SqliteRef`]: the read side and the SQLite migrations,
+// still on rusqlite).
+
 /// The columns [`Finished`] needs of an ended game: the place of its `GameEnded` is its
 /// latest log, found by the `logs_by_game` index.
 const FINISHED: &str = "SELECT g.id, g.phase, g.result, g.reason, g.white, g.black, g.divergent,
@@ -410,71 +418,102 @@ const FINISHED: &str = "SELECT g.id, g.phase, g.result, g.reason, g.white, g.bla
                    WHERE l.game_id = g.id AND l.block_number = g.updated_block), 0)
      FROM games g WHERE g.phase = 'ended'";
 
-fn conversion(i: usize, e: impl std::error::Error + Send + Sync + 'static) -> rusqlite::Error {
-    rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
+/// A stored value the ratings cannot read: the index is damaged.
+fn stored(what: &str, text: &str, e: impl std::fmt::Display) -> IndexError {
+    IndexError::Invariant(format!("stored {what} {text:?}: {e}"))
 }
 
-fn address(row: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Address> {
-    row.get::<_, String>(i)?
-        .parse::<Address>()
-        .map_err(|e| conversion(i, e))
+fn address(text: &str) -> Result<Address> {
+    text.parse::<Address>()
+        .map_err(|e| stored("address", text, e))
 }
 
-fn game_id(row: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<U256> {
-    U256::from_str_radix(&row.get::<_, String>(i)?, 10).map_err(|e| conversion(i, e))
+fn game_id(text: &str) -> Result<U256> {
+    U256::from_str_radix(text, 10).map_err(|e| stored("game id", text, e))
 }
 
-/// A row of [`FINISHED`] as the ratings count it.
-fn finished(row: &rusqlite::Row<'_>) -> rusqlite::Result<Option<RatedGame>> {
-    let optional = |i: usize| -> rusqlite::Result<Option<Address>> {
-        match row.get::<_, Option<String>>(i)? {
-            None => Ok(None),
-            Some(_) => address(row, i).map(Some),
-        }
-    };
-    let (phase, result, reason): (String, Option<String>, Option<String>) =
-        (row.get(1)?, row.get(2)?, row.get(3)?);
-    Ok(Finished {
-        id: game_id(row, 0)?,
-        phase: &phase,
-        result: result.as_deref(),
-        reason: reason.as_deref(),
-        white: optional(4)?,
-        black: optional(5)?,
-        divergences: row.get::<_, i64>(6)?.max(0) as u64,
+/// A block number or log index as read back (never negative unless the file was edited).
+fn place(value: i64) -> u64 {
+    value.max(0) as u64
+}
+
+/// A row of [`FINISHED`], as stored.
+struct FinishedRow {
+    id: String,
+    phase: String,
+    result: Option<String>,
+    reason: Option<String>,
+    white: Option<String>,
+    black: Option<String>,
+    divergent: i64,
+    pending: i64,
+    block: i64,
+    log: i64,
+}
+
+fn finished_row(row: &Row<'_>) -> DbResult<FinishedRow> {
+    Ok(FinishedRow {
+        id: row.get(0)?,
+        phase: row.get(1)?,
+        result: row.get(2)?,
+        reason: row.get(3)?,
+        white: row.get(4)?,
+        black: row.get(5)?,
+        divergent: row.get(6)?,
         pending: row.get(7)?,
-        ended_at: (
-            row.get::<_, i64>(8)?.max(0) as u64,
-            row.get::<_, i64>(9)?.max(0) as u64,
-        ),
+        block: row.get(8)?,
+        log: row.get(9)?,
+    })
+}
+
+impl FinishedRow {
+    /// The game as the ratings count it, if it counts.
+    fn rated(&self) -> Result<Option<RatedGame>> {
+        let optional = |text: &Option<String>| text.as_deref().map(address).transpose();
+        Ok(Finished {
+            id: game_id(&self.id)?,
+            phase: &self.phase,
+            result: self.result.as_deref(),
+            reason: self.reason.as_deref(),
+            white: optional(&self.white)?,
+            black: optional(&self.black)?,
+            divergences: place(self.divergent),
+            pending: self.pending != 0,
+            ended_at: (place(self.block), place(self.log)),
+        }
+        .rated())
     }
-    .rated())
 }
 
 /// The index's rated games: one query over the ended games, filtered by
 /// [`Finished::rated`].
-pub fn rated_games(conn: &Connection) -> rusqlite::Result<Vec<RatedGame>> {
-    let mut stmt = conn.prepare_cached(FINISHED)?;
-    let rows = stmt.query_map([], finished)?;
+pub fn rated_games(db: &mut impl Sql) -> Result<Vec<RatedGame>> {
+    let rows = db.query(FINISHED, &[], "reading the ended games", finished_row)?;
     let mut games = Vec::new();
-    for game in rows {
-        games.extend(game?);
+    for row in &rows {
+        games.extend(row.rated()?);
     }
     Ok(games)
 }
 
 /// Game `id` as the ratings count it now, if it counts.
-fn rated_game(conn: &Connection, id: U256) -> rusqlite::Result<Option<RatedGame>> {
-    conn.prepare_cached(&format!("{FINISHED} AND g.id = ?1"))?
-        .query_row([id.to_string()], finished)
-        .optional()
-        .map(Option::flatten)
+fn rated_game(db: &mut impl Sql, id: U256) -> Result<Option<RatedGame>> {
+    let row = db.query_opt(
+        &format!("{FINISHED} AND g.id = ?1"),
+        &[&id.to_string()],
+        "reading an ended game",
+        finished_row,
+    )?;
+    Ok(match row {
+        Some(row) => row.rated()?,
+        None => None,
+    })
 }
 
 /// The ratings of the index's final games, recomputed from the `games` rows: what the
 /// kept table must equal ([`kept`]); the tests' reference.
-pub fn from_index(conn: &Connection) -> rusqlite::Result<Ratings> {
-    rated_games(conn).map(rate)
+pub fn from_index(db: &mut impl Sql) -> Result<Ratings> {
+    rated_games(db).map(rate)
 }
 
 // The kept ratings (docs/INDEX.md, "Ratings"): the `ratings` table holds every rated
@@ -514,13 +553,13 @@ pub enum Kept {
 /// rebuild from the change point would need every player's rating after every game kept
 /// forever, for a case a chain that does not lie never reaches (final games are below
 /// every block a rollback can forget, and games become final in chain order).
-pub fn keep(conn: &Connection, changed: impl IntoIterator<Item = U256>) -> rusqlite::Result<Kept> {
+pub fn keep(db: &mut impl Sql, changed: impl IntoIterator<Item = U256>) -> Result<Kept> {
     let mut new = Vec::new();
     for id in changed {
-        let now = rated_game(conn, id)?;
-        match (counted(conn, id)?, now) {
+        let now = rated_game(db, id)?;
+        match (counted(db, id)?, now) {
             (Some(was), now) if Some(was) != now => {
-                rebuild(conn)?;
+                rebuild(db)?;
                 return Ok(Kept::RebuiltChanged(id));
             }
             (None, Some(now)) => new.push(now),
@@ -531,173 +570,227 @@ pub fn keep(conn: &Connection, changed: impl IntoIterator<Item = U256>) -> rusql
         return Ok(Kept::Unchanged);
     }
     new.sort_by_key(RatedGame::order);
-    if let Some(last) = last_counted(conn)?
+    if let Some(last) = last_counted(db)?
         && new[0].order() <= last.order()
     {
-        rebuild(conn)?;
+        rebuild(db)?;
         return Ok(Kept::RebuiltEarlier(new[0].id));
     }
     for game in &new {
-        let white = kept_rating(conn, game.white)?.unwrap_or(Rating::INITIAL);
-        let black = kept_rating(conn, game.black)?.unwrap_or(Rating::INITIAL);
+        let white = kept_rating(db, game.white)?.unwrap_or(Rating::INITIAL);
+        let black = kept_rating(db, game.black)?.unwrap_or(Rating::INITIAL);
         let (white, black) = play(white, black, game.outcome);
-        put_rating(conn, game.white, &white)?;
-        put_rating(conn, game.black, &black)?;
-        count(conn, game)?;
+        put_rating(db, game.white, &white)?;
+        put_rating(db, game.black, &black)?;
+        count(db, game)?;
     }
     Ok(Kept::Applied(new.len()))
 }
 
-/// Rebuilds both kept tables from every rated game, in chain order ([`rate`]).
-pub fn rebuild(conn: &Connection) -> rusqlite::Result<()> {
-    conn.execute("DELETE FROM ratings", [])?;
-    conn.execute("DELETE FROM rated_games", [])?;
-    let games = rated_games(conn)?;
+/// Rebuilds both kept tables from every rated game, in chain order ([`rate`]): the fill
+/// of the migration that adds them, on either backend.
+pub fn rebuild(db: &mut impl Sql) -> Result<()> {
+    db.execute("DELETE FROM ratings", &[], "clearing the kept ratings")?;
+    db.execute("DELETE FROM rated_games", &[], "clearing the rated games")?;
+    let games = rated_games(db)?;
     for game in &games {
-        count(conn, game)?;
+        count(db, game)?;
     }
     for (player, rating) in rate(games).iter() {
-        put_rating(conn, *player, rating)?;
+        put_rating(db, *player, rating)?;
     }
     Ok(())
 }
 
 /// Records that `game` is counted.
-fn count(conn: &Connection, game: &RatedGame) -> rusqlite::Result<()> {
-    conn.prepare_cached(
+fn count(db: &mut impl Sql, game: &RatedGame) -> Result<()> {
+    db.execute(
         "INSERT INTO rated_games (game_id, block_number, log_index, white, black, outcome)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?
-    .execute(params![
-        game.id.to_string(),
-        sql_int(game.ended_at.0)?,
-        sql_int(game.ended_at.1)?,
-        game.white.to_string(),
-        game.black.to_string(),
-        game.outcome.name(),
-    ])?;
+        &[
+            &game.id.to_string(),
+            &sql_int(game.ended_at.0, "block number")?,
+            &sql_int(game.ended_at.1, "log index")?,
+            &game.white.to_string(),
+            &game.black.to_string(),
+            &game.outcome.name(),
+        ],
+        "counting a rated game",
+    )?;
     Ok(())
-}
-
-/// A block number or log index as SQL's integer (they fit unless a node lies).
-fn sql_int(value: u64) -> rusqlite::Result<i64> {
-    i64::try_from(value).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
 }
 
 const COUNTED: &str = "SELECT game_id, block_number, log_index, white, black, outcome
      FROM rated_games";
 
-fn counted_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RatedGame> {
-    let outcome: String = row.get(5)?;
+/// A row of [`COUNTED`], as stored.
+type CountedRow = (String, i64, i64, String, String, String);
+
+fn counted_row(row: &Row<'_>) -> DbResult<CountedRow> {
+    Ok((
+        row.get(0)?,
+        row.get(1)?,
+        row.get(2)?,
+        row.get(3)?,
+        row.get(4)?,
+        row.get(5)?,
+    ))
+}
+
+fn counted_game((id, block, log, white, black, outcome): CountedRow) -> Result<RatedGame> {
     Ok(RatedGame {
-        id: game_id(row, 0)?,
-        ended_at: (
-            row.get::<_, i64>(1)?.max(0) as u64,
-            row.get::<_, i64>(2)?.max(0) as u64,
-        ),
-        white: address(row, 3)?,
-        black: address(row, 4)?,
+        id: game_id(&id)?,
+        ended_at: (place(block), place(log)),
+        white: address(&white)?,
+        black: address(&black)?,
         outcome: Outcome::from_result(&outcome)
-            .ok_or_else(|| conversion(5, std::io::Error::other(format!("outcome {outcome:?}"))))?,
+            .ok_or_else(|| stored("outcome", &outcome, "not a rated result"))?,
     })
 }
 
 /// Game `id` as the kept tables counted it, if they did.
-fn counted(conn: &Connection, id: U256) -> rusqlite::Result<Option<RatedGame>> {
-    conn.prepare_cached(&format!("{COUNTED} WHERE game_id = ?1"))?
-        .query_row([id.to_string()], counted_row)
-        .optional()
+fn counted(db: &mut impl Sql, id: U256) -> Result<Option<RatedGame>> {
+    db.query_opt(
+        &format!("{COUNTED} WHERE game_id = ?1"),
+        &[&id.to_string()],
+        "reading a counted game",
+        counted_row,
+    )?
+    .map(counted_game)
+    .transpose()
 }
 
 /// The last game counted, in chain order.
-fn last_counted(conn: &Connection) -> rusqlite::Result<Option<RatedGame>> {
+fn last_counted(db: &mut impl Sql) -> Result<Option<RatedGame>> {
     // Two counted games never share a place (each is its own `GameEnded` log): the game
     // id never decides.
-    conn.prepare_cached(&format!(
-        "{COUNTED} ORDER BY block_number DESC, log_index DESC LIMIT 1"
-    ))?
-    .query_row([], counted_row)
-    .optional()
+    db.query_opt(
+        &format!("{COUNTED} ORDER BY block_number DESC, log_index DESC LIMIT 1"),
+        &[],
+        "reading the last counted game",
+        counted_row,
+    )?
+    .map(counted_game)
+    .transpose()
 }
 
 /// Every game the kept tables count, in chain order (the tests compare it with
 /// [`rated_games`]).
-pub fn counted_games(conn: &Connection) -> rusqlite::Result<Vec<RatedGame>> {
-    let mut stmt = conn.prepare_cached(&format!("{COUNTED} ORDER BY block_number, log_index"))?;
-    let rows = stmt.query_map([], counted_row)?;
-    rows.collect()
+pub fn counted_games(db: &mut impl Sql) -> Result<Vec<RatedGame>> {
+    db.query(
+        &format!("{COUNTED} ORDER BY block_number, log_index"),
+        &[],
+        "reading the counted games",
+        counted_row,
+    )?
+    .into_iter()
+    .map(counted_game)
+    .collect()
 }
 
-fn put_rating(conn: &Connection, player: Address, r: &Rating) -> rusqlite::Result<()> {
-    conn.prepare_cached(
+fn put_rating(db: &mut impl Sql, player: Address, r: &Rating) -> Result<()> {
+    db.execute(
         "INSERT INTO ratings (player, rating, deviation, volatility, games, wins, draws, losses)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
          ON CONFLICT (player) DO UPDATE SET rating = excluded.rating,
              deviation = excluded.deviation, volatility = excluded.volatility,
              games = excluded.games, wins = excluded.wins, draws = excluded.draws,
              losses = excluded.losses",
-    )?
-    .execute(params![
-        player_key(player),
-        r.rating,
-        r.deviation,
-        r.volatility,
-        r.games,
-        r.wins,
-        r.draws,
-        r.losses
-    ])?;
+        &[
+            &player_key(player),
+            &r.rating,
+            &r.deviation,
+            &r.volatility,
+            &i64::from(r.games),
+            &i64::from(r.wins),
+            &i64::from(r.draws),
+            &i64::from(r.losses),
+        ],
+        "keeping a rating",
+    )?;
     Ok(())
 }
 
 const RATING_COLUMNS: &str = "player, rating, deviation, volatility, games, wins, draws, losses";
 
-fn rating_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(Address, Rating)> {
+/// A row of [`RATING_COLUMNS`], as stored.
+type RatingRow = (String, f64, f64, f64, [i64; 4]);
+
+fn rating_row(row: &Row<'_>) -> DbResult<RatingRow> {
     Ok((
-        address(row, 0)?,
+        row.get(0)?,
+        row.get(1)?,
+        row.get(2)?,
+        row.get(3)?,
+        [row.get(4)?, row.get(5)?, row.get(6)?, row.get(7)?],
+    ))
+}
+
+fn rating_of(
+    (player, rating, deviation, volatility, record): RatingRow,
+) -> Result<(Address, Rating)> {
+    let tally = |i: usize| {
+        u32::try_from(record[i]).map_err(|e| stored("game count", &record[i].to_string(), e))
+    };
+    Ok((
+        address(&player)?,
         Rating {
-            rating: row.get(1)?,
-            deviation: row.get(2)?,
-            volatility: row.get(3)?,
-            games: row.get(4)?,
-            wins: row.get(5)?,
-            draws: row.get(6)?,
-            losses: row.get(7)?,
+            rating,
+            deviation,
+            volatility,
+            games: tally(0)?,
+            wins: tally(1)?,
+            draws: tally(2)?,
+            losses: tally(3)?,
         },
     ))
 }
 
 /// `player`'s kept rating, if they played a rated game.
-pub fn kept_rating(conn: &Connection, player: Address) -> rusqlite::Result<Option<Rating>> {
-    conn.prepare_cached(&format!(
-        "SELECT {RATING_COLUMNS} FROM ratings WHERE player = ?1"
-    ))?
-    .query_row([player_key(player)], rating_row)
-    .optional()
-    .map(|found| found.map(|(_, rating)| rating))
+pub fn kept_rating(db: &mut impl Sql, player: Address) -> Result<Option<Rating>> {
+    let row = db.query_opt(
+        &format!("SELECT {RATING_COLUMNS} FROM ratings WHERE player = ?1"),
+        &[&player_key(player)],
+        "reading a rating",
+        rating_row,
+    )?;
+    Ok(row.map(rating_of).transpose()?.map(|(_, rating)| rating))
 }
 
 /// Every kept rating.
-pub fn kept(conn: &Connection) -> rusqlite::Result<Ratings> {
-    let mut stmt = conn.prepare_cached(&format!("SELECT {RATING_COLUMNS} FROM ratings"))?;
-    let rows = stmt.query_map([], rating_row)?;
+pub fn kept(db: &mut impl Sql) -> Result<Ratings> {
+    let rows = db.query(
+        &format!("SELECT {RATING_COLUMNS} FROM ratings"),
+        &[],
+        "reading the ratings",
+        rating_row,
+    )?;
     Ok(Ratings {
-        players: rows.collect::<rusqlite::Result<_>>()?,
+        players: rows.into_iter().map(rating_of).collect::<Result<_>>()?,
     })
 }
 
 /// A page of the leaderboard from the kept table: rated players by full-precision
 /// rating, highest first, ties by address (lowercase hex); `limit` of them after
 /// `offset`. The `ratings_by_rating` index walks the order.
-pub fn leaderboard(conn: &Connection, limit: u32, offset: u32) -> rusqlite::Result<Leaderboard> {
-    let total: i64 = conn.query_row("SELECT count(*) FROM ratings", [], |r| r.get(0))?;
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {RATING_COLUMNS} FROM ratings ORDER BY rating DESC, player LIMIT ?1 OFFSET ?2"
-    ))?;
-    let rows = stmt.query_map(params![limit, offset], rating_row)?;
+pub fn leaderboard(db: &mut impl Sql, limit: u32, offset: u32) -> Result<Leaderboard> {
+    let total = db.query_one(
+        "SELECT count(*) FROM ratings",
+        &[],
+        "counting the rated players",
+        |row| row.get::<i64>(0),
+    )?;
+    let rows = db.query(
+        &format!(
+            "SELECT {RATING_COLUMNS} FROM ratings ORDER BY rating DESC, player LIMIT ?1 OFFSET ?2"
+        ),
+        &[&i64::from(limit), &i64::from(offset)],
+        "reading a page of the leaderboard",
+        rating_row,
+    )?;
     let mut players = Vec::new();
     for (rank, row) in (u64::from(offset) + 1..).zip(rows) {
-        let (address, rating) = row?;
+        let (address, rating) = rating_of(row)?;
         players.push(RankedPlayer {
             rank,
             player: rating.view(address),
@@ -1011,7 +1104,7 @@ mod tests {
                     .unwrap();
                 }
             }
-            let ratings = from_index(conn).unwrap();
+            let ratings = from_index(&mut crate::db::SqliteRef::new("t", conn)).unwrap();
             drop(store);
             let _ = std::fs::remove_dir_all(&dir);
             ratings

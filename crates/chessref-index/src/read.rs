@@ -13,6 +13,7 @@ use chessref_evm::clock_word::ClockWord;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, params};
 use serde::Serialize;
 
+use crate::db::SqliteRef;
 use crate::ratings::{self, PlayerView, RatingSummary};
 use crate::store::BUSY_TIMEOUT;
 
@@ -352,7 +353,13 @@ pub fn pgn_result(result: Option<&str>) -> &'static str {
 }
 
 impl Reader {
-    fn unavailable(&self, e: rusqlite::Error) -> Unavailable {
+    /// The connection under the store's query API ([`crate::db`]), for the queries
+    /// written once for both backends.
+    fn sql(&self) -> SqliteRef<'_> {
+        SqliteRef::new(&self.path, &self.conn)
+    }
+
+    fn unavailable(&self, e: impl std::fmt::Display) -> Unavailable {
         Unavailable {
             path: self.path.clone(),
             message: e.to_string(),
@@ -405,7 +412,7 @@ impl Reader {
             .into_iter()
             .map(|game| {
                 let creator_rating = match game.creator.parse::<Address>() {
-                    Ok(creator) => ratings::kept_rating(&self.conn, creator)
+                    Ok(creator) => ratings::kept_rating(&mut self.sql(), creator)
                         .map_err(|e| self.unavailable(e))?
                         .map(|r| r.summary()),
                     Err(_) => None,
@@ -427,13 +434,14 @@ impl Reader {
     /// `player`'s rating and record (the initial rating and zeros without a rated game),
     /// as the indexer keeps it ([`crate::ratings`]).
     pub fn player(&self, player: Address) -> ReadResult<PlayerView> {
-        let rating = ratings::kept_rating(&self.conn, player).map_err(|e| self.unavailable(e))?;
+        let rating =
+            ratings::kept_rating(&mut self.sql(), player).map_err(|e| self.unavailable(e))?;
         Ok(rating.unwrap_or(ratings::Rating::INITIAL).view(player))
     }
 
     /// A page of the leaderboard: rated players by rating, highest first.
     pub fn leaderboard(&self, limit: u32, offset: u32) -> ReadResult<ratings::Leaderboard> {
-        ratings::leaderboard(&self.conn, limit, offset).map_err(|e| self.unavailable(e))
+        ratings::leaderboard(&mut self.sql(), limit, offset).map_err(|e| self.unavailable(e))
     }
 
     /// What the index follows, as a PGN `Site`: `chain ID referee ADDR`.

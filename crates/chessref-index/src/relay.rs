@@ -10,6 +10,7 @@ use chessref_channel::{Accepted, Book, ChannelDomain, ChannelGame, Frame};
 use chessref_client::{GameLog, Phase, game_log::fold_game};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
+use crate::db::SqliteRef;
 use crate::error::{DbContext, IndexError, Result};
 use crate::migrations;
 use crate::store::{BUSY_TIMEOUT, Source, game_logs, sql_int};
@@ -332,7 +333,7 @@ fn game(conn: &Connection, path: &str, id: U256) -> Result<Record> {
         return Ok(Err(NotRelayed::Unknown));
     };
     let mut logs = Vec::new();
-    for raw in game_logs(conn, path, id)? {
+    for raw in game_logs(&mut SqliteRef::new(path, conn), id)? {
         logs.push(raw.decode().map_err(|e| {
             IndexError::Invariant(format!("a stored log of game {id} no longer decodes: {e}"))
         })?);

@@ -10,14 +10,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use alloy_primitives::{Address, B256, U256};
 use chessref_evm::LogPlace;
-use rusqlite::{
-    Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params,
-};
+use chessref_evm::moment::rfc3339;
+use rusqlite::Connection;
 
+use crate::db::{Conn, Database, DbTarget, PgWriterLock, Role, Sql, Tx};
 use crate::derive::{self, Refolded};
 use crate::error::{DbContext, IndexError, Result};
 use crate::lock::WriterLock;
-use crate::migrations;
 use crate::ratings;
 use crate::raw::{BlockRef, RawLog};
 
@@ -92,19 +91,34 @@ pub struct Committed {
     pub ratings: ratings::Kept,
 }
 
-/// The index database opened for writing, by the one indexer of the file: it holds the
-/// file's writer lock until dropped.
-#[derive(Debug)]
+/// The index database opened for writing, by the one indexer of the database: it holds
+/// the writer lock (a SQLite file's lock file, a Postgres advisory lock) until dropped.
 pub struct Store {
-    conn: Connection,
     path: String,
-    /// The file as opened, and which file it was (unknown if its metadata could not be
-    /// read): a file deleted or replaced since is noticed before each write
-    /// ([`Store::check_file`]).
-    file: std::path::PathBuf,
-    identity: Option<FileIdentity>,
-    /// Declared last: released after the connection is closed.
-    _lock: WriterLock,
+    backend: Backend,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("db", &self.path).finish()
+    }
+}
+
+/// The connection, what keeps a second indexer out, and what tells this one to stop.
+enum Backend {
+    /// A SQLite file: the lock file, and the file as opened with which file it was
+    /// (unknown if its metadata could not be read): a file deleted or replaced since is
+    /// noticed before each write ([`Store::check_file`]).
+    Sqlite {
+        conn: Conn,
+        file: std::path::PathBuf,
+        identity: Option<FileIdentity>,
+        /// Declared last: released after the connection is closed.
+        _lock: WriterLock,
+    },
+    /// A Postgres database: the indexer's advisory lock, checked before each write, and
+    /// its session, which every write goes through (none outlives the lock).
+    Postgres(Box<PgWriterLock>),
 }
 
 /// Which file a path names: its device and inode (on Unix; elsewhere only that it exists).
@@ -155,32 +169,54 @@ impl Store {
     /// this process or another) has the file, this is [`IndexError::Held`], naming the
     /// file and the holder's pid and start time.
     pub fn open(path: &Path) -> Result<Store> {
-        let name = path.display().to_string();
-        let lock = WriterLock::acquire(path, &name)?;
-        let mut conn = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE
-                | OpenFlags::SQLITE_OPEN_CREATE
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .db(&name, "opening")?;
-        conn.busy_timeout(BUSY_TIMEOUT)
-            .db(&name, "setting the busy timeout")?;
-        switch_to_wal(&conn, &name)?;
-        conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
-            .db(&name, "setting pragmas")?;
-        migrations::migrate(&mut conn, &name)?;
-        // SQLite just opened (or made) the file: its metadata is there to read.
-        let identity = std::fs::metadata(path)
-            .ok()
-            .map(|meta| FileIdentity::of(&meta));
-        Ok(Store {
-            conn,
-            path: name,
-            file: path.to_path_buf(),
-            identity,
-            _lock: lock,
-        })
+        Store::open_target(&DbTarget::Sqlite(path.to_path_buf()))
+    }
+
+    /// Opens the index `target` for writing: a SQLite file as [`Store::open`] does, or a
+    /// Postgres database, whose indexer lock ([`PgWriterLock`]) is taken first, without
+    /// waiting: [`IndexError::HeldPg`] names the holder.
+    pub fn open_target(target: &DbTarget) -> Result<Store> {
+        let name = target.to_string();
+        match target {
+            DbTarget::Sqlite(path) => {
+                let lock = WriterLock::acquire(path, &name)?;
+                let conn = Database::open(target, 1)?.connect()?;
+                // SQLite just opened (or made) the file: its metadata is there to read.
+                let identity = std::fs::metadata(path)
+                    .ok()
+                    .map(|meta| FileIdentity::of(&meta));
+                Ok(Store {
+                    path: name,
+                    backend: Backend::Sqlite {
+                        conn,
+                        file: path.clone(),
+                        identity,
+                        _lock: lock,
+                    },
+                })
+            }
+            DbTarget::Postgres(pg) => {
+                let holder = format!(
+                    "chessref index pid {}, since {}",
+                    std::process::id(),
+                    rfc3339(unix_now())
+                );
+                let mut lock = PgWriterLock::try_acquire(pg, Role::Indexer, &holder)?;
+                lock.conn().migrate()?;
+                Ok(Store {
+                    path: name,
+                    backend: Backend::Postgres(Box::new(lock)),
+                })
+            }
+        }
+    }
+
+    /// The connection every read and write of the store goes through.
+    fn conn(&mut self) -> &mut Conn {
+        match &mut self.backend {
+            Backend::Sqlite { conn, .. } => conn,
+            Backend::Postgres(lock) => lock.conn(),
+        }
     }
 
     /// Whether the file at the path is still the one opened: a file deleted or replaced
@@ -188,13 +224,18 @@ impl Store {
     /// naming it. SQLite would go on writing to the deleted file, which no reader opens.
     /// Every write ([`Store::commit`], [`Store::rollback`], [`Store::heartbeat`]) asks
     /// first.
-    pub fn check_file(&self) -> Result<()> {
+    /// On Postgres, whether the indexer lock is still held ([`IndexError::LockLost`]).
+    pub fn check_file(&mut self) -> Result<()> {
+        let (file, identity) = match &mut self.backend {
+            Backend::Sqlite { file, identity, .. } => (file, *identity),
+            Backend::Postgres(lock) => return lock.check(),
+        };
         let gone = |what: String| IndexError::FileGone {
             path: self.path.clone(),
             what,
         };
-        match std::fs::metadata(&self.file) {
-            Ok(meta) if self.identity.is_none_or(|id| id == FileIdentity::of(&meta)) => Ok(()),
+        match std::fs::metadata(file) {
+            Ok(meta) if identity.is_none_or(|id| id == FileIdentity::of(&meta)) => Ok(()),
             Ok(_) => Err(gone("was replaced by another file".into())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(gone("was deleted".into())),
             Err(e) => Err(gone(format!("cannot be looked at ({e})"))),
@@ -206,14 +247,26 @@ impl Store {
         &self.path
     }
 
-    /// The raw connection (tests and the read side's checks).
+    /// The raw SQLite connection (tests and the read side's checks).
+    ///
+    /// # Panics
+    /// On a Postgres store, which has none: tests of both backends use [`Store::db`].
     pub fn connection(&self) -> &Connection {
-        &self.conn
+        match &self.backend {
+            Backend::Sqlite { conn, .. } => conn.sqlite(),
+            Backend::Postgres(_) => None,
+        }
+        .expect("Store::connection is SQLite's; use Store::db on Postgres")
+    }
+
+    /// The connection, whichever the backend.
+    pub fn db(&mut self) -> &mut Conn {
+        self.conn()
     }
 
     /// What the database follows, if it was bound.
-    pub fn source(&self) -> Result<Option<Source>> {
-        read_source(&self.conn, &self.path)
+    pub fn source(&mut self) -> Result<Option<Source>> {
+        read_source(self.conn())
     }
 
     /// Binds a fresh database to `source` (cursor at its first block), or checks that an
@@ -221,42 +274,41 @@ impl Store {
     /// a restart resumes, whatever `--from-block` says). The source is read inside the
     /// transaction that writes it.
     pub fn bind(&mut self, source: Source) -> Result<Source> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .db(&self.path, "binding")?;
-        if let Some(stored) = read_source(&tx, &self.path)? {
+        let path = self.path.clone();
+        let mut tx = self.conn().transaction()?;
+        if let Some(stored) = read_source(&mut tx)? {
             if stored.chain_id != source.chain_id || stored.referee != source.referee {
                 return Err(IndexError::OtherSource {
-                    path: self.path.clone(),
+                    path,
                     stored: stored.to_string(),
                     asked: source.to_string(),
                 });
             }
             return Ok(stored);
         }
+        let from_block = sql_int(source.from_block, "from block")?;
         tx.execute(
             "INSERT INTO source (id, chain_id, referee, from_block) VALUES (1, ?1, ?2, ?3)",
-            params![
-                sql_int(source.chain_id, "chain id")?,
-                source.referee.to_string(),
-                sql_int(source.from_block, "from block")?
+            &[
+                &sql_int(source.chain_id, "chain id")?,
+                &source.referee.to_string(),
+                &from_block,
             ],
-        )
-        .db(&self.path, "binding the source")?;
+            "binding the source",
+        )?;
         tx.execute(
             "INSERT INTO cursor (id, block_number, block_hash, final_block, head, updated_at)
              VALUES (1, ?1, NULL, ?1, ?1, ?2)",
-            params![sql_int(source.from_block, "from block")? - 1, unix_now()],
-        )
-        .db(&self.path, "creating the cursor")?;
-        tx.commit().db(&self.path, "binding")?;
+            &[&(from_block - 1), &unix_now()],
+            "creating the cursor",
+        )?;
+        tx.commit()?;
         Ok(source)
     }
 
     /// Where the index stands (the database must be bound).
-    pub fn cursor(&self) -> Result<Cursor> {
-        read_cursor(&self.conn, &self.path)
+    pub fn cursor(&mut self) -> Result<Cursor> {
+        read_cursor(self.conn())
     }
 
     /// Records that the node answered at head `head` with nothing new to index: the
@@ -264,44 +316,40 @@ impl Store {
     /// a quiet chain (recent) from a stalled indexer (old).
     pub fn heartbeat(&mut self, head: u64) -> Result<()> {
         self.check_file()?;
-        self.conn
-            .execute(
-                "UPDATE cursor SET head = max(head, ?1), updated_at = ?2 WHERE id = 1",
-                params![sql_int(head, "head")?, unix_now()],
-            )
-            .db(&self.path, "recording the node's answer")?;
+        // CASE, not max()/greatest(): the one spelling both backends know.
+        self.conn().execute(
+            "UPDATE cursor SET head = CASE WHEN head > ?1 THEN head ELSE ?1 END,
+             updated_at = ?2 WHERE id = 1",
+            &[&sql_int(head, "head")?, &unix_now()],
+            "recording the node's answer",
+        )?;
         Ok(())
     }
 
     /// The stored non-final blocks, highest first.
-    pub fn recent_blocks(&self) -> Result<Vec<BlockRef>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT number, hash, parent_hash, timestamp FROM blocks ORDER BY number DESC",
-            )
-            .db(&self.path, "reading blocks")?;
-        let rows = stmt
-            .query_map([], |row| {
+    pub fn recent_blocks(&mut self) -> Result<Vec<BlockRef>> {
+        let rows = self.conn().query(
+            "SELECT number, hash, parent_hash, timestamp FROM blocks ORDER BY number DESC",
+            &[],
+            "reading blocks",
+            |row| {
                 Ok((
-                    row.get::<_, i64>(0)?,
-                    row.get::<_, Vec<u8>>(1)?,
-                    row.get::<_, Vec<u8>>(2)?,
-                    row.get::<_, i64>(3)?,
+                    row.get::<i64>(0)?,
+                    row.get::<Vec<u8>>(1)?,
+                    row.get::<Vec<u8>>(2)?,
+                    row.get::<i64>(3)?,
                 ))
-            })
-            .db(&self.path, "reading blocks")?;
-        let mut blocks = Vec::new();
-        for row in rows {
-            let (number, hash, parent, timestamp) = row.db(&self.path, "reading blocks")?;
-            blocks.push(BlockRef {
+            },
+        )?;
+        Ok(rows
+            .into_iter()
+            .map(|(number, hash, parent, timestamp)| BlockRef {
                 number: number as u64,
                 hash: B256::from_slice(&hash),
                 parent_hash: B256::from_slice(&parent),
                 timestamp: timestamp as u64,
-            });
-        }
-        Ok(blocks)
+            })
+            .collect())
     }
 
     /// Stores `batch` and advances the cursor past it, refolding the games it touched and
@@ -311,12 +359,8 @@ impl Store {
     /// carries that block, on the cursor's hash.
     pub fn commit(&mut self, batch: &Batch) -> Result<Committed> {
         self.check_file()?;
-        let path = self.path.clone();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .db(&path, "starting a batch")?;
-        let cursor = read_cursor(&tx, &path)?;
+        let mut tx = self.conn().transaction()?;
+        let cursor = read_cursor(&mut tx)?;
         if batch.from != cursor.next_block || batch.to < batch.from {
             return Err(IndexError::Invariant(format!(
                 "batch {}..={} does not continue the cursor (next block {})",
@@ -335,88 +379,75 @@ impl Store {
         }
         let mut touched = BTreeSet::new();
         let mut undecodable = Vec::new();
-        {
-            let mut insert = tx
-                .prepare_cached(
-                    "INSERT INTO logs (block_number, log_index, block_hash, tx_hash, game_id, topics, data)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                )
-                .db(&path, "preparing the log insert")?;
-            for log in &batch.logs {
-                if !(batch.from..=batch.to).contains(&log.place.block_number) {
-                    return Err(IndexError::BadAnswer(format!(
-                        "log {}:{} outside the range {}..={} asked",
-                        log.place.block_number, log.place.log_index, batch.from, batch.to
-                    )));
-                }
-                let decoded = log.decode();
-                let game = decoded.as_ref().ok().and_then(|l| l.game_id());
-                if let Some(id) = game {
-                    touched.insert(id);
-                }
-                if let Err(error) = decoded {
-                    undecodable.push(error.to_string());
-                }
-                insert
-                    .execute(params![
-                        sql_int(log.place.block_number, "block number")?,
-                        sql_int(log.place.log_index, "log index")?,
-                        log.place.block_hash.as_slice(),
-                        log.place.tx_hash.as_slice(),
-                        game.map(|id| id.to_string()),
-                        log.topics_blob(),
-                        log.data.as_ref(),
-                    ])
-                    .map_err(|e| match e {
-                        rusqlite::Error::SqliteFailure(f, _)
-                            if f.code == rusqlite::ErrorCode::ConstraintViolation =>
-                        {
-                            IndexError::Invariant(format!(
-                                "log {}:{} is already stored",
-                                log.place.block_number, log.place.log_index
-                            ))
-                        }
-                        source => IndexError::Db {
-                            path: path.clone(),
-                            doing: "storing a log",
-                            source,
-                        },
-                    })?;
+        for log in &batch.logs {
+            if !(batch.from..=batch.to).contains(&log.place.block_number) {
+                return Err(IndexError::BadAnswer(format!(
+                    "log {}:{} outside the range {}..={} asked",
+                    log.place.block_number, log.place.log_index, batch.from, batch.to
+                )));
             }
-            let mut block = tx
-                .prepare_cached(
-                    "INSERT INTO blocks (number, hash, parent_hash, timestamp) VALUES (?1, ?2, ?3, ?4)",
-                )
-                .db(&path, "preparing the block insert")?;
-            for b in &batch.blocks {
-                block
-                    .execute(params![
-                        sql_int(b.number, "block number")?,
-                        b.hash.as_slice(),
-                        b.parent_hash.as_slice(),
-                        sql_int(b.timestamp, "timestamp")?
-                    ])
-                    .db(&path, "storing a block")?;
+            let decoded = log.decode();
+            let game = decoded.as_ref().ok().and_then(|l| l.game_id());
+            if let Some(id) = game {
+                touched.insert(id);
             }
+            if let Err(error) = decoded {
+                undecodable.push(error.to_string());
+            }
+            tx.execute(
+                "INSERT INTO logs (block_number, log_index, block_hash, tx_hash, game_id, topics, data)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                &[
+                    &sql_int(log.place.block_number, "block number")?,
+                    &sql_int(log.place.log_index, "log index")?,
+                    &log.place.block_hash.as_slice(),
+                    &log.place.tx_hash.as_slice(),
+                    &game.map(|id| id.to_string()),
+                    &log.topics_blob(),
+                    &log.data.as_ref(),
+                ],
+                "storing a log",
+            )
+            .map_err(|e| {
+                if e.is_constraint_violation() {
+                    IndexError::Invariant(format!(
+                        "log {}:{} is already stored",
+                        log.place.block_number, log.place.log_index
+                    ))
+                } else {
+                    e.into()
+                }
+            })?;
+        }
+        for b in &batch.blocks {
+            tx.execute(
+                "INSERT INTO blocks (number, hash, parent_hash, timestamp) VALUES (?1, ?2, ?3, ?4)",
+                &[
+                    &sql_int(b.number, "block number")?,
+                    &b.hash.as_slice(),
+                    &b.parent_hash.as_slice(),
+                    &sql_int(b.timestamp, "timestamp")?,
+                ],
+                "storing a block",
+            )?;
         }
         tx.execute(
             "UPDATE cursor SET block_number = ?1, block_hash = ?2, final_block = ?3, head = ?4,
              updated_at = ?5 WHERE id = 1",
-            params![
-                sql_int(batch.to, "block number")?,
-                batch.to_hash.as_slice(),
-                sql_int(batch.final_block, "block number")?,
-                sql_int(batch.head, "block number")?,
-                unix_now()
+            &[
+                &sql_int(batch.to, "block number")?,
+                &batch.to_hash.as_slice(),
+                &sql_int(batch.final_block, "block number")?,
+                &sql_int(batch.head, "block number")?,
+                &unix_now(),
             ],
-        )
-        .db(&path, "advancing the cursor")?;
-        prune(&tx, &path, batch.final_block)?;
-        let refolded = derive::refold(&tx, &path, &touched, batch.final_block)?;
-        let finalised = derive::finalise(&tx, &path, batch.final_block)?;
-        let ratings = ratings::keep(&tx, touched.union(&finalised).copied())
-            .db(&path, "keeping the ratings")?;
-        tx.commit().db(&path, "committing a batch")?;
+            "advancing the cursor",
+        )?;
+        prune(&mut tx, batch.final_block)?;
+        let refolded = derive::refold(&mut tx, &touched, batch.final_block)?;
+        let finalised = derive::finalise(&mut tx, batch.final_block)?;
+        let ratings = ratings::keep(&mut tx, touched.union(&finalised).copied())?;
+        tx.commit()?;
         Ok(Committed {
             touched,
             refolded,
@@ -430,59 +461,52 @@ impl Store {
     /// touched, in one transaction that reads the cursor and checks the ancestor first.
     pub fn rollback(&mut self, ancestor: BlockRef) -> Result<Committed> {
         self.check_file()?;
-        let path = self.path.clone();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .db(&path, "starting a rollback")?;
-        let final_block = read_cursor(&tx, &path)?.final_block;
+        let mut tx = self.conn().transaction()?;
+        let final_block = read_cursor(&mut tx)?.final_block;
         let above = sql_int(ancestor.number, "block number")?;
-        let stored: Option<Vec<u8>> = tx
-            .query_row(
-                "SELECT hash FROM blocks WHERE number = ?1",
-                [above],
-                |row| row.get(0),
-            )
-            .optional()
-            .db(&path, "reading the ancestor")?;
+        let stored = tx.query_opt(
+            "SELECT hash FROM blocks WHERE number = ?1",
+            &[&above],
+            "reading the ancestor",
+            |row| row.get::<Vec<u8>>(0),
+        )?;
         if stored.as_deref() != Some(ancestor.hash.as_slice()) {
             return Err(IndexError::Invariant(format!(
                 "rollback to block {} ({}), which the index does not hold",
                 ancestor.number, ancestor.hash
             )));
         }
+        let ids = tx.query(
+            "SELECT DISTINCT game_id FROM logs WHERE block_number > ?1 AND game_id IS NOT NULL",
+            &[&above],
+            "finding rolled-back games",
+            |row| row.get::<String>(0),
+        )?;
         let mut touched = BTreeSet::new();
-        {
-            let mut games = tx
-                .prepare(
-                    "SELECT DISTINCT game_id FROM logs WHERE block_number > ?1 AND game_id IS NOT NULL",
-                )
-                .db(&path, "finding rolled-back games")?;
-            let ids = games
-                .query_map([above], |row| row.get::<_, String>(0))
-                .db(&path, "finding rolled-back games")?;
-            for id in ids {
-                let id = id.db(&path, "finding rolled-back games")?;
-                touched.insert(
-                    id.parse::<U256>().map_err(|e| {
-                        IndexError::Invariant(format!("stored game id {id:?}: {e}"))
-                    })?,
-                );
-            }
+        for id in ids {
+            touched.insert(
+                id.parse::<U256>()
+                    .map_err(|e| IndexError::Invariant(format!("stored game id {id:?}: {e}")))?,
+            );
         }
-        tx.execute("DELETE FROM logs WHERE block_number > ?1", [above])
-            .db(&path, "deleting orphaned logs")?;
-        tx.execute("DELETE FROM blocks WHERE number > ?1", [above])
-            .db(&path, "deleting orphaned blocks")?;
+        tx.execute(
+            "DELETE FROM logs WHERE block_number > ?1",
+            &[&above],
+            "deleting orphaned logs",
+        )?;
+        tx.execute(
+            "DELETE FROM blocks WHERE number > ?1",
+            &[&above],
+            "deleting orphaned blocks",
+        )?;
         tx.execute(
             "UPDATE cursor SET block_number = ?1, block_hash = ?2, updated_at = ?3 WHERE id = 1",
-            params![above, ancestor.hash.as_slice(), unix_now()],
-        )
-        .db(&path, "rewinding the cursor")?;
-        let refolded = derive::refold(&tx, &path, &touched, final_block)?;
-        let ratings =
-            ratings::keep(&tx, touched.iter().copied()).db(&path, "keeping the ratings")?;
-        tx.commit().db(&path, "committing a rollback")?;
+            &[&above, &ancestor.hash.as_slice(), &unix_now()],
+            "rewinding the cursor",
+        )?;
+        let refolded = derive::refold(&mut tx, &touched, final_block)?;
+        let ratings = ratings::keep(&mut tx, touched.iter().copied())?;
+        tx.commit()?;
         Ok(Committed {
             touched,
             refolded,
@@ -492,15 +516,15 @@ impl Store {
     }
 
     /// The stored logs of game `id`, in chain order.
-    pub fn game_logs(&self, id: U256) -> Result<Vec<RawLog>> {
-        game_logs(&self.conn, &self.path, id)
+    pub fn game_logs(&mut self, id: U256) -> Result<Vec<RawLog>> {
+        game_logs(self.conn(), id)
     }
 }
 
 /// Puts the database in WAL mode. The switch needs the file to itself and SQLite does
 /// not wait for it (no busy handler): while another opener of a fresh file (the relay,
 /// the watchtower) is migrating it, it is tried again, up to [`BUSY_TIMEOUT`].
-fn switch_to_wal(conn: &Connection, path: &str) -> Result<()> {
+pub(crate) fn switch_to_wal(conn: &Connection, path: &str) -> Result<()> {
     let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
     loop {
         let mode = conn.query_row("PRAGMA journal_mode = WAL", [], |row| {
@@ -527,21 +551,20 @@ fn switch_to_wal(conn: &Connection, path: &str) -> Result<()> {
     }
 }
 
-/// What the database follows, read on `conn` (a connection or a transaction).
-fn read_source(conn: &Connection, path: &str) -> Result<Option<Source>> {
-    conn.query_row(
+/// What the database follows, read on `db` (a connection or a transaction).
+fn read_source(db: &mut impl Sql) -> Result<Option<Source>> {
+    db.query_opt(
         "SELECT chain_id, referee, from_block FROM source WHERE id = 1",
-        [],
+        &[],
+        "reading the source",
         |row| {
             Ok((
-                row.get::<_, i64>(0)?,
-                row.get::<_, String>(1)?,
-                row.get::<_, i64>(2)?,
+                row.get::<i64>(0)?,
+                row.get::<String>(1)?,
+                row.get::<i64>(2)?,
             ))
         },
-    )
-    .optional()
-    .db(path, "reading the source")?
+    )?
     .map(|(chain_id, referee, from_block)| {
         let referee = referee
             .parse::<Address>()
@@ -555,16 +578,22 @@ fn read_source(conn: &Connection, path: &str) -> Result<Option<Source>> {
     .transpose()
 }
 
-/// The cursor, read on `conn`: inside the write transaction when it is checked before a
+/// The cursor, read on `db`: inside the write transaction when it is checked before a
 /// write, so that nothing can move it between the check and the write.
-fn read_cursor(conn: &Connection, path: &str) -> Result<Cursor> {
-    let (last, hash, final_block, head): (i64, Option<Vec<u8>>, i64, i64) = conn
-        .query_row(
-            "SELECT block_number, block_hash, final_block, head FROM cursor WHERE id = 1",
-            [],
-            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
-        )
-        .db(path, "reading the cursor")?;
+fn read_cursor(db: &mut impl Sql) -> Result<Cursor> {
+    let (last, hash, final_block, head) = db.query_one(
+        "SELECT block_number, block_hash, final_block, head FROM cursor WHERE id = 1",
+        &[],
+        "reading the cursor",
+        |row| {
+            Ok((
+                row.get::<i64>(0)?,
+                row.get::<Option<Vec<u8>>>(1)?,
+                row.get::<i64>(2)?,
+                row.get::<i64>(3)?,
+            ))
+        },
+    )?;
     let last_hash = hash
         .map(|h| {
             (h.len() == 32)
@@ -581,58 +610,71 @@ fn read_cursor(conn: &Connection, path: &str) -> Result<Cursor> {
 }
 
 /// Keeps the blocks the reorg check needs: the final block and everything above it.
-fn prune(tx: &Transaction<'_>, path: &str, final_block: u64) -> Result<()> {
+fn prune(tx: &mut Tx<'_>, final_block: u64) -> Result<()> {
     tx.execute(
         "DELETE FROM blocks WHERE number < ?1",
-        [sql_int(final_block, "block number")?],
-    )
-    .db(path, "pruning final blocks")?;
+        &[&sql_int(final_block, "block number")?],
+        "pruning final blocks",
+    )?;
     Ok(())
 }
 
-/// The stored logs of game `id`, in chain order.
-pub(crate) fn game_logs(conn: &Connection, path: &str, id: U256) -> Result<Vec<RawLog>> {
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT block_number, log_index, block_hash, tx_hash, topics, data FROM logs
-             WHERE game_id = ?1 ORDER BY block_number, log_index",
-        )
-        .db(path, "reading a game's logs")?;
-    let rows = stmt
-        .query_map([id.to_string()], |row| {
+/// The stored logs of a game, in chain order (`?1`: its id).
+const GAME_LOGS_SQL: &str =
+    "SELECT block_number, log_index, block_hash, tx_hash, topics, data FROM logs
+     WHERE game_id = ?1 ORDER BY block_number, log_index";
+
+/// A row of [`GAME_LOGS_SQL`] as the log it stores.
+pub(crate) fn raw_log(
+    (block, index, block_hash, tx_hash, topics, data): (
+        i64,
+        i64,
+        Vec<u8>,
+        Vec<u8>,
+        Vec<u8>,
+        Vec<u8>,
+    ),
+) -> Result<RawLog> {
+    let topics = RawLog::topics_from_blob(&topics)
+        .ok_or_else(|| IndexError::Invariant(format!("log {block}:{index} has torn topics")))?;
+    Ok(RawLog {
+        place: LogPlace {
+            block_number: block as u64,
+            log_index: index as u64,
+            block_hash: B256::from_slice(&block_hash),
+            tx_hash: B256::from_slice(&tx_hash),
+        },
+        topics,
+        data: data.into(),
+    })
+}
+
+/// The stored logs of game `id`, in chain order, read on `db`.
+pub(crate) fn game_logs(db: &mut impl Sql, id: U256) -> Result<Vec<RawLog>> {
+    db.query(
+        GAME_LOGS_SQL,
+        &[&id.to_string()],
+        "reading a game's logs",
+        |row| {
             Ok((
-                row.get::<_, i64>(0)?,
-                row.get::<_, i64>(1)?,
-                row.get::<_, Vec<u8>>(2)?,
-                row.get::<_, Vec<u8>>(3)?,
-                row.get::<_, Vec<u8>>(4)?,
-                row.get::<_, Vec<u8>>(5)?,
+                row.get::<i64>(0)?,
+                row.get::<i64>(1)?,
+                row.get::<Vec<u8>>(2)?,
+                row.get::<Vec<u8>>(3)?,
+                row.get::<Vec<u8>>(4)?,
+                row.get::<Vec<u8>>(5)?,
             ))
-        })
-        .db(path, "reading a game's logs")?;
-    let mut logs = Vec::new();
-    for row in rows {
-        let (block, index, block_hash, tx_hash, topics, data) =
-            row.db(path, "reading a game's logs")?;
-        let topics = RawLog::topics_from_blob(&topics)
-            .ok_or_else(|| IndexError::Invariant(format!("log {block}:{index} has torn topics")))?;
-        logs.push(RawLog {
-            place: LogPlace {
-                block_number: block as u64,
-                log_index: index as u64,
-                block_hash: B256::from_slice(&block_hash),
-                tx_hash: B256::from_slice(&tx_hash),
-            },
-            topics,
-            data: data.into(),
-        });
-    }
-    Ok(logs)
+        },
+    )?
+    .into_iter()
+    .map(raw_log)
+    .collect()
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::migrations;
     use alloy_primitives::address;
 
     /// A fresh database path under the target directory, removed first.
@@ -696,11 +738,78 @@ pub(crate) mod tests {
         }
     }
 
-    fn count(store: &Store, table: &str) -> i64 {
+    fn count(store: &mut Store, table: &str) -> i64 {
         store
-            .connection()
-            .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+            .db()
+            .query_one(
+                &format!("SELECT count(*) FROM {table}"),
+                &[],
+                "counting",
+                |r| r.get(0),
+            )
             .unwrap()
+    }
+
+    /// Runs `check` on a fresh store of each backend: a SQLite file, then a database on
+    /// a throwaway Postgres server.
+    fn on_both(name: &str, check: impl Fn(Store)) {
+        check(Store::open(&temp_db(name)).unwrap());
+        let pg = chessref_pgtest::TempPostgres::start().unwrap();
+        check(Store::open_target(&pg.url().parse().unwrap()).unwrap());
+    }
+
+    #[test]
+    fn test_a_postgres_store_whose_session_ended_stops_and_a_successor_resumes() {
+        let pg = chessref_pgtest::TempPostgres::start().unwrap();
+        let target: DbTarget = pg.url().parse().unwrap();
+        let mut first = Store::open_target(&target).unwrap();
+        first.bind(SOURCE).unwrap();
+        first
+            .commit(&batch(5, 9, vec![withdrawn_log(6, 0)]))
+            .unwrap();
+        // The session holding the lock (and writing) is ended, as a cut connection would.
+        let mut admin = postgres::Client::connect(&pg.url(), postgres::NoTls).unwrap();
+        let ended = admin
+            .execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                 WHERE application_name LIKE 'chessref index pid %'",
+                &[],
+            )
+            .unwrap();
+        assert_eq!(ended, 1);
+        let err = first.heartbeat(10).unwrap_err();
+        assert!(matches!(err, IndexError::LockLost { .. }), "{err}");
+        let err = first.commit(&batch(10, 11, vec![])).unwrap_err();
+        assert!(matches!(err, IndexError::LockLost { .. }), "{err}");
+        // The successor resumes at the cursor the first one committed.
+        let mut second = Store::open_target(&target).unwrap();
+        assert_eq!(second.bind(SOURCE).unwrap(), SOURCE);
+        assert_eq!(second.cursor().unwrap().next_block, 10);
+        assert_eq!(count(&mut second, "logs"), 1);
+        second.commit(&batch(10, 11, vec![])).unwrap();
+        drop(first);
+        assert_eq!(second.cursor().unwrap().next_block, 12);
+    }
+
+    #[test]
+    fn test_a_second_store_on_a_postgres_database_is_refused_naming_the_holder() {
+        let pg = chessref_pgtest::TempPostgres::start().unwrap();
+        let target: DbTarget = pg.url().parse().unwrap();
+        let first = Store::open_target(&target).unwrap();
+        let err = Store::open_target(&target).unwrap_err();
+        let text = err.to_string();
+        assert!(matches!(err, IndexError::HeldPg { .. }), "{text}");
+        assert!(
+            text.contains(&format!(
+                "chessref index pid {}, since ",
+                std::process::id()
+            )),
+            "{text}"
+        );
+        drop(first);
+        let mut second = Store::open_target(&target).unwrap();
+        second.bind(SOURCE).unwrap();
+        second.check_file().unwrap();
     }
 
     #[test]
@@ -746,84 +855,84 @@ pub(crate) mod tests {
 
     #[test]
     fn test_bind_refuses_another_referee_and_keeps_its_from_block() {
-        let path = temp_db("bind");
-        let mut store = Store::open(&path).unwrap();
-        store.bind(SOURCE).unwrap();
-        let cursor = store.cursor().unwrap();
-        assert_eq!(cursor.next_block, 5);
-        assert_eq!(cursor.last_hash, None);
-        let later = Source {
-            from_block: 9,
-            ..SOURCE
-        };
-        assert_eq!(store.bind(later).unwrap(), SOURCE);
-        let other = Source {
-            referee: Address::ZERO,
-            ..SOURCE
-        };
-        let err = store.bind(other).unwrap_err();
-        assert!(matches!(err, IndexError::OtherSource { .. }), "{err}");
+        on_both("bind", |mut store| {
+            store.bind(SOURCE).unwrap();
+            let cursor = store.cursor().unwrap();
+            assert_eq!(cursor.next_block, 5);
+            assert_eq!(cursor.last_hash, None);
+            let later = Source {
+                from_block: 9,
+                ..SOURCE
+            };
+            assert_eq!(store.bind(later).unwrap(), SOURCE);
+            let other = Source {
+                referee: Address::ZERO,
+                ..SOURCE
+            };
+            let err = store.bind(other).unwrap_err();
+            assert!(matches!(err, IndexError::OtherSource { .. }), "{err}");
+        });
     }
 
     #[test]
     fn test_commit_advances_and_refuses_a_log_stored_twice() {
-        let path = temp_db("commit");
-        let mut store = Store::open(&path).unwrap();
-        store.bind(SOURCE).unwrap();
-        store
-            .commit(&batch(5, 9, vec![withdrawn_log(6, 0), withdrawn_log(9, 3)]))
-            .unwrap();
-        let cursor = store.cursor().unwrap();
-        assert_eq!(cursor.next_block, 10);
-        assert_eq!(cursor.last_hash, Some(hash(9)));
-        assert_eq!(count(&store, "logs"), 2);
-        // Blocks below the final block (7) are pruned.
-        let numbers: Vec<u64> = store
-            .recent_blocks()
-            .unwrap()
-            .iter()
-            .map(|b| b.number)
-            .collect();
-        assert_eq!(numbers, [9, 8, 7]);
-        // A batch that does not continue the cursor is refused.
-        assert!(matches!(
-            store.commit(&batch(9, 12, vec![])),
-            Err(IndexError::Invariant(_))
-        ));
-        // A log already stored, even in a well-placed batch, is an invariant violation
-        // and the whole batch is rolled back.
-        let mut dup = batch(10, 11, vec![withdrawn_log(10, 0)]);
-        dup.logs.push(withdrawn_log(10, 0));
-        let err = store.commit(&dup).unwrap_err();
-        assert!(err.to_string().contains("already stored"), "{err}");
-        assert_eq!(store.cursor().unwrap().next_block, 10);
-        assert_eq!(count(&store, "logs"), 2);
+        on_both("commit", |mut store| {
+            store.bind(SOURCE).unwrap();
+            store
+                .commit(&batch(5, 9, vec![withdrawn_log(6, 0), withdrawn_log(9, 3)]))
+                .unwrap();
+            let cursor = store.cursor().unwrap();
+            assert_eq!(cursor.next_block, 10);
+            assert_eq!(cursor.last_hash, Some(hash(9)));
+            assert_eq!(count(&mut store, "logs"), 2);
+            // Blocks below the final block (7) are pruned.
+            let numbers: Vec<u64> = store
+                .recent_blocks()
+                .unwrap()
+                .iter()
+                .map(|b| b.number)
+                .collect();
+            assert_eq!(numbers, [9, 8, 7]);
+            // A batch that does not continue the cursor is refused.
+            assert!(matches!(
+                store.commit(&batch(9, 12, vec![])),
+                Err(IndexError::Invariant(_))
+            ));
+            // A log already stored, even in a well-placed batch, is an invariant violation
+            // and the whole batch is rolled back.
+            let mut dup = batch(10, 11, vec![withdrawn_log(10, 0)]);
+            dup.logs.push(withdrawn_log(10, 0));
+            let err = store.commit(&dup).unwrap_err();
+            assert!(err.to_string().contains("already stored"), "{err}");
+            assert_eq!(store.cursor().unwrap().next_block, 10);
+            assert_eq!(count(&mut store, "logs"), 2);
+        });
     }
 
     #[test]
     fn test_rollback_forgets_the_orphaned_blocks() {
-        let path = temp_db("rollback");
-        let mut store = Store::open(&path).unwrap();
-        store.bind(SOURCE).unwrap();
-        store
-            .commit(&batch(
-                5,
-                12,
-                vec![
-                    withdrawn_log(6, 0),
-                    withdrawn_log(11, 0),
-                    withdrawn_log(12, 1),
-                ],
-            ))
-            .unwrap();
-        let ancestor = store.recent_blocks().unwrap()[2];
-        assert_eq!(ancestor.number, 10);
-        store.rollback(ancestor).unwrap();
-        assert_eq!(count(&store, "logs"), 1);
-        let cursor = store.cursor().unwrap();
-        assert_eq!(cursor.next_block, 11);
-        assert_eq!(cursor.last_hash, Some(hash(10)));
-        assert_eq!(store.recent_blocks().unwrap()[0].number, 10);
+        on_both("rollback", |mut store| {
+            store.bind(SOURCE).unwrap();
+            store
+                .commit(&batch(
+                    5,
+                    12,
+                    vec![
+                        withdrawn_log(6, 0),
+                        withdrawn_log(11, 0),
+                        withdrawn_log(12, 1),
+                    ],
+                ))
+                .unwrap();
+            let ancestor = store.recent_blocks().unwrap()[2];
+            assert_eq!(ancestor.number, 10);
+            store.rollback(ancestor).unwrap();
+            assert_eq!(count(&mut store, "logs"), 1);
+            let cursor = store.cursor().unwrap();
+            assert_eq!(cursor.next_block, 11);
+            assert_eq!(cursor.last_hash, Some(hash(10)));
+            assert_eq!(store.recent_blocks().unwrap()[0].number, 10);
+        });
     }
 
     #[test]
@@ -861,9 +970,9 @@ pub(crate) mod tests {
             .commit(&batch(5, 6, vec![withdrawn_log(6, 0)]))
             .unwrap();
         drop(first);
-        let second = Store::open(&path).unwrap();
+        let mut second = Store::open(&path).unwrap();
         assert_eq!(second.cursor().unwrap().next_block, 7);
-        assert_eq!(count(&second, "logs"), 1);
+        assert_eq!(count(&mut second, "logs"), 1);
     }
 
     #[test]
@@ -885,7 +994,7 @@ pub(crate) mod tests {
         assert_eq!(relay.source().unwrap(), Some(SOURCE));
         // A watchtower's opener too, beside both.
         let tower = crate::RelayStore::open(&path).unwrap();
-        assert_eq!(count(&store, "relay_messages"), 2);
+        assert_eq!(count(&mut store, "relay_messages"), 2);
         drop((relay, tower));
         assert!(matches!(Store::open(&path), Err(IndexError::Held { .. })));
     }
@@ -963,14 +1072,14 @@ pub(crate) mod tests {
             )
             .unwrap();
         other.execute_batch("COMMIT").unwrap();
-        let (store, result) = committing.join().unwrap();
+        let (mut store, result) = committing.join().unwrap();
         let err = result.unwrap_err();
         assert!(
             err.to_string()
                 .contains("batch 5..=9 does not continue the cursor (next block 10)"),
             "{err}"
         );
-        assert_eq!(count(&store, "logs"), 0);
+        assert_eq!(count(&mut store, "logs"), 0);
         assert_eq!(store.cursor().unwrap().next_block, 10);
     }
 
@@ -1001,11 +1110,10 @@ pub(crate) mod tests {
         );
         // Deleted.
         std::fs::remove_file(&path).unwrap();
+        let recent = store.recent_blocks().unwrap()[0];
         for err in [
             store.heartbeat(9).unwrap_err(),
-            store
-                .rollback(store.recent_blocks().unwrap()[0])
-                .unwrap_err(),
+            store.rollback(recent).unwrap_err(),
             store.check_file().unwrap_err(),
         ] {
             let IndexError::FileGone { path: named, what } = &err else {
@@ -1018,24 +1126,24 @@ pub(crate) mod tests {
 
     #[test]
     fn test_commit_refuses_a_batch_off_the_cursors_hash() {
-        let path = temp_db("cursor-hash");
-        let mut store = Store::open(&path).unwrap();
-        store.bind(SOURCE).unwrap();
-        store.commit(&batch(5, 9, vec![])).unwrap();
-        let mut fork = batch(10, 11, vec![]);
-        fork.blocks[0].parent_hash = B256::repeat_byte(7);
-        let err = store.commit(&fork).unwrap_err();
-        assert!(err.to_string().contains("block 10's parent is"), "{err}");
-        assert_eq!(store.cursor().unwrap().next_block, 10);
-        // A rollback to a block the index does not hold is refused too.
-        let stranger = BlockRef {
-            number: 8,
-            hash: B256::repeat_byte(8),
-            parent_hash: hash(7),
-            timestamp: 8,
-        };
-        let err = store.rollback(stranger).unwrap_err();
-        assert!(err.to_string().contains("does not hold"), "{err}");
-        assert_eq!(store.cursor().unwrap().next_block, 10);
+        on_both("cursor-hash", |mut store| {
+            store.bind(SOURCE).unwrap();
+            store.commit(&batch(5, 9, vec![])).unwrap();
+            let mut fork = batch(10, 11, vec![]);
+            fork.blocks[0].parent_hash = B256::repeat_byte(7);
+            let err = store.commit(&fork).unwrap_err();
+            assert!(err.to_string().contains("block 10's parent is"), "{err}");
+            assert_eq!(store.cursor().unwrap().next_block, 10);
+            // A rollback to a block the index does not hold is refused too.
+            let stranger = BlockRef {
+                number: 8,
+                hash: B256::repeat_byte(8),
+                parent_hash: hash(7),
+                timestamp: 8,
+            };
+            let err = store.rollback(stranger).unwrap_err();
+            assert!(err.to_string().contains("does not hold"), "{err}");
+            assert_eq!(store.cursor().unwrap().next_block, 10);
+        });
     }
 }

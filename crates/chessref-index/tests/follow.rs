@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use alloy_primitives::{Address, U256};
 use chessref_evm::{Chain, RpcChain, anvil::Anvil};
+use chessref_index::db::SqliteRef;
 use chessref_index::ratings::{Outcome, RatedGame, Ratings, from_index, kept, rate};
 use chessref_index::{Indexer, Options, Step, Store};
 use common::{SHORT_GAMES, count, deploy, games, indexed, lie, play, referee, temp_db};
@@ -90,9 +91,9 @@ fn test_backfill_then_live_matches_the_chain_and_finalises() {
     }
     assert_eq!(count(conn, "divergences"), 0);
     // The index is at the head and remembers only the non-final blocks.
-    let cursor = indexer.store().cursor().unwrap();
+    let cursor = indexer.store_mut().cursor().unwrap();
     assert_eq!(cursor.next_block, cursor.head + 1);
-    assert_eq!(indexer.store().recent_blocks().unwrap().len(), 3);
+    assert_eq!(indexer.store_mut().recent_blocks().unwrap().len(), 3);
 }
 
 #[test]
@@ -289,11 +290,15 @@ fn test_ratings_count_final_games_and_are_recomputed_after_a_rollback() {
     assert_eq!(count(conn, "games WHERE pending = 1"), 1);
     let two = rated(white, black, &[Outcome::BlackWins, Outcome::WhiteWins]);
     assert_eq!(
-        from_index(conn).unwrap(),
+        from_index(&mut SqliteRef::new("index", conn)).unwrap(),
         two,
         "the pending game does not count"
     );
-    assert_eq!(kept(conn).unwrap(), two, "kept as recomputed");
+    assert_eq!(
+        kept(&mut SqliteRef::new("index", conn)).unwrap(),
+        two,
+        "kept as recomputed"
+    );
     // The chain forgets the resignation; an agreed draw is played in its place.
     assert_eq!(
         node.raw_request("evm_revert", json!([snapshot])).unwrap(),
@@ -306,8 +311,14 @@ fn test_ratings_count_final_games_and_are_recomputed_after_a_rollback() {
         steps.iter().filter(|s| s.rolled_back_to.is_some()).count(),
         1
     );
-    assert_eq!(from_index(follower.store().connection()).unwrap(), two);
-    assert_eq!(kept(follower.store().connection()).unwrap(), two);
+    assert_eq!(
+        from_index(&mut SqliteRef::new("index", follower.store().connection())).unwrap(),
+        two
+    );
+    assert_eq!(
+        kept(&mut SqliteRef::new("index", follower.store().connection())).unwrap(),
+        two
+    );
     // Final: the draw counts, the forgotten resignation never did.
     mine(&node, 21);
     catch_up(&mut follower);
@@ -318,8 +329,11 @@ fn test_ratings_count_final_games_and_are_recomputed_after_a_rollback() {
         black,
         &[Outcome::BlackWins, Outcome::WhiteWins, Outcome::Draw],
     );
-    assert_eq!(from_index(conn).unwrap(), three);
-    assert_eq!(kept(conn).unwrap(), three);
+    assert_eq!(
+        from_index(&mut SqliteRef::new("index", conn)).unwrap(),
+        three
+    );
+    assert_eq!(kept(&mut SqliteRef::new("index", conn)).unwrap(), three);
     // The hand computation (tests/fixtures/glicko2.py, "index test"): one win, one
     // draw, one loss each.
     for (who, rating) in [(white, 1533.644528), (black, 1466.355472)] {
@@ -342,6 +356,12 @@ fn test_ratings_count_final_games_and_are_recomputed_after_a_rollback() {
     );
     let mut again = indexer(&anvil, "ratings-again", address, options(20, 2_000));
     catch_up(&mut again);
-    assert_eq!(from_index(again.store().connection()).unwrap(), three);
-    assert_eq!(kept(again.store().connection()).unwrap(), three);
+    assert_eq!(
+        from_index(&mut SqliteRef::new("index", again.store().connection())).unwrap(),
+        three
+    );
+    assert_eq!(
+        kept(&mut SqliteRef::new("index", again.store().connection())).unwrap(),
+        three
+    );
 }

@@ -184,7 +184,7 @@ fn test_a_fake_block_hash_on_a_log_in_a_final_block_is_refused() {
     let conn = indexer.store().connection();
     assert_eq!(count(conn, "logs"), 0);
     assert_eq!(count(conn, "games"), 0);
-    assert_eq!(indexer.store().cursor().unwrap().next_block, 0);
+    assert_eq!(indexer.store_mut().cursor().unwrap().next_block, 0);
 }
 
 /// Finding 7: a node whose block hashes never settle (a new hash on every call) kept the
@@ -238,7 +238,7 @@ fn test_a_tip_whose_hash_never_settles_is_no_reorg() {
     catch_up(&mut indexer);
     let (logs, cursor) = (
         count(indexer.store().connection(), "logs"),
-        indexer.store().cursor().unwrap(),
+        indexer.store_mut().cursor().unwrap(),
     );
     lying.store(true, Ordering::Relaxed);
     let (steps, error) = run_until_stopped(&mut indexer);
@@ -252,7 +252,7 @@ fn test_a_tip_whose_hash_never_settles_is_no_reorg() {
         );
     }
     assert_eq!(count(indexer.store().connection(), "logs"), logs);
-    assert_eq!(indexer.store().cursor().unwrap(), cursor);
+    assert_eq!(indexer.store_mut().cursor().unwrap(), cursor);
 }
 
 /// Finding 9: a log whose block number is shifted (its hash kept) is in a block whose
@@ -312,7 +312,7 @@ fn test_blocks_answered_for_another_number_are_refused_not_a_deep_reorg() {
     catch_up(&mut indexer);
     let (logs, cursor) = (
         count(indexer.store().connection(), "logs"),
-        indexer.store().cursor().unwrap(),
+        indexer.store_mut().cursor().unwrap(),
     );
     lying.store(true, Ordering::Relaxed);
     let (steps, error) = run_until_stopped(&mut indexer);
@@ -328,7 +328,7 @@ fn test_blocks_answered_for_another_number_are_refused_not_a_deep_reorg() {
         );
     }
     assert_eq!(count(indexer.store().connection(), "logs"), logs);
-    assert_eq!(indexer.store().cursor().unwrap(), cursor);
+    assert_eq!(indexer.store_mut().cursor().unwrap(), cursor);
 }
 
 /// `n` junk logs of the referee, ~4 KB each, as a node could answer them in `block`.

@@ -49,7 +49,7 @@ fn a_step_the_node_does_not_answer_is_a_retriable_timeout_naming_it() {
     assert!(!is_retriable(&IndexError::Invariant("a bug".into())));
     assert!(!is_retriable(&IndexError::BadAnswer("a lie".into())));
     // Nothing was stored: the next try starts where this one did.
-    assert_eq!(indexer.store().cursor().unwrap().next_block, 0);
+    assert_eq!(indexer.store_mut().cursor().unwrap().next_block, 0);
 }
 
 #[test]

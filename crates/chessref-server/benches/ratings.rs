@@ -22,6 +22,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use alloy_primitives::Address;
+use chessref_index::db::SqliteRef;
 use chessref_index::{Source, Store};
 use chessref_server::Config;
 use http_body_util::{BodyExt, Empty};
@@ -126,13 +127,14 @@ fn main() {
             .query_row("SELECT count(*) FROM divergences", [], |r| r.get(0))
             .expect("count divergences");
         assert_eq!(divergences, 0, "the synthetic games follow the rules");
-        let rated = chessref_index::ratings::rated_games(&conn)
+        let rated = chessref_index::ratings::rated_games(&mut SqliteRef::new("bench", &conn))
             .expect("the rated games")
             .len();
         // What a rebuild of the kept tables costs (a lying chain's case), not kept.
         let tx = conn.unchecked_transaction().expect("a transaction");
         let rebuilding = Instant::now();
-        chessref_index::ratings::rebuild(&tx).expect("rebuild the kept ratings");
+        chessref_index::ratings::rebuild(&mut SqliteRef::new("bench", &tx))
+            .expect("rebuild the kept ratings");
         println!(
             "rebuilding the kept ratings from every rated game: {:.0} ms",
             rebuilding.elapsed().as_secs_f64() * 1e3

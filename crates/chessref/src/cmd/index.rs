@@ -79,7 +79,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         "chessref index: {} into {}, resuming at block {}",
         indexer.source(),
         args.db.display(),
-        indexer.store().cursor().map_err(index_error)?.next_block
+        indexer
+            .store_mut()
+            .cursor()
+            .map_err(index_error)?
+            .next_block
     );
     let (mut blocks, mut logs, mut divergences) = (0u64, 0usize, 0usize);
     let done = std::cell::Cell::new(false);
@@ -148,6 +152,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     );
     result.map_err(index_error)?;
     let seconds = started.elapsed().as_secs_f64();
+    let head = indexer.store_mut().cursor().map_err(index_error)?.head;
     let store = indexer.store();
     let count = |table: &str| -> i64 {
         store
@@ -166,7 +171,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         "divergences": count("divergences"),
         "seconds": seconds,
         "logsPerSec": logs as f64 / seconds.max(1e-9),
-        "head": store.cursor().map_err(index_error)?.head,
+        "head": head,
     });
     println!("{summary}");
     std::io::stdout().flush()?;
