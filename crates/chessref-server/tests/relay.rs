@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use alloy_primitives::{U256, keccak256};
 use alloy_signer_local::PrivateKeySigner;
-use channel::{Chain, closed, connect, message_of, next, now, runtime, seated, send};
+use channel::{
+    Chain, closed, connect, index_in_thread, message_of, next, now, runtime, seated, send,
+};
 use chessref_channel::book::frames_of;
 use chessref_channel::client::Seat;
 use chessref_channel::frame::ResultHalf;
@@ -690,5 +692,99 @@ fn test_a_failed_group_commit_tells_no_sender_stored_and_a_restart_resumes() {
             assert_eq!(held, g.transcript());
         }
         server.shutdown().await;
+    });
+}
+
+#[test]
+fn test_an_index_rebuilt_under_the_relay_takes_no_message_it_would_lose() {
+    // Review of issue 30: the operator deletes the index and starts chessref index again
+    // (its own advice when its file goes) while chessref serve runs. The relay's
+    // connections still have the deleted file: a message stored there is lost to every
+    // reader and to a restarted relay, and its commit checks the game against logs the
+    // indexer no longer writes, so a game settled on-chain since still takes messages.
+    // The relay must refuse (not store, not forward) until restarted.
+    let mut chain = Chain::start("rebuilt-under-relay", 1);
+    let id = chain.ids[0];
+    let mut g = chain.off_chain(0);
+    let rt = runtime();
+    rt.block_on(async {
+        let config = Config {
+            index: Some(chain.db.clone()),
+            ..Config::default()
+        };
+        let server = TestServer::start(config).await;
+        let (mut white, mut black) = seated(server.addr, &g).await;
+        g.play(Move::from_uci("e2e4").unwrap(), now()).unwrap();
+        let e4 = frames_of(&g.transcript()).pop().unwrap();
+        send(&mut white, &e4).await;
+        assert_eq!(message_of(&next(&mut white).await).0, 2);
+        assert_eq!(message_of(&next(&mut black).await).0, 2);
+
+        // The index deleted (the running indexer stops at its next step) and built again
+        // at the same path by a new indexer.
+        for suffix in ["", "-wal", "-shm", ".lock"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", chain.db.display()));
+        }
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let rebuilding =
+            index_in_thread(chain.anvil.url(), &chain.db, chain.referee.address(), &stop);
+        // The game settled on-chain (a result both signed after e4); the rebuilt index
+        // sees it end (the API reads the file the path names).
+        let settlement = g
+            .transcript_agreed(1)
+            .unwrap()
+            .verify(&NoPins, now())
+            .unwrap()
+            .settlement;
+        let white_address = g.game.white;
+        std::thread::scope(|s| {
+            s.spawn(|| chain.referee.send_channel(white_address, &settlement))
+                .join()
+                .unwrap()
+        })
+        .expect("settle");
+        let started = Instant::now();
+        loop {
+            let (status, _, body) = server
+                .raw("GET", &format!("/v1/games/{id}"), None, vec![])
+                .await;
+            if status == 200 {
+                let game: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                if game["phase"] == "ended" {
+                    break;
+                }
+            }
+            assert!(started.elapsed() < Duration::from_secs(30), "{status}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+
+        // Black's receipt of e4: refused by the store, twice, never forwarded.
+        g.receipt(now()).unwrap();
+        let receipt = frames_of(&g.transcript()).pop().unwrap();
+        for _ in 0..2 {
+            send(&mut black, &receipt).await;
+            let answer = next(&mut black).await;
+            let RelayFrame::Refused { kind, reason, .. } = &answer else {
+                panic!("refused, got {answer:?}")
+            };
+            assert_eq!(kind, "store", "{answer:?}");
+            assert!(reason.contains("restart chessref serve"), "{reason}");
+        }
+        let quiet = tokio::time::timeout(Duration::from_millis(300), white.next()).await;
+        assert!(
+            !matches!(quiet, Ok(Some(Ok(Message::Text(_))))),
+            "forwarded: {quiet:?}"
+        );
+        // A room opened now is refused too, naming why.
+        let (status, _, body) = server
+            .raw("GET", &format!("/v1/games/{id}/transcript"), None, vec![])
+            .await;
+        assert_ne!(status, 200);
+        let body = String::from_utf8(body).unwrap();
+        assert!(body.contains("restart chessref serve"), "{body}");
+        drop((white, black));
+        server.shutdown().await;
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        rebuilding.join().unwrap();
     });
 }
