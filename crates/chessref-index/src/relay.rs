@@ -744,6 +744,28 @@ mod tests {
         assert!(matches!(answers[1], Written::Stored(None)));
         assert!(held(&store, 1).is_empty());
         assert_eq!(held(&store, 2).len(), 1);
+        // A reorg that puts another log of the game at the same place (the count and
+        // the latest place unchanged, in the replacing block): the stamp moves with the
+        // block's hash, and a message checked before it is not stored.
+        let before = message(&store, 1, 1, "a1");
+        store
+            .connection()
+            .execute(
+                "UPDATE logs SET block_hash = randomblob(32), tx_hash = randomblob(32)
+                 WHERE block_number = 9",
+                [],
+            )
+            .unwrap();
+        let replaced = store.stamp(U256::from(1)).unwrap();
+        assert_ne!(replaced, moved);
+        assert_ne!(replaced, before.checked.1);
+        let answers = store.append_batch(&[before]).unwrap();
+        assert!(
+            matches!(&answers[0], Written::Moved(_, at) if *at == replaced),
+            "{:?}",
+            answers[0]
+        );
+        assert!(held(&store, 1).is_empty());
         // A rolled-back log moves the stamp back: equal stamps, equal logs.
         store
             .connection()
