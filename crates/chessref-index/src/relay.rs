@@ -13,7 +13,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use crate::db::SqliteRef;
 use crate::error::{DbContext, IndexError, Result};
 use crate::migrations;
-use crate::store::{BUSY_TIMEOUT, Source, game_logs, sql_int};
+use crate::store::{BUSY_TIMEOUT, FileIdentity, Source, game_logs, sql_int};
 
 /// A channel game as the relay checks its messages against it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,6 +104,10 @@ pub enum Written {
 pub struct RelayStore {
     conn: Connection,
     path: String,
+    file: std::path::PathBuf,
+    /// The file as opened: one deleted or replaced since (an index rebuilt under the
+    /// relay) is refused by [`check_file`](Self::check_file).
+    identity: Option<FileIdentity>,
 }
 
 impl RelayStore {
@@ -124,7 +128,26 @@ impl RelayStore {
         conn.execute_batch("PRAGMA synchronous = NORMAL;")
             .db(&name, "setting pragmas")?;
         migrations::migrate(&mut conn, &name)?;
-        Ok(RelayStore { conn, path: name })
+        Ok(RelayStore {
+            conn,
+            path: name,
+            file: path.to_path_buf(),
+            identity: FileIdentity::at(path),
+        })
+    }
+
+    /// Whether the path still names the file this connection opened: SQLite goes on
+    /// reading and writing a deleted or replaced file, which the indexer no longer
+    /// updates and no reader opens ([`IndexError::RelayFileGone`]). Stays refused for
+    /// the connection's life: the relay's rooms hold that file's messages.
+    pub fn check_file(&self) -> Result<()> {
+        match FileIdentity::gone(&self.file, self.identity) {
+            None => Ok(()),
+            Some(what) => Err(IndexError::RelayFileGone {
+                path: self.path.clone(),
+                what,
+            }),
+        }
     }
 
     /// Leaves the WAL's checkpoints to [`checkpoint`](Self::checkpoint) on another
@@ -237,9 +260,11 @@ impl RelayStore {
     /// messages that arrived together. Each message is checked inside it against its
     /// game's record as the index holds it now (the indexer cannot write between the
     /// check and the commit) and must be its game's next number; one that fails is left
-    /// out (the others stored). `Ok` only once the commit is done: then each answer
-    /// says what became of its message. `Err`: nothing of the batch is stored.
+    /// out (the others stored). `Ok` only once the commit is done, in the file the
+    /// path still names: then each answer says what became of its message. `Err`:
+    /// nothing of the batch is stored (in a file anyone reads).
     pub fn append_batch(&mut self, batch: &[NewMessage]) -> Result<Vec<Written>> {
+        self.check_file()?;
         let mut tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
@@ -273,6 +298,8 @@ impl RelayStore {
             }
         }
         tx.commit().db(&self.path, "committing relay messages")?;
+        // Replaced while committing: what it committed is in the file nobody reads.
+        self.check_file()?;
         Ok(answers)
     }
 
@@ -643,6 +670,50 @@ mod tests {
     }
 
     #[test]
+    fn test_an_index_rebuilt_under_the_relay_takes_none_of_its_messages() {
+        // Review of issue 30: the index deleted and built again (chessref index's own
+        // advice when its file goes) under a running relay. SQLite goes on writing the
+        // deleted file through the relay's connection: a message answered stored there
+        // is in no file a reader or a restarted relay opens, checked against a record
+        // nobody updates.
+        let (path, mut store) = relay_store("rebuilt");
+        store.append_batch(&[message(&store, 1, 1, "a1")]).unwrap();
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+        let mut rebuilt = Store::open(&path).unwrap();
+        rebuilt
+            .bind(Source {
+                chain_id: 31337,
+                referee: Address::repeat_byte(5),
+                from_block: 1,
+            })
+            .unwrap();
+        let batch = [message(&store, 1, 2, "a2"), message(&store, 2, 1, "b1")];
+        let error = store
+            .append_batch(&batch)
+            .expect_err("stored in a deleted file");
+        assert!(
+            matches!(&error, IndexError::RelayFileGone { what, .. } if what == "was replaced by another file"),
+            "{error:?}"
+        );
+        assert!(
+            error.to_string().contains("restart chessref serve"),
+            "{error}"
+        );
+        // Refused for good on that connection, reads included.
+        assert!(store.check_file().is_err());
+        assert!(store.append_batch(&batch).is_err());
+        // The file the path names holds none of it; a relay that opens it stores there.
+        let mut fresh = RelayStore::open(&path).unwrap();
+        assert!(held(&fresh, 1).is_empty());
+        assert!(held(&fresh, 2).is_empty());
+        let answers = fresh.append_batch(&[message(&fresh, 2, 1, "b1")]).unwrap();
+        assert_eq!(stored(&answers), [true]);
+        assert_eq!(held(&fresh, 2), [(1, "b1".into())]);
+    }
+
+    #[test]
     fn test_a_message_checked_against_a_record_the_index_has_moved_past_is_not_stored() {
         let (_, mut store) = relay_store("moved");
         let early = message(&store, 1, 1, "a1");
@@ -673,6 +744,28 @@ mod tests {
         assert!(matches!(answers[1], Written::Stored(None)));
         assert!(held(&store, 1).is_empty());
         assert_eq!(held(&store, 2).len(), 1);
+        // A reorg that puts another log of the game at the same place (the count and
+        // the latest place unchanged, in the replacing block): the stamp moves with the
+        // block's hash, and a message checked before it is not stored.
+        let before = message(&store, 1, 1, "a1");
+        store
+            .connection()
+            .execute(
+                "UPDATE logs SET block_hash = randomblob(32), tx_hash = randomblob(32)
+                 WHERE block_number = 9",
+                [],
+            )
+            .unwrap();
+        let replaced = store.stamp(U256::from(1)).unwrap();
+        assert_ne!(replaced, moved);
+        assert_ne!(replaced, before.checked.1);
+        let answers = store.append_batch(&[before]).unwrap();
+        assert!(
+            matches!(&answers[0], Written::Moved(_, at) if *at == replaced),
+            "{:?}",
+            answers[0]
+        );
+        assert!(held(&store, 1).is_empty());
         // A rolled-back log moves the stamp back: equal stamps, equal logs.
         store
             .connection()
