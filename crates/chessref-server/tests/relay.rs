@@ -32,7 +32,7 @@ fn test_a_game_to_mate_through_the_relay() {
     let rt = runtime();
     rt.block_on(async {
         let config = Config {
-            index: Some(chain.db.clone()),
+            index: Some(chessref_index::db::DbTarget::Sqlite(chain.db.clone())),
             ..Config::default()
         };
         let server = TestServer::start(config.clone()).await;
@@ -230,7 +230,7 @@ fn test_a_restarted_relay_judges_the_next_frames_as_before() {
     let rt = runtime();
     rt.block_on(async {
         let config = Config {
-            index: Some(chain.db.clone()),
+            index: Some(chessref_index::db::DbTarget::Sqlite(chain.db.clone())),
             ..Config::default()
         };
         let server = TestServer::start(config.clone()).await;
@@ -328,7 +328,7 @@ fn test_a_frame_the_store_did_not_take_is_never_served() {
     let rt = runtime();
     rt.block_on(async {
         let config = Config {
-            index: Some(chain.db.clone()),
+            index: Some(chessref_index::db::DbTarget::Sqlite(chain.db.clone())),
             ..Config::default()
         };
         let server = TestServer::start(config).await;
@@ -414,7 +414,7 @@ fn test_the_relay_limits() {
             idle: Duration::from_secs(1),
         };
         let server = TestServer::start(Config {
-            index: Some(chain.db.clone()),
+            index: Some(chessref_index::db::DbTarget::Sqlite(chain.db.clone())),
             relay: limits,
             ..Config::default()
         })
@@ -509,7 +509,7 @@ fn test_a_game_ended_on_chain_under_an_open_room_takes_no_more_messages() {
     let rt = runtime();
     rt.block_on(async {
         let config = Config {
-            index: Some(chain.db.clone()),
+            index: Some(chessref_index::db::DbTarget::Sqlite(chain.db.clone())),
             ..Config::default()
         };
         let server = TestServer::start(config).await;
@@ -601,7 +601,7 @@ fn test_a_failed_group_commit_tells_no_sender_stored_and_a_restart_resumes() {
     let rt = runtime();
     rt.block_on(async {
         let config = Config {
-            index: Some(chain.db.clone()),
+            index: Some(chessref_index::db::DbTarget::Sqlite(chain.db.clone())),
             ..Config::default()
         };
         let server = TestServer::start(config.clone()).await;
