@@ -194,52 +194,40 @@ impl Database {
         }
     }
 
-    /// A connection: a new one to the SQLite file (WAL mode, foreign keys on), or one of
-    /// the pool's.
+    /// A connection: a new one to the SQLite file (WAL mode, foreign keys on; or
+    /// read-only, as the file is), or one of the pool's.
     pub fn connect(&self) -> DbResult<Conn> {
         match &self.0 {
             DbInner::Sqlite {
                 path,
                 name,
-                read_only: true,
+                read_only,
             } => {
                 let err = |doing| move |e| DbError::new(name, doing, e);
+                let flags = if *read_only {
+                    OpenFlags::SQLITE_OPEN_READ_ONLY
+                } else {
+                    OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE
+                };
                 let conn = rusqlite::Connection::open_with_flags(
                     path,
-                    OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-                )
-                .map_err(err("opening read-only"))?;
-                conn.busy_timeout(WAIT)
-                    .map_err(err("setting the busy timeout"))?;
-                Ok(Conn {
-                    name: name.clone(),
-                    inner: ConnInner::Sqlite(conn),
-                })
-            }
-            DbInner::Sqlite {
-                path,
-                name,
-                read_only: false,
-            } => {
-                let err = |doing| move |e| DbError::new(name, doing, e);
-                let conn = rusqlite::Connection::open_with_flags(
-                    path,
-                    OpenFlags::SQLITE_OPEN_READ_WRITE
-                        | OpenFlags::SQLITE_OPEN_CREATE
-                        | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                    flags | OpenFlags::SQLITE_OPEN_NO_MUTEX,
                 )
                 .map_err(err("opening"))?;
                 conn.busy_timeout(WAIT)
                     .map_err(err("setting the busy timeout"))?;
-                crate::store::switch_to_wal(&conn, name).map_err(|e| {
-                    DbError::new(
-                        name,
-                        "switching to WAL",
-                        DbErrorSource::Value(e.to_string()),
-                    )
-                })?;
-                conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
-                    .map_err(err("setting pragmas"))?;
+                // A reader leaves the file as its writer made it.
+                if !*read_only {
+                    crate::store::switch_to_wal(&conn, name).map_err(|e| {
+                        DbError::new(
+                            name,
+                            "switching to WAL",
+                            DbErrorSource::Value(e.to_string()),
+                        )
+                    })?;
+                    conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
+                        .map_err(err("setting pragmas"))?;
+                }
                 Ok(Conn {
                     name: name.clone(),
                     inner: ConnInner::Sqlite(conn),
