@@ -1,27 +1,26 @@
-//! The index database, read side: what `chessref serve --index` answers, from a
-//! read-only connection (the indexer is another process writing the same file).
+//! The index database, read side: what `chessref serve --index` answers. The indexer is
+//! another process writing the same database: a SQLite file is opened read-only, a
+//! Postgres database is read through a pool ([`Index`]). The queries are written once for
+//! both ([`crate::db`]).
 //! The views serialize with camelCase keys (`updatedBlock`, `startFen`), as every JSON
 //! chessref writes; their values (phases, results, reasons) stay snake_case. Players'
 //! ratings ([`Reader::player`], [`Reader::leaderboard`], the lobby's `creatorRating`) are
 //! read from the table the indexer keeps ([`crate::ratings`]).
 
-use std::path::Path;
-
 use alloy_primitives::{Address, U256};
 use chessref_core::{Color, Game, RawMove, State};
 use chessref_evm::clock_word::ClockWord;
-use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, params};
 use serde::Serialize;
 
-use crate::db::SqliteRef;
+use crate::db::{Conn, Database, DbResult, DbTarget, Row, Sql};
 use crate::ratings::{self, PlayerView, RatingSummary};
-use crate::store::BUSY_TIMEOUT;
 
-/// The database cannot be read: missing, locked, not an index, or a newer schema.
+/// The database cannot be read: missing, locked, unreachable, not an index, or a newer
+/// schema.
 #[derive(Debug, thiserror::Error)]
 #[error("index database {path} is unavailable: {message}")]
 pub struct Unavailable {
-    /// The file.
+    /// The SQLite file, or the Postgres URL without its password.
     pub path: String,
     /// What is wrong.
     pub message: String,
@@ -30,42 +29,81 @@ pub struct Unavailable {
 /// `Result` of the read side.
 pub type ReadResult<T> = Result<T, Unavailable>;
 
-/// A read-only connection to the index at `path` (never creates it).
-pub fn open(path: &Path) -> ReadResult<Reader> {
-    let name = path.display().to_string();
-    let unavailable = |message: String| Unavailable {
-        path: name.clone(),
-        message,
-    };
-    if !path.is_file() {
-        return Err(unavailable(
-            "no such file (is chessref index running?)".into(),
-        ));
-    }
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(|e| unavailable(e.to_string()))?;
-    conn.busy_timeout(BUSY_TIMEOUT)
-        .map_err(|e| unavailable(e.to_string()))?;
-    let version: i64 = conn
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .map_err(|e| unavailable(e.to_string()))?;
-    if version != crate::migrations::latest() {
-        return Err(unavailable(format!(
-            "schema version {version}, this chessref reads version {}",
-            crate::migrations::latest()
-        )));
-    }
-    Ok(Reader { conn, path: name })
+/// The index as its readers share it: a SQLite file, which each [`Reader`] opens anew and
+/// read-only, or a pool of Postgres connections. Opening it touches nothing (a missing
+/// file or a server down is the first reader's [`Unavailable`]); cloning it shares the
+/// pool.
+#[derive(Clone, Debug)]
+pub struct Index {
+    db: Database,
+    /// A SQLite file, checked for before each reader: a read-only open of a missing file
+    /// fails with a message that does not say so.
+    file: Option<std::path::PathBuf>,
 }
 
-/// A read-only view of the index.
-#[derive(Debug)]
+impl Index {
+    /// The index at `target`, Postgres readers sharing at most `pool_size` connections.
+    pub fn open(target: &DbTarget, pool_size: u32) -> Index {
+        Index {
+            db: Database::open_read_only(target, pool_size),
+            file: match target {
+                DbTarget::Sqlite(path) => Some(path.clone()),
+                DbTarget::Postgres(_) => None,
+            },
+        }
+    }
+
+    /// The database in messages: a path, or a URL without its password.
+    pub fn name(&self) -> &str {
+        self.db.name()
+    }
+
+    /// A reader: a read-only connection to the file, or one of the pool's; either way
+    /// refused unless the schema is the one this build reads (never created or migrated
+    /// here: that is the indexer's).
+    pub fn reader(&self) -> ReadResult<Reader> {
+        let path = self.name().to_owned();
+        let unavailable = |message: String| Unavailable {
+            path: path.clone(),
+            message,
+        };
+        if self.file.as_ref().is_some_and(|file| !file.is_file()) {
+            return Err(unavailable(
+                "no such file (is chessref index running?)".into(),
+            ));
+        }
+        let mut conn = self.db.connect().map_err(|e| unavailable(e.to_string()))?;
+        let (found, known) = conn
+            .schema_version()
+            .map_err(|e| unavailable(e.to_string()))?;
+        if found != known {
+            let why = if found == 0 {
+                "no index yet (is chessref index running?)".to_owned()
+            } else {
+                format!("schema version {found}, this chessref reads version {known}")
+            };
+            return Err(unavailable(why));
+        }
+        Ok(Reader { conn, path })
+    }
+}
+
+/// One reader of the index at `target` (a Postgres pool of its own: a server shares an
+/// [`Index`] instead).
+pub fn open(target: &DbTarget) -> ReadResult<Reader> {
+    Index::open(target, 1).reader()
+}
+
+/// A read-only view of the index: one connection.
 pub struct Reader {
-    conn: Connection,
+    conn: Conn,
     path: String,
+}
+
+impl std::fmt::Debug for Reader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Reader").field(&self.path).finish()
+    }
 }
 
 /// Which games the lobby lists.
@@ -319,26 +357,35 @@ fn non_zero(address: String) -> Option<String> {
     (address.parse::<Address>().ok() != Some(Address::ZERO)).then_some(address)
 }
 
-fn summary(row: &Row<'_>) -> rusqlite::Result<GameSummary> {
+fn summary(row: &Row<'_>) -> DbResult<GameSummary> {
     Ok(GameSummary {
         id: row.get(0)?,
         phase: row.get(1)?,
-        pending: row.get(2)?,
+        pending: row.get::<i64>(2)? != 0,
         creator: row.get(3)?,
         opponent: non_zero(row.get(4)?),
         white: row.get(5)?,
         black: row.get(6)?,
         token: non_zero(row.get(7)?),
         stake: row.get(8)?,
-        initial_time: row.get(9)?,
-        increment: row.get(10)?,
-        ply: row.get(11)?,
+        initial_time: row.int(9)?,
+        increment: row.int(10)?,
+        ply: row.int(11)?,
         status: row.get(12)?,
         result: row.get(13)?,
         reason: row.get(14)?,
-        created_block: row.get::<_, i64>(15)? as u64,
-        updated_block: row.get::<_, i64>(16)? as u64,
-        divergences: row.get(17)?,
+        created_block: row.int(15)?,
+        updated_block: row.int(16)?,
+        divergences: row.int(17)?,
+    })
+}
+
+fn change(row: &Row<'_>, from: usize) -> DbResult<Change> {
+    Ok(Change {
+        seq: row.get(from)?,
+        kind: row.get(from + 1)?,
+        ply: row.int(from + 2)?,
+        block: row.int(from + 3)?,
     })
 }
 
@@ -353,19 +400,25 @@ pub fn pgn_result(result: Option<&str>) -> &'static str {
 }
 
 impl Reader {
-    /// The connection under the store's query API ([`crate::db`]), for the queries
-    /// written once for both backends.
-    fn sql(&self) -> SqliteRef<'_> {
-        SqliteRef::new(&self.path, &self.conn)
-    }
-
-    /// One read transaction: the queries of one view run in it see one committed state
-    /// of the file (without it each statement reads its own, and a view could pair a
-    /// game's row with moves the indexer committed after it). Dropping it ends it.
-    fn snapshot(&self) -> ReadResult<rusqlite::Transaction<'_>> {
+    /// Runs `read` in one read transaction, so that the queries of one view see one
+    /// committed state of the index (without it each statement reads its own, and a view
+    /// could pair a game's row with moves the indexer committed after it; CI saw that).
+    /// On Postgres `REPEATABLE READ`: one snapshot for the transaction, not a statement.
+    fn in_snapshot<T>(&mut self, read: impl FnOnce(&mut Reader) -> ReadResult<T>) -> ReadResult<T> {
+        let begin = if self.conn.is_postgres() {
+            "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+        } else {
+            "BEGIN"
+        };
         self.conn
-            .unchecked_transaction()
-            .map_err(|e| self.unavailable(e))
+            .batch(begin, "starting a read")
+            .map_err(|e| self.unavailable(e))?;
+        let value = read(self);
+        // Ended whatever `read` gave (after a failed statement Postgres rolls it back).
+        let ended = self.conn.batch("COMMIT", "ending a read");
+        let value = value?;
+        ended.map_err(|e| self.unavailable(e))?;
+        Ok(value)
     }
 
     fn unavailable(&self, e: impl std::fmt::Display) -> Unavailable {
@@ -376,8 +429,11 @@ impl Reader {
     }
 
     /// The lobby: games matching `query`, newest first.
-    pub fn lobby(&self, query: &Lobby) -> ReadResult<LobbyPage> {
-        let _snapshot = self.snapshot()?;
+    pub fn lobby(&mut self, query: &Lobby) -> ReadResult<LobbyPage> {
+        self.in_snapshot(|reader| reader.lobby_now(query))
+    }
+
+    fn lobby_now(&mut self, query: &Lobby) -> ReadResult<LobbyPage> {
         let phases: &[&str] = match query.state {
             None => &["open", "running", "ended", "cancelled"],
             Some(StateFilter::Open) => &["open"],
@@ -385,44 +441,45 @@ impl Reader {
             Some(StateFilter::Ended) => &["ended", "cancelled"],
         };
         let player = query.player.map(|a| a.to_string());
-        let filter = "phase IN (?1, ?2, ?3, ?4) AND (?5 IS NULL OR creator = ?5 OR opponent = ?5
-            OR white = ?5 OR black = ?5)";
+        // Postgres infers `?5`'s type (text) from the comparisons: `IS NULL` gives none.
+        let filter = "phase IN (?1, ?2, ?3, ?4) AND (creator = ?5 OR opponent = ?5
+            OR white = ?5 OR black = ?5 OR ?5 IS NULL)";
         let phase = |i: usize| phases.get(i).copied().unwrap_or(phases[0]);
-        let total: i64 = self
+        let (p0, p1, p2, p3) = (phase(0), phase(1), phase(2), phase(3));
+        let total = self
             .conn
-            .query_row(
+            .query_one(
                 &format!("SELECT count(*) FROM games WHERE {filter}"),
-                params![phase(0), phase(1), phase(2), phase(3), player],
-                |r| r.get(0),
+                &[&p0, &p1, &p2, &p3, &player],
+                "counting the lobby's games",
+                |r| r.get::<i64>(0),
             )
             .map_err(|e| self.unavailable(e))?;
-        let mut stmt = self
+        let games = self
             .conn
-            .prepare(&format!(
-                "SELECT {SUMMARY_COLUMNS} FROM games WHERE {filter}
-                 ORDER BY created_block DESC, created_log DESC LIMIT ?6 OFFSET ?7"
-            ))
-            .map_err(|e| self.unavailable(e))?;
-        let games = stmt
-            .query_map(
-                params![
-                    phase(0),
-                    phase(1),
-                    phase(2),
-                    phase(3),
-                    player,
-                    query.limit,
-                    query.offset
+            .query(
+                &format!(
+                    "SELECT {SUMMARY_COLUMNS} FROM games WHERE {filter}
+                     ORDER BY created_block DESC, created_log DESC LIMIT ?6 OFFSET ?7"
+                ),
+                &[
+                    &p0,
+                    &p1,
+                    &p2,
+                    &p3,
+                    &player,
+                    &i64::from(query.limit),
+                    &i64::from(query.offset),
                 ],
+                "reading the lobby",
                 summary,
             )
-            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
             .map_err(|e| self.unavailable(e))?;
         let games = games
             .into_iter()
             .map(|game| {
                 let creator_rating = match game.creator.parse::<Address>() {
-                    Ok(creator) => ratings::kept_rating(&mut self.sql(), creator)
+                    Ok(creator) => ratings::kept_rating(&mut self.conn, creator)
                         .map_err(|e| self.unavailable(e))?
                         .map(|r| r.summary()),
                     Err(_) => None,
@@ -434,7 +491,7 @@ impl Reader {
             })
             .collect::<ReadResult<_>>()?;
         Ok(LobbyPage {
-            total: total as u64,
+            total: total.max(0) as u64,
             games,
             indexed_block: self.indexed_block()?,
             head_age: self.health()?.head_age,
@@ -443,150 +500,149 @@ impl Reader {
 
     /// `player`'s rating and record (the initial rating and zeros without a rated game),
     /// as the indexer keeps it ([`crate::ratings`]).
-    pub fn player(&self, player: Address) -> ReadResult<PlayerView> {
+    pub fn player(&mut self, player: Address) -> ReadResult<PlayerView> {
         let rating =
-            ratings::kept_rating(&mut self.sql(), player).map_err(|e| self.unavailable(e))?;
+            ratings::kept_rating(&mut self.conn, player).map_err(|e| self.unavailable(e))?;
         Ok(rating.unwrap_or(ratings::Rating::INITIAL).view(player))
     }
 
     /// A page of the leaderboard: rated players by rating, highest first.
-    pub fn leaderboard(&self, limit: u32, offset: u32) -> ReadResult<ratings::Leaderboard> {
-        let _snapshot = self.snapshot()?;
-        ratings::leaderboard(&mut self.sql(), limit, offset).map_err(|e| self.unavailable(e))
+    pub fn leaderboard(&mut self, limit: u32, offset: u32) -> ReadResult<ratings::Leaderboard> {
+        self.in_snapshot(|reader| reader.leaderboard_now(limit, offset))
     }
 
-    /// What the index follows, as a PGN `Site`: `chain ID referee ADDR`.
-    pub fn site(&self) -> ReadResult<String> {
+    fn leaderboard_now(&mut self, limit: u32, offset: u32) -> ReadResult<ratings::Leaderboard> {
+        ratings::leaderboard(&mut self.conn, limit, offset).map_err(|e| self.unavailable(e))
+    }
+
+    /// The chain id and referee the index follows, once bound.
+    fn source(&mut self) -> ReadResult<Option<(u64, String)>> {
         self.conn
-            .query_row(
+            .query_opt(
                 "SELECT chain_id, referee FROM source WHERE id = 1",
-                [],
-                |r| {
-                    Ok(format!(
-                        "chain {} referee {}",
-                        r.get::<_, i64>(0)?,
-                        r.get::<_, String>(1)?
-                    ))
-                },
+                &[],
+                "reading what the index follows",
+                |r| Ok((r.int(0)?, r.get(1)?)),
             )
-            .optional()
-            .map(|site| site.unwrap_or_else(|| "?".into()))
             .map_err(|e| self.unavailable(e))
     }
 
+    /// What the index follows, as a PGN `Site`: `chain ID referee ADDR`.
+    pub fn site(&mut self) -> ReadResult<String> {
+        Ok(self.source()?.map_or_else(
+            || "?".into(),
+            |(chain, referee)| format!("chain {chain} referee {referee}"),
+        ))
+    }
+
     /// How fresh the index is.
-    pub fn health(&self) -> ReadResult<Health> {
-        let source: Option<(i64, String)> = self
-            .conn
-            .query_row(
-                "SELECT chain_id, referee FROM source WHERE id = 1",
-                [],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()
-            .map_err(|e| self.unavailable(e))?;
+    pub fn health(&mut self) -> ReadResult<Health> {
+        let source = self.source()?;
         let cursor: Option<(i64, i64, i64, i64)> = self
             .conn
-            .query_row(
+            .query_opt(
                 "SELECT block_number, head, final_block, updated_at FROM cursor WHERE id = 1",
-                [],
+                &[],
+                "reading the cursor",
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
             )
-            .optional()
             .map_err(|e| self.unavailable(e))?;
         let now = crate::store::unix_now();
         Ok(Health {
-            chain_id: source.as_ref().map(|s| s.0 as u64),
+            chain_id: source.as_ref().map(|s| s.0),
             referee: source.map(|s| s.1),
             indexed_block: cursor.map_or(-1, |c| c.0),
-            head: cursor.map(|c| c.1 as u64),
-            final_block: cursor.map(|c| c.2 as u64),
-            updated_at: cursor.map(|c| c.3 as u64),
+            head: cursor.map(|c| c.1.max(0) as u64),
+            final_block: cursor.map(|c| c.2.max(0) as u64),
+            updated_at: cursor.map(|c| c.3.max(0) as u64),
             head_age: cursor.map(|c| now.saturating_sub(c.3).max(0) as u64),
         })
     }
 
     /// The index's last block (-1 before the first).
-    pub fn indexed_block(&self) -> ReadResult<i64> {
+    pub fn indexed_block(&mut self) -> ReadResult<i64> {
         self.conn
-            .query_row("SELECT block_number FROM cursor WHERE id = 1", [], |r| {
-                r.get(0)
-            })
-            .optional()
+            .query_opt(
+                "SELECT block_number FROM cursor WHERE id = 1",
+                &[],
+                "reading the cursor",
+                |r| r.get(0),
+            )
             .map(|b| b.unwrap_or(-1))
             .map_err(|e| self.unavailable(e))
     }
 
     /// Game `id` in full, if indexed.
-    pub fn game(&self, id: U256) -> ReadResult<Option<GameView>> {
-        let _snapshot = self.snapshot()?;
+    pub fn game(&mut self, id: U256) -> ReadResult<Option<GameView>> {
+        self.in_snapshot(|reader| reader.game_now(id))
+    }
+
+    fn game_now(&mut self, id: U256) -> ReadResult<Option<GameView>> {
         let key = id.to_string();
         let row = self
             .conn
-            .query_row(
+            .query_opt(
                 &format!(
                     "SELECT {SUMMARY_COLUMNS}, fen, state, history, start_state, clock, draw_offer
                      FROM games WHERE id = ?1"
                 ),
-                [&key],
+                &[&key],
+                "reading a game",
                 |row| {
                     Ok((
                         summary(row)?,
-                        row.get::<_, String>(18)?,
-                        row.get::<_, String>(19)?,
-                        row.get::<_, String>(20)?,
-                        row.get::<_, String>(21)?,
-                        row.get::<_, Option<String>>(22)?,
-                        row.get::<_, Option<String>>(23)?,
+                        row.get::<String>(18)?,
+                        row.get::<String>(19)?,
+                        row.get::<String>(20)?,
+                        row.get::<String>(21)?,
+                        row.get::<Option<String>>(22)?,
+                        row.get::<Option<String>>(23)?,
                     ))
                 },
             )
-            .optional()
             .map_err(|e| self.unavailable(e))?;
         let Some((summary, fen, state, history, start_state, clock, draw_offer)) = row else {
             return Ok(None);
         };
         let moves = self
             .conn
-            .prepare_cached(
+            .query(
                 "SELECT ply, uci, san, packed, status, block_number, tx_hash FROM moves
                  WHERE game_id = ?1 ORDER BY seq",
-            )
-            .and_then(|mut stmt| {
-                stmt.query_map([&key], |r| {
+                &[&key],
+                "reading a game's moves",
+                |r| {
                     Ok(MoveView {
-                        ply: r.get(0)?,
+                        ply: r.int(0)?,
                         uci: r.get(1)?,
                         san: r.get(2)?,
-                        packed: r.get(3)?,
-                        status: r.get(4)?,
-                        block: r.get::<_, i64>(5)? as u64,
+                        packed: r.int(3)?,
+                        status: r.int(4)?,
+                        block: r.int(5)?,
                         tx: r.get(6)?,
                     })
-                })?
-                .collect::<rusqlite::Result<Vec<_>>>()
-            })
+                },
+            )
             .map_err(|e| self.unavailable(e))?;
         let divergence_list = self
             .conn
-            .prepare_cached(
+            .query(
                 "SELECT event, block_number, tx_hash, log_index, what, expected, found
                  FROM divergences WHERE game_id = ?1 ORDER BY block_number, log_index, id",
-            )
-            .and_then(|mut stmt| {
-                stmt.query_map([&key], |r| {
+                &[&key],
+                "reading a game's divergences",
+                |r| {
                     Ok(DivergenceView {
                         event: r.get(0)?,
-                        block: r.get::<_, i64>(1)? as u64,
+                        block: r.int(1)?,
                         tx: r.get(2)?,
-                        log_index: r.get::<_, i64>(3)? as u64,
+                        log_index: r.int(3)?,
                         what: r.get(4)?,
                         expected: r.get(5)?,
                         found: r.get(6)?,
                     })
-                })?
-                .collect::<rusqlite::Result<Vec<_>>>()
-            })
+                },
+            )
             .map_err(|e| self.unavailable(e))?;
         let start_fen = State::from_hex(&start_state)
             .map(|s| s.fen())
@@ -609,90 +665,72 @@ impl Reader {
     }
 
     /// The changes of game `id` after `seq`, oldest first (at most 256).
-    pub fn changes(&self, id: U256, after: i64) -> ReadResult<Vec<Change>> {
+    pub fn changes(&mut self, id: U256, after: i64) -> ReadResult<Vec<Change>> {
         self.conn
-            .prepare_cached(
+            .query(
                 "SELECT seq, kind, ply, block_number FROM changes WHERE game_id = ?1 AND seq > ?2
                  ORDER BY seq LIMIT 256",
+                &[&id.to_string(), &after],
+                "reading a game's changes",
+                |r| change(r, 0),
             )
-            .and_then(|mut stmt| {
-                stmt.query_map(params![id.to_string(), after], |r| {
-                    Ok(Change {
-                        seq: r.get(0)?,
-                        kind: r.get(1)?,
-                        ply: r.get(2)?,
-                        block: r.get::<_, i64>(3)? as u64,
-                    })
-                })?
-                .collect::<rusqlite::Result<Vec<_>>>()
-            })
             .map_err(|e| self.unavailable(e))
     }
 
     /// The changes of every game after `after`, oldest first (at most 1,024), with their
     /// games: what one poller feeding every event stream reads.
-    pub fn all_changes(&self, after: i64) -> ReadResult<Vec<(U256, Change)>> {
+    pub fn all_changes(&mut self, after: i64) -> ReadResult<Vec<(U256, Change)>> {
         self.conn
-            .prepare_cached(
+            .query(
                 "SELECT game_id, seq, kind, ply, block_number FROM changes WHERE seq > ?1
                  ORDER BY seq LIMIT 1024",
+                &[&after],
+                "reading the changes",
+                |r| Ok((r.get::<String>(0)?, change(r, 1)?)),
             )
-            .and_then(|mut stmt| {
-                stmt.query_map(params![after], |r| {
-                    let id: String = r.get(0)?;
-                    Ok((
-                        id,
-                        Change {
-                            seq: r.get(1)?,
-                            kind: r.get(2)?,
-                            ply: r.get(3)?,
-                            block: r.get::<_, i64>(4)? as u64,
-                        },
-                    ))
-                })?
-                .collect::<rusqlite::Result<Vec<_>>>()
-            })
             .map_err(|e| self.unavailable(e))?
             .into_iter()
             .map(|(id, change)| {
                 U256::from_str_radix(&id, 10)
                     .map(|id| (id, change))
-                    .map_err(|e| Unavailable {
-                        path: self.path.clone(),
-                        message: format!("stored game id {id:?}: {e}"),
-                    })
+                    .map_err(|e| self.unavailable(format!("stored game id {id:?}: {e}")))
             })
             .collect()
     }
 
     /// The latest change's sequence number of all games (0 if none).
-    pub fn latest_change(&self) -> ReadResult<i64> {
+    pub fn latest_change(&mut self) -> ReadResult<i64> {
         self.conn
-            .query_row("SELECT coalesce(max(seq), 0) FROM changes", [], |r| {
-                r.get(0)
-            })
+            .query_one(
+                "SELECT coalesce(max(seq), 0) FROM changes",
+                &[],
+                "reading the latest change",
+                |r| r.get(0),
+            )
             .map_err(|e| self.unavailable(e))
     }
 
     /// Whether game `id` is over (ended or cancelled) and final: nothing more can change.
-    pub fn settled(&self, id: U256) -> ReadResult<bool> {
+    pub fn settled(&mut self, id: U256) -> ReadResult<bool> {
         self.conn
-            .query_row(
-                "SELECT phase IN ('ended', 'cancelled') AND pending = 0 FROM games WHERE id = ?1",
-                [id.to_string()],
-                |r| r.get(0),
+            .query_one(
+                "SELECT count(*) FROM games
+                 WHERE id = ?1 AND phase IN ('ended', 'cancelled') AND pending = 0",
+                &[&id.to_string()],
+                "reading whether a game is settled",
+                |r| r.get::<i64>(0),
             )
-            .optional()
-            .map(|settled| settled.unwrap_or(false))
+            .map(|n| n > 0)
             .map_err(|e| self.unavailable(e))
     }
 
     /// The last change's sequence number of game `id` (0 if none).
-    pub fn last_change(&self, id: U256) -> ReadResult<i64> {
+    pub fn last_change(&mut self, id: U256) -> ReadResult<i64> {
         self.conn
-            .query_row(
+            .query_one(
                 "SELECT coalesce(max(seq), 0) FROM changes WHERE game_id = ?1",
-                [id.to_string()],
+                &[&id.to_string()],
+                "reading a game's last change",
                 |r| r.get(0),
             )
             .map_err(|e| self.unavailable(e))

@@ -346,7 +346,7 @@ fn test_ratings_count_final_games_and_are_recomputed_after_a_rollback() {
     let path = std::env::temp_dir()
         .join(format!("chessref-index-tests-{}", std::process::id()))
         .join("ratings.sqlite");
-    let served = chessref_index::read::open(&path)
+    let served = chessref_index::read::open(&chessref_index::db::DbTarget::Sqlite(path))
         .unwrap()
         .player(white)
         .unwrap();

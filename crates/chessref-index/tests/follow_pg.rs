@@ -2,7 +2,8 @@
 //! on anvil, indexed into a SQLite file (which tests/follow.rs checks against the chain)
 //! and into a throwaway Postgres database, must give the same rows: games, moves, the
 //! change feed, the cursor, the kept ratings, through live indexing and a reorg's
-//! rollback.
+//! rollback; and the readers the server answers from (`chessref_index::read`) must
+//! answer the same on both.
 
 mod common;
 
@@ -11,6 +12,7 @@ use std::time::Duration;
 use chessref_evm::{RpcChain, anvil::Anvil};
 use chessref_index::db::{DbTarget, Sql};
 use chessref_index::ratings;
+use chessref_index::read::{self, Lobby, StateFilter};
 use chessref_index::{Indexer, Options, Store};
 use chessref_pgtest::TempPostgres;
 use common::{SHORT_GAMES, deploy, games, indexed, play, referee, temp_db};
@@ -99,6 +101,112 @@ fn assert_same(lite: &mut Store, pg: &mut Store) {
     }
 }
 
+/// Every reader answers the same on both indexes: the lobby under each filter and page,
+/// every game in full, its feed and whether it is settled, every player and the
+/// leaderboard, the health. Change numbers are compared as an order only (see TABLES).
+fn assert_reads_same(lite: &DbTarget, pg: &DbTarget) {
+    let mut a = read::open(lite).unwrap();
+    let mut b = read::open(pg).unwrap();
+    let all = Lobby {
+        state: None,
+        player: None,
+        limit: 500,
+        offset: 0,
+    };
+    let everything = a.lobby(&all).unwrap();
+    assert!(!everything.games.is_empty(), "nothing to compare");
+    let mut players: Vec<alloy_primitives::Address> = Vec::new();
+    for game in &everything.games {
+        for who in [&game.game.creator]
+            .into_iter()
+            .chain(game.game.white.as_ref())
+            .chain(game.game.black.as_ref())
+        {
+            let who = who.parse().unwrap();
+            if !players.contains(&who) {
+                players.push(who);
+            }
+        }
+    }
+    let states = [
+        None,
+        Some(StateFilter::Open),
+        Some(StateFilter::Running),
+        Some(StateFilter::Ended),
+    ];
+    for state in states {
+        for player in [None, players.first().copied()] {
+            for (limit, offset) in [(500, 0), (1, 1)] {
+                let query = Lobby {
+                    state,
+                    player,
+                    limit,
+                    offset,
+                };
+                let (mut x, mut y) = (a.lobby(&query).unwrap(), b.lobby(&query).unwrap());
+                // Seconds since each indexer last polled: the two did not poll together.
+                (x.head_age, y.head_age) = (None, None);
+                assert_eq!(x, y, "lobby {query:?} (SQLite, then Postgres)");
+            }
+        }
+    }
+    let feed = |changes: Vec<read::Change>| -> Vec<(String, u32, u64)> {
+        changes
+            .into_iter()
+            .map(|c| (c.kind, c.ply, c.block))
+            .collect()
+    };
+    for game in &everything.games {
+        let id = game.game.id.parse().unwrap();
+        assert_eq!(a.game(id).unwrap(), b.game(id).unwrap(), "game {id}");
+        assert!(a.game(id).unwrap().is_some());
+        assert_eq!(a.settled(id).unwrap(), b.settled(id).unwrap(), "game {id}");
+        let changes = b.changes(id, 0).unwrap();
+        assert_eq!(feed(a.changes(id, 0).unwrap()), feed(changes.clone()));
+        assert_eq!(
+            b.last_change(id).unwrap(),
+            changes.last().map_or(0, |c| c.seq),
+            "game {id}'s last change on Postgres"
+        );
+        // Read on from the middle: what a stream resuming after an event gets.
+        if let Some(middle) = changes.get(changes.len() / 2) {
+            let rest = b.changes(id, middle.seq).unwrap();
+            assert_eq!(rest, changes[changes.len() / 2 + 1..]);
+        }
+    }
+    let every = |r: &mut read::Reader| -> Vec<(String, String, u32, u64)> {
+        r.all_changes(0)
+            .unwrap()
+            .into_iter()
+            .map(|(id, c)| (id.to_string(), c.kind, c.ply, c.block))
+            .collect()
+    };
+    let changes = every(&mut b);
+    assert_eq!(every(&mut a), changes);
+    assert_eq!(
+        b.latest_change().unwrap(),
+        b.all_changes(0).unwrap().last().map_or(0, |(_, c)| c.seq)
+    );
+    assert!(!b.settled(alloy_primitives::U256::from(999_999u64)).unwrap());
+    assert_eq!(
+        b.game(alloy_primitives::U256::from(999_999u64)).unwrap(),
+        None
+    );
+    for who in players {
+        assert_eq!(a.player(who).unwrap(), b.player(who).unwrap(), "{who}");
+    }
+    for (limit, offset) in [(500, 0), (1, 1)] {
+        assert_eq!(
+            a.leaderboard(limit, offset).unwrap(),
+            b.leaderboard(limit, offset).unwrap()
+        );
+    }
+    assert_eq!(a.site().unwrap(), b.site().unwrap());
+    let (mut x, mut y) = (a.health().unwrap(), b.health().unwrap());
+    (x.updated_at, x.head_age, y.updated_at, y.head_age) = (None, None, None, None);
+    assert_eq!(x, y, "health");
+}
+
 fn catch_up(indexer: &mut Indexer) {
     for _ in 0..10_000 {
         if indexer.step().expect("index step").caught_up {
@@ -129,8 +237,12 @@ fn test_postgres_index_equals_the_sqlite_index_through_live_play_and_a_reorg() {
         let chain = RpcChain::connect_read_only(anvil.url()).unwrap();
         Indexer::new(chain, store, address, 0, options).unwrap()
     };
-    let mut lite = open(Store::open(&temp_db("follow-pg")).unwrap());
+    let lite_target = DbTarget::Sqlite(temp_db("follow-pg"));
+    let mut lite = open(Store::open_target(&lite_target).unwrap());
     let target: DbTarget = pg.url().parse().unwrap();
+    // Before the indexer made the schema, the readers say so (they never make it).
+    let early = read::open(&target).unwrap_err();
+    assert!(early.message.contains("no index yet"), "{early}");
     let mut post = open(Store::open_target(&target).unwrap());
     catch_up(&mut lite);
     catch_up(&mut post);
@@ -139,6 +251,7 @@ fn test_postgres_index_equals_the_sqlite_index_through_live_play_and_a_reorg() {
         [first.clone(), orphaned].concat()
     );
     assert_same(lite.store_mut(), post.store_mut());
+    assert_reads_same(&lite_target, &target);
     assert_eq!(dump(post.store_mut(), "games", "id", "id").len(), 2);
 
     // The chain forgets the second game and plays another one in its place.
@@ -152,6 +265,7 @@ fn test_postgres_index_equals_the_sqlite_index_through_live_play_and_a_reorg() {
     catch_up(&mut post);
     assert_eq!(indexed(lite.store().connection()), canonical);
     assert_same(lite.store_mut(), post.store_mut());
+    assert_reads_same(&lite_target, &target);
     let kinds = dump(post.store_mut(), "changes", "kind", "seq");
     assert!(
         kinds.iter().any(|k| k[0].as_deref() == Some("rollback")),
@@ -166,6 +280,7 @@ fn test_postgres_index_equals_the_sqlite_index_through_live_play_and_a_reorg() {
     catch_up(&mut lite);
     catch_up(&mut post);
     assert_same(lite.store_mut(), post.store_mut());
+    assert_reads_same(&lite_target, &target);
     let pending = dump(post.store_mut(), "games", "pending", "id");
     assert!(
         pending.iter().all(|p| p[0].as_deref() == Some("0")),

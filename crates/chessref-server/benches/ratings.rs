@@ -173,7 +173,7 @@ fn main() {
         let addr = listener.local_addr().expect("addr");
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let config = Config {
-            index: Some(path.clone()),
+            index: Some(chessref_index::db::DbTarget::Sqlite(path.clone())),
             ..Config::default()
         };
         let server = tokio::spawn(chessref_server::serve(listener, config, async {

@@ -272,7 +272,7 @@ fn main() {
             ..Default::default()
         };
         let server = TestServer::start(Config {
-            index: Some(chain.db.clone()),
+            index: Some(chessref_index::db::DbTarget::Sqlite(chain.db.clone())),
             relay,
             ..Config::default()
         })

@@ -7,7 +7,6 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -109,7 +108,11 @@ pub fn render(change: &Change, game: Option<&GameView>) -> String {
 
 /// Renders `changes` of game `id`, reading the game once: the items, the last one
 /// flagged when the game is settled.
-pub fn items(reader: &read::Reader, id: U256, changes: &[Change]) -> read::ReadResult<Vec<Item>> {
+pub fn items(
+    reader: &mut read::Reader,
+    id: U256,
+    changes: &[Change],
+) -> read::ReadResult<Vec<Item>> {
     if changes.is_empty() {
         return Ok(Vec::new());
     }
@@ -132,7 +135,7 @@ pub fn items(reader: &read::Reader, id: U256, changes: &[Change]) -> read::ReadR
 /// The feed of one server.
 #[derive(Debug)]
 pub struct Feed {
-    path: PathBuf,
+    index: read::Index,
     limits: EventLimits,
     tx: broadcast::Sender<Arc<Item>>,
     polling: AtomicBool,
@@ -167,10 +170,10 @@ impl Drop for Ticket {
 }
 
 impl Feed {
-    /// The feed of the index at `path`.
-    pub fn new(path: PathBuf, limits: EventLimits) -> Feed {
+    /// The feed of `index`.
+    pub fn new(index: read::Index, limits: EventLimits) -> Feed {
         Feed {
-            path,
+            index,
             limits,
             tx: broadcast::channel(4096).0,
             polling: AtomicBool::new(false),
@@ -228,8 +231,8 @@ impl Feed {
     /// The poller: every [`POLL`], the new changes of every game, rendered once each and
     /// broadcast; it stops when nobody listens.
     async fn poll(self: Arc<Feed>) {
-        let path = self.path.clone();
-        let start = tokio::task::spawn_blocking(move || read::open(&path)?.latest_change()).await;
+        let index = self.index.clone();
+        let start = tokio::task::spawn_blocking(move || index.reader()?.latest_change()).await;
         let mut cursor = match start {
             Ok(Ok(seq)) => seq,
             _ => 0,
@@ -243,10 +246,10 @@ impl Feed {
                     return;
                 }
             }
-            let path = self.path.clone();
+            let index = self.index.clone();
             let after = cursor;
             let read = tokio::task::spawn_blocking(move || -> read::ReadResult<Vec<Item>> {
-                let reader = read::open(&path)?;
+                let mut reader = index.reader()?;
                 let changes = reader.all_changes(after)?;
                 let mut by_game: Vec<(U256, Vec<Change>)> = Vec::new();
                 for (id, change) in changes {
@@ -257,7 +260,7 @@ impl Feed {
                 }
                 let mut out = Vec::new();
                 for (id, list) in by_game {
-                    out.extend(items(&reader, id, &list)?);
+                    out.extend(items(&mut reader, id, &list)?);
                 }
                 out.sort_by_key(|item| item.seq);
                 Ok(out)

@@ -5,7 +5,7 @@
 //! `Config::index`, or a build without the `index` feature) they answer 404 `no_index`.
 
 #[cfg(feature = "index")]
-pub(crate) use with_index::game_id;
+pub(crate) use with_index::{READ_CONNECTIONS, game_id};
 #[cfg(feature = "index")]
 pub use with_index::{events, game, health, leaderboard, lobby, player};
 
@@ -50,7 +50,6 @@ mod without_index {
 #[cfg(feature = "index")]
 mod with_index {
     use std::convert::Infallible;
-    use std::path::PathBuf;
     use std::time::Duration;
 
     use alloy_primitives::{Address, U256};
@@ -77,19 +76,26 @@ mod with_index {
     /// A keep-alive comment this often on an idle event stream.
     const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
-    fn index_path(state: &AppState) -> Result<PathBuf, ApiError> {
-        state.config.index.clone().ok_or(ApiError::NoIndex)
+    fn index_of(state: &AppState) -> Result<read::Index, ApiError> {
+        state.index.clone().ok_or(ApiError::NoIndex)
     }
 
-    /// Index reads running at once. Each holds a blocking thread and a SQLite connection:
-    /// unbounded, 1,500 event streams opening together grew tokio's blocking pool to
-    /// hundreds of threads, each leaving memory the allocator kept (README, the load test).
-    static READS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(16);
+    /// Index reads running at once. Each holds a blocking thread and a connection (a
+    /// SQLite file's, or one of the Postgres pool's: [`READ_CONNECTIONS`]): unbounded,
+    /// 1,500 event streams opening together grew tokio's blocking pool to hundreds of
+    /// threads, each leaving memory the allocator kept (README, the load test).
+    static READS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(READS_AT_ONCE);
+    const READS_AT_ONCE: usize = 16;
 
-    /// Runs `f` on a fresh read-only connection to the index, off the async threads.
+    /// Connections a Postgres index's pool keeps at most: one per read at once, and the
+    /// event streams' poller ([`crate::feed`]).
+    pub(crate) const READ_CONNECTIONS: u32 = READS_AT_ONCE as u32 + 1;
+
+    /// Runs `f` on a reader of the index (a fresh read-only connection to a SQLite file,
+    /// a pooled one to Postgres), off the async threads.
     async fn with_reader<T: Send + 'static>(
-        path: PathBuf,
-        f: impl FnOnce(&Reader) -> read::ReadResult<T> + Send + 'static,
+        db: read::Index,
+        f: impl FnOnce(&mut Reader) -> read::ReadResult<T> + Send + 'static,
     ) -> Result<T, ApiError> {
         let permit = READS
             .acquire()
@@ -99,19 +105,24 @@ mod with_index {
         // its read ends.
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            read::open(&path).and_then(|r| f(&r))
+            db.reader().and_then(|mut r| f(&mut r))
         })
         .await
         .map_err(|e| ApiError::Internal(format!("index task failed: {e}")))?
         .map_err(|e| ApiError::IndexUnavailable(unavailable(&e)))
     }
 
-    /// What a client is told of an unreadable index: the file's name, not where the
-    /// server keeps it.
+    /// What a client is told of an unreadable index: the file's name (or the Postgres
+    /// database's), not where the server keeps it.
     fn unavailable(e: &read::Unavailable) -> String {
-        let name = std::path::Path::new(&e.path)
+        let base = std::path::Path::new(&e.path)
             .file_name()
             .map_or_else(|| "the index".into(), |n| n.to_string_lossy().into_owned());
+        let name = if e.path.starts_with("postgres://") {
+            format!("(Postgres) {base}")
+        } else {
+            base
+        };
         format!(
             "index database {name} is unavailable: {}",
             e.message.replace(&e.path, &name)
@@ -210,9 +221,9 @@ mod with_index {
         State(state): State<AppState>,
         RawQuery(query): RawQuery,
     ) -> Result<Json<LobbyPage>, ApiError> {
-        let path = index_path(&state)?;
+        let db = index_of(&state)?;
         let query = lobby_query(query.as_deref())?;
-        Ok(Json(with_reader(path, move |r| r.lobby(&query)).await?))
+        Ok(Json(with_reader(db, move |r| r.lobby(&query)).await?))
     }
 
     /// `GET /v1/players?order=rating&limit=&offset=`: the rated players by rating,
@@ -221,7 +232,7 @@ mod with_index {
         State(state): State<AppState>,
         RawQuery(query): RawQuery,
     ) -> Result<Json<Leaderboard>, ApiError> {
-        let path = index_path(&state)?;
+        let db = index_of(&state)?;
         let (mut limit, mut offset) = (DEFAULT_LIMIT, 0);
         for pair in query
             .as_deref()
@@ -249,7 +260,7 @@ mod with_index {
             }
         }
         Ok(Json(
-            with_reader(path, move |r| r.leaderboard(limit, offset)).await?,
+            with_reader(db, move |r| r.leaderboard(limit, offset)).await?,
         ))
     }
 
@@ -274,13 +285,13 @@ mod with_index {
         State(state): State<AppState>,
         RawQuery(query): RawQuery,
     ) -> Result<Json<Health>, ApiError> {
-        let path = index_path(&state)?;
+        let db = index_of(&state)?;
         if query.is_some_and(|q| !q.is_empty()) {
             return Err(ApiError::BadQuery(
                 "this endpoint takes no query parameters".into(),
             ));
         }
-        let index = with_reader(path, |r| r.health()).await?;
+        let index = with_reader(db, |r| r.health()).await?;
         Ok(Json(Health {
             index,
             event_streams: state.feed.as_ref().map_or(0, |f| f.open_streams()),
@@ -306,18 +317,18 @@ mod with_index {
         Path(address): Path<String>,
         RawQuery(query): RawQuery,
     ) -> Result<Json<PlayerView>, ApiError> {
-        let path = index_path(&state)?;
+        let db = index_of(&state)?;
         if query.is_some_and(|q| !q.is_empty()) {
             return Err(ApiError::BadQuery(
                 "this endpoint takes no query parameters".into(),
             ));
         }
         let address = player_address(&address)?;
-        Ok(Json(with_reader(path, move |r| r.player(address)).await?))
+        Ok(Json(with_reader(db, move |r| r.player(address)).await?))
     }
 
-    async fn game_view(path: PathBuf, id: U256) -> Result<(GameView, String), ApiError> {
-        let (game, site) = with_reader(path, move |r| Ok((r.game(id)?, r.site()?))).await?;
+    async fn game_view(db: read::Index, id: U256) -> Result<(GameView, String), ApiError> {
+        let (game, site) = with_reader(db, move |r| Ok((r.game(id)?, r.site()?))).await?;
         game.map(|g| (g, site))
             .ok_or_else(|| ApiError::UnknownGame(id.to_string()))
     }
@@ -328,7 +339,7 @@ mod with_index {
         Path(id): Path<String>,
         RawQuery(query): RawQuery,
     ) -> Result<Response, ApiError> {
-        let path = index_path(&state)?;
+        let db = index_of(&state)?;
         if query.is_some_and(|q| !q.is_empty()) {
             return Err(ApiError::BadQuery(
                 "this endpoint takes no query parameters".into(),
@@ -337,7 +348,7 @@ mod with_index {
         match id.strip_suffix(".pgn") {
             Some(number) => {
                 let id = game_id(number)?;
-                let (game, site) = game_view(path, id).await?;
+                let (game, site) = game_view(db, id).await?;
                 // A channel game's signed moves are the relay's.
                 let off_chain = match &state.relay {
                     Some(relay) => relay.off_chain_moves(id).await.unwrap_or_default(),
@@ -346,7 +357,7 @@ mod with_index {
                 let pgn = game.pgn_after(&site, &off_chain);
                 Ok(([(CONTENT_TYPE, "application/x-chess-pgn")], pgn).into_response())
             }
-            None => Ok(Json(game_view(path, game_id(&id)?).await?.0).into_response()),
+            None => Ok(Json(game_view(db, game_id(&id)?).await?.0).into_response()),
         }
     }
 
@@ -362,7 +373,7 @@ mod with_index {
         client: Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
         headers: axum::http::HeaderMap,
     ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
-        let path = index_path(&state)?;
+        let db = index_of(&state)?;
         let id = game_id(&id)?;
         let mut after: Option<i64> = None;
         for pair in query
@@ -401,7 +412,7 @@ mod with_index {
         // Subscribed before the backlog is read: nothing falls between them.
         let rx = feed.subscribe();
         // The game must exist; the stream starts after its last change unless told otherwise.
-        let start = with_reader(path.clone(), move |r| {
+        let start = with_reader(db.clone(), move |r| {
             Ok((r.game(id)?.is_some(), r.last_change(id)?))
         })
         .await?;
@@ -409,12 +420,12 @@ mod with_index {
             return Err(ApiError::UnknownGame(id.to_string()));
         }
         let cursor = after.unwrap_or(start.1);
-        let (held, over) = backlog(path.clone(), id, cursor).await?;
+        let (held, over) = backlog(db.clone(), id, cursor).await?;
         let queue: std::collections::VecDeque<Arc<Item>> = held.into_iter().map(Arc::new).collect();
         let ended = over && queue.is_empty();
         let stream = futures_util::stream::unfold(
-            (ticket, rx, queue, cursor, ended, path),
-            move |(ticket, mut rx, mut queue, mut cursor, mut ended, path)| async move {
+            (ticket, rx, queue, cursor, ended, db),
+            move |(ticket, mut rx, mut queue, mut cursor, mut ended, db)| async move {
                 loop {
                     if let Some(item) = queue.pop_front() {
                         cursor = cursor.max(item.seq);
@@ -423,7 +434,7 @@ mod with_index {
                             .event(item.kind.clone())
                             .id(item.seq.to_string())
                             .data(item.data.clone());
-                        return Some((Ok(event), (ticket, rx, queue, cursor, ended, path)));
+                        return Some((Ok(event), (ticket, rx, queue, cursor, ended, db)));
                     }
                     if ended {
                         return None;
@@ -433,7 +444,7 @@ mod with_index {
                         Ok(_) => {}
                         // Fell behind the broadcast: what was missed, from the index.
                         Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                            match backlog(path.clone(), id, cursor).await {
+                            match backlog(db.clone(), id, cursor).await {
                                 Ok((items, over)) => {
                                     ended = over && items.is_empty();
                                     queue.extend(items.into_iter().map(Arc::new));
@@ -446,7 +457,7 @@ mod with_index {
                                     );
                                     return Some((
                                         Ok(event),
-                                        (ticket, rx, queue, cursor, ended, path),
+                                        (ticket, rx, queue, cursor, ended, db),
                                     ));
                                 }
                             }
@@ -461,8 +472,12 @@ mod with_index {
 
     /// Game `id`'s changes after `cursor`, rendered (the game read once), and whether the
     /// game is over and final.
-    async fn backlog(path: PathBuf, id: U256, cursor: i64) -> Result<(Vec<Item>, bool), ApiError> {
-        with_reader(path, move |r| {
+    async fn backlog(
+        db: read::Index,
+        id: U256,
+        cursor: i64,
+    ) -> Result<(Vec<Item>, bool), ApiError> {
+        with_reader(db, move |r| {
             let mut changes = Vec::new();
             let mut after = cursor;
             loop {

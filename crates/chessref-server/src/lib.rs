@@ -67,9 +67,11 @@ pub struct Config {
     pub json_limit: usize,
     /// Largest PGN body accepted by `/v1/replay`, in bytes.
     pub pgn_limit: usize,
-    /// The `chessref index` database the game endpoints read; `None`: they answer 404
-    /// `no_index`.
-    pub index: Option<std::path::PathBuf>,
+    /// The `chessref index` database the game endpoints read (a SQLite file, or a
+    /// Postgres database; the relay of channel games needs a SQLite file for now); `None`:
+    /// they answer 404 `no_index`.
+    #[cfg(feature = "index")]
+    pub index: Option<chessref_index::db::DbTarget>,
     /// The relay's limits (with an index).
     #[cfg(feature = "index")]
     pub relay: relay::RelayLimits,
@@ -85,6 +87,7 @@ impl Default for Config {
         Config {
             json_limit: 64 * 1024,
             pgn_limit: 2 * 1024 * 1024,
+            #[cfg(feature = "index")]
             index: None,
             #[cfg(feature = "index")]
             relay: relay::RelayLimits::default(),
@@ -100,7 +103,10 @@ impl Default for Config {
 pub struct AppState {
     /// The limits in force.
     pub config: Arc<Config>,
-    /// The relay of channel games, with an index.
+    /// The index the game endpoints read, if any.
+    #[cfg(feature = "index")]
+    pub index: Option<chessref_index::read::Index>,
+    /// The relay of channel games, with a SQLite index.
     #[cfg(feature = "index")]
     pub relay: Option<Arc<relay::Relay>>,
     /// The one poller of every event stream, with an index.
@@ -113,17 +119,27 @@ pub fn router(config: Config) -> Router {
     let request_limit = config.connections.request;
     let json = DefaultBodyLimit::max(config.json_limit);
     let pgn = DefaultBodyLimit::max(config.pgn_limit);
+    #[cfg(feature = "index")]
+    let index = config
+        .index
+        .as_ref()
+        .map(|target| chessref_index::read::Index::open(target, games::READ_CONNECTIONS));
     let state = AppState {
         #[cfg(feature = "index")]
-        relay: config
-            .index
-            .clone()
-            .map(|path| Arc::new(relay::Relay::new(path, config.relay))),
+        relay: match &config.index {
+            Some(chessref_index::db::DbTarget::Sqlite(path)) => {
+                Some(Arc::new(relay::Relay::new(path.clone(), config.relay)))
+            }
+            // The relay store is SQLite's until it is ported (issue 30): `relay::channel`
+            // says so.
+            Some(chessref_index::db::DbTarget::Postgres(_)) | None => None,
+        },
         #[cfg(feature = "index")]
-        feed: config
-            .index
+        feed: index
             .clone()
-            .map(|path| Arc::new(feed::Feed::new(path, config.events))),
+            .map(|index| Arc::new(feed::Feed::new(index, config.events))),
+        #[cfg(feature = "index")]
+        index,
         config: Arc::new(config),
     };
     let router = Router::new()

@@ -605,8 +605,19 @@ fn take(counter: &AtomicUsize, limit: usize) -> bool {
         .is_ok()
 }
 
+/// The relay, or why this server has none: no index, or an index on Postgres, where the
+/// relay's store is not ported yet.
 fn relay_of(state: &AppState) -> Result<Arc<Relay>, ApiError> {
-    state.relay.clone().ok_or(ApiError::NoIndex)
+    match (&state.relay, &state.config.index) {
+        (Some(relay), _) => Ok(relay.clone()),
+        (None, Some(chessref_index::db::DbTarget::Postgres(_))) => Err(ApiError::NotRelayed(
+            "this server relays no channel game: its index is a Postgres database, and the \
+             relay keeps its messages in a SQLite index for now (start chessref serve with \
+             --index PATH to a SQLite file for the relay)"
+                .into(),
+        )),
+        (None, _) => Err(ApiError::NoIndex),
+    }
 }
 
 fn after_query(query: Option<&str>) -> Result<u64, ApiError> {

@@ -50,7 +50,7 @@ struct Client {
 impl Client {
     fn start(index: Option<PathBuf>) -> Client {
         Client::start_with(Config {
-            index,
+            index: index.map(chessref_index::db::DbTarget::Sqlite),
             ..Config::default()
         })
     }
@@ -656,7 +656,7 @@ fn test_event_streams_share_one_poller_and_are_bounded() {
         .unwrap();
     let joined = referee.join_game(black, created.id, stake).unwrap();
     let client = Client::start_with(Config {
-        index: Some(db.clone()),
+        index: Some(chessref_index::db::DbTarget::Sqlite(db.clone())),
         events: chessref_server::feed::EventLimits {
             streams: 203,
             per_client: 200,

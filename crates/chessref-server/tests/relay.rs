@@ -34,7 +34,7 @@ fn test_a_game_to_mate_through_the_relay() {
     let rt = runtime();
     rt.block_on(async {
         let config = Config {
-            index: Some(chain.db.clone()),
+            index: Some(chessref_index::db::DbTarget::Sqlite(chain.db.clone())),
             ..Config::default()
         };
         let server = TestServer::start(config.clone()).await;
@@ -232,7 +232,7 @@ fn test_a_restarted_relay_judges_the_next_frames_as_before() {
     let rt = runtime();
     rt.block_on(async {
         let config = Config {
-            index: Some(chain.db.clone()),
+            index: Some(chessref_index::db::DbTarget::Sqlite(chain.db.clone())),
             ..Config::default()
         };
         let server = TestServer::start(config.clone()).await;
@@ -330,7 +330,7 @@ fn test_a_frame_the_store_did_not_take_is_never_served() {
     let rt = runtime();
     rt.block_on(async {
         let config = Config {
-            index: Some(chain.db.clone()),
+            index: Some(chessref_index::db::DbTarget::Sqlite(chain.db.clone())),
             ..Config::default()
         };
         let server = TestServer::start(config).await;
@@ -416,7 +416,7 @@ fn test_the_relay_limits() {
             idle: Duration::from_secs(1),
         };
         let server = TestServer::start(Config {
-            index: Some(chain.db.clone()),
+            index: Some(chessref_index::db::DbTarget::Sqlite(chain.db.clone())),
             relay: limits,
             ..Config::default()
         })
@@ -501,7 +501,7 @@ fn test_the_relay_limits() {
 /// `chessref serve` on `chain`'s index, with the default limits.
 async fn serving(chain: &Chain) -> TestServer {
     TestServer::start(Config {
-        index: Some(chain.db.clone()),
+        index: Some(chessref_index::db::DbTarget::Sqlite(chain.db.clone())),
         ..Config::default()
     })
     .await
@@ -642,7 +642,7 @@ fn test_a_failed_group_commit_tells_no_sender_stored_and_a_restart_resumes() {
     let rt = runtime();
     rt.block_on(async {
         let config = Config {
-            index: Some(chain.db.clone()),
+            index: Some(chessref_index::db::DbTarget::Sqlite(chain.db.clone())),
             ..Config::default()
         };
         let server = TestServer::start(config.clone()).await;

@@ -5,7 +5,9 @@
 //! stopped answering; started twice on one file, the second is refused with the first
 //! one's pid; at a node whose block hashes never settle, it says why it retries and then
 //! names the node (exit 2); an `eth_getLogs` answer over `--max-log-bytes` for one block
-//! is named; its database deleted under it, it stops naming the file.
+//! is named; its database deleted under it, it stops naming the file. Into a throwaway
+//! Postgres, `chessref serve --index URL` over it answers as over the SQLite file of the
+//! same chain.
 
 #[path = "../../chessref-index/tests/common/mod.rs"]
 mod common;
@@ -18,8 +20,14 @@ use alloy_primitives::Address;
 use chessref_evm::{RpcChain, anvil::Anvil, lying_node::LyingNode, stalled_node::StalledNode};
 use common::{SHORT_GAMES, count, deploy, games, indexed, lie, play, referee, temp_db};
 use rusqlite::{Connection, OpenFlags};
+use serde_json::{Value, json};
 
-fn index_command(anvil: &Anvil, referee: Address, db: &Path, extra: &[&str]) -> Command {
+fn index_command(
+    anvil: &Anvil,
+    referee: Address,
+    db: impl AsRef<std::ffi::OsStr>,
+    extra: &[&str],
+) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_chessref"));
     command
         .args(["index", "--rpc", anvil.url(), "--referee"])
@@ -30,7 +38,12 @@ fn index_command(anvil: &Anvil, referee: Address, db: &Path, extra: &[&str]) -> 
     command
 }
 
-fn run_index(anvil: &Anvil, referee: Address, db: &Path, extra: &[&str]) -> Output {
+fn run_index(
+    anvil: &Anvil,
+    referee: Address,
+    db: impl AsRef<std::ffi::OsStr>,
+    extra: &[&str],
+) -> Output {
     index_command(anvil, referee, db, extra).output().unwrap()
 }
 
@@ -563,4 +576,160 @@ fn test_the_database_deleted_under_a_running_index_stops_it_naming_the_file() {
             db.display()
         )
     );
+}
+
+/// `chessref serve --addr 127.0.0.1:0 --index INDEX`, killed when dropped; its URL and
+/// what it said on stderr at start.
+struct Served {
+    child: std::process::Child,
+    addr: String,
+}
+
+impl Served {
+    fn start(index: &str) -> Served {
+        use std::io::BufRead;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_chessref"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--index", index])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .trim()
+            .rsplit("http://")
+            .next()
+            .expect("chessref serve: listening on URL")
+            .to_owned();
+        Served { child, addr }
+    }
+
+    /// `GET path` as HTTP/1.0 (no chunks: the body ends with the connection, an event
+    /// stream's too): the status and the body.
+    fn get(&self, path: &str) -> (u16, String) {
+        use std::io::{Read, Write};
+        let mut stream = std::net::TcpStream::connect(&self.addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        write!(stream, "GET {path} HTTP/1.0\r\nHost: {}\r\n\r\n", self.addr).unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+        (status, body.to_owned())
+    }
+
+    /// `GET path`'s JSON, which must be a 200.
+    fn json(&self, path: &str) -> Value {
+        let (status, body) = self.get(path);
+        assert_eq!(status, 200, "{path}: {body}");
+        serde_json::from_str(&body).unwrap()
+    }
+
+    /// A settled game's whole event stream from its start: each event's name and data,
+    /// without its sequence number (Postgres numbers the feed on its own).
+    fn events(&self, id: &str) -> Vec<(String, Value)> {
+        let (status, body) = self.get(&format!("/v1/games/{id}/events?after=0"));
+        assert_eq!(status, 200, "{body}");
+        let mut events = Vec::new();
+        let mut name = String::new();
+        for line in body.lines() {
+            if let Some(event) = line.strip_prefix("event: ") {
+                name = event.to_owned();
+            } else if let Some(data) = line.strip_prefix("data: ") {
+                let mut data: Value = serde_json::from_str(data).unwrap();
+                assert!(data["seq"].as_i64().is_some_and(|s| s > 0), "{data}");
+                data.as_object_mut().unwrap().remove("seq");
+                events.push((name.clone(), data));
+            }
+        }
+        events
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn test_index_into_postgres_and_serve_it_as_the_sqlite_file_of_the_same_chain() {
+    let anvil = Anvil::spawn().unwrap();
+    let mut replayer = deploy(&anvil);
+    let played = play(&mut replayer, &games(SHORT_GAMES, 4));
+    let address = referee(&mut replayer);
+    // Two more blocks: with one confirmation every game is final, so rated.
+    let node = RpcChain::connect(anvil.url()).unwrap();
+    for _ in 0..2 {
+        node.raw_request("evm_mine", json!([])).unwrap();
+    }
+    let pg = chessref_pgtest::TempPostgres::start().unwrap();
+    let lite = temp_db("serve-pg");
+    let lite = lite.to_str().unwrap();
+    // A password in the URL (the throwaway server trusts loopback): never printed.
+    let url = pg.url().replacen('@', ":hunter2@", 1);
+    for db in [lite, url.as_str()] {
+        let output = run_index(&anvil, address, db, &["--once", "--confirmations", "1"]);
+        assert!(output.status.success(), "{db}: {output:?}");
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert!(said.contains("chessref index: referee"), "{said}");
+        assert!(!said.contains("hunter2"), "{said}");
+        let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(summary["games"], played.len(), "{db}: {summary}");
+        assert!(
+            summary["moves"].as_u64().is_some_and(|m| m > 0),
+            "{summary}"
+        );
+    }
+    let (a, b) = (Served::start(lite), Served::start(&url));
+    let lobby = |served: &Served| {
+        let mut page = served.json("/v1/games?limit=500");
+        // Seconds since each indexer's last poll: they did not run together.
+        page.as_object_mut().unwrap().remove("headAge");
+        page
+    };
+    let page = lobby(&b);
+    assert_eq!(lobby(&a), page, "the lobby (SQLite, then Postgres)");
+    assert_eq!(page["total"], played.len(), "{page}");
+    let mut players = Vec::new();
+    for game in page["games"].as_array().unwrap() {
+        let id = game["id"].as_str().unwrap();
+        let one = b.json(&format!("/v1/games/{id}"));
+        assert_eq!(one["pending"], false, "{one}");
+        assert_eq!(a.json(&format!("/v1/games/{id}")), one, "game {id}");
+        assert_eq!(
+            a.get(&format!("/v1/games/{id}.pgn")),
+            b.get(&format!("/v1/games/{id}.pgn"))
+        );
+        let events = b.events(id);
+        assert_eq!(a.events(id), events, "game {id}'s events");
+        let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names.first(), Some(&"created"), "{names:?}");
+        // Back-filled already final: no `final` change; the stream ends (the connection
+        // closed) at the settled game's end.
+        assert_eq!(names.last(), Some(&"ended"), "{names:?}");
+        assert!(names.contains(&"move"), "{names:?}");
+        for side in ["white", "black"] {
+            players.push(game[side].as_str().unwrap().to_owned());
+        }
+        // The relay keeps its messages in SQLite: on Postgres it says so.
+        let (status, body) = b.get(&format!("/v1/games/{id}/transcript"));
+        assert_eq!(status, 409, "{body}");
+        assert!(body.contains("Postgres"), "{body}");
+    }
+    for player in &players {
+        let uri = format!("/v1/players/{player}");
+        let view = b.json(&uri);
+        assert!(view["games"].as_u64().is_some_and(|g| g > 0), "{view}");
+        assert_eq!(a.json(&uri), view, "{uri}");
+    }
+    let board = b.json("/v1/players?order=rating");
+    assert_eq!(a.json("/v1/players?order=rating"), board);
+    assert!(board["total"].as_u64().is_some_and(|t| t > 1), "{board}");
 }

@@ -92,6 +92,9 @@ enum DbInner {
         path: PathBuf,
         /// Its name in errors.
         name: String,
+        /// Connections open it read-only (readers beside another process's writer):
+        /// never created, migrated or switched to WAL.
+        read_only: bool,
     },
     /// A Postgres database behind a pool.
     Postgres {
@@ -120,6 +123,7 @@ impl Database {
                 let db = Database(DbInner::Sqlite {
                     path: path.clone(),
                     name: path.display().to_string(),
+                    read_only: false,
                 });
                 db.connect()?.migrate()?;
                 Ok(db)
@@ -135,22 +139,51 @@ impl Database {
                     .connect(NoTls)
                     .map_err(|e| DbError::new(pg.shown(), "connecting", e))?;
                 Conn::postgres_session(pg.shown(), first).migrate()?;
-                let last_error = LastError::default();
-                let manager = PostgresConnectionManager::new(config, NoTls);
-                let pool = r2d2::Pool::builder()
-                    .max_size(pool_size.max(1))
-                    .min_idle(Some(0))
-                    .connection_timeout(WAIT)
-                    .error_handler(Box::new(last_error.clone()))
-                    .build(manager)
-                    .map_err(|e| DbError::new(pg.shown(), "connecting", e))?;
-                Ok(Database(DbInner::Postgres {
-                    pool,
-                    target: pg.clone(),
-                    last_error,
-                }))
+                Ok(Database::pool(pg, config, pool_size))
             }
         }
+    }
+
+    /// `target` for reading only, without touching it yet: a SQLite file's connections
+    /// open it read-only (a missing file is an error of [`Database::connect`]); a
+    /// Postgres pool of at most `pool_size` connections connects on demand. Nothing is
+    /// created or migrated: the schema is the writer's ([`Conn::schema_version`] says
+    /// whether this build reads it).
+    pub fn open_read_only(target: &DbTarget, pool_size: u32) -> Database {
+        match target {
+            DbTarget::Sqlite(path) => Database(DbInner::Sqlite {
+                path: path.clone(),
+                name: path.display().to_string(),
+                read_only: true,
+            }),
+            DbTarget::Postgres(pg) => {
+                let mut config = pg.config();
+                if config.get_application_name().is_none() {
+                    config.application_name(&format!("chessref reader pid {}", std::process::id()));
+                }
+                Database::pool(pg, config, pool_size)
+            }
+        }
+    }
+
+    /// A pool of at most `pool_size` connections to `pg` made with `config`, none opened
+    /// yet.
+    fn pool(pg: &PgTarget, config: postgres::Config, pool_size: u32) -> Database {
+        let last_error = LastError::default();
+        let manager = PostgresConnectionManager::new(config, NoTls);
+        // Unchecked: with no idle connection to keep there is nothing to wait for, and a
+        // server down now is reported by the first `connect`, in full.
+        let pool = r2d2::Pool::builder()
+            .max_size(pool_size.max(1))
+            .min_idle(Some(0))
+            .connection_timeout(WAIT)
+            .error_handler(Box::new(last_error.clone()))
+            .build_unchecked(manager);
+        Database(DbInner::Postgres {
+            pool,
+            target: pg.clone(),
+            last_error,
+        })
     }
 
     /// The database in messages: a path, or a URL without its password.
@@ -161,30 +194,40 @@ impl Database {
         }
     }
 
-    /// A connection: a new one to the SQLite file (WAL mode, foreign keys on), or one of
-    /// the pool's.
+    /// A connection: a new one to the SQLite file (WAL mode, foreign keys on; or
+    /// read-only, as the file is), or one of the pool's.
     pub fn connect(&self) -> DbResult<Conn> {
         match &self.0 {
-            DbInner::Sqlite { path, name } => {
+            DbInner::Sqlite {
+                path,
+                name,
+                read_only,
+            } => {
                 let err = |doing| move |e| DbError::new(name, doing, e);
+                let flags = if *read_only {
+                    OpenFlags::SQLITE_OPEN_READ_ONLY
+                } else {
+                    OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE
+                };
                 let conn = rusqlite::Connection::open_with_flags(
                     path,
-                    OpenFlags::SQLITE_OPEN_READ_WRITE
-                        | OpenFlags::SQLITE_OPEN_CREATE
-                        | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                    flags | OpenFlags::SQLITE_OPEN_NO_MUTEX,
                 )
                 .map_err(err("opening"))?;
                 conn.busy_timeout(WAIT)
                     .map_err(err("setting the busy timeout"))?;
-                crate::store::switch_to_wal(&conn, name).map_err(|e| {
-                    DbError::new(
-                        name,
-                        "switching to WAL",
-                        DbErrorSource::Value(e.to_string()),
-                    )
-                })?;
-                conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
-                    .map_err(err("setting pragmas"))?;
+                // A reader leaves the file as its writer made it.
+                if !*read_only {
+                    crate::store::switch_to_wal(&conn, name).map_err(|e| {
+                        DbError::new(
+                            name,
+                            "switching to WAL",
+                            DbErrorSource::Value(e.to_string()),
+                        )
+                    })?;
+                    conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
+                        .map_err(err("setting pragmas"))?;
+                }
                 Ok(Conn {
                     name: name.clone(),
                     inner: ConnInner::Sqlite(conn),
@@ -266,6 +309,19 @@ impl Row<'_> {
                 .try_get(index)
                 .map_err(|e| DbError::new(self.name, self.doing, e)),
         }
+    }
+
+    /// Integer column `index` as a `T` (the schema's integers are 64-bit on both
+    /// backends): a value out of `T`'s range is an error naming the column and value.
+    pub fn int<T: TryFrom<i64>>(&self, index: usize) -> DbResult<T> {
+        let value: i64 = self.get(index)?;
+        T::try_from(value).map_err(|_| {
+            let what = format!(
+                "column {index} holds {value}, beyond a {}",
+                std::any::type_name::<T>()
+            );
+            DbError::new(self.name, self.doing, DbErrorSource::Value(what))
+        })
     }
 }
 
@@ -607,6 +663,17 @@ impl Conn {
             },
         };
         Ok(Tx { name, inner })
+    }
+
+    /// The database's schema version and the one this build reads and writes (SQLite:
+    /// `PRAGMA user_version`; Postgres: `chessref_schema`, 0 before the first migration).
+    pub fn schema_version(&mut self) -> crate::Result<(i64, i64)> {
+        match &mut self.inner {
+            ConnInner::Sqlite(conn) => {
+                Ok((migrations::version(conn, &self.name)?, migrations::latest()))
+            }
+            ConnInner::Postgres { .. } => Ok((pg_schema::version(self)?, pg_schema::latest())),
+        }
     }
 
     /// Brings the schema to this build's version (SQLite: [`migrations::migrate`];

@@ -1,15 +1,15 @@
-//! `chessref index --rpc URL [--referee ADDR] [--from-block N] [--db PATH]
+//! `chessref index --rpc URL [--referee ADDR] [--from-block N] [--db PATH|postgres://...]
 //! [--confirmations K] [--batch-blocks B] [--max-log-bytes N] [--fail-on-divergence]
 //! [--once]`: follows a
-//! ChessReferee's events into a SQLite file, every move replayed through chessref-core
-//! (docs/INDEX.md). The logic lives in `chessref_index`.
+//! ChessReferee's events into a SQLite file or a Postgres database, every move replayed
+//! through chessref-core (docs/INDEX.md). The logic lives in `chessref_index`.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use chessref_evm::{Chain, RpcChain};
+use chessref_index::db::{DbTarget, Sql};
 use chessref_index::indexer::CONTRADICTIONS_MAX;
 use chessref_index::{IndexError, Indexer, Options, Store};
 use clap::Args as ClapArgs;
@@ -27,9 +27,10 @@ pub struct Args {
     /// at its cursor).
     #[command(flatten)]
     referee: RefereeArgs,
-    /// The SQLite file (created if missing).
-    #[arg(long, value_name = "PATH", default_value = "chessref-index.sqlite")]
-    db: PathBuf,
+    /// The SQLite file (created if missing), or a Postgres database
+    /// (`postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`; the schema is made if missing).
+    #[arg(long, value_name = "PATH|URL", default_value = "chessref-index.sqlite")]
+    db: DbTarget,
     /// Blocks at least this deep under the head are final; shallower ones are pending
     /// and rolled back if the chain reorganises.
     #[arg(long, value_name = "K", default_value_t = Options::default().confirmations)]
@@ -65,7 +66,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         RpcChain::connect_read_only(&args.rpc).map_err(|e| CliError::Arg(e.to_string()))?;
     let chain_id = chain.chain_id().map_err(|e| CliError::Arg(e.to_string()))?;
     let (referee, from_block) = args.referee.locate(chain_id)?;
-    let store = Store::open(&args.db).map_err(index_error)?;
+    let store = Store::open_target(&args.db).map_err(index_error)?;
     let options = Options {
         confirmations: args.confirmations,
         batch_blocks: args.batch_blocks,
@@ -78,7 +79,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     eprintln!(
         "chessref index: {} into {}, resuming at block {}",
         indexer.source(),
-        args.db.display(),
+        args.db,
         indexer
             .store_mut()
             .cursor()
@@ -153,14 +154,15 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     result.map_err(index_error)?;
     let seconds = started.elapsed().as_secs_f64();
     let head = indexer.store_mut().cursor().map_err(index_error)?.head;
-    let store = indexer.store();
-    let count = |table: &str| -> i64 {
-        store
-            .connection()
-            .query_row(&format!("SELECT count(*) FROM {table}"), [], |row| {
-                row.get(0)
-            })
-            .unwrap_or(-1)
+    let db = indexer.store_mut().db();
+    let mut count = |table: &str| -> i64 {
+        db.query_one(
+            &format!("SELECT count(*) FROM {table}"),
+            &[],
+            "counting for the summary",
+            |row| row.get(0),
+        )
+        .unwrap_or(-1)
     };
     let (games, moves) = (count("games"), count("moves"));
     let summary = json!({

@@ -1,11 +1,12 @@
-//! `chessref serve [--addr 127.0.0.1:8080] [--index PATH]`: the HTTP JSON reference checker
-//! of `chessref-server`, with the game endpoints and the relay of channel games over an
-//! index, until Ctrl-C or SIGTERM.
+//! `chessref serve [--addr 127.0.0.1:8080] [--index PATH|postgres://...]`: the HTTP JSON
+//! reference checker of `chessref-server`, with the game endpoints and the relay of
+//! channel games over an index, until Ctrl-C or SIGTERM.
 
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
+use chessref_index::db::DbTarget;
 use chessref_server::feed::EventLimits;
 use chessref_server::listen::ConnectionLimits;
 use chessref_server::relay::RelayLimits;
@@ -25,10 +26,11 @@ pub struct Args {
     /// Largest PGN body of `POST /v1/replay`, in bytes.
     #[arg(long, default_value_t = chessref_server::Config::default().pgn_limit)]
     pgn_limit: usize,
-    /// A `chessref index` database to serve the games of (`GET /v1/games...`), read-only;
-    /// without it the game endpoints answer 404.
-    #[arg(long, value_name = "PATH")]
-    index: Option<std::path::PathBuf>,
+    /// A `chessref index` database to serve the games of (`GET /v1/games...`), read-only:
+    /// a SQLite file, or a Postgres database (`postgres://...`; the relay of channel games
+    /// needs a SQLite file for now); without it the game endpoints answer 404.
+    #[arg(long, value_name = "PATH|URL")]
+    index: Option<DbTarget>,
     /// The relay (`/v1/games/{id}/channel`): largest frame a client may send, bytes.
     #[arg(long, default_value_t = RelayLimits::default().frame_bytes)]
     relay_frame_bytes: usize,
@@ -79,6 +81,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         let mut out = std::io::stdout();
         writeln!(out, "chessref serve: listening on http://{addr}")?;
         out.flush()?;
+        if let Some(DbTarget::Postgres(pg)) = &args.index {
+            eprintln!(
+                "chessref serve: reading the index at {pg}; the relay of channel games \
+                 (/v1/games/{{id}}/channel, /transcript) keeps its messages in a SQLite index \
+                 and is off on Postgres for now (it answers 409 not_relayed)"
+            );
+        }
         let config = chessref_server::Config {
             json_limit: args.json_limit,
             pgn_limit: args.pgn_limit,
