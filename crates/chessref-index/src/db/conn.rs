@@ -609,6 +609,31 @@ impl Conn {
         Ok(Tx { name, inner })
     }
 
+    /// Starts a read transaction whose reads all see one state of the database: SQLite's
+    /// deferred one (no write lock: the indexer's writes are not held up), Postgres's
+    /// read-only `REPEATABLE READ` (one snapshot, where `READ COMMITTED` would give each
+    /// statement its own).
+    pub fn read_transaction(&mut self) -> DbResult<Tx<'_>> {
+        let name = &self.name;
+        let inner = match &mut self.inner {
+            ConnInner::Sqlite(conn) => TxInner::Sqlite(
+                conn.transaction_with_behavior(TransactionBehavior::Deferred)
+                    .map_err(|e| DbError::new(name, "starting a read transaction", e))?,
+            ),
+            ConnInner::Postgres { client, statements } => TxInner::Postgres {
+                tx: client
+                    .get()
+                    .build_transaction()
+                    .isolation_level(postgres::IsolationLevel::RepeatableRead)
+                    .read_only(true)
+                    .start()
+                    .map_err(|e| DbError::new(name, "starting a read transaction", e))?,
+                statements,
+            },
+        };
+        Ok(Tx { name, inner })
+    }
+
     /// Brings the schema to this build's version (SQLite: [`migrations::migrate`];
     /// Postgres: [`pg_schema::migrate`]); a database newer than this build is
     /// [`crate::IndexError::NewerSchema`].
