@@ -20,7 +20,7 @@ use chessref_client::shown::{self, Frozen};
 use chessref_client::watchtower::{self, Answer};
 use chessref_evm::{Chain, EvmError, Referee, RpcChain};
 
-use crate::db::Sql;
+use crate::db::{PgWriterLock, Role, Sql};
 use crate::error::{IndexError, Result};
 use crate::relay::{RelayStore, StoredMessage};
 use crate::store::{sql_int, unix_now};
@@ -67,6 +67,9 @@ pub struct Watchtower {
     referee: Referee<RpcChain>,
     store: RelayStore,
     from: Address,
+    /// On Postgres, the one watchtower's lock of the database: checked before each round
+    /// and each record, which is written on its session.
+    lock: Option<PgWriterLock>,
 }
 
 fn chain_error(e: impl std::fmt::Display) -> IndexError {
@@ -94,13 +97,42 @@ impl Watchtower {
             referee: Referee::at(chain, source.referee),
             store,
             from,
+            lock: None,
         })
+    }
+
+    /// The watchtower holding `lock` (the database's [`Role::Watchtower`] lock, from
+    /// [`PgWriterLock::acquire_waiting`]): one watchtower acts on a database at a time.
+    /// It stops with [`IndexError::LockLost`] once the lock's session ends, before it
+    /// sends or records anything more.
+    pub fn holding(mut self, lock: PgWriterLock) -> Result<Watchtower> {
+        if lock.role() != Role::Watchtower {
+            return Err(IndexError::Invariant(format!(
+                "the watchtower was handed the {} lock, not the chessref watch one",
+                lock.role().command()
+            )));
+        }
+        self.lock = Some(lock);
+        Ok(self)
+    }
+
+    /// Whether this watchtower may act: without a lock (SQLite: one file, one host) it
+    /// may; with one, while it holds it.
+    fn check_lock(&mut self) -> Result<()> {
+        match &mut self.lock {
+            Some(lock) => lock.check(),
+            None => Ok(()),
+        }
     }
 
     /// One pass over every game the relay holds messages of: the actions taken.
     pub fn round(&mut self) -> Result<Vec<Action>> {
+        // Here too, so that a watchtower that lost its lock stops with no game to act on.
+        self.check_lock()?;
         let mut actions = Vec::new();
         for id in self.store.games()? {
+            // Before each game: its answer may send a transaction.
+            self.check_lock()?;
             if let Some(action) = self.answer(id)? {
                 self.record(&action)?;
                 actions.push(action);
@@ -232,12 +264,19 @@ impl Watchtower {
         Ok(found.is_some())
     }
 
+    /// Records `action` (on Postgres, on the lock's session, once the lock is checked:
+    /// a watchtower that lost it records nothing more).
     fn record(&mut self, action: &Action) -> Result<()> {
         let (tx, block, refused) = match &action.outcome {
             Ok((tx, block)) => (Some(tx.to_string()), Some(sql_int(*block, "block")?), None),
             Err(e) => (None, None, Some(e.clone())),
         };
-        self.store.db().execute(
+        self.check_lock()?;
+        let db = match &mut self.lock {
+            Some(lock) => lock.conn(),
+            None => self.store.db(),
+        };
+        db.execute(
             "INSERT INTO watch_actions (game_id, registered_ply, window_end, call, why,
              tx_hash, block_number, refused, at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
