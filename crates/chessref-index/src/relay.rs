@@ -119,7 +119,9 @@ pub struct RelayStore {
 
 impl std::fmt::Debug for RelayStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RelayStore").field("db", &self.path).finish()
+        f.debug_struct("RelayStore")
+            .field("db", &self.path)
+            .finish()
     }
 }
 

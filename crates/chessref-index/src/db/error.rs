@@ -76,7 +76,8 @@ impl DbError {
         match &*self.source {
             DbErrorSource::Sqlite(rusqlite::Error::SqliteFailure(f, _)) => matches!(
                 f.extended_code,
-                rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY | rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+                rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+                    | rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
             ),
             DbErrorSource::Postgres(e) => {
                 e.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION)

@@ -88,8 +88,7 @@ fn take_lock(pg: &PgTarget, args: &Args) -> Result<PgWriterLock, CliError> {
         Err(e @ IndexError::HeldPg { .. }) if !args.once => {
             eprintln!("chessref watch: {e}; waiting to take over");
             let poll = Duration::from_millis(args.poll_ms.max(100));
-            PgWriterLock::acquire_waiting(pg, Role::Watchtower, &holder, poll, None)
-                .map_err(failed)
+            PgWriterLock::acquire_waiting(pg, Role::Watchtower, &holder, poll, None).map_err(failed)
         }
         Err(e) => Err(failed(e)),
     }
