@@ -926,15 +926,18 @@ fn watch_on_postgres_takes_the_one_watchtower_lock() {
     let url = pg.url();
     // Another watchtower holds the database's lock.
     let holder = postgres_session(&url, "the other tower");
+    let once = || {
+        chessref(&[
+            "watch",
+            "--db",
+            &url,
+            "--once",
+            "--rpc",
+            "http://127.0.0.1:1",
+        ])
+    };
     // --once does not wait: refused, naming the holder, before the node is asked.
-    let out = chessref(&[
-        "watch",
-        "--db",
-        &url,
-        "--once",
-        "--rpc",
-        "http://127.0.0.1:1",
-    ]);
+    let out = once();
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     let err = stderr(&out);
     assert!(
@@ -947,14 +950,7 @@ fn watch_on_postgres_takes_the_one_watchtower_lock() {
     );
     // Free: taken, then the node is asked (and, here, is not there).
     drop(holder);
-    let out = chessref(&[
-        "watch",
-        "--db",
-        &url,
-        "--once",
-        "--rpc",
-        "http://127.0.0.1:1",
-    ]);
+    let out = once();
     assert_ne!(code(&out), 0);
     assert!(!stderr(&out).contains("is held by"), "{}", stderr(&out));
     // Not a database URL at all.
