@@ -390,7 +390,7 @@ fn lock_games(tx: &mut Tx<'_>, games: impl IntoIterator<Item = U256>) -> Result<
 
 /// Game `id`'s lock key: its 256 bits folded to 32 (two games sharing a key only wait
 /// for each other).
-pub fn game_key(id: U256) -> i32 {
+fn game_key(id: U256) -> i32 {
     let folded = id.as_limbs().iter().fold(0u64, |acc, limb| acc ^ limb);
     ((folded >> 32) ^ folded) as u32 as i32
 }
