@@ -160,6 +160,20 @@ pub enum IndexError {
         /// What became of it: `was deleted`, `was replaced by another file`.
         what: String,
     },
+    /// The database file was deleted or replaced under the running relay: a message it
+    /// stored would go to a file no reader (nor a restarted relay) opens, checked against
+    /// game records the indexer no longer moves.
+    #[error(
+        "index database {path} {what} while chessref serve's relay had it open (a message \
+         stored there would be lost, checked against records nobody updates): the relay \
+         takes no more messages; restart chessref serve"
+    )]
+    RelayFileGone {
+        /// The database file.
+        path: String,
+        /// What became of it: `was deleted`, `was replaced by another file`.
+        what: String,
+    },
     /// The chain reorganised below the confirmation depth: blocks the index holds as
     /// final were replaced.
     #[error(

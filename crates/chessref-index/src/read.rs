@@ -359,6 +359,15 @@ impl Reader {
         SqliteRef::new(&self.path, &self.conn)
     }
 
+    /// One read transaction: the queries of one view run in it see one committed state
+    /// of the file (without it each statement reads its own, and a view could pair a
+    /// game's row with moves the indexer committed after it). Dropping it ends it.
+    fn snapshot(&self) -> ReadResult<rusqlite::Transaction<'_>> {
+        self.conn
+            .unchecked_transaction()
+            .map_err(|e| self.unavailable(e))
+    }
+
     fn unavailable(&self, e: impl std::fmt::Display) -> Unavailable {
         Unavailable {
             path: self.path.clone(),
@@ -368,6 +377,7 @@ impl Reader {
 
     /// The lobby: games matching `query`, newest first.
     pub fn lobby(&self, query: &Lobby) -> ReadResult<LobbyPage> {
+        let _snapshot = self.snapshot()?;
         let phases: &[&str] = match query.state {
             None => &["open", "running", "ended", "cancelled"],
             Some(StateFilter::Open) => &["open"],
@@ -441,6 +451,7 @@ impl Reader {
 
     /// A page of the leaderboard: rated players by rating, highest first.
     pub fn leaderboard(&self, limit: u32, offset: u32) -> ReadResult<ratings::Leaderboard> {
+        let _snapshot = self.snapshot()?;
         ratings::leaderboard(&mut self.sql(), limit, offset).map_err(|e| self.unavailable(e))
     }
 
@@ -508,6 +519,7 @@ impl Reader {
 
     /// Game `id` in full, if indexed.
     pub fn game(&self, id: U256) -> ReadResult<Option<GameView>> {
+        let _snapshot = self.snapshot()?;
         let key = id.to_string();
         let row = self
             .conn

@@ -16,7 +16,7 @@ use rusqlite::Connection;
 
 use crate::db::{Conn, Database, DbTarget, Sql, Tx};
 use crate::error::{DbContext, IndexError, Result};
-use crate::store::{Source, game_logs, read_source, sql_int};
+use crate::store::{FileIdentity, Source, game_logs, read_source, sql_int};
 
 /// A channel game as the relay checks its messages against it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,6 +115,9 @@ const MESSAGE_SAVEPOINT: &str = "relay_message";
 pub struct RelayStore {
     conn: Conn,
     path: String,
+    /// A SQLite file and which file it was as opened: one deleted or replaced since (an
+    /// index rebuilt under the relay) is refused by [`check_file`](Self::check_file).
+    file: Option<(std::path::PathBuf, Option<FileIdentity>)>,
 }
 
 impl std::fmt::Debug for RelayStore {
@@ -143,7 +146,33 @@ impl RelayStore {
             return Err(IndexError::NoIndexFile { path: name });
         }
         let conn = Database::open(target, 1)?.connect()?;
-        Ok(RelayStore { conn, path: name })
+        let file = match target {
+            DbTarget::Sqlite(path) => Some((path.clone(), FileIdentity::at(path))),
+            DbTarget::Postgres(_) => None,
+        };
+        Ok(RelayStore {
+            conn,
+            path: name,
+            file,
+        })
+    }
+
+    /// Whether the path still names the file this connection opened: SQLite goes on
+    /// reading and writing a deleted or replaced file, which the indexer no longer
+    /// updates and no reader opens ([`IndexError::RelayFileGone`]). Stays refused for
+    /// the connection's life: the relay's rooms hold that file's messages. A Postgres
+    /// database has no file to lose.
+    pub fn check_file(&self) -> Result<()> {
+        let Some((file, identity)) = &self.file else {
+            return Ok(());
+        };
+        match FileIdentity::gone(file, *identity) {
+            None => Ok(()),
+            Some(what) => Err(IndexError::RelayFileGone {
+                path: self.path.clone(),
+                what,
+            }),
+        }
     }
 
     /// Leaves the WAL's checkpoints to [`checkpoint`](Self::checkpoint) on another
@@ -267,9 +296,11 @@ impl RelayStore {
     /// game's record as the index holds it now (the indexer cannot write the logs
     /// between the check and the commit) and must be its game's next number
     /// ([`IndexError::RelaySeq`] if another relay stored it first); one that fails is
-    /// left out (the others stored). `Ok` only once the commit is done: then each
-    /// answer says what became of its message. `Err`: nothing of the batch is stored.
+    /// left out (the others stored). `Ok` only once the commit is done, in the file the
+    /// path still names: then each answer says what became of its message. `Err`:
+    /// nothing of the batch is stored (in a file anyone reads).
     pub fn append_batch(&mut self, batch: &[NewMessage]) -> Result<Vec<Written>> {
+        self.check_file()?;
         let path = self.path.clone();
         let mut tx = self.conn.transaction()?;
         lock_games(&mut tx, batch.iter().map(|m| m.game))?;
@@ -307,6 +338,8 @@ impl RelayStore {
             answers.push(written.unwrap_or_else(Written::Failed));
         }
         tx.commit()?;
+        // Replaced while committing: what it committed is in the file nobody reads.
+        self.check_file()?;
         Ok(answers)
     }
 
@@ -776,6 +809,56 @@ mod tests {
     }
 
     #[test]
+    fn test_an_index_rebuilt_under_the_relay_takes_none_of_its_messages() {
+        // Review of issue 30: the index deleted and built again (chessref index's own
+        // advice when its file goes) under a running relay. SQLite goes on writing the
+        // deleted file through the relay's connection: a message answered stored there
+        // is in no file a reader or a restarted relay opens, checked against a record
+        // nobody updates.
+        let path = temp_db("relay-rebuilt");
+        let mut store = relay_store(&DbTarget::Sqlite(path.clone()));
+        let first = message(&mut store, 1, 1, "a1");
+        store.append_batch(&[first]).unwrap();
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+        let mut rebuilt = Store::open(&path).unwrap();
+        rebuilt
+            .bind(Source {
+                chain_id: 31337,
+                referee: Address::repeat_byte(5),
+                from_block: 1,
+            })
+            .unwrap();
+        let batch = [
+            message(&mut store, 1, 2, "a2"),
+            message(&mut store, 2, 1, "b1"),
+        ];
+        let error = store
+            .append_batch(&batch)
+            .expect_err("stored in a deleted file");
+        assert!(
+            matches!(&error, IndexError::RelayFileGone { what, .. } if what == "was replaced by another file"),
+            "{error:?}"
+        );
+        assert!(
+            error.to_string().contains("restart chessref serve"),
+            "{error}"
+        );
+        // Refused for good on that connection, reads included.
+        assert!(store.check_file().is_err());
+        assert!(store.append_batch(&batch).is_err());
+        // The file the path names holds none of it; a relay that opens it stores there.
+        let mut fresh = RelayStore::open(&path).unwrap();
+        assert!(held(&mut fresh, 1).is_empty());
+        assert!(held(&mut fresh, 2).is_empty());
+        let again = message(&mut fresh, 2, 1, "b1");
+        let answers = fresh.append_batch(&[again]).unwrap();
+        assert_eq!(stored(&answers), [true]);
+        assert_eq!(held(&mut fresh, 2), [(1, "b1".into())]);
+    }
+
+    #[test]
     fn test_a_message_checked_against_a_record_the_index_has_moved_past_is_not_stored() {
         on_both("moved", |target| {
             let mut store = relay_store(target);
@@ -809,6 +892,28 @@ mod tests {
             assert!(matches!(answers[1], Written::Stored(None)));
             assert!(held(&mut store, 1).is_empty());
             assert_eq!(held(&mut store, 2).len(), 1);
+            // A reorg that puts another log of the game at the same place (the count and
+            // the latest place unchanged, in the replacing block): the stamp moves with
+            // the block's hash, and a message checked before it is not stored.
+            let before = message(&mut store, 1, 1, "a1");
+            store
+                .db()
+                .execute(
+                    "UPDATE logs SET block_hash = ?1, tx_hash = ?1 WHERE block_number = 9",
+                    &[&vec![7u8; 32]],
+                    "replacing a log",
+                )
+                .unwrap();
+            let replaced = store.stamp(U256::from(1)).unwrap();
+            assert_ne!(replaced, moved);
+            assert_ne!(replaced, before.checked.1);
+            let answers = store.append_batch(&[before]).unwrap();
+            assert!(
+                matches!(&answers[0], Written::Moved(_, at) if *at == replaced),
+                "{:?}",
+                answers[0]
+            );
+            assert!(held(&mut store, 1).is_empty());
             // A rolled-back log moves the stamp back: equal stamps, equal logs.
             store
                 .db()

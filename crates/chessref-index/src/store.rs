@@ -123,12 +123,30 @@ enum Backend {
 
 /// Which file a path names: its device and inode (on Unix; elsewhere only that it exists).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct FileIdentity {
+pub(crate) struct FileIdentity {
     device: u64,
     inode: u64,
 }
 
 impl FileIdentity {
+    /// Which file `path` names now (`None`: its metadata does not read).
+    pub(crate) fn at(path: &Path) -> Option<FileIdentity> {
+        std::fs::metadata(path)
+            .ok()
+            .map(|meta| FileIdentity::of(&meta))
+    }
+
+    /// What became of the file opened as `opened` at `path`, if `path` no longer names
+    /// it (`was deleted`, `was replaced by another file`); `None` while it does.
+    pub(crate) fn gone(path: &Path, opened: Option<FileIdentity>) -> Option<String> {
+        match std::fs::metadata(path) {
+            Ok(meta) if opened.is_none_or(|id| id == FileIdentity::of(&meta)) => None,
+            Ok(_) => Some("was replaced by another file".into()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some("was deleted".into()),
+            Err(e) => Some(format!("cannot be looked at ({e})")),
+        }
+    }
+
     #[cfg(unix)]
     fn of(meta: &std::fs::Metadata) -> FileIdentity {
         use std::os::unix::fs::MetadataExt;
@@ -182,9 +200,7 @@ impl Store {
                 let lock = WriterLock::acquire(path, &name)?;
                 let conn = Database::open(target, 1)?.connect()?;
                 // SQLite just opened (or made) the file: its metadata is there to read.
-                let identity = std::fs::metadata(path)
-                    .ok()
-                    .map(|meta| FileIdentity::of(&meta));
+                let identity = FileIdentity::at(path);
                 Ok(Store {
                     path: name,
                     backend: Backend::Sqlite {
@@ -230,15 +246,12 @@ impl Store {
             Backend::Sqlite { file, identity, .. } => (file, *identity),
             Backend::Postgres(lock) => return lock.check(),
         };
-        let gone = |what: String| IndexError::FileGone {
-            path: self.path.clone(),
-            what,
-        };
-        match std::fs::metadata(file) {
-            Ok(meta) if identity.is_none_or(|id| id == FileIdentity::of(&meta)) => Ok(()),
-            Ok(_) => Err(gone("was replaced by another file".into())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(gone("was deleted".into())),
-            Err(e) => Err(gone(format!("cannot be looked at ({e})"))),
+        match FileIdentity::gone(file, identity) {
+            None => Ok(()),
+            Some(what) => Err(IndexError::FileGone {
+                path: self.path.clone(),
+                what,
+            }),
         }
     }
 

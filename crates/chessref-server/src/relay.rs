@@ -129,8 +129,12 @@ fn writer(path: PathBuf) -> std::io::Result<std::sync::mpsc::Sender<Job>> {
                     }
                     Err(e) => {
                         // Opened again for the next batch: a connection that failed a
-                        // commit is not trusted with the next.
-                        store = None;
+                        // commit is not trusted with the next. Except on a file deleted or
+                        // replaced under it: the rooms hold that file's messages, so the
+                        // relay refuses until restarted rather than go on in another file.
+                        if !matches!(e, chessref_index::IndexError::RelayFileGone { .. }) {
+                            store = None;
+                        }
                         let why = e.to_string();
                         for answer in answers {
                             let _ = answer.send(Err(why.clone()));
@@ -270,7 +274,10 @@ impl Relay {
             if guard.is_none() {
                 *guard = Some(RelayStore::open(&path)?);
             }
-            f(guard.as_mut().expect("opened above"))
+            let store = guard.as_mut().expect("opened above");
+            // Rooms are read from, and judged against, the file first opened only.
+            store.check_file()?;
+            f(store)
         })
         .await
         .map_err(|e| ApiError::Internal(format!("relay task failed: {e}")))?
@@ -313,8 +320,9 @@ impl Relay {
 
     /// Reads game `id`'s record and book back from the store into `room` (the book
     /// holds a frame the store does not, or the record moved): on failure the room is
-    /// marked behind, read back before anything is judged against or served from it.
-    async fn read_back(&self, id: U256, room: &Room, book: &mut Book) {
+    /// marked behind, read back before anything is judged against or served from it
+    /// (`Err`: why the store did not read).
+    async fn read_back(&self, id: U256, room: &Room, book: &mut Book) -> Result<(), ApiError> {
         let read = self
             .with_store(move |s| {
                 let (record, stamp) = s.record(id)?;
@@ -335,8 +343,12 @@ impl Relay {
                 *room.record.lock().unwrap_or_else(|e| e.into_inner()) = (record, stamp);
                 room.behind.store(true, Ordering::SeqCst);
             }
-            Err(_) => room.behind.store(true, Ordering::SeqCst),
+            Err(e) => {
+                room.behind.store(true, Ordering::SeqCst);
+                return Err(e);
+            }
         }
+        Ok(())
     }
 
     /// The room of game `id`, loaded from the store on first use: every stored message
@@ -399,7 +411,7 @@ impl Relay {
     ) -> Result<tokio::sync::MutexGuard<'r, Book>, ApiError> {
         let mut book = room.book.lock().await;
         if room.behind.load(Ordering::SeqCst) {
-            self.read_back(id, room, &mut book).await;
+            let read = self.read_back(id, room, &mut book).await;
             if room.behind.load(Ordering::SeqCst) {
                 let held = room
                     .record
@@ -407,9 +419,10 @@ impl Relay {
                     .unwrap_or_else(|e| e.into_inner())
                     .0
                     .clone();
-                return Err(match held {
-                    Err(why) => not_relayed(id, why),
-                    Ok(_) => ApiError::IndexUnavailable(format!(
+                return Err(match (read, held) {
+                    (Err(e), _) => e,
+                    (Ok(()), Err(why)) => not_relayed(id, why),
+                    (Ok(()), Ok(_)) => ApiError::IndexUnavailable(format!(
                         "game {id}'s messages do not read back from the index"
                     )),
                 });
@@ -500,17 +513,17 @@ impl Relay {
                         .unwrap_or_else(|| format!("game {id}'s terms changed on-chain")),
                     Err(why) => not_relayed(id, why.clone()).to_string(),
                 };
-                self.read_back(id, room, &mut book).await;
+                let _ = self.read_back(id, room, &mut book).await;
                 return refused("game", format!("{why}: not stored, not forwarded"));
             }
             Ok(Written::Failed(e)) => {
                 // The book holds a frame the store does not: it is read back from the
                 // store, which holds exactly what was accepted and forwarded.
-                self.read_back(id, room, &mut book).await;
+                let _ = self.read_back(id, room, &mut book).await;
                 return refused("store", format!("not stored, not forwarded: {e}"));
             }
             Err(e) => {
-                self.read_back(id, room, &mut book).await;
+                let _ = self.read_back(id, room, &mut book).await;
                 return refused("store", format!("not stored, not forwarded: {e}"));
             }
         }

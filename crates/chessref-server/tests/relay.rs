@@ -10,9 +10,11 @@ use std::time::{Duration, Instant};
 
 use alloy_primitives::{U256, keccak256};
 use alloy_signer_local::PrivateKeySigner;
-use channel::{Chain, closed, connect, message_of, next, now, runtime, seated, send};
+use channel::{
+    Chain, Socket, closed, connect, index_in_thread, message_of, next, now, runtime, seated, send,
+};
 use chessref_channel::book::frames_of;
-use chessref_channel::client::Seat;
+use chessref_channel::client::{OffChainGame, Seat};
 use chessref_channel::frame::ResultHalf;
 use chessref_channel::transcript::Side;
 use chessref_channel::{Frame, NoPins, RelayFrame, Transcript};
@@ -496,6 +498,91 @@ fn test_the_relay_limits() {
     });
 }
 
+/// `chessref serve` on `chain`'s index, with the default limits.
+async fn serving(chain: &Chain) -> TestServer {
+    TestServer::start(Config {
+        index: Some(chain.db.clone()),
+        ..Config::default()
+    })
+    .await
+}
+
+/// Both players of game `g` seated at `server`'s relay and white's e4 forwarded to both
+/// as message 2.
+async fn seated_after_e4(server: &TestServer, g: &mut OffChainGame) -> (Socket, Socket) {
+    let (mut white, mut black) = seated(server.addr, g).await;
+    g.play(Move::from_uci("e2e4").unwrap(), now()).unwrap();
+    let e4 = frames_of(&g.transcript()).pop().unwrap();
+    send(&mut white, &e4).await;
+    assert_eq!(message_of(&next(&mut white).await), (2, &e4));
+    assert_eq!(message_of(&next(&mut black).await), (2, &e4));
+    (white, black)
+}
+
+/// White settles game `g` on-chain with the result both sign after its moves so far,
+/// then waits until the server's API (the index file its path names) shows it ended.
+async fn settle_and_see_it_end(chain: &mut Chain, server: &TestServer, g: &OffChainGame) {
+    let settlement = g
+        .transcript_agreed(1)
+        .unwrap()
+        .verify(&NoPins, now())
+        .unwrap()
+        .settlement;
+    let white = g.game.white;
+    std::thread::scope(|s| {
+        s.spawn(|| chain.referee.send_channel(white, &settlement))
+            .join()
+            .unwrap()
+    })
+    .expect("settle");
+    let id = g.game.game_id;
+    let started = Instant::now();
+    loop {
+        let (status, _, body) = server
+            .raw("GET", &format!("/v1/games/{id}"), None, vec![])
+            .await;
+        // A rebuilt index may not hold the game yet.
+        if status == 200 {
+            let game: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            if game["phase"] == "ended" {
+                return;
+            }
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "{status}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// `frame` sent twice by `sender`: refused both times (`kind`, the reason holding
+/// `why`), and never forwarded to `other`.
+async fn refused_twice(
+    sender: &mut Socket,
+    other: &mut Socket,
+    frame: &Frame,
+    kind: &str,
+    why: &str,
+) {
+    for _ in 0..2 {
+        send(sender, frame).await;
+        let answer = next(sender).await;
+        let RelayFrame::Refused {
+            kind: refused,
+            reason,
+            ..
+        } = &answer
+        else {
+            panic!("refused, got {answer:?}")
+        };
+        assert_eq!(refused, kind, "{answer:?}");
+        assert!(reason.contains(why), "{reason}");
+    }
+    let quiet = tokio::time::timeout(Duration::from_millis(300), other.next()).await;
+    assert!(
+        !matches!(quiet, Ok(Some(Ok(Message::Text(_))))),
+        "forwarded: {quiet:?}"
+    );
+}
+
 #[test]
 fn test_a_game_ended_on_chain_under_an_open_room_takes_no_more_messages() {
     // Issue 30: the relay keeps each game's on-chain record in its room and reads it
@@ -508,66 +595,20 @@ fn test_a_game_ended_on_chain_under_an_open_room_takes_no_more_messages() {
     let mut g = chain.off_chain(0);
     let rt = runtime();
     rt.block_on(async {
-        let config = Config {
-            index: Some(chain.db.clone()),
-            ..Config::default()
-        };
-        let server = TestServer::start(config).await;
-        let (mut white, mut black) = seated(server.addr, &g).await;
-        g.play(Move::from_uci("e2e4").unwrap(), now()).unwrap();
-        let e4 = frames_of(&g.transcript()).pop().unwrap();
-        send(&mut white, &e4).await;
-        assert_eq!(message_of(&next(&mut white).await).0, 2);
-        assert_eq!(message_of(&next(&mut black).await).0, 2);
+        let server = serving(&chain).await;
+        let (mut white, mut black) = seated_after_e4(&server, &mut g).await;
 
         // Both agree a result after e4 (signed between them, not relayed) and white
         // settles it on-chain; the indexer sees the game end.
-        let settlement = g
-            .transcript_agreed(1)
-            .unwrap()
-            .verify(&NoPins, now())
-            .unwrap()
-            .settlement;
-        let white_address = g.game.white;
-        std::thread::scope(|s| {
-            s.spawn(|| chain.referee.send_channel(white_address, &settlement))
-                .join()
-                .unwrap()
-        })
-        .expect("settle");
-        let started = Instant::now();
-        loop {
-            let (status, _, body) = server
-                .raw("GET", &format!("/v1/games/{id}"), None, vec![])
-                .await;
-            assert_eq!(status, 200);
-            let game: serde_json::Value = serde_json::from_slice(&body).unwrap();
-            if game["phase"] == "ended" {
-                break;
-            }
-            assert!(started.elapsed() < Duration::from_secs(30), "{game}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        settle_and_see_it_end(&mut chain, &server, &g).await;
 
         // Black's receipt of e4, to the room whose record was read before the end:
-        // refused by the game, twice (the second from the record read again).
+        // refused by the game, twice (the second from the record read again), never
+        // forwarded.
         g.receipt(now()).unwrap();
         let receipt = frames_of(&g.transcript()).pop().unwrap();
-        for _ in 0..2 {
-            send(&mut black, &receipt).await;
-            let answer = next(&mut black).await;
-            let RelayFrame::Refused { kind, reason, .. } = &answer else {
-                panic!("refused, got {answer:?}")
-            };
-            assert_eq!(kind, "game", "{answer:?}");
-            assert!(reason.contains("ended"), "{reason}");
-        }
-        // Never forwarded, never stored.
-        let quiet = tokio::time::timeout(Duration::from_millis(300), white.next()).await;
-        assert!(
-            !matches!(quiet, Ok(Some(Ok(Message::Text(_))))),
-            "forwarded: {quiet:?}"
-        );
+        refused_twice(&mut black, &mut white, &receipt, "game", "ended").await;
+        // Never stored.
         let held = rusqlite::Connection::open(&chain.db)
             .unwrap()
             .query_row(
@@ -690,5 +731,52 @@ fn test_a_failed_group_commit_tells_no_sender_stored_and_a_restart_resumes() {
             assert_eq!(held, g.transcript());
         }
         server.shutdown().await;
+    });
+}
+
+#[test]
+fn test_an_index_rebuilt_under_the_relay_takes_no_message_it_would_lose() {
+    // Review of issue 30: the operator deletes the index and starts chessref index again
+    // (its own advice when its file goes) while chessref serve runs. The relay's
+    // connections still have the deleted file: a message stored there is lost to every
+    // reader and to a restarted relay, and its commit checks the game against logs the
+    // indexer no longer writes, so a game settled on-chain since still takes messages.
+    // The relay must refuse (not store, not forward) until restarted.
+    let mut chain = Chain::start("rebuilt-under-relay", 1);
+    let id = chain.ids[0];
+    let mut g = chain.off_chain(0);
+    let rt = runtime();
+    rt.block_on(async {
+        let server = serving(&chain).await;
+        let (mut white, mut black) = seated_after_e4(&server, &mut g).await;
+
+        // The index deleted (the running indexer stops at its next step) and built again
+        // at the same path by a new indexer.
+        for suffix in ["", "-wal", "-shm", ".lock"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", chain.db.display()));
+        }
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let rebuilding =
+            index_in_thread(chain.anvil.url(), &chain.db, chain.referee.address(), &stop);
+        // The game settled on-chain (a result both signed after e4); the rebuilt index
+        // sees it end (the API reads the file the path names).
+        settle_and_see_it_end(&mut chain, &server, &g).await;
+
+        // Black's receipt of e4: refused by the store, twice, never forwarded.
+        g.receipt(now()).unwrap();
+        let receipt = frames_of(&g.transcript()).pop().unwrap();
+        let restart = "restart chessref serve";
+        refused_twice(&mut black, &mut white, &receipt, "store", restart).await;
+        // A room opened now is refused too, naming why.
+        let (status, _, body) = server
+            .raw("GET", &format!("/v1/games/{id}/transcript"), None, vec![])
+            .await;
+        assert_ne!(status, 200);
+        let body = String::from_utf8(body).unwrap();
+        assert!(body.contains("restart chessref serve"), "{body}");
+        drop((white, black));
+        server.shutdown().await;
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        rebuilding.join().unwrap();
     });
 }

@@ -1261,9 +1261,16 @@ fn show_watch_follows_the_game_until_your_move_and_ctrl_c_exits_0() {
         .lines()
         .find(|l| l.starts_with("clocks now: "))
         .unwrap();
+    // White's clock was charged by block time from join to e4: anvil stamps blocks with
+    // the wall clock, so under load a second may pass between them (never ten).
+    let white = clocks
+        .strip_prefix("clocks now: white ")
+        .and_then(|rest| rest.split_once(", black "))
+        .map(|(white, _)| white)
+        .unwrap_or_else(|| panic!("{clocks}"));
     assert!(
-        clocks.starts_with("clocks now: white 1d 00:00:00, black "),
-        "{clocks}"
+        white == "1d 00:00:00" || white.starts_with("23:59:5"),
+        "white charged by at most ten seconds: {clocks}"
     );
     assert!(clocks.contains(" (running) (as of block "), "{clocks}");
 
