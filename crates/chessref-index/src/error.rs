@@ -93,6 +93,24 @@ pub enum IndexError {
         /// The operating system's error.
         source: std::io::Error,
     },
+    /// A relay message's number is not its game's next one in the store: another relay
+    /// on the same database (or this one, before an answer it lost) stored the game up
+    /// to `stored` first. Nothing of the message is stored; the relay reads the game
+    /// back and checks its frame again.
+    #[error(
+        "database {db}: relay message {seq} of game {game} does not follow the stored {stored} \
+         (the game moved on under this relay: read it back)"
+    )]
+    RelaySeq {
+        /// The database, without its password.
+        db: String,
+        /// The game.
+        game: String,
+        /// The number the message was to be stored at.
+        seq: u64,
+        /// The game's latest stored number (at least).
+        stored: u64,
+    },
     /// The chain failed or could not be reached.
     #[error(transparent)]
     Chain(#[from] ChainError),

@@ -1,19 +1,22 @@
-//! The relay's tables in the index file (docs/CHANNEL.md section 13, docs/INDEX.md):
+//! The relay's tables in the index database (docs/CHANNEL.md section 13, docs/INDEX.md):
 //! every signed message `chessref serve` accepted for a channel game, in arrival order,
 //! so that a restarted relay, a reconnecting player and the watchtower all read the same
 //! record. The relay writes only these tables; the indexer never touches them.
+//!
+//! On Postgres several relays may write one database: a message's number is taken under
+//! a per-game lock, and a number another relay stored first is refused
+//! ([`IndexError::RelaySeq`]), never stored twice.
 
 use std::path::Path;
 
 use alloy_primitives::U256;
 use chessref_channel::{Accepted, Book, ChannelDomain, ChannelGame, Frame};
 use chessref_client::{GameLog, Phase, game_log::fold_game};
-use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use rusqlite::Connection;
 
-use crate::db::SqliteRef;
+use crate::db::{Conn, Database, DbTarget, Sql, Tx};
 use crate::error::{DbContext, IndexError, Result};
-use crate::migrations;
-use crate::store::{BUSY_TIMEOUT, FileIdentity, Source, game_logs, sql_int};
+use crate::store::{FileIdentity, Source, game_logs, read_source, sql_int};
 
 /// A channel game as the relay checks its messages against it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -94,54 +97,76 @@ pub enum Written {
     /// Not stored: the game's record moved and no longer takes this message (the game
     /// was registered on-chain, ended, or rolled back to other terms). The record now.
     Moved(Record, RecordStamp),
-    /// Not stored: why.
+    /// Not stored: why ([`IndexError::RelaySeq`]: another relay stored the game's next
+    /// number first).
     Failed(IndexError),
 }
 
-/// The index file opened by the relay: its own tables read and written, the indexer's
-/// read.
-#[derive(Debug)]
+/// The first key of the relay's per-game Postgres locks
+/// (`pg_advisory_xact_lock(class, game)`): "rela" in ASCII, apart from the writer locks'
+/// class ([`crate::db::advisory::LOCK_CLASS`]).
+pub const GAME_LOCK_CLASS: i64 = 0x7265_6c61;
+
+/// The savepoint each message of a group commit is written under.
+const MESSAGE_SAVEPOINT: &str = "relay_message";
+
+/// The index database opened by the relay: its own tables read and written, the
+/// indexer's read.
 pub struct RelayStore {
-    conn: Connection,
+    conn: Conn,
     path: String,
-    file: std::path::PathBuf,
-    /// The file as opened: one deleted or replaced since (an index rebuilt under the
-    /// relay) is refused by [`check_file`](Self::check_file).
-    identity: Option<FileIdentity>,
+    /// A SQLite file and which file it was as opened: one deleted or replaced since (an
+    /// index rebuilt under the relay) is refused by [`check_file`](Self::check_file).
+    file: Option<(std::path::PathBuf, Option<FileIdentity>)>,
+}
+
+impl std::fmt::Debug for RelayStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RelayStore")
+            .field("db", &self.path)
+            .finish()
+    }
 }
 
 impl RelayStore {
-    /// Opens the index at `path` (which `chessref index` creates), bringing its schema
-    /// to this build's version.
+    /// Opens the index file at `path` (which `chessref index` creates), bringing its
+    /// schema to this build's version.
     pub fn open(path: &Path) -> Result<RelayStore> {
-        let name = path.display().to_string();
-        if !path.is_file() {
+        RelayStore::open_target(&DbTarget::Sqlite(path.to_path_buf()))
+    }
+
+    /// Opens the index `target`, bringing its schema to this build's version: a SQLite
+    /// file must exist ([`IndexError::NoIndexFile`]: `chessref index` creates it); a
+    /// Postgres database is migrated if new, and kept to one pooled connection.
+    pub fn open_target(target: &DbTarget) -> Result<RelayStore> {
+        let name = target.to_string();
+        if let DbTarget::Sqlite(path) = target
+            && !path.is_file()
+        {
             return Err(IndexError::NoIndexFile { path: name });
         }
-        let mut conn = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .db(&name, "opening")?;
-        conn.busy_timeout(BUSY_TIMEOUT)
-            .db(&name, "setting the busy timeout")?;
-        conn.execute_batch("PRAGMA synchronous = NORMAL;")
-            .db(&name, "setting pragmas")?;
-        migrations::migrate(&mut conn, &name)?;
+        let conn = Database::open(target, 1)?.connect()?;
+        let file = match target {
+            DbTarget::Sqlite(path) => Some((path.clone(), FileIdentity::at(path))),
+            DbTarget::Postgres(_) => None,
+        };
         Ok(RelayStore {
             conn,
             path: name,
-            file: path.to_path_buf(),
-            identity: FileIdentity::at(path),
+            file,
         })
     }
 
     /// Whether the path still names the file this connection opened: SQLite goes on
     /// reading and writing a deleted or replaced file, which the indexer no longer
     /// updates and no reader opens ([`IndexError::RelayFileGone`]). Stays refused for
-    /// the connection's life: the relay's rooms hold that file's messages.
+    /// the connection's life: the relay's rooms hold that file's messages. A Postgres
+    /// database has no file to lose.
     pub fn check_file(&self) -> Result<()> {
-        match FileIdentity::gone(&self.file, self.identity) {
+        let Some((file, identity)) = &self.file else {
+            return Ok(());
+        };
+        match FileIdentity::gone(file, *identity) {
             None => Ok(()),
             Some(what) => Err(IndexError::RelayFileGone {
                 path: self.path.clone(),
@@ -153,83 +178,93 @@ impl RelayStore {
     /// Leaves the WAL's checkpoints to [`checkpoint`](Self::checkpoint) on another
     /// connection: a commit on this one never copies the WAL into the file, nor waits
     /// for the disk's flush that copy ends with (tens of milliseconds on a busy disk,
-    /// on the relay's every sender in that commit).
+    /// on the relay's every sender in that commit). SQLite's alone: on Postgres the
+    /// server checkpoints, and this does nothing.
     pub fn hand_checkpoints_off(&self) -> Result<()> {
-        self.conn
-            .execute_batch("PRAGMA wal_autocheckpoint = 0;")
-            .db(&self.path, "handing the checkpoints off")
+        match self.conn.sqlite() {
+            Some(conn) => conn
+                .execute_batch("PRAGMA wal_autocheckpoint = 0;")
+                .db(&self.path, "handing the checkpoints off"),
+            None => Ok(()),
+        }
     }
 
     /// Copies what the WAL holds into the file as far as no reader or writer is kept
-    /// waiting (a passive checkpoint).
+    /// waiting (a passive checkpoint). SQLite's alone: on Postgres it does nothing.
     pub fn checkpoint(&self) -> Result<()> {
-        self.conn
-            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
-            .db(&self.path, "checkpointing the WAL")
+        match self.conn.sqlite() {
+            Some(conn) => conn
+                .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+                .db(&self.path, "checkpointing the WAL"),
+            None => Ok(()),
+        }
     }
 
-    /// The file's path as given.
+    /// The database as given: a path, or a URL without its password.
     pub fn path(&self) -> &str {
         &self.path
     }
 
-    /// The raw connection (the watchtower's table; tests).
+    /// The raw SQLite connection (tests' checks).
+    ///
+    /// # Panics
+    /// On Postgres, which has none: tests of both backends use [`RelayStore::db`].
     pub fn connection(&self) -> &Connection {
-        &self.conn
+        self.conn
+            .sqlite()
+            .expect("RelayStore::connection is SQLite's; use RelayStore::db on Postgres")
+    }
+
+    /// The connection, whichever the backend (the watchtower's table; tests).
+    pub fn db(&mut self) -> &mut Conn {
+        &mut self.conn
     }
 
     /// What the index follows, once the indexer bound it.
-    pub fn source(&self) -> Result<Option<Source>> {
-        source(&self.conn, &self.path)
+    pub fn source(&mut self) -> Result<Option<Source>> {
+        read_source(&mut self.conn)
     }
 
     /// The channel game `id` as the index knows it.
-    pub fn game(&self, id: U256) -> Result<Record> {
-        game(&self.conn, &self.path, id)
+    pub fn game(&mut self, id: U256) -> Result<Record> {
+        game(&mut self.conn, id)
     }
 
     /// The stamp of game `id`'s on-chain record (see [`RecordStamp`]).
-    pub fn stamp(&self, id: U256) -> Result<RecordStamp> {
-        stamp(&self.conn, &self.path, id)
+    pub fn stamp(&mut self, id: U256) -> Result<RecordStamp> {
+        stamp(&mut self.conn, id)
     }
 
     /// Game `id`'s record and the stamp it was read at, in one read transaction.
     pub fn record(&mut self, id: U256) -> Result<(Record, RecordStamp)> {
-        let tx = self
-            .conn
-            .transaction()
-            .db(&self.path, "starting a record read")?;
-        let stamp = stamp(&tx, &self.path, id)?;
-        let record = game(&tx, &self.path, id)?;
-        tx.finish().db(&self.path, "ending a record read")?;
+        let mut tx = self.conn.read_transaction()?;
+        let stamp = stamp(&mut tx, id)?;
+        let record = game(&mut tx, id)?;
+        tx.commit()?;
         Ok((record, stamp))
     }
 
     /// The messages of game `id` after number `after`, oldest first.
-    pub fn messages(&self, id: U256, after: u64) -> Result<Vec<StoredMessage>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT seq, received_at, body FROM relay_messages
-                 WHERE game_id = ?1 AND seq > ?2 ORDER BY seq",
-            )
-            .db(&self.path, "reading relay messages")?;
-        let rows = stmt
-            .query_map(params![id.to_string(), sql_int(after, "seq")?], |row| {
+    pub fn messages(&mut self, id: U256, after: u64) -> Result<Vec<StoredMessage>> {
+        let rows = self.conn.query(
+            "SELECT seq, received_at, body FROM relay_messages
+             WHERE game_id = ?1 AND seq > ?2 ORDER BY seq",
+            &[&id.to_string(), &sql_int(after, "seq")?],
+            "reading relay messages",
+            |row| {
                 Ok(StoredMessage {
-                    seq: row.get::<_, i64>(0)? as u64,
-                    received_at: row.get::<_, i64>(1)? as u64,
+                    seq: row.get::<i64>(0)? as u64,
+                    received_at: row.get::<i64>(1)? as u64,
                     body: row.get(2)?,
                 })
-            })
-            .db(&self.path, "reading relay messages")?;
-        rows.collect::<rusqlite::Result<Vec<_>>>()
-            .db(&self.path, "reading relay messages")
+            },
+        )?;
+        Ok(rows)
     }
 
     /// Stores message `seq` of game `id`, alone and unchecked against the game's record
     /// (tools and tests; the relay stores with [`append_batch`](Self::append_batch)): it
-    /// must be the next number.
+    /// must be the next number ([`IndexError::RelaySeq`] if not).
     pub fn append(
         &mut self,
         id: U256,
@@ -239,11 +274,10 @@ impl RelayStore {
         received_at: u64,
         body: &str,
     ) -> Result<()> {
-        // IMMEDIATE: the number read is the one written after, whoever else writes the file.
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .db(&self.path, "starting a relay write")?;
+        // A write transaction: the number read is the one written after, whoever else
+        // writes the database (SQLite's write lock, Postgres's game lock).
+        let mut tx = self.conn.transaction()?;
+        lock_games(&mut tx, [id])?;
         let row = Row {
             id,
             seq,
@@ -252,52 +286,58 @@ impl RelayStore {
             received_at,
             body,
         };
-        insert(&tx, &self.path, row)?;
-        tx.commit().db(&self.path, "committing a relay message")
+        insert(&mut tx, row)?;
+        tx.commit()?;
+        Ok(())
     }
 
-    /// Stores `batch` in one transaction, a group commit: one write of the file for
+    /// Stores `batch` in one transaction, a group commit: one write of the database for
     /// messages that arrived together. Each message is checked inside it against its
-    /// game's record as the index holds it now (the indexer cannot write between the
-    /// check and the commit) and must be its game's next number; one that fails is left
-    /// out (the others stored). `Ok` only once the commit is done, in the file the
+    /// game's record as the index holds it now (the indexer cannot write the logs
+    /// between the check and the commit) and must be its game's next number
+    /// ([`IndexError::RelaySeq`] if another relay stored it first); one that fails is
+    /// left out (the others stored). `Ok` only once the commit is done, in the file the
     /// path still names: then each answer says what became of its message. `Err`:
     /// nothing of the batch is stored (in a file anyone reads).
     pub fn append_batch(&mut self, batch: &[NewMessage]) -> Result<Vec<Written>> {
         self.check_file()?;
-        let mut tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .db(&self.path, "starting a relay write")?;
+        let path = self.path.clone();
+        let mut tx = self.conn.transaction()?;
+        lock_games(&mut tx, batch.iter().map(|m| m.game))?;
         let mut answers = Vec::with_capacity(batch.len());
         for m in batch {
-            // A savepoint each: a message that fails leaves nothing of itself behind.
-            let point = tx.savepoint().db(&self.path, "starting a relay message")?;
-            let written = write_one(&point, &self.path, m);
-            // A failure that rolled the whole transaction back (SQLite does on a full
-            // disk or an I/O error, and RAISE(ROLLBACK)) took every message before this
-            // one with it: none of the batch is stored, whatever was answered so far,
-            // and nothing after it may start a transaction of its own.
-            if point.is_autocommit() {
-                let why = match written {
-                    Err(e) => e.to_string(),
+            // A savepoint each: a message that fails leaves nothing of itself behind
+            // (and on Postgres, where a failed statement stops the transaction, rolling
+            // back to it lets the next message go on).
+            tx.batch(
+                &format!("SAVEPOINT {MESSAGE_SAVEPOINT}"),
+                "starting a relay message",
+            )?;
+            let written = write_one(&mut tx, m);
+            let end = if matches!(written, Ok(Written::Stored(_))) {
+                format!("RELEASE {MESSAGE_SAVEPOINT}")
+            } else {
+                format!("ROLLBACK TO {MESSAGE_SAVEPOINT}; RELEASE {MESSAGE_SAVEPOINT}")
+            };
+            // The savepoint gone means the whole transaction was rolled back (SQLite
+            // does on a full disk or an I/O error, and RAISE(ROLLBACK)), taking every
+            // message before this one with it; a Postgres session that died the same:
+            // none of the batch is stored, whatever was answered so far, and nothing
+            // after it may start a transaction of its own.
+            if let Err(e) = tx.batch(&end, "ending a relay message") {
+                let why = match &written {
+                    Err(w) => w.to_string(),
                     Ok(_) => "the write".to_owned(),
                 };
                 return Err(IndexError::Invariant(format!(
-                    "{}: the relay's group commit was rolled back by {why}: nothing of it is stored",
-                    self.path
+                    "{path}: the relay's group commit was rolled back by {why}: nothing of \
+                     it is stored ({})",
+                    e.detail
                 )));
             }
-            match written {
-                Ok(Written::Stored(fresh)) => {
-                    point.commit().db(&self.path, "keeping a relay message")?;
-                    answers.push(Written::Stored(fresh));
-                }
-                Ok(other) => answers.push(other),
-                Err(e) => answers.push(Written::Failed(e)),
-            }
+            answers.push(written.unwrap_or_else(Written::Failed));
         }
-        tx.commit().db(&self.path, "committing relay messages")?;
+        tx.commit()?;
         // Replaced while committing: what it committed is in the file nobody reads.
         self.check_file()?;
         Ok(answers)
@@ -306,7 +346,7 @@ impl RelayStore {
     /// The book of game `game` from its stored messages, each checked again at the time
     /// it was accepted: what a restarted relay and the watchtower start from. With it,
     /// every stored message in order.
-    pub fn book(&self, game: &RelayGame) -> Result<(Book, Vec<(StoredMessage, Frame)>)> {
+    pub fn book(&mut self, game: &RelayGame) -> Result<(Book, Vec<(StoredMessage, Frame)>)> {
         let id = game.game.game_id;
         let mut book = Book::new(game.domain, game.game.clone());
         let mut held = Vec::new();
@@ -332,16 +372,13 @@ impl RelayStore {
     }
 
     /// The ids of the games the relay holds messages of.
-    pub fn games(&self) -> Result<Vec<U256>> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT DISTINCT game_id FROM relay_messages")
-            .db(&self.path, "listing relay games")?;
-        let ids = stmt
-            .query_map([], |row| row.get::<_, String>(0))
-            .db(&self.path, "listing relay games")?
-            .collect::<rusqlite::Result<Vec<_>>>()
-            .db(&self.path, "listing relay games")?;
+    pub fn games(&mut self) -> Result<Vec<U256>> {
+        let ids = self.conn.query(
+            "SELECT DISTINCT game_id FROM relay_messages",
+            &[],
+            "listing relay games",
+            |row| row.get::<String>(0),
+        )?;
         ids.into_iter()
             .map(|id| {
                 U256::from_str_radix(&id, 10)
@@ -351,16 +388,56 @@ impl RelayStore {
     }
 }
 
-/// The channel game `id` as the index at `conn` knows it.
-fn game(conn: &Connection, path: &str, id: U256) -> Result<Record> {
+/// On Postgres, makes `tx` the one writer of `games`' messages and of nothing the index
+/// says about them until it ends, as SQLite's write transaction is of the whole file:
+/// the `logs` table in SHARE mode (the indexer cannot store or roll back a log between
+/// the relay's check of a record and its commit; relays share it), then each game's
+/// lock, in one order for every relay (two relays locking two games in opposite
+/// orders would deadlock). Nothing to do on SQLite.
+fn lock_games(tx: &mut Tx<'_>, games: impl IntoIterator<Item = U256>) -> Result<()> {
+    if !tx.is_postgres() {
+        return Ok(());
+    }
+    tx.batch(
+        "LOCK TABLE logs IN SHARE MODE",
+        "locking the index's logs for a relay write",
+    )?;
+    let mut keys: Vec<i32> = games.into_iter().map(game_key).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let keys = keys
+        .iter()
+        .map(i32::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    // unnest gives the array's elements in order: the locks are taken in that order.
+    tx.query(
+        "SELECT pg_advisory_xact_lock(?1::int8::int4, k)
+         FROM unnest(string_to_array(?2, ',')::int4[]) AS k",
+        &[&GAME_LOCK_CLASS, &keys],
+        "taking the relay's game locks",
+        |_| Ok(()),
+    )?;
+    Ok(())
+}
+
+/// Game `id`'s lock key: its 256 bits folded to 32 (two games sharing a key only wait
+/// for each other).
+fn game_key(id: U256) -> i32 {
+    let folded = id.as_limbs().iter().fold(0u64, |acc, limb| acc ^ limb);
+    ((folded >> 32) ^ folded) as u32 as i32
+}
+
+/// The channel game `id` as the index at `db` knows it.
+fn game(db: &mut impl Sql, id: U256) -> Result<Record> {
     let Some(Source {
         chain_id, referee, ..
-    }) = source(conn, path)?
+    }) = read_source(db)?
     else {
         return Ok(Err(NotRelayed::Unknown));
     };
     let mut logs = Vec::new();
-    for raw in game_logs(&mut SqliteRef::new(path, conn), id)? {
+    for raw in game_logs(db, id)? {
         logs.push(raw.decode().map_err(|e| {
             IndexError::Invariant(format!("a stored log of game {id} no longer decodes: {e}"))
         })?);
@@ -386,54 +463,36 @@ fn game(conn: &Connection, path: &str, id: U256) -> Result<Record> {
     }))
 }
 
-/// What the index follows, once the indexer bound it.
-fn source(conn: &Connection, path: &str) -> Result<Option<Source>> {
-    let row: Option<(i64, String, i64)> = conn
-        .prepare_cached("SELECT chain_id, referee, from_block FROM source WHERE id = 1")
-        .db(path, "reading the source")?
-        .query_row([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
-        .optional()
-        .db(path, "reading the source")?;
-    row.map(|(chain_id, referee, from_block)| {
-        Ok(Source {
-            chain_id: chain_id as u64,
-            referee: referee
-                .parse()
-                .map_err(|e| IndexError::Invariant(format!("stored referee {referee:?}: {e}")))?,
-            from_block: from_block as u64,
-        })
-    })
-    .transpose()
-}
-
 /// The stamp of game `id`'s record: how many logs the index holds of it and where the
 /// latest is, with its block's hash (an index seek, not a read of the logs).
-fn stamp(conn: &Connection, path: &str, id: U256) -> Result<RecordStamp> {
+fn stamp(db: &mut impl Sql, id: U256) -> Result<RecordStamp> {
     let key = id.to_string();
-    let logs: i64 = conn
-        .prepare_cached("SELECT count(*) FROM logs WHERE game_id = ?1")
-        .db(path, "preparing a record stamp")?
-        .query_row([&key], |row| row.get(0))
-        .db(path, "counting a game's logs")?;
-    let last = conn
-        .prepare_cached(
-            "SELECT block_number, log_index, block_hash FROM logs WHERE game_id = ?1
-             ORDER BY block_number DESC, log_index DESC LIMIT 1",
-        )
-        .db(path, "preparing a record stamp")?
-        .query_row([&key], |row| {
+    let logs: i64 = db.query_one(
+        "SELECT count(*) FROM logs WHERE game_id = ?1",
+        &[&key],
+        "counting a game's logs",
+        |row| row.get(0),
+    )?;
+    let last = db.query_opt(
+        "SELECT block_number, log_index, block_hash FROM logs WHERE game_id = ?1
+         ORDER BY block_number DESC, log_index DESC LIMIT 1",
+        &[&key],
+        "reading a game's latest log",
+        |row| {
             Ok((
-                row.get::<_, i64>(0)?,
-                row.get::<_, i64>(1)?,
-                row.get::<_, Vec<u8>>(2)?,
+                row.get::<i64>(0)?,
+                row.get::<i64>(1)?,
+                row.get::<Vec<u8>>(2)?,
             ))
-        })
-        .optional()
-        .db(path, "reading a game's latest log")?;
+        },
+    )?;
     let last = last
         .map(|(block, index, hash)| {
             let hash: [u8; 32] = hash.try_into().map_err(|_| {
-                IndexError::Invariant(format!("{path}: log {block}:{index} has a torn block hash"))
+                IndexError::Invariant(format!(
+                    "{}: log {block}:{index} has a torn block hash",
+                    db.db_name()
+                ))
             })?;
             Ok::<_, IndexError>((block, index, hash))
         })
@@ -451,47 +510,57 @@ struct Row<'a> {
     body: &'a str,
 }
 
-/// Stores message `seq` of game `id` inside `tx`: it must be the next number (a relay
-/// that lost track of the file's contents is refused rather than let overwrite or skip
-/// one).
-fn insert(tx: &Connection, path: &str, row: Row<'_>) -> Result<()> {
+/// Stores message `seq` of game `id` inside `tx`, which holds the game's lock: it must
+/// be the next number (a relay that lost track of the store's contents, or that another
+/// relay overtook, is refused rather than let overwrite or skip one).
+fn insert(tx: &mut Tx<'_>, row: Row<'_>) -> Result<()> {
     let (id, seq) = (row.id, row.seq);
     let key = id.to_string();
-    let latest: i64 = tx
-        .prepare_cached("SELECT coalesce(max(seq), 0) FROM relay_messages WHERE game_id = ?1")
-        .db(path, "preparing a relay write")?
-        .query_row([&key], |row| row.get(0))
-        .db(path, "reading the latest relay message")?;
+    let refused = |stored: u64, db: &str| IndexError::RelaySeq {
+        db: db.to_owned(),
+        game: key.clone(),
+        seq,
+        stored,
+    };
+    let latest: i64 = tx.query_one(
+        "SELECT coalesce(max(seq), 0) FROM relay_messages WHERE game_id = ?1",
+        &[&key],
+        "reading the latest relay message",
+        |row| row.get(0),
+    )?;
     if latest as u64 + 1 != seq {
-        return Err(IndexError::Invariant(format!(
-            "{path}: relay message {seq} of game {id} does not follow the stored {latest}"
-        )));
+        return Err(refused(latest as u64, tx.db_name()));
     }
-    tx.prepare_cached(
+    let stored = tx.execute(
         "INSERT INTO relay_messages (game_id, seq, kind, ply, received_at, body)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )
-    .db(path, "preparing a relay write")?
-    .execute(params![
-        key,
-        sql_int(seq, "seq")?,
-        row.kind,
-        row.ply,
-        sql_int(row.received_at, "time")?,
-        row.body
-    ])
-    .db(path, "storing a relay message")?;
-    Ok(())
+        &[
+            &key,
+            &sql_int(seq, "seq")?,
+            &row.kind,
+            &i64::from(row.ply),
+            &sql_int(row.received_at, "time")?,
+            &row.body,
+        ],
+        "storing a relay message",
+    );
+    match stored {
+        Ok(_) => Ok(()),
+        // The game's lock makes this unreachable; were a writer to skip it, the primary
+        // key still keeps one row per number, and the relay is told as above.
+        Err(e) if e.is_unique_violation() => Err(refused(seq, &e.db)),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// One message of a group commit inside `tx`: its game's record checked (read again
 /// if its stamp moved), then stored.
-fn write_one(tx: &Connection, path: &str, m: &NewMessage) -> Result<Written> {
+fn write_one(tx: &mut Tx<'_>, m: &NewMessage) -> Result<Written> {
     let (checked, at) = &m.checked;
-    let now = stamp(tx, path, m.game)?;
+    let now = stamp(tx, m.game)?;
     let mut fresh = None;
     if now != *at {
-        let record = game(tx, path, m.game)?;
+        let record = game(tx, m.game)?;
         let takes = matches!(&record, Ok(g) if g.off_chain && g.domain == checked.domain && g.game == checked.game);
         if !takes {
             return Ok(Written::Moved(record, now));
@@ -508,7 +577,7 @@ fn write_one(tx: &Connection, path: &str, m: &NewMessage) -> Result<Written> {
         received_at: m.received_at,
         body: &m.body,
     };
-    insert(tx, path, row)?;
+    insert(tx, row)?;
     Ok(Written::Stored(fresh))
 }
 
@@ -536,11 +605,10 @@ mod tests {
     use crate::Store;
     use crate::store::tests::{temp_db, withdrawn_log};
 
-    /// A relay store on a fresh index bound to a chain (no game logs: every game's
-    /// stamp is the empty one until a test adds a log).
-    fn relay_store(name: &str) -> (std::path::PathBuf, RelayStore) {
-        let path = temp_db(&format!("relay-{name}"));
-        let mut store = Store::open(&path).unwrap();
+    /// A relay store on a fresh index at `target` bound to a chain (no game logs: every
+    /// game's stamp is the empty one until a test adds a log).
+    fn relay_store(target: &DbTarget) -> RelayStore {
+        let mut store = Store::open_target(target).unwrap();
         store
             .bind(Source {
                 chain_id: 31337,
@@ -549,8 +617,15 @@ mod tests {
             })
             .unwrap();
         drop(store);
-        let relay = RelayStore::open(&path).unwrap();
-        (path, relay)
+        RelayStore::open_target(target).unwrap()
+    }
+
+    /// Runs `check` on a fresh index of each backend: a SQLite file, then a database on
+    /// a throwaway Postgres server.
+    fn on_both(name: &str, check: impl Fn(&DbTarget)) {
+        check(&DbTarget::Sqlite(temp_db(&format!("relay-{name}"))));
+        let pg = chessref_pgtest::TempPostgres::start().unwrap();
+        check(&pg.url().parse().unwrap());
     }
 
     fn record(id: u64) -> RelayGame {
@@ -573,7 +648,7 @@ mod tests {
         }
     }
 
-    fn message(store: &RelayStore, id: u64, seq: u64, body: &str) -> NewMessage {
+    fn message(store: &mut RelayStore, id: u64, seq: u64, body: &str) -> NewMessage {
         NewMessage {
             game: U256::from(id),
             seq,
@@ -585,7 +660,7 @@ mod tests {
         }
     }
 
-    fn held(store: &RelayStore, id: u64) -> Vec<(u64, String)> {
+    fn held(store: &mut RelayStore, id: u64) -> Vec<(u64, String)> {
         store
             .messages(U256::from(id), 0)
             .unwrap()
@@ -601,37 +676,66 @@ mod tests {
             .collect()
     }
 
+    fn taken(written: &Written) -> Option<u64> {
+        match written {
+            Written::Failed(IndexError::RelaySeq { stored, .. }) => Some(*stored),
+            _ => None,
+        }
+    }
+
     #[test]
     fn test_a_group_commit_stores_each_message_once_and_only_those_it_answers_stored() {
-        let (_, mut store) = relay_store("group");
-        let batch = vec![
-            message(&store, 1, 1, "a1"),
-            message(&store, 2, 1, "b1"),
-            message(&store, 1, 2, "a2"),
-            // Not the next number of game 3 (it has none): left out, the rest stored.
-            message(&store, 3, 5, "c5"),
-            // Game 2's number 1 again, in the same batch: never stored twice.
-            message(&store, 2, 1, "b1 again"),
-        ];
-        let answers = store.append_batch(&batch).unwrap();
-        assert_eq!(stored(&answers), [true, true, true, false, false]);
-        assert!(
-            matches!(&answers[3], Written::Failed(e) if e.to_string().contains("does not follow"))
-        );
-        assert_eq!(held(&store, 1), [(1, "a1".into()), (2, "a2".into())]);
-        assert_eq!(held(&store, 2), [(1, "b1".into())]);
-        assert!(held(&store, 3).is_empty());
-        // A batch sent again (a relay that lost its answers): nothing stored twice.
-        let answers = store.append_batch(&batch).unwrap();
-        assert!(answers.iter().all(|w| matches!(w, Written::Failed(_))));
-        assert_eq!(held(&store, 1).len(), 2);
-        assert_eq!(held(&store, 2).len(), 1);
+        on_both("group", |target| {
+            let mut store = relay_store(target);
+            let batch = vec![
+                message(&mut store, 1, 1, "a1"),
+                message(&mut store, 2, 1, "b1"),
+                message(&mut store, 1, 2, "a2"),
+                // Not the next number of game 3 (it has none): left out, the rest stored.
+                message(&mut store, 3, 5, "c5"),
+                // Game 2's number 1 again, in the same batch: never stored twice.
+                message(&mut store, 2, 1, "b1 again"),
+                // A message after a refused one in the same batch still goes in (on
+                // Postgres too, where a failed statement stops the transaction).
+                message(&mut store, 3, 1, "c1"),
+            ];
+            let answers = store.append_batch(&batch).unwrap();
+            assert_eq!(stored(&answers), [true, true, true, false, false, true]);
+            assert!(
+                matches!(&answers[3], Written::Failed(e) if e.to_string().contains("does not follow the stored 0")),
+                "{:?}",
+                answers[3]
+            );
+            assert_eq!(taken(&answers[4]), Some(1));
+            assert_eq!(held(&mut store, 1), [(1, "a1".into()), (2, "a2".into())]);
+            assert_eq!(held(&mut store, 2), [(1, "b1".into())]);
+            assert_eq!(held(&mut store, 3), [(1, "c1".into())]);
+            // A batch sent again (a relay that lost its answers): nothing stored twice,
+            // each refusal typed with the number stored.
+            let answers = store.append_batch(&batch).unwrap();
+            let refused: Vec<_> = answers.iter().map(taken).collect();
+            assert_eq!(
+                refused,
+                [Some(2), Some(1), Some(2), Some(1), Some(1), Some(1)]
+            );
+            assert_eq!(held(&mut store, 1).len(), 2);
+            assert_eq!(held(&mut store, 2).len(), 1);
+            assert_eq!(store.games().unwrap().len(), 3);
+            // One message alone, unchecked: the next number only.
+            store.append(U256::from(2), 2, "move", 2, 1, "b2").unwrap();
+            let e = store
+                .append(U256::from(2), 2, "move", 2, 1, "b2")
+                .unwrap_err();
+            assert!(matches!(e, IndexError::RelaySeq { stored: 2, .. }), "{e}");
+        });
     }
 
     #[test]
     fn test_a_write_failing_mid_batch_stores_none_of_it_and_a_restart_resumes() {
-        let (path, mut store) = relay_store("rolled-back");
-        store.append_batch(&[message(&store, 1, 1, "a1")]).unwrap();
+        let path = temp_db("relay-rolled-back");
+        let mut store = relay_store(&DbTarget::Sqlite(path.clone()));
+        let first = message(&mut store, 1, 1, "a1");
+        store.append_batch(&[first]).unwrap();
         // The file fails the third write of the next batch the way a full disk does:
         // SQLite rolls the whole transaction back.
         store
@@ -642,18 +746,18 @@ mod tests {
             )
             .unwrap();
         let batch = vec![
-            message(&store, 1, 2, "a2"),
-            message(&store, 2, 1, "b1"),
-            message(&store, 2, 2, "b2"),
-            message(&store, 3, 1, "c1"),
+            message(&mut store, 1, 2, "a2"),
+            message(&mut store, 2, 1, "b1"),
+            message(&mut store, 2, 2, "b2"),
+            message(&mut store, 3, 1, "c1"),
         ];
         let error = store.append_batch(&batch).expect_err("rolled back");
         assert!(error.to_string().contains("disk full"), "{error}");
         // Nothing of the batch is stored, not even what came before the failure, and
         // nothing after it went in on a transaction of its own.
-        assert_eq!(held(&store, 1), [(1, "a1".into())]);
-        assert!(held(&store, 2).is_empty());
-        assert!(held(&store, 3).is_empty());
+        assert_eq!(held(&mut store, 1), [(1, "a1".into())]);
+        assert!(held(&mut store, 2).is_empty());
+        assert!(held(&mut store, 3).is_empty());
         // A restarted relay (a new connection) resumes: the same messages, sent again,
         // are stored once each after the stored one.
         drop(store);
@@ -664,9 +768,44 @@ mod tests {
             .unwrap();
         let answers = store.append_batch(&batch).unwrap();
         assert_eq!(stored(&answers), [true; 4]);
-        assert_eq!(held(&store, 1), [(1, "a1".into()), (2, "a2".into())]);
-        assert_eq!(held(&store, 2), [(1, "b1".into()), (2, "b2".into())]);
-        assert_eq!(held(&store, 3), [(1, "c1".into())]);
+        assert_eq!(held(&mut store, 1), [(1, "a1".into()), (2, "a2".into())]);
+        assert_eq!(held(&mut store, 2), [(1, "b1".into()), (2, "b2".into())]);
+        assert_eq!(held(&mut store, 3), [(1, "c1".into())]);
+    }
+
+    #[test]
+    fn test_a_postgres_write_failing_mid_batch_leaves_out_that_message_alone() {
+        let pg = chessref_pgtest::TempPostgres::start().unwrap();
+        let mut store = relay_store(&pg.url().parse().unwrap());
+        // A statement the server refuses mid-batch (as a CHECK or a trigger would): on
+        // Postgres the transaction goes on from the message's savepoint.
+        store
+            .db()
+            .batch(
+                "CREATE FUNCTION fail() RETURNS trigger AS $$ BEGIN
+                   IF NEW.body = 'b2' THEN RAISE EXCEPTION 'refused b2'; END IF;
+                   RETURN NEW; END $$ LANGUAGE plpgsql;
+                 CREATE TRIGGER fail BEFORE INSERT ON relay_messages
+                   FOR EACH ROW EXECUTE FUNCTION fail();",
+                "creating a failing trigger",
+            )
+            .unwrap();
+        let batch = vec![
+            message(&mut store, 1, 1, "a1"),
+            message(&mut store, 2, 1, "b1"),
+            message(&mut store, 2, 2, "b2"),
+            message(&mut store, 3, 1, "c1"),
+        ];
+        let answers = store.append_batch(&batch).unwrap();
+        assert_eq!(stored(&answers), [true, true, false, true]);
+        assert!(
+            matches!(&answers[2], Written::Failed(e) if e.to_string().contains("refused b2")),
+            "{:?}",
+            answers[2]
+        );
+        assert_eq!(held(&mut store, 1), [(1, "a1".into())]);
+        assert_eq!(held(&mut store, 2), [(1, "b1".into())]);
+        assert_eq!(held(&mut store, 3), [(1, "c1".into())]);
     }
 
     #[test]
@@ -676,8 +815,10 @@ mod tests {
         // deleted file through the relay's connection: a message answered stored there
         // is in no file a reader or a restarted relay opens, checked against a record
         // nobody updates.
-        let (path, mut store) = relay_store("rebuilt");
-        store.append_batch(&[message(&store, 1, 1, "a1")]).unwrap();
+        let path = temp_db("relay-rebuilt");
+        let mut store = relay_store(&DbTarget::Sqlite(path.clone()));
+        let first = message(&mut store, 1, 1, "a1");
+        store.append_batch(&[first]).unwrap();
         for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
         }
@@ -689,7 +830,10 @@ mod tests {
                 from_block: 1,
             })
             .unwrap();
-        let batch = [message(&store, 1, 2, "a2"), message(&store, 2, 1, "b1")];
+        let batch = [
+            message(&mut store, 1, 2, "a2"),
+            message(&mut store, 2, 1, "b1"),
+        ];
         let error = store
             .append_batch(&batch)
             .expect_err("stored in a deleted file");
@@ -706,74 +850,150 @@ mod tests {
         assert!(store.append_batch(&batch).is_err());
         // The file the path names holds none of it; a relay that opens it stores there.
         let mut fresh = RelayStore::open(&path).unwrap();
-        assert!(held(&fresh, 1).is_empty());
-        assert!(held(&fresh, 2).is_empty());
-        let answers = fresh.append_batch(&[message(&fresh, 2, 1, "b1")]).unwrap();
+        assert!(held(&mut fresh, 1).is_empty());
+        assert!(held(&mut fresh, 2).is_empty());
+        let again = message(&mut fresh, 2, 1, "b1");
+        let answers = fresh.append_batch(&[again]).unwrap();
         assert_eq!(stored(&answers), [true]);
-        assert_eq!(held(&fresh, 2), [(1, "b1".into())]);
+        assert_eq!(held(&mut fresh, 2), [(1, "b1".into())]);
     }
 
     #[test]
     fn test_a_message_checked_against_a_record_the_index_has_moved_past_is_not_stored() {
-        let (_, mut store) = relay_store("moved");
-        let early = message(&store, 1, 1, "a1");
-        let other = message(&store, 2, 1, "b1");
-        // The indexer stores a log of game 1 after the relay read its record: the
-        // record it checked against is no longer the index's.
-        // (A log of no creation: a Withdrawn, filed under game 1.)
-        let log = withdrawn_log(9, 0);
-        let topics: Vec<u8> = log.topics.iter().flat_map(|t| t.0).collect();
-        store
-            .connection()
-            .execute(
-                "INSERT INTO logs (block_number, log_index, block_hash, tx_hash, game_id, topics, data)
-                 VALUES (9, 0, zeroblob(32), zeroblob(32), '1', ?1, ?2)",
-                params![topics, log.data.to_vec()],
-            )
-            .unwrap();
-        let moved = store.stamp(U256::from(1)).unwrap();
-        assert_ne!(moved, early.checked.1);
-        let answers = store.append_batch(&[early, other]).unwrap();
-        // Read again, game 1 is no relay game now (its one log is no creation): its
-        // message is not stored; game 2's, whose record did not move, is.
-        assert!(
-            matches!(&answers[0], Written::Moved(Err(NotRelayed::Unknown), at) if *at == moved),
-            "{:?}",
-            answers[0]
-        );
-        assert!(matches!(answers[1], Written::Stored(None)));
-        assert!(held(&store, 1).is_empty());
-        assert_eq!(held(&store, 2).len(), 1);
-        // A reorg that puts another log of the game at the same place (the count and
-        // the latest place unchanged, in the replacing block): the stamp moves with the
-        // block's hash, and a message checked before it is not stored.
-        let before = message(&store, 1, 1, "a1");
-        store
-            .connection()
-            .execute(
-                "UPDATE logs SET block_hash = randomblob(32), tx_hash = randomblob(32)
-                 WHERE block_number = 9",
-                [],
-            )
-            .unwrap();
-        let replaced = store.stamp(U256::from(1)).unwrap();
-        assert_ne!(replaced, moved);
-        assert_ne!(replaced, before.checked.1);
-        let answers = store.append_batch(&[before]).unwrap();
-        assert!(
-            matches!(&answers[0], Written::Moved(_, at) if *at == replaced),
-            "{:?}",
-            answers[0]
-        );
-        assert!(held(&store, 1).is_empty());
-        // A rolled-back log moves the stamp back: equal stamps, equal logs.
-        store
-            .connection()
-            .execute("DELETE FROM logs WHERE block_number = 9", [])
-            .unwrap();
-        assert_eq!(
-            store.stamp(U256::from(1)).unwrap(),
-            message(&store, 1, 1, "a1").checked.1
-        );
+        on_both("moved", |target| {
+            let mut store = relay_store(target);
+            let early = message(&mut store, 1, 1, "a1");
+            let other = message(&mut store, 2, 1, "b1");
+            // The indexer stores a log of game 1 after the relay read its record: the
+            // record it checked against is no longer the index's.
+            // (A log of no creation: a Withdrawn, filed under game 1.)
+            let log = withdrawn_log(9, 0);
+            let topics: Vec<u8> = log.topics.iter().flat_map(|t| t.0).collect();
+            store
+                .db()
+                .execute(
+                    "INSERT INTO logs (block_number, log_index, block_hash, tx_hash, game_id,
+                     topics, data) VALUES (9, 0, ?1, ?1, '1', ?2, ?3)",
+                    &[&vec![0u8; 32], &topics, &log.data.to_vec()],
+                    "storing a log",
+                )
+                .unwrap();
+            let moved = store.stamp(U256::from(1)).unwrap();
+            assert_ne!(moved, early.checked.1);
+            assert_eq!(store.record(U256::from(1)).unwrap().1, moved);
+            let answers = store.append_batch(&[early, other]).unwrap();
+            // Read again, game 1 is no relay game now (its one log is no creation): its
+            // message is not stored; game 2's, whose record did not move, is.
+            assert!(
+                matches!(&answers[0], Written::Moved(Err(NotRelayed::Unknown), at) if *at == moved),
+                "{:?}",
+                answers[0]
+            );
+            assert!(matches!(answers[1], Written::Stored(None)));
+            assert!(held(&mut store, 1).is_empty());
+            assert_eq!(held(&mut store, 2).len(), 1);
+            // A reorg that puts another log of the game at the same place (the count and
+            // the latest place unchanged, in the replacing block): the stamp moves with
+            // the block's hash, and a message checked before it is not stored.
+            let before = message(&mut store, 1, 1, "a1");
+            store
+                .db()
+                .execute(
+                    "UPDATE logs SET block_hash = ?1, tx_hash = ?1 WHERE block_number = 9",
+                    &[&vec![7u8; 32]],
+                    "replacing a log",
+                )
+                .unwrap();
+            let replaced = store.stamp(U256::from(1)).unwrap();
+            assert_ne!(replaced, moved);
+            assert_ne!(replaced, before.checked.1);
+            let answers = store.append_batch(&[before]).unwrap();
+            assert!(
+                matches!(&answers[0], Written::Moved(_, at) if *at == replaced),
+                "{:?}",
+                answers[0]
+            );
+            assert!(held(&mut store, 1).is_empty());
+            // A rolled-back log moves the stamp back: equal stamps, equal logs.
+            store
+                .db()
+                .execute(
+                    "DELETE FROM logs WHERE block_number = 9",
+                    &[],
+                    "rolling back",
+                )
+                .unwrap();
+            let back = message(&mut store, 1, 1, "a1").checked.1;
+            assert_eq!(store.stamp(U256::from(1)).unwrap(), back);
+        });
+    }
+
+    #[test]
+    fn test_two_relays_on_one_postgres_database_store_each_message_once_in_dense_order() {
+        const EACH: usize = 60;
+        let pg = chessref_pgtest::TempPostgres::start().unwrap();
+        let target: DbTarget = pg.url().parse().unwrap();
+        drop(relay_store(&target));
+        // Two relays, each appending to games 1 and 2 at once, in opposite orders within
+        // a batch (their game locks are still taken in one order: no deadlock), each
+        // message numbered from what the relay last read, so the two keep overtaking
+        // each other; a refused message is read back and sent again with the next number.
+        let relay = |name: &'static str, games: [u64; 2]| {
+            let target = target.clone();
+            std::thread::spawn(move || {
+                let mut store = RelayStore::open_target(&target).unwrap();
+                let mut ok = Vec::new();
+                let mut refusals = 0;
+                let mut next = [0usize; 2];
+                while next.iter().any(|&n| n < EACH) {
+                    let mut batch = Vec::new();
+                    for (slot, &game) in games.iter().enumerate() {
+                        if next[slot] < EACH {
+                            let latest = store.messages(U256::from(game), 0).unwrap().len();
+                            let body = format!("{name}-{game}-{}", next[slot]);
+                            batch.push((slot, message(&mut store, game, latest as u64 + 1, &body)));
+                        }
+                    }
+                    let messages: Vec<_> = batch.iter().map(|(_, m)| m.clone()).collect();
+                    let answers = store.append_batch(&messages).unwrap();
+                    for ((slot, m), answer) in batch.into_iter().zip(answers) {
+                        match answer {
+                            Written::Stored(None) => {
+                                ok.push((m.game, m.seq, m.body));
+                                next[slot] += 1;
+                            }
+                            Written::Failed(IndexError::RelaySeq { stored, .. }) => {
+                                assert!(stored >= m.seq, "{stored} < {}", m.seq);
+                                refusals += 1;
+                            }
+                            other => panic!("{name}: {other:?}"),
+                        }
+                    }
+                }
+                (ok, refusals)
+            })
+        };
+        let a = relay("a", [1, 2]);
+        let b = relay("b", [2, 1]);
+        let (a, a_refused) = a.join().unwrap();
+        let (b, b_refused) = b.join().unwrap();
+        eprintln!("two relays: {a_refused} and {b_refused} messages refused as overtaken");
+        let mut store = RelayStore::open_target(&target).unwrap();
+        for game in [1, 2] {
+            let rows = store.messages(U256::from(game), 0).unwrap();
+            // Dense: 1..=N, every message of both relays once.
+            let seqs: Vec<u64> = rows.iter().map(|m| m.seq).collect();
+            assert_eq!(seqs, (1..=2 * EACH as u64).collect::<Vec<_>>());
+            let mut bodies: Vec<&str> = rows.iter().map(|m| m.body.as_str()).collect();
+            bodies.sort_unstable();
+            bodies.dedup();
+            assert_eq!(bodies.len(), 2 * EACH, "a message stored twice");
+            // Every message answered stored is there, at the number it was given.
+            for (g, seq, body) in a.iter().chain(&b).filter(|(g, ..)| *g == U256::from(game)) {
+                let row = &rows[*seq as usize - 1];
+                assert_eq!((U256::from(game), row.body.as_str()), (*g, body.as_str()));
+            }
+        }
+        assert_eq!(a.len() + b.len(), 4 * EACH);
     }
 }

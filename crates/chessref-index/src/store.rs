@@ -565,7 +565,7 @@ pub(crate) fn switch_to_wal(conn: &Connection, path: &str) -> Result<()> {
 }
 
 /// What the database follows, read on `db` (a connection or a transaction).
-fn read_source(db: &mut impl Sql) -> Result<Option<Source>> {
+pub(crate) fn read_source(db: &mut impl Sql) -> Result<Option<Source>> {
     db.query_opt(
         "SELECT chain_id, referee, from_block FROM source WHERE id = 1",
         &[],

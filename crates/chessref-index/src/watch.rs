@@ -19,9 +19,9 @@ use chessref_channel::{AUTO_REGISTER_TIP, Book, Frame};
 use chessref_client::shown::{self, Frozen};
 use chessref_client::watchtower::{self, Answer};
 use chessref_evm::{Chain, EvmError, Referee, RpcChain};
-use rusqlite::{OptionalExtension, params};
 
-use crate::error::{DbContext, IndexError, Result};
+use crate::db::{PgWriterLock, Role, Sql};
+use crate::error::{IndexError, Result};
 use crate::relay::{RelayStore, StoredMessage};
 use crate::store::{sql_int, unix_now};
 
@@ -67,6 +67,9 @@ pub struct Watchtower {
     referee: Referee<RpcChain>,
     store: RelayStore,
     from: Address,
+    /// On Postgres, the one watchtower's lock of the database: checked before each round
+    /// and each record, which is written on its session.
+    lock: Option<PgWriterLock>,
 }
 
 fn chain_error(e: impl std::fmt::Display) -> IndexError {
@@ -76,7 +79,7 @@ fn chain_error(e: impl std::fmt::Display) -> IndexError {
 impl Watchtower {
     /// A watchtower over the relay's messages in `store`, on `chain` (which must be the
     /// index's: same chain id), sending from `from`.
-    pub fn new(mut chain: RpcChain, store: RelayStore, from: Address) -> Result<Watchtower> {
+    pub fn new(mut chain: RpcChain, mut store: RelayStore, from: Address) -> Result<Watchtower> {
         let source = store.source()?.ok_or_else(|| {
             IndexError::Invariant(format!(
                 "{}: the index follows no referee yet (run chessref index first)",
@@ -94,13 +97,42 @@ impl Watchtower {
             referee: Referee::at(chain, source.referee),
             store,
             from,
+            lock: None,
         })
+    }
+
+    /// The watchtower holding `lock` (the database's [`Role::Watchtower`] lock, from
+    /// [`PgWriterLock::acquire_waiting`]): one watchtower acts on a database at a time.
+    /// It stops with [`IndexError::LockLost`] once the lock's session ends, before it
+    /// sends or records anything more.
+    pub fn holding(mut self, lock: PgWriterLock) -> Result<Watchtower> {
+        if lock.role() != Role::Watchtower {
+            return Err(IndexError::Invariant(format!(
+                "the watchtower was handed the {} lock, not the chessref watch one",
+                lock.role().command()
+            )));
+        }
+        self.lock = Some(lock);
+        Ok(self)
+    }
+
+    /// Whether this watchtower may act: without a lock (SQLite: one file, one host) it
+    /// may; with one, while it holds it.
+    fn check_lock(&mut self) -> Result<()> {
+        match &mut self.lock {
+            Some(lock) => lock.check(),
+            None => Ok(()),
+        }
     }
 
     /// One pass over every game the relay holds messages of: the actions taken.
     pub fn round(&mut self) -> Result<Vec<Action>> {
+        // Here too, so that a watchtower that lost its lock stops with no game to act on.
+        self.check_lock()?;
         let mut actions = Vec::new();
         for id in self.store.games()? {
+            // Before each game: its answer may send a transaction.
+            self.check_lock()?;
             if let Some(action) = self.answer(id)? {
                 self.record(&action)?;
                 actions.push(action);
@@ -217,45 +249,50 @@ impl Watchtower {
     /// Whether an answer to the registration of ply `ply` whose window ends at `window_end`
     /// (for an announcement: of the move of ply `ply`, `window_end` 0) was refused by the
     /// chain before.
-    fn refused_before(&self, id: U256, window_end: u64, ply: u32) -> Result<bool> {
-        let found: Option<i64> = self
-            .store
-            .connection()
-            .query_row(
-                "SELECT 1 FROM watch_actions WHERE game_id = ?1 AND window_end = ?2
-                 AND registered_ply = ?3 AND tx_hash IS NULL LIMIT 1",
-                params![id.to_string(), sql_int(window_end, "window end")?, ply],
-                |row| row.get(0),
-            )
-            .optional()
-            .db(self.store.path(), "reading watch actions")?;
+    fn refused_before(&mut self, id: U256, window_end: u64, ply: u32) -> Result<bool> {
+        let found = self.store.db().query_opt(
+            "SELECT 1 FROM watch_actions WHERE game_id = ?1 AND window_end = ?2
+             AND registered_ply = ?3 AND tx_hash IS NULL LIMIT 1",
+            &[
+                &id.to_string(),
+                &sql_int(window_end, "window end")?,
+                &i64::from(ply),
+            ],
+            "reading watch actions",
+            |_| Ok(()),
+        )?;
         Ok(found.is_some())
     }
 
-    fn record(&self, action: &Action) -> Result<()> {
+    /// Records `action` (on Postgres, on the lock's session, once the lock is checked:
+    /// a watchtower that lost it records nothing more).
+    fn record(&mut self, action: &Action) -> Result<()> {
         let (tx, block, refused) = match &action.outcome {
-            Ok((tx, block)) => (Some(tx.to_string()), Some(*block as i64), None),
+            Ok((tx, block)) => (Some(tx.to_string()), Some(sql_int(*block, "block")?), None),
             Err(e) => (None, None, Some(e.clone())),
         };
-        self.store
-            .connection()
-            .execute(
-                "INSERT INTO watch_actions (game_id, registered_ply, window_end, call, why,
-                 tx_hash, block_number, refused, at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                params![
-                    action.game.to_string(),
-                    action.registered_ply,
-                    sql_int(action.window_end, "window end")?,
-                    action.call,
-                    action.why,
-                    tx,
-                    block,
-                    refused,
-                    unix_now()
-                ],
-            )
-            .db(self.store.path(), "recording a watch action")?;
+        self.check_lock()?;
+        let db = match &mut self.lock {
+            Some(lock) => lock.conn(),
+            None => self.store.db(),
+        };
+        db.execute(
+            "INSERT INTO watch_actions (game_id, registered_ply, window_end, call, why,
+             tx_hash, block_number, refused, at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            &[
+                &action.game.to_string(),
+                &i64::from(action.registered_ply),
+                &sql_int(action.window_end, "window end")?,
+                &action.call,
+                &action.why,
+                &tx,
+                &block,
+                &refused,
+                &unix_now(),
+            ],
+            "recording a watch action",
+        )?;
         Ok(())
     }
 }

@@ -8,11 +8,34 @@ mod watch;
 
 use chessref_core::Move;
 use chessref_index::RelayStore;
+use chessref_index::db::Sql;
 use watch::{Setup, now, play, registration};
 
-#[test]
-fn test_a_stale_registration_is_overtaken_with_the_latest_pair() {
-    let mut s = Setup::new("watch-overtake");
+/// Each test on both backends: `NAME::sqlite` and `NAME::postgres`.
+macro_rules! on_both {
+    ($($test:ident),* $(,)?) => {$(
+        mod $test {
+            #[test]
+            fn sqlite() {
+                super::$test(super::Setup::new(stringify!($test)));
+            }
+
+            #[test]
+            fn postgres() {
+                super::$test(super::Setup::postgres());
+            }
+        }
+    )*};
+}
+
+on_both!(
+    test_a_stale_registration_is_overtaken_with_the_latest_pair,
+    test_a_contradicting_registration_is_proved_an_equivocation,
+    test_a_decided_registration_nobody_answers_is_finished_after_its_window,
+    test_an_unacknowledged_relayed_move_is_announced_once_and_overtakes_the_position_before,
+);
+
+fn test_a_stale_registration_is_overtaken_with_the_latest_pair(mut s: Setup) {
     let mut g = s.game();
     play(&mut g, &["e2e4", "e7e5", "g1f3", "b8c6"]);
     let held = g.transcript();
@@ -51,16 +74,20 @@ fn test_a_stale_registration_is_overtaken_with_the_latest_pair() {
     assert_eq!(actions.len(), 1, "{actions:?}");
     assert!(actions[0].outcome.is_ok(), "{}", actions[0]);
     assert_eq!(s.referee.channel_status(id).unwrap().registeredPly, 4);
-    let logged = common::count(
-        RelayStore::open(&s.db).unwrap().connection(),
-        "watch_actions WHERE tx_hash IS NOT NULL",
-    );
+    let logged = RelayStore::open_target(&s.db)
+        .unwrap()
+        .db()
+        .query_one(
+            "SELECT count(*) FROM watch_actions WHERE tx_hash IS NOT NULL",
+            &[],
+            "counting watch actions",
+            |row| row.get::<i64>(0),
+        )
+        .unwrap();
     assert_eq!(logged, 2, "both attempts recorded");
 }
 
-#[test]
-fn test_a_contradicting_registration_is_proved_an_equivocation() {
-    let mut s = Setup::new("watch-equivocation");
+fn test_a_contradicting_registration_is_proved_an_equivocation(mut s: Setup) {
     let mut g = s.game();
     play(&mut g, &["e2e4", "e7e5", "g1f3", "b8c6"]);
     s.relay(&g.transcript());
@@ -86,9 +113,7 @@ fn test_a_contradicting_registration_is_proved_an_equivocation() {
     );
 }
 
-#[test]
-fn test_a_decided_registration_nobody_answers_is_finished_after_its_window() {
-    let mut s = Setup::new("watch-finish");
+fn test_a_decided_registration_nobody_answers_is_finished_after_its_window(mut s: Setup) {
     let mut g = s.game();
     play(
         &mut g,
@@ -120,13 +145,13 @@ fn test_a_decided_registration_nobody_answers_is_finished_after_its_window() {
     );
 }
 
-#[test]
-fn test_an_unacknowledged_relayed_move_is_announced_once_and_overtakes_the_position_before() {
+fn test_an_unacknowledged_relayed_move_is_announced_once_and_overtakes_the_position_before(
+    mut s: Setup,
+) {
     use chessref_channel::messages::Message;
     use chessref_core::Color;
     use chessref_evm::clock_word::{ClockWord, GRACE_PERIOD};
 
-    let mut s = Setup::new("watch-announce");
     let mut g = s.game();
     play(&mut g, &["e2e4", "e7e5"]);
     // White plays Nf3 and goes offline; black holds it and never acknowledges it.
@@ -205,4 +230,69 @@ fn test_an_unacknowledged_relayed_move_is_announced_once_and_overtakes_the_posit
         [],
         "the registration is the latest pair"
     );
+}
+
+#[test]
+fn test_one_watchtower_acts_per_postgres_database_and_a_standby_takes_over() {
+    use chessref_index::IndexError;
+    use chessref_index::db::{PgWriterLock, Role};
+
+    let mut s = Setup::postgres();
+    let mut g = s.game();
+    play(&mut g, &["e2e4", "e7e5", "g1f3", "b8c6"]);
+    let held = g.transcript();
+    s.relay(&held);
+    let white = g.game.white;
+    s.referee
+        .send_channel(white, &registration(&held, 2))
+        .unwrap();
+    let pg = match &s.db {
+        chessref_index::db::DbTarget::Postgres(pg) => pg.clone(),
+        other => panic!("{other}"),
+    };
+    let first = PgWriterLock::try_acquire(&pg, Role::Watchtower, "tower one").unwrap();
+    let mut tower = s.watchtower().holding(first).unwrap();
+    // A second one is refused, naming the first; the indexer's lock is another's.
+    let err = PgWriterLock::try_acquire(&pg, Role::Watchtower, "tower two").unwrap_err();
+    assert!(
+        matches!(&err, IndexError::HeldPg { holder, .. } if holder.starts_with("tower one")),
+        "{err}"
+    );
+    let indexer = PgWriterLock::try_acquire(&pg, Role::Indexer, "an indexer").unwrap();
+    assert!(s.watchtower().holding(indexer).is_err());
+    // The first one's session ends (its process killed, its connection cut): it sends
+    // and records nothing more, and the standby, waiting, takes over.
+    let standby = {
+        let pg = pg.clone();
+        std::thread::spawn(move || {
+            PgWriterLock::acquire_waiting(
+                &pg,
+                Role::Watchtower,
+                "tower two",
+                std::time::Duration::from_millis(50),
+                Some(std::time::Duration::from_secs(20)),
+            )
+        })
+    };
+    let mut admin = postgres::Client::connect(&s.db.to_string(), postgres::NoTls).unwrap();
+    let ended = admin
+        .execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE application_name = 'tower one'",
+            &[],
+        )
+        .unwrap();
+    assert_eq!(ended, 1);
+    let err = tower.round().unwrap_err();
+    assert!(matches!(err, IndexError::LockLost { .. }), "{err}");
+    let id = g.game.game_id;
+    assert_eq!(s.referee.channel_status(id).unwrap().registeredPly, 2);
+    let mut successor = s
+        .watchtower()
+        .holding(standby.join().unwrap().unwrap())
+        .unwrap();
+    let actions = successor.round().unwrap();
+    assert_eq!(actions.len(), 1, "{actions:?}");
+    assert!(actions[0].outcome.is_ok(), "{}", actions[0]);
+    assert_eq!(s.referee.channel_status(id).unwrap().registeredPly, 4);
 }

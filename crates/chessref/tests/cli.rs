@@ -919,3 +919,55 @@ fn replay_of_bytes_that_are_not_utf8_ends_alike_for_any_number_of_jobs() {
     assert_eq!(stderr(&two), stderr(&one));
     assert_eq!(without_rate(&stdout(&two)), without_rate(&stdout(&one)));
 }
+
+#[test]
+fn watch_on_postgres_takes_the_one_watchtower_lock() {
+    let pg = chessref_pgtest::TempPostgres::start().unwrap();
+    let url = pg.url();
+    // Another watchtower holds the database's lock.
+    let holder = postgres_session(&url, "the other tower");
+    let once = || {
+        chessref(&[
+            "watch",
+            "--db",
+            &url,
+            "--once",
+            "--rpc",
+            "http://127.0.0.1:1",
+        ])
+    };
+    // --once does not wait: refused, naming the holder, before the node is asked.
+    let out = once();
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("is held by another chessref watch (the other tower from"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("127.0.0.1:1"),
+        "the node was not asked: {err}"
+    );
+    // Free: taken, then the node is asked (and, here, is not there).
+    drop(holder);
+    let out = once();
+    assert_ne!(code(&out), 0);
+    assert!(!stderr(&out).contains("is held by"), "{}", stderr(&out));
+    // Not a database URL at all.
+    let out = chessref(&["watch", "--db", "mysql://root@h/db", "--once"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("unsupported database URL scheme mysql://"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// The watchtower's lock of the database at `url`, held as `name`.
+fn postgres_session(url: &str, name: &str) -> chessref_index::db::PgWriterLock {
+    let chessref_index::db::DbTarget::Postgres(pg) = url.parse().unwrap() else {
+        panic!("{url} is no Postgres URL");
+    };
+    chessref_index::db::PgWriterLock::try_acquire(&pg, chessref_index::db::Role::Watchtower, name)
+        .unwrap()
+}

@@ -67,6 +67,22 @@ impl std::fmt::Debug for PgWriterLock {
     }
 }
 
+impl Drop for PgWriterLock {
+    fn drop(&mut self) {
+        // Released here, before the session closes: the server frees a closed session's
+        // locks only once its backend has exited, a moment after the client is gone, and
+        // a successor (the same process opening its store again) would be refused
+        // meanwhile. A session already dead has nothing to release.
+        let keys = [LOCK_CLASS, self.role.key()];
+        let _ = self.conn.query_one(
+            "SELECT pg_advisory_unlock(?1::int8::int4, ?2::int8::int4)",
+            &[&keys[0], &keys[1]],
+            "releasing the writer lock",
+            |row| row.get::<bool>(0),
+        );
+    }
+}
+
 /// The lock's keys as `pg_locks` shows them (two int4 keys: `objsubid` 2).
 const HELD_BY: &str = "l.locktype = 'advisory' AND l.classid::int8 = ?1 \
      AND l.objid::int8 = ?2 AND l.objsubid = 2 AND l.granted \

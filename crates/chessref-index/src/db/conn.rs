@@ -648,19 +648,48 @@ impl Conn {
     /// Starts a write transaction: SQLite's takes the write lock at once (`BEGIN
     /// IMMEDIATE`), so a read-then-write inside it never meets another writer.
     pub fn transaction(&mut self) -> DbResult<Tx<'_>> {
+        self.begin(true)
+    }
+
+    /// Starts a read transaction whose reads all see one state of the database: SQLite's
+    /// deferred one (no write lock: the indexer's writes are not held up), Postgres's
+    /// read-only `REPEATABLE READ` (one snapshot, where `READ COMMITTED` would give each
+    /// statement its own).
+    pub fn read_transaction(&mut self) -> DbResult<Tx<'_>> {
+        self.begin(false)
+    }
+
+    fn begin(&mut self, write: bool) -> DbResult<Tx<'_>> {
         let name = &self.name;
+        let doing = if write {
+            "starting a transaction"
+        } else {
+            "starting a read transaction"
+        };
         let inner = match &mut self.inner {
-            ConnInner::Sqlite(conn) => TxInner::Sqlite(
-                conn.transaction_with_behavior(TransactionBehavior::Immediate)
-                    .map_err(|e| DbError::new(name, "starting a transaction", e))?,
-            ),
-            ConnInner::Postgres { client, statements } => TxInner::Postgres {
-                tx: client
-                    .get()
-                    .transaction()
-                    .map_err(|e| DbError::new(name, "starting a transaction", e))?,
-                statements,
-            },
+            ConnInner::Sqlite(conn) => {
+                let behavior = if write {
+                    TransactionBehavior::Immediate
+                } else {
+                    TransactionBehavior::Deferred
+                };
+                TxInner::Sqlite(
+                    conn.transaction_with_behavior(behavior)
+                        .map_err(|e| DbError::new(name, doing, e))?,
+                )
+            }
+            ConnInner::Postgres { client, statements } => {
+                let mut builder = client.get().build_transaction();
+                if !write {
+                    builder = builder
+                        .isolation_level(postgres::IsolationLevel::RepeatableRead)
+                        .read_only(true);
+                }
+                TxInner::Postgres {
+                    tx: builder.start().map_err(|e| DbError::new(name, doing, e))?,
+                    statements,
+                }
+            }
         };
         Ok(Tx { name, inner })
     }

@@ -69,6 +69,22 @@ impl DbError {
             _ => false,
         }
     }
+
+    /// Whether a primary key or UNIQUE constraint refused the statement (a row whose key
+    /// is taken), as opposed to a CHECK, a foreign key or a trigger.
+    pub fn is_unique_violation(&self) -> bool {
+        match &*self.source {
+            DbErrorSource::Sqlite(rusqlite::Error::SqliteFailure(f, _)) => matches!(
+                f.extended_code,
+                rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+                    | rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+            ),
+            DbErrorSource::Postgres(e) => {
+                e.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION)
+            }
+            _ => false,
+        }
+    }
 }
 
 /// `Result` of the database layer.

@@ -12,6 +12,7 @@ use chessref_channel::client::{OffChainGame, Seat};
 use chessref_channel::{NoPins, Transcript};
 use chessref_core::Move;
 use chessref_evm::{Chain, GameSetup, Referee, RpcChain, anvil::Anvil};
+use chessref_index::db::DbTarget;
 use chessref_index::{Indexer, Options, RelayStore, Store, Watchtower};
 
 pub fn now() -> u64 {
@@ -24,21 +25,36 @@ pub fn now() -> u64 {
 pub struct Setup {
     pub anvil: Anvil,
     pub referee: Referee<RpcChain>,
-    pub db: std::path::PathBuf,
+    /// The index: a SQLite file ([`Setup::new`]) or a Postgres database
+    /// ([`Setup::postgres`]).
+    pub db: DbTarget,
     pub tower: Address,
+    /// The Postgres server, kept as long as the setup.
+    pub pg: Option<chessref_pgtest::TempPostgres>,
 }
 
 impl Setup {
+    /// On a fresh SQLite index file.
     pub fn new(name: &str) -> Setup {
+        Setup::on(DbTarget::Sqlite(super::common::temp_db(name)), None)
+    }
+
+    /// On a fresh database of a throwaway Postgres server.
+    pub fn postgres() -> Setup {
+        let pg = chessref_pgtest::TempPostgres::start().unwrap();
+        Setup::on(pg.url().parse().unwrap(), Some(pg))
+    }
+
+    fn on(db: DbTarget, pg: Option<chessref_pgtest::TempPostgres>) -> Setup {
         let anvil = Anvil::spawn().expect("anvil (the npm-installed node) must be available");
         let referee = Referee::deploy(RpcChain::connect(anvil.url()).unwrap()).unwrap();
-        let db = super::common::temp_db(name);
         let tower = Address::ZERO;
         let mut setup = Setup {
             anvil,
             referee,
             db,
             tower,
+            pg,
         };
         setup.tower = setup.referee.chain().accounts()[5];
         setup
@@ -83,14 +99,14 @@ impl Setup {
         };
         let mut indexer = Indexer::new(
             chain,
-            Store::open(&self.db).unwrap(),
+            Store::open_target(&self.db).unwrap(),
             self.referee.address(),
             0,
             options,
         )
         .unwrap();
         while !indexer.step().unwrap().caught_up {}
-        let mut store = RelayStore::open(&self.db).unwrap();
+        let mut store = RelayStore::open_target(&self.db).unwrap();
         let id = transcript.game.game_id;
         let held = store.messages(id, 0).unwrap().len() as u64;
         for (i, frame) in frames_of(transcript).iter().enumerate().skip(held as usize) {
@@ -109,7 +125,12 @@ impl Setup {
 
     pub fn watchtower(&self) -> Watchtower {
         let chain = RpcChain::connect(self.anvil.url()).unwrap();
-        Watchtower::new(chain, RelayStore::open(&self.db).unwrap(), self.tower).unwrap()
+        Watchtower::new(
+            chain,
+            RelayStore::open_target(&self.db).unwrap(),
+            self.tower,
+        )
+        .unwrap()
     }
 }
 
