@@ -350,7 +350,6 @@ async fn body_size_is_limited() {
     let s = TestServer::start(Config {
         json_limit: 256,
         pgn_limit: 512,
-        index: None,
         ..Config::default()
     })
     .await;

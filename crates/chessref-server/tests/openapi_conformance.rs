@@ -26,7 +26,6 @@ async fn every_answer_matches_the_documented_schema() {
     let s = TestServer::start(Config {
         json_limit: 4096,
         pgn_limit: 4096,
-        index: None,
         ..Config::default()
     })
     .await;
