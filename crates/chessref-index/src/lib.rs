@@ -26,7 +26,8 @@ pub use error::{IndexError, Result};
 pub use indexer::{Indexer, Options, Step};
 pub use raw::{BlockRef, RawLog};
 pub use relay::{
-    NewMessage, NotRelayed, Record, RecordStamp, RelayGame, RelayStore, StoredMessage, Written,
+    NewMessage, NotRelayed, RELAY_CHANNEL, Record, RecordStamp, RelayGame, RelayListener,
+    RelayNotice, RelayStore, StoredMessage, Written,
 };
 pub use store::{Batch, Committed, Cursor, Source, Store};
 pub use watch::{Action, Watchtower};

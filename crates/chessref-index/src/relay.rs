@@ -287,6 +287,7 @@ impl RelayStore {
             body,
         };
         insert(&mut tx, row)?;
+        notify(&mut tx, &[(id, seq)])?;
         tx.commit()?;
         Ok(())
     }
@@ -337,6 +338,13 @@ impl RelayStore {
             }
             answers.push(written.unwrap_or_else(Written::Failed));
         }
+        let stored: Vec<(U256, u64)> = batch
+            .iter()
+            .zip(&answers)
+            .filter(|(_, written)| matches!(written, Written::Stored(_)))
+            .map(|(m, _)| (m.game, m.seq))
+            .collect();
+        notify(&mut tx, &stored)?;
         tx.commit()?;
         // Replaced while committing: what it committed is in the file nobody reads.
         self.check_file()?;
@@ -386,6 +394,89 @@ impl RelayStore {
             })
             .collect()
     }
+}
+
+/// The Postgres channel on which a relay's commit tells the others which messages it
+/// stored (payload `GAME:SEQ`, see [`RelayNotice`]).
+pub const RELAY_CHANNEL: &str = "chessref_relay";
+
+/// A message another relay stored: game `game` holds messages up to `seq` at least.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RelayNotice {
+    /// The game.
+    pub game: U256,
+    /// The number of the message stored.
+    pub seq: u64,
+}
+
+impl RelayNotice {
+    /// The notice a payload says (`None`: not one of ours; anyone who may connect can
+    /// notify the channel, so a notice is only ever a reason to read the table).
+    pub fn parse(payload: &str) -> Option<RelayNotice> {
+        let (game, seq) = payload.split_once(':')?;
+        Some(RelayNotice {
+            game: U256::from_str_radix(game, 10).ok()?,
+            seq: seq.parse().ok()?,
+        })
+    }
+
+    fn payload(self) -> String {
+        format!("{}:{}", self.game, self.seq)
+    }
+}
+
+/// A session listening for the messages other relays store in a Postgres index
+/// ([`RELAY_CHANNEL`]). Notices wake the relay up; the table says what is stored: after
+/// its session ended and a new one began, a relay reads again every game it holds.
+#[derive(Debug)]
+pub struct RelayListener(crate::db::Listener);
+
+impl RelayListener {
+    /// Listens on `target`'s relay channel, the session named `name`.
+    pub fn connect(target: &crate::db::PgTarget, name: &str) -> Result<RelayListener> {
+        Ok(RelayListener(crate::db::Listener::connect(
+            target,
+            RELAY_CHANNEL,
+            name,
+        )?))
+    }
+
+    /// The notices that came within `timeout` (empty: none). `Err`: the session ended.
+    pub fn wait(&mut self, timeout: std::time::Duration) -> Result<Vec<RelayNotice>> {
+        Ok(self
+            .0
+            .wait(timeout)?
+            .iter()
+            .filter_map(|payload| RelayNotice::parse(payload))
+            .collect())
+    }
+}
+
+/// On Postgres, queues in `tx` one notice a stored message, for the other relays: the
+/// server delivers them when `tx` commits, never if it does not. Nothing on SQLite: one
+/// relay writes a file.
+fn notify(tx: &mut Tx<'_>, stored: &[(U256, u64)]) -> Result<()> {
+    if !tx.is_postgres() || stored.is_empty() {
+        return Ok(());
+    }
+    // A game's latest number says all: the listener reads every message after its own.
+    let mut latest: std::collections::BTreeMap<U256, u64> = std::collections::BTreeMap::new();
+    for &(game, seq) in stored {
+        let held = latest.entry(game).or_insert(seq);
+        *held = (*held).max(seq);
+    }
+    let payloads = latest
+        .into_iter()
+        .map(|(game, seq)| RelayNotice { game, seq }.payload())
+        .collect::<Vec<_>>()
+        .join(",");
+    tx.query(
+        "SELECT pg_notify(?1, p) FROM unnest(string_to_array(?2, ',')) AS p",
+        &[&RELAY_CHANNEL, &payloads],
+        "telling the other relays what was stored",
+        |_| Ok(()),
+    )?;
+    Ok(())
 }
 
 /// On Postgres, makes `tx` the one writer of `games`' messages and of nothing the index

@@ -67,9 +67,9 @@ pub struct Config {
     pub json_limit: usize,
     /// Largest PGN body accepted by `/v1/replay`, in bytes.
     pub pgn_limit: usize,
-    /// The `chessref index` database the game endpoints read (a SQLite file, or a
-    /// Postgres database; the relay of channel games needs a SQLite file for now); `None`:
-    /// they answer 404 `no_index`.
+    /// The `chessref index` database the game endpoints read and the relay of channel
+    /// games writes (a SQLite file, or a Postgres database several servers may share);
+    /// `None`: they answer 404 `no_index`.
     #[cfg(feature = "index")]
     pub index: Option<chessref_index::db::DbTarget>,
     /// The relay's limits (with an index).
@@ -106,7 +106,7 @@ pub struct AppState {
     /// The index the game endpoints read, if any.
     #[cfg(feature = "index")]
     pub index: Option<chessref_index::read::Index>,
-    /// The relay of channel games, with a SQLite index.
+    /// The relay of channel games, with an index.
     #[cfg(feature = "index")]
     pub relay: Option<Arc<relay::Relay>>,
     /// The one poller of every event stream, with an index.
@@ -126,14 +126,10 @@ pub fn router(config: Config) -> Router {
         .map(|target| chessref_index::read::Index::open(target, games::READ_CONNECTIONS));
     let state = AppState {
         #[cfg(feature = "index")]
-        relay: match &config.index {
-            Some(chessref_index::db::DbTarget::Sqlite(path)) => {
-                Some(Arc::new(relay::Relay::new(path.clone(), config.relay)))
-            }
-            // The relay store is SQLite's until it is ported (issue 30): `relay::channel`
-            // says so.
-            Some(chessref_index::db::DbTarget::Postgres(_)) | None => None,
-        },
+        relay: config
+            .index
+            .clone()
+            .map(|target| Arc::new(relay::Relay::new(target, config.relay))),
         #[cfg(feature = "index")]
         feed: index
             .clone()

@@ -16,11 +16,19 @@
 //! reads it again only when that stamp moved. The relay holds no
 //! key: signatures are the only authentication, so it cannot move, resign or agree for
 //! anyone.
+//!
+//! On a Postgres index several servers relay the same games: each message's number is
+//! taken under the game's lock in the database, so a frame one relay judged against a
+//! book another relay has since moved past is refused by the store
+//! ([`IndexError::RelaySeq`]); the relay then reads the game back, sends what the other
+//! stored to its own subscribers, and judges the frame again. Each relay listens for the
+//! others' commits (Postgres NOTIFY, [`RelayListener`]) and brings the games it holds up
+//! to date at once, so that players connected to different servers see each other's
+//! messages as they are stored.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use alloy_primitives::U256;
@@ -30,7 +38,11 @@ use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgr
 use axum::extract::{Path, RawQuery, State};
 use axum::response::Response;
 use chessref_channel::{Accepted, Book, Frame, RelayFrame, Transcript};
-use chessref_index::{NewMessage, NotRelayed, Record, RecordStamp, RelayStore, Written};
+use chessref_index::db::{DbTarget, PgTarget};
+use chessref_index::{
+    IndexError, NewMessage, NotRelayed, Record, RecordStamp, RelayListener, RelayNotice,
+    RelayStore, StoredMessage, Written,
+};
 use tokio::sync::{broadcast, oneshot};
 
 use crate::AppState;
@@ -98,7 +110,7 @@ struct Job {
 /// answers each once the transaction is committed (durable), then takes the next ones.
 /// While it commits, the next messages queue: the busier the relay, the larger its
 /// batches. Ends when the relay is dropped.
-fn writer(path: PathBuf) -> std::io::Result<std::sync::mpsc::Sender<Job>> {
+fn writer(target: DbTarget) -> std::io::Result<std::sync::mpsc::Sender<Job>> {
     let (tx, rx) = std::sync::mpsc::channel::<Job>();
     std::thread::Builder::new()
         .name("relay-writer".into())
@@ -115,7 +127,7 @@ fn writer(path: PathBuf) -> std::io::Result<std::sync::mpsc::Sender<Job>> {
                 }
                 let written = match store.as_mut() {
                     Some(store) => store.append_batch(&messages),
-                    None => RelayStore::open(&path).and_then(|opened| {
+                    None => RelayStore::open_target(&target).and_then(|opened| {
                         opened.hand_checkpoints_off()?;
                         store.insert(opened).append_batch(&messages)
                     }),
@@ -132,7 +144,7 @@ fn writer(path: PathBuf) -> std::io::Result<std::sync::mpsc::Sender<Job>> {
                         // commit is not trusted with the next. Except on a file deleted or
                         // replaced under it: the rooms hold that file's messages, so the
                         // relay refuses until restarted rather than go on in another file.
-                        if !matches!(e, chessref_index::IndexError::RelayFileGone { .. }) {
+                        if !matches!(e, IndexError::RelayFileGone { .. }) {
                             store = None;
                         }
                         let why = e.to_string();
@@ -153,7 +165,7 @@ const CHECKPOINT: Duration = Duration::from_secs(1);
 /// [`CHECKPOINT`] on a connection of its own, so that the flush to disk a checkpoint
 /// ends with is never inside a commit that senders wait for. Ends once `writer` (the
 /// writer thread's queue) is gone: the relay was dropped.
-fn checkpointer(path: PathBuf, writer: std::sync::Weak<()>) -> std::io::Result<()> {
+fn checkpointer(path: std::path::PathBuf, writer: Weak<()>) -> std::io::Result<()> {
     std::thread::Builder::new()
         .name("relay-checkpoint".into())
         .spawn(move || {
@@ -169,6 +181,65 @@ fn checkpointer(path: PathBuf, writer: std::sync::Weak<()>) -> std::io::Result<(
                     && s.checkpoint().is_err()
                 {
                     store = None;
+                }
+            }
+        })
+        .map(drop)
+}
+
+/// How long the listener waits for a notice before it checks its session, and whether
+/// the relay still lives.
+const LISTEN_WAIT: Duration = Duration::from_millis(500);
+
+/// The listener thread of a relay on Postgres: one session listening for the other
+/// relays' commits, each notice passed to `notices`; `None` after each (re)connection:
+/// whatever was stored while nobody here listened. A lost session is opened again
+/// every second. Ends once `relay` (the relay's life) is gone.
+fn listen(
+    pg: PgTarget,
+    notices: tokio::sync::mpsc::UnboundedSender<Option<RelayNotice>>,
+    relay: Weak<()>,
+) -> std::io::Result<()> {
+    std::thread::Builder::new()
+        .name("relay-listen".into())
+        .spawn(move || {
+            let name = format!("chessref serve pid {} relay", std::process::id());
+            let mut said = false;
+            while relay.strong_count() > 0 {
+                let mut listener = match RelayListener::connect(&pg, &name) {
+                    Ok(listener) => listener,
+                    Err(e) => {
+                        if !said {
+                            eprintln!(
+                                "chessref serve: the relay does not hear the other servers'                                  relays ({e}); trying again every second"
+                            );
+                            said = true;
+                        }
+                        std::thread::sleep(Duration::from_secs(1));
+                        continue;
+                    }
+                };
+                said = false;
+                if notices.send(None).is_err() {
+                    return;
+                }
+                while relay.strong_count() > 0 {
+                    match listener.wait(LISTEN_WAIT) {
+                        Ok(heard) => {
+                            for notice in heard {
+                                if notices.send(Some(notice)).is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                        Err(e) => {
+                            eprintln!(
+                                "chessref serve: the relay's listener lost its session ({e}); \
+                                 listening again"
+                            );
+                            break;
+                        }
+                    }
                 }
             }
         })
@@ -195,6 +266,20 @@ struct Sent {
     text: Utf8Bytes,
 }
 
+impl Sent {
+    /// Stored message `seq`, `frame`, as subscribers receive it.
+    fn of(seq: u64, received_at: u64, frame: Frame) -> Sent {
+        Sent {
+            seq,
+            text: text(&RelayFrame::Message {
+                seq,
+                received_at,
+                message: frame,
+            }),
+        }
+    }
+}
+
 /// A game's channel: its book, what it sent, and who listens.
 struct Room {
     /// The game's latest accepted state, every frame checked against it.
@@ -211,9 +296,32 @@ struct Room {
     connections: AtomicUsize,
 }
 
+impl Room {
+    /// The number of the latest message sent (0: none).
+    fn latest(&self) -> u64 {
+        self.sent.lock().unwrap_or_else(|e| e.into_inner()).len() as u64
+    }
+
+    /// Sends the stored messages of `held` this room has not sent yet (another relay's,
+    /// read back from the store) to its subscribers, in order. Called with the book
+    /// locked, which holds them: the messages sent are always the book's.
+    fn publish(&self, held: impl IntoIterator<Item = (StoredMessage, Frame)>) {
+        let mut sent = self.sent.lock().unwrap_or_else(|e| e.into_inner());
+        for (message, frame) in held {
+            if message.seq != sent.len() as u64 + 1 {
+                continue;
+            }
+            let one = Sent::of(message.seq, message.received_at, frame);
+            sent.push(one.clone());
+            // Nobody listening is no error.
+            let _ = self.tx.send(one);
+        }
+    }
+}
+
 /// The relay of one server.
 pub struct Relay {
-    path: PathBuf,
+    target: DbTarget,
     limits: RelayLimits,
     store: Arc<Mutex<Option<RelayStore>>>,
     /// The group commit's queue (its thread started on the first message).
@@ -221,6 +329,8 @@ pub struct Relay {
     /// Held while the relay lives: the checkpointer thread stops when it is gone.
     alive: Arc<()>,
     checkpointing: std::sync::Once,
+    /// Started once: the listener of the other relays' commits (Postgres).
+    following: std::sync::Once,
     rooms: Mutex<HashMap<U256, Arc<Room>>>,
     connections: Arc<AtomicUsize>,
 }
@@ -228,7 +338,7 @@ pub struct Relay {
 impl std::fmt::Debug for Relay {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Relay")
-            .field("path", &self.path)
+            .field("db", &self.target.to_string())
             .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
@@ -247,15 +357,17 @@ fn text(frame: &RelayFrame) -> Utf8Bytes {
 }
 
 impl Relay {
-    /// A relay keeping its messages in the index at `path`.
-    pub fn new(path: PathBuf, limits: RelayLimits) -> Relay {
+    /// A relay keeping its messages in the index `target`: a SQLite file (this relay
+    /// alone writes it) or a Postgres database (shared with other servers' relays).
+    pub fn new(target: DbTarget, limits: RelayLimits) -> Relay {
         Relay {
-            path,
+            target,
             limits,
             store: Arc::new(Mutex::new(None)),
             writer: Mutex::new(None),
             alive: Arc::new(()),
             checkpointing: std::sync::Once::new(),
+            following: std::sync::Once::new(),
             rooms: Mutex::new(HashMap::new()),
             connections: Arc::new(AtomicUsize::new(0)),
         }
@@ -268,11 +380,11 @@ impl Relay {
         f: impl FnOnce(&mut RelayStore) -> chessref_index::Result<T> + Send + 'static,
     ) -> Result<T, ApiError> {
         let store = self.store.clone();
-        let path = self.path.clone();
+        let target = self.target.clone();
         tokio::task::spawn_blocking(move || {
             let mut guard = store.lock().unwrap_or_else(|e| e.into_inner());
             if guard.is_none() {
-                *guard = Some(RelayStore::open(&path)?);
+                *guard = Some(RelayStore::open_target(&target)?);
             }
             let store = guard.as_mut().expect("opened above");
             // Rooms are read from, and judged against, the file first opened only.
@@ -297,12 +409,15 @@ impl Relay {
         {
             let mut queue = self.writer.lock().unwrap_or_else(|e| e.into_inner());
             if queue.is_none() {
-                // Without the checkpointer the indexer's commits checkpoint the WAL.
-                self.checkpointing.call_once(|| {
-                    let _ = checkpointer(self.path.clone(), Arc::downgrade(&self.alive));
-                });
+                // Without the checkpointer the indexer's commits checkpoint the WAL (a
+                // Postgres server checkpoints by itself).
+                if let DbTarget::Sqlite(path) = &self.target {
+                    self.checkpointing.call_once(|| {
+                        let _ = checkpointer(path.clone(), Arc::downgrade(&self.alive));
+                    });
+                }
                 *queue = Some(
-                    writer(self.path.clone())
+                    writer(self.target.clone())
                         .map_err(|e| format!("the relay's writer did not start: {e}"))?,
                 );
             }
@@ -319,7 +434,8 @@ impl Relay {
     }
 
     /// Reads game `id`'s record and book back from the store into `room` (the book
-    /// holds a frame the store does not, or the record moved): on failure the room is
+    /// holds a frame the store does not, the record moved, or another relay stored
+    /// messages, which are sent to this room's subscribers): on failure the room is
     /// marked behind, read back before anything is judged against or served from it
     /// (`Err`: why the store did not read).
     async fn read_back(&self, id: U256, room: &Room, book: &mut Book) -> Result<(), ApiError> {
@@ -327,15 +443,16 @@ impl Relay {
             .with_store(move |s| {
                 let (record, stamp) = s.record(id)?;
                 let fresh = match &record {
-                    Ok(game) => Some(s.book(game)?.0),
+                    Ok(game) => Some(s.book(game)?),
                     Err(_) => None,
                 };
                 Ok((record, stamp, fresh))
             })
             .await;
         match read {
-            Ok((record, stamp, Some(fresh))) => {
+            Ok((record, stamp, Some((fresh, held)))) => {
                 *book = fresh;
+                room.publish(held);
                 *room.record.lock().unwrap_or_else(|e| e.into_inner()) = (record, stamp);
                 room.behind.store(false, Ordering::SeqCst);
             }
@@ -376,14 +493,7 @@ impl Relay {
             .map_err(|why| not_relayed(id, why))?;
         let sent = held
             .into_iter()
-            .map(|(message, frame)| Sent {
-                seq: message.seq,
-                text: text(&RelayFrame::Message {
-                    seq: message.seq,
-                    received_at: message.received_at,
-                    message: frame,
-                }),
-            })
+            .map(|(message, frame)| Sent::of(message.seq, message.received_at, frame))
             .collect();
         let mut rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
         // Another connection may have loaded it meanwhile: keep the first.
@@ -398,6 +508,109 @@ impl Relay {
             })
         });
         Ok(room.clone())
+    }
+
+    /// Brings game `id`'s `room` up to what the store holds (another relay stored
+    /// messages up to `seen`, or, `None`, maybe some while this relay did not listen):
+    /// the messages after the room's latest are read, checked into its book as the
+    /// restarted relay checks them, and sent to its subscribers.
+    async fn catch_up(&self, id: U256, room: &Room, seen: Option<u64>) {
+        let mut book = room.book.lock().await;
+        if room.behind.load(Ordering::SeqCst) {
+            let _ = self.read_back(id, room, &mut book).await;
+            return;
+        }
+        let after = book.frames().len() as u64;
+        if seen.is_some_and(|seen| seen <= after) {
+            return;
+        }
+        let Ok(messages) = self.with_store(move |s| s.messages(id, after)).await else {
+            // Read back, with the record, before the next frame is judged.
+            room.behind.store(true, Ordering::SeqCst);
+            return;
+        };
+        let mut held = Vec::with_capacity(messages.len());
+        for message in messages {
+            let checked = serde_json::from_str::<Frame>(&message.body)
+                .ok()
+                .filter(|frame| {
+                    matches!(book.accept(frame.clone(), message.received_at),
+                        Ok(Accepted::New(seq)) if seq == message.seq)
+                });
+            match checked {
+                Some(frame) => held.push((message, frame)),
+                None => {
+                    // The store and the book disagree: the store decides.
+                    let _ = self.read_back(id, room, &mut book).await;
+                    return;
+                }
+            }
+        }
+        room.publish(held);
+    }
+
+    /// On a Postgres index, brings game `id`'s `room` up to what the other relays stored
+    /// (a room in memory follows their notices, which come a moment after their commits:
+    /// a read of the whole game, as a transcript, must not miss the latest).
+    async fn shared_tail(&self, id: U256, room: &Room) {
+        if matches!(self.target, DbTarget::Postgres(_)) {
+            self.catch_up(id, room, None).await;
+        }
+    }
+
+    /// On a Postgres index, starts (once) following the other relays' commits: a thread
+    /// listens for their notices, and each game whose room this relay holds is brought
+    /// up to date when one names it; every room is, after each (re)connection of the
+    /// listener, for the notices it may have missed. Nothing on SQLite: one relay writes
+    /// the file.
+    fn follow_others(self: &Arc<Self>) {
+        let DbTarget::Postgres(pg) = &self.target else {
+            return;
+        };
+        self.following.call_once(|| {
+            let (notices, mut noticed) = tokio::sync::mpsc::unbounded_channel();
+            let started = listen(pg.clone(), notices, Arc::downgrade(&self.alive));
+            if let Err(e) = started {
+                // Frames still meet the other relays' in the store (RelaySeq): only the
+                // forwarding of theirs waits for this relay's next frame of the game.
+                eprintln!("chessref serve: the relay's listener did not start: {e}");
+                return;
+            }
+            let relay = Arc::downgrade(self);
+            tokio::spawn(async move {
+                while let Some(notice) = noticed.recv().await {
+                    let Some(relay) = relay.upgrade() else {
+                        return;
+                    };
+                    relay.noticed(notice);
+                }
+            });
+        });
+    }
+
+    /// Brings the room `notice` names up to date (`None`: every room), each in a task
+    /// of its own: a slow store read of one game holds no other.
+    fn noticed(self: &Arc<Self>, notice: Option<RelayNotice>) {
+        let rooms: Vec<(U256, Arc<Room>)> = {
+            let rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
+            match notice {
+                Some(notice) => rooms
+                    .get(&notice.game)
+                    .filter(|room| room.latest() < notice.seq)
+                    .map(|room| vec![(notice.game, room.clone())])
+                    .unwrap_or_default(),
+                None => rooms.iter().map(|(id, room)| (*id, room.clone())).collect(),
+            }
+        };
+        for (id, room) in rooms {
+            let relay = self.clone();
+            tokio::spawn(async move {
+                relay
+                    .catch_up(id, &room, notice.map(|notice| notice.seq))
+                    .await;
+                relay.release(id, &room);
+            });
+        }
     }
 
     /// The book of game `id`'s `room`, locked, as the store holds it: a book a failed
@@ -446,6 +659,56 @@ impl Relay {
             Ok(book) => book,
             Err(e) => return refused("store", format!("the game's record does not read: {e}")),
         };
+        // Judged again after each time another relay stored the game's next message
+        // first (a Postgres index several servers share), against the book with it.
+        let mut overtaken = 0;
+        loop {
+            let judged = self.judge_and_store(id, room, &mut book, &frame).await;
+            match judged {
+                Err(Overtaken(stored)) if overtaken < OVERTAKEN => {
+                    overtaken += 1;
+                    // The other relay's messages, read back and sent to this room.
+                    if let Err(e) = self.read_back(id, room, &mut book).await {
+                        return refused(
+                            "store",
+                            format!(
+                                "another relay stored message {stored} first, and it does                                  not read back: {e}"
+                            ),
+                        );
+                    }
+                }
+                Err(Overtaken(stored)) => {
+                    let _ = self.read_back(id, room, &mut book).await;
+                    return refused(
+                        "store",
+                        format!(
+                            "other relays stored this game's next message first {} times                              (up to message {stored}): not stored, not forwarded; send it again",
+                            OVERTAKEN + 1
+                        ),
+                    );
+                }
+                Ok(answer) => return answer,
+            }
+        }
+    }
+
+    /// [`submit`](Self::submit)'s judgement of `frame` against `book` (game `id`'s,
+    /// locked) and its store: the answer, or `Err` when another relay stored the game's
+    /// next message first (the book is then behind the store).
+    async fn judge_and_store(
+        &self,
+        id: U256,
+        room: &Room,
+        book: &mut Book,
+        frame: &Frame,
+    ) -> Result<Option<RelayFrame>, Overtaken> {
+        let refused = |kind: &str, reason: String| {
+            Ok(Some(RelayFrame::Refused {
+                kind: kind.to_owned(),
+                code: None,
+                reason,
+            }))
+        };
         // The record as last read; one that does not take messages is read again (a
         // rollback may have given the game back), so that it never refuses what the
         // index takes. One that does is checked again by the group commit.
@@ -475,14 +738,14 @@ impl Relay {
         // The book checks the frame against the latest accepted state it holds and
         // keeps it: no copy of the game per message.
         let seq = match book.accept(frame.clone(), now) {
-            Ok(Accepted::Duplicate(seq)) => return Some(RelayFrame::Duplicate { seq }),
+            Ok(Accepted::Duplicate(seq)) => return Ok(Some(RelayFrame::Duplicate { seq })),
             Ok(Accepted::New(seq)) => seq,
             Err(refusal) => {
-                return Some(RelayFrame::Refused {
+                return Ok(Some(RelayFrame::Refused {
                     kind: refusal.kind().to_owned(),
                     code: refusal.code(),
                     reason: refusal.to_string(),
-                });
+                }));
             }
         };
         let message = NewMessage {
@@ -491,11 +754,11 @@ impl Relay {
             kind: frame.kind(),
             ply: frame.ply(),
             received_at: now,
-            body: serde_json::to_string(&frame).expect("frames always serialise"),
+            body: serde_json::to_string(frame).expect("frames always serialise"),
             checked: (game, stamp),
         };
         // The book lock is held until the commit answers: one message of a game in
-        // flight at a time, forwarded in the order stored.
+        // flight at a time from this relay, forwarded in the order stored.
         match self.write(message).await {
             Ok(Written::Stored(fresh)) => {
                 if let Some(fresh) = fresh {
@@ -513,43 +776,50 @@ impl Relay {
                         .unwrap_or_else(|| format!("game {id}'s terms changed on-chain")),
                     Err(why) => not_relayed(id, why.clone()).to_string(),
                 };
-                let _ = self.read_back(id, room, &mut book).await;
+                let _ = self.read_back(id, room, book).await;
                 return refused("game", format!("{why}: not stored, not forwarded"));
+            }
+            Ok(Written::Failed(IndexError::RelaySeq { stored, .. })) => {
+                return Err(Overtaken(stored));
             }
             Ok(Written::Failed(e)) => {
                 // The book holds a frame the store does not: it is read back from the
                 // store, which holds exactly what was accepted and forwarded.
-                let _ = self.read_back(id, room, &mut book).await;
+                let _ = self.read_back(id, room, book).await;
                 return refused("store", format!("not stored, not forwarded: {e}"));
             }
             Err(e) => {
-                let _ = self.read_back(id, room, &mut book).await;
+                let _ = self.read_back(id, room, book).await;
                 return refused("store", format!("not stored, not forwarded: {e}"));
             }
         }
-        let sent = Sent {
-            seq,
-            text: text(&RelayFrame::Message {
-                seq,
-                received_at: now,
-                message: frame,
-            }),
-        };
+        let sent = Sent::of(seq, now, frame.clone());
         room.sent
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(sent.clone());
         // Nobody listening is no error.
         let _ = room.tx.send(sent);
-        None
+        Ok(None)
     }
 }
+
+/// Another relay stored the game's next message first: the store holds messages up to
+/// this number.
+struct Overtaken(u64);
+
+/// Times a frame is judged again after another relay stored its game's next message
+/// first, before its sender is told to send it again: each time, the other relay
+/// stored a message this one had not seen (a game's two players and their clients send
+/// a few messages at once at most).
+const OVERTAKEN: u32 = 3;
 
 impl Relay {
     /// The packed moves the relay holds of game `id`, ply 1 first (`None`: not a channel
     /// game the relay can hold).
     pub async fn off_chain_moves(&self, id: U256) -> Option<Vec<u32>> {
         let room = self.room(id).await.ok()?;
+        self.shared_tail(id, &room).await;
         let moves = self
             .settled(id, &room)
             .await
@@ -605,19 +875,9 @@ fn take(counter: &AtomicUsize, limit: usize) -> bool {
         .is_ok()
 }
 
-/// The relay, or why this server has none: no index, or an index on Postgres, where the
-/// relay's store is not ported yet.
+/// The relay, or why this server has none: no index.
 fn relay_of(state: &AppState) -> Result<Arc<Relay>, ApiError> {
-    match (&state.relay, &state.config.index) {
-        (Some(relay), _) => Ok(relay.clone()),
-        (None, Some(chessref_index::db::DbTarget::Postgres(_))) => Err(ApiError::NotRelayed(
-            "this server relays no channel game: its index is a Postgres database, and the \
-             relay keeps its messages in a SQLite index for now (start chessref serve with \
-             --index PATH to a SQLite file for the relay)"
-                .into(),
-        )),
-        (None, _) => Err(ApiError::NoIndex),
-    }
+    state.relay.clone().ok_or(ApiError::NoIndex)
 }
 
 fn after_query(query: Option<&str>) -> Result<u64, ApiError> {
@@ -650,6 +910,7 @@ pub async fn channel(
     let id = crate::games::game_id(&id)?;
     let after = after_query(query.as_deref())?;
     let upgrade = upgrade.map_err(|e| ApiError::UpgradeRequired(e.body_text()))?;
+    relay.follow_others();
     let room = relay.room(id).await?;
     let game = relay.game(id).await?;
     let limits = relay.limits;
@@ -843,6 +1104,7 @@ pub async fn transcript(
     let relay = relay_of(&state)?;
     let id = crate::games::game_id(&id)?;
     let room = relay.room(id).await?;
+    relay.shared_tail(id, &room).await;
     let transcript = relay
         .settled(id, &room)
         .await

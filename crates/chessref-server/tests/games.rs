@@ -24,7 +24,7 @@ use chessref_channel::book::frames_of;
 use chessref_core::{Move, RawMove};
 use chessref_evm::{Chain, GameSetup, Position, Referee, RpcChain, anvil::Anvil};
 use chessref_server::Config;
-use common::{TestServer, validate};
+use common::{TestServer, subscribe, validate};
 use serde_json::Value;
 
 fn packed(uci: &str) -> u32 {
@@ -122,29 +122,6 @@ impl Drop for Client {
             self.runtime.block_on(server.shutdown());
         }
     }
-}
-
-/// Reads a server-sent event stream in a thread: `(event name, data)` per event.
-fn subscribe(addr: std::net::SocketAddr, path: &str) -> mpsc::Receiver<(String, Value)> {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
-    let (send, receive) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut name = String::new();
-        for line in BufReader::new(stream).lines() {
-            let Ok(line) = line else { return };
-            if let Some(event) = line.strip_prefix("event: ") {
-                name = event.to_owned();
-            } else if let Some(data) = line.strip_prefix("data: ")
-                && send
-                    .send((name.clone(), serde_json::from_str(data).unwrap()))
-                    .is_err()
-            {
-                return;
-            }
-        }
-    });
-    receive
 }
 
 /// `value` (a player, or a lobby game's `creatorRating`) has this rating and deviation

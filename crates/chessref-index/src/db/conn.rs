@@ -39,18 +39,70 @@ impl r2d2::HandleError<postgres::Error> for LastError {
     }
 }
 
-/// A Postgres client: one of the pool's, or the one [`Database::open`] migrates with.
+/// A Postgres client: one of the pool's, or a session of its own (`None` once dropped).
 enum PgClient {
     Pooled(PgPooled),
-    Own(postgres::Client),
+    Own(Option<postgres::Client>),
 }
 
 impl PgClient {
     fn get(&mut self) -> &mut postgres::Client {
         match self {
             PgClient::Pooled(c) => c,
-            PgClient::Own(c) => c,
+            PgClient::Own(c) => c.as_mut().expect("a session is taken only by its drop"),
         }
+    }
+}
+
+impl Drop for PgClient {
+    fn drop(&mut self) {
+        // A pooled client goes back to its pool, which never blocks; a session closes.
+        if let PgClient::Own(client) = self
+            && let Some(client) = client.take()
+        {
+            close_off_async(client);
+        }
+    }
+}
+
+/// A Postgres pool, closed (its connections with it) when the last [`Database`] and
+/// [`Conn`] of it are dropped.
+struct PoolOwner(Option<PgPool>);
+
+impl PoolOwner {
+    fn pool(&self) -> &PgPool {
+        self.0.as_ref().expect("the pool is taken only by its drop")
+    }
+}
+
+impl Drop for PoolOwner {
+    fn drop(&mut self) {
+        if let Some(pool) = self.0.take() {
+            close_off_async(pool);
+        }
+    }
+}
+
+/// Drops `closing` (Postgres clients) where their drop may block: the sync client
+/// closes its session by blocking on a runtime of its own, which tokio refuses (a
+/// panic, an abort in a destructor) on a thread that drives asynchronous tasks, as the
+/// server's do when its last reader or relay connection goes with a request or at
+/// shutdown. Inside a tokio runtime the drop runs on a thread of its own.
+fn close_off_async<T: Send + 'static>(closing: T) {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return drop(closing);
+    }
+    let (give, take) = std::sync::mpsc::channel();
+    let closer = std::thread::Builder::new()
+        .name("chessref-pg-close".into())
+        .spawn(move || drop(take.recv()));
+    match closer {
+        Ok(_) => {
+            let _ = give.send(closing);
+        }
+        // No thread to close it on: the session is left to the server, which ends it
+        // when the process exits (forgetting it blocks nothing).
+        Err(_) => std::mem::forget(closing),
     }
 }
 
@@ -99,7 +151,7 @@ enum DbInner {
     /// A Postgres database behind a pool.
     Postgres {
         /// The connections.
-        pool: PgPool,
+        pool: Arc<PoolOwner>,
         /// Where they go (the password kept out of messages).
         target: PgTarget,
         /// Why the pool last failed to connect.
@@ -180,7 +232,7 @@ impl Database {
             .error_handler(Box::new(last_error.clone()))
             .build_unchecked(manager);
         Database(DbInner::Postgres {
-            pool,
+            pool: Arc::new(PoolOwner(Some(pool))),
             target: pg.clone(),
             last_error,
         })
@@ -238,7 +290,7 @@ impl Database {
                 target,
                 last_error,
             } => {
-                let client = pool.get().map_err(|e| {
+                let client = pool.pool().get().map_err(|e| {
                     let mut e = DbError::new(target.shown(), "taking a connection", e);
                     if let Some(last) = last_error.0.lock().ok().and_then(|l| l.clone()) {
                         e.detail = format!("{}: lastly: {last}", e.detail);
@@ -250,6 +302,7 @@ impl Database {
                     inner: ConnInner::Postgres {
                         client: Box::new(PgClient::Pooled(client)),
                         statements: HashMap::new(),
+                        _pool: Some(pool.clone()),
                     },
                 })
             }
@@ -269,6 +322,10 @@ enum ConnInner {
         client: Box<PgClient>,
         /// Statements prepared on this connection, by their Postgres text.
         statements: HashMap<String, postgres::Statement>,
+        /// The pool a pooled client goes back to, kept until it has (fields drop in
+        /// order): the pool's close, should this be its last holder, is then
+        /// [`PoolOwner`]'s, never the pooled client's own.
+        _pool: Option<Arc<PoolOwner>>,
     },
 }
 
@@ -588,7 +645,9 @@ impl Conn {
     fn handle(&mut self) -> (&str, Handle<'_, 'static>) {
         match &mut self.inner {
             ConnInner::Sqlite(conn) => (&self.name, Handle::Sqlite(conn)),
-            ConnInner::Postgres { client, statements } => (
+            ConnInner::Postgres {
+                client, statements, ..
+            } => (
                 &self.name,
                 Handle::Postgres {
                     client: PgRef::Client(client.get()),
@@ -621,8 +680,9 @@ impl Conn {
         Conn {
             name: name.to_owned(),
             inner: ConnInner::Postgres {
-                client: Box::new(PgClient::Own(client)),
+                client: Box::new(PgClient::Own(Some(client))),
                 statements: HashMap::new(),
+                _pool: None,
             },
         }
     }
@@ -678,7 +738,9 @@ impl Conn {
                         .map_err(|e| DbError::new(name, doing, e))?,
                 )
             }
-            ConnInner::Postgres { client, statements } => {
+            ConnInner::Postgres {
+                client, statements, ..
+            } => {
                 let mut builder = client.get().build_transaction();
                 if !write {
                     builder = builder

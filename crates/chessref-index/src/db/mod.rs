@@ -10,6 +10,7 @@
 pub mod advisory;
 mod conn;
 mod error;
+pub mod notify;
 pub mod pg_schema;
 pub mod sql;
 mod target;
@@ -17,4 +18,5 @@ mod target;
 pub use advisory::{PgWriterLock, Role};
 pub use conn::{Cell, Conn, DEFAULT_POOL_SIZE, Database, Param, Row, Sql, SqliteRef, Tx, WAIT};
 pub use error::{DbError, DbResult};
+pub use notify::Listener;
 pub use target::{DbTarget, PgTarget, TargetError};

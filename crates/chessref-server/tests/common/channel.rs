@@ -13,6 +13,7 @@ use alloy_signer_local::PrivateKeySigner;
 use chessref_channel::client::{OffChainGame, Seat};
 use chessref_channel::{Frame, RelayFrame};
 use chessref_evm::{Chain as _, GameSetup, Referee, RpcChain, anvil::Anvil};
+use chessref_index::db::DbTarget;
 use chessref_index::{Indexer, Options, Store};
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
@@ -59,7 +60,18 @@ pub fn index_polling(
     stop: &Arc<AtomicBool>,
     poll: Duration,
 ) -> std::thread::JoinHandle<()> {
-    let (url, db, stop) = (url.to_owned(), db.to_owned(), stop.clone());
+    index_into(url, &DbTarget::Sqlite(db.to_owned()), address, stop, poll)
+}
+
+/// [`index_polling`] into the database `target`.
+pub fn index_into(
+    url: &str,
+    target: &DbTarget,
+    address: alloy_primitives::Address,
+    stop: &Arc<AtomicBool>,
+    poll: Duration,
+) -> std::thread::JoinHandle<()> {
+    let (url, db, stop) = (url.to_owned(), target.clone(), stop.clone());
     std::thread::spawn(move || {
         let chain = RpcChain::connect_read_only(&url).unwrap();
         let options = Options {
@@ -68,7 +80,7 @@ pub fn index_polling(
             poll,
         };
         let mut indexer =
-            Indexer::new(chain, Store::open(&db).unwrap(), address, 0, options).unwrap();
+            Indexer::new(chain, Store::open_target(&db).unwrap(), address, 0, options).unwrap();
         indexer
             .run(|| stop.load(Ordering::Relaxed), |_| Ok(()))
             .unwrap();
@@ -81,7 +93,10 @@ pub struct Chain {
     pub anvil: Anvil,
     pub referee: Referee<RpcChain>,
     pub ids: Vec<U256>,
+    /// The index's SQLite file (unused when the chain is indexed into `target`).
     pub db: PathBuf,
+    /// The index the indexer writes: `db`, or the Postgres database given.
+    pub target: DbTarget,
     pub stop: Arc<AtomicBool>,
     indexer: Option<std::thread::JoinHandle<()>>,
     /// Holds `db`'s directory until the indexer has stopped (see `Drop`).
@@ -97,6 +112,11 @@ impl Chain {
     /// Anvil, the referee, `games` joined channel games and the indexer, polling the
     /// chain every `poll` once caught up.
     pub fn start_polling(name: &str, games: usize, poll: Duration) -> Chain {
+        Chain::start_on(name, games, poll, None)
+    }
+
+    /// [`Chain::start_polling`] indexed into `target` (`None`: a fresh SQLite file).
+    pub fn start_on(name: &str, games: usize, poll: Duration, target: Option<DbTarget>) -> Chain {
         let anvil = Anvil::spawn().expect("anvil (the npm-installed node) must be available");
         let mut referee = Referee::deploy(RpcChain::connect(anvil.url()).unwrap()).unwrap();
         let (white, black) = {
@@ -113,13 +133,15 @@ impl Chain {
             ids.push(created.id);
         }
         let (scratch, db) = temp_db(name);
+        let target = target.unwrap_or_else(|| DbTarget::Sqlite(db.clone()));
         let stop = Arc::new(AtomicBool::new(false));
-        let indexer = index_polling(anvil.url(), &db, referee.address(), &stop, poll);
+        let indexer = index_into(anvil.url(), &target, referee.address(), &stop, poll);
         Chain {
             anvil,
             referee,
             ids,
             db,
+            target,
             stop,
             indexer: Some(indexer),
             _scratch: scratch,

@@ -1,6 +1,7 @@
 //! A server on 127.0.0.1:0 and a minimal HTTP/1.1 client for the tests.
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
 
 use chessref_server::Config;
@@ -256,4 +257,30 @@ pub fn validate(doc: &Value, schema: &Value, value: &Value, at: &str) -> Result<
         )),
         None => Ok(()),
     }
+}
+
+/// Reads a server-sent event stream in a thread: `(event name, data)` per event.
+pub fn subscribe(
+    addr: std::net::SocketAddr,
+    path: &str,
+) -> std::sync::mpsc::Receiver<(String, Value)> {
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut name = String::new();
+        for line in BufReader::new(stream).lines() {
+            let Ok(line) = line else { return };
+            if let Some(event) = line.strip_prefix("event: ") {
+                name = event.to_owned();
+            } else if let Some(data) = line.strip_prefix("data: ")
+                && send
+                    .send((name.clone(), serde_json::from_str(data).unwrap()))
+                    .is_err()
+            {
+                return;
+            }
+        }
+    });
+    receive
 }

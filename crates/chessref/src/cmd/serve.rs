@@ -26,9 +26,11 @@ pub struct Args {
     /// Largest PGN body of `POST /v1/replay`, in bytes.
     #[arg(long, default_value_t = chessref_server::Config::default().pgn_limit)]
     pgn_limit: usize,
-    /// A `chessref index` database to serve the games of (`GET /v1/games...`), read-only:
-    /// a SQLite file, or a Postgres database (`postgres://...`; the relay of channel games
-    /// needs a SQLite file for now); without it the game endpoints answer 404.
+    /// A `chessref index` database to serve the games of (`GET /v1/games...`) and to keep
+    /// the relay's messages in (the indexer's tables are only read):
+    /// a SQLite file, or a Postgres database (`postgres://...`, which several servers may
+    /// share: their relays forward each other's messages); without it the game endpoints
+    /// answer 404.
     #[arg(long, value_name = "PATH|URL")]
     index: Option<DbTarget>,
     /// The relay (`/v1/games/{id}/channel`): largest frame a client may send, bytes.
@@ -81,13 +83,6 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         let mut out = std::io::stdout();
         writeln!(out, "chessref serve: listening on http://{addr}")?;
         out.flush()?;
-        if let Some(DbTarget::Postgres(pg)) = &args.index {
-            eprintln!(
-                "chessref serve: reading the index at {pg}; the relay of channel games \
-                 (/v1/games/{{id}}/channel, /transcript) keeps its messages in a SQLite index \
-                 and is off on Postgres for now (it answers 409 not_relayed)"
-            );
-        }
         let config = chessref_server::Config {
             json_limit: args.json_limit,
             pgn_limit: args.pgn_limit,

@@ -1,0 +1,290 @@
+//! Several servers on one Postgres index (issue 30): a throwaway Postgres started by the
+//! test, anvil with the referee, the indexer writing the database, and two `chessref
+//! serve` routers reading it, each relaying the same games. Players connected to
+//! different servers see each other's messages; the servers forward what the others
+//! stored (LISTEN/NOTIFY), and the store keeps one copy of every message.
+
+#[path = "common/channel.rs"]
+mod channel;
+mod common;
+
+use std::time::{Duration, Instant};
+
+use alloy_primitives::U256;
+use channel::{Chain, Socket, connect, message_of, next, now, runtime, send};
+use chessref_channel::book::frames_of;
+use chessref_channel::client::OffChainGame;
+use chessref_channel::{Frame, NoPins, RelayFrame, Transcript};
+use chessref_core::Move;
+use chessref_index::db::DbTarget;
+use chessref_pgtest::TempPostgres;
+use chessref_server::Config;
+use common::{TestServer, subscribe};
+
+/// A fresh Postgres and the index target of one database in it.
+fn postgres() -> (TempPostgres, DbTarget) {
+    let pg = TempPostgres::start().expect("a throwaway Postgres (Debian's postgresql)");
+    let target = pg.url().parse().unwrap();
+    (pg, target)
+}
+
+/// A server on `target` with the default limits.
+async fn server_on(target: &DbTarget) -> TestServer {
+    TestServer::start(Config {
+        index: Some(target.clone()),
+        ..Config::default()
+    })
+    .await
+}
+
+/// Reads `socket` until message `seq` comes; it must be `frame` and nothing but the
+/// messages before it may come first (a duplicate or a gap fails).
+async fn expect_message(socket: &mut Socket, seq: u64, frame: &Frame) {
+    let got = next(socket).await;
+    assert_eq!(message_of(&got), (seq, frame), "message {seq}");
+}
+
+/// The transcript server `server` serves of game `id`.
+async fn transcript_of(server: &TestServer, id: U256) -> Transcript {
+    let (status, _, body) = server
+        .raw("GET", &format!("/v1/games/{id}/transcript"), None, vec![])
+        .await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    Transcript::from_json(std::str::from_utf8(&body).unwrap()).unwrap()
+}
+
+/// `g`'s latest frame, sent by `mover` and seen as message `seq` by every socket of
+/// `all` (on either server).
+async fn exchange(mover: &mut Socket, others: &mut [&mut Socket], g: &OffChainGame, seq: u64) {
+    let frame = frames_of(&g.transcript()).pop().unwrap();
+    send(mover, &frame).await;
+    expect_message(mover, seq, &frame).await;
+    for socket in others.iter_mut() {
+        expect_message(socket, seq, &frame).await;
+    }
+}
+
+#[test]
+fn test_two_servers_one_player_on_each_play_to_mate_and_it_settles() {
+    let (_pg, target) = postgres();
+    let mut chain = Chain::start_on("multi-mate", 1, Duration::from_millis(20), Some(target));
+    let id = chain.ids[0];
+    let mut g = chain.off_chain(0);
+    let rt = runtime();
+    rt.block_on(async {
+        let a = server_on(&chain.target).await;
+        let b = server_on(&chain.target).await;
+        let (mut white, welcome) = connect(a.addr, id, "").await;
+        assert!(matches!(welcome, RelayFrame::Welcome { latest: 0, .. }));
+        let (mut black, _) = connect(b.addr, id, "").await;
+        let (mut watching_a, _) = connect(a.addr, id, "").await;
+        let (mut watching_b, _) = connect(b.addr, id, "").await;
+        // The event stream of the game, from the server white is not on.
+        let events = subscribe(b.addr, &format!("/v1/games/{id}/events"));
+
+        // Black's delegation, sent at B, reaches white at A.
+        let delegation = frames_of(&g.transcript()).remove(0);
+        send(&mut black, &delegation).await;
+        for socket in [&mut black, &mut white, &mut watching_a, &mut watching_b] {
+            expect_message(socket, 1, &delegation).await;
+        }
+        let mut seq = 1;
+        let mut slowest = Duration::ZERO;
+        for (i, uci) in ["e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"]
+            .iter()
+            .enumerate()
+        {
+            let (mover, other) = if i % 2 == 0 {
+                (&mut white, &mut black)
+            } else {
+                (&mut black, &mut white)
+            };
+            g.play(Move::from_uci(uci).unwrap(), now()).unwrap();
+            seq += 1;
+            let sent = Instant::now();
+            exchange(
+                mover,
+                &mut [other, &mut watching_a, &mut watching_b],
+                &g,
+                seq,
+            )
+            .await;
+            slowest = slowest.max(sent.elapsed());
+            g.receipt(now()).unwrap();
+            seq += 1;
+            exchange(
+                other,
+                &mut [mover, &mut watching_a, &mut watching_b],
+                &g,
+                seq,
+            )
+            .await;
+        }
+        // Mate: each signs the result at its own server.
+        let agreed = g.transcript_agreed(1).unwrap();
+        let halves: Vec<Frame> = frames_of(&agreed).split_off(frames_of(&g.transcript()).len());
+        send(&mut white, &halves[0]).await;
+        for socket in [&mut white, &mut black, &mut watching_a, &mut watching_b] {
+            expect_message(socket, seq + 1, &halves[0]).await;
+        }
+        send(&mut black, &halves[1]).await;
+        for socket in [&mut white, &mut black, &mut watching_a, &mut watching_b] {
+            expect_message(socket, seq + 2, &halves[1]).await;
+        }
+        // Both servers serve the one transcript both signed, each message once.
+        assert_eq!(transcript_of(&a, id).await, agreed);
+        assert_eq!(transcript_of(&b, id).await, agreed);
+        eprintln!("slowest move, sent at one server to seen at both: {slowest:?}");
+
+        // Settled on-chain (white's wallet), the end is seen through both servers, and
+        // B's event stream, fed by the indexer's writes to the shared database, says so.
+        let settlement = agreed.verify(&NoPins, now()).unwrap().settlement;
+        let white_address = g.game.white;
+        std::thread::scope(|s| {
+            s.spawn(|| chain.referee.send_channel(white_address, &settlement))
+                .join()
+                .unwrap()
+        })
+        .expect("settle");
+        for server in [&a, &b] {
+            let started = Instant::now();
+            loop {
+                let (status, _, body) = server
+                    .raw("GET", &format!("/v1/games/{id}"), None, vec![])
+                    .await;
+                assert_eq!(status, 200);
+                let game: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                if game["phase"] == "ended" {
+                    assert_eq!(game["pgnResult"], "1-0", "{game}");
+                    break;
+                }
+                assert!(started.elapsed() < Duration::from_secs(30), "{game}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+        let ended = tokio::task::spawn_blocking(move || {
+            let started = Instant::now();
+            loop {
+                let (name, data) = events
+                    .recv_timeout(Duration::from_secs(30))
+                    .expect("events from the second server");
+                if name == "ended" {
+                    return data;
+                }
+                assert!(started.elapsed() < Duration::from_secs(30));
+            }
+        })
+        .await
+        .unwrap();
+        assert_eq!(ended["game"]["id"], id.to_string(), "{ended}");
+        // Settled: no server takes another message of the game.
+        let again = frames_of(&agreed).pop().unwrap();
+        send(&mut black, &again).await;
+        let answer = next(&mut black).await;
+        assert!(
+            matches!(
+                &answer,
+                RelayFrame::Duplicate { .. } | RelayFrame::Refused { .. }
+            ),
+            "{answer:?}"
+        );
+        a.shutdown().await;
+        b.shutdown().await;
+    });
+}
+
+#[test]
+fn test_one_frame_sent_to_both_servers_at_once_is_stored_and_forwarded_once() {
+    let (_pg, target) = postgres();
+    let mut chain = Chain::start_on("multi-race", 1, Duration::from_millis(20), Some(target));
+    let id = chain.ids[0];
+    let mut g = chain.off_chain(0);
+    let rt = runtime();
+    rt.block_on(async {
+        let a = server_on(&chain.target).await;
+        let b = server_on(&chain.target).await;
+        let (mut white_a, _) = connect(a.addr, id, "").await;
+        let (mut white_b, _) = connect(b.addr, id, "").await;
+        let (mut black, _) = connect(b.addr, id, "").await;
+        let (mut watching, _) = connect(a.addr, id, "").await;
+        let delegation = frames_of(&g.transcript()).remove(0);
+        send(&mut black, &delegation).await;
+        for socket in [&mut white_a, &mut white_b, &mut black, &mut watching] {
+            expect_message(socket, 1, &delegation).await;
+        }
+        let mut seq = 1;
+        // Each of white's moves sent by its two connections at once, one at each server:
+        // stored once, seen once by every socket as the same message; the second copy
+        // is answered as a duplicate.
+        for (i, uci) in ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"]
+            .iter()
+            .enumerate()
+        {
+            g.play(Move::from_uci(uci).unwrap(), now()).unwrap();
+            seq += 1;
+            if i % 2 == 0 {
+                let frame = frames_of(&g.transcript()).pop().unwrap();
+                tokio::join!(send(&mut white_a, &frame), send(&mut white_b, &frame));
+                let mut duplicates = 0;
+                for socket in [&mut white_a, &mut white_b] {
+                    let mut forwarded = 0;
+                    // Whatever comes within a moment of the message: one copy of it, and
+                    // the answer to this connection's copy if it was the second.
+                    while let Ok(got) =
+                        tokio::time::timeout(Duration::from_millis(400), next(socket)).await
+                    {
+                        match got {
+                            RelayFrame::Message {
+                                seq: s, message, ..
+                            } => {
+                                assert_eq!((s, &message), (seq, &frame));
+                                forwarded += 1;
+                            }
+                            RelayFrame::Duplicate { seq: s } => {
+                                assert_eq!(s, seq);
+                                duplicates += 1;
+                            }
+                            other => panic!("{other:?}"),
+                        }
+                    }
+                    assert_eq!(forwarded, 1, "message {seq} forwarded {forwarded} times");
+                }
+                assert_eq!(duplicates, 1, "the second copy of message {seq}");
+                for socket in [&mut black, &mut watching] {
+                    expect_message(socket, seq, &frame).await;
+                }
+                g.receipt(now()).unwrap();
+                seq += 1;
+                exchange(
+                    &mut black,
+                    &mut [&mut white_a, &mut white_b, &mut watching],
+                    &g,
+                    seq,
+                )
+                .await;
+            } else {
+                exchange(
+                    &mut black,
+                    &mut [&mut white_a, &mut white_b, &mut watching],
+                    &g,
+                    seq,
+                )
+                .await;
+                g.receipt(now()).unwrap();
+                seq += 1;
+                exchange(
+                    &mut white_a,
+                    &mut [&mut white_b, &mut black, &mut watching],
+                    &g,
+                    seq,
+                )
+                .await;
+            }
+        }
+        let stored = transcript_of(&a, id).await;
+        assert_eq!(stored, g.transcript());
+        assert_eq!(transcript_of(&b, id).await, stored);
+        a.shutdown().await;
+        b.shutdown().await;
+    });
+}
