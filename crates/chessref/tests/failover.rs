@@ -17,7 +17,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use alloy_primitives::{Address, U256};
-use chessref_channel::{NoPins, Transcript};
+use chessref_channel::book::frames_of;
+use chessref_channel::{Frame, NoPins, RelayFrame, Transcript};
 use chessref_pgtest::TempPostgres;
 use common::{BLACK, KEY_BLACK, KEY_WHITE, Player, Process, Table, WHITE, exchange_ply};
 use serde_json::Value;
@@ -328,11 +329,56 @@ impl Cluster {
             .collect()
     }
 
-    /// Whether the store holds move `ply` of the game.
-    fn stored_move(&self, ply: i64) -> bool {
+    /// The message number of move `ply` of the game in the store, if it is there.
+    fn stored_move(&self, ply: i64) -> Option<i64> {
         self.stored()
             .iter()
-            .any(|(_, kind, p, _)| kind == "move" && *p == ply)
+            .find(|(_, kind, p, _)| kind == "move" && *p == ply)
+            .map(|row| row.0)
+    }
+
+    /// `name`'s move `ply`, as its client sends it, sent again on a new connection
+    /// through the balancer (as a client that never heard back may): the relay's answer.
+    fn resend(&self, name: &str, ply: u32) -> RelayFrame {
+        let own = std::fs::read_to_string(self.table.transcript(name)).unwrap();
+        let frame = frames_of(&Transcript::from_json(&own).unwrap())
+            .into_iter()
+            .find(|f| matches!(f, Frame::Move(m) if m.ply == ply))
+            .expect("the move in the mover's transcript");
+        let url = format!(
+            "ws://{}/v1/games/{}/channel",
+            self.balancer.addr, self.table.id
+        );
+        let (mut socket, _) = tungstenite::connect(&url).unwrap();
+        let mut read = || loop {
+            if let tungstenite::Message::Text(text) = socket.read().unwrap() {
+                return serde_json::from_str::<RelayFrame>(text.as_str()).unwrap();
+            }
+        };
+        let RelayFrame::Welcome { latest, .. } = read() else {
+            panic!("no welcome");
+        };
+        for _ in 0..latest {
+            assert!(matches!(read(), RelayFrame::Message { .. }));
+        }
+        drop(read);
+        let text = serde_json::to_string(&frame).unwrap();
+        socket.send(tungstenite::Message::text(text)).unwrap();
+        // The opponent's receipt may be forwarded meanwhile; the frame sent again never
+        // is (it would be a second copy).
+        let answer = loop {
+            let tungstenite::Message::Text(text) = socket.read().unwrap() else {
+                continue;
+            };
+            match serde_json::from_str::<RelayFrame>(text.as_str()).unwrap() {
+                RelayFrame::Message { message, seq, .. } => {
+                    assert_ne!(message, frame, "message {seq}: the move again")
+                }
+                answer => break answer,
+            }
+        };
+        let _ = socket.close(None);
+        answer
     }
 
     /// The game played to the end, settled by white, and checked: on-chain white won,
@@ -390,12 +436,32 @@ impl Cluster {
         for name in ["white", "black"] {
             let own = std::fs::read_to_string(self.table.transcript(name)).unwrap();
             assert_eq!(
-                Transcript::from_json(&own).unwrap(),
-                served,
+                signed_content(&Transcript::from_json(&own).unwrap()),
+                signed_content(&served),
                 "{name}'s transcript"
             );
         }
     }
+}
+
+/// What `t` holds, whatever order its delegations came in (a player files its own
+/// first when it made it before the opponent's arrived; the relay, in arrival order):
+/// its frames as JSON, each move's delegation counted among its side's, the
+/// delegations sorted.
+fn signed_content(t: &Transcript) -> Vec<String> {
+    let (delegations, rest): (Vec<Frame>, Vec<Frame>) = frames_of(t)
+        .into_iter()
+        .partition(|f| matches!(f, Frame::Delegation(_)));
+    let json = |frames: Vec<Frame>| -> Vec<String> {
+        frames
+            .iter()
+            .map(|f| serde_json::to_string(f).unwrap())
+            .collect()
+    };
+    let mut content = json(delegations);
+    content.sort();
+    content.extend(json(rest));
+    content
 }
 
 /// `GET path` at `127.0.0.1:port`: its status and body.
@@ -468,7 +534,9 @@ fn an_instance_killed_after_storing_a_move_its_mover_never_heard_back_about_keep
         let mover = if ply % 2 == 1 { &mut white } else { &mut black };
         mover.say(san);
         let reached = cluster.balancer.next_upstream();
-        cluster.wait_for(&format!("move {ply} stored"), |c| c.stored_move(ply));
+        cluster.wait_for(&format!("move {ply} stored"), |c| {
+            c.stored_move(ply).is_some()
+        });
         cluster.balancer.cut(reached.backend);
         let killed = Instant::now();
         cluster.kill(reached.backend);
@@ -483,6 +551,14 @@ fn an_instance_killed_after_storing_a_move_its_mover_never_heard_back_about_keep
         assert_eq!(seen["san"], *san, "{seen}");
         mover.expect("move", |e| e["ply"] == ply && e["from"] == "you");
         mover.expect("relay", |_| true);
+        // Sent again by its mover, the move is known: a duplicate of the stored copy.
+        let name = if ply % 2 == 1 { "white" } else { "black" };
+        let answer = cluster.resend(name, ply as u32);
+        let seq = cluster.stored_move(ply).unwrap() as u64;
+        assert!(
+            matches!(answer, RelayFrame::Duplicate { seq: held } if held == seq),
+            "{answer:?}"
+        );
         cluster.restart(reached.backend);
     }
     let survivor = cluster
@@ -521,7 +597,7 @@ fn instances_killed_at_moments_after_a_move_reached_them_lose_and_duplicate_noth
         std::thread::sleep(Duration::from_millis(delay));
         let killed = Instant::now();
         cluster.kill(reached.backend);
-        let stored = cluster.stored_move(ply);
+        let stored = cluster.stored_move(ply).is_some();
         // Whether the instance said anything back on the mover's connection (the move
         // echoed) before it died.
         let answered = cluster
