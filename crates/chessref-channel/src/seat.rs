@@ -715,14 +715,20 @@ impl ChannelSeat {
         self.sign_result(result, now)
     }
 
+    /// The frames of the player's transcript that a relay holding `relayed` lacks, in
+    /// order (none: the relay holds the whole game as the player does).
+    pub fn unrelayed(&self, relayed: &[Frame]) -> Vec<Frame> {
+        crate::book::frames_of(self.transcript())
+            .into_iter()
+            .filter(|f| !relayed.contains(f))
+            .collect()
+    }
+
     /// After (re)connecting to a relay that holds `relayed`: what it lacks of the
     /// player's transcript (the player's delegation first), the receipt the player
     /// owes, and its agreement to a decided board.
     pub fn resync(&mut self, relayed: &[Frame], now: u64) -> Result<Vec<Frame>, ChannelSeatError> {
-        let mut missing: Vec<Frame> = crate::book::frames_of(self.transcript())
-            .into_iter()
-            .filter(|f| !relayed.contains(f))
-            .collect();
+        let mut missing = self.unrelayed(relayed);
         if let Ok(d) = self.delegation(now)
             && !relayed.contains(&d)
             && !missing.contains(&d)
