@@ -36,16 +36,40 @@ struct Forwarded {
     upstream: bool,
 }
 
-/// What the test may do to the balancer's answers: hold every instance's bytes back
-/// (`frozen`), and drop a held connection's instead of passing them on (`cut`): a
-/// message an instance stored then answered can be made an answer never heard.
+/// What the test may do to the balancer's bytes: hold every instance's back (`frozen`),
+/// and drop a held connection's instead of passing them on (`cut`): a message an
+/// instance stored then answered can be made an answer never heard. And drop the next
+/// bytes a client sends on another connection than one (`trap`): a message sent to an
+/// instance that died before it read it.
 #[derive(Default)]
 struct Gate {
     frozen: AtomicBool,
     cut: Mutex<HashSet<usize>>,
+    trap: Mutex<Trap>,
+}
+
+/// The gate's trap: armed to spare one connection, then sprung on another.
+#[derive(Default)]
+struct Trap {
+    /// The connection spared while armed.
+    sparing: Option<usize>,
+    /// The connection and instance whose bytes it dropped.
+    sprung: Option<(usize, usize)>,
 }
 
 impl Gate {
+    /// Whether bytes a client sent on connection `conn` to instance `backend` may pass
+    /// (not when they spring the trap).
+    fn pass_up(&self, conn: usize, backend: usize) -> bool {
+        let mut trap = self.trap.lock().unwrap();
+        if trap.sparing.is_some_and(|spared| spared != conn) {
+            trap.sparing = None;
+            trap.sprung = Some((conn, backend));
+            return false;
+        }
+        true
+    }
+
     /// Waits while frozen; whether connection `conn`'s bytes may pass.
     fn pass(&self, conn: usize) -> bool {
         loop {
@@ -153,6 +177,21 @@ impl Balancer {
         self.gate.frozen.store(frozen, Ordering::SeqCst);
     }
 
+    /// Arms the trap: the next bytes a client sends on another connection than `spared`
+    /// are dropped, and that connection closed.
+    fn arm(&self, spared: usize) {
+        let mut trap = self.gate.trap.lock().unwrap();
+        *trap = Trap {
+            sparing: Some(spared),
+            sprung: None,
+        };
+    }
+
+    /// The connection and instance the trap caught, once it did.
+    fn sprung(&self) -> Option<(usize, usize)> {
+        self.gate.trap.lock().unwrap().sprung
+    }
+
     /// Every connection accepted so far to instance `backend`: never passes another byte
     /// back.
     fn cut(&self, backend: usize) {
@@ -174,14 +213,15 @@ fn pipe(
     let Forwarded { conn, backend, .. } = route;
     let (client_in, upstream_out) = (client.try_clone().unwrap(), upstream.try_clone().unwrap());
     let back = tx.clone();
+    let up = Arc::clone(&gate);
     std::thread::spawn(move || {
         copy(client_in, upstream_out, || {
-            tx.send(Forwarded {
+            let _ = tx.send(Forwarded {
                 conn,
                 backend,
                 upstream: true,
-            })
-            .is_ok()
+            });
+            up.pass_up(conn, backend)
         })
     });
     std::thread::spawn(move || {
@@ -381,18 +421,27 @@ impl Cluster {
         answer
     }
 
+    /// `wait()`, or if it panics, what the store holds said first.
+    fn or_tell_the_store<T>(&self, wait: impl FnOnce() -> T) -> T {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(wait)).unwrap_or_else(|e| {
+            let rows: Vec<_> = self.stored().into_iter().map(|r| (r.0, r.1, r.2)).collect();
+            eprintln!("the store (seq, kind, ply): {rows:?}");
+            std::panic::resume_unwind(e)
+        })
+    }
+
     /// The game played to the end, settled by white, and checked: on-chain white won,
     /// and the store, the transcript served by `survivor` and both players' own
     /// transcripts hold each message once.
     fn finish(&self, white: Player, black: Player, survivor: usize) {
-        let ended = white.expect("ended", |_| true);
+        let ended = self.or_tell_the_store(|| white.expect("ended", |_| true));
         assert_eq!(
             (ended["result"].as_u64(), ended["youSettle"].as_bool()),
             (Some(1), Some(true)),
             "{ended}"
         );
         white.expect("settled", |_| true);
-        black.expect("ended", |e| e["youSettle"] == false);
+        self.or_tell_the_store(|| black.expect("ended", |e| e["youSettle"] == false));
         assert!(white.exit_status().success());
         assert!(black.exit_status().success());
 
@@ -640,4 +689,28 @@ fn instances_killed_at_moments_after_a_move_reached_them_lose_and_duplicate_noth
         failovers.len(),
         cluster.balancer.routes().len()
     );
+}
+
+#[test]
+fn the_mated_sides_last_word_lost_with_its_instance_is_sent_again_before_it_leaves() {
+    let mut cluster = Cluster::start("lastword");
+    let (mut white, mut black, _) = cluster.seat_players();
+    for (ply, san) in (1..).zip(&SCHOLAR[..6]) {
+        exchange_ply(&mut white, &mut black, san, ply);
+    }
+    // White mates (its move and its result half). Black's answer (its receipt and its
+    // half, all white needs to settle) reaches an instance that dies before reading it;
+    // black's game has ended by then (white's half is enough for it), and its client
+    // must not leave before the relay holds its answer.
+    std::thread::sleep(Duration::from_millis(300));
+    cluster.balancer.drain();
+    cluster.balancer.freeze(true);
+    white.say(SCHOLAR[6]);
+    let mate = cluster.balancer.next_upstream();
+    cluster.balancer.arm(mate.conn);
+    cluster.balancer.freeze(false);
+    cluster.wait_for("black's answer caught", |c| c.balancer.sprung().is_some());
+    let (_, instance) = cluster.balancer.sprung().unwrap();
+    cluster.kill(instance);
+    cluster.finish(white, black, 1 - instance);
 }
