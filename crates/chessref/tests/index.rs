@@ -874,6 +874,11 @@ fn test_the_indexers_holder_killed_the_standby_takes_over_at_the_cursor() {
         first.child.id()
     );
     assert!(waiting.contains(&holder), "{waiting}");
+    // With --once it does not wait: refused, naming the holder.
+    let once = run_index(&anvil, address, &url, &["--once"]);
+    let said = String::from_utf8_lossy(&once.stderr);
+    assert_eq!(once.status.code(), Some(2), "{said}");
+    assert!(said.contains(&holder) && !said.contains("waiting"), "{said}");
 
     // More games come while the first one indexes.
     let start_head = node.head().unwrap() as i64;
