@@ -878,7 +878,10 @@ fn test_the_indexers_holder_killed_the_standby_takes_over_at_the_cursor() {
     let once = run_index(&anvil, address, &url, &["--once"]);
     let said = String::from_utf8_lossy(&once.stderr);
     assert_eq!(once.status.code(), Some(2), "{said}");
-    assert!(said.contains(&holder) && !said.contains("waiting"), "{said}");
+    assert!(
+        said.contains(&holder) && !said.contains("waiting"),
+        "{said}"
+    );
 
     // More games come while the first one indexes.
     let start_head = node.head().unwrap() as i64;
@@ -913,7 +916,7 @@ fn test_the_indexers_holder_killed_the_standby_takes_over_at_the_cursor() {
     );
     assert_eq!(
         second.said(),
-        [waiting.clone()],
+        std::slice::from_ref(&waiting),
         "the standby did more than wait"
     );
 
