@@ -750,6 +750,7 @@ struct Indexing {
 }
 
 impl Indexing {
+    /// Spawns `command`, its stdout dropped, its stderr read line by line.
     fn start(mut command: Command) -> Indexing {
         let mut child = command
             .stdout(Stdio::null())
