@@ -3,6 +3,10 @@
 //! [--once]`: follows a
 //! ChessReferee's events into a SQLite file or a Postgres database, every move replayed
 //! through chessref-core (docs/INDEX.md). The logic lives in `chessref_index`.
+//!
+//! On Postgres one indexer writes per database (its advisory lock): a second one
+//! started beside it says who holds the lock and waits as a standby, taking over at the
+//! stored cursor when the holder's session ends; with `--once` it is refused instead.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -15,7 +19,7 @@ use chessref_index::{IndexError, Indexer, Options, Store};
 use clap::Args as ClapArgs;
 use serde_json::json;
 
-use super::{CliError, EXIT_VERDICT, RefereeArgs};
+use super::{CliError, EXIT_VERDICT, RefereeArgs, standby};
 
 /// Arguments of `chessref index`.
 #[derive(ClapArgs)]
@@ -44,7 +48,8 @@ pub struct Args {
     #[arg(long, value_name = "BYTES", default_value_t = chessref_evm::DEFAULT_MAX_LOG_BYTES,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     max_log_bytes: usize,
-    /// Milliseconds between polls of the head once caught up.
+    /// Milliseconds between polls of the head once caught up (and, as a standby on
+    /// Postgres, of the lock another indexer holds).
     #[arg(long, value_name = "MS", default_value_t = 250)]
     poll_ms: u64,
     /// Exit with status 1 at the first divergence between the chain and the rules.
@@ -66,7 +71,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         RpcChain::connect_read_only(&args.rpc).map_err(|e| CliError::Arg(e.to_string()))?;
     let chain_id = chain.chain_id().map_err(|e| CliError::Arg(e.to_string()))?;
     let (referee, from_block) = args.referee.locate(chain_id)?;
-    let store = Store::open_target(&args.db).map_err(index_error)?;
+    // The lock before the store: a standby holds no schema or half-open store.
+    let store = Store::open_standby(&args.db, standby(args.once, args.poll_ms), |held| {
+        eprintln!("chessref index: {held}; waiting to take over")
+    })
+    .map_err(index_error)?;
     let options = Options {
         confirmations: args.confirmations,
         batch_blocks: args.batch_blocks,
