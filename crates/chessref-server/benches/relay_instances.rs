@@ -36,7 +36,6 @@ use channel::{Chain, now, runtime};
 use chessref_channel::Frame;
 use chessref_channel::book::frames_of;
 use chessref_channel::client::OffChainGame;
-use chessref_index::RelayStore;
 use chessref_index::db::DbTarget;
 use chessref_pgtest::TempPostgres;
 use chessref_server::Config;
@@ -147,20 +146,9 @@ async fn run(
         .collect();
     drop(players);
     let target = target.clone();
-    tokio::task::spawn_blocking(move || {
-        let mut store = RelayStore::open_target(&target).expect("the relay's store");
-        for (id, seq) in expected {
-            let held = store.messages(id, 0).expect("the game's messages");
-            let numbers: Vec<u64> = held.iter().map(|m| m.seq).collect();
-            assert_eq!(
-                numbers,
-                (1..=seq).collect::<Vec<u64>>(),
-                "game {id}: every message once"
-            );
-        }
-    })
-    .await
-    .expect("the store check");
+    tokio::task::spawn_blocking(move || players::stored_once(&target, &expected))
+        .await
+        .expect("the store check");
     Figures {
         throughput,
         saturated_p99: percentile(&saturated, 0.99),

@@ -201,3 +201,18 @@ pub async fn round(
     latencies.sort();
     (back, messages, started.elapsed(), latencies)
 }
+
+/// Checks the relay's store at `target` holds each game of `games` (its id and the
+/// number of its latest message) with messages numbered 1..N, each once.
+pub fn stored_once(target: &chessref_index::db::DbTarget, games: &[(U256, u64)]) {
+    let mut store = chessref_index::RelayStore::open_target(target).expect("the relay's store");
+    for &(id, seq) in games {
+        let held = store.messages(id, 0).expect("the game's messages");
+        let numbers: Vec<u64> = held.iter().map(|m| m.seq).collect();
+        assert_eq!(
+            numbers,
+            (1..=seq).collect::<Vec<u64>>(),
+            "game {id}: every message once"
+        );
+    }
+}
