@@ -529,24 +529,96 @@ impl Relay {
             room.behind.store(true, Ordering::SeqCst);
             return;
         };
+        self.take_in(id, room, &mut book, messages).await;
+    }
+
+    /// Checks `messages` (the store's, of game `id`, oldest first) after the latest of
+    /// `room`'s locked `book` into it, and sends them to its subscribers; those it holds
+    /// already are passed over. A message that does not follow, or does not verify, means
+    /// the store and the book disagree: the store decides, and the game is read back.
+    async fn take_in(&self, id: U256, room: &Room, book: &mut Book, messages: Vec<StoredMessage>) {
         let mut held = Vec::with_capacity(messages.len());
         for message in messages {
+            let latest = book.frames().len() as u64;
+            if message.seq <= latest {
+                continue;
+            }
             let checked = serde_json::from_str::<Frame>(&message.body)
                 .ok()
                 .filter(|frame| {
-                    matches!(book.accept(frame.clone(), message.received_at),
-                        Ok(Accepted::New(seq)) if seq == message.seq)
+                    message.seq == latest + 1
+                        && matches!(book.accept(frame.clone(), message.received_at),
+                            Ok(Accepted::New(seq)) if seq == message.seq)
                 });
             match checked {
                 Some(frame) => held.push((message, frame)),
                 None => {
-                    // The store and the book disagree: the store decides.
-                    let _ = self.read_back(id, room, &mut book).await;
+                    room.publish(held);
+                    let _ = self.read_back(id, room, book).await;
                     return;
                 }
             }
         }
         room.publish(held);
+    }
+
+    /// Brings up to date the rooms `notices` name (one read of the store for them all:
+    /// a busy database sends a notice per game per commit), each room's messages then
+    /// taken in by a task of its own (a room whose book is locked by a frame in flight
+    /// holds no other); a `None` (the listener was away) reads every room again.
+    fn noticed(self: &Arc<Self>, notices: Vec<Option<RelayNotice>>) {
+        let everything = notices.iter().any(Option::is_none);
+        let mut wanted: HashMap<U256, (u64, Arc<Room>)> = HashMap::new();
+        {
+            let rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
+            if everything {
+                for (id, room) in rooms.iter() {
+                    wanted.insert(*id, (room.latest(), room.clone()));
+                }
+            }
+            for notice in notices.into_iter().flatten() {
+                if let Some(room) = rooms.get(&notice.game) {
+                    let latest = room.latest();
+                    if latest < notice.seq {
+                        wanted.insert(notice.game, (latest, room.clone()));
+                    }
+                }
+            }
+        }
+        if wanted.is_empty() {
+            return;
+        }
+        let relay = self.clone();
+        tokio::spawn(async move {
+            let after: Vec<(U256, u64)> = wanted.iter().map(|(id, (seq, _))| (*id, *seq)).collect();
+            // Failed: each room read on its own (marked behind should that fail too).
+            let read = relay.with_store(move |s| s.messages_after(&after)).await;
+            let (read, mut tails) = match read {
+                Ok(tails) => (true, tails),
+                Err(_) => (false, HashMap::new()),
+            };
+            for (id, (_, room)) in wanted {
+                let messages = tails.remove(&id);
+                let relay = relay.clone();
+                tokio::spawn(async move {
+                    match messages {
+                        Some(messages) => {
+                            let mut book = room.book.lock().await;
+                            if room.behind.load(Ordering::SeqCst) {
+                                let _ = relay.read_back(id, &room, &mut book).await;
+                            } else {
+                                relay.take_in(id, &room, &mut book, messages).await;
+                            }
+                        }
+                        // Nothing after the room's latest when it was read (its own
+                        // frame stored it meanwhile), or the read failed.
+                        None if read => {}
+                        None => relay.catch_up(id, &room, None).await,
+                    }
+                    relay.release(id, &room);
+                });
+            }
+        });
     }
 
     /// On a Postgres index, brings game `id`'s `room` up to what the other relays stored
@@ -582,35 +654,15 @@ impl Relay {
                     let Some(relay) = relay.upgrade() else {
                         return;
                     };
-                    relay.noticed(notice);
+                    // With whatever else came meanwhile: one read for them all.
+                    let mut notices = vec![notice];
+                    while let Ok(more) = noticed.try_recv() {
+                        notices.push(more);
+                    }
+                    relay.noticed(notices);
                 }
             });
         });
-    }
-
-    /// Brings the room `notice` names up to date (`None`: every room), each in a task
-    /// of its own: a slow store read of one game holds no other.
-    fn noticed(self: &Arc<Self>, notice: Option<RelayNotice>) {
-        let rooms: Vec<(U256, Arc<Room>)> = {
-            let rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
-            match notice {
-                Some(notice) => rooms
-                    .get(&notice.game)
-                    .filter(|room| room.latest() < notice.seq)
-                    .map(|room| vec![(notice.game, room.clone())])
-                    .unwrap_or_default(),
-                None => rooms.iter().map(|(id, room)| (*id, room.clone())).collect(),
-            }
-        };
-        for (id, room) in rooms {
-            let relay = self.clone();
-            tokio::spawn(async move {
-                relay
-                    .catch_up(id, &room, notice.map(|notice| notice.seq))
-                    .await;
-                relay.release(id, &room);
-            });
-        }
     }
 
     /// The book of game `id`'s `room`, locked, as the store holds it: a book a failed
