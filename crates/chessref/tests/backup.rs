@@ -5,6 +5,7 @@
 //! holds as the source serves it, keeps the relay's messages stored before it (and none
 //! stored after), and an indexer started on it resumes at its cursor and catches up to
 //! the source: every game once, the same games, event feeds, ratings and leaderboard.
+//! What the backup command refuses is named.
 
 #[path = "../../chessref-index/tests/common/mod.rs"]
 mod common;
@@ -416,4 +417,44 @@ fn test_postgres_dump_of_a_live_index_restores_and_catches_up() {
         dir: tempfile::tempdir().unwrap(),
     };
     backup_and_restore(&backend, dir.path());
+}
+
+/// What `chessref index backup` refuses, exit 2, naming why: a Postgres URL (pg_dump's
+/// work), a missing index, and an existing `--to` (left as it was).
+#[test]
+fn test_backup_refusals_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let backup = |db: &str, to: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_chessref"))
+            .args(["index", "backup", "--db", db, "--to"])
+            .arg(to)
+            .output()
+            .unwrap()
+    };
+    let to = dir.path().join("copy.sqlite");
+    let said = |output: &Output| {
+        assert_eq!(output.status.code(), Some(2), "{output:?}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let output = backup("postgres://chessref:hunter2@127.0.0.1:1/chessref", &to);
+    let text = said(&output);
+    assert!(
+        text.contains("pg_dump") && !text.contains("hunter2"),
+        "{text}"
+    );
+    let missing = dir.path().join("absent.sqlite");
+    let text = said(&backup(missing.to_str().unwrap(), &to));
+    assert!(text.contains("absent.sqlite"), "{text}");
+    assert!(!missing.exists() && !to.exists());
+    std::fs::write(&to, "an older backup").unwrap();
+    let text = said(&backup(missing.to_str().unwrap(), &to));
+    assert!(text.contains("absent.sqlite"), "{text}");
+    let db = dir.path().join("index.sqlite");
+    std::fs::write(&db, "").unwrap();
+    let text = said(&backup(db.to_str().unwrap(), &to));
+    assert!(
+        text.contains("copy.sqlite") && text.contains("exists"),
+        "{text}"
+    );
+    assert_eq!(std::fs::read_to_string(&to).unwrap(), "an older backup");
 }
