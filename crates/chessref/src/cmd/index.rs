@@ -3,7 +3,6 @@
 //! [--once]`: follows a
 //! ChessReferee's events into a SQLite file or a Postgres database, every move replayed
 //! through chessref-core (docs/INDEX.md). The logic lives in `chessref_index`.
-//! `chessref index backup` copies a live SQLite index ([`super::index_backup`]).
 
 use std::io::Write;
 use std::process::ExitCode;
