@@ -23,10 +23,14 @@ use super::{CliError, EXIT_VERDICT, RefereeArgs, standby};
 
 /// Arguments of `chessref index`.
 #[derive(ClapArgs)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Args {
+    /// What else to do with an index than follow the chain into it.
+    #[command(subcommand)]
+    action: Option<Action>,
     /// The JSON-RPC endpoint (HTTP) of the chain.
-    #[arg(long, value_name = "URL")]
-    rpc: String,
+    #[arg(long, value_name = "URL", required = true)]
+    rpc: Option<String>,
     /// The referee; `--from-block` applies to a fresh database only (a used one resumes
     /// at its cursor).
     #[command(flatten)]
@@ -60,6 +64,13 @@ pub struct Args {
     once: bool,
 }
 
+/// `chessref index`'s subcommands.
+#[derive(clap::Subcommand)]
+enum Action {
+    /// Copy a SQLite index while it is in use (restore: point --db at the copy; Postgres: pg_dump -Fc, docs/OPERATIONS.md).
+    Backup(super::index_backup::Args),
+}
+
 /// A failure of the index as the CLI reports it.
 fn index_error(e: IndexError) -> CliError {
     CliError::Arg(e.to_string())
@@ -67,8 +78,14 @@ fn index_error(e: IndexError) -> CliError {
 
 /// Follows the referee until killed (or, with `--once`, until the head).
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let mut chain =
-        RpcChain::connect_read_only(&args.rpc).map_err(|e| CliError::Arg(e.to_string()))?;
+    if let Some(Action::Backup(backup)) = args.action {
+        return super::index_backup::run(backup);
+    }
+    let rpc = args
+        .rpc
+        .clone()
+        .ok_or_else(|| CliError::Arg("--rpc URL is required".into()))?;
+    let mut chain = RpcChain::connect_read_only(&rpc).map_err(|e| CliError::Arg(e.to_string()))?;
     let chain_id = chain.chain_id().map_err(|e| CliError::Arg(e.to_string()))?;
     let (referee, from_block) = args.referee.locate(chain_id)?;
     // The lock before the store: a standby holds no schema or half-open store.
@@ -128,7 +145,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                     err,
                     "chessref index: the node at {} answered inconsistently ({} of {CONTRADICTIONS_MAX} \
                      in a row): {}; nothing stored, retrying",
-                    args.rpc,
+                    rpc,
                     step.contradictions,
                     step.why.as_deref().unwrap_or("the chain moved under the step")
                 );

@@ -7,6 +7,7 @@ pub mod check;
 pub mod deploy;
 pub mod game;
 pub mod index;
+pub mod index_backup;
 pub mod moves;
 pub mod perft;
 pub mod pgn;
