@@ -322,8 +322,7 @@ impl RelayStore {
             },
         )?;
         for (id, message) in rows {
-            let game = U256::from_str_radix(&id, 10)
-                .map_err(|e| IndexError::Invariant(format!("stored game id {id:?}: {e}")))?;
+            let game = stored_id(&id)?;
             tails.entry(game).or_default().push(message);
         }
         Ok(tails)
@@ -451,12 +450,7 @@ impl RelayStore {
             "listing relay games",
             |row| row.get::<String>(0),
         )?;
-        ids.into_iter()
-            .map(|id| {
-                U256::from_str_radix(&id, 10)
-                    .map_err(|e| IndexError::Invariant(format!("stored game id {id:?}: {e}")))
-            })
-            .collect()
+        ids.iter().map(|id| stored_id(id)).collect()
     }
 }
 
@@ -909,8 +903,7 @@ fn stamps(
     )?;
     let mut stamps = std::collections::HashMap::with_capacity(rows.len());
     for (id, logs, block, index, hash) in rows {
-        let game = U256::from_str_radix(&id, 10)
-            .map_err(|e| IndexError::Invariant(format!("stored game id {id:?}: {e}")))?;
+        let game = stored_id(&id)?;
         let hash: [u8; 32] = hash.try_into().map_err(|_| {
             IndexError::Invariant(format!(
                 "{}: log {block}:{index} has a torn block hash",
@@ -926,6 +919,12 @@ fn stamps(
         );
     }
     Ok(stamps)
+}
+
+/// A game id as the tables store it (decimal text).
+fn stored_id(id: &str) -> Result<U256> {
+    U256::from_str_radix(id, 10)
+        .map_err(|e| IndexError::Invariant(format!("stored game id {id:?}: {e}")))
 }
 
 /// The latest stored message number of each of `games` that has any, one read.
@@ -947,8 +946,7 @@ fn latest_numbers(
     )?;
     rows.into_iter()
         .map(|(id, seq)| {
-            let game = U256::from_str_radix(&id, 10)
-                .map_err(|e| IndexError::Invariant(format!("stored game id {id:?}: {e}")))?;
+            let game = stored_id(&id)?;
             Ok((game, seq as u64))
         })
         .collect()
