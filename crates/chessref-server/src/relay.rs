@@ -211,7 +211,8 @@ fn listen(
                     Err(e) => {
                         if !said {
                             eprintln!(
-                                "chessref serve: the relay does not hear the other servers'                                  relays ({e}); trying again every second"
+                                "chessref serve: the relay does not hear the other servers' \
+                                 relays ({e}); trying again every second"
                             );
                             said = true;
                         }
@@ -373,23 +374,37 @@ impl Relay {
         }
     }
 
-    /// Runs `f` on the relay's connection to the index (opened on first use), off the
-    /// async threads.
+    /// Runs `f` (a read) on the relay's connection to the index (opened on first use),
+    /// off the async threads.
     async fn with_store<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&mut RelayStore) -> chessref_index::Result<T> + Send + 'static,
+        f: impl Fn(&mut RelayStore) -> chessref_index::Result<T> + Send + 'static,
     ) -> Result<T, ApiError> {
         let store = self.store.clone();
         let target = self.target.clone();
         tokio::task::spawn_blocking(move || {
             let mut guard = store.lock().unwrap_or_else(|e| e.into_inner());
-            if guard.is_none() {
-                *guard = Some(RelayStore::open_target(&target)?);
+            loop {
+                let fresh = guard.is_none();
+                if fresh {
+                    *guard = Some(RelayStore::open_target(&target)?);
+                }
+                let store = guard.as_mut().expect("opened above");
+                // Rooms are read from, and judged against, the file first opened only.
+                store.check_file()?;
+                let done = f(store);
+                // A SQLite connection is kept, so that one whose file was replaced goes
+                // on refusing. A Postgres session that failed may have ended (a server
+                // restart): it is dropped, and a read that failed on a session kept
+                // from before is made again on a new one.
+                if done.is_ok() || !matches!(target, DbTarget::Postgres(_)) {
+                    return done;
+                }
+                *guard = None;
+                if fresh {
+                    return done;
+                }
             }
-            let store = guard.as_mut().expect("opened above");
-            // Rooms are read from, and judged against, the file first opened only.
-            store.check_file()?;
-            f(store)
         })
         .await
         .map_err(|e| ApiError::Internal(format!("relay task failed: {e}")))?
@@ -672,7 +687,8 @@ impl Relay {
                         return refused(
                             "store",
                             format!(
-                                "another relay stored message {stored} first, and it does                                  not read back: {e}"
+                                "another relay stored message {stored} first, and it does \
+                                 not read back: {e}"
                             ),
                         );
                     }
@@ -682,7 +698,8 @@ impl Relay {
                     return refused(
                         "store",
                         format!(
-                            "other relays stored this game's next message first {} times                              (up to message {stored}): not stored, not forwarded; send it again",
+                            "other relays stored this game's next message first {} times \
+                             (up to message {stored}): not stored, not forwarded; send it again",
                             OVERTAKEN + 1
                         ),
                     );

@@ -288,3 +288,78 @@ fn test_one_frame_sent_to_both_servers_at_once_is_stored_and_forwarded_once() {
         b.shutdown().await;
     });
 }
+
+/// Sends `frame` until the relay stores it as message `seq`, as an honest client does
+/// with a frame the store refused ("not stored, not forwarded: send it again"), for up
+/// to 30 s; the answers meanwhile may be store refusals only.
+async fn send_until_stored(socket: &mut Socket, frame: &Frame, seq: u64) {
+    let started = Instant::now();
+    loop {
+        send(socket, frame).await;
+        match next(socket).await {
+            RelayFrame::Refused { kind, reason, .. } if kind == "store" => {
+                assert!(
+                    started.elapsed() < Duration::from_secs(30),
+                    "still refused after 30 s: {reason}"
+                );
+                tokio::time::sleep(Duration::from_millis(300)).await;
+            }
+            got => {
+                assert_eq!(message_of(&got), (seq, frame), "message {seq}");
+                return;
+            }
+        }
+    }
+}
+
+#[test]
+fn test_a_postgres_restart_loses_nothing_and_both_servers_forward_again() {
+    // Review of issue 30: every session of both servers ends at once (the listener's,
+    // the group commit's and the relay's reads): each must open new ones, hear the other
+    // again, and neither lose nor repeat a message; and shut down without a panic.
+    let (pg, target) = postgres();
+    let mut chain = Chain::start_on("multi-restart", 1, Duration::from_millis(20), Some(target));
+    let id = chain.ids[0];
+    let mut g = chain.off_chain(0);
+    let rt = runtime();
+    rt.block_on(async {
+        let a = server_on(&chain.target).await;
+        let b = server_on(&chain.target).await;
+        let (mut white, _) = connect(a.addr, id, "").await;
+        let (mut black, _) = connect(b.addr, id, "").await;
+        let delegation = frames_of(&g.transcript()).remove(0);
+        send(&mut black, &delegation).await;
+        for socket in [&mut black, &mut white] {
+            expect_message(socket, 1, &delegation).await;
+        }
+        g.play(Move::from_uci("e2e4").unwrap(), now()).unwrap();
+        exchange(&mut white, &mut [&mut black], &g, 2).await;
+
+        tokio::task::block_in_place(|| pg.restart()).expect("pg_ctl restart");
+
+        let mut seq = 2;
+        for (i, uci) in ["e7e5", "g1f3"].iter().enumerate() {
+            let (mover, other) = if i % 2 == 0 {
+                (&mut black, &mut white)
+            } else {
+                (&mut white, &mut black)
+            };
+            // The receipt of the last move, then the next move, by the same player.
+            g.receipt(now()).unwrap();
+            seq += 1;
+            let receipt = frames_of(&g.transcript()).pop().unwrap();
+            send_until_stored(mover, &receipt, seq).await;
+            expect_message(other, seq, &receipt).await;
+            g.play(Move::from_uci(uci).unwrap(), now()).unwrap();
+            seq += 1;
+            let played = frames_of(&g.transcript()).pop().unwrap();
+            send_until_stored(mover, &played, seq).await;
+            expect_message(other, seq, &played).await;
+        }
+        assert_eq!(transcript_of(&a, id).await, g.transcript());
+        assert_eq!(transcript_of(&b, id).await, g.transcript());
+        drop((white, black));
+        a.shutdown().await;
+        b.shutdown().await;
+    });
+}
