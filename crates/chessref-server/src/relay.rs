@@ -27,7 +27,7 @@
 //! messages as they are stored.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -291,6 +291,10 @@ struct Room {
     /// The book holds a frame the store does not (a failed write whose read-back failed
     /// too): it is read back from the store before the next frame.
     behind: AtomicBool,
+    /// The highest message number the other relays' notices named that no catch-up has
+    /// read yet (`u64::MAX`: unknown, after the listener reconnected; 0: none). Not 0
+    /// while a catch-up of the room is queued: each notice does not queue one more.
+    noticed: AtomicU64,
     /// Every accepted message as sent (`message` frames), message 1 first.
     sent: Mutex<Vec<Sent>>,
     tx: broadcast::Sender<Sent>,
@@ -517,6 +521,7 @@ impl Relay {
                 book: tokio::sync::Mutex::new(book),
                 record: Mutex::new((Ok(game), stamp)),
                 behind: AtomicBool::new(false),
+                noticed: AtomicU64::new(0),
                 sent: Mutex::new(sent),
                 tx: broadcast::channel(BACKLOG).0,
                 connections: AtomicUsize::new(0),
@@ -525,18 +530,23 @@ impl Relay {
         Ok(room.clone())
     }
 
-    /// Brings game `id`'s `room` up to what the store holds (another relay stored
-    /// messages up to `seen`, or, `None`, maybe some while this relay did not listen):
-    /// the messages after the room's latest are read, checked into its book as the
-    /// restarted relay checks them, and sent to its subscribers.
-    async fn catch_up(&self, id: U256, room: &Room, seen: Option<u64>) {
+    /// Brings game `id`'s `room` up to what the store holds (`noticed`: as far as the
+    /// notices the room was [noticed](Room::noticed) of say; otherwise whatever it
+    /// holds): the messages after the room's latest are read, checked into its book as
+    /// the restarted relay checks them, and sent to its subscribers.
+    async fn catch_up(&self, id: U256, room: &Room, noticed: bool) {
         let mut book = room.book.lock().await;
+        // Taken with the book: a notice from here on queues a catch-up of its own.
+        let seen = match noticed {
+            true => room.noticed.swap(0, Ordering::SeqCst),
+            false => u64::MAX,
+        };
         if room.behind.load(Ordering::SeqCst) {
             let _ = self.read_back(id, room, &mut book).await;
             return;
         }
         let after = book.frames().len() as u64;
-        if seen.is_some_and(|seen| seen <= after) {
+        if seen <= after {
             return;
         }
         let Ok(messages) = self.with_store(move |s| s.messages(id, after)).await else {
@@ -569,7 +579,7 @@ impl Relay {
     /// a read of the whole game, as a transcript, must not miss the latest).
     async fn shared_tail(&self, id: U256, room: &Room) {
         if matches!(self.target, DbTarget::Postgres(_)) {
-            self.catch_up(id, room, None).await;
+            self.catch_up(id, room, false).await;
         }
     }
 
@@ -604,7 +614,9 @@ impl Relay {
     }
 
     /// Brings the room `notice` names up to date (`None`: every room), each in a task
-    /// of its own: a slow store read of one game holds no other.
+    /// of its own: a slow store read of one game holds no other. One such task at most
+    /// waits per room, whatever the number of notices (anyone who may connect to the
+    /// database may send them).
     fn noticed(self: &Arc<Self>, notice: Option<RelayNotice>) {
         let rooms: Vec<(U256, Arc<Room>)> = {
             let rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
@@ -617,12 +629,15 @@ impl Relay {
                 None => rooms.iter().map(|(id, room)| (*id, room.clone())).collect(),
             }
         };
+        let seen = notice.map_or(u64::MAX, |notice| notice.seq);
         for (id, room) in rooms {
+            if room.noticed.fetch_max(seen, Ordering::SeqCst) != 0 {
+                // A catch-up is queued: it reads this notice's messages too.
+                continue;
+            }
             let relay = self.clone();
             tokio::spawn(async move {
-                relay
-                    .catch_up(id, &room, notice.map(|notice| notice.seq))
-                    .await;
+                relay.catch_up(id, &room, true).await;
                 relay.release(id, &room);
             });
         }

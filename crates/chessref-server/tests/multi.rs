@@ -16,7 +16,7 @@ use chessref_channel::book::frames_of;
 use chessref_channel::client::OffChainGame;
 use chessref_channel::{Frame, NoPins, RelayFrame, Transcript};
 use chessref_core::Move;
-use chessref_index::db::DbTarget;
+use chessref_index::db::{DbTarget, Param, Sql};
 use chessref_pgtest::TempPostgres;
 use chessref_server::Config;
 use common::{TestServer, subscribe};
@@ -361,5 +361,65 @@ fn test_a_postgres_restart_loses_nothing_and_both_servers_forward_again() {
         drop((white, black));
         a.shutdown().await;
         b.shutdown().await;
+    });
+}
+
+#[test]
+fn test_a_flood_of_notices_neither_stalls_a_game_nor_piles_up_tasks() {
+    // Review of issue 30: anyone who may connect to the database may NOTIFY the relay's
+    // channel. Notices naming a game a server holds, each with a number past its
+    // latest, must not each cost a task and a store read queued on the game's book
+    // ahead of its players' frames.
+    const NOTICES: usize = 20_000;
+    let (_pg, target) = postgres();
+    let mut chain = Chain::start_on("multi-flood", 1, Duration::from_millis(20), Some(target));
+    let id = chain.ids[0];
+    let mut g = chain.off_chain(0);
+    let rt = runtime();
+    rt.block_on(async {
+        let a = server_on(&chain.target).await;
+        let (mut white, _) = connect(a.addr, id, "").await;
+        let (mut black, _) = connect(a.addr, id, "").await;
+        let delegation = frames_of(&g.transcript()).remove(0);
+        send(&mut black, &delegation).await;
+        for socket in [&mut black, &mut white] {
+            expect_message(socket, 1, &delegation).await;
+        }
+        // The listener is on (it heard the delegation's own notice by now); the flood.
+        tokio::task::block_in_place(|| {
+            let mut db = chessref_index::db::Database::open(&chain.target, 1)
+                .unwrap()
+                .connect()
+                .unwrap();
+            db.query(
+                "SELECT pg_notify('chessref_relay', ?1::text || ':' || (1000 + i)::text)
+                 FROM generate_series(1, ?2::bigint) AS i",
+                &[&id.to_string() as &dyn Param, &(NOTICES as i64)],
+                "flooding the relay's channel",
+                |_| Ok(()),
+            )
+            .unwrap();
+        });
+        let metrics = tokio::runtime::Handle::current().metrics();
+        let mut most = 0;
+        let flooded = Instant::now();
+        while flooded.elapsed() < Duration::from_secs(1) {
+            most = most.max(metrics.num_alive_tasks());
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        // A move is answered while the flood is being read, as before it.
+        g.play(Move::from_uci("e2e4").unwrap(), now()).unwrap();
+        let started = Instant::now();
+        exchange(&mut white, &mut [&mut black], &g, 2).await;
+        let answered = started.elapsed();
+        eprintln!("{NOTICES} notices: at most {most} tasks alive; a move answered in {answered:?}");
+        assert!(most < 100, "{most} tasks alive after {NOTICES} notices");
+        assert!(
+            answered < Duration::from_secs(2),
+            "a move waited {answered:?} behind {NOTICES} notices"
+        );
+        assert_eq!(transcript_of(&a, id).await, g.transcript());
+        drop((white, black));
+        a.shutdown().await;
     });
 }
