@@ -514,20 +514,32 @@ impl Relay {
             .into_iter()
             .map(|(message, frame)| Sent::of(message.seq, message.received_at, frame))
             .collect();
-        let mut rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
         // Another connection may have loaded it meanwhile: keep the first.
-        let room = rooms.entry(id).or_insert_with(|| {
-            Arc::new(Room {
-                book: tokio::sync::Mutex::new(book),
-                record: Mutex::new((Ok(game), stamp)),
-                behind: AtomicBool::new(false),
-                noticed: AtomicU64::new(0),
-                sent: Mutex::new(sent),
-                tx: broadcast::channel(BACKLOG).0,
-                connections: AtomicUsize::new(0),
-            })
-        });
-        Ok(room.clone())
+        let mut loaded = false;
+        let room = {
+            let mut rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
+            rooms
+                .entry(id)
+                .or_insert_with(|| {
+                    loaded = true;
+                    Arc::new(Room {
+                        book: tokio::sync::Mutex::new(book),
+                        record: Mutex::new((Ok(game), stamp)),
+                        behind: AtomicBool::new(false),
+                        noticed: AtomicU64::new(0),
+                        sent: Mutex::new(sent),
+                        tx: broadcast::channel(BACKLOG).0,
+                        connections: AtomicUsize::new(0),
+                    })
+                })
+                .clone()
+        };
+        if loaded {
+            // Another relay's notice that came between the read and now named no room
+            // here: what it stored is read once the room is in the map.
+            self.shared_tail(id, &room).await;
+        }
+        Ok(room)
     }
 
     /// Brings game `id`'s `room` up to what the store holds (`noticed`: as far as the

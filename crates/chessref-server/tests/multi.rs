@@ -423,3 +423,88 @@ fn test_a_flood_of_notices_neither_stalls_a_game_nor_piles_up_tasks() {
         a.shutdown().await;
     });
 }
+
+/// A quiet opening, 40 plies: a game long enough that loading its room takes a while.
+const LONG: [&str; 40] = [
+    "e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5", "c2c3", "g8f6", "d2d3", "d7d6", "e1g1", "e8g8",
+    "h2h3", "h7h6", "a2a4", "a7a5", "f1e1", "f8e8", "b1d2", "c8e6", "c4b5", "e6d7", "d2f1", "c6e7",
+    "f1g3", "e7g6", "d3d4", "c5b6", "c1e3", "c7c6", "b5d3", "d8c7", "d1c2", "a8d8", "a1d1", "g8h8",
+    "g1h2", "h8g8", "h2g1", "g8h7",
+];
+
+#[test]
+fn test_a_room_loaded_while_another_server_stores_misses_nothing() {
+    // Review of issue 30: a server loads a game's room (reads its messages, checks them
+    // into a book, then puts it in its map) while another server stores the game's next
+    // message. Its notice, come before the room is in the map, names no room: the room
+    // must still get that message, not wait for the game's next one.
+    const PRELOADED: usize = 50;
+    let (_pg, target) = postgres();
+    let mut chain = Chain::start_on("multi-load", 1, Duration::from_millis(20), Some(target));
+    let id = chain.ids[0];
+    let mut g = chain.off_chain(0);
+    for uci in LONG {
+        g.play(Move::from_uci(uci).unwrap(), now()).unwrap();
+        g.receipt(now()).unwrap();
+    }
+    let frames = frames_of(&g.transcript());
+    // Another server's stores, made here at a chosen moment.
+    let (store, stored) = {
+        let (give, take) = std::sync::mpsc::channel::<(Duration, u64, Frame)>();
+        let (done, stored) = std::sync::mpsc::channel::<()>();
+        let target = chain.target.clone();
+        std::thread::spawn(move || {
+            let mut other = chessref_index::RelayStore::open_target(&target).unwrap();
+            for (delay, seq, frame) in take {
+                std::thread::sleep(delay);
+                let body = serde_json::to_string(&frame).unwrap();
+                other
+                    .append(id, seq, frame.kind(), frame.ply(), now(), &body)
+                    .unwrap();
+                let _ = done.send(());
+            }
+        });
+        (give, stored)
+    };
+    for (i, frame) in frames.iter().take(PRELOADED).enumerate() {
+        store
+            .send((Duration::ZERO, i as u64 + 1, frame.clone()))
+            .unwrap();
+        stored.recv().unwrap();
+    }
+    let rt = runtime();
+    rt.block_on(async {
+        let b = server_on(&chain.target).await;
+        // B listens from its first connection on: one message stored and heard.
+        let (mut first, _) = connect(b.addr, id, &format!("?after={PRELOADED}")).await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let mut seq = PRELOADED as u64 + 1;
+        store
+            .send((Duration::ZERO, seq, frames[seq as usize - 1].clone()))
+            .unwrap();
+        expect_message(&mut first, seq, &frames[seq as usize - 1]).await;
+        drop(first);
+        let mut missed = Vec::new();
+        // Each time a fresh room (the last connection gone, the room left memory) and
+        // a message stored a little later, swept across the room's loading.
+        for step in 0..(frames.len() - PRELOADED - 1) {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            seq += 1;
+            let frame = frames[seq as usize - 1].clone();
+            let delay = Duration::from_micros(500 * step as u64);
+            store.send((delay, seq, frame.clone())).unwrap();
+            let (mut spectator, _) = connect(b.addr, id, &format!("?after={}", seq - 1)).await;
+            tokio::task::block_in_place(|| stored.recv().unwrap());
+            match tokio::time::timeout(Duration::from_secs(3), next(&mut spectator)).await {
+                Ok(got) => assert_eq!(message_of(&got), (seq, &frame), "message {seq}"),
+                Err(_) => missed.push((seq, delay)),
+            }
+        }
+        assert!(
+            missed.is_empty(),
+            "messages never forwarded (number, delay): {missed:?}"
+        );
+        assert_eq!(transcript_of(&b, id).await, g.transcript());
+        b.shutdown().await;
+    });
+}
