@@ -193,8 +193,9 @@ const LISTEN_WAIT: Duration = Duration::from_millis(500);
 
 /// The listener thread of a relay on Postgres: one session listening for the other
 /// relays' commits, each notice passed to `notices`; `None` after each (re)connection:
-/// whatever was stored while nobody here listened. A lost session is opened again
-/// every second. Ends once `relay` (the relay's life) is gone.
+/// whatever was stored while nobody here listened, and every second while no session
+/// opens. A lost session is opened again every second. Ends once `relay` (the relay's
+/// life) is gone.
 fn listen(
     pg: PgTarget,
     notices: tokio::sync::mpsc::UnboundedSender<Option<RelayNotice>>,
@@ -212,9 +213,14 @@ fn listen(
                         if !said {
                             eprintln!(
                                 "chessref serve: the relay does not hear the other servers' \
-                                 relays ({e}); trying again every second"
+                                 relays ({e}); trying again, and reading its games every second meanwhile"
                             );
                             said = true;
+                        }
+                        // Meanwhile every room is read each second: slower than a
+                        // notice, but nothing waits for the game's next frame here.
+                        if notices.send(None).is_err() {
+                            return;
                         }
                         std::thread::sleep(Duration::from_secs(1));
                         continue;

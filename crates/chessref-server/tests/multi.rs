@@ -424,6 +424,49 @@ fn test_a_flood_of_notices_neither_stalls_a_game_nor_piles_up_tasks() {
     });
 }
 
+/// Another server's relay storing game `id`'s messages at a chosen moment (a thread
+/// of its own on a session of its own), as the notices and the table show them.
+struct OtherServer {
+    give: std::sync::mpsc::Sender<(Duration, u64, Frame)>,
+    done: std::sync::mpsc::Receiver<()>,
+}
+
+impl OtherServer {
+    fn start(target: &DbTarget, id: U256) -> OtherServer {
+        let (give, take) = std::sync::mpsc::channel::<(Duration, u64, Frame)>();
+        let (stored, done) = std::sync::mpsc::channel();
+        let target = target.clone();
+        std::thread::spawn(move || {
+            let mut other = chessref_index::RelayStore::open_target(&target).unwrap();
+            for (delay, seq, frame) in take {
+                std::thread::sleep(delay);
+                let body = serde_json::to_string(&frame).unwrap();
+                other
+                    .append(id, seq, frame.kind(), frame.ply(), now(), &body)
+                    .unwrap();
+                let _ = stored.send(());
+            }
+        });
+        OtherServer { give, done }
+    }
+
+    /// Stores `frame` as message `seq` after `delay`, without waiting.
+    fn send(&self, delay: Duration, seq: u64, frame: &Frame) {
+        self.give.send((delay, seq, frame.clone())).unwrap();
+    }
+
+    /// Waits until the message sent last is stored.
+    fn stored(&self) {
+        self.done.recv().expect("stored by the other server");
+    }
+
+    /// Stores `frame` as message `seq` now.
+    fn store(&self, delay: Duration, seq: u64, frame: &Frame) {
+        self.send(delay, seq, frame);
+        self.stored();
+    }
+}
+
 /// A quiet opening, 40 plies: a game long enough that loading its room takes a while.
 const LONG: [&str; 40] = [
     "e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5", "c2c3", "g8f6", "d2d3", "d7d6", "e1g1", "e8g8",
@@ -448,29 +491,9 @@ fn test_a_room_loaded_while_another_server_stores_misses_nothing() {
         g.receipt(now()).unwrap();
     }
     let frames = frames_of(&g.transcript());
-    // Another server's stores, made here at a chosen moment.
-    let (store, stored) = {
-        let (give, take) = std::sync::mpsc::channel::<(Duration, u64, Frame)>();
-        let (done, stored) = std::sync::mpsc::channel::<()>();
-        let target = chain.target.clone();
-        std::thread::spawn(move || {
-            let mut other = chessref_index::RelayStore::open_target(&target).unwrap();
-            for (delay, seq, frame) in take {
-                std::thread::sleep(delay);
-                let body = serde_json::to_string(&frame).unwrap();
-                other
-                    .append(id, seq, frame.kind(), frame.ply(), now(), &body)
-                    .unwrap();
-                let _ = done.send(());
-            }
-        });
-        (give, stored)
-    };
+    let other = OtherServer::start(&chain.target, id);
     for (i, frame) in frames.iter().take(PRELOADED).enumerate() {
-        store
-            .send((Duration::ZERO, i as u64 + 1, frame.clone()))
-            .unwrap();
-        stored.recv().unwrap();
+        other.store(Duration::ZERO, i as u64 + 1, frame);
     }
     let rt = runtime();
     rt.block_on(async {
@@ -479,9 +502,7 @@ fn test_a_room_loaded_while_another_server_stores_misses_nothing() {
         let (mut first, _) = connect(b.addr, id, &format!("?after={PRELOADED}")).await;
         tokio::time::sleep(Duration::from_millis(500)).await;
         let mut seq = PRELOADED as u64 + 1;
-        store
-            .send((Duration::ZERO, seq, frames[seq as usize - 1].clone()))
-            .unwrap();
+        tokio::task::block_in_place(|| other.store(Duration::ZERO, seq, &frames[seq as usize - 1]));
         expect_message(&mut first, seq, &frames[seq as usize - 1]).await;
         drop(first);
         let mut missed = Vec::new();
@@ -492,9 +513,9 @@ fn test_a_room_loaded_while_another_server_stores_misses_nothing() {
             seq += 1;
             let frame = frames[seq as usize - 1].clone();
             let delay = Duration::from_micros(500 * step as u64);
-            store.send((delay, seq, frame.clone())).unwrap();
+            other.send(delay, seq, &frame);
             let (mut spectator, _) = connect(b.addr, id, &format!("?after={}", seq - 1)).await;
-            tokio::task::block_in_place(|| stored.recv().unwrap());
+            tokio::task::block_in_place(|| other.stored());
             match tokio::time::timeout(Duration::from_secs(3), next(&mut spectator)).await {
                 Ok(got) => assert_eq!(message_of(&got), (seq, &frame), "message {seq}"),
                 Err(_) => missed.push((seq, delay)),
@@ -505,6 +526,72 @@ fn test_a_room_loaded_while_another_server_stores_misses_nothing() {
             "messages never forwarded (number, delay): {missed:?}"
         );
         assert_eq!(transcript_of(&b, id).await, g.transcript());
+        b.shutdown().await;
+    });
+}
+
+#[test]
+fn test_a_server_whose_listener_is_cut_off_still_forwards_the_others_messages() {
+    // Review of issue 30: a server's listening session ends (an administrator, a
+    // network cut), or cannot be opened again (the database refuses new sessions, its
+    // connection slots full) while the relay's own sessions go on: what another server
+    // stores meanwhile must still reach this server's sockets, each message once.
+    let (pg, target) = postgres();
+    let mut chain = Chain::start_on("multi-listen", 1, Duration::from_millis(20), Some(target));
+    let id = chain.ids[0];
+    let mut g = chain.off_chain(0);
+    for uci in &LONG[..8] {
+        g.play(Move::from_uci(uci).unwrap(), now()).unwrap();
+        g.receipt(now()).unwrap();
+    }
+    let frames = frames_of(&g.transcript());
+    let other = OtherServer::start(&chain.target, id);
+    // From another database: the one the servers use cannot be closed from inside.
+    let elsewhere: DbTarget = pg.url_of("postgres").parse().unwrap();
+    let mut admin = chessref_index::db::Database::open(&elsewhere, 1)
+        .unwrap()
+        .connect()
+        .unwrap();
+    let mut admin = move |sql: &str| {
+        admin
+            .batch(sql, "administering the database")
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+    };
+    let cut = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+               WHERE application_name LIKE 'chessref serve pid % relay'";
+    let rt = runtime();
+    rt.block_on(async {
+        let b = server_on(&chain.target).await;
+        let (mut spectator, _) = connect(b.addr, id, "").await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let mut seq = 0;
+        let mut store_and_see = async |spectator: &mut Socket| {
+            seq += 1;
+            let frame = &frames[seq as usize - 1];
+            tokio::task::block_in_place(|| other.store(Duration::ZERO, seq, frame));
+            let seen = tokio::time::timeout(Duration::from_secs(5), next(spectator)).await;
+            let got = seen.unwrap_or_else(|_| panic!("message {seq} not forwarded in 5 s"));
+            assert_eq!(message_of(&got), (seq, frame), "message {seq}");
+        };
+        store_and_see(&mut spectator).await;
+        // The listening session ended, a message stored at once.
+        for _ in 0..5 {
+            tokio::task::block_in_place(|| admin(cut));
+            store_and_see(&mut spectator).await;
+        }
+        // No new session for a while: the relay's own go on.
+        tokio::task::block_in_place(|| {
+            admin("ALTER DATABASE chessref ALLOW_CONNECTIONS false");
+            admin(cut);
+        });
+        for _ in 0..3 {
+            store_and_see(&mut spectator).await;
+        }
+        tokio::task::block_in_place(|| admin("ALTER DATABASE chessref ALLOW_CONNECTIONS true"));
+        for _ in 0..3 {
+            store_and_see(&mut spectator).await;
+        }
+        assert_eq!(transcript_of(&b, id).await.moves.len(), 6);
         b.shutdown().await;
     });
 }
