@@ -595,3 +595,108 @@ fn test_a_server_whose_listener_is_cut_off_still_forwards_the_others_messages() 
         b.shutdown().await;
     });
 }
+
+/// Every frame `socket` receives until none comes for `quiet`.
+async fn drain(socket: &mut Socket, quiet: Duration) -> Vec<RelayFrame> {
+    let mut got = Vec::new();
+    while let Ok(frame) = tokio::time::timeout(quiet, next(socket)).await {
+        got.push(frame);
+    }
+    got
+}
+
+#[test]
+fn test_a_draw_offer_racing_a_move_at_the_other_server_is_judged_once_in_one_order() {
+    // Review of issue 30: both players send at once, each to its own server: white a
+    // move, black a draw offer in the position before it. Each server judges its frame
+    // on its own book; the store numbers them. Whatever the order, every socket on
+    // both servers sees the same messages, numbered without a gap or a repeat, white's
+    // move among them once, and black's offer either among them or answered.
+    let (_pg, target) = postgres();
+    let mut chain = Chain::start_on("multi-draw", 1, Duration::from_millis(20), Some(target));
+    let id = chain.ids[0];
+    let mut g = chain.off_chain(0);
+    let rt = runtime();
+    rt.block_on(async {
+        let a = server_on(&chain.target).await;
+        let b = server_on(&chain.target).await;
+        let (mut white, _) = connect(a.addr, id, "").await;
+        let (mut black, _) = connect(b.addr, id, "").await;
+        let (mut watching_a, _) = connect(a.addr, id, "").await;
+        let (mut watching_b, _) = connect(b.addr, id, "").await;
+        let delegation = frames_of(&g.transcript()).remove(0);
+        send(&mut black, &delegation).await;
+        for socket in [&mut black, &mut white, &mut watching_a, &mut watching_b] {
+            expect_message(socket, 1, &delegation).await;
+        }
+        let mut seq = 1;
+        let (mut offers_stored, mut offers_answered) = (0, 0);
+        for pair in LONG[..12].chunks(2) {
+            let (offer, auth) = g.offer_draw(chessref_core::Color::Black).unwrap();
+            let offer = Frame::DrawOffer(chessref_channel::frame::SignedPosition {
+                game_id: offer.gameId,
+                ply: offer.ply,
+                position: offer.position,
+                by: chessref_channel::transcript::Side::Black,
+                signature: auth.signature,
+                delegation: if auth.delegation.is_some() { 0 } else { -1 },
+            });
+            g.play(Move::from_uci(pair[0]).unwrap(), now()).unwrap();
+            let played = frames_of(&g.transcript()).pop().unwrap();
+            tokio::join!(send(&mut white, &played), send(&mut black, &offer));
+            let quiet = Duration::from_millis(600);
+            let mut seen = Vec::new();
+            let mut answers = Vec::new();
+            for socket in [&mut white, &mut black, &mut watching_a, &mut watching_b] {
+                let mut messages = Vec::new();
+                for frame in drain(socket, quiet).await {
+                    match frame {
+                        RelayFrame::Message {
+                            seq: s, message, ..
+                        } => messages.push((s, message)),
+                        other => answers.push(other),
+                    }
+                }
+                seen.push(messages);
+            }
+            for messages in &seen[1..] {
+                assert_eq!(messages, &seen[0], "the same messages on every socket");
+            }
+            let numbers: Vec<u64> = seen[0].iter().map(|(s, _)| *s).collect();
+            let expected: Vec<u64> = (seq + 1..=seq + numbers.len() as u64).collect();
+            assert_eq!(numbers, expected, "numbered on from {seq}, densely");
+            let frames: Vec<&Frame> = seen[0].iter().map(|(_, f)| f).collect();
+            assert_eq!(frames.iter().filter(|f| **f == &played).count(), 1);
+            let stored = frames.iter().filter(|f| **f == &offer).count();
+            assert_eq!(frames.len(), 1 + stored, "{frames:?}");
+            if stored == 1 {
+                offers_stored += 1;
+                assert!(answers.is_empty(), "{answers:?}");
+            } else {
+                offers_answered += 1;
+                assert!(
+                    matches!(&answers[..], [RelayFrame::Refused { kind, .. }] if kind != "store"),
+                    "black's offer neither stored nor refused for itself: {answers:?}"
+                );
+            }
+            seq += frames.len() as u64;
+            g.receipt(now()).unwrap();
+            seq += 1;
+            let others = &mut [&mut white, &mut watching_a, &mut watching_b];
+            exchange(&mut black, others, &g, seq).await;
+            g.play(Move::from_uci(pair[1]).unwrap(), now()).unwrap();
+            seq += 1;
+            exchange(&mut black, others, &g, seq).await;
+            g.receipt(now()).unwrap();
+            seq += 1;
+            let others = &mut [&mut black, &mut watching_a, &mut watching_b];
+            exchange(&mut white, others, &g, seq).await;
+        }
+        eprintln!("draw offers racing a move: {offers_stored} stored, {offers_answered} refused");
+        let stored = transcript_of(&a, id).await;
+        assert_eq!(transcript_of(&b, id).await, stored);
+        assert_eq!(stored.moves, g.transcript().moves);
+        a.shutdown().await;
+        b.shutdown().await;
+    });
+}
