@@ -28,6 +28,27 @@ fn postgres() -> (TempPostgres, DbTarget) {
     (pg, target)
 }
 
+/// A fresh Postgres, anvil with one joined channel game indexed into it (`name`: its
+/// scratch files), the game's id and both players' seats.
+fn channel_game(name: &str) -> (TempPostgres, Chain, U256, OffChainGame) {
+    let (pg, target) = postgres();
+    let mut chain = Chain::start_on(name, 1, Duration::from_millis(20), Some(target));
+    let id = chain.ids[0];
+    let g = chain.off_chain(0);
+    (pg, chain, id, g)
+}
+
+/// Black's delegation, message 1, sent on `black` and seen there and on every socket of
+/// `others` (on either server).
+async fn delegate(g: &OffChainGame, black: &mut Socket, others: &mut [&mut Socket]) {
+    let delegation = frames_of(&g.transcript()).remove(0);
+    send(black, &delegation).await;
+    expect_message(black, 1, &delegation).await;
+    for socket in others.iter_mut() {
+        expect_message(socket, 1, &delegation).await;
+    }
+}
+
 /// A server on `target` with the default limits.
 async fn server_on(target: &DbTarget) -> TestServer {
     TestServer::start(Config {
@@ -66,10 +87,7 @@ async fn exchange(mover: &mut Socket, others: &mut [&mut Socket], g: &OffChainGa
 
 #[test]
 fn test_two_servers_one_player_on_each_play_to_mate_and_it_settles() {
-    let (_pg, target) = postgres();
-    let mut chain = Chain::start_on("multi-mate", 1, Duration::from_millis(20), Some(target));
-    let id = chain.ids[0];
-    let mut g = chain.off_chain(0);
+    let (_pg, mut chain, id, mut g) = channel_game("multi-mate");
     let rt = runtime();
     rt.block_on(async {
         let a = server_on(&chain.target).await;
@@ -83,11 +101,12 @@ fn test_two_servers_one_player_on_each_play_to_mate_and_it_settles() {
         let events = subscribe(b.addr, &format!("/v1/games/{id}/events"));
 
         // Black's delegation, sent at B, reaches white at A.
-        let delegation = frames_of(&g.transcript()).remove(0);
-        send(&mut black, &delegation).await;
-        for socket in [&mut black, &mut white, &mut watching_a, &mut watching_b] {
-            expect_message(socket, 1, &delegation).await;
-        }
+        delegate(
+            &g,
+            &mut black,
+            &mut [&mut white, &mut watching_a, &mut watching_b],
+        )
+        .await;
         let mut seq = 1;
         let mut slowest = Duration::ZERO;
         for (i, uci) in ["e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"]
@@ -195,10 +214,7 @@ fn test_two_servers_one_player_on_each_play_to_mate_and_it_settles() {
 
 #[test]
 fn test_one_frame_sent_to_both_servers_at_once_is_stored_and_forwarded_once() {
-    let (_pg, target) = postgres();
-    let mut chain = Chain::start_on("multi-race", 1, Duration::from_millis(20), Some(target));
-    let id = chain.ids[0];
-    let mut g = chain.off_chain(0);
+    let (_pg, chain, id, mut g) = channel_game("multi-race");
     let rt = runtime();
     rt.block_on(async {
         let a = server_on(&chain.target).await;
@@ -207,11 +223,12 @@ fn test_one_frame_sent_to_both_servers_at_once_is_stored_and_forwarded_once() {
         let (mut white_b, _) = connect(b.addr, id, "").await;
         let (mut black, _) = connect(b.addr, id, "").await;
         let (mut watching, _) = connect(a.addr, id, "").await;
-        let delegation = frames_of(&g.transcript()).remove(0);
-        send(&mut black, &delegation).await;
-        for socket in [&mut white_a, &mut white_b, &mut black, &mut watching] {
-            expect_message(socket, 1, &delegation).await;
-        }
+        delegate(
+            &g,
+            &mut black,
+            &mut [&mut white_a, &mut white_b, &mut watching],
+        )
+        .await;
         let mut seq = 1;
         // Each of white's moves sent by its two connections at once, one at each server:
         // stored once, seen once by every socket as the same message; the second copy
@@ -317,21 +334,14 @@ fn test_a_postgres_restart_loses_nothing_and_both_servers_forward_again() {
     // Review of issue 30: every session of both servers ends at once (the listener's,
     // the group commit's and the relay's reads): each must open new ones, hear the other
     // again, and neither lose nor repeat a message; and shut down without a panic.
-    let (pg, target) = postgres();
-    let mut chain = Chain::start_on("multi-restart", 1, Duration::from_millis(20), Some(target));
-    let id = chain.ids[0];
-    let mut g = chain.off_chain(0);
+    let (pg, chain, id, mut g) = channel_game("multi-restart");
     let rt = runtime();
     rt.block_on(async {
         let a = server_on(&chain.target).await;
         let b = server_on(&chain.target).await;
         let (mut white, _) = connect(a.addr, id, "").await;
         let (mut black, _) = connect(b.addr, id, "").await;
-        let delegation = frames_of(&g.transcript()).remove(0);
-        send(&mut black, &delegation).await;
-        for socket in [&mut black, &mut white] {
-            expect_message(socket, 1, &delegation).await;
-        }
+        delegate(&g, &mut black, &mut [&mut white]).await;
         g.play(Move::from_uci("e2e4").unwrap(), now()).unwrap();
         exchange(&mut white, &mut [&mut black], &g, 2).await;
 
@@ -371,20 +381,13 @@ fn test_a_flood_of_notices_neither_stalls_a_game_nor_piles_up_tasks() {
     // latest, must not each cost a task and a store read queued on the game's book
     // ahead of its players' frames.
     const NOTICES: usize = 20_000;
-    let (_pg, target) = postgres();
-    let mut chain = Chain::start_on("multi-flood", 1, Duration::from_millis(20), Some(target));
-    let id = chain.ids[0];
-    let mut g = chain.off_chain(0);
+    let (_pg, chain, id, mut g) = channel_game("multi-flood");
     let rt = runtime();
     rt.block_on(async {
         let a = server_on(&chain.target).await;
         let (mut white, _) = connect(a.addr, id, "").await;
         let (mut black, _) = connect(a.addr, id, "").await;
-        let delegation = frames_of(&g.transcript()).remove(0);
-        send(&mut black, &delegation).await;
-        for socket in [&mut black, &mut white] {
-            expect_message(socket, 1, &delegation).await;
-        }
+        delegate(&g, &mut black, &mut [&mut white]).await;
         // The listener is on (it heard the delegation's own notice by now); the flood.
         tokio::task::block_in_place(|| {
             let mut db = chessref_index::db::Database::open(&chain.target, 1)
@@ -482,10 +485,7 @@ fn test_a_room_loaded_while_another_server_stores_misses_nothing() {
     // message. Its notice, come before the room is in the map, names no room: the room
     // must still get that message, not wait for the game's next one.
     const PRELOADED: usize = 50;
-    let (_pg, target) = postgres();
-    let mut chain = Chain::start_on("multi-load", 1, Duration::from_millis(20), Some(target));
-    let id = chain.ids[0];
-    let mut g = chain.off_chain(0);
+    let (_pg, chain, id, mut g) = channel_game("multi-load");
     for uci in LONG {
         g.play(Move::from_uci(uci).unwrap(), now()).unwrap();
         g.receipt(now()).unwrap();
@@ -536,10 +536,7 @@ fn test_a_server_whose_listener_is_cut_off_still_forwards_the_others_messages() 
     // network cut), or cannot be opened again (the database refuses new sessions, its
     // connection slots full) while the relay's own sessions go on: what another server
     // stores meanwhile must still reach this server's sockets, each message once.
-    let (pg, target) = postgres();
-    let mut chain = Chain::start_on("multi-listen", 1, Duration::from_millis(20), Some(target));
-    let id = chain.ids[0];
-    let mut g = chain.off_chain(0);
+    let (pg, chain, id, mut g) = channel_game("multi-listen");
     for uci in &LONG[..8] {
         g.play(Move::from_uci(uci).unwrap(), now()).unwrap();
         g.receipt(now()).unwrap();
@@ -612,10 +609,7 @@ fn test_a_draw_offer_racing_a_move_at_the_other_server_is_judged_once_in_one_ord
     // on its own book; the store numbers them. Whatever the order, every socket on
     // both servers sees the same messages, numbered without a gap or a repeat, white's
     // move among them once, and black's offer either among them or answered.
-    let (_pg, target) = postgres();
-    let mut chain = Chain::start_on("multi-draw", 1, Duration::from_millis(20), Some(target));
-    let id = chain.ids[0];
-    let mut g = chain.off_chain(0);
+    let (_pg, chain, id, mut g) = channel_game("multi-draw");
     let rt = runtime();
     rt.block_on(async {
         let a = server_on(&chain.target).await;
@@ -624,11 +618,12 @@ fn test_a_draw_offer_racing_a_move_at_the_other_server_is_judged_once_in_one_ord
         let (mut black, _) = connect(b.addr, id, "").await;
         let (mut watching_a, _) = connect(a.addr, id, "").await;
         let (mut watching_b, _) = connect(b.addr, id, "").await;
-        let delegation = frames_of(&g.transcript()).remove(0);
-        send(&mut black, &delegation).await;
-        for socket in [&mut black, &mut white, &mut watching_a, &mut watching_b] {
-            expect_message(socket, 1, &delegation).await;
-        }
+        delegate(
+            &g,
+            &mut black,
+            &mut [&mut white, &mut watching_a, &mut watching_b],
+        )
+        .await;
         let mut seq = 1;
         let (mut offers_stored, mut offers_answered) = (0, 0);
         for pair in LONG[..12].chunks(2) {
