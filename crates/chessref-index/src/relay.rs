@@ -1180,6 +1180,25 @@ mod tests {
     }
 
     #[test]
+    fn test_a_store_whose_session_ended_drops_on_an_async_worker_without_a_panic() {
+        // Review of issue 30: a pooled client whose session ended (a server restart) is
+        // closed by the pool when it goes back, with the sync client's blocking close,
+        // which panics on a thread driving async tasks (a server's relay dropped there).
+        let pg = chessref_pgtest::TempPostgres::start().unwrap();
+        let target: DbTarget = pg.url().parse().unwrap();
+        let mut store = relay_store(&target);
+        pg.restart().unwrap();
+        // The session ended; a read finds out.
+        assert!(store.messages(U256::from(1), 0).is_err(), "a session ended");
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .unwrap();
+        rt.block_on(async move { tokio::spawn(async move { drop(store) }).await })
+            .expect("the store dropped on a worker without a panic");
+    }
+
+    #[test]
     fn test_an_index_rebuilt_under_the_relay_takes_none_of_its_messages() {
         // Review of issue 30: the index deleted and built again (chessref index's own
         // advice when its file goes) under a running relay. SQLite goes on writing the

@@ -251,6 +251,20 @@ impl TempPostgres {
         })
     }
 
+    /// Restarts the server on the same port and data (`pg_ctl restart`, fast mode):
+    /// every session ends, as when a database server restarts under its clients.
+    pub fn restart(&self) -> Result<()> {
+        run(self
+            .server_command("pg_ctl")
+            .arg("-D")
+            .arg(self.data())
+            .arg("-l")
+            .arg(self.log())
+            .args(["-m", "fast", "-w", "-t", "60", "-s", "-o"])
+            .arg(format!("-p {}", self.port))
+            .arg("restart"))
+    }
+
     /// Stops the server at once (no checkpoint: the data is thrown away), killing the
     /// postmaster if `pg_ctl` cannot.
     fn stop(&self) {
