@@ -140,6 +140,12 @@ impl TempPostgres {
         Ok(self.url_of(name))
     }
 
+    /// The path of this server's program `name`, of its version: a client such as
+    /// `pg_dump`, `pg_restore` or `psql` (`pg_dump` refuses a server newer than itself).
+    pub fn program(&self, name: &str) -> PathBuf {
+        self.bin.join(name)
+    }
+
     /// The loopback TCP port the server listens on.
     pub fn port(&self) -> u16 {
         self.port
@@ -243,6 +249,20 @@ impl TempPostgres {
             }
             other => other,
         })
+    }
+
+    /// Restarts the server on the same port and data (`pg_ctl restart`, fast mode):
+    /// every session ends, as when a database server restarts under its clients.
+    pub fn restart(&self) -> Result<()> {
+        run(self
+            .server_command("pg_ctl")
+            .arg("-D")
+            .arg(self.data())
+            .arg("-l")
+            .arg(self.log())
+            .args(["-m", "fast", "-w", "-t", "60", "-s", "-o"])
+            .arg(format!("-p {}", self.port))
+            .arg("restart"))
     }
 
     /// Stops the server at once (no checkpoint: the data is thrown away), killing the

@@ -27,7 +27,7 @@
 //! messages as they are stored.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -193,8 +193,9 @@ const LISTEN_WAIT: Duration = Duration::from_millis(500);
 
 /// The listener thread of a relay on Postgres: one session listening for the other
 /// relays' commits, each notice passed to `notices`; `None` after each (re)connection:
-/// whatever was stored while nobody here listened. A lost session is opened again
-/// every second. Ends once `relay` (the relay's life) is gone.
+/// whatever was stored while nobody here listened, and every second while no session
+/// opens. A lost session is opened again every second. Ends once `relay` (the relay's
+/// life) is gone.
 fn listen(
     pg: PgTarget,
     notices: tokio::sync::mpsc::UnboundedSender<Option<RelayNotice>>,
@@ -211,9 +212,15 @@ fn listen(
                     Err(e) => {
                         if !said {
                             eprintln!(
-                                "chessref serve: the relay does not hear the other servers'                                  relays ({e}); trying again every second"
+                                "chessref serve: the relay does not hear the other servers' \
+                                 relays ({e}); trying again, and reading its games every second meanwhile"
                             );
                             said = true;
+                        }
+                        // Meanwhile every room is read each second: slower than a
+                        // notice, but nothing waits for the game's next frame here.
+                        if notices.send(None).is_err() {
+                            return;
                         }
                         std::thread::sleep(Duration::from_secs(1));
                         continue;
@@ -290,6 +297,10 @@ struct Room {
     /// The book holds a frame the store does not (a failed write whose read-back failed
     /// too): it is read back from the store before the next frame.
     behind: AtomicBool,
+    /// The highest message number the other relays' notices named that no catch-up has
+    /// read yet (`u64::MAX`: unknown, after the listener reconnected; 0: none). Not 0
+    /// while a catch-up of the room is queued: each notice does not queue one more.
+    noticed: AtomicU64,
     /// Every accepted message as sent (`message` frames), message 1 first.
     sent: Mutex<Vec<Sent>>,
     tx: broadcast::Sender<Sent>,
@@ -373,23 +384,37 @@ impl Relay {
         }
     }
 
-    /// Runs `f` on the relay's connection to the index (opened on first use), off the
-    /// async threads.
+    /// Runs `f` (a read) on the relay's connection to the index (opened on first use),
+    /// off the async threads.
     async fn with_store<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&mut RelayStore) -> chessref_index::Result<T> + Send + 'static,
+        f: impl Fn(&mut RelayStore) -> chessref_index::Result<T> + Send + 'static,
     ) -> Result<T, ApiError> {
         let store = self.store.clone();
         let target = self.target.clone();
         tokio::task::spawn_blocking(move || {
             let mut guard = store.lock().unwrap_or_else(|e| e.into_inner());
-            if guard.is_none() {
-                *guard = Some(RelayStore::open_target(&target)?);
+            loop {
+                let fresh = guard.is_none();
+                if fresh {
+                    *guard = Some(RelayStore::open_target(&target)?);
+                }
+                let store = guard.as_mut().expect("opened above");
+                // Rooms are read from, and judged against, the file first opened only.
+                store.check_file()?;
+                let done = f(store);
+                // A SQLite connection is kept, so that one whose file was replaced goes
+                // on refusing. A Postgres session that failed may have ended (a server
+                // restart): it is dropped, and a read that failed on a session kept
+                // from before is made again on a new one.
+                if done.is_ok() || !matches!(target, DbTarget::Postgres(_)) {
+                    return done;
+                }
+                *guard = None;
+                if fresh {
+                    return done;
+                }
             }
-            let store = guard.as_mut().expect("opened above");
-            // Rooms are read from, and judged against, the file first opened only.
-            store.check_file()?;
-            f(store)
         })
         .await
         .map_err(|e| ApiError::Internal(format!("relay task failed: {e}")))?
@@ -495,33 +520,64 @@ impl Relay {
             .into_iter()
             .map(|(message, frame)| Sent::of(message.seq, message.received_at, frame))
             .collect();
-        let mut rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
         // Another connection may have loaded it meanwhile: keep the first.
-        let room = rooms.entry(id).or_insert_with(|| {
-            Arc::new(Room {
-                book: tokio::sync::Mutex::new(book),
-                record: Mutex::new((Ok(game), stamp)),
-                behind: AtomicBool::new(false),
-                sent: Mutex::new(sent),
-                tx: broadcast::channel(BACKLOG).0,
-                connections: AtomicUsize::new(0),
-            })
-        });
-        Ok(room.clone())
+        let mut loaded = false;
+        let room = {
+            let mut rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
+            rooms
+                .entry(id)
+                .or_insert_with(|| {
+                    loaded = true;
+                    Arc::new(Room {
+                        book: tokio::sync::Mutex::new(book),
+                        record: Mutex::new((Ok(game), stamp)),
+                        behind: AtomicBool::new(false),
+                        noticed: AtomicU64::new(0),
+                        sent: Mutex::new(sent),
+                        tx: broadcast::channel(BACKLOG).0,
+                        connections: AtomicUsize::new(0),
+                    })
+                })
+                .clone()
+        };
+        if loaded {
+            // Another relay's notice that came between the read and now named no room
+            // here: what it stored is read once the room is in the map.
+            self.shared_tail(id, &room).await;
+        }
+        Ok(room)
     }
 
-    /// Brings game `id`'s `room` up to what the store holds (another relay stored
-    /// messages up to `seen`, or, `None`, maybe some while this relay did not listen):
-    /// the messages after the room's latest are read, checked into its book as the
-    /// restarted relay checks them, and sent to its subscribers.
-    async fn catch_up(&self, id: U256, room: &Room, seen: Option<u64>) {
+    /// Brings game `id`'s `room` up to whatever the store holds: the messages after the
+    /// room's latest are read, checked into its book as the restarted relay checks
+    /// them, and sent to its subscribers.
+    async fn catch_up(&self, id: U256, room: &Room) {
         let mut book = room.book.lock().await;
+        self.bring_up(id, room, &mut book, u64::MAX, None).await;
+    }
+
+    /// [`catch_up`](Self::catch_up) with `room`'s `book` locked, up to message `seen`
+    /// (`u64::MAX`: whatever the store holds), starting from `read`, the messages read
+    /// for it already if any.
+    async fn bring_up(
+        &self,
+        id: U256,
+        room: &Room,
+        book: &mut Book,
+        seen: u64,
+        read: Option<Vec<StoredMessage>>,
+    ) {
         if room.behind.load(Ordering::SeqCst) {
-            let _ = self.read_back(id, room, &mut book).await;
+            let _ = self.read_back(id, room, book).await;
+            return;
+        }
+        if let Some(messages) = read
+            && !self.take_in(id, room, book, messages).await
+        {
             return;
         }
         let after = book.frames().len() as u64;
-        if seen.is_some_and(|seen| seen <= after) {
+        if seen <= after {
             return;
         }
         let Ok(messages) = self.with_store(move |s| s.messages(id, after)).await else {
@@ -529,24 +585,105 @@ impl Relay {
             room.behind.store(true, Ordering::SeqCst);
             return;
         };
+        self.take_in(id, room, book, messages).await;
+    }
+
+    /// Checks `messages` (the store's, of game `id`, oldest first) after the latest of
+    /// `room`'s locked `book` into it, and sends them to its subscribers; those it holds
+    /// already are passed over. A message that does not follow, or does not verify, means
+    /// the store and the book disagree: the store decides, and the game is read back.
+    async fn take_in(
+        &self,
+        id: U256,
+        room: &Room,
+        book: &mut Book,
+        messages: Vec<StoredMessage>,
+    ) -> bool {
         let mut held = Vec::with_capacity(messages.len());
         for message in messages {
+            let latest = book.frames().len() as u64;
+            if message.seq <= latest {
+                continue;
+            }
             let checked = serde_json::from_str::<Frame>(&message.body)
                 .ok()
                 .filter(|frame| {
-                    matches!(book.accept(frame.clone(), message.received_at),
-                        Ok(Accepted::New(seq)) if seq == message.seq)
+                    message.seq == latest + 1
+                        && matches!(book.accept(frame.clone(), message.received_at),
+                            Ok(Accepted::New(seq)) if seq == message.seq)
                 });
             match checked {
                 Some(frame) => held.push((message, frame)),
                 None => {
-                    // The store and the book disagree: the store decides.
-                    let _ = self.read_back(id, room, &mut book).await;
-                    return;
+                    room.publish(held);
+                    let _ = self.read_back(id, room, book).await;
+                    return false;
                 }
             }
         }
         room.publish(held);
+        true
+    }
+
+    /// Brings up to date the rooms `notices` name (one read of the store for them all:
+    /// a busy database sends a notice per game per commit), each room's messages then
+    /// taken in by a task of its own (a room whose book is locked by a frame in flight
+    /// holds no other); a `None` (the listener was away) reads every room again. One
+    /// catch-up at most is queued per room, whatever the number of notices (anyone who
+    /// may connect to the database may send them).
+    fn noticed(self: &Arc<Self>, notices: Vec<Option<RelayNotice>>) {
+        let everything = notices.iter().any(Option::is_none);
+        let mut named: HashMap<U256, u64> = HashMap::new();
+        for notice in notices.into_iter().flatten() {
+            let seq = named.entry(notice.game).or_insert(0);
+            *seq = (*seq).max(notice.seq);
+        }
+        let mut wanted: Vec<(U256, u64, Arc<Room>)> = Vec::new();
+        {
+            let rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
+            for (id, room) in rooms.iter() {
+                let seen = match (everything, named.get(id)) {
+                    (true, _) => u64::MAX,
+                    (false, Some(&seq)) => seq,
+                    (false, None) => continue,
+                };
+                let latest = room.latest();
+                if seen <= latest {
+                    continue;
+                }
+                if room.noticed.fetch_max(seen, Ordering::SeqCst) != 0 {
+                    // A catch-up is queued: it reads this notice's messages too.
+                    continue;
+                }
+                wanted.push((*id, latest, room.clone()));
+            }
+        }
+        if wanted.is_empty() {
+            return;
+        }
+        let relay = self.clone();
+        tokio::spawn(async move {
+            let after: Vec<(U256, u64)> = wanted.iter().map(|(id, seq, _)| (*id, *seq)).collect();
+            // Failed: each room reads on its own (marked behind should that fail too).
+            let mut tails = relay
+                .with_store(move |s| s.messages_after(&after))
+                .await
+                .ok();
+            for (id, _, room) in wanted {
+                // Nothing after the room's latest when it was read: an empty tail.
+                let read = tails
+                    .as_mut()
+                    .map(|tails| tails.remove(&id).unwrap_or_default());
+                let relay = relay.clone();
+                tokio::spawn(async move {
+                    let mut book = room.book.lock().await;
+                    let seen = room.noticed.swap(0, Ordering::SeqCst);
+                    relay.bring_up(id, &room, &mut book, seen, read).await;
+                    drop(book);
+                    relay.release(id, &room);
+                });
+            }
+        });
     }
 
     /// On a Postgres index, brings game `id`'s `room` up to what the other relays stored
@@ -554,7 +691,7 @@ impl Relay {
     /// a read of the whole game, as a transcript, must not miss the latest).
     async fn shared_tail(&self, id: U256, room: &Room) {
         if matches!(self.target, DbTarget::Postgres(_)) {
-            self.catch_up(id, room, None).await;
+            self.catch_up(id, room).await;
         }
     }
 
@@ -582,35 +719,15 @@ impl Relay {
                     let Some(relay) = relay.upgrade() else {
                         return;
                     };
-                    relay.noticed(notice);
+                    // With whatever else came meanwhile: one read for them all.
+                    let mut notices = vec![notice];
+                    while let Ok(more) = noticed.try_recv() {
+                        notices.push(more);
+                    }
+                    relay.noticed(notices);
                 }
             });
         });
-    }
-
-    /// Brings the room `notice` names up to date (`None`: every room), each in a task
-    /// of its own: a slow store read of one game holds no other.
-    fn noticed(self: &Arc<Self>, notice: Option<RelayNotice>) {
-        let rooms: Vec<(U256, Arc<Room>)> = {
-            let rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
-            match notice {
-                Some(notice) => rooms
-                    .get(&notice.game)
-                    .filter(|room| room.latest() < notice.seq)
-                    .map(|room| vec![(notice.game, room.clone())])
-                    .unwrap_or_default(),
-                None => rooms.iter().map(|(id, room)| (*id, room.clone())).collect(),
-            }
-        };
-        for (id, room) in rooms {
-            let relay = self.clone();
-            tokio::spawn(async move {
-                relay
-                    .catch_up(id, &room, notice.map(|notice| notice.seq))
-                    .await;
-                relay.release(id, &room);
-            });
-        }
     }
 
     /// The book of game `id`'s `room`, locked, as the store holds it: a book a failed
@@ -672,7 +789,8 @@ impl Relay {
                         return refused(
                             "store",
                             format!(
-                                "another relay stored message {stored} first, and it does                                  not read back: {e}"
+                                "another relay stored message {stored} first, and it does \
+                                 not read back: {e}"
                             ),
                         );
                     }
@@ -682,7 +800,8 @@ impl Relay {
                     return refused(
                         "store",
                         format!(
-                            "other relays stored this game's next message first {} times                              (up to message {stored}): not stored, not forwarded; send it again",
+                            "other relays stored this game's next message first {} times \
+                             (up to message {stored}): not stored, not forwarded; send it again",
                             OVERTAKEN + 1
                         ),
                     );

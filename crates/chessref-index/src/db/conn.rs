@@ -41,14 +41,14 @@ impl r2d2::HandleError<postgres::Error> for LastError {
 
 /// A Postgres client: one of the pool's, or a session of its own (`None` once dropped).
 enum PgClient {
-    Pooled(PgPooled),
+    Pooled(Option<PgPooled>),
     Own(Option<postgres::Client>),
 }
 
 impl PgClient {
     fn get(&mut self) -> &mut postgres::Client {
         match self {
-            PgClient::Pooled(c) => c,
+            PgClient::Pooled(c) => c.as_mut().expect("a client is taken only by its drop"),
             PgClient::Own(c) => c.as_mut().expect("a session is taken only by its drop"),
         }
     }
@@ -56,11 +56,19 @@ impl PgClient {
 
 impl Drop for PgClient {
     fn drop(&mut self) {
-        // A pooled client goes back to its pool, which never blocks; a session closes.
-        if let PgClient::Own(client) = self
-            && let Some(client) = client.take()
-        {
-            close_off_async(client);
+        // A pooled client goes back to its pool, which never blocks, unless its session
+        // ended (a server restart): the pool then closes it on the spot. A session closes.
+        match self {
+            PgClient::Pooled(client) => {
+                if let Some(client) = client.take_if(|c| c.is_closed()) {
+                    close_off_async(client);
+                }
+            }
+            PgClient::Own(client) => {
+                if let Some(client) = client.take() {
+                    close_off_async(client);
+                }
+            }
         }
     }
 }
@@ -300,7 +308,7 @@ impl Database {
                 Ok(Conn {
                     name: target.shown().to_owned(),
                     inner: ConnInner::Postgres {
-                        client: Box::new(PgClient::Pooled(client)),
+                        client: Box::new(PgClient::Pooled(Some(client))),
                         statements: HashMap::new(),
                         _pool: Some(pool.clone()),
                     },
