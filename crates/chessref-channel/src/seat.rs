@@ -715,14 +715,20 @@ impl ChannelSeat {
         self.sign_result(result, now)
     }
 
+    /// The frames of the player's transcript that a relay holding `relayed` lacks, in
+    /// order (none: the relay holds the whole game as the player does).
+    pub fn unrelayed(&self, relayed: &[Frame]) -> Vec<Frame> {
+        crate::book::frames_of(self.transcript())
+            .into_iter()
+            .filter(|f| !relayed.contains(f))
+            .collect()
+    }
+
     /// After (re)connecting to a relay that holds `relayed`: what it lacks of the
     /// player's transcript (the player's delegation first), the receipt the player
     /// owes, and its agreement to a decided board.
     pub fn resync(&mut self, relayed: &[Frame], now: u64) -> Result<Vec<Frame>, ChannelSeatError> {
-        let mut missing: Vec<Frame> = crate::book::frames_of(self.transcript())
-            .into_iter()
-            .filter(|f| !relayed.contains(f))
-            .collect();
+        let mut missing = self.unrelayed(relayed);
         if let Ok(d) = self.delegation(now)
             && !relayed.contains(&d)
             && !missing.contains(&d)
@@ -730,6 +736,26 @@ impl ChannelSeat {
             missing.insert(0, d);
         }
         missing.extend(self.receipt(now)?);
+        // The player's signatures of the latest position that no transcript holds yet (its
+        // result half, its draw offer) are signed once: a relay that died before keeping
+        // one would leave the opponent without it for good (issue 30: a mate the mover
+        // settled that its opponent never saw end).
+        if self.book.ended().is_none() {
+            let (me, ply) = (Side::of(self.colour), self.last().ply);
+            let pending: Vec<Frame> = self
+                .book
+                .frames()
+                .iter()
+                .filter(|f| match f {
+                    Frame::Result(h) => (h.by, h.ply) == (me, ply),
+                    Frame::DrawOffer(o) => (o.by, o.ply) == (me, ply),
+                    _ => false,
+                })
+                .filter(|f| !relayed.contains(f))
+                .cloned()
+                .collect();
+            missing.extend(pending);
+        }
         missing.extend(self.agree_to_the_board(now)?);
         Ok(missing)
     }
@@ -1338,5 +1364,41 @@ pub(crate) mod tests {
         let mut relayed = frames;
         relayed.extend(sent);
         assert_eq!(black.resync(&relayed, T0 + 2).expect("signing"), []);
+    }
+
+    #[test]
+    fn test_resync_sends_the_players_result_half_and_draw_offer_the_relay_lacks() {
+        let (mut white, mut black) = seats();
+        let mut relayed = Vec::new();
+        for (i, san) in ["f3", "e5", "g4"].iter().enumerate() {
+            let at = T0 + i as u64;
+            let (mover, other) = if i % 2 == 0 {
+                (&mut white, &mut black)
+            } else {
+                (&mut black, &mut white)
+            };
+            let frames = mover.play(san, at).expect("legal");
+            relayed.extend(frames.clone());
+            let mut answers = Vec::new();
+            for frame in frames {
+                let received = other.receive(frame, at).expect("valid");
+                answers.extend(other.answer(&received, at).expect("signing"));
+            }
+            relayed.extend(answers.clone());
+            deliver(mover, answers, at);
+        }
+        // White offers a draw; the relay dies before it keeps the offer.
+        let offer = white.offer_draw(T0 + 3).expect("signing");
+        let sent = white.resync(&relayed, T0 + 4).expect("signing");
+        assert_eq!(sent, offer, "the offer again");
+        // Black mates and signs the result; the relay keeps the move, not the half.
+        let mate = black.play("Qh4#", T0 + 5).expect("legal");
+        let half = black.agree_to_the_board(T0 + 5).expect("signing");
+        assert!(matches!(half[..], [Frame::Result(_)]), "{half:?}");
+        relayed.extend(mate);
+        let sent = black.resync(&relayed, T0 + 6).expect("signing");
+        assert_eq!(sent, half, "the half again");
+        relayed.extend(sent);
+        assert_eq!(black.resync(&relayed, T0 + 7).expect("signing"), []);
     }
 }

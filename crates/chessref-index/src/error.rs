@@ -111,6 +111,15 @@ pub enum IndexError {
         /// The game's latest stored number (at least).
         stored: u64,
     },
+    /// A backup could not be made at `to` (`chessref index backup`): nothing is left
+    /// there.
+    #[error("backup to {to}: {why}")]
+    Backup {
+        /// The backup's file.
+        to: String,
+        /// What went wrong.
+        why: String,
+    },
     /// The chain failed or could not be reached.
     #[error(transparent)]
     Chain(#[from] ChainError),

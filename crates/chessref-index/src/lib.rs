@@ -8,6 +8,7 @@
 //! Glicko-2 ratings from the final ended games and keeps them in a table the indexer's
 //! writes update.
 
+pub mod backup;
 pub mod db;
 pub mod derive;
 mod error;

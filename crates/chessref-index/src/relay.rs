@@ -64,6 +64,14 @@ pub struct RecordStamp {
     last: Option<(i64, i64, [u8; 32])>,
 }
 
+impl RecordStamp {
+    /// The stamp of a game the index holds no log of.
+    const NONE: RecordStamp = RecordStamp {
+        logs: 0,
+        last: None,
+    };
+}
+
 /// The record of a game the relay holds, as read at a stamp (`Err`: why it has no
 /// channel).
 pub type Record = std::result::Result<RelayGame, NotRelayed>;
@@ -107,8 +115,12 @@ pub enum Written {
 /// class ([`crate::db::advisory::LOCK_CLASS`]).
 pub const GAME_LOCK_CLASS: i64 = 0x7265_6c61;
 
-/// The savepoint each message of a group commit is written under.
+/// The savepoint each message of a group commit is written under, when the batch's
+/// statements failed.
 const MESSAGE_SAVEPOINT: &str = "relay_message";
+
+/// The savepoint a group commit's batch is written under.
+const BATCH_SAVEPOINT: &str = "relay_batch";
 
 /// The index database opened by the relay: its own tables read and written, the
 /// indexer's read.
@@ -262,6 +274,60 @@ impl RelayStore {
         Ok(rows)
     }
 
+    /// The messages of each game of `after` after its number, oldest first, in one
+    /// read (a relay bringing many rooms up to date at once).
+    pub fn messages_after(
+        &mut self,
+        after: &[(U256, u64)],
+    ) -> Result<std::collections::HashMap<U256, Vec<StoredMessage>>> {
+        let mut tails: std::collections::HashMap<U256, Vec<StoredMessage>> =
+            std::collections::HashMap::new();
+        let mut wanted: Vec<(String, i64)> = Vec::with_capacity(after.len());
+        for &(id, seq) in after {
+            wanted.push((id.to_string(), sql_int(seq, "seq")?));
+        }
+        // Padded to a power of two with its first pair (a few statement texts for any
+        // number of games; a pair twice matches its rows once).
+        let padded = wanted.len().max(1).next_power_of_two();
+        if let Some(first) = wanted.first().cloned() {
+            wanted.resize(padded, first);
+        } else {
+            return Ok(tails);
+        }
+        let clauses = (0..padded)
+            .map(|i| format!("(game_id = ?{} AND seq > ?{})", 2 * i + 1, 2 * i + 2))
+            .collect::<Vec<_>>()
+            .join(" OR ");
+        let mut params: Vec<&dyn crate::db::Param> = Vec::with_capacity(2 * padded);
+        for (id, seq) in &wanted {
+            params.push(id);
+            params.push(seq);
+        }
+        let rows = self.conn.query(
+            &format!(
+                "SELECT game_id, seq, received_at, body FROM relay_messages
+                 WHERE {clauses} ORDER BY game_id, seq"
+            ),
+            &params,
+            "reading relay messages of several games",
+            |row| {
+                Ok((
+                    row.get::<String>(0)?,
+                    StoredMessage {
+                        seq: row.get::<i64>(1)? as u64,
+                        received_at: row.get::<i64>(2)? as u64,
+                        body: row.get(3)?,
+                    },
+                ))
+            },
+        )?;
+        for (id, message) in rows {
+            let game = stored_id(&id)?;
+            tails.entry(game).or_default().push(message);
+        }
+        Ok(tails)
+    }
+
     /// Stores message `seq` of game `id`, alone and unchecked against the game's record
     /// (tools and tests; the relay stores with [`append_batch`](Self::append_batch)): it
     /// must be the next number ([`IndexError::RelaySeq`] if not).
@@ -305,39 +371,36 @@ impl RelayStore {
         let path = self.path.clone();
         let mut tx = self.conn.transaction()?;
         lock_games(&mut tx, batch.iter().map(|m| m.game))?;
-        let mut answers = Vec::with_capacity(batch.len());
-        for m in batch {
-            // A savepoint each: a message that fails leaves nothing of itself behind
-            // (and on Postgres, where a failed statement stops the transaction, rolling
-            // back to it lets the next message go on).
-            tx.batch(
-                &format!("SAVEPOINT {MESSAGE_SAVEPOINT}"),
-                "starting a relay message",
-            )?;
-            let written = write_one(&mut tx, m);
-            let end = if matches!(written, Ok(Written::Stored(_))) {
-                format!("RELEASE {MESSAGE_SAVEPOINT}")
-            } else {
-                format!("ROLLBACK TO {MESSAGE_SAVEPOINT}; RELEASE {MESSAGE_SAVEPOINT}")
-            };
-            // The savepoint gone means the whole transaction was rolled back (SQLite
-            // does on a full disk or an I/O error, and RAISE(ROLLBACK)), taking every
-            // message before this one with it; a Postgres session that died the same:
-            // none of the batch is stored, whatever was answered so far, and nothing
-            // after it may start a transaction of its own.
-            if let Err(e) = tx.batch(&end, "ending a relay message") {
-                let why = match &written {
-                    Err(w) => w.to_string(),
-                    Ok(_) => "the write".to_owned(),
-                };
-                return Err(IndexError::Invariant(format!(
-                    "{path}: the relay's group commit was rolled back by {why}: nothing of \
-                     it is stored ({})",
-                    e.detail
-                )));
+        // The whole batch judged on two reads and stored by a few statements: a round
+        // trip a message was the Postgres relay's bound (about 3,000 messages a second).
+        // Should a statement fail (a trigger, a CHECK), the batch is written again a
+        // message at a time, each under its savepoint, so that it alone is left out.
+        tx.batch(
+            &format!("SAVEPOINT {BATCH_SAVEPOINT}"),
+            "starting a relay batch",
+        )?;
+        let answers = match judge_and_insert(&mut tx, batch) {
+            Ok(answers) => {
+                tx.batch(
+                    &format!("RELEASE {BATCH_SAVEPOINT}"),
+                    "ending a relay batch",
+                )?;
+                answers
             }
-            answers.push(written.unwrap_or_else(Written::Failed));
-        }
+            Err(failed) => {
+                if let Err(e) = tx.batch(
+                    &format!("ROLLBACK TO {BATCH_SAVEPOINT}; RELEASE {BATCH_SAVEPOINT}"),
+                    "ending a relay batch",
+                ) {
+                    return Err(IndexError::Invariant(format!(
+                        "{path}: the relay's group commit was rolled back by {failed}: nothing \
+                         of it is stored ({})",
+                        e.detail
+                    )));
+                }
+                one_by_one(&mut tx, batch, &path)?
+            }
+        };
         let stored: Vec<(U256, u64)> = batch
             .iter()
             .zip(&answers)
@@ -387,12 +450,7 @@ impl RelayStore {
             "listing relay games",
             |row| row.get::<String>(0),
         )?;
-        ids.into_iter()
-            .map(|id| {
-                U256::from_str_radix(&id, 10)
-                    .map_err(|e| IndexError::Invariant(format!("stored game id {id:?}: {e}")))
-            })
-            .collect()
+        ids.iter().map(|id| stored_id(id)).collect()
     }
 }
 
@@ -557,38 +615,7 @@ fn game(db: &mut impl Sql, id: U256) -> Result<Record> {
 /// The stamp of game `id`'s record: how many logs the index holds of it and where the
 /// latest is, with its block's hash (an index seek, not a read of the logs).
 fn stamp(db: &mut impl Sql, id: U256) -> Result<RecordStamp> {
-    let key = id.to_string();
-    let logs: i64 = db.query_one(
-        "SELECT count(*) FROM logs WHERE game_id = ?1",
-        &[&key],
-        "counting a game's logs",
-        |row| row.get(0),
-    )?;
-    let last = db.query_opt(
-        "SELECT block_number, log_index, block_hash FROM logs WHERE game_id = ?1
-         ORDER BY block_number DESC, log_index DESC LIMIT 1",
-        &[&key],
-        "reading a game's latest log",
-        |row| {
-            Ok((
-                row.get::<i64>(0)?,
-                row.get::<i64>(1)?,
-                row.get::<Vec<u8>>(2)?,
-            ))
-        },
-    )?;
-    let last = last
-        .map(|(block, index, hash)| {
-            let hash: [u8; 32] = hash.try_into().map_err(|_| {
-                IndexError::Invariant(format!(
-                    "{}: log {block}:{index} has a torn block hash",
-                    db.db_name()
-                ))
-            })?;
-            Ok::<_, IndexError>((block, index, hash))
-        })
-        .transpose()?;
-    Ok(RecordStamp { logs, last })
+    Ok(stamps(db, &[id])?.remove(&id).unwrap_or(RecordStamp::NONE))
 }
 
 /// One row of `relay_messages`.
@@ -647,19 +674,11 @@ fn insert(tx: &mut Tx<'_>, row: Row<'_>) -> Result<()> {
 /// One message of a group commit inside `tx`: its game's record checked (read again
 /// if its stamp moved), then stored.
 fn write_one(tx: &mut Tx<'_>, m: &NewMessage) -> Result<Written> {
-    let (checked, at) = &m.checked;
     let now = stamp(tx, m.game)?;
-    let mut fresh = None;
-    if now != *at {
-        let record = game(tx, m.game)?;
-        let takes = matches!(&record, Ok(g) if g.off_chain && g.domain == checked.domain && g.game == checked.game);
-        if !takes {
-            return Ok(Written::Moved(record, now));
-        }
-        fresh = Some((record, now));
-    } else if !checked.off_chain {
-        return Ok(Written::Moved(Ok(checked.clone()), now));
-    }
+    let fresh = match judged(tx, m, now)? {
+        Ok(fresh) => fresh,
+        Err(moved) => return Ok(moved),
+    };
     let row = Row {
         id: m.game,
         seq: m.seq,
@@ -670,6 +689,267 @@ fn write_one(tx: &mut Tx<'_>, m: &NewMessage) -> Result<Written> {
     };
     insert(tx, row)?;
     Ok(Written::Stored(fresh))
+}
+
+/// `batch` judged on its games' stamps and stored numbers as `tx` reads them, each
+/// message as [`write_one`] would, and the ones it takes inserted together. `Err`: a
+/// statement failed, and `tx` must be rolled back to before it.
+fn judge_and_insert(tx: &mut Tx<'_>, batch: &[NewMessage]) -> Result<Vec<Written>> {
+    let games: Vec<U256> = batch.iter().map(|m| m.game).collect();
+    let stamps = stamps(tx, &games)?;
+    let mut latest = latest_numbers(tx, &games)?;
+    let mut answers = Vec::with_capacity(batch.len());
+    let mut rows = Vec::with_capacity(batch.len());
+    for m in batch {
+        let now = stamps.get(&m.game).copied().unwrap_or(RecordStamp::NONE);
+        let written = match judged(tx, m, now)? {
+            Ok(fresh) => {
+                let stored = latest.entry(m.game).or_insert(0);
+                if *stored + 1 == m.seq {
+                    *stored = m.seq;
+                    rows.push(Row {
+                        id: m.game,
+                        seq: m.seq,
+                        kind: m.kind,
+                        ply: m.ply,
+                        received_at: m.received_at,
+                        body: &m.body,
+                    });
+                    Written::Stored(fresh)
+                } else {
+                    Written::Failed(IndexError::RelaySeq {
+                        db: tx.db_name().to_owned(),
+                        game: m.game.to_string(),
+                        seq: m.seq,
+                        stored: *stored,
+                    })
+                }
+            }
+            Err(moved) => moved,
+        };
+        answers.push(written);
+    }
+    insert_rows(tx, &rows)?;
+    Ok(answers)
+}
+
+/// `batch` written a message at a time, each under its savepoint: one whose statement
+/// fails is left out alone (`Written::Failed`). `Err`: the transaction itself was rolled
+/// back (SQLite does on a full disk, an I/O error, and RAISE(ROLLBACK); a Postgres
+/// session that died the same): none of the batch is stored, and nothing after may
+/// start a transaction of its own.
+fn one_by_one(tx: &mut Tx<'_>, batch: &[NewMessage], path: &str) -> Result<Vec<Written>> {
+    let mut answers = Vec::with_capacity(batch.len());
+    for m in batch {
+        // On Postgres, where a failed statement stops the transaction, rolling back to
+        // the savepoint lets the next message go on.
+        tx.batch(
+            &format!("SAVEPOINT {MESSAGE_SAVEPOINT}"),
+            "starting a relay message",
+        )?;
+        let written = write_one(tx, m);
+        let end = if matches!(written, Ok(Written::Stored(_))) {
+            format!("RELEASE {MESSAGE_SAVEPOINT}")
+        } else {
+            format!("ROLLBACK TO {MESSAGE_SAVEPOINT}; RELEASE {MESSAGE_SAVEPOINT}")
+        };
+        if let Err(e) = tx.batch(&end, "ending a relay message") {
+            let why = match &written {
+                Err(w) => w.to_string(),
+                Ok(_) => "the write".to_owned(),
+            };
+            return Err(IndexError::Invariant(format!(
+                "{path}: the relay's group commit was rolled back by {why}: nothing of it is \
+                 stored ({})",
+                e.detail
+            )));
+        }
+        answers.push(written.unwrap_or_else(Written::Failed));
+    }
+    Ok(answers)
+}
+
+/// Whether message `m` is still taken by its game's record, whose stamp is `now`:
+/// `Ok(fresh)` (with the record read again if the stamp moved), or `Err`, the answer
+/// that it is not ([`Written::Moved`]).
+fn judged(
+    tx: &mut Tx<'_>,
+    m: &NewMessage,
+    now: RecordStamp,
+) -> Result<std::result::Result<Option<(Record, RecordStamp)>, Written>> {
+    let (checked, at) = &m.checked;
+    if now != *at {
+        let record = game(tx, m.game)?;
+        let takes = matches!(&record, Ok(g) if g.off_chain && g.domain == checked.domain && g.game == checked.game);
+        if !takes {
+            return Ok(Err(Written::Moved(record, now)));
+        }
+        return Ok(Ok(Some((record, now))));
+    }
+    if !checked.off_chain {
+        return Ok(Err(Written::Moved(Ok(checked.clone()), now)));
+    }
+    Ok(Ok(None))
+}
+
+/// Rows inserted by one statement at most, and the sizes statements are cut to (each
+/// size one statement text: Postgres prepares each text once per connection).
+const INSERT_SIZES: [usize; 5] = [256, 64, 16, 4, 1];
+
+/// Inserts `rows`, a few statements of many rows each.
+fn insert_rows(tx: &mut Tx<'_>, rows: &[Row<'_>]) -> Result<()> {
+    let mut rest = rows;
+    while !rest.is_empty() {
+        let size = INSERT_SIZES
+            .into_iter()
+            .find(|&size| size <= rest.len())
+            .expect("sizes end with 1");
+        let (these, after) = rest.split_at(size);
+        let values = (0..size)
+            .map(|i| {
+                let n = i * 6;
+                format!(
+                    "(?{}, ?{}, ?{}, ?{}, ?{}, ?{})",
+                    n + 1,
+                    n + 2,
+                    n + 3,
+                    n + 4,
+                    n + 5,
+                    n + 6
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut cells = Vec::with_capacity(size);
+        for row in these {
+            cells.push((
+                row.id.to_string(),
+                sql_int(row.seq, "seq")?,
+                i64::from(row.ply),
+                sql_int(row.received_at, "time")?,
+            ));
+        }
+        let mut params: Vec<&dyn crate::db::Param> = Vec::with_capacity(size * 6);
+        for (row, (id, seq, ply, at)) in these.iter().zip(&cells) {
+            params.extend([
+                id as &dyn crate::db::Param,
+                seq,
+                &row.kind,
+                ply,
+                at,
+                &row.body,
+            ]);
+        }
+        tx.execute(
+            &format!(
+                "INSERT INTO relay_messages (game_id, seq, kind, ply, received_at, body) \
+                 VALUES {values}"
+            ),
+            &params,
+            "storing relay messages",
+        )?;
+        rest = after;
+    }
+    Ok(())
+}
+
+/// `games` as the parameters of an `IN (...)` list, padded with its first to a power of
+/// two (a few statement texts for any batch; a repeated id matches nothing more), and
+/// the list's text.
+fn in_list(games: &[U256]) -> (Vec<String>, String) {
+    let mut ids: Vec<String> = games.iter().map(U256::to_string).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let padded = ids.len().max(1).next_power_of_two();
+    let first = ids.first().cloned().unwrap_or_default();
+    ids.resize(padded, first);
+    let list = (1..=padded)
+        .map(|i| format!("?{i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    (ids, list)
+}
+
+/// The stamps of `games`' records (see [`RecordStamp`]), one read: a game with no log
+/// is left out (its stamp is [`RecordStamp::NONE`]).
+fn stamps(
+    db: &mut impl Sql,
+    games: &[U256],
+) -> Result<std::collections::HashMap<U256, RecordStamp>> {
+    let (ids, list) = in_list(games);
+    let params: Vec<&dyn crate::db::Param> =
+        ids.iter().map(|id| id as &dyn crate::db::Param).collect();
+    let rows = db.query(
+        &format!(
+            "SELECT game_id, logs, block_number, log_index, block_hash FROM (
+               SELECT game_id, block_number, log_index, block_hash,
+                 count(*) OVER (PARTITION BY game_id) AS logs,
+                 row_number() OVER (PARTITION BY game_id
+                   ORDER BY block_number DESC, log_index DESC) AS latest
+               FROM logs WHERE game_id IN ({list})
+             ) AS stamped WHERE latest = 1"
+        ),
+        &params,
+        "reading the games' latest logs",
+        |row| {
+            Ok((
+                row.get::<String>(0)?,
+                row.get::<i64>(1)?,
+                row.get::<i64>(2)?,
+                row.get::<i64>(3)?,
+                row.get::<Vec<u8>>(4)?,
+            ))
+        },
+    )?;
+    let mut stamps = std::collections::HashMap::with_capacity(rows.len());
+    for (id, logs, block, index, hash) in rows {
+        let game = stored_id(&id)?;
+        let hash: [u8; 32] = hash.try_into().map_err(|_| {
+            IndexError::Invariant(format!(
+                "{}: log {block}:{index} has a torn block hash",
+                db.db_name()
+            ))
+        })?;
+        stamps.insert(
+            game,
+            RecordStamp {
+                logs,
+                last: Some((block, index, hash)),
+            },
+        );
+    }
+    Ok(stamps)
+}
+
+/// A game id as the tables store it (decimal text).
+fn stored_id(id: &str) -> Result<U256> {
+    U256::from_str_radix(id, 10)
+        .map_err(|e| IndexError::Invariant(format!("stored game id {id:?}: {e}")))
+}
+
+/// The latest stored message number of each of `games` that has any, one read.
+fn latest_numbers(
+    db: &mut impl Sql,
+    games: &[U256],
+) -> Result<std::collections::HashMap<U256, u64>> {
+    let (ids, list) = in_list(games);
+    let params: Vec<&dyn crate::db::Param> =
+        ids.iter().map(|id| id as &dyn crate::db::Param).collect();
+    let rows = db.query(
+        &format!(
+            "SELECT game_id, max(seq) FROM relay_messages WHERE game_id IN ({list})
+             GROUP BY game_id"
+        ),
+        &params,
+        "reading the games' latest relay messages",
+        |row| Ok((row.get::<String>(0)?, row.get::<i64>(1)?)),
+    )?;
+    rows.into_iter()
+        .map(|(id, seq)| {
+            let game = stored_id(&id)?;
+            Ok((game, seq as u64))
+        })
+        .collect()
 }
 
 /// Why a joined channel game is no longer played with signed moves.

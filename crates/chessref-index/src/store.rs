@@ -10,7 +10,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use alloy_primitives::{Address, B256, U256};
 use chessref_evm::LogPlace;
-use chessref_evm::moment::rfc3339;
 use rusqlite::Connection;
 
 use crate::db::{Conn, Database, DbTarget, PgWriterLock, Role, Sql, Tx};
@@ -194,6 +193,20 @@ impl Store {
     /// Postgres database, whose indexer lock ([`PgWriterLock`]) is taken first, without
     /// waiting: [`IndexError::HeldPg`] names the holder.
     pub fn open_target(target: &DbTarget) -> Result<Store> {
+        Store::open_standby(target, None, |_| {})
+    }
+
+    /// Opens the index `target` for writing as [`Store::open_target`] does, except that
+    /// on Postgres, given `standby` (a poll interval), an indexer lock another session
+    /// holds is waited for ([`PgWriterLock::take`]): `on_wait` is told the holder once,
+    /// and the store is opened, its schema migrated, only once the lock is this
+    /// process's. A SQLite file held by another indexer is refused all the same: one
+    /// file has one host, where nothing would take over.
+    pub fn open_standby(
+        target: &DbTarget,
+        standby: Option<std::time::Duration>,
+        on_wait: impl FnOnce(&IndexError),
+    ) -> Result<Store> {
         let name = target.to_string();
         match target {
             DbTarget::Sqlite(path) => {
@@ -212,12 +225,7 @@ impl Store {
                 })
             }
             DbTarget::Postgres(pg) => {
-                let holder = format!(
-                    "chessref index pid {}, since {}",
-                    std::process::id(),
-                    rfc3339(unix_now())
-                );
-                let mut lock = PgWriterLock::try_acquire(pg, Role::Indexer, &holder)?;
+                let mut lock = PgWriterLock::take(pg, Role::Indexer, standby, on_wait)?;
                 lock.conn().migrate()?;
                 Ok(Store {
                     path: name,
@@ -823,6 +831,73 @@ pub(crate) mod tests {
         let mut second = Store::open_target(&target).unwrap();
         second.bind(SOURCE).unwrap();
         second.check_file().unwrap();
+    }
+
+    #[test]
+    fn test_a_standby_store_waits_for_the_lock_and_migrates_only_once_it_holds_it() {
+        let pg = chessref_pgtest::TempPostgres::start().unwrap();
+        let target: DbTarget = pg.url().parse().unwrap();
+        let DbTarget::Postgres(pg_target) = &target else {
+            panic!("not a Postgres target: {target}");
+        };
+        // Another indexer holds the lock of a database it has not migrated yet.
+        let holder =
+            PgWriterLock::try_acquire(pg_target, Role::Indexer, "the first indexer").unwrap();
+        let (told, heard) = std::sync::mpsc::channel();
+        let standby = {
+            let target = target.clone();
+            std::thread::spawn(move || {
+                let poll = std::time::Duration::from_millis(20);
+                Store::open_standby(&target, Some(poll), |held| {
+                    told.send(held.to_string()).unwrap()
+                })
+            })
+        };
+        let said = heard
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .unwrap();
+        assert!(
+            said.contains("held by another chessref index (the first indexer"),
+            "{said}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert!(!standby.is_finished(), "the standby opened a held store");
+        let mut admin = postgres::Client::connect(&pg.url(), postgres::NoTls).unwrap();
+        let tables = |admin: &mut postgres::Client| -> i64 {
+            admin
+                .query_one(
+                    "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'",
+                    &[],
+                )
+                .unwrap()
+                .get(0)
+        };
+        assert_eq!(
+            tables(&mut admin),
+            0,
+            "the standby migrated before holding the lock"
+        );
+        drop(holder);
+        let mut store = standby.join().unwrap().unwrap();
+        assert!(
+            heard.try_recv().is_err(),
+            "the holder was told more than once"
+        );
+        assert!(tables(&mut admin) > 0);
+        assert_eq!(store.bind(SOURCE).unwrap(), SOURCE);
+        store
+            .commit(&batch(5, 9, vec![withdrawn_log(6, 0)]))
+            .unwrap();
+        // Without a standby interval, a held lock is refused, as open_target does.
+        let err = Store::open_standby(&target, None, |_| panic!("told to wait")).unwrap_err();
+        assert!(matches!(err, IndexError::HeldPg { .. }), "{err}");
+        // A SQLite file's lock is refused even given one: nothing would take it over.
+        let path = temp_db("standby");
+        let _first = Store::open(&path).unwrap();
+        let poll = Some(std::time::Duration::from_millis(20));
+        let err = Store::open_standby(&DbTarget::Sqlite(path), poll, |_| panic!("told to wait"))
+            .unwrap_err();
+        assert!(matches!(err, IndexError::Held { .. }), "{err}");
     }
 
     #[test]

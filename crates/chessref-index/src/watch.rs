@@ -102,7 +102,7 @@ impl Watchtower {
     }
 
     /// The watchtower holding `lock` (the database's [`Role::Watchtower`] lock, from
-    /// [`PgWriterLock::acquire_waiting`]): one watchtower acts on a database at a time.
+    /// [`PgWriterLock::take`]): one watchtower acts on a database at a time.
     /// It stops with [`IndexError::LockLost`] once the lock's session ends, before it
     /// sends or records anything more.
     pub fn holding(mut self, lock: PgWriterLock) -> Result<Watchtower> {

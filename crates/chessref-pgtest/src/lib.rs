@@ -140,6 +140,12 @@ impl TempPostgres {
         Ok(self.url_of(name))
     }
 
+    /// The path of this server's program `name`, of its version: a client such as
+    /// `pg_dump`, `pg_restore` or `psql` (`pg_dump` refuses a server newer than itself).
+    pub fn program(&self, name: &str) -> PathBuf {
+        self.bin.join(name)
+    }
+
     /// The loopback TCP port the server listens on.
     pub fn port(&self) -> u16 {
         self.port

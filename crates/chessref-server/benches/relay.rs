@@ -29,19 +29,19 @@
 mod channel;
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[path = "../tests/common/players.rs"]
+mod players;
 
 use std::time::{Duration, Instant};
 
-use channel::{Chain, Socket, connect, now, runtime, send};
+use channel::{Chain, now, runtime};
 use chessref_channel::Frame;
 use chessref_channel::book::frames_of;
 use chessref_channel::client::OffChainGame;
-use chessref_core::{Move, State};
+use chessref_core::State;
 use chessref_server::Config;
 use common::TestServer;
-use futures_util::StreamExt;
-use serde::Deserialize;
-use tokio_tungstenite::tungstenite::Message;
+use players::{Players, ms, percentile, pick_in, round, sign};
 
 fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -62,24 +62,6 @@ fn rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-/// A deterministic legal move of `state` (`None`: the game is over).
-fn pick_in(state: &State, seed: &mut u64) -> Option<Move> {
-    if state.status().code() != 0 {
-        return None;
-    }
-    let mut moves = state.legal_moves();
-    moves.sort_by_key(|m| m.to_uci());
-    *seed = seed
-        .wrapping_mul(6_364_136_223_846_793_005)
-        .wrapping_add(1_442_695_040_888_963_407);
-    (!moves.is_empty()).then(|| moves[(*seed >> 33) as usize % moves.len()])
-}
-
-/// [`pick_in`] the position after `g`'s latest move.
-fn pick(g: &OffChainGame, seed: &mut u64) -> Option<Move> {
-    pick_in(&State::from_bytes(&g.last().state).ok()?, seed)
-}
-
 /// A seed from `from` on whose game (as [`pick`] plays it from the initial position)
 /// lasts at least `plies` plies, or the longest of the first thousand.
 fn long_seed(from: u64, plies: usize) -> u64 {
@@ -96,158 +78,6 @@ fn long_seed(from: u64, plies: usize) -> u64 {
     (from..from + 1_000)
         .max_by_key(|&seed| (length(seed), std::cmp::Reverse(seed)))
         .expect("seeds")
-}
-
-/// What the bench reads of a relay frame: its type and number (a player's client
-/// would read the whole message; the bench's clients read what they wait for).
-#[derive(Deserialize)]
-struct Peek {
-    #[serde(rename = "type")]
-    kind: String,
-    seq: Option<u64>,
-    reason: Option<String>,
-}
-
-/// Reads `socket` until the message numbered `seq` arrives.
-async fn until(socket: &mut Socket, seq: u64) {
-    loop {
-        let message = tokio::time::timeout(Duration::from_secs(60), socket.next())
-            .await
-            .expect("a frame within 60 s")
-            .expect("the connection is open")
-            .expect("a frame");
-        let Message::Text(text) = message else {
-            continue;
-        };
-        let peek: Peek = serde_json::from_str(text.as_str()).expect("a relay frame");
-        match peek.kind.as_str() {
-            "message" if peek.seq.unwrap_or(0) >= seq => return,
-            "refused" => panic!("refused: {}", peek.reason.unwrap_or_default()),
-            _ => {}
-        }
-    }
-}
-
-/// Game `g`'s frames for up to `plies` more plies (its moves and their receipts),
-/// signed now, the `k`th move and its receipt stamped `at(k)`; the frames before
-/// (`held` of them) stay out.
-fn sign(
-    g: &mut OffChainGame,
-    plies: usize,
-    seed: &mut u64,
-    at: impl Fn(usize) -> u64,
-) -> Vec<Frame> {
-    let held = frames_of(&g.transcript()).len();
-    for k in 0..plies {
-        let Some(mv) = pick(g, seed) else { break };
-        g.play(mv, at(k)).expect("a legal move");
-        g.receipt(at(k)).expect("signing");
-    }
-    frames_of(&g.transcript()).split_off(held)
-}
-
-/// A game's two players, connected, and the number of its latest message.
-struct Players {
-    white: Socket,
-    black: Socket,
-    seq: u64,
-}
-
-impl Players {
-    /// Both players connected to game `id`, black's delegation sent and forwarded.
-    async fn join(
-        addr: std::net::SocketAddr,
-        id: alloy_primitives::U256,
-        delegation: &Frame,
-    ) -> Players {
-        let (white, _) = connect(addr, id, "").await;
-        let (mut black, _) = connect(addr, id, "").await;
-        send(&mut black, delegation).await;
-        let mut players = Players {
-            white,
-            black,
-            seq: 1,
-        };
-        until(&mut players.white, 1).await;
-        until(&mut players.black, 1).await;
-        players
-    }
-
-    /// Plays `frames` (moves and their receipts, white's move first), each move sent
-    /// at its time on `schedule` if any (else at once); each move's latency, from its
-    /// send to its arrival at the opponent's socket.
-    async fn play(
-        &mut self,
-        frames: &[Frame],
-        schedule: Option<(Instant, Duration)>,
-    ) -> Vec<Duration> {
-        let mut latencies = Vec::new();
-        for (ply, pair) in frames.chunks(2).enumerate() {
-            if let Some((first, every)) = schedule {
-                tokio::time::sleep_until((first + every * ply as u32).into()).await;
-            }
-            let (mover, other) = if self.seq % 2 == 1 {
-                (&mut self.white, &mut self.black)
-            } else {
-                (&mut self.black, &mut self.white)
-            };
-            let sent = Instant::now();
-            send(mover, &pair[0]).await;
-            self.seq += 1;
-            until(other, self.seq).await;
-            latencies.push(sent.elapsed());
-            until(mover, self.seq).await;
-            if let Some(receipt) = pair.get(1) {
-                send(other, receipt).await;
-                self.seq += 1;
-                until(other, self.seq).await;
-                until(mover, self.seq).await;
-            }
-        }
-        latencies
-    }
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
-/// Plays every game's `frames` on its players at once (paced, if `pace` says so: a
-/// move every `every` from `first`, game `i` offset by `i / n` of it): the messages
-/// sent, the time it took and the move latencies, sorted.
-async fn round(
-    players: Vec<Players>,
-    frames: Vec<Vec<Frame>>,
-    pace: Option<(Instant, Duration)>,
-) -> (Vec<Players>, u64, Duration, Vec<Duration>) {
-    let n = players.len() as u32;
-    let (first, every) = match pace {
-        Some((first, every)) => (first, Some(every)),
-        None => (Instant::now(), None),
-    };
-    // Timed from the schedule's start, not from the wait for it.
-    let started = first;
-    let mut tasks = Vec::new();
-    for (i, (mut p, frames)) in players.into_iter().zip(frames).enumerate() {
-        let schedule = every.map(|every| (first + every * i as u32 / n, every));
-        tasks.push(tokio::spawn(async move {
-            let latencies = p.play(&frames, schedule).await;
-            (p, frames.len() as u64, latencies)
-        }));
-    }
-    let (mut back, mut messages, mut latencies) = (Vec::new(), 0, Vec::new());
-    for task in tasks {
-        let (p, sent, moves) = task.await.expect("a game task");
-        back.push(p);
-        messages += sent;
-        latencies.extend(moves);
-    }
-    latencies.sort();
-    (back, messages, started.elapsed(), latencies)
 }
 
 fn main() {
@@ -284,7 +114,7 @@ fn main() {
         let mut seed = long_seed(7, plies);
         let at = now() + 20;
         let frames = sign(&mut g, plies, &mut seed, |_| at);
-        let mut players = Players::join(server.addr, ids[0], &delegation).await;
+        let mut players = Players::join(server.addr, server.addr, ids[0], &delegation).await;
         let latencies = players.play(&frames, None).await;
         drop(players);
         let median = |d: &[Duration]| {
@@ -333,7 +163,7 @@ fn main() {
         let mut joins = Vec::new();
         for (i, delegation) in delegations.into_iter().enumerate() {
             let (addr, id) = (server.addr, ids[i + 1]);
-            joins.push(tokio::spawn(async move { Players::join(addr, id, &delegation).await }));
+            joins.push(tokio::spawn(async move { Players::join(addr, addr, id, &delegation).await }));
         }
         let mut players = Vec::new();
         for join in joins {

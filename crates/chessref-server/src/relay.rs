@@ -558,19 +558,32 @@ impl Relay {
         Ok(room)
     }
 
-    /// Brings game `id`'s `room` up to what the store holds (`noticed`: as far as the
-    /// notices the room was [noticed](Room::noticed) of say; otherwise whatever it
-    /// holds): the messages after the room's latest are read, checked into its book as
-    /// the restarted relay checks them, and sent to its subscribers.
-    async fn catch_up(&self, id: U256, room: &Room, noticed: bool) {
+    /// Brings game `id`'s `room` up to whatever the store holds: the messages after the
+    /// room's latest are read, checked into its book as the restarted relay checks
+    /// them, and sent to its subscribers.
+    async fn catch_up(&self, id: U256, room: &Room) {
         let mut book = room.book.lock().await;
-        // Taken with the book: a notice from here on queues a catch-up of its own.
-        let seen = match noticed {
-            true => room.noticed.swap(0, Ordering::SeqCst),
-            false => u64::MAX,
-        };
+        self.bring_up(id, room, &mut book, u64::MAX, None).await;
+    }
+
+    /// [`catch_up`](Self::catch_up) with `room`'s `book` locked, up to message `seen`
+    /// (`u64::MAX`: whatever the store holds), starting from `read`, the messages read
+    /// for it already if any.
+    async fn bring_up(
+        &self,
+        id: U256,
+        room: &Room,
+        book: &mut Book,
+        seen: u64,
+        read: Option<Vec<StoredMessage>>,
+    ) {
         if room.behind.load(Ordering::SeqCst) {
-            let _ = self.read_back(id, room, &mut book).await;
+            let _ = self.read_back(id, room, book).await;
+            return;
+        }
+        if let Some(messages) = read
+            && !self.take_in(id, room, book, messages).await
+        {
             return;
         }
         let after = book.frames().len() as u64;
@@ -582,24 +595,105 @@ impl Relay {
             room.behind.store(true, Ordering::SeqCst);
             return;
         };
+        self.take_in(id, room, book, messages).await;
+    }
+
+    /// Checks `messages` (the store's, of game `id`, oldest first) after the latest of
+    /// `room`'s locked `book` into it, and sends them to its subscribers; those it holds
+    /// already are passed over. A message that does not follow, or does not verify, means
+    /// the store and the book disagree: the store decides, and the game is read back.
+    async fn take_in(
+        &self,
+        id: U256,
+        room: &Room,
+        book: &mut Book,
+        messages: Vec<StoredMessage>,
+    ) -> bool {
         let mut held = Vec::with_capacity(messages.len());
         for message in messages {
+            let latest = book.frames().len() as u64;
+            if message.seq <= latest {
+                continue;
+            }
             let checked = serde_json::from_str::<Frame>(&message.body)
                 .ok()
                 .filter(|frame| {
-                    matches!(book.accept(frame.clone(), message.received_at),
-                        Ok(Accepted::New(seq)) if seq == message.seq)
+                    message.seq == latest + 1
+                        && matches!(book.accept(frame.clone(), message.received_at),
+                            Ok(Accepted::New(seq)) if seq == message.seq)
                 });
             match checked {
                 Some(frame) => held.push((message, frame)),
                 None => {
-                    // The store and the book disagree: the store decides.
-                    let _ = self.read_back(id, room, &mut book).await;
-                    return;
+                    room.publish(held);
+                    let _ = self.read_back(id, room, book).await;
+                    return false;
                 }
             }
         }
         room.publish(held);
+        true
+    }
+
+    /// Brings up to date the rooms `notices` name (one read of the store for them all:
+    /// a busy database sends a notice per game per commit), each room's messages then
+    /// taken in by a task of its own (a room whose book is locked by a frame in flight
+    /// holds no other); a `None` (the listener was away) reads every room again. One
+    /// catch-up at most is queued per room, whatever the number of notices (anyone who
+    /// may connect to the database may send them).
+    fn noticed(self: &Arc<Self>, notices: Vec<Option<RelayNotice>>) {
+        let everything = notices.iter().any(Option::is_none);
+        let mut named: HashMap<U256, u64> = HashMap::new();
+        for notice in notices.into_iter().flatten() {
+            let seq = named.entry(notice.game).or_insert(0);
+            *seq = (*seq).max(notice.seq);
+        }
+        let mut wanted: Vec<(U256, u64, Arc<Room>)> = Vec::new();
+        {
+            let rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
+            for (id, room) in rooms.iter() {
+                let seen = match (everything, named.get(id)) {
+                    (true, _) => u64::MAX,
+                    (false, Some(&seq)) => seq,
+                    (false, None) => continue,
+                };
+                let latest = room.latest();
+                if seen <= latest {
+                    continue;
+                }
+                if room.noticed.fetch_max(seen, Ordering::SeqCst) != 0 {
+                    // A catch-up is queued: it reads this notice's messages too.
+                    continue;
+                }
+                wanted.push((*id, latest, room.clone()));
+            }
+        }
+        if wanted.is_empty() {
+            return;
+        }
+        let relay = self.clone();
+        tokio::spawn(async move {
+            let after: Vec<(U256, u64)> = wanted.iter().map(|(id, seq, _)| (*id, *seq)).collect();
+            // Failed: each room reads on its own (marked behind should that fail too).
+            let mut tails = relay
+                .with_store(move |s| s.messages_after(&after))
+                .await
+                .ok();
+            for (id, _, room) in wanted {
+                // Nothing after the room's latest when it was read: an empty tail.
+                let read = tails
+                    .as_mut()
+                    .map(|tails| tails.remove(&id).unwrap_or_default());
+                let relay = relay.clone();
+                tokio::spawn(async move {
+                    let mut book = room.book.lock().await;
+                    let seen = room.noticed.swap(0, Ordering::SeqCst);
+                    relay.bring_up(id, &room, &mut book, seen, read).await;
+                    drop(book);
+                    relay.release(id, &room);
+                });
+            }
+        });
     }
 
     /// On a Postgres index, brings game `id`'s `room` up to what the other relays stored
@@ -607,7 +701,7 @@ impl Relay {
     /// a read of the whole game, as a transcript, must not miss the latest).
     async fn shared_tail(&self, id: U256, room: &Room) {
         if matches!(self.target, DbTarget::Postgres(_)) {
-            self.catch_up(id, room, false).await;
+            self.catch_up(id, room).await;
         }
     }
 
@@ -635,40 +729,15 @@ impl Relay {
                     let Some(relay) = relay.upgrade() else {
                         return;
                     };
-                    relay.noticed(notice);
+                    // With whatever else came meanwhile: one read for them all.
+                    let mut notices = vec![notice];
+                    while let Ok(more) = noticed.try_recv() {
+                        notices.push(more);
+                    }
+                    relay.noticed(notices);
                 }
             });
         });
-    }
-
-    /// Brings the room `notice` names up to date (`None`: every room), each in a task
-    /// of its own: a slow store read of one game holds no other. One such task at most
-    /// waits per room, whatever the number of notices (anyone who may connect to the
-    /// database may send them).
-    fn noticed(self: &Arc<Self>, notice: Option<RelayNotice>) {
-        let rooms: Vec<(U256, Arc<Room>)> = {
-            let rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
-            match notice {
-                Some(notice) => rooms
-                    .get(&notice.game)
-                    .filter(|room| room.latest() < notice.seq)
-                    .map(|room| vec![(notice.game, room.clone())])
-                    .unwrap_or_default(),
-                None => rooms.iter().map(|(id, room)| (*id, room.clone())).collect(),
-            }
-        };
-        let seen = notice.map_or(u64::MAX, |notice| notice.seq);
-        for (id, room) in rooms {
-            if room.noticed.fetch_max(seen, Ordering::SeqCst) != 0 {
-                // A catch-up is queued: it reads this notice's messages too.
-                continue;
-            }
-            let relay = self.clone();
-            tokio::spawn(async move {
-                relay.catch_up(id, &room, true).await;
-                relay.release(id, &room);
-            });
-        }
     }
 
     /// The book of game `id`'s `room`, locked, as the store holds it: a book a failed

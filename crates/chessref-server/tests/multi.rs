@@ -7,6 +7,8 @@
 #[path = "common/channel.rs"]
 mod channel;
 mod common;
+#[path = "common/players.rs"]
+mod players;
 
 use std::time::{Duration, Instant};
 
@@ -666,6 +668,73 @@ fn test_a_draw_offer_racing_a_move_at_the_other_server_is_judged_once_in_one_ord
         let stored = transcript_of(&a, id).await;
         assert_eq!(transcript_of(&b, id).await, stored);
         assert_eq!(stored.moves, g.transcript().moves);
+        a.shutdown().await;
+        b.shutdown().await;
+    });
+}
+
+#[test]
+fn test_many_games_at_once_across_two_servers_lose_and_duplicate_nothing() {
+    let (_pg, target) = postgres();
+    let games = 16;
+    let mut chain = Chain::start_on("multi-load", games, Duration::from_millis(20), Some(target));
+    let mut seats: Vec<OffChainGame> = (0..games).map(|i| chain.off_chain(i)).collect();
+    let rt = runtime();
+    rt.block_on(async {
+        // As fast as the servers answer: the per-connection rate limit is for people.
+        let config = Config {
+            index: Some(chain.target.clone()),
+            relay: chessref_server::relay::RelayLimits {
+                frames_per_second: 1_000_000,
+                ..Default::default()
+            },
+            ..Config::default()
+        };
+        let a = TestServer::start(config.clone()).await;
+        let b = TestServer::start(config).await;
+        let at = now() + 20;
+        let mut joins = Vec::new();
+        let mut frames = Vec::new();
+        for (i, g) in seats.iter_mut().enumerate() {
+            let delegation = frames_of(&g.transcript()).remove(0);
+            let mut seed = i as u64 + 1;
+            frames.push(players::sign(g, 8, &mut seed, |_| at));
+            // Every game's players on different servers: each message crosses.
+            let (white, black) = if i % 2 == 0 {
+                (a.addr, b.addr)
+            } else {
+                (b.addr, a.addr)
+            };
+            let id = g.game.game_id;
+            joins.push(tokio::spawn(async move {
+                players::Players::join(white, black, id, &delegation).await
+            }));
+        }
+        let mut playing = Vec::new();
+        for join in joins {
+            playing.push(join.await.unwrap());
+        }
+        // Each socket checks every message comes once, in order.
+        let (playing, sent, elapsed, _) = players::round(playing, frames, None).await;
+        eprintln!(
+            "{sent} messages of {games} games across two servers in {:.2} s",
+            elapsed.as_secs_f64()
+        );
+        let expected: Vec<(U256, u64)> = seats
+            .iter()
+            .zip(&playing)
+            .map(|(g, p)| (g.game.game_id, p.seq))
+            .collect();
+        assert!(expected.iter().all(|&(_, seq)| seq > 2), "{expected:?}");
+        let target = chain.target.clone();
+        tokio::task::spawn_blocking(move || players::stored_once(&target, &expected))
+            .await
+            .unwrap();
+        // Both servers serve each game's transcript as its players signed it.
+        for (g, server) in seats.iter().zip([&a, &b].into_iter().cycle()) {
+            assert_eq!(transcript_of(server, g.game.game_id).await, g.transcript());
+        }
+        drop(playing);
         a.shutdown().await;
         b.shutdown().await;
     });

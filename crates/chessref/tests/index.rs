@@ -7,17 +7,24 @@
 //! names the node (exit 2); an `eth_getLogs` answer over `--max-log-bytes` for one block
 //! is named; its database deleted under it, it stops naming the file. Into a throwaway
 //! Postgres, `chessref serve --index URL` over it answers as over the SQLite file of the
-//! same chain.
+//! same chain. Two on one Postgres, the second waits as a standby and takes over at
+//! the cursor when the first is killed.
 
 #[path = "../../chessref-index/tests/common/mod.rs"]
 mod common;
+#[path = "../../chessref-index/tests/common/compare.rs"]
+mod compare;
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
+use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use alloy_primitives::Address;
 use chessref_evm::{RpcChain, anvil::Anvil, lying_node::LyingNode, stalled_node::StalledNode};
+use chessref_index::Store;
+use chessref_index::db::{Conn, Database, DbTarget, Sql};
 use common::{SHORT_GAMES, count, deploy, games, indexed, lie, play, referee, temp_db};
 use rusqlite::{Connection, OpenFlags};
 use serde_json::{Value, json};
@@ -732,4 +739,270 @@ fn test_index_into_postgres_and_serve_it_as_the_sqlite_file_of_the_same_chain() 
     let board = b.json("/v1/players?order=rating");
     assert_eq!(a.json("/v1/players?order=rating"), board);
     assert!(board["total"].as_u64().is_some_and(|t| t > 1), "{board}");
+}
+
+/// A `chessref index` process, killed when dropped, whose stderr lines arrive as they
+/// are written, each with when it was read.
+struct Indexing {
+    child: std::process::Child,
+    lines: Receiver<(Instant, String)>,
+    said: Vec<String>,
+}
+
+impl Indexing {
+    /// Spawns `command`, its stdout dropped, its stderr read line by line.
+    fn start(mut command: Command) -> Indexing {
+        let mut child = command
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (send, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { return };
+                if send.send((Instant::now(), line)).is_err() {
+                    return;
+                }
+            }
+        });
+        Indexing {
+            child,
+            lines,
+            said: Vec::new(),
+        }
+    }
+
+    /// Waits (at most 60 s) for a line containing `text`: it and when it was read.
+    fn expect(&mut self, text: &str) -> (Instant, String) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok((at, line)) => {
+                    self.said.push(line.clone());
+                    if line.contains(text) {
+                        return (at, line);
+                    }
+                }
+                Err(e) => panic!(
+                    "no {text:?} from chessref index ({e}); it said {:?}",
+                    self.said
+                ),
+            }
+        }
+    }
+
+    /// Every line said so far.
+    fn said(&mut self) -> &[String] {
+        while let Ok((_, line)) = self.lines.try_recv() {
+            self.said.push(line);
+        }
+        &self.said
+    }
+}
+
+impl Drop for Indexing {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The Postgres index's cursor row (last indexed block, head), if it has one yet.
+fn pg_cursor(conn: &mut Conn) -> Option<(i64, i64)> {
+    conn.query_one(
+        "SELECT block_number, head FROM cursor",
+        &[],
+        "reading the cursor",
+        |r| Ok((r.get::<i64>(0)?, r.get::<i64>(1)?)),
+    )
+    .ok()
+}
+
+/// Who holds the indexer's advisory lock (its `application_name`), if anyone.
+fn pg_lock_holder(conn: &mut Conn) -> Option<String> {
+    conn.query_opt(
+        "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid \
+         WHERE l.locktype = 'advisory' AND l.objid = 1 AND l.objsubid = 2 AND l.granted",
+        &[],
+        "naming the lock's holder",
+        |r| r.get::<String>(0),
+    )
+    .unwrap()
+}
+
+/// A game that stays running: created, joined, three moves, no ending.
+const RUNNING_GAME: &str = r#"[Event "still running"]
+[Result "*"]
+
+1. e4 e5 2. Nf3 *
+"#;
+
+/// Issue 30: two `chessref index` on one Postgres; the second waits as a standby without
+/// writing, and when the first is killed (SIGKILL) while games go on on the chain, it
+/// takes over at the stored cursor. The Postgres index then holds every game once, and
+/// equals, table by table and reader by reader, a SQLite index of the same chain made in
+/// one uninterrupted `--once`.
+#[test]
+fn test_the_indexers_holder_killed_the_standby_takes_over_at_the_cursor() {
+    let anvil = Anvil::spawn().unwrap();
+    let mut replayer = deploy(&anvil);
+    let mut played = play(&mut replayer, &games(SHORT_GAMES, 4));
+    let address = referee(&mut replayer);
+    let node = RpcChain::connect_read_only(anvil.url()).unwrap();
+    let pg = chessref_pgtest::TempPostgres::start().unwrap();
+    let url = pg.url();
+    let target: DbTarget = url.parse().unwrap();
+    let mut conn = Database::open_read_only(&target, 1).connect().unwrap();
+    // No confirmations: indexed live or back-filled, a game is final at once, so both
+    // indexes say the same; one block per step, so the holder is killed mid-way.
+    let follow = [
+        "--confirmations",
+        "0",
+        "--batch-blocks",
+        "1",
+        "--poll-ms",
+        "100",
+    ];
+    let mut first = Indexing::start(index_command(&anvil, address, &url, &follow));
+    first.expect("resuming at block");
+    let mut second = Indexing::start(index_command(&anvil, address, &url, &follow));
+    let (_, waiting) = second.expect("waiting to take over");
+    let holder = format!(
+        "is held by another chessref index (chessref index pid {}, since ",
+        first.child.id()
+    );
+    assert!(waiting.contains(&holder), "{waiting}");
+    // With --once it does not wait: refused, naming the holder.
+    let once = run_index(&anvil, address, &url, &["--once"]);
+    let said = String::from_utf8_lossy(&once.stderr);
+    assert_eq!(once.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains(&holder) && !said.contains("waiting"),
+        "{said}"
+    );
+
+    // More games come while the first one indexes.
+    let start_head = node.head().unwrap() as i64;
+    let more = [games(&SHORT_GAMES.repeat(2), 8), games(RUNNING_GAME, 1)].concat();
+    // One at a time, a pause between them, as players come: the chain goes on past the kill.
+    let player = std::thread::spawn(move || {
+        more.iter()
+            .flat_map(|game| {
+                std::thread::sleep(Duration::from_millis(150));
+                play(&mut replayer, std::slice::from_ref(game))
+            })
+            .collect::<Vec<_>>()
+    });
+    let started = Instant::now();
+    let mut seen = 0;
+    while seen < start_head + 15 {
+        assert!(started.elapsed() < Duration::from_secs(60), "no progress");
+        assert!(
+            first.child.try_wait().unwrap().is_none(),
+            "the holder stopped"
+        );
+        seen = pg_cursor(&mut conn).map_or(0, |(block, _)| block);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // The standby has not written: the lock is the first one's, and it opened nothing.
+    let first_name = format!("chessref index pid {}, since ", first.child.id());
+    let held = pg_lock_holder(&mut conn).unwrap();
+    assert!(held.starts_with(&first_name), "{held}");
+    assert!(
+        second.child.try_wait().unwrap().is_none(),
+        "the standby exited"
+    );
+    assert_eq!(
+        second.said(),
+        std::slice::from_ref(&waiting),
+        "the standby did more than wait"
+    );
+
+    first.child.kill().unwrap();
+    let killed = Instant::now();
+    first.child.wait().unwrap();
+    let at_kill = pg_cursor(&mut conn).unwrap();
+    assert!(!player.is_finished(), "the chain stopped before the kill");
+    // The first write after the kill is the standby's.
+    let first_write = loop {
+        assert!(
+            killed.elapsed() < Duration::from_secs(30),
+            "nobody took over"
+        );
+        if pg_cursor(&mut conn).is_some_and(|row| row != at_kill) {
+            break killed.elapsed();
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let (resumed, line) = second.expect("resuming at block");
+    let next: i64 = line.rsplit(' ').next().unwrap().parse().unwrap();
+    // At the cursor: past everything the first one was seen to store, and not before
+    // what it stored last.
+    assert!(
+        next > seen,
+        "{line}: the first had stored up to block {seen}"
+    );
+    assert_eq!(
+        next,
+        at_kill.0 + 1,
+        "{line}: the first stored up to {at_kill:?}"
+    );
+    let held = pg_lock_holder(&mut conn).unwrap();
+    assert!(
+        held.starts_with(&format!("chessref index pid {}, since ", second.child.id())),
+        "{held}"
+    );
+    eprintln!(
+        "takeover: lock and store {:?} after the kill, first write {first_write:?}",
+        resumed.duration_since(killed)
+    );
+    assert!(first_write < Duration::from_secs(5), "{first_write:?}");
+
+    played.extend(player.join().unwrap());
+    let head = node.head().unwrap() as i64;
+    let caught_up = Instant::now();
+    while pg_cursor(&mut conn) != Some((head, head)) {
+        assert!(
+            caught_up.elapsed() < Duration::from_secs(60),
+            "the standby never caught up"
+        );
+        assert!(
+            second.child.try_wait().unwrap().is_none(),
+            "the standby stopped"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let waits = second
+        .said()
+        .iter()
+        .filter(|l| l.contains("waiting to take over"));
+    assert_eq!(waits.count(), 1, "{:?}", second.said());
+    assert!(
+        !first.said().iter().any(|l| l.contains("waiting")),
+        "{:?}",
+        first.said()
+    );
+    drop(second);
+
+    let lite = temp_db("standby");
+    // In the same one-block steps: the change feed keeps each step's net changes (a draw
+    // offered and accepted within one step leaves none), so it follows the step size.
+    let output = run_index(
+        &anvil,
+        address,
+        &lite,
+        &[&["--once"], &follow[..4]].concat(),
+    );
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(indexed(&Connection::open(&lite).unwrap()), played);
+    assert!(played.iter().any(|game| game.ending.is_none()));
+    let lite = DbTarget::Sqlite(lite);
+    compare::assert_same(
+        &mut Store::open_target(&lite).unwrap(),
+        &mut Store::open_target(&target).unwrap(),
+    );
+    compare::assert_reads_same(&lite, &target);
 }

@@ -143,6 +143,10 @@ enum Phase {
     Live,
 }
 
+/// How long a session whose game ended off-chain waits, at most, for the relay to hold
+/// every message of its transcript before it ends.
+const LAST_WORD: Duration = Duration::from_secs(10);
+
 /// A running channel game session of one player.
 pub struct Session {
     sink: Box<dyn FnMut(Event)>,
@@ -183,6 +187,8 @@ pub struct Session {
     /// The ply whose automatic registration was tried (once: a failure is reported).
     auto_tried: Option<u32>,
     settled: bool,
+    /// When the game ended off-chain ([`Session::owes_the_relay`]).
+    ended_at: Option<Instant>,
     /// The opponent.
     opponent: Address,
 }
@@ -277,6 +283,7 @@ impl Session {
             sent_at: now(),
             auto_tried: None,
             settled: false,
+            ended_at: None,
             opponent,
         })
     }
@@ -371,10 +378,22 @@ impl Session {
                 tick = Instant::now();
                 self.every_second()?;
             }
-            if self.settled {
+            if self.settled && !self.owes_the_relay() {
                 return Ok(());
             }
         }
+    }
+
+    /// Whether the session, its game ended off-chain, still waits for the relay to hold
+    /// every message of its transcript (up to [`LAST_WORD`] after the end): the player's
+    /// last frames (its result half, its receipt) may be what the opponent needs to end
+    /// the game, and a relay that died before storing them has them again only from a
+    /// reconnection's resync (issue 30: the mated side left, its half lost with its relay,
+    /// and the winner could not settle).
+    fn owes_the_relay(&self) -> bool {
+        self.ended_at.is_some_and(|at| at.elapsed() < LAST_WORD)
+            && matches!(self.phase, Phase::OffChain)
+            && !self.channel.unrelayed(&self.relayed).is_empty()
     }
 
     fn save(&self) -> Result<(), SessionError> {
@@ -591,6 +610,7 @@ impl Session {
     /// The game ended off-chain: the winner (white on a draw) settles it in one
     /// transaction.
     fn ended(&mut self) -> Result<(), SessionError> {
+        self.ended_at.get_or_insert_with(Instant::now);
         let settlement = self.settlement()?;
         let (result, reason) = settlement.ends.unwrap_or((0, 0));
         let colour = self.channel.colour();

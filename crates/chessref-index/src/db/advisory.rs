@@ -14,12 +14,14 @@
 
 use std::time::{Duration, Instant};
 
+use chessref_evm::moment::rfc3339;
 use postgres::NoTls;
 
 use super::conn::{Conn, Sql};
 use super::error::DbError;
 use super::target::PgTarget;
 use crate::error::{IndexError, Result};
+use crate::store::unix_now;
 
 /// The first key of every writer lock: "ches" in ASCII.
 pub const LOCK_CLASS: i64 = 0x6368_6573;
@@ -48,6 +50,17 @@ impl Role {
             Role::Indexer => "chessref index",
             Role::Watchtower => "chessref watch",
         }
+    }
+
+    /// The name this process holds the role's lock as, what a refused writer is told:
+    /// the command, its pid and when it asked.
+    pub fn holder(self) -> String {
+        format!(
+            "{} pid {}, since {}",
+            self.command(),
+            std::process::id(),
+            rfc3339(unix_now())
+        )
     }
 }
 
@@ -109,14 +122,42 @@ impl PgWriterLock {
         poll: Duration,
         give_up: Option<Duration>,
     ) -> Result<PgWriterLock> {
+        PgWriterLock::connect(target, role, holder)?.wait(poll, give_up)
+    }
+
+    /// Takes `role`'s lock of `target` as this process ([`Role::holder`]), the way a
+    /// writer starts: at once if it is free; held by another session, refused with
+    /// [`IndexError::HeldPg`] naming the holder, unless `standby` gives a poll interval:
+    /// then `on_wait` is told that refusal once and the lock polled for until the
+    /// holder's session ends, so this writer takes over from one that died.
+    pub fn take(
+        target: &PgTarget,
+        role: Role,
+        standby: Option<Duration>,
+        on_wait: impl FnOnce(&IndexError),
+    ) -> Result<PgWriterLock> {
+        let mut lock = PgWriterLock::connect(target, role, &role.holder())?;
+        if lock.try_lock()? {
+            return Ok(lock);
+        }
+        let held = lock.held();
+        let Some(poll) = standby else {
+            return Err(held);
+        };
+        on_wait(&held);
+        lock.wait(poll, None)
+    }
+
+    /// Polls for the lock on this session every `poll`; after `give_up` (if any)
+    /// without it, [`IndexError::HeldPg`].
+    fn wait(mut self, poll: Duration, give_up: Option<Duration>) -> Result<PgWriterLock> {
         let start = Instant::now();
-        let mut lock = PgWriterLock::connect(target, role, holder)?;
         loop {
-            if lock.try_lock()? {
-                return Ok(lock);
+            if self.try_lock()? {
+                return Ok(self);
             }
             if give_up.is_some_and(|limit| start.elapsed() >= limit) {
-                return Err(lock.held());
+                return Err(self.held());
             }
             std::thread::sleep(poll);
         }

@@ -3,6 +3,10 @@
 //! [--once]`: follows a
 //! ChessReferee's events into a SQLite file or a Postgres database, every move replayed
 //! through chessref-core (docs/INDEX.md). The logic lives in `chessref_index`.
+//!
+//! On Postgres one indexer writes per database (its advisory lock): a second one
+//! started beside it says who holds the lock and waits as a standby, taking over at the
+//! stored cursor when the holder's session ends; with `--once` it is refused instead.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -15,14 +19,18 @@ use chessref_index::{IndexError, Indexer, Options, Store};
 use clap::Args as ClapArgs;
 use serde_json::json;
 
-use super::{CliError, EXIT_VERDICT, RefereeArgs};
+use super::{CliError, EXIT_VERDICT, RefereeArgs, standby};
 
 /// Arguments of `chessref index`.
 #[derive(ClapArgs)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Args {
+    /// What else to do with an index than follow the chain into it.
+    #[command(subcommand)]
+    action: Option<Action>,
     /// The JSON-RPC endpoint (HTTP) of the chain.
-    #[arg(long, value_name = "URL")]
-    rpc: String,
+    #[arg(long, value_name = "URL", required = true)]
+    rpc: Option<String>,
     /// The referee; `--from-block` applies to a fresh database only (a used one resumes
     /// at its cursor).
     #[command(flatten)]
@@ -44,7 +52,8 @@ pub struct Args {
     #[arg(long, value_name = "BYTES", default_value_t = chessref_evm::DEFAULT_MAX_LOG_BYTES,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     max_log_bytes: usize,
-    /// Milliseconds between polls of the head once caught up.
+    /// Milliseconds between polls of the head once caught up (and, as a standby on
+    /// Postgres, of the lock another indexer holds).
     #[arg(long, value_name = "MS", default_value_t = 250)]
     poll_ms: u64,
     /// Exit with status 1 at the first divergence between the chain and the rules.
@@ -55,6 +64,13 @@ pub struct Args {
     once: bool,
 }
 
+/// `chessref index`'s subcommands.
+#[derive(clap::Subcommand)]
+enum Action {
+    /// Copy a SQLite index while it is in use (restore: point --db at the copy; Postgres: pg_dump -Fc, docs/OPERATIONS.md).
+    Backup(super::index_backup::Args),
+}
+
 /// A failure of the index as the CLI reports it.
 fn index_error(e: IndexError) -> CliError {
     CliError::Arg(e.to_string())
@@ -62,11 +78,21 @@ fn index_error(e: IndexError) -> CliError {
 
 /// Follows the referee until killed (or, with `--once`, until the head).
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let mut chain =
-        RpcChain::connect_read_only(&args.rpc).map_err(|e| CliError::Arg(e.to_string()))?;
+    if let Some(Action::Backup(backup)) = args.action {
+        return super::index_backup::run(backup);
+    }
+    let rpc = args
+        .rpc
+        .clone()
+        .ok_or_else(|| CliError::Arg("--rpc URL is required".into()))?;
+    let mut chain = RpcChain::connect_read_only(&rpc).map_err(|e| CliError::Arg(e.to_string()))?;
     let chain_id = chain.chain_id().map_err(|e| CliError::Arg(e.to_string()))?;
     let (referee, from_block) = args.referee.locate(chain_id)?;
-    let store = Store::open_target(&args.db).map_err(index_error)?;
+    // The lock before the store: a standby holds no schema or half-open store.
+    let store = Store::open_standby(&args.db, standby(args.once, args.poll_ms), |held| {
+        eprintln!("chessref index: {held}; waiting to take over")
+    })
+    .map_err(index_error)?;
     let options = Options {
         confirmations: args.confirmations,
         batch_blocks: args.batch_blocks,
@@ -119,7 +145,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                     err,
                     "chessref index: the node at {} answered inconsistently ({} of {CONTRADICTIONS_MAX} \
                      in a row): {}; nothing stored, retrying",
-                    args.rpc,
+                    rpc,
                     step.contradictions,
                     step.why.as_deref().unwrap_or("the chain moved under the step")
                 );

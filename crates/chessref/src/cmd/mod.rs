@@ -7,6 +7,7 @@ pub mod check;
 pub mod deploy;
 pub mod game;
 pub mod index;
+pub mod index_backup;
 pub mod moves;
 pub mod perft;
 pub mod pgn;
@@ -120,6 +121,13 @@ impl RefereeArgs {
         )
         .map_err(|e| CliError::Arg(e.to_string()))
     }
+}
+
+/// How a Postgres writer (`chessref index`, `chessref watch`) meets its lock held by
+/// another: as a standby polling every `--poll-ms` (at least 100 ms, not to hammer the
+/// server), or, with `--once`, not at all (refused, naming the holder).
+pub fn standby(once: bool, poll_ms: u64) -> Option<std::time::Duration> {
+    (!once).then(|| std::time::Duration::from_millis(poll_ms.max(100)))
 }
 
 /// Whether `text` is meant as a state in hex (256 hex digits, optional `0x`) rather than FEN.

@@ -12,14 +12,12 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use chessref_client::seat::unix_now;
-use chessref_evm::moment::rfc3339;
 use chessref_index::db::{DbTarget, PgTarget, PgWriterLock, Role};
 use chessref_index::{IndexError, RelayStore, Watchtower};
 use clap::Args as ClapArgs;
 
-use super::CliError;
 use super::sender::SenderArgs;
+use super::{CliError, standby};
 
 /// Arguments of `chessref watch`.
 #[derive(ClapArgs)]
@@ -77,21 +75,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 /// The database's watchtower lock: at once if free; else, said once with its holder,
 /// waited for (polling every `--poll-ms`), unless `--once`, which does not wait.
 fn take_lock(pg: &PgTarget, args: &Args) -> Result<PgWriterLock, CliError> {
-    let failed = |e: IndexError| CliError::Arg(e.to_string());
-    let holder = format!(
-        "chessref watch pid {}, since {}",
-        std::process::id(),
-        rfc3339(unix_now() as i64)
-    );
-    match PgWriterLock::try_acquire(pg, Role::Watchtower, &holder) {
-        Ok(lock) => Ok(lock),
-        Err(e @ IndexError::HeldPg { .. }) if !args.once => {
-            eprintln!("chessref watch: {e}; waiting to take over");
-            let poll = Duration::from_millis(args.poll_ms.max(100));
-            PgWriterLock::acquire_waiting(pg, Role::Watchtower, &holder, poll, None).map_err(failed)
-        }
-        Err(e) => Err(failed(e)),
-    }
+    PgWriterLock::take(
+        pg,
+        Role::Watchtower,
+        standby(args.once, args.poll_ms),
+        |held| eprintln!("chessref watch: {held}; waiting to take over"),
+    )
+    .map_err(|e| CliError::Arg(e.to_string()))
 }
 
 /// The relay's index, bound to its referee. Started beside `chessref index` (the
