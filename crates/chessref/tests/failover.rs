@@ -401,7 +401,6 @@ impl Cluster {
         for _ in 0..latest {
             assert!(matches!(read(), RelayFrame::Message { .. }));
         }
-        drop(read);
         let text = serde_json::to_string(&frame).unwrap();
         socket.send(tungstenite::Message::text(text)).unwrap();
         // The opponent's receipt may be forwarded meanwhile; the frame sent again never
