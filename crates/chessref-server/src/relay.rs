@@ -125,13 +125,23 @@ fn writer(target: DbTarget) -> std::io::Result<std::sync::mpsc::Sender<Job>> {
                     messages.push(job.message);
                     answers.push(job.answer);
                 }
-                let written = match store.as_mut() {
+                let append = |store: &mut Option<RelayStore>| match store.as_mut() {
                     Some(store) => store.append_batch(&messages),
                     None => RelayStore::open_target(&target).and_then(|opened| {
                         opened.hand_checkpoints_off()?;
                         store.insert(opened).append_batch(&messages)
                     }),
                 };
+                let kept = store.is_some();
+                let mut written = append(&mut store);
+                // A Postgres session kept from before may have ended (a server restart):
+                // the batch is written once more on a new one rather than refused. Had
+                // the first commit gone through after all, the store refuses each
+                // message as overtaken, and its sender's relay reads it back.
+                if written.is_err() && kept && matches!(target, DbTarget::Postgres(_)) {
+                    store = None;
+                    written = append(&mut store);
+                }
                 match written {
                     Ok(written) => {
                         for (answer, written) in answers.into_iter().zip(written) {
