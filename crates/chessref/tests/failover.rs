@@ -291,8 +291,12 @@ impl Cluster {
         // The relay refuses a game its index has not seen joined yet, and a client
         // refused tries again on a new connection: the players start once it is known,
         // so that their connections alternate between the instances.
-        cluster.wait_for("the game indexed", |c| {
-            get(c.ports[0], &format!("/v1/games/{}", c.table.id)).0 == 200
+        // Joined, not only created: a game its index holds but not yet as joined is
+        // refused too (CI saw a third connection, [0, 1, 0], with only `200` awaited).
+        cluster.wait_for("the game indexed as joined", |c| {
+            let (status, body) = get(c.ports[0], &format!("/v1/games/{}", c.table.id));
+            status == 200
+                && serde_json::from_str::<Value>(&body).is_ok_and(|game| game["phase"] == "running")
         });
         cluster
     }
