@@ -332,11 +332,15 @@ impl Room {
             if message.seq != sent.len() as u64 + 1 {
                 continue;
             }
-            let one = Sent::of(message.seq, message.received_at, frame);
-            sent.push(one.clone());
-            // Nobody listening is no error.
-            let _ = self.tx.send(one);
+            self.forward(&mut sent, Sent::of(message.seq, message.received_at, frame));
         }
+    }
+
+    /// Appends `one` to `sent` (the room's, locked) and sends it to the subscribers.
+    fn forward(&self, sent: &mut Vec<Sent>, one: Sent) {
+        sent.push(one.clone());
+        // Nobody listening is no error.
+        let _ = self.tx.send(one);
     }
 }
 
@@ -651,21 +655,24 @@ impl Relay {
         let mut wanted: Vec<(U256, u64, Arc<Room>)> = Vec::new();
         {
             let rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
-            for (id, room) in rooms.iter() {
-                let seen = match (everything, named.get(id)) {
-                    (true, _) => u64::MAX,
-                    (false, Some(&seq)) => seq,
-                    (false, None) => continue,
-                };
+            let mut consider = |id: U256, seen: u64, room: &Arc<Room>| {
                 let latest = room.latest();
-                if seen <= latest {
-                    continue;
+                // Not queued when a catch-up is: that one reads this notice's messages too.
+                if seen > latest && room.noticed.fetch_max(seen, Ordering::SeqCst) == 0 {
+                    wanted.push((id, latest, room.clone()));
                 }
-                if room.noticed.fetch_max(seen, Ordering::SeqCst) != 0 {
-                    // A catch-up is queued: it reads this notice's messages too.
-                    continue;
+            };
+            // The rooms the notices name, looked up: not a walk of every room held.
+            if everything {
+                for (id, room) in rooms.iter() {
+                    consider(*id, u64::MAX, room);
                 }
-                wanted.push((*id, latest, room.clone()));
+            } else {
+                for (id, &seen) in &named {
+                    if let Some(room) = rooms.get(id) {
+                        consider(*id, seen, room);
+                    }
+                }
             }
         }
         if wanted.is_empty() {
@@ -922,13 +929,10 @@ impl Relay {
                 return refused("store", format!("not stored, not forwarded: {e}"));
             }
         }
-        let sent = Sent::of(seq, now, frame.clone());
-        room.sent
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(sent.clone());
-        // Nobody listening is no error.
-        let _ = room.tx.send(sent);
+        room.forward(
+            &mut room.sent.lock().unwrap_or_else(|e| e.into_inner()),
+            Sent::of(seq, now, frame.clone()),
+        );
         Ok(None)
     }
 }
