@@ -37,6 +37,7 @@ mod position;
 mod san;
 mod square;
 mod state;
+pub mod tournament;
 mod verdict;
 
 pub use error::{FenError, InvalidState, Rejection, SanError, StateError, UciError};
