@@ -296,24 +296,54 @@ mod tests {
         );
     }
 
+    /// The values `contracts/test/ChessTournamentVectors.t.sol` asserts of the contract.
     #[test]
-    fn the_first_swap_is_keccak_of_the_abi_encoded_seed_and_index() {
-        // n = 4: j = 3 swaps with keccak(seed, 3) % 4, then j = 2, then j = 1, by hand.
-        let seed = 7u64;
-        let mut expected = [0u8, 1, 2, 3];
-        for j in [3u64, 2, 1] {
-            let mut bytes = [0u8; 64];
-            bytes[24..32].copy_from_slice(&seed.to_be_bytes());
-            bytes[56..64].copy_from_slice(&j.to_be_bytes());
-            let h = U256::from_be_bytes(keccak256(bytes).0);
-            let r = (h % U256::from(j + 1)).to::<u64>() as usize;
-            expected.swap(j as usize, r);
-        }
-        let bracket = Bracket {
-            size: BracketSize::new(4).unwrap(),
+    fn the_contracts_vectors() {
+        let seed = u64::from_be_bytes(keccak256(b"chessref").0[24..].try_into().unwrap());
+        assert_eq!(seed, 3_550_424_555_435_445_564);
+        let at = |n| Bracket {
+            size: BracketSize::new(n).unwrap(),
             seed,
         };
-        assert_eq!(bracket.positions(), expected);
+        assert_eq!(at(8).positions(), hex("0501060007040203"));
+        assert_eq!(
+            at(64).positions(),
+            hex(concat!(
+                "05012c00072e0b0c13383b090f0632221f331731183d36210d1a1d292b2a16303912202f",
+                "0435081e141110033a1c0a0e2815233c3e2d0226343f19242537271b"
+            ))
+        );
+        // Bit m set: white is the hi player of match m.
+        let colours = |n: u32| -> u64 {
+            let b = at(n);
+            b.size
+                .matches()
+                .filter(|&m| !b.lo_is_white(m))
+                .map(|m| 1u64 << m.get())
+                .sum()
+        };
+        assert_eq!(colours(8), 2);
+        assert_eq!(colours(64), 7_079_200_208_295_791_746);
+        // Bit m set: white wins the lot of match m of event 1 drawn by the hash keccak256("lot").
+        let size = BracketSize::new(64).unwrap();
+        let lots: u32 = (0..8)
+            .filter(|&m| {
+                lot_white_wins(
+                    keccak256(b"lot"),
+                    U256::from(1),
+                    size.match_index(m).unwrap(),
+                )
+            })
+            .map(|m| 1 << m)
+            .sum();
+        assert_eq!(lots, 60);
+    }
+
+    fn hex(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
     }
 
     #[test]

@@ -119,6 +119,29 @@ mod tests {
         assert_eq!(prizes.of_tier(3), 0);
     }
 
+    /// The prizes `contracts/test/ChessTournamentVectors.t.sol` asserts of the contract.
+    #[test]
+    fn the_contracts_vectors() {
+        let prizes = Split::new(size(8), &[6_000, 2_500, 750])
+            .unwrap()
+            .prizes(100_000_000_000_000_000, 500)
+            .unwrap();
+        assert_eq!(
+            prizes.per_player,
+            [
+                456_000_000_000_000_000,
+                190_000_000_000_000_000,
+                57_000_000_000_000_000
+            ]
+        );
+        let prizes = Split::new(size(8), &[5_001, 2_499, 1_250])
+            .unwrap()
+            .prizes(1_000_003, 333)
+            .unwrap();
+        assert_eq!(prizes.organiser_fee, 266_400);
+        assert_eq!(prizes.per_player, [3_867_586, 1_932_632, 966_703]);
+    }
+
     #[test]
     fn bad_splits_are_refused_with_their_reason() {
         let bad =
