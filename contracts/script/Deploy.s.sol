@@ -50,7 +50,10 @@ contract Deploy {
         address blueprint = place("ChessChannelBlueprint.sol:ChessChannelBlueprint", "");
         address annex = place("ChessRefereeAnnex.sol:ChessRefereeAnnex", "");
         address channelAnnex = place("ChessChannelAnnex.sol:ChessChannelAnnex", "");
-        referee = place("ChessReferee.sol:ChessReferee", abi.encode(blueprint, annex, channelAnnex));
+        address tournamentBlueprint = place("ChessTournamentBlueprint.sol:ChessTournamentBlueprint", "");
+        referee = place(
+            "ChessReferee.sol:ChessReferee", abi.encode(blueprint, annex, channelAnnex, tournamentBlueprint)
+        );
         VM.stopBroadcast();
     }
 
