@@ -294,6 +294,16 @@ contract ChessRefereeAnnex is ChessRefereeCore {
         }
     }
 
+    /// @notice A game's phase and result alone (what `getGame` says of them, from one storage
+    /// word): for contracts that act on results, such as the tournament.
+    /// @param gameId The game.
+    /// @return phase 0 none, 1 open, 2 running, 3 ended, 4 cancelled.
+    /// @return result 0 until it ends; then 1 white wins, 2 black wins, 3 draw, 4 aborted.
+    function resultOf(uint256 gameId) external view returns (uint8 phase, uint8 result) {
+        Game storage g = games[gameId];
+        return (g.phase, g.result);
+    }
+
     /// @notice The terms hash `joinGame` expects for a game with these terms (what
     /// `GameCreated` and `getGame` report): keccak256(abi.encode(Terms)).
     /// @param creator The creator.

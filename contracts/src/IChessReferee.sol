@@ -213,6 +213,9 @@ interface IChessReferee is IChessRefereeTypes, IChessCourt {
         uint32 responseWindow
     ) external returns (uint256 gameId);
 
+    /// @notice A game's phase and result alone (from one storage word).
+    function resultOf(uint256 gameId) external view returns (uint8 phase, uint8 result);
+
     /// @notice Creates a game and pays the creator's stake.
     function createGame(
         address opponent,
