@@ -86,7 +86,7 @@ contract ChessRefereeAnnexTest is RefereeBase {
         new ChessReferee(blueprint, annex, address(0xbeef), tournamentBlueprint);
     }
 
-    /// @dev Both contracts keep the room issue 27 asks for: 2,048 bytes under EIP-170.
+    /// @dev Every contract keeps the room issue 27 asks for: 2,048 bytes under EIP-170.
     function test_RoomUnderTheSizeLimit() public {
         assertLe(address(ref).code.length, 24_576 - 2_048, "ChessReferee");
         assertLe(ref.annex().code.length, 24_576 - 2_048, "ChessRefereeAnnex");
@@ -94,5 +94,7 @@ contract ChessRefereeAnnexTest is RefereeBase {
         assertLe(ref.channel().annex().code.length, 24_576 - 2_048, "ChessChannelAnnex");
         assertEq(address(new ChessChannelAnnex()).code.length, ref.channel().annex().code.length);
         assertEq(address(new ChessRefereeAnnex()).code.length, ref.annex().code.length);
+        assertLe(ref.tournament().code.length, 24_576 - 2_048, "ChessTournament");
+        assertGt(ref.tournament().code.length, 0);
     }
 }
