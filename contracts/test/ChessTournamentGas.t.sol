@@ -119,9 +119,11 @@ contract ChessTournamentGasTest is TournamentBase {
         _measureEvent(64);
     }
 
-    /// @dev A later round's start that records both children (board results) itself, and one
-    /// that resolves a child's lot and records the other: the dearest starts, in the budget.
-    function test_Gas_StartSettlingChildren() public {
+    /// @dev The round budget on the dearest paths (round 0 at 64 players is asserted by
+    /// `test_Gas_Event64`, every start of a whole event by `_measureRounds`): a later round's
+    /// start that records both children (board results) itself; one that resolves a child's
+    /// lot and records the other; the report that arms a lot.
+    function test_RoundGasBudget() public {
         uint256 ordinary = _ordinaryCreate();
         uint256 e = _ready(8);
         _start(e, 0);
