@@ -52,9 +52,8 @@ contract Deploy {
         address annex = place("ChessRefereeAnnex.sol:ChessRefereeAnnex", "");
         address channelAnnex = place("ChessChannelAnnex.sol:ChessChannelAnnex", "");
         address tournamentBlueprint = place("ChessTournamentBlueprint.sol:ChessTournamentBlueprint", "");
-        referee = place(
-            "ChessReferee.sol:ChessReferee", abi.encode(blueprint, annex, channelAnnex, tournamentBlueprint)
-        );
+        referee =
+            place("ChessReferee.sol:ChessReferee", abi.encode(blueprint, annex, channelAnnex, tournamentBlueprint));
         VM.stopBroadcast();
     }
 

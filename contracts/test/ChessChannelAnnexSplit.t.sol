@@ -497,10 +497,16 @@ contract ChessChannelAnnexSplitTest is ChannelBase {
     function test_Constructor_SwappedAnnexesDeployButEveryAnnexCallReverts() public {
         address refereeAnnex = address(new ChessRefereeAnnex());
         address channelAnnex = address(new ChessChannelAnnex());
-        IChessReferee swapped =
-            IChessReferee(address(new ChessReferee(
-                    address(new ChessChannelBlueprint()), channelAnnex, refereeAnnex, address(new ChessTournamentBlueprint())
-                )));
+        IChessReferee swapped = IChessReferee(
+            address(
+                new ChessReferee(
+                    address(new ChessChannelBlueprint()),
+                    channelAnnex,
+                    refereeAnnex,
+                    address(new ChessTournamentBlueprint())
+                )
+            )
+        );
         IChessChannel ch = swapped.channel();
         assertEq(swapped.annex(), channelAnnex);
         assertEq(ch.annex(), refereeAnnex);

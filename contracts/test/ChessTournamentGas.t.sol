@@ -58,8 +58,9 @@ contract ChessTournamentGasTest is TournamentBase {
     }
 
     function _measureRegistration(uint8 size) internal returns (uint256 e) {
-        uint256 createGas =
-            _t(organiser, 0, abi.encodeCall(IChessTournament.createEvent, (_terms(size, address(0), 500, _split(size)))));
+        uint256 createGas = _t(
+            organiser, 0, abi.encodeCall(IChessTournament.createEvent, (_terms(size, address(0), 500, _split(size))))
+        );
         e = tour.nextEventId() - 1;
         uint256 firstEnter = _t(_player(0), FEE, abi.encodeCall(IChessTournament.enter, (e)));
         for (uint256 i = 1; i + 1 < size; ++i) {
@@ -184,13 +185,11 @@ contract ChessTournamentGasTest is TournamentBase {
 
     /// @dev `hostGame` alone, as the tournament calls it (measured as its own transaction).
     function test_Gas_HostGame() public {
-        uint256 g = _tx(
-            address(tour), 0, abi.encodeCall(IChessReferee.hostGame, (alice, bob, T_INITIAL, 0, T_WINDOW, 0))
-        );
+        uint256 g =
+            _tx(address(tour), 0, abi.encodeCall(IChessReferee.hostGame, (alice, bob, T_INITIAL, 0, T_WINDOW, 0)));
         emit log_named_uint("hostGame (as its own transaction)", g);
-        uint256 c = _tx(
-            address(tour), 0, abi.encodeCall(IChessReferee.hostGame, (alice, bob, T_INITIAL, 0, T_WINDOW, 600))
-        );
+        uint256 c =
+            _tx(address(tour), 0, abi.encodeCall(IChessReferee.hostGame, (alice, bob, T_INITIAL, 0, T_WINDOW, 600)));
         emit log_named_uint("hostGame, channel game", c);
     }
 }

@@ -67,5 +67,4 @@ contract ChessTournamentVectorsTest is TournamentBase {
         assertEq(tour.prizeOf(e, 3), 0);
         assertEq(uint256(3_867_586 + 1_932_632 + 2 * 966_703 + 266_400), uint256(8 * 1_000_003));
     }
-
 }

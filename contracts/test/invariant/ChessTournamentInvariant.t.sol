@@ -425,7 +425,9 @@ contract ChessTournamentInvariantTest is Test {
                 if (info.status != 0 && m >= n / 2) {
                     uint256 child = 2 * (m - n / 2);
                     assertEq(tour.entrantOf(e, info.lo), tour.getMatch(e, child).winner, "lo = upper child's winner");
-                    assertEq(tour.entrantOf(e, info.hi), tour.getMatch(e, child + 1).winner, "hi = lower child's winner");
+                    assertEq(
+                        tour.entrantOf(e, info.hi), tour.getMatch(e, child + 1).winner, "hi = lower child's winner"
+                    );
                 }
             }
         }
@@ -434,9 +436,11 @@ contract ChessTournamentInvariantTest is Test {
     function _checkDecided(uint256 e, uint256 m, IChessTournamentTypes.MatchInfo memory info) internal view {
         IChessRefereeTypes.GameInfo memory g = ref.getGame(info.gameId);
         assertEq(g.phase, 3, "decided only once the game ended");
-        if (g.result == 1) assertEq(info.winner, g.white, "white won");
-        else if (g.result == 2) assertEq(info.winner, g.black, "black won");
-        else {
+        if (g.result == 1) {
+            assertEq(info.winner, g.white, "white won");
+        } else if (g.result == 2) {
+            assertEq(info.winner, g.black, "black won");
+        } else {
             assertEq(g.result, 3, "a draw");
             uint256 lotBlock = handler.lotOf(e, m);
             bool whiteWins = uint256(keccak256(abi.encode(keccak256(abi.encode(lotBlock)), e, m))) & 1 == 0;
