@@ -5,6 +5,8 @@ import {IERC20, SafeERC20} from "./SafeERC20.sol";
 import {GameTerms} from "./GameTerms.sol";
 import {IChessReferee} from "./IChessReferee.sol";
 import {IChessTournament} from "./IChessTournament.sol";
+import {ClockWord} from "./ClockWord.sol";
+import {Commitment} from "./Commitment.sol";
 
 /// @title ChessTournament
 /// @notice Single-elimination knockouts with a pooled entry fee, on the referee that deployed
@@ -15,8 +17,10 @@ import {IChessTournament} from "./IChessTournament.sol";
 /// and the results below it, and is played as a referee game between those two players only
 /// (`hostGame`: no stake, no abort, a player who does not start loses on time). A result
 /// counts only as the referee recorded it; a drawn game is decided by a lot from the hash of
-/// a block after the draw was reported. Prizes, refunds and the fee are credited and pulled
-/// (`withdraw`); the organiser holds nothing at any point.
+/// a block after the draw was reported. A game both players abandon (the side to move past its
+/// deadline by `abandonAfter`, its opponent not claiming) puts both out (`reportAbandoned`); a
+/// match whose other side was abandoned is a walkover. Prizes, refunds and the fee are
+/// credited and pulled (`withdraw`); the organiser holds nothing at any point.
 /// @dev Bracket of n = 2^k entrants: matches 0..n-2, round 0 is 0..n/2-1, `parent(m) = n/2 +
 /// m/2`, the final is n-2. Round 0 match m plays bracket positions 2m and 2m+1, held by
 /// entrants `perm[2m]` and `perm[2m+1]`, `perm` being the Fisher-Yates shuffle of 0..n-1 by
@@ -34,6 +38,10 @@ contract ChessTournament is IChessTournament {
     uint256 public constant MAX_FEE_BPS = 1_000;
     /// @notice The whole, in basis points.
     uint256 public constant BPS = 10_000;
+    /// @notice Shortest `abandonAfter`.
+    uint256 public constant MIN_ABANDON_AFTER = 1 hours;
+    /// @notice Longest `abandonAfter`.
+    uint256 public constant MAX_ABANDON_AFTER = 30 days;
     /// @notice The EIP-2935 block-hash history contract (8,191 blocks), used where it has code.
     address public constant HISTORY_STORAGE = 0x0000F90827F1C53a10cb7A02335B175320002935;
 
@@ -42,6 +50,7 @@ contract ChessTournament is IChessTournament {
     uint256 internal constant RUNNING = 1;
     uint256 internal constant DECIDED = 2;
     uint256 internal constant LOT = 3;
+    uint256 internal constant ABANDONED = 4;
 
     // Event flags.
     uint8 internal constant DRAWN = 1;
@@ -52,6 +61,14 @@ contract ChessTournament is IChessTournament {
     // How a match was decided (`MatchDecided.how`).
     uint8 internal constant BY_BOARD = 1;
     uint8 internal constant BY_LOT = 2;
+    uint8 internal constant BY_WALKOVER = 3;
+
+    // What a match gives the round above (`_outcome`): a player, nobody (both abandoned), or
+    // not known before its game is played.
+    uint256 internal constant NEEDS_GAME = 0;
+    uint256 internal constant PLAYER = 1;
+    uint256 internal constant NOBODY = 2;
+    uint256 internal constant UNKNOWN = 3; // `_players` only: a match below is undecided
 
     // A match record: the low 96 bits of seat word m (its high 160 bits are entrant m's
     // address, written at entry, so a record write is always an update, never a new slot).
@@ -59,6 +76,7 @@ contract ChessTournament is IChessTournament {
     uint256 internal constant LO_SHIFT = 8; // entrant index, 8 bits
     uint256 internal constant WHITE_IS_HI = 1 << 16;
     uint256 internal constant WINNER_IS_HI = 1 << 17;
+    uint256 internal constant WALKOVER = 1 << 18; // decided without a game: lo = hi = the winner
     uint256 internal constant STATUS_SHIFT = 20; // 4 bits
     uint256 internal constant TIME_SHIFT = 24; // 32 bits: the start's timestamp, or the lot's block
     uint256 internal constant GAME_SHIFT = 56; // 40 bits
@@ -68,6 +86,7 @@ contract ChessTournament is IChessTournament {
     uint256 internal constant MASK_40 = 0xffffffffff;
 
     // Referee game results.
+    uint8 internal constant PHASE_RUNNING = 2;
     uint8 internal constant PHASE_ENDED = 3;
     uint8 internal constant WHITE_WINS = 1;
     uint8 internal constant BLACK_WINS = 2;
@@ -89,6 +108,7 @@ contract ChessTournament is IChessTournament {
         uint24 responseWindow;
         uint40 drawBlock;
         uint64 seed;
+        uint32 abandonAfter;
         uint112 split; // tier t's share per player at bits 16t..16t+15
         uint128 paid;
     }
@@ -103,6 +123,9 @@ contract ChessTournament is IChessTournament {
     mapping(uint256 eventId => mapping(uint256 index => uint256)) internal seats;
     /// @dev Entrant index + 1 (bits 0..7), claimed (bit 8); 0 = not entered.
     mapping(uint256 eventId => mapping(address player => uint256)) internal entryOf;
+    /// @dev The prizes of places held by nobody (the loser's place of a walkover or of a match
+    /// without players): the winner's, with its own (or, if nobody won, see `_share`).
+    mapping(uint256 eventId => uint256) internal unassigned;
     /// @dev Withdrawable balance + 1 once used (kept non-zero, as the referee's `creditSlots`:
     /// set at entry, so a prize is credited by an update).
     mapping(address account => mapping(address token => uint256)) internal creditSlots;
@@ -130,7 +153,7 @@ contract ChessTournament is IChessTournament {
     /// share times its players (1, 1, 2, 4, ...) summing to 10,000 (`BadSplit`); `deadline`
     /// in the future (`BadDeadline`); a `token` with code (`NotAToken`); the time control and
     /// windows in the referee's ranges (`BadTimeControl`, `BadFirstMoveWindow`,
-    /// `BadResponseWindow`).
+    /// `BadResponseWindow`); `abandonAfter` MIN_ABANDON_AFTER..MAX_ABANDON_AFTER (`BadAbandonAfter`).
     /// @return eventId The new event's id.
     function createEvent(EventTerms calldata t) external nonReentrant returns (uint256 eventId) {
         uint256 size = t.size;
@@ -145,6 +168,9 @@ contract ChessTournament is IChessTournament {
         GameTerms.checkTimeControl(t.initialTime, t.increment);
         uint256 window = GameTerms.firstMoveWindow(t.firstMoveWindow);
         if (t.responseWindow != 0) GameTerms.checkResponseWindow(t.responseWindow);
+        if (t.abandonAfter < MIN_ABANDON_AFTER || t.abandonAfter > MAX_ABANDON_AFTER) {
+            revert BadAbandonAfter(t.abandonAfter);
+        }
 
         eventId = nextEventId++;
         Event storage ev = events[eventId];
@@ -163,6 +189,7 @@ contract ChessTournament is IChessTournament {
         ev.firstMoveWindow = uint24(window);
         // forge-lint: disable-next-line(unsafe-typecast) checked by GameTerms (< 2^24)
         ev.responseWindow = uint24(t.responseWindow);
+        ev.abandonAfter = t.abandonAfter;
         // forge-lint: disable-next-line(unsafe-typecast) 7 tiers of 16 bits
         ev.split = uint112(split);
         emit EventCreated(eventId, msg.sender, t);
@@ -228,29 +255,31 @@ contract ChessTournament is IChessTournament {
     /// @notice Starts match `matchIndex` (anyone) as a referee game between its two players,
     /// with the event's terms; draws the bracket first if needed. A match above round 0
     /// first records the results of the matches below it that ended on the board and
-    /// resolves their lots whose block is past. Reverts `PlayersNotKnown` while a match
-    /// below has not started, `GameNotEnded` while its game runs, `LotNotArmed` for a drawn
-    /// game nobody reported, `LotPending` while its lot waits, `AlreadyStarted`.
+    /// resolves their lots whose block is past. If one side below was abandoned the match is
+    /// a walkover instead (no game, `MatchDecided` how 3), if both were, it has no players
+    /// (`MatchAbandoned` with two zero addresses); either returns game id 0. Reverts
+    /// `PlayersNotKnown` while a match below has not started, `GameNotEnded` while its game
+    /// runs, `LotNotArmed` for a drawn game nobody reported, `LotPending` while its lot waits,
+    /// `AlreadyStarted`.
     /// @param eventId The event.
     /// @param matchIndex The match, 0..size-2.
-    /// @return gameId The referee game.
+    /// @return gameId The referee game (0 for a walkover or a match without players).
     function start(uint256 eventId, uint256 matchIndex) external nonReentrant returns (uint256 gameId) {
         Event storage ev = _event(eventId);
         uint256 n = _size(ev, matchIndex);
         uint256 seed = _seed(eventId, ev);
         if (_status(seats[eventId][matchIndex]) != WAITING) revert AlreadyStarted(matchIndex);
-        uint256 lo;
-        uint256 hi;
-        if (matchIndex < n / 2) {
-            uint8[] memory perm = _permutation(seed, n);
-            lo = perm[2 * matchIndex];
-            hi = perm[2 * matchIndex + 1];
-        } else {
-            uint256 child = 2 * (matchIndex - n / 2);
-            lo = _winnerOf(eventId, ev, child);
-            hi = _winnerOf(eventId, ev, child + 1);
-        }
-        bool whiteIsHi = _whiteIsHi(seed, matchIndex);
+        (uint256 kind, uint256 lo, uint256 hi) = _players(eventId, ev, matchIndex, n, seed);
+        if (kind == UNKNOWN) revert PlayersNotKnown(lo);
+        if (kind != NEEDS_GAME) return 0;
+        return _host(eventId, ev, matchIndex, _whiteIsHi(seed, matchIndex), lo, hi);
+    }
+
+    /// @dev Hosts match `m`'s game between entrants `lo` and `hi` and records it running.
+    function _host(uint256 eventId, Event storage ev, uint256 m, bool whiteIsHi, uint256 lo, uint256 hi)
+        internal
+        returns (uint256 gameId)
+    {
         address white = _entrant(eventId, whiteIsHi ? hi : lo);
         address black = _entrant(eventId, whiteIsHi ? lo : hi);
         // The referee is this contract's deployer (trusted code, no callback); its id is
@@ -259,8 +288,8 @@ contract ChessTournament is IChessTournament {
             .hostGame(white, black, ev.initialTime, ev.increment, ev.firstMoveWindow, ev.responseWindow);
         uint256 rec = (gameId << GAME_SHIFT) | (block.timestamp << TIME_SHIFT) | (RUNNING << STATUS_SHIFT)
             | (whiteIsHi ? WHITE_IS_HI : 0) | (lo << LO_SHIFT) | (hi << HI_SHIFT);
-        _write(eventId, matchIndex, rec);
-        emit MatchStarted(eventId, matchIndex, gameId, white, black);
+        _write(eventId, m, rec);
+        emit MatchStarted(eventId, m, gameId, white, black);
     }
 
     /// @notice Records the result of a running match's game as the referee recorded it
@@ -301,12 +330,63 @@ contract ChessTournament is IChessTournament {
         }
     }
 
+    /// @notice Records that both players abandoned match `matchIndex`'s game (anyone): the
+    /// position given is the game's current one on-chain (`StalePosition`; `NotOnChain` for a
+    /// channel game nobody registered), not decided (`PositionDecided`: `finishRegistered`
+    /// ends it), and its side to move is past its deadline by the event's `abandonAfter`
+    /// while its opponent never claimed the game (`NotAbandoned(until)`). Both players are
+    /// out and share the match's loser's place (see `_share`); the match above is a walkover
+    /// for its other side. `NotRunning`; `GameOver` for a game that ended (`report` it).
+    /// @param eventId The event.
+    /// @param matchIndex The match.
+    /// @param state The game's current 128-byte state.
+    /// @param history Its repetition-chain head.
+    /// @param clock Its clock word.
+    function reportAbandoned(uint256 eventId, uint256 matchIndex, bytes calldata state, bytes32 history, uint256 clock)
+        external
+        nonReentrant
+    {
+        Event storage ev = _event(eventId);
+        _size(ev, matchIndex);
+        uint256 rec = seats[eventId][matchIndex];
+        if (_status(rec) != RUNNING) revert NotRunning(matchIndex);
+        _checkAbandoned((rec >> GAME_SHIFT) & MASK_40, state, history, clock, ev.abandonAfter);
+        _write(eventId, matchIndex, (rec & ~(uint256(0xf) << STATUS_SHIFT)) | (ABANDONED << STATUS_SHIFT));
+        bool whiteIsHi = rec & WHITE_IS_HI != 0;
+        uint256 lo = (rec >> LO_SHIFT) & MASK_8;
+        uint256 hi = (rec >> HI_SHIFT) & MASK_8;
+        emit MatchAbandoned(
+            eventId, matchIndex, _entrant(eventId, whiteIsHi ? hi : lo), _entrant(eventId, whiteIsHi ? lo : hi)
+        );
+        _finishIfFinal(eventId, ev, matchIndex, address(0));
+    }
+
+    /// @dev Reverts unless running game `gameId`'s current position (state, history, clock)
+    /// shows its side to move past its deadline by `abandonAfter` (see `reportAbandoned`).
+    function _checkAbandoned(uint256 gameId, bytes calldata state, bytes32 history, uint256 clock, uint256 abandonAfter)
+        internal
+        view
+    {
+        (uint8 phase,) = IChessReferee(referee).resultOf(gameId);
+        if (phase != PHASE_RUNNING) revert GameOver(gameId);
+        bytes32 stored = IChessReferee(referee).commitmentOf(gameId);
+        if (stored == 0) revert NotOnChain(gameId);
+        if (state.length != 128 || Commitment.seal(Commitment.innerCalldata(state, history), clock) != stored) {
+            revert StalePosition();
+        }
+        if (ClockWord.pendingStatus(clock) != 0) revert PositionDecided(gameId);
+        // byte 56 of the state: 0x01 white to move (ENCODING.md)
+        uint256 until = ClockWord.deadline(clock, uint8(state[56]) == 1) + abandonAfter;
+        // forge-lint: disable-next-line(block-timestamp) the clock is defined on block time
+        if (block.timestamp <= until) revert NotAbandoned(until);
+    }
+
     // ------------------------------------------------------------------ money
 
     /// @notice Credits the caller's share (pull it with `withdraw`): the whole fee back for
     /// an event that did not fill by its deadline; after the final (recorded here first if
-    /// its game ended on the board or its lot is due), the prize of the caller's tier.
-    /// `NotEntered`, `AlreadyClaimed`, `NotFinished`.
+    /// its game ended on the board or its lot is due), the prize of the caller's tier (see
+    /// `_share` for abandoned games and walkovers). `NotEntered`, `AlreadyClaimed`, `NotFinished`.
     /// @param eventId The event.
     function claim(uint256 eventId) external nonReentrant {
         Event storage ev = _event(eventId);
@@ -322,10 +402,10 @@ contract ChessTournament is IChessTournament {
             amount = ev.fee;
         } else {
             if (ev.flags & FINISHED == 0) {
-                if (_status(seats[eventId][n - 2]) == WAITING) revert NotFinished();
-                _winnerOf(eventId, ev, n - 2);
+                (uint256 kind,) = _outcome(eventId, ev, n - 2);
+                if (kind == NEEDS_GAME) revert NotFinished();
             }
-            amount = _prize(ev, _tierOf(eventId, ev, entry - 1));
+            amount = _share(eventId, ev, entry - 1);
         }
         _credit(eventId, ev, msg.sender, amount);
     }
@@ -390,9 +470,12 @@ contract ChessTournament is IChessTournament {
             info.split[t] = uint16(ev.split >> (16 * t));
         }
         info.paid = ev.paid;
+        info.abandonAfter = ev.abandonAfter;
+        info.unassigned = unassigned[eventId];
     }
 
-    /// @notice A match as recorded (status 0 with no players before its start).
+    /// @notice A match as recorded (status 0 with no players before its start; a walkover:
+    /// `white` its winner, `black` 0, no game; a match without players: status 4, no one).
     /// @param eventId The event.
     /// @param matchIndex The match.
     function getMatch(uint256 eventId, uint256 matchIndex) external view returns (MatchInfo memory info) {
@@ -408,6 +491,10 @@ contract ChessTournament is IChessTournament {
         bool whiteIsHi = rec & WHITE_IS_HI != 0;
         info.white = _entrant(eventId, whiteIsHi ? hi : lo);
         info.black = _entrant(eventId, whiteIsHi ? lo : hi);
+        if (rec & WALKOVER != 0) info.black = address(0);
+        if (status == ABANDONED && (rec >> GAME_SHIFT) & MASK_40 == 0) {
+            (info.white, info.black) = (address(0), address(0));
+        }
         info.gameId = (rec >> GAME_SHIFT) & MASK_40;
         if (status == LOT) info.lotBlock = (rec >> TIME_SHIFT) & MASK_32;
         else if (status == RUNNING) info.startedAt = (rec >> TIME_SHIFT) & MASK_32;
@@ -442,7 +529,8 @@ contract ChessTournament is IChessTournament {
     /// @notice The prize of one player of tier `tier` (0 winner, 1 finalist, 2 semi-finalist,
     /// ..., k the losers of round 0), from the full pool: `net · split[t] / 10,000` for
     /// t ≥ 1, and for the winner `net` less all the others (it takes the rounding dust), `net`
-    /// being the pool less the organiser fee.
+    /// being the pool less the organiser fee. The winner also takes `getEvent(e).unassigned`,
+    /// the places of walkovers nobody held; abandoned games are shared (see `claim`).
     /// @param eventId The event.
     /// @param tier The tier, 0..log2(size).
     function prizeOf(uint256 eventId, uint256 tier) external view returns (uint256) {
@@ -522,22 +610,79 @@ contract ChessTournament is IChessTournament {
         return blockhash(b);
     }
 
-    /// @dev The winner's entrant index of match `m`, recording its result first if its game
-    /// ended on the board or its lot is due (`PlayersNotKnown`, `GameNotEnded`,
-    /// `LotNotArmed`, `LotPending`).
-    function _winnerOf(uint256 eventId, Event storage ev, uint256 m) internal returns (uint256) {
+    /// @dev What match `m` gives the round above: (PLAYER, its winner's index); (NOBODY, 0)
+    /// if both its players are out (abandoned) or it has none; (NEEDS_GAME, 0) while its
+    /// game is not played. Records first a result its game ended with on the board, a due
+    /// lot, and for a match above round 0 never started, a walkover or a match without
+    /// players (`GameNotEnded`, `LotNotArmed`, `LotPending`).
+    function _outcome(uint256 eventId, Event storage ev, uint256 m) internal returns (uint256 kind, uint256 winner) {
         uint256 rec = seats[eventId][m];
         uint256 status = _status(rec);
-        if (status == DECIDED) return _winnerIndex(rec);
-        if (status == WAITING) revert PlayersNotKnown(m);
+        if (status == DECIDED) return (PLAYER, _winnerIndex(rec));
+        if (status == ABANDONED) return (NOBODY, 0);
         if (status == RUNNING) {
             uint8 result = _result(rec);
             if (result == DRAW) revert LotNotArmed(m);
             rec = _decide(eventId, ev, m, rec, (result == WHITE_WINS) == ((rec & WHITE_IS_HI) != 0), BY_BOARD);
-            return _winnerIndex(rec);
+            return (PLAYER, _winnerIndex(rec));
         }
-        if (!_tryLot(eventId, ev, m, rec)) revert LotPending(m, (rec >> TIME_SHIFT) & MASK_32);
-        return _winnerIndex(seats[eventId][m]);
+        if (status == LOT) {
+            if (!_tryLot(eventId, ev, m, rec)) revert LotPending(m, (rec >> TIME_SHIFT) & MASK_32);
+            return (PLAYER, _winnerIndex(seats[eventId][m]));
+        }
+        uint256 n = 1 << ev.k;
+        if (m < n / 2) return (NEEDS_GAME, 0);
+        (kind, winner,) = _players(eventId, ev, m, n, 0);
+        if (kind == UNKNOWN) return (NEEDS_GAME, 0);
+        if (kind == NEEDS_GAME) winner = 0;
+    }
+
+    /// @dev The players (lo, hi) of waiting match `m` (NEEDS_GAME), or (UNKNOWN, the match
+    /// below that is undecided, 0). Above round 0, when a side below has nobody, records the
+    /// walkover (PLAYER, lo = hi = its winner) or the match without players (NOBODY); the
+    /// loser's place of either is nobody's (`unassigned`). `seed` is needed in round 0 only.
+    function _players(uint256 eventId, Event storage ev, uint256 m, uint256 n, uint256 seed)
+        internal
+        returns (uint256 kind, uint256 lo, uint256 hi)
+    {
+        if (m < n / 2) {
+            uint8[] memory perm = _permutation(seed, n);
+            return (NEEDS_GAME, perm[2 * m], perm[2 * m + 1]);
+        }
+        uint256 child = 2 * (m - n / 2);
+        uint256 k1;
+        (kind, lo) = _outcome(eventId, ev, child);
+        if (kind == NEEDS_GAME) return (UNKNOWN, child, 0);
+        (k1, hi) = _outcome(eventId, ev, child + 1);
+        if (k1 == NEEDS_GAME) return (UNKNOWN, child + 1, 0);
+        if (kind == PLAYER && k1 == PLAYER) return (NEEDS_GAME, lo, hi);
+        unassigned[eventId] += _prize(ev, _roundTier(ev, m, n));
+        if (kind == NOBODY && k1 == NOBODY) {
+            _write(eventId, m, ABANDONED << STATUS_SHIFT);
+            emit MatchAbandoned(eventId, m, address(0), address(0));
+            _finishIfFinal(eventId, ev, m, address(0));
+            return (NOBODY, 0, 0);
+        }
+        if (kind != PLAYER) lo = hi;
+        _write(eventId, m, (DECIDED << STATUS_SHIFT) | WALKOVER | (lo << LO_SHIFT) | (lo << HI_SHIFT));
+        address winner = _entrant(eventId, lo);
+        emit MatchDecided(eventId, m, winner, address(0), BY_WALKOVER);
+        _finishIfFinal(eventId, ev, m, winner);
+        return (PLAYER, lo, lo);
+    }
+
+    /// @dev The tier of match `m`'s loser: k less its round r (round r ends before match n - n/2^(r+1)).
+    function _roundTier(Event storage ev, uint256 m, uint256 n) internal view returns (uint256) {
+        uint256 r;
+        while (m >= n - (n >> (r + 1))) ++r;
+        return ev.k - r;
+    }
+
+    /// @dev Finishes the event if `m` is its final.
+    function _finishIfFinal(uint256 eventId, Event storage ev, uint256 m, address winner) internal {
+        if (m != (uint256(1) << ev.k) - 2) return;
+        ev.flags |= FINISHED;
+        emit EventFinished(eventId, winner);
     }
 
     /// @dev The referee's result of a running match's game: 1 white or 2 black wins, 3 a
@@ -573,26 +718,45 @@ contract ChessTournament is IChessTournament {
         uint256 hi = (rec >> HI_SHIFT) & MASK_8;
         address winner = _entrant(eventId, hiWins ? hi : lo);
         emit MatchDecided(eventId, m, winner, _entrant(eventId, hiWins ? lo : hi), how);
-        if (m == (uint256(1) << ev.k) - 2) {
-            ev.flags |= FINISHED;
-            emit EventFinished(eventId, winner);
-        }
+        _finishIfFinal(eventId, ev, m, winner);
         return rec;
     }
 
-    /// @dev The tier of entrant `index` in a finished event: k - r for a loss in round r, 0
-    /// for the winner. Walks at most k matches up from its round-0 match.
-    function _tierOf(uint256 eventId, Event storage ev, uint256 index) internal view returns (uint256) {
-        uint256 n = 1 << ev.k;
+    /// @dev Entrant `index`'s share of a finished event. The places are the winner's (the net
+    /// pool less every loser's place, plus the `unassigned` ones) and one loser's per match
+    /// (`prizeOf` its tier): a player who lost a match holds that match's place; the two
+    /// players of an abandoned match share its place (`lo` takes the odd wei), and of an
+    /// abandoned final the winner's place too; if the final had no players at all, every
+    /// entrant gets an equal part of the winner's place (entrant 0 the remainder). So the
+    /// shares always sum to the net pool. Walks at most k matches up from its round-0 match.
+    function _share(uint256 eventId, Event storage ev, uint256 index) internal view returns (uint256 amount) {
+        uint256 k = ev.k;
+        uint256 n = 1 << k;
+        uint256 winnerPlace = _prize(ev, 0) + unassigned[eventId];
+        uint256 fin = seats[eventId][n - 2];
+        if (_status(fin) == ABANDONED && (fin >> GAME_SHIFT) & MASK_40 == 0) {
+            amount = winnerPlace / n + (index == 0 ? winnerPlace % n : 0);
+        }
         uint8[] memory perm = _permutation(ev.seed, n);
         uint256 position;
         while (perm[position] != index) ++position;
         uint256 m = position / 2;
-        for (uint256 r; r < ev.k; ++r) {
-            if (_winnerIndex(seats[eventId][m]) != index) return ev.k - r;
+        for (uint256 r; r < k; ++r) {
+            uint256 rec = seats[eventId][m];
+            if (_status(rec) == ABANDONED) {
+                amount += _half(_prize(ev, k - r), rec, index);
+                return r == k - 1 ? amount + _half(winnerPlace, rec, index) : amount;
+            }
+            if (_winnerIndex(rec) != index) return amount + _prize(ev, k - r);
             m = n / 2 + m / 2;
         }
-        return 0;
+        return amount + winnerPlace;
+    }
+
+    /// @dev The part of `place` of entrant `index`, one of the two players of match record
+    /// `rec` sharing it: `lo` takes the odd wei.
+    function _half(uint256 place, uint256 rec, uint256 index) internal pure returns (uint256) {
+        return index == (rec >> LO_SHIFT) & MASK_8 ? place - place / 2 : place / 2;
     }
 
     /// @dev One player's prize in tier `tier` (see `prizeOf`).

@@ -17,6 +17,7 @@ interface IChessTournamentTypes {
         uint40 deadline; // registration closes after this timestamp
         uint16 feeBps; // organiser fee, at most MAX_FEE_BPS, credited only after the final
         uint16[] split; // per player of tier t (0 winner, 1 finalist, 2 semi-finalists, ...)
+        uint32 abandonAfter; // seconds past the side to move's deadline, nobody claiming, after which a game counts as abandoned by both
     }
 
     /// @notice An event as stored, for callers.
@@ -40,12 +41,14 @@ interface IChessTournamentTypes {
         bool cancelled;
         uint16[] split;
         uint128 paid; // every credit of this event so far (prizes, refunds, the fee)
+        uint32 abandonAfter;
+        uint256 unassigned; // prizes of places no player holds (walkovers, void matches): the winner's
     }
 
     /// @notice A match as stored, for callers. `lo` and `hi` are entrant indices (the upper
     /// and lower half of the bracket below it), known from its start on.
     struct MatchInfo {
-        uint8 status; // 0 waiting, 1 running, 2 decided, 3 lot armed
+        uint8 status; // 0 waiting, 1 running, 2 decided, 3 lot armed, 4 abandoned by both (or void: no players)
         address white;
         address black;
         uint256 gameId;
@@ -74,10 +77,14 @@ interface IChessTournamentTypes {
     /// @notice The game of match `matchIndex` was drawn: the hash of `lotBlock` decides it.
     event LotArmed(uint256 indexed eventId, uint256 matchIndex, uint256 lotBlock);
     /// @notice `winner` goes on, `loser` is out. `how`: 1 on the board (the referee's result),
-    /// 2 by lot after a drawn game.
+    /// 2 by lot after a drawn game, 3 by walkover (`loser` 0: the other side was abandoned).
+    /// A walkover is played by no game.
     event MatchDecided(uint256 indexed eventId, uint256 matchIndex, address winner, address loser, uint8 how);
-    /// @notice The final is decided.
+    /// @notice The final is decided (`winner` 0 if nobody won it: abandoned or void).
     event EventFinished(uint256 indexed eventId, address winner);
+    /// @notice Both players of match `matchIndex` are out: its game was abandoned by both, or
+    /// (both 0) it has no players because both matches below it were.
+    event MatchAbandoned(uint256 indexed eventId, uint256 matchIndex, address white, address black);
     /// @notice `amount` of the event's pool was credited to `account` (a prize, a refund, the
     /// organiser fee); pull it with `withdraw`.
     event PrizeCredited(uint256 indexed eventId, address indexed account, uint256 amount);
@@ -95,6 +102,8 @@ interface IChessTournamentTypes {
     error BadDeadline(uint256 deadline);
     /// @notice The fee token has no code.
     error NotAToken(address token);
+    /// @notice `abandonAfter` is out of MIN_ABANDON_AFTER..MAX_ABANDON_AFTER.
+    error BadAbandonAfter(uint256 abandonAfter);
     /// @notice No event has this id.
     error UnknownEvent(uint256 eventId);
     /// @notice Past the deadline, full, or cancelled.
@@ -131,6 +140,17 @@ interface IChessTournamentTypes {
     error LotPending(uint256 matchIndex, uint256 lotBlock);
     /// @notice The match has no armed lot.
     error NoLot(uint256 matchIndex);
+    /// @notice The game is not played on-chain (a channel game nobody registered): a player
+    /// registers it before it can be shown abandoned.
+    error NotOnChain(uint256 gameId);
+    /// @notice The position given is not the game's current one (or not 128 bytes).
+    error StalePosition();
+    /// @notice The game's registered position is decided: `finishRegistered` ends it.
+    error PositionDecided(uint256 gameId);
+    /// @notice The game has ended: `report` it.
+    error GameOver(uint256 gameId);
+    /// @notice The game counts as abandoned only after `until`.
+    error NotAbandoned(uint256 until);
     /// @notice The final is not decided yet (and the event is not refunding).
     error NotFinished();
     /// @notice This prize, refund or fee was already credited.
@@ -172,6 +192,9 @@ interface IChessTournament is IChessTournamentTypes {
     function report(uint256 eventId, uint256 matchIndex) external;
     /// @notice Decides a drawn match by its lot (re-arms it if the hash expired).
     function resolveLot(uint256 eventId, uint256 matchIndex) external;
+    /// @notice Records a running match whose game both players abandoned.
+    function reportAbandoned(uint256 eventId, uint256 matchIndex, bytes calldata state, bytes32 history, uint256 clock)
+        external;
     /// @notice Credits the caller's prize (or its refund, for an event that did not fill).
     function claim(uint256 eventId) external;
     /// @notice Credits the organiser fee after the final.

@@ -22,6 +22,7 @@ abstract contract TournamentBase is RefereeGasBase {
     uint96 internal constant FEE = 0.1 ether;
     uint32 internal constant T_INITIAL = 60;
     uint32 internal constant T_WINDOW = 120;
+    uint32 internal constant ABANDON_AFTER = 1 hours;
     /// @dev The draw block's hash the tests use unless they choose another.
     bytes32 internal constant DRAW_HASH = keccak256("chessref");
 
@@ -63,7 +64,8 @@ abstract contract TournamentBase is RefereeGasBase {
             responseWindow: 0,
             deadline: uint40(block.timestamp + 1 days),
             feeBps: feeBps,
-            split: split
+            split: split,
+            abandonAfter: ABANDON_AFTER
         });
     }
 

@@ -41,7 +41,8 @@ contract ChessTournamentChannelTest is ChannelBase {
                 responseWindow: WINDOW,
                 deadline: uint40(block.timestamp + 1 days),
                 feeBps: 0,
-                split: split
+                split: split,
+                abandonAfter: 1 hours
             })
         );
         address[4] memory players = [alice, bob, carol, dave];
@@ -84,6 +85,25 @@ contract ChessTournamentChannelTest is ChannelBase {
         bytes32 h = RepetitionChain.start(ChessRules.repetitionKey(s));
         assertEq(ref.channelStart(id), keccak256(abi.encodePacked(s, h)), "the standard start");
         assertTrue(ref.channelGame(id).customStart, "the no-abort rule for the court");
+    }
+
+    /// @dev A channel game nobody registered cannot be shown abandoned (no clock on-chain):
+    /// a player registers it first; then its registered clock counts like any.
+    function test_ChannelEvent_AbandonNeedsARegisteredPosition() public {
+        uint256 e = _channelEvent();
+        uint256 id = _startMatch(e, 0);
+        _resetLine(id, ChessRules.initialState());
+        vm.warp(block.timestamp + 30 days);
+        vm.expectRevert(abi.encodeWithSelector(IChessTournamentTypes.NotOnChain.selector, id));
+        tour.reportAbandoned(e, 0, line[0].state, line[0].history, 0);
+        vm.recordLogs();
+        vm.prank(bob);
+        channel.registerStart(line[0]);
+        _absorb(vm.getRecordedLogs());
+        uint256 until = block.timestamp + WINDOW + 120 + INITIAL + 15 + 1 hours;
+        vm.warp(until + 1);
+        tour.reportAbandoned(e, 0, pos[id].state, pos[id].history, pos[id].clock);
+        assertEq(tour.getMatch(e, 0).status, 4);
     }
 
     /// @dev A result both players sign settles the hosted game through the court; the

@@ -161,6 +161,22 @@ contract ChessTournamentGasTest is TournamentBase {
         emit log_named_uint("resolveLot", g);
     }
 
+    /// @dev `reportAbandoned`, and the walkover `start` it leads to (no game hosted).
+    function test_Gas_ReportAbandonedAndWalkover() public {
+        uint256 e = _ready(4);
+        uint256 id = _start(e, 0);
+        Position memory p = pos[id];
+        vm.warp(block.timestamp + T_WINDOW + T_INITIAL + 15 + ABANDON_AFTER + 1);
+        uint256 g = _t(
+            alice, 0, abi.encodeCall(IChessTournament.reportAbandoned, (e, uint256(0), p.state, p.history, p.clock))
+        );
+        emit log_named_uint("reportAbandoned", g);
+        _playMatch(e, 1, true);
+        uint256 w = _t(alice, 0, abi.encodeCall(IChessTournament.start, (e, uint256(2))));
+        emit log_named_uint("start, a walkover (the final)", w);
+        assertEq(tour.getMatch(e, 2).gameId, 0);
+    }
+
     function test_Gas_EnterAndWithdrawErc20() public {
         MockERC20 token = new MockERC20();
         alsoCool.push(address(token));

@@ -43,6 +43,10 @@ contract TournamentHandler {
     mapping(uint256 gameId => Position) internal pos;
     /// @notice Who made the call that ended each hosted game.
     mapping(uint256 gameId => address) public ender;
+    /// @notice The event and match of each hosted game.
+    mapping(uint256 gameId => uint256) public eventOf;
+    mapping(uint256 gameId => uint256) public matchOf;
+    uint256 public abandoned;
     /// @notice The latest lot block armed for each match.
     mapping(uint256 eventId => mapping(uint256 matchIndex => uint256)) public lotOf;
     /// @notice Set if anyone but a game's two players ended it.
@@ -98,7 +102,8 @@ contract TournamentHandler {
             responseWindow: 0,
             deadline: uint40(block.timestamp + 2 hours),
             feeBps: uint16((seed >> 40) % 1_001),
-            split: split
+            split: split,
+            abandonAfter: 1 hours
         });
         vm.prank(ORGANISER);
         events.push(tour.createEvent(t));
@@ -143,9 +148,13 @@ contract TournamentHandler {
         uint256 e = events[eSeed % events.length];
         uint256 n = tour.getEvent(e).size;
         vm.recordLogs();
-        uint256 id = tour.start(e, mSeed % (n - 1));
+        uint256 m = mSeed % (n - 1);
+        uint256 id = tour.start(e, m);
         _absorb(vm.getRecordedLogs());
+        if (id == 0) return; // a walkover or a match without players
         games.push(id);
+        eventOf[id] = e;
+        matchOf[id] = m;
         ++starts;
     }
 
@@ -201,6 +210,18 @@ contract TournamentHandler {
         vm.prank(waiter);
         ref.claimTimeout(id, p.state, p.history, p.clock);
         ender[id] = waiter;
+    }
+
+    /// @dev Both players of a running game vanish: past the deadline and `abandonAfter`, it
+    /// is reported abandoned.
+    function abandon(uint256 gSeed) external {
+        (bool ok, uint256 id) = _running(gSeed);
+        if (!ok) return;
+        Position memory p = pos[id];
+        uint256 until = ClockWord.deadline(p.clock, ChessRules.whiteToMove(p.state)) + 1 hours;
+        if (block.timestamp <= until) vm.warp(until + 1);
+        tour.reportAbandoned(eventOf[id], matchOf[id], p.state, p.history, p.clock);
+        ++abandoned;
     }
 
     /// @dev Someone who is not a player tries to end a running game; it must fail.
@@ -345,7 +366,7 @@ contract ChessTournamentInvariantTest is Test {
         token = new MockERC20();
         handler = new TournamentHandler(ref, token);
         targetContract(address(handler));
-        bytes4[] memory s = new bytes4[](17);
+        bytes4[] memory s = new bytes4[](18);
         s[0] = TournamentHandler.createEvent.selector;
         s[1] = TournamentHandler.enter.selector;
         s[2] = TournamentHandler.enter.selector;
@@ -363,6 +384,7 @@ contract ChessTournamentInvariantTest is Test {
         s[14] = TournamentHandler.claim.selector;
         s[15] = TournamentHandler.claimFee.selector;
         s[16] = TournamentHandler.withdraw.selector;
+        s[17] = TournamentHandler.abandon.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: s}));
     }
 
@@ -403,7 +425,10 @@ contract ChessTournamentInvariantTest is Test {
                     IChessTournamentTypes.MatchInfo memory info = tour.getMatch(e, m);
                     if (info.status == 0) continue;
                     for (uint256 j; j < k; ++j) {
-                        assertTrue(seen[j] != info.white && seen[j] != info.black, "paired twice in a round");
+                        assertTrue(
+                            seen[j] == address(0) || (seen[j] != info.white && seen[j] != info.black),
+                            "paired twice in a round"
+                        );
                     }
                     seen[k++] = info.white;
                     seen[k++] = info.black;
@@ -414,15 +439,23 @@ contract ChessTournamentInvariantTest is Test {
     }
 
     /// @notice A decided match's winner is its game's winner as the referee recorded it, or
-    /// for a drawn game the lot's; a started match above round 0 plays its children's winners.
+    /// for a drawn game the lot's, or for a walkover the one side below that has a player; a
+    /// started match above round 0 plays its children's winners; an abandoned match's game never
+    /// ended, or it has no players because both sides below have none.
     function invariant_ResultAdvancesOnlyItsWinner() public view {
         for (uint256 i; i < handler.eventCount(); ++i) {
             uint256 e = handler.events(i);
             uint256 n = tour.getEvent(e).size;
             for (uint256 m; m < n - 1; ++m) {
                 IChessTournamentTypes.MatchInfo memory info = tour.getMatch(e, m);
+                if (info.status == 0) continue;
+                if (info.gameId == 0) {
+                    _checkWithoutGame(e, m, n, info);
+                    continue;
+                }
                 if (info.status == 2) _checkDecided(e, m, info);
-                if (info.status != 0 && m >= n / 2) {
+                if (info.status == 4) assertEq(ref.getGame(info.gameId).phase, 2, "abandoned: never ended");
+                if (m >= n / 2) {
                     uint256 child = 2 * (m - n / 2);
                     assertEq(tour.entrantOf(e, info.lo), tour.getMatch(e, child).winner, "lo = upper child's winner");
                     assertEq(
@@ -430,6 +463,24 @@ contract ChessTournamentInvariantTest is Test {
                     );
                 }
             }
+        }
+    }
+
+    /// @dev A walkover goes to the one side below with a player; a match without players has
+    /// none on either side.
+    function _checkWithoutGame(uint256 e, uint256 m, uint256 n, IChessTournamentTypes.MatchInfo memory info)
+        internal
+        view
+    {
+        assertGe(m, n / 2, "round 0 always plays");
+        IChessTournamentTypes.MatchInfo memory a = tour.getMatch(e, 2 * (m - n / 2));
+        IChessTournamentTypes.MatchInfo memory b = tour.getMatch(e, 2 * (m - n / 2) + 1);
+        if (info.status == 4) {
+            assertTrue(a.status == 4 && b.status == 4, "no players: both sides below out");
+        } else {
+            assertEq(info.status, 2);
+            assertTrue((a.status == 4) != (b.status == 4), "a walkover: one side below out");
+            assertEq(info.winner, a.status == 4 ? b.winner : a.winner, "the side with a player goes on");
         }
     }
 
