@@ -23,6 +23,10 @@ SOURCES=(
   "ChessChannelAnnex=contracts/src/ChessChannelAnnex.sol"
   # Holds ChessChannel's creation code; ChessReferee's constructor creates the channel from it.
   "ChessChannelBlueprint=contracts/src/ChessChannelBlueprint.sol"
+  # Knockout events whose games the referee hosts; ChessReferee deploys it (ChessReferee.tournament()).
+  "ChessTournament=contracts/src/ChessTournament.sol"
+  # Holds ChessTournament's creation code; ChessReferee's constructor creates the tournament from it.
+  "ChessTournamentBlueprint=contracts/src/ChessTournamentBlueprint.sol"
   # A tiny contract the harness's own tests use (deploy, value, events, errors, time).
   "Probe=crates/chessref-evm/tests/fixtures/Probe.sol"
   # A plain ERC-20 with symbol and decimals: the stake token of `chessref game` tests.

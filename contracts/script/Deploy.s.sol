@@ -11,9 +11,10 @@ interface ScriptVm {
 }
 
 /// @title Deploy
-/// @notice Deploys ChessRulesView, ChessChannelBlueprint, ChessRefereeAnnex, ChessChannelAnnex
-/// and ChessReferee (whose constructor creates ChessChannel from the blueprint; the referee's
-/// fallback runs the referee's annex, the channel's the channel's) through the deterministic deployment proxy at CREATE2_FACTORY with SALT, at the
+/// @notice Deploys ChessRulesView, ChessChannelBlueprint, ChessRefereeAnnex, ChessChannelAnnex,
+/// ChessTournamentBlueprint and ChessReferee (whose constructor creates ChessChannel and then
+/// ChessTournament from the blueprints; the referee's fallback runs the referee's annex, the
+/// channel's the channel's) through the deterministic deployment proxy at CREATE2_FACTORY with SALT, at the
 /// addresses `chessref deploy` gives: each depends only on SALT and the init code, so it
 /// is the same on every chain. A contract already at its address is kept.
 /// @dev The init code is read from the build's artifacts (`vm.getCode`) rather than
@@ -50,7 +51,9 @@ contract Deploy {
         address blueprint = place("ChessChannelBlueprint.sol:ChessChannelBlueprint", "");
         address annex = place("ChessRefereeAnnex.sol:ChessRefereeAnnex", "");
         address channelAnnex = place("ChessChannelAnnex.sol:ChessChannelAnnex", "");
-        referee = place("ChessReferee.sol:ChessReferee", abi.encode(blueprint, annex, channelAnnex));
+        address tournamentBlueprint = place("ChessTournamentBlueprint.sol:ChessTournamentBlueprint", "");
+        referee =
+            place("ChessReferee.sol:ChessReferee", abi.encode(blueprint, annex, channelAnnex, tournamentBlueprint));
         VM.stopBroadcast();
     }
 

@@ -8,6 +8,7 @@ import {IChessChannel} from "./IChessChannel.sol";
 import {ChannelGame, IChessCourt} from "./ChessCourt.sol";
 import {RepetitionChain} from "./RepetitionChain.sol";
 import {Commitment} from "./Commitment.sol";
+import {GameTerms} from "./GameTerms.sol";
 import {ChessRefereeCore} from "./ChessRefereeCore.sol";
 
 /// @title ChessReferee
@@ -51,7 +52,10 @@ contract ChessReferee is ChessRefereeCore, IChessCourt {
     /// Deployment tools check its code.
     /// @param channelAnnexCode A deployed `ChessChannelAnnex`, the channel's constructor
     /// argument (`BadAnnex` if no code is there). Deployment tools check its code.
-    constructor(address channelBlueprint, address annexCode, address channelAnnexCode) {
+    /// @param tournamentBlueprint A `ChessTournamentBlueprint`: the tournament, the only
+    /// account that may `hostGame`, is created from its code after the channel (CREATE from
+    /// this contract, nonce 2; `BadBlueprint` if that fails). Deployment tools check its code.
+    constructor(address channelBlueprint, address annexCode, address channelAnnexCode, address tournamentBlueprint) {
         if (annexCode.code.length == 0) revert BadAnnex(annexCode);
         if (channelAnnexCode.code.length == 0) revert BadAnnex(channelAnnexCode);
         annex = annexCode;
@@ -68,6 +72,22 @@ contract ChessReferee is ChessRefereeCore, IChessCourt {
         }
         if (created == address(0)) revert BadBlueprint(channelBlueprint);
         channel = IChessChannel(created);
+        hostTournament = _fromBlueprint(tournamentBlueprint);
+    }
+
+    /// @dev CREATE of the creation code a blueprint holds after its 0xFE byte, with no
+    /// constructor argument; reverts `BadBlueprint` if nothing was created.
+    function _fromBlueprint(address blueprint) private returns (address created) {
+        uint256 size = blueprint.code.length;
+        if (size > 1) {
+            assembly ("memory-safe") {
+                let p := mload(0x40)
+                let n := sub(size, 1)
+                extcodecopy(blueprint, p, 1, n)
+                created := create(0, p, n)
+            }
+        }
+        if (created == address(0)) revert BadBlueprint(blueprint);
     }
 
     /// @notice Every function of `IChessReferee` this contract does not define runs from the
@@ -133,9 +153,7 @@ contract ChessReferee is ChessRefereeCore, IChessCourt {
         bytes calldata startState,
         uint32 responseWindow
     ) external payable nonReentrant returns (uint256 gameId) {
-        if (responseWindow < MIN_RESPONSE_WINDOW || responseWindow > MAX_RESPONSE_WINDOW) {
-            revert BadResponseWindow(responseWindow);
-        }
+        GameTerms.checkResponseWindow(responseWindow);
         return _create(
             _terms(opponent, creatorWhite, token, stake, initialTime, increment, firstMoveWindow),
             startState,
@@ -277,9 +295,7 @@ contract ChessReferee is ChessRefereeCore, IChessCourt {
         uint32 increment,
         uint32 firstMoveWindow
     ) private view returns (Terms memory) {
-        if (initialTime < MIN_INITIAL_TIME || initialTime > MAX_INITIAL_TIME || increment > MAX_INCREMENT) {
-            revert BadTimeControl(initialTime, increment);
-        }
+        GameTerms.checkTimeControl(initialTime, increment);
         if (opponent == msg.sender) revert CannotPlaySelf();
         return Terms({
             creator: msg.sender,
@@ -289,7 +305,7 @@ contract ChessReferee is ChessRefereeCore, IChessCourt {
             stake: stake,
             initialTime: initialTime,
             increment: increment,
-            firstMoveWindow: _firstMoveWindow(firstMoveWindow),
+            firstMoveWindow: GameTerms.firstMoveWindow(firstMoveWindow),
             start: 0
         });
     }
@@ -331,12 +347,6 @@ contract ChessReferee is ChessRefereeCore, IChessCourt {
 
         _emitGameCreated(gameId, t, s, history, responseWindow);
         _collectStake(t.token, t.stake);
-    }
-
-    /// @dev The first-move window for `requested` seconds (0 = the default); reverts out of range.
-    function _firstMoveWindow(uint32 requested) private pure returns (uint256 window) {
-        window = requested == 0 ? DEFAULT_FIRST_MOVE_WINDOW : requested;
-        if (window < MIN_FIRST_MOVE_WINDOW || window > MAX_FIRST_MOVE_WINDOW) revert BadFirstMoveWindow(requested);
     }
 
     /// @dev The start position of a new game: the standard one for an empty `startState`,

@@ -5,6 +5,7 @@ import {ChessRules, BadStateLength} from "./ChessRules.sol";
 import {ClockWord} from "./ClockWord.sol";
 import {RepetitionChain} from "./RepetitionChain.sol";
 import {Commitment} from "./Commitment.sol";
+import {GameTerms} from "./GameTerms.sol";
 import {ChessRefereeCore} from "./ChessRefereeCore.sol";
 
 /// @title ChessRefereeAnnex
@@ -33,6 +34,83 @@ contract ChessRefereeAnnex is ChessRefereeCore {
         uint256 stake = g.stake;
         if (stake != 0) _credit(creator, g.token, stake);
         emit GameCancelled(gameId);
+    }
+
+    /// @notice Creates and starts a game between two named players for this referee's
+    /// `tournament`, the only caller allowed (`NotTournament`): stake 0, the standard start,
+    /// running at once (`GameCreated` with terms 0, then `GameJoined`). Its clock word has the
+    /// custom-start rule (ClockWord bit 170): no first-move abort, each side's first move is
+    /// charged from the start plus `firstMoveWindow`, so a player who never moves loses on
+    /// time and the result names who failed. A channel game (`responseWindow` non-zero) starts
+    /// off-chain as after `joinGame` (no commitment, clock 0) with the same rule on-chain
+    /// (`registerStart`, `claimTimeout`).
+    /// @param white White; not `black`, not address(0).
+    /// @param black Black.
+    /// @param initialTime As for `createGame`.
+    /// @param increment As for `createGame`.
+    /// @param firstMoveWindow As for `createGame` (0 = the default): here the time each first
+    /// move has before its clock runs.
+    /// @param responseWindow 0 for a per-move game, else a channel game's response window
+    /// (MIN_RESPONSE_WINDOW..MAX_RESPONSE_WINDOW).
+    /// @return gameId The new game's id.
+    function hostGame(
+        address white,
+        address black,
+        uint32 initialTime,
+        uint32 increment,
+        uint32 firstMoveWindow,
+        uint32 responseWindow
+    ) external nonReentrant returns (uint256 gameId) {
+        if (msg.sender != hostTournament) revert NotTournament();
+        if (white == black || white == address(0) || black == address(0)) revert CannotPlaySelf();
+        GameTerms.checkTimeControl(initialTime, increment);
+        uint256 window = GameTerms.firstMoveWindow(firstMoveWindow);
+        if (responseWindow != 0) GameTerms.checkResponseWindow(responseWindow);
+
+        gameId = nextGameId++;
+        Game storage g = games[gameId];
+        g.white = white;
+        g.black = black;
+        // forge-lint: disable-next-line(unsafe-typecast) at most MAX_INITIAL_TIME (< 2^24), checked above
+        g.initialTime = uint24(initialTime);
+        // forge-lint: disable-next-line(unsafe-typecast) at most MAX_INCREMENT (< 2^24), checked above
+        g.increment = uint24(increment);
+        // forge-lint: disable-next-line(unsafe-typecast) at most MAX_FIRST_MOVE_WINDOW (< 2^24)
+        g.firstMoveWindow = uint24(window);
+        // forge-lint: disable-next-line(unsafe-typecast) at most MAX_RESPONSE_WINDOW (< 2^24), checked above
+        g.responseWindow = uint24(responseWindow);
+        g.phase = PHASE_RUNNING;
+        g.creatorWhite = true;
+        // The no-abort rule, also for the court's registrations of a channel game; the start
+        // stays the standard one (`startInner` 0: `channelStart` is INITIAL_INNER).
+        g.customStart = true;
+        uint256 clock;
+        if (responseWindow == 0) {
+            clock = ClockWord.start(block.timestamp, initialTime + GRACE_PERIOD, increment, window, true);
+            g.commitment = Commitment.seal(INITIAL_INNER, clock);
+        }
+        _emitHosted(gameId, g);
+        emit GameJoined(gameId, white, black, clock);
+    }
+
+    /// @dev `GameCreated` of a hosted game (terms 0: nobody joins it), from its just written
+    /// (warm) storage: `hostGame`'s stack is full.
+    function _emitHosted(uint256 gameId, Game storage g) private {
+        emit GameCreated(
+            gameId,
+            g.white,
+            g.black,
+            true,
+            address(0),
+            0,
+            g.initialTime,
+            g.increment,
+            g.firstMoveWindow,
+            0,
+            ChessRules.initialState(),
+            INITIAL_HISTORY,
+            g.responseWindow
+        );
     }
 
     // ------------------------------------------------------------------ play
@@ -174,6 +252,11 @@ contract ChessRefereeAnnex is ChessRefereeCore {
 
     // ------------------------------------------------------------------ views
 
+    /// @notice The `ChessTournament` this referee deployed: the only caller of `hostGame`.
+    function tournament() external view returns (address) {
+        return hostTournament;
+    }
+
     /// @notice Withdrawable balance of `account` in `token` (address(0) = ETH).
     /// @param account The owner.
     /// @param token The asset.
@@ -209,6 +292,16 @@ contract ChessRefereeAnnex is ChessRefereeCore {
                 info.creatorWhite ? (info.white, info.black) : (info.black, info.white);
             info.terms = _termsOf(g, creator, opponent, start == 0 ? INITIAL_INNER : start);
         }
+    }
+
+    /// @notice A game's phase and result alone (what `getGame` says of them, from one storage
+    /// word): for contracts that act on results, such as the tournament.
+    /// @param gameId The game.
+    /// @return phase 0 none, 1 open, 2 running, 3 ended, 4 cancelled.
+    /// @return result 0 until it ends; then 1 white wins, 2 black wins, 3 draw, 4 aborted.
+    function resultOf(uint256 gameId) external view returns (uint8 phase, uint8 result) {
+        Game storage g = games[gameId];
+        return (g.phase, g.result);
     }
 
     /// @notice The terms hash `joinGame` expects for a game with these terms (what

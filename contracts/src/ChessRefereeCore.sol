@@ -7,6 +7,7 @@ import {IERC20, SafeERC20, TokenTransferFailed} from "./SafeERC20.sol";
 import {RepetitionChain} from "./RepetitionChain.sol";
 import {Outcome} from "./Outcome.sol";
 import {Commitment} from "./Commitment.sol";
+import {GameTerms} from "./GameTerms.sol";
 import {IChessRefereeTypes} from "./IChessReferee.sol";
 
 /// @title ChessRefereeCore
@@ -31,18 +32,18 @@ abstract contract ChessRefereeCore is IChessRefereeTypes {
     /// and the abort it allows are both valid until one of them is included.)
     uint256 public constant GRACE_PERIOD = ClockWord.GRACE_PERIOD;
     /// @notice Smallest initial time a game may have (minute-scale clocks).
-    uint256 public constant MIN_INITIAL_TIME = 60;
+    uint256 public constant MIN_INITIAL_TIME = GameTerms.MIN_INITIAL_TIME;
     /// @notice Largest initial time (the clock word holds 32-bit seconds).
-    uint256 public constant MAX_INITIAL_TIME = 90 days;
+    uint256 public constant MAX_INITIAL_TIME = GameTerms.MAX_INITIAL_TIME;
     /// @notice Largest Fischer increment per move.
-    uint256 public constant MAX_INCREMENT = 1 days;
+    uint256 public constant MAX_INCREMENT = GameTerms.MAX_INCREMENT;
     /// @notice First-move window used when `createGame` is given 0: five minutes.
-    uint256 public constant DEFAULT_FIRST_MOVE_WINDOW = 5 minutes;
+    uint256 public constant DEFAULT_FIRST_MOVE_WINDOW = GameTerms.DEFAULT_FIRST_MOVE_WINDOW;
     /// @notice Smallest first-move window (several L1 blocks, a human noticing the join).
-    uint256 public constant MIN_FIRST_MOVE_WINDOW = 60;
+    uint256 public constant MIN_FIRST_MOVE_WINDOW = GameTerms.MIN_FIRST_MOVE_WINDOW;
     /// @notice Largest first-move window: bounds how long a player who never moves can
     /// keep the other's stake locked in a game from the standard start.
-    uint256 public constant MAX_FIRST_MOVE_WINDOW = 1 days;
+    uint256 public constant MAX_FIRST_MOVE_WINDOW = GameTerms.MAX_FIRST_MOVE_WINDOW;
     /// @notice Most repetition keys a threefold witness may hold. The chain restarts at
     /// every capture or pawn move, so it holds halfmove clock + 1 keys at most, and from a
     /// halfmove clock of 100 on the fifty-move rule applies without any witness.
@@ -50,9 +51,9 @@ abstract contract ChessRefereeCore is IChessRefereeTypes {
     /// @notice Smallest response window of a channel game: how long a registration stays
     /// frozen for an answer (50 L1 slots: an answer gets in under congestion an attacker
     /// can time; docs/CHANNEL.md section 10).
-    uint256 public constant MIN_RESPONSE_WINDOW = 600;
+    uint256 public constant MIN_RESPONSE_WINDOW = GameTerms.MIN_RESPONSE_WINDOW;
     /// @notice Largest response window of a channel game.
-    uint256 public constant MAX_RESPONSE_WINDOW = 1 days;
+    uint256 public constant MAX_RESPONSE_WINDOW = GameTerms.MAX_RESPONSE_WINDOW;
 
     // Game phases.
     uint8 internal constant PHASE_NONE = 0;
@@ -126,6 +127,9 @@ abstract contract ChessRefereeCore is IChessRefereeTypes {
     /// so crediting a payout inside a game-ending move is a 5,000-gas update instead of a
     /// 22,100-gas slot creation (the move-gas maximum is set by ending moves).
     mapping(address account => mapping(address token => uint256)) internal creditSlots;
+    /// @dev The `ChessTournament` the constructor deployed: the only account that may call
+    /// `hostGame`. Appended after every other slot, so nothing moves; read by the annex only.
+    address internal hostTournament;
 
     bool private transient locked;
 

@@ -150,6 +150,8 @@ interface IChessRefereeTypes {
     error PlyOutOfRange(uint256 ply);
     /// @notice The constructor's annex address holds no code.
     error BadAnnex(address annex);
+    /// @notice Only the referee's own tournament may host a game.
+    error NotTournament();
 }
 
 /// @title IChessReferee
@@ -196,6 +198,23 @@ interface IChessReferee is IChessRefereeTypes, IChessCourt {
     /// @notice The `ChessRefereeAnnex` whose code runs the functions the referee does not
     /// define itself.
     function annex() external view returns (address);
+
+    /// @notice The `ChessTournament` this referee deployed: the only caller of `hostGame`.
+    function tournament() external view returns (address);
+
+    /// @notice Creates and starts a stake-free game between two named players; the
+    /// referee's tournament only (`NotTournament`).
+    function hostGame(
+        address white,
+        address black,
+        uint32 initialTime,
+        uint32 increment,
+        uint32 firstMoveWindow,
+        uint32 responseWindow
+    ) external returns (uint256 gameId);
+
+    /// @notice A game's phase and result alone (from one storage word).
+    function resultOf(uint256 gameId) external view returns (uint8 phase, uint8 result);
 
     /// @notice Creates a game and pays the creator's stake.
     function createGame(

@@ -7,6 +7,7 @@ import {ChessReferee} from "../src/ChessReferee.sol";
 import {ChessRefereeAnnex} from "../src/ChessRefereeAnnex.sol";
 import {ChessChannelAnnex} from "../src/ChessChannelAnnex.sol";
 import {ChessChannelBlueprint} from "../src/ChessChannelBlueprint.sol";
+import {ChessTournamentBlueprint} from "../src/ChessTournamentBlueprint.sol";
 import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
 import {IChessChannel, IChessChannelTypes} from "../src/IChessChannel.sol";
 import {IChessCourt} from "../src/ChessCourt.sol";
@@ -484,8 +485,9 @@ contract ChessChannelAnnexSplitTest is ChannelBase {
     function test_Constructor_RefusesAChannelAnnexWithoutCode() public {
         address blueprint = address(new ChessChannelBlueprint());
         address refereeAnnex = address(new ChessRefereeAnnex());
+        address tournamentBlueprint = address(new ChessTournamentBlueprint());
         vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.BadAnnex.selector, alice));
-        new ChessReferee(blueprint, refereeAnnex, alice);
+        new ChessReferee(blueprint, refereeAnnex, alice, tournamentBlueprint);
     }
 
     /// @dev The annexes swapped: the constructor only checks that each has code, so the
@@ -495,8 +497,16 @@ contract ChessChannelAnnexSplitTest is ChannelBase {
     function test_Constructor_SwappedAnnexesDeployButEveryAnnexCallReverts() public {
         address refereeAnnex = address(new ChessRefereeAnnex());
         address channelAnnex = address(new ChessChannelAnnex());
-        IChessReferee swapped =
-            IChessReferee(address(new ChessReferee(address(new ChessChannelBlueprint()), channelAnnex, refereeAnnex)));
+        IChessReferee swapped = IChessReferee(
+            address(
+                new ChessReferee(
+                    address(new ChessChannelBlueprint()),
+                    channelAnnex,
+                    refereeAnnex,
+                    address(new ChessTournamentBlueprint())
+                )
+            )
+        );
         IChessChannel ch = swapped.channel();
         assertEq(swapped.annex(), channelAnnex);
         assertEq(ch.annex(), refereeAnnex);

@@ -7,6 +7,7 @@ import {ChessRefereeAnnex} from "../src/ChessRefereeAnnex.sol";
 import {ChessChannelAnnex} from "../src/ChessChannelAnnex.sol";
 import {IChessReferee} from "../src/IChessReferee.sol";
 import {ChessChannelBlueprint} from "../src/ChessChannelBlueprint.sol";
+import {ChessTournamentBlueprint} from "../src/ChessTournamentBlueprint.sol";
 import {IChessChannel, IChessChannelTypes} from "../src/IChessChannel.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {Move, Delegation, Resignation, Result, Auth} from "../src/ChannelHash.sol";
@@ -81,7 +82,8 @@ contract ChessChannelAttacksTest is ChannelBase {
                 new ChessReferee(
                     address(new ChessChannelBlueprint()),
                     address(new ChessRefereeAnnex()),
-                    address(new ChessChannelAnnex())
+                    address(new ChessChannelAnnex()),
+                    address(new ChessTournamentBlueprint())
                 )
             )
         );

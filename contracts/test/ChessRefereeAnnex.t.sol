@@ -6,6 +6,7 @@ import {ChessReferee} from "../src/ChessReferee.sol";
 import {ChessRefereeAnnex} from "../src/ChessRefereeAnnex.sol";
 import {ChessChannelAnnex} from "../src/ChessChannelAnnex.sol";
 import {ChessChannelBlueprint} from "../src/ChessChannelBlueprint.sol";
+import {ChessTournamentBlueprint} from "../src/ChessTournamentBlueprint.sol";
 import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
 
 /// @notice The split of the referee into its own code and the annex its fallback runs
@@ -71,19 +72,21 @@ contract ChessRefereeAnnexTest is RefereeBase {
     function test_ConstructorRefusesAnAnnexWithoutCode() public {
         address blueprint = address(new ChessChannelBlueprint());
         address channelAnnex = address(new ChessChannelAnnex());
+        address tournamentBlueprint = address(new ChessTournamentBlueprint());
         vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.BadAnnex.selector, address(0xdead)));
-        new ChessReferee(blueprint, address(0xdead), channelAnnex);
+        new ChessReferee(blueprint, address(0xdead), channelAnnex, tournamentBlueprint);
     }
 
     /// @dev A referee needs a channel annex with code.
     function test_ConstructorRefusesAChannelAnnexWithoutCode() public {
         address blueprint = address(new ChessChannelBlueprint());
         address annex = address(new ChessRefereeAnnex());
+        address tournamentBlueprint = address(new ChessTournamentBlueprint());
         vm.expectRevert(abi.encodeWithSelector(IChessRefereeTypes.BadAnnex.selector, address(0xbeef)));
-        new ChessReferee(blueprint, annex, address(0xbeef));
+        new ChessReferee(blueprint, annex, address(0xbeef), tournamentBlueprint);
     }
 
-    /// @dev Both contracts keep the room issue 27 asks for: 2,048 bytes under EIP-170.
+    /// @dev Every contract keeps the room issue 27 asks for: 2,048 bytes under EIP-170.
     function test_RoomUnderTheSizeLimit() public {
         assertLe(address(ref).code.length, 24_576 - 2_048, "ChessReferee");
         assertLe(ref.annex().code.length, 24_576 - 2_048, "ChessRefereeAnnex");
@@ -91,5 +94,7 @@ contract ChessRefereeAnnexTest is RefereeBase {
         assertLe(ref.channel().annex().code.length, 24_576 - 2_048, "ChessChannelAnnex");
         assertEq(address(new ChessChannelAnnex()).code.length, ref.channel().annex().code.length);
         assertEq(address(new ChessRefereeAnnex()).code.length, ref.annex().code.length);
+        assertLe(ref.tournament().code.length, 24_576 - 2_048, "ChessTournament");
+        assertGt(ref.tournament().code.length, 0);
     }
 }

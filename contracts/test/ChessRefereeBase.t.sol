@@ -7,6 +7,7 @@ import {ChessRefereeAnnex} from "../src/ChessRefereeAnnex.sol";
 import {ChessChannelAnnex} from "../src/ChessChannelAnnex.sol";
 import {IChessReferee, IChessRefereeTypes} from "../src/IChessReferee.sol";
 import {ChessChannelBlueprint} from "../src/ChessChannelBlueprint.sol";
+import {ChessTournamentBlueprint} from "../src/ChessTournamentBlueprint.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {ChessTestKit} from "./rules/ChessTestKit.sol";
 
@@ -59,7 +60,8 @@ abstract contract RefereeBase is Test {
                 new ChessReferee(
                     address(new ChessChannelBlueprint()),
                     address(new ChessRefereeAnnex()),
-                    address(new ChessChannelAnnex())
+                    address(new ChessChannelAnnex()),
+                    address(new ChessTournamentBlueprint())
                 )
             )
         );

@@ -6,6 +6,7 @@ import {ChessReferee} from "../../src/ChessReferee.sol";
 import {ChessRefereeAnnex} from "../../src/ChessRefereeAnnex.sol";
 import {IChessReferee, IChessRefereeTypes} from "../../src/IChessReferee.sol";
 import {ChessChannelBlueprint} from "../../src/ChessChannelBlueprint.sol";
+import {ChessTournamentBlueprint} from "../../src/ChessTournamentBlueprint.sol";
 import {ChessRules} from "../../src/ChessRules.sol";
 import {ChessRulesView} from "../../src/ChessRulesView.sol";
 import {MockERC20} from "../mocks/MockERC20.sol";
@@ -584,7 +585,8 @@ contract ChessRefereeInvariantTest is Test {
                 new ChessReferee(
                     address(new ChessChannelBlueprint()),
                     address(new ChessRefereeAnnex()),
-                    address(new ChessChannelAnnex())
+                    address(new ChessChannelAnnex()),
+                    address(new ChessTournamentBlueprint())
                 )
             )
         );

@@ -53,6 +53,25 @@ sol!(
     "artifacts/ChessChannelBlueprint.json"
 );
 
+/// The tournament's own bindings, apart: its ABI repeats some of the referee's errors
+/// (`GameTerms` raises them) and declares its own `Withdrawn` and `Reentrancy`.
+mod tournament {
+    use alloy_sol_types::sol;
+
+    sol!(
+        #[sol(all_derives)]
+        ChessTournament,
+        "artifacts/ChessTournament.json"
+    );
+
+    sol!(
+        #[sol(all_derives)]
+        ChessTournamentBlueprint,
+        "artifacts/ChessTournamentBlueprint.json"
+    );
+}
+pub use tournament::{ChessTournament, ChessTournamentBlueprint};
+
 sol!(
     #[sol(all_derives)]
     OwnerWallet,

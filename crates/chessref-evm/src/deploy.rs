@@ -1,7 +1,8 @@
 //! Putting the contracts on a chain: `ChessRulesView`, `ChessChannelBlueprint`,
-//! `ChessRefereeAnnex`, `ChessChannelAnnex` and `ChessReferee` (whose constructor creates
-//! `ChessChannel` from the blueprint; the referee's fallback runs the referee's annex, the
-//! channel's the channel's) from the committed artifacts.
+//! `ChessRefereeAnnex`, `ChessChannelAnnex`, `ChessTournamentBlueprint` and `ChessReferee`
+//! (whose constructor creates `ChessChannel` and then `ChessTournament` from the blueprints;
+//! the referee's fallback runs the referee's annex, the channel's the channel's) from the
+//! committed artifacts.
 //!
 //! Through the standard CREATE2 factory ([`CREATE2_FACTORY`], the "deterministic
 //! deployment proxy" most chains and every anvil have at the same address) with one
@@ -22,12 +23,12 @@ use crate::{
     RpcChain,
     bindings::{
         ChessChannel, ChessChannelAnnex, ChessChannelBlueprint, ChessReferee, ChessRefereeAnnex,
-        ChessRulesView,
+        ChessRulesView, ChessTournament, ChessTournamentBlueprint,
     },
     chain::{Chain, DEPLOY_GAS_LIMIT, TxReceipt, TxRequest},
     deployments::{
         CHANNEL, CHANNEL_ANNEX, CHANNEL_BLUEPRINT, ChainDeployment, ContractRecord, REFEREE,
-        REFEREE_ANNEX, RULES_VIEW,
+        REFEREE_ANNEX, RULES_VIEW, TOURNAMENT, TOURNAMENT_BLUEPRINT,
     },
     error::{ChainError, EvmError},
     revert::ContractRevert,
@@ -59,7 +60,8 @@ pub enum Action {
     Deployed,
     /// Its code was already at the address: nothing sent.
     AlreadyDeployed,
-    /// Created by its parent's constructor (`ChessChannel` by `ChessReferee`).
+    /// Created by its parent's constructor (`ChessChannel` and `ChessTournament` by
+    /// `ChessReferee`).
     CreatedByParent,
 }
 
@@ -131,8 +133,18 @@ pub enum DeployError {
         /// The address the referee reports.
         found: Address,
     },
-    /// Reading `channel()` failed.
-    #[error("ChessReferee.channel(): {0}")]
+    /// The referee's tournament is not where CREATE from the referee with nonce 2 puts it.
+    #[error(
+        "ChessReferee.tournament() is {found}, expected {expected} (CREATE from the referee, nonce 2)"
+    )]
+    TournamentAddress {
+        /// The address computed.
+        expected: Address,
+        /// The address the referee reports.
+        found: Address,
+    },
+    /// Reading `channel()` or `tournament()` failed.
+    #[error("ChessReferee: {0}")]
     Channel(#[from] EvmError),
 }
 
@@ -174,6 +186,12 @@ const CHANNEL_ARTIFACT: Artifact = Artifact {
     runtime: &ChessChannel::DEPLOYED_BYTECODE,
 };
 
+const TOURNAMENT_ARTIFACT: Artifact = Artifact {
+    name: TOURNAMENT,
+    init_code: &ChessTournament::BYTECODE,
+    runtime: &ChessTournament::DEPLOYED_BYTECODE,
+};
+
 /// The blueprint's code is not its artifact's runtime (its constructor returns the
 /// channel's creation code after one 0xFE byte): see [`channel_blueprint_code`].
 static BLUEPRINT_RUNTIME: std::sync::LazyLock<Bytes> =
@@ -187,19 +205,47 @@ fn blueprint_artifact() -> Artifact {
     }
 }
 
+/// As [`BLUEPRINT_RUNTIME`], for the tournament's: see [`tournament_blueprint_code`].
+static TOURNAMENT_BLUEPRINT_RUNTIME: std::sync::LazyLock<Bytes> =
+    std::sync::LazyLock::new(tournament_blueprint_code);
+
+fn tournament_blueprint_artifact() -> Artifact {
+    Artifact {
+        name: TOURNAMENT_BLUEPRINT,
+        init_code: &ChessTournamentBlueprint::BYTECODE,
+        runtime: &TOURNAMENT_BLUEPRINT_RUNTIME,
+    }
+}
+
 /// The code a `ChessChannelBlueprint` holds: 0xFE, then `ChessChannel`'s creation code.
 pub fn channel_blueprint_code() -> Bytes {
-    let mut code = Vec::with_capacity(1 + ChessChannel::BYTECODE.len());
+    blueprint_code(&ChessChannel::BYTECODE)
+}
+
+/// The code a `ChessTournamentBlueprint` holds: 0xFE, then `ChessTournament`'s creation code.
+pub fn tournament_blueprint_code() -> Bytes {
+    blueprint_code(&ChessTournament::BYTECODE)
+}
+
+/// 0xFE, then `creation`: what a blueprint's constructor returns (ERC-5202's idea).
+fn blueprint_code(creation: &[u8]) -> Bytes {
+    let mut code = Vec::with_capacity(1 + creation.len());
     code.push(0xfe);
-    code.extend_from_slice(&ChessChannel::BYTECODE);
+    code.extend_from_slice(creation);
     code.into()
 }
 
-/// `ChessReferee`'s init code with its constructor arguments: the blueprint at `blueprint`,
-/// the referee's annex at `annex` and the channel's at `channel_annex`.
-pub fn referee_init_code(blueprint: Address, annex: Address, channel_annex: Address) -> Bytes {
+/// `ChessReferee`'s init code with its constructor arguments: the channel's blueprint at
+/// `blueprint`, the referee's annex at `annex`, the channel's at `channel_annex` and the
+/// tournament's blueprint at `tournament_blueprint`.
+pub fn referee_init_code(
+    blueprint: Address,
+    annex: Address,
+    channel_annex: Address,
+    tournament_blueprint: Address,
+) -> Bytes {
     let mut code = ChessReferee::BYTECODE.to_vec();
-    for argument in [blueprint, annex, channel_annex] {
+    for argument in [blueprint, annex, channel_annex, tournament_blueprint] {
         code.extend_from_slice(B256::left_padding_from(argument.as_slice()).as_slice());
     }
     code.into()
@@ -220,10 +266,17 @@ pub fn create2_blueprint_address() -> Address {
     CREATE2_FACTORY.create2_from_code(DEPLOY_SALT, ChessChannelBlueprint::BYTECODE.clone())
 }
 
+/// Where a [`Method::Create2`] deployment puts the `ChessTournamentBlueprint`, on any chain.
+pub fn create2_tournament_blueprint_address() -> Address {
+    CREATE2_FACTORY.create2_from_code(DEPLOY_SALT, ChessTournamentBlueprint::BYTECODE.clone())
+}
+
 /// The addresses a [`Method::Create2`] deployment gives on any chain:
 /// (`ChessRulesView`, `ChessReferee`, `ChessChannel`); the blueprint's is
 /// [`create2_blueprint_address`], the annexes' [`create2_annex_address`] and
-/// [`create2_channel_annex_address`].
+/// [`create2_channel_annex_address`], the tournament's blueprint's
+/// [`create2_tournament_blueprint_address`] and the tournament
+/// `tournament::tournament_address(referee)`.
 pub fn create2_addresses() -> (Address, Address, Address) {
     let rules = CREATE2_FACTORY.create2_from_code(DEPLOY_SALT, RULES_VIEW_ARTIFACT.init_code);
     let referee = CREATE2_FACTORY.create2_from_code(
@@ -232,6 +285,7 @@ pub fn create2_addresses() -> (Address, Address, Address) {
             create2_blueprint_address(),
             create2_annex_address(),
             create2_channel_annex_address(),
+            create2_tournament_blueprint_address(),
         ),
     );
     (rules, referee, crate::channel::channel_address(referee))
@@ -359,8 +413,10 @@ fn place(
 }
 
 /// Deploys `ChessRulesView`, the channel's blueprint, `ChessRefereeAnnex`,
-/// `ChessChannelAnnex` and `ChessReferee` from `from` by `method` (skipping each already in place), checks the code at every address against the artifacts and that
-/// the referee's `channel()` is CREATE from the referee with nonce 1. `previous` is the
+/// `ChessChannelAnnex`, the tournament's blueprint and `ChessReferee` from `from` by `method`
+/// (skipping each already in place), checks the code at every address against the artifacts
+/// and that the referee's `channel()` and `tournament()` are CREATE from the referee with
+/// nonces 1 and 2. `previous` is the
 /// chain's entry of the deployments file, if any (it finds plain-CREATE contracts again
 /// and keeps the transaction of a contract already deployed).
 pub fn deploy(
@@ -410,6 +466,15 @@ pub fn deploy(
         CHANNEL_ANNEX_ARTIFACT.init_code,
         before(CHANNEL_ANNEX),
     )?;
+    let tournament_blueprint_artifact = tournament_blueprint_artifact();
+    let tournament_blueprint = place(
+        chain,
+        from,
+        method,
+        &tournament_blueprint_artifact,
+        tournament_blueprint_artifact.init_code,
+        before(TOURNAMENT_BLUEPRINT),
+    )?;
     let referee = place(
         chain,
         from,
@@ -419,6 +484,7 @@ pub fn deploy(
             blueprint.record.address,
             annex.record.address,
             channel_annex.record.address,
+            tournament_blueprint.record.address,
         ),
         before(REFEREE),
     )?;
@@ -445,7 +511,36 @@ pub fn deploy(
         },
         gas_used: None,
     };
-    let contracts = vec![rules, referee, channel, blueprint, annex, channel_annex];
+    let expected = crate::tournament::tournament_address(referee.record.address);
+    let found = chain
+        .call(
+            from,
+            referee.record.address,
+            ChessReferee::tournamentCall {}.abi_encode().into(),
+        )?
+        .decode::<ChessReferee::tournamentCall>("tournament")?;
+    if found != expected {
+        return Err(DeployError::TournamentAddress { expected, found });
+    }
+    let mut tournament_record = verified(chain, &TOURNAMENT_ARTIFACT, expected, None)?;
+    tournament_record.tx_hash = referee.record.tx_hash;
+    tournament_record.block_number = referee.record.block_number;
+    let tournament = DeployedContract {
+        name: TOURNAMENT,
+        record: tournament_record,
+        action: channel.action,
+        gas_used: None,
+    };
+    let contracts = vec![
+        rules,
+        referee,
+        channel,
+        blueprint,
+        annex,
+        channel_annex,
+        tournament,
+        tournament_blueprint,
+    ];
     let (factory, salt) = match method {
         Method::Create2 => (Some(CREATE2_FACTORY), Some(DEPLOY_SALT)),
         Method::Create => (None, None),

@@ -43,6 +43,12 @@ pub const CHANNEL_BLUEPRINT: &str = "ChessChannelBlueprint";
 pub const REFEREE_ANNEX: &str = "ChessRefereeAnnex";
 /// `ChessChannelAnnex`: the channel's rarely called functions, run by its fallback.
 pub const CHANNEL_ANNEX: &str = "ChessChannelAnnex";
+/// Name of the referee's knockout events (created by the referee's constructor, the only
+/// account that may host a referee game).
+pub const TOURNAMENT: &str = "ChessTournament";
+/// Name of the holder of the tournament's creation code, which the referee's constructor
+/// creates the tournament from.
+pub const TOURNAMENT_BLUEPRINT: &str = "ChessTournamentBlueprint";
 
 /// One deployed contract.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

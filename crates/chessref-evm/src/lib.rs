@@ -32,6 +32,7 @@ mod sender;
 pub mod simulate;
 pub mod stalled_node;
 pub mod stats;
+pub mod tournament;
 
 /// The clock word, read off-chain: `chessref-channel`'s, where every client (the browser
 /// package too) reads a registered position's window end and reply deadline.

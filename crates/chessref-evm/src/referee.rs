@@ -261,8 +261,9 @@ impl Referee<crate::RevmChain> {
 
 impl<C: Chain> Referee<C> {
     /// Deploys a fresh `ChessReferee` from the chain's first account (at its nonce 0, where
-    /// the worked examples of docs/CHANNEL.md put it), with the channel's blueprint and the
-    /// referee's and the channel's annexes deployed first from the chain's last account.
+    /// the worked examples of docs/CHANNEL.md put it), with the channel's and the tournament's
+    /// blueprints and the referee's and the channel's annexes deployed first from the chain's
+    /// last account.
     pub fn deploy(mut chain: C) -> Result<Self, EvmError> {
         let deployer = chain.accounts()[0];
         let blueprint_from = *chain.accounts().last().unwrap_or(&deployer);
@@ -278,9 +279,13 @@ impl<C: Chain> Referee<C> {
             blueprint_from,
             crate::bindings::ChessChannelAnnex::BYTECODE.clone(),
         )?;
+        let (tournament_blueprint, _) = chain.deploy(
+            blueprint_from,
+            crate::bindings::ChessTournamentBlueprint::BYTECODE.clone(),
+        )?;
         let (address, _) = chain.deploy(
             deployer,
-            crate::deploy::referee_init_code(blueprint, annex, channel_annex),
+            crate::deploy::referee_init_code(blueprint, annex, channel_annex, tournament_blueprint),
         )?;
         Ok(Referee {
             chain,

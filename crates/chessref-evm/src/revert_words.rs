@@ -105,7 +105,7 @@ fn referee_words(error: &R, now: u64) -> String {
             e.annex
         ),
         R::BadBlueprint(e) => format!(
-            "the channel blueprint {} created no channel: this deployment is broken",
+            "the blueprint {} created no contract: this deployment is broken",
             e.blueprint
         ),
         R::BadFirstMoveWindow(e) => format!(
@@ -153,6 +153,9 @@ fn referee_words(error: &R, now: u64) -> String {
         R::NotAChannelGame(e) => not_a_channel_game(e.gameId),
         R::NotAPlayer(_) => NOT_A_PLAYER.to_owned(),
         R::NotChannel(_) => "only the referee's channel contract may call this".to_owned(),
+        R::NotTournament(_) => {
+            "only the referee's tournament contract may host a game".to_owned()
+        }
         R::NotCreator(_) => "only the player who created the game can cancel it".to_owned(),
         R::NotInvited(e) => format!(
             "this game was created for another opponent ({})",
@@ -250,6 +253,7 @@ fn referee_fields(error: &R) -> Vec<(&'static str, Value)> {
         | R::NoDrawOffer(_)
         | R::NotAPlayer(_)
         | R::NotChannel(_)
+        | R::NotTournament(_)
         | R::NotCreator(_)
         | R::NotYourTurn(_)
         | R::NothingToWithdraw(_)

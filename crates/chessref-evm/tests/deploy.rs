@@ -13,10 +13,15 @@ use chessref_evm::{
     anvil::Anvil,
     deploy::{
         Action, CREATE2_FACTORY, DeployError, Method, create2_addresses, create2_annex_address,
-        create2_blueprint_address, create2_channel_annex_address, deploy,
+        create2_blueprint_address, create2_channel_annex_address,
+        create2_tournament_blueprint_address, deploy,
     },
-    deployments::{CHANNEL, CHANNEL_ANNEX, CHANNEL_BLUEPRINT, REFEREE, REFEREE_ANNEX, RULES_VIEW},
+    deployments::{
+        CHANNEL, CHANNEL_ANNEX, CHANNEL_BLUEPRINT, REFEREE, REFEREE_ANNEX, RULES_VIEW, TOURNAMENT,
+        TOURNAMENT_BLUEPRINT,
+    },
     stalled_node::StalledNode,
+    tournament::tournament_address,
 };
 
 const KEY0: &str = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
@@ -43,7 +48,9 @@ fn create2_deploys_at_the_predicted_addresses_once_and_verifies_the_code() {
             CHANNEL,
             CHANNEL_BLUEPRINT,
             REFEREE_ANNEX,
-            CHANNEL_ANNEX
+            CHANNEL_ANNEX,
+            TOURNAMENT,
+            TOURNAMENT_BLUEPRINT
         ]
     );
     let addresses: Vec<_> = report.contracts.iter().map(|c| c.record.address).collect();
@@ -55,7 +62,9 @@ fn create2_deploys_at_the_predicted_addresses_once_and_verifies_the_code() {
             channel,
             create2_blueprint_address(),
             create2_annex_address(),
-            create2_channel_annex_address()
+            create2_channel_annex_address(),
+            tournament_address(referee),
+            create2_tournament_blueprint_address()
         ]
     );
     let actions: Vec<_> = report.contracts.iter().map(|c| c.action).collect();
@@ -67,6 +76,8 @@ fn create2_deploys_at_the_predicted_addresses_once_and_verifies_the_code() {
             Action::CreatedByParent,
             Action::Deployed,
             Action::Deployed,
+            Action::Deployed,
+            Action::CreatedByParent,
             Action::Deployed
         ]
     );
@@ -83,11 +94,12 @@ fn create2_deploys_at_the_predicted_addresses_once_and_verifies_the_code() {
     assert_eq!(report.entry.chain_id, 31337);
     assert_eq!(report.entry.factory, Some(CREATE2_FACTORY));
     eprintln!(
-        "deploy gas: ChessRulesView {}, ChessChannelBlueprint {}, ChessRefereeAnnex {}, ChessChannelAnnex {}, ChessReferee (with ChessChannel) {}; {elapsed:?}",
+        "deploy gas: ChessRulesView {}, ChessChannelBlueprint {}, ChessRefereeAnnex {}, ChessChannelAnnex {}, ChessTournamentBlueprint {}, ChessReferee (with ChessChannel and ChessTournament) {}; {elapsed:?}",
         report.contracts[0].gas_used.unwrap(),
         report.contracts[3].gas_used.unwrap(),
         report.contracts[4].gas_used.unwrap(),
         report.contracts[5].gas_used.unwrap(),
+        report.contracts[7].gas_used.unwrap(),
         report.contracts[1].gas_used.unwrap()
     );
 
@@ -133,8 +145,10 @@ fn without_the_factory_create2_is_refused_and_plain_create_works() {
     assert_eq!(report.contracts[3].record.address, from.create(1));
     assert_eq!(report.contracts[4].record.address, from.create(2));
     assert_eq!(report.contracts[5].record.address, from.create(3));
-    assert_eq!(report.contracts[1].record.address, from.create(4));
-    assert_eq!(report.contracts[2].record.address, from.create(4).create(1));
+    assert_eq!(report.contracts[7].record.address, from.create(4));
+    assert_eq!(report.contracts[1].record.address, from.create(5));
+    assert_eq!(report.contracts[2].record.address, from.create(5).create(1));
+    assert_eq!(report.contracts[6].record.address, from.create(5).create(2));
     // Found again through the file's entry.
     let again = deploy(&mut chain, from, Method::Create, Some(&report.entry)).unwrap();
     assert!(
@@ -326,8 +340,16 @@ fn the_readme_names_the_addresses_the_committed_code_deploys_at() {
             "ChessChannelAnnex",
             chessref_evm::deploy::create2_channel_annex_address(),
         ),
+        (
+            "ChessTournamentBlueprint",
+            chessref_evm::deploy::create2_tournament_blueprint_address(),
+        ),
         ("ChessReferee", referee),
         ("ChessChannel", channel),
+        (
+            "ChessTournament",
+            chessref_evm::tournament::tournament_address(referee),
+        ),
     ] {
         assert!(
             readme.contains(&format!("`{address}`")),

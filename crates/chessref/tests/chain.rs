@@ -163,9 +163,9 @@ fn deploy_writes_the_file_and_a_rerun_deploys_nothing() {
             file.to_str().unwrap(),
         ],
     ));
-    // The rules view, the channel's blueprint, the referee's and the channel's annexes, the
-    // referee and the channel it creates.
-    assert_eq!(again.matches("already deployed").count(), 6, "{again}");
+    // The rules view, the channel's and the tournament's blueprints, the referee's and the
+    // channel's annexes, the referee and the channel and tournament it creates.
+    assert_eq!(again.matches("already deployed").count(), 8, "{again}");
     assert_eq!(
         nonce(anvil.url(), "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"),
         before
@@ -304,8 +304,8 @@ fn senders_come_from_a_keystore_or_the_nodes_unlocked_account_never_the_command_
     ));
     assert_eq!(
         nonce(anvil.url(), ACCOUNT_2),
-        5,
-        "five deployments from the keystore's account (rules view, blueprint, the two annexes, referee)"
+        6,
+        "six deployments from the keystore's account (rules view, the two blueprints, the two annexes, referee)"
     );
 
     // Without --password-file the password is prompted for on the terminal; with no
@@ -355,7 +355,7 @@ fn senders_come_from_a_keystore_or_the_nodes_unlocked_account_never_the_command_
             "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
         ],
     );
-    assert_eq!(succeeded(&unlocked).matches("already deployed").count(), 6);
+    assert_eq!(succeeded(&unlocked).matches("already deployed").count(), 8);
     // A key on the command line is not an option.
     let out = chessref(
         None,
