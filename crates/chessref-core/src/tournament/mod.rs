@@ -9,7 +9,9 @@
 mod bracket;
 mod error;
 mod split;
+mod standings;
 
 pub use bracket::{Bracket, BracketSize, MatchIndex, lot_white_wins};
 pub use error::TournamentError;
 pub use split::{BPS, MAX_FEE_BPS, Prizes, Split};
+pub use standings::{Outcome, Players};
