@@ -61,6 +61,9 @@ step "off-chain play: signed transcripts and every settlement path on revm (ches
 cargo run --release --locked -q -p chessref -- channel verify tests/fixtures/channel-examples.json --now 1767225720
 cargo run --release --locked -q -p chessref -- simulate --channel --games 70 --seed 7
 
+step "knockout events on revm: every pairing, lot and prize against the mirror (chessref simulate --tournament; exit 1 on any mismatch)"
+cargo run --release --locked -q -p chessref -- simulate --tournament --events 60 --seed 7
+
 step "corpus check over ../shared/data"
 bash scripts/corpus-check.sh
 

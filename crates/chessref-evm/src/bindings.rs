@@ -70,7 +70,7 @@ mod tournament {
         "artifacts/ChessTournamentBlueprint.json"
     );
 }
-pub use tournament::{ChessTournament, ChessTournamentBlueprint};
+pub use tournament::{ChessTournament, ChessTournamentBlueprint, IChessTournamentTypes};
 
 sol!(
     #[sol(all_derives)]

@@ -121,6 +121,39 @@ impl GameDriver {
         Ok(driver)
     }
 
+    /// A game the tournament hosted (`start`): running from the standard start with
+    /// `clock`, no stake; the stored commitment must be the mirror's.
+    pub fn hosted<C: Chain>(
+        referee: &mut Referee<C>,
+        id: U256,
+        white: Address,
+        black: Address,
+        clock: U256,
+    ) -> Result<GameDriver, EvmError> {
+        let start = State::initial();
+        let key = start.repetition_key();
+        let mut driver = GameDriver {
+            id,
+            white,
+            black,
+            stake: U256::ZERO,
+            state: start,
+            position: Position {
+                state: *start.as_bytes(),
+                history: chain_start(key),
+                clock,
+            },
+            chain_keys: vec![key],
+            plies: 0,
+            ending: None,
+            mismatches: Vec::new(),
+            move_gas: Vec::new(),
+        };
+        let on_chain = referee.stored_commitment(id)?;
+        driver.compare("commitment", "", driver.position.commitment(), on_chain);
+        Ok(driver)
+    }
+
     fn compare<T: PartialEq + fmt::Debug>(
         &mut self,
         what: &'static str,

@@ -33,6 +33,7 @@ pub mod simulate;
 pub mod stalled_node;
 pub mod stats;
 pub mod tournament;
+pub mod tournament_sim;
 
 /// The clock word, read off-chain: `chessref-channel`'s, where every client (the browser
 /// package too) reads a registered position's window end and reply deadline.

@@ -416,6 +416,14 @@ impl<C: Chain> Referee<C> {
         })
     }
 
+    /// The `GameJoined` among a receipt's logs: a join's, or a game the tournament hosted.
+    pub fn joined(&self, logs: &[Log]) -> Option<crate::bindings::ChessReferee::GameJoined> {
+        self.events(logs).into_iter().find_map(|e| match e {
+            Event::GameJoined(e) => Some(e),
+            _ => None,
+        })
+    }
+
     /// `joinGame` under the terms the game has now (read with `getGame`), paying `value`
     /// wei. A joiner that agreed to terms beforehand uses [`Referee::join_game_with_terms`].
     pub fn join_game(
@@ -439,14 +447,7 @@ impl<C: Chain> Referee<C> {
     ) -> Result<Joined, EvmError> {
         let call = R::joinGameCall { gameId: id, terms };
         let receipt = self.transact("joinGame", joiner, value, call)?;
-        let joined = self
-            .events(&receipt.logs)
-            .into_iter()
-            .find_map(|e| match e {
-                Event::GameJoined(e) => Some(e),
-                _ => None,
-            });
-        let e = joined.ok_or(EvmError::MissingEvent {
+        let e = self.joined(&receipt.logs).ok_or(EvmError::MissingEvent {
             operation: "joinGame",
             event: "GameJoined",
         })?;

@@ -1,7 +1,7 @@
 //! The in-process chain: revm with an in-memory database, Prague rules.
 
 use alloy::signers::local::PrivateKeySigner;
-use alloy_primitives::{Address, Bytes, U256, keccak256};
+use alloy_primitives::{Address, B256, Bytes, U256, keccak256};
 use revm::{
     Context, DatabaseRef, ExecuteCommitEvm, ExecuteEvm, MainBuilder, MainContext, SystemCallEvm,
     context::{TxEnv, result::ExecutionResult},
@@ -100,6 +100,12 @@ impl RevmChain {
             .ok()
             .flatten()
             .map_or(0, |info| info.nonce)
+    }
+
+    /// The hash `BLOCKHASH` gives for block `number` on this chain (revm's in-memory
+    /// database: keccak256 of the number's decimal digits).
+    pub fn block_hash(&self, number: u64) -> B256 {
+        self.db().block_hash_ref(number).unwrap_or_default()
     }
 
     /// Runs a read-only call and returns the raw EVM result, committing

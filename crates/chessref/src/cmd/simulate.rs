@@ -37,6 +37,13 @@ pub struct Args {
     /// illegal), settled on the chain and checked against the mirror's prediction.
     #[arg(long)]
     channel: bool,
+    /// Play knockout events on the referee's tournament instead (in process only): every
+    /// pairing, lot and prize checked against the Rust mirror.
+    #[arg(long, conflicts_with_all = ["channel", "rpc"])]
+    tournament: bool,
+    /// With --tournament: events to play (4 or 8 players each).
+    #[arg(long, default_value_t = 4, requires = "tournament")]
+    events: usize,
 }
 
 /// Runs the simulation; exit 1 on any disagreement.
@@ -46,6 +53,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             "--illegal-rate must be between 0 and 1, got {}",
             args.illegal_rate
         )));
+    }
+    if args.tournament {
+        return tournament(&args);
     }
     let chain =
         chessref_evm::connect(args.rpc.as_deref()).map_err(|e| CliError::Arg(e.to_string()))?;
@@ -176,6 +186,61 @@ fn channel(chain: Box<dyn chessref_evm::Chain>, args: &Args) -> Result<ExitCode,
                 g(&e.gas),
                 outcomes.join(", ")
             )?;
+        }
+    }
+    Ok(if summary.mismatches == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_VERDICT)
+    })
+}
+
+/// `simulate --tournament`: exit 1 on any mismatch.
+fn tournament(args: &Args) -> Result<ExitCode, CliError> {
+    if args.illegal_rate != 0.0 {
+        return Err(CliError::Arg(
+            "--illegal-rate is for on-chain games, not --tournament".into(),
+        ));
+    }
+    let options = chessref_evm::tournament_sim::TournamentSimOptions {
+        events: args.events,
+        seed: args.seed,
+        max_plies: args.max_plies,
+    };
+    let summary =
+        chessref_evm::tournament_sim::simulate_tournament(chessref_evm::RevmChain::new(), &options)
+            .map_err(|e| CliError::Arg(format!("chain: {e}")))?;
+    let mut out = io::stdout().lock();
+    if args.json {
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string(&summary).expect("a summary serializes")
+        )?;
+    } else {
+        for m in &summary.mismatch_details {
+            writeln!(out, "MISMATCH {m}")?;
+        }
+        writeln!(
+            out,
+            "{} events played, {} refunded; {} matches, {} games, {} moves; {} claims checked; {} mismatches in {:.2} s",
+            summary.events,
+            summary.refunded,
+            summary.matches,
+            summary.games,
+            summary.plies,
+            summary.claims,
+            summary.mismatches,
+            summary.seconds
+        )?;
+        let paths: Vec<String> = summary
+            .paths
+            .iter()
+            .map(|(k, n)| format!("{k}: {n}"))
+            .collect();
+        writeln!(out, "matches decided by: {}", paths.join(", "))?;
+        for (op, g) in &summary.gas {
+            writeln!(out, "  gas of {op}: median {}, max {}", g.median, g.max)?;
         }
     }
     Ok(if summary.mismatches == 0 {
