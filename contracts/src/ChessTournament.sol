@@ -25,8 +25,9 @@ import {Commitment} from "./Commitment.sol";
 /// m/2`, the final is n-2. Round 0 match m plays bracket positions 2m and 2m+1, held by
 /// entrants `perm[2m]` and `perm[2m+1]`, `perm` being the Fisher-Yates shuffle of 0..n-1 by
 /// `seed` (`permutation`); white is the upper player (`lo`) if `keccak256(abi.encode(seed,
-/// m))` is even, else the lower (`hi`). A lot goes to white if `keccak256(abi.encode(hash,
-/// eventId, m))` is even. Nothing loops over more than n.
+/// 64 + m))` is even, else the lower (`hi`): the shuffle hashes `(seed, j)` for j <= 63 only,
+/// so no colour reuses a shuffle step's hash. A lot goes to white if
+/// `keccak256(abi.encode(hash, eventId, m))` is even. Nothing loops over more than n.
 contract ChessTournament is IChessTournament {
     using SafeERC20 for address;
 
@@ -44,6 +45,9 @@ contract ChessTournament is IChessTournament {
     uint256 public constant MAX_ABANDON_AFTER = 30 days;
     /// @notice The EIP-2935 block-hash history contract (8,191 blocks), used where it has code.
     address public constant HISTORY_STORAGE = 0x0000F90827F1C53a10cb7A02335B175320002935;
+
+    // Match m's colour hashes (seed, COLOUR_DOMAIN + m); the shuffle's hash (seed, j), j < MAX_SIZE.
+    uint256 internal constant COLOUR_DOMAIN = MAX_SIZE;
 
     // Match status.
     uint256 internal constant WAITING = 0;
@@ -813,9 +817,12 @@ contract ChessTournament is IChessTournament {
         }
     }
 
-    /// @dev True if the lower player (`hi`) of match `m` has white: `keccak256(abi.encode(seed, m))` is odd.
+    /// @dev True if the lower player (`hi`) of match `m` has white: `keccak256(abi.encode(seed,
+    /// COLOUR_DOMAIN + m))` is odd. The offset keeps the colour hashes apart from the
+    /// shuffle's `(seed, j)`, j < MAX_SIZE: with the same inputs, match j's colour would be
+    /// the parity of shuffle step j's hash, which for odd j is its swap index's parity.
     function _whiteIsHi(uint256 seed, uint256 m) internal pure returns (bool) {
-        return uint256(_hash2(seed, m)) & 1 == 1;
+        return uint256(_hash2(seed, COLOUR_DOMAIN + m)) & 1 == 1;
     }
 
     /// @dev keccak256(abi.encode(a, b)) for two words.

@@ -54,7 +54,7 @@ contract ChessTournamentChannelTest is ChannelBase {
         vm.roll(b + 1);
         for (uint256 h = 1;; ++h) {
             uint8[] memory perm = tour.permutation(uint64(h), 4);
-            bool whiteIsHi = uint256(keccak256(abi.encode(h, uint256(0)))) & 1 == 1;
+            bool whiteIsHi = uint256(keccak256(abi.encode(h, uint256(64)))) & 1 == 1;
             (uint8 w, uint8 bl) = whiteIsHi ? (perm[1], perm[0]) : (perm[0], perm[1]);
             if (w == 0 && bl == 1) {
                 VmBlocks(address(vm)).setBlockhash(b, bytes32(h));
