@@ -7,6 +7,7 @@ import {IChessReferee} from "./IChessReferee.sol";
 import {IChessTournament} from "./IChessTournament.sol";
 import {ClockWord} from "./ClockWord.sol";
 import {Commitment} from "./Commitment.sol";
+import {Move} from "./ChannelHash.sol";
 
 /// @title ChessTournament
 /// @notice Single-elimination knockouts with a pooled entry fee, on the referee that deployed
@@ -363,6 +364,33 @@ contract ChessTournament is IChessTournament {
             eventId, matchIndex, _entrant(eventId, whiteIsHi ? hi : lo), _entrant(eventId, whiteIsHi ? lo : hi)
         );
         _finishIfFinal(eventId, ev, matchIndex, address(0));
+    }
+
+    /// @notice Starts on-chain play of a channel match's game that nobody registered (anyone),
+    /// so that it can end: `startMove` is its start move, registered by this contract through the
+    /// channel's `registerStart` as either player could (`NotTheStart`; `AlreadyOnChain` once
+    /// a position is registered). Only once its side to move could no longer have made its
+    /// first move in time plus the event's `abandonAfter`: after `startedAt + firstMoveWindow
+    /// + initialTime + GRACE_PERIOD + abandonAfter` (`NotAbandoned(until)`). A player who did
+    /// play answers with a later signed position within the response window, and the clocks
+    /// start afresh after it; else the waiting player claims on time, or, both absent,
+    /// `reportAbandoned` puts both out. `NotRunning`; `NotTheMatchGame` if `startMove` names another game.
+    /// @param eventId The event.
+    /// @param matchIndex The match.
+    /// @param startMove The game's start move (ply 0, the standard position, both clocks the initial time).
+    function registerStart(uint256 eventId, uint256 matchIndex, Move calldata startMove) external nonReentrant {
+        Event storage ev = _event(eventId);
+        _size(ev, matchIndex);
+        uint256 rec = seats[eventId][matchIndex];
+        if (_status(rec) != RUNNING) revert NotRunning(matchIndex);
+        uint256 gameId = (rec >> GAME_SHIFT) & MASK_40;
+        if (startMove.gameId != gameId) revert NotTheMatchGame(gameId);
+        uint256 until = ((rec >> TIME_SHIFT) & MASK_32) + ev.firstMoveWindow + ev.initialTime + ClockWord.GRACE_PERIOD
+            + ev.abandonAfter;
+        // forge-lint: disable-next-line(block-timestamp) the clock is defined on block time
+        if (block.timestamp <= until) revert NotAbandoned(until);
+        // The referee and its channel are this contract's deployer's (trusted code, no callback).
+        IChessReferee(referee).channel().registerStart(startMove);
     }
 
     /// @dev Reverts unless running game `gameId`'s current position (state, history, clock)

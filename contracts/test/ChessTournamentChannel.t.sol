@@ -8,11 +8,9 @@ import {IChessRefereeTypes} from "../src/IChessReferee.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {RepetitionChain} from "../src/RepetitionChain.sol";
 
-/// @notice Channel events (`responseWindow` non-zero): each pairing is a channel game hosted
-/// running off-chain, ended by the court like any channel game; a player who never starts
-/// loses on time through `registerStart` and `claimTimeout` (no abort: the hosted game has
-/// the custom-start rule), so the bracket always learns who failed.
-contract ChessTournamentChannelTest is ChannelBase {
+/// @notice Shared harness of the channel-event tests: a 4-player channel event whose match 0
+/// is alice (white) against bob (black), so the channel helpers sign for its players.
+abstract contract TournamentChannelBase is ChannelBase {
     IChessTournament internal tour;
     address internal dave = address(0xDA7E);
     uint96 internal constant FEE = 0.1 ether;
@@ -69,7 +67,13 @@ contract ChessTournamentChannelTest is ChannelBase {
         id = tour.start(e, m);
         _absorb(vm.getRecordedLogs());
     }
+}
 
+/// @notice Channel events (`responseWindow` non-zero): each pairing is a channel game hosted
+/// running off-chain, ended by the court like any channel game; a player who never starts
+/// loses on time through `registerStart` and `claimTimeout` (no abort: the hosted game has
+/// the custom-start rule), so the bracket always learns who failed.
+contract ChessTournamentChannelTest is TournamentChannelBase {
     /// @dev The hosted game is a channel game that runs off-chain, as after `joinGame`.
     function test_ChannelEvent_HostsARunningChannelGame() public {
         uint256 e = _channelEvent();
