@@ -33,6 +33,22 @@ contract CallbackToken is MockERC20 {
     }
 }
 
+/// @dev Stands in for the EIP-2935 history contract: the hash of block `b` for the 32-byte
+/// query `b` (a cold storage read, as the real one), a revert for a block it does not hold.
+contract HistoryStandIn {
+    mapping(uint256 => bytes32) internal hashes;
+
+    function set(uint256 b, bytes32 h) external {
+        hashes[b] = h;
+    }
+
+    fallback(bytes calldata query) external returns (bytes memory) {
+        bytes32 h = hashes[abi.decode(query, (uint256))];
+        if (h == 0) revert();
+        return abi.encode(h);
+    }
+}
+
 /// @notice The second reader's attacks on the tournament and the referee's new paths (issue
 /// 31), per-move events: each test shows an attack failing to do harm.
 contract ChessTournamentReviewTest is TournamentBase {
@@ -218,6 +234,34 @@ contract ChessTournamentReviewTest is TournamentBase {
             assertEq(tour.entrantOf(e, 0), _player(0));
             assertEq(token.balanceOf(address(tour)), FEE, "one fee");
         }
+    }
+
+    /// @dev The draw cannot be re-rolled by starving its hash lookup: whatever gas `draw` is
+    /// sent with, it either reverts or draws with the real hash, never re-arms (the lookup
+    /// gets 63/64 of what is left, far more than it needs, while the re-arm needs more than
+    /// 1/64 of it).
+    function test_Attack_StarvedHashLookupCannotReRollTheDraw() public {
+        address history = 0x0000F90827F1C53a10cb7A02335B175320002935;
+        vm.etch(history, address(new HistoryStandIn()).code);
+        uint256 e = _createEth(4);
+        _fill(e, 4);
+        uint256 b = tour.getEvent(e).drawBlock;
+        vm.roll(b + 1);
+        HistoryStandIn(history).set(b, DRAW_HASH);
+        uint256 drawn;
+        for (uint256 g = 10_000; g < 150_000; g += 250) {
+            uint256 snap = vm.snapshotState();
+            (bool ok,) = address(tour).call{gas: g}(abi.encodeCall(IChessTournament.draw, (e)));
+            IChessTournamentTypes.EventInfo memory info = tour.getEvent(e);
+            if (ok) {
+                ++drawn;
+                assertTrue(info.drawn, "drawn, not re-armed");
+                assertEq(info.seed, uint64(uint256(DRAW_HASH)));
+            }
+            assertEq(info.drawBlock, b, "the draw block never moves");
+            vm.revertToState(snap);
+        }
+        assertGt(drawn, 0, "enough gas draws");
     }
 
     /// @dev Hosted games take game ids from the referee's one counter without disturbing a
