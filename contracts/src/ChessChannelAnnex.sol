@@ -9,6 +9,7 @@ import {SignatureCheck} from "./SignatureCheck.sol";
 import {Outcome} from "./Outcome.sol";
 import {ChessChannelCore} from "./ChessChannelCore.sol";
 import {IChessChannel} from "./IChessChannel.sol";
+import {IChessReferee} from "./IChessReferee.sol";
 
 /// @title ChessChannelAnnex
 /// @notice The rarely called half of `ChessChannel`: the keys (`pin`, `revokeSessionKey`,
@@ -77,16 +78,19 @@ contract ChessChannelAnnex is ChessChannelCore {
     }
 
     /// @notice Starts on-chain play from the start move, while the game is off-chain: for a
-    /// player whose opponent never made (or never answered) the first move. Players only.
-    /// Frozen for the response window like any registration; then both budgets are the
-    /// initial time plus the grace.
+    /// player whose opponent never made (or never answered) the first move. Players only,
+    /// and the referee's `tournament` (for a game it hosts whose players never showed up:
+    /// its `registerStart` checks the game and the delay). Frozen for the response window
+    /// like any registration; then both budgets are the initial time plus the grace.
     /// @param start The game's start move (ply 0; `NotTheStart` otherwise).
     function registerStart(Move calldata start) external {
         uint256 gameId = start.gameId;
         ChannelGame memory g = _game(gameId);
         // Only a player: it needs no signature, so anyone else could force any channel game
-        // on-chain and start its clock.
-        if (msg.sender != g.white && msg.sender != g.black) revert NotAPlayer();
+        // on-chain and start its clock. The tournament may, as either player could: the
+        // window lets a player who did play answer with a later signed position, and the
+        // clocks start afresh after it. The players' path never pays for the lookup.
+        if (msg.sender != g.white && msg.sender != g.black && msg.sender != _tournament()) revert NotAPlayer();
         if (g.windowEnd != 0) revert AlreadyOnChain(gameId);
         _checkStart(g, gameId, start);
         uint256 full = uint256(g.initialTime) + ClockWord.GRACE_PERIOD;
@@ -262,6 +266,11 @@ contract ChessChannelAnnex is ChessChannelCore {
     }
 
     /// @dev The channel's referee, asked of the channel this code runs in (its immutable).
+    /// @dev The referee's tournament (`IChessReferee.tournament`, run by its annex).
+    function _tournament() private view returns (address) {
+        return IChessReferee(address(_court())).tournament();
+    }
+
     function _court() internal view override returns (IChessCourt) {
         return IChessChannel(address(this)).referee();
     }

@@ -7,6 +7,7 @@ import {IChessReferee} from "./IChessReferee.sol";
 import {IChessTournament} from "./IChessTournament.sol";
 import {ClockWord} from "./ClockWord.sol";
 import {Commitment} from "./Commitment.sol";
+import {Move} from "./ChannelHash.sol";
 
 /// @title ChessTournament
 /// @notice Single-elimination knockouts with a pooled entry fee, on the referee that deployed
@@ -25,8 +26,9 @@ import {Commitment} from "./Commitment.sol";
 /// m/2`, the final is n-2. Round 0 match m plays bracket positions 2m and 2m+1, held by
 /// entrants `perm[2m]` and `perm[2m+1]`, `perm` being the Fisher-Yates shuffle of 0..n-1 by
 /// `seed` (`permutation`); white is the upper player (`lo`) if `keccak256(abi.encode(seed,
-/// m))` is even, else the lower (`hi`). A lot goes to white if `keccak256(abi.encode(hash,
-/// eventId, m))` is even. Nothing loops over more than n.
+/// 64 + m))` is even, else the lower (`hi`): the shuffle hashes `(seed, j)` for j <= 63 only,
+/// so no colour reuses a shuffle step's hash. A lot goes to white if
+/// `keccak256(abi.encode(hash, eventId, m))` is even. Nothing loops over more than n.
 contract ChessTournament is IChessTournament {
     using SafeERC20 for address;
 
@@ -44,6 +46,9 @@ contract ChessTournament is IChessTournament {
     uint256 public constant MAX_ABANDON_AFTER = 30 days;
     /// @notice The EIP-2935 block-hash history contract (8,191 blocks), used where it has code.
     address public constant HISTORY_STORAGE = 0x0000F90827F1C53a10cb7A02335B175320002935;
+
+    // Match m's colour hashes (seed, COLOUR_DOMAIN + m); the shuffle's hash (seed, j), j < MAX_SIZE.
+    uint256 internal constant COLOUR_DOMAIN = MAX_SIZE;
 
     // Match status.
     uint256 internal constant WAITING = 0;
@@ -359,6 +364,33 @@ contract ChessTournament is IChessTournament {
             eventId, matchIndex, _entrant(eventId, whiteIsHi ? hi : lo), _entrant(eventId, whiteIsHi ? lo : hi)
         );
         _finishIfFinal(eventId, ev, matchIndex, address(0));
+    }
+
+    /// @notice Starts on-chain play of a channel match's game that nobody registered (anyone),
+    /// so that it can end: `startMove` is its start move, registered by this contract through the
+    /// channel's `registerStart` as either player could (`NotTheStart`; `AlreadyOnChain` once
+    /// a position is registered). Only once its side to move could no longer have made its
+    /// first move in time plus the event's `abandonAfter`: after `startedAt + firstMoveWindow
+    /// + initialTime + GRACE_PERIOD + abandonAfter` (`NotAbandoned(until)`). A player who did
+    /// play answers with a later signed position within the response window, and the clocks
+    /// start afresh after it; else the waiting player claims on time, or, both absent,
+    /// `reportAbandoned` puts both out. `NotRunning`; `NotTheMatchGame` if `startMove` names another game.
+    /// @param eventId The event.
+    /// @param matchIndex The match.
+    /// @param startMove The game's start move (ply 0, the standard position, both clocks the initial time).
+    function registerStart(uint256 eventId, uint256 matchIndex, Move calldata startMove) external nonReentrant {
+        Event storage ev = _event(eventId);
+        _size(ev, matchIndex);
+        uint256 rec = seats[eventId][matchIndex];
+        if (_status(rec) != RUNNING) revert NotRunning(matchIndex);
+        uint256 gameId = (rec >> GAME_SHIFT) & MASK_40;
+        if (startMove.gameId != gameId) revert NotTheMatchGame(gameId);
+        uint256 until = ((rec >> TIME_SHIFT) & MASK_32) + ev.firstMoveWindow + ev.initialTime + ClockWord.GRACE_PERIOD
+            + ev.abandonAfter;
+        // forge-lint: disable-next-line(block-timestamp) the clock is defined on block time
+        if (block.timestamp <= until) revert NotAbandoned(until);
+        // The referee and its channel are this contract's deployer's (trusted code, no callback).
+        IChessReferee(referee).channel().registerStart(startMove);
     }
 
     /// @dev Reverts unless running game `gameId`'s current position (state, history, clock)
@@ -813,9 +845,12 @@ contract ChessTournament is IChessTournament {
         }
     }
 
-    /// @dev True if the lower player (`hi`) of match `m` has white: `keccak256(abi.encode(seed, m))` is odd.
+    /// @dev True if the lower player (`hi`) of match `m` has white: `keccak256(abi.encode(seed,
+    /// COLOUR_DOMAIN + m))` is odd. The offset keeps the colour hashes apart from the
+    /// shuffle's `(seed, j)`, j < MAX_SIZE: with the same inputs, match j's colour would be
+    /// the parity of shuffle step j's hash, which for odd j is its swap index's parity.
     function _whiteIsHi(uint256 seed, uint256 m) internal pure returns (bool) {
-        return uint256(_hash2(seed, m)) & 1 == 1;
+        return uint256(_hash2(seed, COLOUR_DOMAIN + m)) & 1 == 1;
     }
 
     /// @dev keccak256(abi.encode(a, b)) for two words.

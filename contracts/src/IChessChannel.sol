@@ -121,7 +121,8 @@ interface IChessChannel is IChessChannelTypes {
         FrozenPosition calldata frozen
     ) external;
 
-    /// @notice Starts on-chain play from the start move (players only).
+    /// @notice Starts on-chain play from the start move (players only, and the referee's
+    /// tournament for a game it hosts).
     function registerStart(Move calldata start) external;
 
     /// @notice Shows a signed move on-chain while the game is off-chain, without freezing it.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 pragma solidity ^0.8.30;
 
+import {Move} from "./ChannelHash.sol";
+
 /// @title IChessTournamentTypes
 /// @notice The tournament's records, events and errors: declared once, shared by
 /// `ChessTournament` and its callers (`IChessTournament`).
@@ -141,7 +143,8 @@ interface IChessTournamentTypes {
     /// @notice The match has no armed lot.
     error NoLot(uint256 matchIndex);
     /// @notice The game is not played on-chain (a channel game nobody registered): a player
-    /// registers it before it can be shown abandoned.
+    /// registers it (or, long overdue, anyone through `registerStart`) before it can be shown
+    /// abandoned.
     error NotOnChain(uint256 gameId);
     /// @notice The position given is not the game's current one (or not 128 bytes).
     error StalePosition();
@@ -167,6 +170,8 @@ interface IChessTournamentTypes {
     error BadRecipient(address to);
     /// @notice The ETH transfer of a withdrawal failed.
     error EthTransferFailed();
+    /// @notice The start move given names another game than the match's `gameId`.
+    error NotTheMatchGame(uint256 gameId);
     /// @notice Re-entry into a guarded function.
     error Reentrancy();
 }
@@ -195,6 +200,8 @@ interface IChessTournament is IChessTournamentTypes {
     /// @notice Records a running match whose game both players abandoned.
     function reportAbandoned(uint256 eventId, uint256 matchIndex, bytes calldata state, bytes32 history, uint256 clock)
         external;
+    /// @notice Registers the start of a channel match's game nobody registered, once long overdue.
+    function registerStart(uint256 eventId, uint256 matchIndex, Move calldata startMove) external;
     /// @notice Credits the caller's prize (or its refund, for an event that did not fill).
     function claim(uint256 eventId) external;
     /// @notice Credits the organiser fee after the final.

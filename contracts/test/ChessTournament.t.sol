@@ -320,7 +320,7 @@ contract ChessTournamentTest is TournamentBase {
             IChessRefereeTypes.GameInfo memory g = ref.getGame(id);
             assertEq(g.white, w);
             assertEq(g.black, b);
-            bool whiteIsHi = uint256(keccak256(abi.encode(uint256(seed), m))) & 1 == 1;
+            bool whiteIsHi = uint256(keccak256(abi.encode(uint256(seed), 64 + m))) & 1 == 1;
             address lo = _player(perm[2 * m]);
             address hi = _player(perm[2 * m + 1]);
             assertEq(g.white, whiteIsHi ? hi : lo, "white");
@@ -367,7 +367,7 @@ contract ChessTournamentTest is TournamentBase {
             (g.white == ga.white && g.black == gb.black) || (g.white == gb.black && g.black == ga.white),
             "the two winners meet"
         );
-        bool whiteIsHi = uint256(keccak256(abi.encode(uint256(tour.getEvent(e).seed), uint256(4)))) & 1 == 1;
+        bool whiteIsHi = uint256(keccak256(abi.encode(uint256(tour.getEvent(e).seed), uint256(64 + 4)))) & 1 == 1;
         assertEq(g.white, whiteIsHi ? gb.black : ga.white, "lo = the upper child's winner");
     }
 
