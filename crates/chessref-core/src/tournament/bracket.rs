@@ -159,9 +159,10 @@ impl Bracket {
         Some((positions[lo], positions[lo + 1]))
     }
 
-    /// Whether the lo player of `m` has white: when `keccak256(abi.encode(seed, m))` is even.
+    /// Whether the lo player of `m` has white: when `keccak256(abi.encode(seed, 64 + m))`
+    /// is even (64 + m: no colour hashes the words of a shuffle step, whose index is below 64).
     pub fn lo_is_white(self, m: MatchIndex) -> bool {
-        is_even(hash_words(&[word(self.seed), word(m.get().into())]))
+        is_even(hash_words(&[word(self.seed), word(64 + u64::from(m.get()))]))
     }
 
     /// `(white, black)` of match `m` between `lo` and `hi`.
@@ -322,8 +323,8 @@ mod tests {
                 .map(|m| 1u64 << m.get())
                 .sum()
         };
-        assert_eq!(colours(8), 2);
-        assert_eq!(colours(64), 7_079_200_208_295_791_746);
+        assert_eq!(colours(8), 120);
+        assert_eq!(colours(64), 1_776_209_101_880_317_176);
         // Bit m set: white wins the lot of match m of event 1 drawn by the hash keccak256("lot").
         let size = BracketSize::new(64).unwrap();
         let lots: u32 = (0..8)
