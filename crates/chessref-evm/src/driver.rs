@@ -90,23 +90,12 @@ impl GameDriver {
         let created = referee.create_game(white, &setup)?;
         let joined = referee.join_game(black, created.id, stake)?;
         let key = start.repetition_key();
-        let mut driver = GameDriver {
-            id: created.id,
-            white,
-            black,
-            stake,
-            state: start,
-            position: Position {
-                state: created.state,
-                history: created.history,
-                clock: joined.clock,
-            },
-            chain_keys: vec![key],
-            plies: 0,
-            ending: None,
-            mismatches: Vec::new(),
-            move_gas: Vec::new(),
+        let position = Position {
+            state: created.state,
+            history: created.history,
+            clock: joined.clock,
         };
+        let mut driver = GameDriver::new(created.id, white, black, stake, start, position);
         driver.compare(
             "created state",
             "",
@@ -131,27 +120,39 @@ impl GameDriver {
         clock: U256,
     ) -> Result<GameDriver, EvmError> {
         let start = State::initial();
-        let key = start.repetition_key();
-        let mut driver = GameDriver {
+        let position = Position {
+            state: *start.as_bytes(),
+            history: chain_start(start.repetition_key()),
+            clock,
+        };
+        let mut driver = GameDriver::new(id, white, black, U256::ZERO, start, position);
+        let on_chain = referee.stored_commitment(id)?;
+        driver.compare("commitment", "", driver.position.commitment(), on_chain);
+        Ok(driver)
+    }
+
+    /// A driver at the start of game `id`, nothing played yet.
+    fn new(
+        id: U256,
+        white: Address,
+        black: Address,
+        stake: U256,
+        start: State,
+        position: Position,
+    ) -> Self {
+        GameDriver {
             id,
             white,
             black,
-            stake: U256::ZERO,
+            stake,
             state: start,
-            position: Position {
-                state: *start.as_bytes(),
-                history: chain_start(key),
-                clock,
-            },
-            chain_keys: vec![key],
+            position,
+            chain_keys: vec![start.repetition_key()],
             plies: 0,
             ending: None,
             mismatches: Vec::new(),
             move_gas: Vec::new(),
-        };
-        let on_chain = referee.stored_commitment(id)?;
-        driver.compare("commitment", "", driver.position.commitment(), on_chain);
-        Ok(driver)
+        }
     }
 
     fn compare<T: PartialEq + fmt::Debug>(

@@ -324,17 +324,7 @@ impl<C: Chain> Referee<C> {
         value: U256,
         call: T,
     ) -> Result<TxReceipt, EvmError> {
-        let tx = TxRequest::call(from, self.address, call.abi_encode()).with_value(value);
-        let receipt = self.chain.send(tx)?;
-        if receipt.success {
-            Ok(receipt)
-        } else {
-            Err(EvmError::Reverted {
-                operation,
-                revert: ContractRevert::decode(&receipt.output),
-                gas_used: receipt.gas_used,
-            })
-        }
+        transact_at(&mut self.chain, self.address, operation, from, value, call)
     }
 
     pub(crate) fn view<T: SolCall>(
@@ -342,16 +332,7 @@ impl<C: Chain> Referee<C> {
         operation: &'static str,
         call: T,
     ) -> Result<T::Return, EvmError> {
-        // A read-only connection (a reader with no key) has no account: a view needs none.
-        let from = self
-            .chain
-            .accounts()
-            .first()
-            .copied()
-            .unwrap_or(Address::ZERO);
-        self.chain
-            .call(from, self.address, Bytes::from(call.abi_encode()))?
-            .decode::<T>(operation)
+        view_at(&mut self.chain, self.address, operation, call)
     }
 
     pub(crate) fn events(&self, logs: &[Log]) -> Vec<Event> {
@@ -722,4 +703,41 @@ impl<C: Chain> Referee<C> {
         )?;
         Ok((r.whiteLeft, r.blackLeft, r.whiteToMove, r.deadline))
     }
+}
+
+/// Sends `call` from `from` to the contract at `to` with `value` wei; a revert is
+/// `EvmError::Reverted` with the contract's error decoded.
+pub(crate) fn transact_at<C: Chain, T: SolCall>(
+    chain: &mut C,
+    to: Address,
+    operation: &'static str,
+    from: Address,
+    value: U256,
+    call: T,
+) -> Result<TxReceipt, EvmError> {
+    let tx = TxRequest::call(from, to, call.abi_encode()).with_value(value);
+    let receipt = chain.send(tx)?;
+    if receipt.success {
+        Ok(receipt)
+    } else {
+        Err(EvmError::Reverted {
+            operation,
+            revert: ContractRevert::decode(&receipt.output),
+            gas_used: receipt.gas_used,
+        })
+    }
+}
+
+/// Calls view `call` of the contract at `to`.
+pub(crate) fn view_at<C: Chain, T: SolCall>(
+    chain: &mut C,
+    to: Address,
+    operation: &'static str,
+    call: T,
+) -> Result<T::Return, EvmError> {
+    // A read-only connection (a reader with no key) has no account: a view needs none.
+    let from = chain.accounts().first().copied().unwrap_or(Address::ZERO);
+    chain
+        .call(from, to, Bytes::from(call.abi_encode()))?
+        .decode::<T>(operation)
 }

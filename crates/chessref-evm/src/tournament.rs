@@ -7,10 +7,9 @@ use alloy_sol_types::{SolCall, SolEventInterface};
 
 use crate::bindings::ChessTournament::{self as T, ChessTournamentEvents as Event};
 use crate::bindings::IChessTournamentTypes::{EventInfo, EventTerms, MatchInfo};
-use crate::chain::{Chain, TxReceipt, TxRequest};
+use crate::chain::{Chain, TxReceipt};
 use crate::error::EvmError;
-use crate::referee::{Position, Referee};
-use crate::revert::ContractRevert;
+use crate::referee::{Position, Referee, transact_at, view_at};
 
 /// The `ChessTournament` of the referee at `referee`: its constructor's second `CREATE`
 /// (nonce 2, after the channel at nonce 1), so the address follows from the referee's alone
@@ -73,17 +72,8 @@ impl<C: Chain> Tournament<C> {
         value: U256,
         call: T,
     ) -> Result<TxReceipt, EvmError> {
-        let tx = TxRequest::call(from, self.address, call.abi_encode()).with_value(value);
-        let receipt = self.referee.chain().send(tx)?;
-        if receipt.success {
-            Ok(receipt)
-        } else {
-            Err(EvmError::Reverted {
-                operation,
-                revert: ContractRevert::decode(&receipt.output),
-                gas_used: receipt.gas_used,
-            })
-        }
+        let to = self.address;
+        transact_at(self.referee.chain(), to, operation, from, value, call)
     }
 
     fn view<T: SolCall>(
@@ -91,11 +81,8 @@ impl<C: Chain> Tournament<C> {
         operation: &'static str,
         call: T,
     ) -> Result<T::Return, EvmError> {
-        let chain = self.referee.chain();
-        let from = chain.accounts().first().copied().unwrap_or(Address::ZERO);
-        chain
-            .call(from, self.address, Bytes::from(call.abi_encode()))?
-            .decode::<T>(operation)
+        let to = self.address;
+        view_at(self.referee.chain(), to, operation, call)
     }
 
     /// The tournament's events among a receipt's logs.

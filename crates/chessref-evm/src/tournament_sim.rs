@@ -67,7 +67,7 @@ pub struct TournamentSimSummary {
     /// Claims checked against the mirror (prizes, refunds, organiser fees).
     pub claims: usize,
     /// Total credited by the claims, in wei.
-    pub credited: U256,
+    pub credited: u128,
     /// Gas per call, by function.
     pub gas: BTreeMap<&'static str, GasStats>,
     /// Every disagreement between the contract and the mirror.
@@ -294,7 +294,7 @@ impl Sim {
     fn claimed(&mut self, what: String, credited: U256, mirror: u128) {
         self.check(what, credited, U256::from(mirror));
         self.summary.claims += 1;
-        self.summary.credited += credited;
+        self.summary.credited += credited.saturating_to::<u128>();
     }
 
     /// Starts match `m`, plays its game by a random path and records its result; the

@@ -72,50 +72,42 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let summary = simulate(chain, &options, |_| progress.inc(1))
         .map_err(|e| CliError::Arg(format!("chain: {e}")))?;
     progress.finish_and_clear();
-    let mut out = io::stdout().lock();
-    if args.json {
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string(&summary).expect("a summary serializes")
-        )?;
-    } else {
-        for m in &summary.mismatch_details {
-            writeln!(out, "MISMATCH {m}")?;
-        }
-        writeln!(
-            out,
-            "{} games, {} moves, {} illegal attempts, {} mismatches in {:.2} s on {}",
-            summary.games,
-            summary.plies,
-            summary.illegal_attempts,
-            summary.mismatches,
-            summary.seconds,
-            summary.chain
-        )?;
-        if summary.illegal_attempts > 0 {
-            let codes: Vec<String> = summary
-                .illegal_by_code
-                .iter()
-                .enumerate()
-                .filter(|&(_, &n)| n > 0)
-                .map(|(code, n)| format!("{code}:{n}"))
-                .collect();
-            writeln!(out, "illegal attempts by code: {}", codes.join(" "))?;
-        }
-        writeln!(out, "endings (result, reason: games): {}", summary.endings)?;
-        writeln!(
-            out,
-            "gas per move: median {} p90 {} max {}",
-            summary.gas.median, summary.gas.p90, summary.gas.max
-        )?;
-        write!(out, "{}", histogram(&summary.move_gas, 12))?;
-    }
-    Ok(if summary.mismatches == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(EXIT_VERDICT)
-    })
+    report(
+        args.json,
+        &summary,
+        summary.mismatches,
+        &summary.mismatch_details,
+        |out| {
+            writeln!(
+                out,
+                "{} games, {} moves, {} illegal attempts, {} mismatches in {:.2} s on {}",
+                summary.games,
+                summary.plies,
+                summary.illegal_attempts,
+                summary.mismatches,
+                summary.seconds,
+                summary.chain
+            )?;
+            if summary.illegal_attempts > 0 {
+                let codes: Vec<String> = summary
+                    .illegal_by_code
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &n)| n > 0)
+                    .map(|(code, n)| format!("{code}:{n}"))
+                    .collect();
+                writeln!(out, "illegal attempts by code: {}", codes.join(" "))?;
+            }
+            writeln!(out, "endings (result, reason: games): {}", summary.endings)?;
+            writeln!(
+                out,
+                "gas per move: median {} p90 {} max {}",
+                summary.gas.median, summary.gas.p90, summary.gas.max
+            )?;
+            write!(out, "{}", histogram(&summary.move_gas, 12))?;
+            Ok(())
+        },
+    )
 }
 
 /// `simulate --channel`: exit 1 on any mismatch.
@@ -132,67 +124,63 @@ fn channel(chain: Box<dyn chessref_evm::Chain>, args: &Args) -> Result<ExitCode,
     };
     let summary = chessref_evm::channel_sim::simulate_channel(chain, &options)
         .map_err(|e| CliError::Arg(format!("chain: {e}")))?;
-    let mut out = io::stdout().lock();
-    if args.json {
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string(&summary).expect("a summary serializes")
-        )?;
-    } else {
-        for m in &summary.mismatch_details {
-            writeln!(out, "MISMATCH {m}")?;
-        }
-        writeln!(
-            out,
-            "{} channel games, {} signed moves, {} mismatches in {:.2} s on {}",
-            summary.games, summary.signed_moves, summary.mismatches, summary.seconds, summary.chain
-        )?;
-        let endings: Vec<String> = summary
-            .endings
-            .iter()
-            .map(|(k, n)| format!("{k}: {n}"))
-            .collect();
-        writeln!(out, "endings: {}", endings.join(", "))?;
-        let g = |s: &chessref_evm::GasStats| format!("median {}, max {}", s.median, s.max);
-        writeln!(
-            out,
-            "gas per game settled without a dispute (create + join + settle): {}",
-            g(&summary.game_gas)
-        )?;
-        writeln!(
-            out,
-            "gas per cooperative game (create + join + settle or resignBySignature): {}; with a player's first stake (its credit slot created, once per player and asset): {} games, {}",
-            g(&summary.cooperative_gas),
-            summary.cooperative_first_stake_games,
-            g(&summary.cooperative_gas_first_stake)
-        )?;
-        writeln!(
-            out,
-            "gas per registration: {}; per proof of cheating: {}",
-            g(&summary.register_gas),
-            g(&summary.proof_gas)
-        )?;
-        for (kind, e) in &summary.gas_by_ending {
-            let outcomes: Vec<String> = e
-                .outcomes
-                .iter()
-                .map(|(o, n)| format!("{n} × {o}"))
-                .collect();
+    report(
+        args.json,
+        &summary,
+        summary.mismatches,
+        &summary.mismatch_details,
+        |out| {
             writeln!(
                 out,
-                "  {kind} ({} games), whole game gas: {}; {}",
-                e.games,
-                g(&e.gas),
-                outcomes.join(", ")
+                "{} channel games, {} signed moves, {} mismatches in {:.2} s on {}",
+                summary.games,
+                summary.signed_moves,
+                summary.mismatches,
+                summary.seconds,
+                summary.chain
             )?;
-        }
-    }
-    Ok(if summary.mismatches == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(EXIT_VERDICT)
-    })
+            let endings: Vec<String> = summary
+                .endings
+                .iter()
+                .map(|(k, n)| format!("{k}: {n}"))
+                .collect();
+            writeln!(out, "endings: {}", endings.join(", "))?;
+            let g = |s: &chessref_evm::GasStats| format!("median {}, max {}", s.median, s.max);
+            writeln!(
+                out,
+                "gas per game settled without a dispute (create + join + settle): {}",
+                g(&summary.game_gas)
+            )?;
+            writeln!(
+                out,
+                "gas per cooperative game (create + join + settle or resignBySignature): {}; with a player's first stake (its credit slot created, once per player and asset): {} games, {}",
+                g(&summary.cooperative_gas),
+                summary.cooperative_first_stake_games,
+                g(&summary.cooperative_gas_first_stake)
+            )?;
+            writeln!(
+                out,
+                "gas per registration: {}; per proof of cheating: {}",
+                g(&summary.register_gas),
+                g(&summary.proof_gas)
+            )?;
+            for (kind, e) in &summary.gas_by_ending {
+                let outcomes: Vec<String> = e
+                    .outcomes
+                    .iter()
+                    .map(|(o, n)| format!("{n} × {o}"))
+                    .collect();
+                writeln!(
+                    out,
+                    "  {kind} ({} games), whole game gas: {}; {}",
+                    e.games,
+                    g(&e.gas),
+                    outcomes.join(", ")
+                )?;
+            }
+            Ok(())
+        },
+    )
 }
 
 /// `simulate --tournament`: exit 1 on any mismatch.
@@ -210,40 +198,61 @@ fn tournament(args: &Args) -> Result<ExitCode, CliError> {
     let summary =
         chessref_evm::tournament_sim::simulate_tournament(chessref_evm::RevmChain::new(), &options)
             .map_err(|e| CliError::Arg(format!("chain: {e}")))?;
+    report(
+        args.json,
+        &summary,
+        summary.mismatches,
+        &summary.mismatch_details,
+        |out| {
+            writeln!(
+                out,
+                "{} events played, {} refunded; {} matches, {} games, {} moves; {} claims checked; {} mismatches in {:.2} s",
+                summary.events,
+                summary.refunded,
+                summary.matches,
+                summary.games,
+                summary.plies,
+                summary.claims,
+                summary.mismatches,
+                summary.seconds
+            )?;
+            let paths: Vec<String> = summary
+                .paths
+                .iter()
+                .map(|(k, n)| format!("{k}: {n}"))
+                .collect();
+            writeln!(out, "matches decided by: {}", paths.join(", "))?;
+            for (op, g) in &summary.gas {
+                writeln!(out, "  gas of {op}: median {}, max {}", g.median, g.max)?;
+            }
+            Ok(())
+        },
+    )
+}
+
+/// Prints a simulation's `summary`: one JSON object with `json`, else every mismatch on a
+/// `MISMATCH` line, then `text`'s lines; exit 1 on any mismatch.
+fn report<S: serde::Serialize>(
+    json: bool,
+    summary: &S,
+    mismatches: usize,
+    details: &[String],
+    text: impl FnOnce(&mut io::StdoutLock<'static>) -> io::Result<()>,
+) -> Result<ExitCode, CliError> {
     let mut out = io::stdout().lock();
-    if args.json {
+    if json {
         writeln!(
             out,
             "{}",
-            serde_json::to_string(&summary).expect("a summary serializes")
+            serde_json::to_string(summary).expect("a summary serializes")
         )?;
     } else {
-        for m in &summary.mismatch_details {
+        for m in details {
             writeln!(out, "MISMATCH {m}")?;
         }
-        writeln!(
-            out,
-            "{} events played, {} refunded; {} matches, {} games, {} moves; {} claims checked; {} mismatches in {:.2} s",
-            summary.events,
-            summary.refunded,
-            summary.matches,
-            summary.games,
-            summary.plies,
-            summary.claims,
-            summary.mismatches,
-            summary.seconds
-        )?;
-        let paths: Vec<String> = summary
-            .paths
-            .iter()
-            .map(|(k, n)| format!("{k}: {n}"))
-            .collect();
-        writeln!(out, "matches decided by: {}", paths.join(", "))?;
-        for (op, g) in &summary.gas {
-            writeln!(out, "  gas of {op}: median {}, max {}", g.median, g.max)?;
-        }
+        text(&mut out)?;
     }
-    Ok(if summary.mismatches == 0 {
+    Ok(if mismatches == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(EXIT_VERDICT)
