@@ -613,9 +613,43 @@ fn game(db: &mut impl Sql, id: U256) -> Result<Record> {
 }
 
 /// The stamp of game `id`'s record: how many logs the index holds of it and where the
-/// latest is, with its block's hash (an index seek, not a read of the logs).
+/// latest is, with its block's hash (index seeks, not a read of the logs). The stamp
+/// [`stamps`] reads for many games, by a query of one game's: the group commit reads
+/// it for every message, and [`stamps`]' window functions cost it 14 µs a read on
+/// SQLite against 3 µs for this count and the latest log's seek.
 fn stamp(db: &mut impl Sql, id: U256) -> Result<RecordStamp> {
-    Ok(stamps(db, &[id])?.remove(&id).unwrap_or(RecordStamp::NONE))
+    let key = id.to_string();
+    let latest = db.query_opt(
+        "SELECT (SELECT count(*) FROM logs WHERE game_id = ?1), block_number, log_index,
+           block_hash
+         FROM logs WHERE game_id = ?1 ORDER BY block_number DESC, log_index DESC LIMIT 1",
+        &[&key],
+        "reading the game's latest log",
+        |row| {
+            Ok((
+                row.get::<i64>(0)?,
+                row.get::<i64>(1)?,
+                row.get::<i64>(2)?,
+                row.get::<Vec<u8>>(3)?,
+            ))
+        },
+    )?;
+    match latest {
+        Some((logs, block, index, hash)) => stamp_of(db.db_name(), logs, block, index, hash),
+        None => Ok(RecordStamp::NONE),
+    }
+}
+
+/// The stamp of a game with `logs` logs, the latest at `block`:`index` in the block of
+/// hash `hash`, as read from the index `db`.
+fn stamp_of(db: &str, logs: i64, block: i64, index: i64, hash: Vec<u8>) -> Result<RecordStamp> {
+    let hash: [u8; 32] = hash.try_into().map_err(|_| {
+        IndexError::Invariant(format!("{db}: log {block}:{index} has a torn block hash"))
+    })?;
+    Ok(RecordStamp {
+        logs,
+        last: Some((block, index, hash)),
+    })
 }
 
 /// One row of `relay_messages`.
@@ -935,19 +969,7 @@ fn stamps(
     let mut stamps = std::collections::HashMap::with_capacity(rows.len());
     for (id, logs, block, index, hash) in rows {
         let game = stored_id(&id)?;
-        let hash: [u8; 32] = hash.try_into().map_err(|_| {
-            IndexError::Invariant(format!(
-                "{}: log {block}:{index} has a torn block hash",
-                db.db_name()
-            ))
-        })?;
-        stamps.insert(
-            game,
-            RecordStamp {
-                logs,
-                last: Some((block, index, hash)),
-            },
-        );
+        stamps.insert(game, stamp_of(db.db_name(), logs, block, index, hash)?);
     }
     Ok(stamps)
 }
@@ -1300,6 +1322,7 @@ mod tests {
                 )
                 .unwrap();
             let moved = store.stamp(U256::from(1)).unwrap();
+            same_stamps(&mut store);
             assert_ne!(moved, early.checked.1);
             assert_eq!(store.record(U256::from(1)).unwrap().1, moved);
             let answers = store.append_batch(&[early, other]).unwrap();
@@ -1326,6 +1349,7 @@ mod tests {
                 )
                 .unwrap();
             let replaced = store.stamp(U256::from(1)).unwrap();
+            same_stamps(&mut store);
             assert_ne!(replaced, moved);
             assert_ne!(replaced, before.checked.1);
             let answers = store.append_batch(&[before]).unwrap();
@@ -1346,7 +1370,24 @@ mod tests {
                 .unwrap();
             let back = message(&mut store, 1, 1, "a1").checked.1;
             assert_eq!(store.stamp(U256::from(1)).unwrap(), back);
+            same_stamps(&mut store);
         });
+    }
+
+    /// The one game's stamp and the set's agree on games 1 to 3 as `store` holds them
+    /// (game 3: no log, no stamp).
+    fn same_stamps(store: &mut RelayStore) {
+        let games: Vec<U256> = (1..=3).map(U256::from).collect();
+        let set = stamps(store.db(), &games).unwrap();
+        for id in games {
+            let one = store.stamp(id).unwrap();
+            assert_eq!(
+                one,
+                set.get(&id).copied().unwrap_or(RecordStamp::NONE),
+                "game {id}"
+            );
+        }
+        assert_eq!(store.stamp(U256::from(3)).unwrap(), RecordStamp::NONE);
     }
 
     #[test]
