@@ -208,19 +208,30 @@ impl RelayStore {
         }
     }
 
-    /// Gives this connection a page cache large enough for the pages a busy group
-    /// commit touches ([`WRITER_CACHE_KIB`]): the latest leaf of each open game's
-    /// messages and the index's pages of its logs, read again and again. SQLite's
-    /// default (2 MiB) held fewer than 1,000 games' worth: each miss was a read of the
-    /// WAL by a system call, 6 % of the relay's CPU at 10,000 messages a second. SQLite's
-    /// alone: on Postgres the server caches, and this does nothing.
-    pub fn cache_hot_pages(&self) -> Result<()> {
-        match self.conn.sqlite() {
-            Some(conn) => conn
-                .execute_batch(&format!("PRAGMA cache_size = -{WRITER_CACHE_KIB};"))
-                .db(&self.path, "sizing the page cache"),
-            None => Ok(()),
-        }
+    /// Sets this connection up for the relay's group commit, which reads and writes
+    /// the latest messages of many games over and over (SQLite's alone: on Postgres the
+    /// server caches and plans, and this does nothing):
+    /// - a page cache of [`WRITER_CACHE_KIB`], for the latest leaf of each open game's
+    ///   messages and the index's pages of its logs: SQLite's default (2 MiB) held fewer
+    ///   than 1,000 games' worth, and each miss was a read of the WAL by a system call
+    ///   (6 % of the relay's CPU at 10,000 messages a second);
+    /// - plans that do not depend on the values bound (SQLite's query planner stability
+    ///   guarantee): without it, SQLite re-prepared the commit's reads of a game (its
+    ///   stamp, its latest number) each time they were bound to another game, that is
+    ///   for every message (10 % of the relay's CPU). The plans are the same for every
+    ///   game: an index seek on the game's id.
+    pub fn tune_for_group_commit(&self) -> Result<()> {
+        let Some(conn) = self.conn.sqlite() else {
+            return Ok(());
+        };
+        conn.execute_batch(&format!("PRAGMA cache_size = -{WRITER_CACHE_KIB};"))
+            .db(&self.path, "sizing the page cache")?;
+        conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+            true,
+        )
+        .db(&self.path, "keeping the query plans stable")?;
+        Ok(())
     }
 
     /// Copies what the WAL holds into the file as far as no reader or writer is kept
@@ -612,6 +623,14 @@ fn game(db: &mut impl Sql, id: U256) -> Result<Record> {
     }))
 }
 
+/// The read of [`stamp`]: a game's count of logs, and its latest log (no row: none).
+const STAMP: &str = "SELECT (SELECT count(*) FROM logs WHERE game_id = ?1), block_number,
+   log_index, block_hash
+ FROM logs WHERE game_id = ?1 ORDER BY block_number DESC, log_index DESC LIMIT 1";
+
+/// The read of a game's latest message number (0: none).
+const LATEST_SEQ: &str = "SELECT coalesce(max(seq), 0) FROM relay_messages WHERE game_id = ?1";
+
 /// The stamp of game `id`'s record: how many logs the index holds of it and where the
 /// latest is, with its block's hash (index seeks, not a read of the logs). The stamp
 /// [`stamps`] reads for many games, by a query of one game's: the group commit reads
@@ -619,21 +638,14 @@ fn game(db: &mut impl Sql, id: U256) -> Result<Record> {
 /// SQLite against 3 µs for this count and the latest log's seek.
 fn stamp(db: &mut impl Sql, id: U256) -> Result<RecordStamp> {
     let key = id.to_string();
-    let latest = db.query_opt(
-        "SELECT (SELECT count(*) FROM logs WHERE game_id = ?1), block_number, log_index,
-           block_hash
-         FROM logs WHERE game_id = ?1 ORDER BY block_number DESC, log_index DESC LIMIT 1",
-        &[&key],
-        "reading the game's latest log",
-        |row| {
-            Ok((
-                row.get::<i64>(0)?,
-                row.get::<i64>(1)?,
-                row.get::<i64>(2)?,
-                row.get::<Vec<u8>>(3)?,
-            ))
-        },
-    )?;
+    let latest = db.query_opt(STAMP, &[&key], "reading the game's latest log", |row| {
+        Ok((
+            row.get::<i64>(0)?,
+            row.get::<i64>(1)?,
+            row.get::<i64>(2)?,
+            row.get::<Vec<u8>>(3)?,
+        ))
+    })?;
     match latest {
         Some((logs, block, index, hash)) => stamp_of(db.db_name(), logs, block, index, hash),
         None => Ok(RecordStamp::NONE),
@@ -675,7 +687,7 @@ fn insert(tx: &mut Tx<'_>, row: Row<'_>) -> Result<()> {
         stored,
     };
     let latest: i64 = tx.query_one(
-        "SELECT coalesce(max(seq), 0) FROM relay_messages WHERE game_id = ?1",
+        LATEST_SEQ,
         &[&key],
         "reading the latest relay message",
         |row| row.get(0),
@@ -1372,6 +1384,29 @@ mod tests {
             assert_eq!(store.stamp(U256::from(1)).unwrap(), back);
             same_stamps(&mut store);
         });
+    }
+
+    #[test]
+    fn test_the_group_commit_reads_each_game_without_preparing_its_reads_again() {
+        let target = DbTarget::Sqlite(temp_db("relay-plans"));
+        let mut store = relay_store(&target);
+        store.tune_for_group_commit().unwrap();
+        for seq in 1..=3 {
+            let batch: Vec<NewMessage> = (1..=8)
+                .map(|id| message(&mut store, id, seq, "m"))
+                .collect();
+            let answers = store.append_batch(&batch).unwrap();
+            assert_eq!(stored(&answers), vec![true; 8]);
+        }
+        // Bound to another game for every message: each read prepared once.
+        for sql in [STAMP, LATEST_SEQ] {
+            let statement = store.connection().prepare_cached(sql).unwrap();
+            assert_eq!(
+                statement.get_status(rusqlite::StatementStatus::RePrepare),
+                0,
+                "{sql}"
+            );
+        }
     }
 
     /// The one game's stamp and the set's agree on games 1 to 3 as `store` holds them

@@ -129,7 +129,7 @@ fn writer(target: DbTarget) -> std::io::Result<std::sync::mpsc::Sender<Job>> {
                     Some(store) => store.append_batch(&messages),
                     None => RelayStore::open_target(&target).and_then(|opened| {
                         opened.hand_checkpoints_off()?;
-                        opened.cache_hot_pages()?;
+                        opened.tune_for_group_commit()?;
                         store.insert(opened).append_batch(&messages)
                     }),
                 };
