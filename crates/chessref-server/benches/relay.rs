@@ -2,8 +2,11 @@
 //! watchtower"): anvil with channel games joined, the indexer (polling the chain every
 //! `CHESSREF_RELAY_INDEX_POLL_MS`, default 250 as `chessref index` does), the server
 //! in-process, and two WebSocket clients per game playing as players do (black on a
-//! session key, every move acknowledged). Every message is signed before the timed
-//! part: signing is the players' work, not the relay's (the time it took is printed).
+//! session key, every move acknowledged). Every message is signed, and serialised to
+//! the text its client sends, before the timed part: that is the players' work, not
+//! the relay's (the time signing took is printed). Each timed round prints the CPU
+//! time the process used per message, by thread (relay's writer, async threads with
+//! the clients on them, checkpointer).
 //!
 //! - latency by ply: from a move sent by one player to its arrival at the other, over
 //!   one game of `CHESSREF_RELAY_PLIES` plies (default 80), median and p99, and the
