@@ -172,3 +172,53 @@ pub enum RelayFrame {
         reason: String,
     },
 }
+
+impl RelayFrame {
+    /// The JSON text of [`RelayFrame::Message`] `seq`, received at `received_at`, whose
+    /// message is `frame_json` (a [`Frame`]'s JSON text, as the relay stores it): the
+    /// same text as serialising the whole frame, written around the message's text
+    /// instead of serialising the message again (a relay stores a frame's JSON anyway,
+    /// and forwards every message it stores).
+    pub fn message_text(seq: u64, received_at: u64, frame_json: &str) -> String {
+        format!(
+            r#"{{"type":"message","seq":{seq},"receivedAt":{received_at},"message":{frame_json}}}"#
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn message_text_is_the_message_frame_serialised() {
+        let frames = [
+            Frame::Result(ResultHalf {
+                game_id: U256::from(u128::MAX) * U256::from(3),
+                ply: 41,
+                position: B256::repeat_byte(0xab),
+                result: 3,
+                by: Side::Black,
+                signature: Bytes::from(vec![0x1b; 65]),
+                delegation: 0,
+            }),
+            Frame::Receipt(ReceiptFrame {
+                ply: 1,
+                seen_at: 1_700_000_000,
+                signature: Bytes::from(vec![2; 65]),
+                delegation: -1,
+            }),
+        ];
+        for (seq, frame) in frames.into_iter().enumerate() {
+            let seq = seq as u64 + 1;
+            let whole = serde_json::to_string(&RelayFrame::Message {
+                seq,
+                received_at: 1_800_000_123,
+                message: frame.clone(),
+            })
+            .expect("serialises");
+            let body = serde_json::to_string(&frame).expect("serialises");
+            assert_eq!(RelayFrame::message_text(seq, 1_800_000_123, &body), whole);
+        }
+    }
+}

@@ -2,8 +2,11 @@
 //! watchtower"): anvil with channel games joined, the indexer (polling the chain every
 //! `CHESSREF_RELAY_INDEX_POLL_MS`, default 250 as `chessref index` does), the server
 //! in-process, and two WebSocket clients per game playing as players do (black on a
-//! session key, every move acknowledged). Every message is signed before the timed
-//! part: signing is the players' work, not the relay's (the time it took is printed).
+//! session key, every move acknowledged). Every message is signed, and serialised to
+//! the text its client sends, before the timed part: that is the players' work, not
+//! the relay's (the time signing took is printed). Each timed round prints the CPU
+//! time the process used per message, by thread (relay's writer, async threads with
+//! the clients on them, checkpointer).
 //!
 //! - latency by ply: from a move sent by one player to its arrival at the other, over
 //!   one game of `CHESSREF_RELAY_PLIES` plies (default 80), median and p99, and the
@@ -41,7 +44,7 @@ use chessref_channel::client::OffChainGame;
 use chessref_core::State;
 use chessref_server::Config;
 use common::TestServer;
-use players::{Players, ms, percentile, pick_in, round, sign};
+use players::{Players, ms, outgoing, percentile, pick_in, round, sign};
 
 fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -80,6 +83,57 @@ fn long_seed(from: u64, plies: usize) -> u64 {
         .expect("seeds")
 }
 
+/// CPU seconds this process's threads used so far, by thread name (Linux: utime and
+/// stime of `/proc/self/task/*/stat`, in clock ticks of 10 ms).
+fn cpu_by_thread() -> std::collections::BTreeMap<String, f64> {
+    let mut by = std::collections::BTreeMap::new();
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return by;
+    };
+    for task in tasks.flatten() {
+        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+            continue;
+        };
+        // The name is in parentheses and may hold spaces: the fields after it.
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let name = stat[open + 1..close].to_owned();
+        let fields: Vec<&str> = stat[close + 2..].split(' ').collect();
+        let ticks = |i: usize| {
+            fields
+                .get(i)
+                .and_then(|v| v.parse::<f64>().ok())
+                .unwrap_or(0.0)
+        };
+        // utime and stime: fields 14 and 15 of the line, 12 and 13 after the name.
+        *by.entry(name).or_insert(0.0) += (ticks(11) + ticks(12)) / 100.0;
+    }
+    by
+}
+
+/// What `cpu_by_thread` says was used since `before`, per message: microseconds in all,
+/// and each thread name's share.
+fn cpu_since(before: &std::collections::BTreeMap<String, f64>, messages: u64) -> String {
+    let now = cpu_by_thread();
+    let used: Vec<(String, f64)> = now
+        .iter()
+        .map(|(name, s)| (name.clone(), s - before.get(name).copied().unwrap_or(0.0)))
+        .filter(|(_, s)| *s > 0.0)
+        .collect();
+    let total: f64 = used.iter().map(|(_, s)| s).sum();
+    let per = |s: f64| s * 1e6 / messages.max(1) as f64;
+    let parts: Vec<String> = used
+        .iter()
+        .map(|(name, s)| format!("{name} {:.0}", per(*s)))
+        .collect();
+    format!(
+        "CPU {total:.2} s, {:.0} µs a message ({})",
+        per(total),
+        parts.join(", ")
+    )
+}
+
 fn main() {
     let plies = env_usize("CHESSREF_RELAY_PLIES", 80);
     let games = env_usize("CHESSREF_RELAY_GAMES", 16).max(1);
@@ -115,7 +169,7 @@ fn main() {
         let at = now() + 20;
         let frames = sign(&mut g, plies, &mut seed, |_| at);
         let mut players = Players::join(server.addr, server.addr, ids[0], &delegation).await;
-        let latencies = players.play(&frames, None).await;
+        let latencies = players.play(&outgoing(&frames), None).await;
         drop(players);
         let median = |d: &[Duration]| {
             let mut d = d.to_vec();
@@ -171,6 +225,7 @@ fn main() {
         }
 
         // Throughput: each game sends its next message the moment the last arrived.
+        let cpu = cpu_by_thread();
         let (players, messages, elapsed, latencies) = round(players, frames, None).await;
         let throughput = messages as f64 / elapsed.as_secs_f64();
         let after = rss_kib();
@@ -182,6 +237,7 @@ fn main() {
             ms(percentile(&latencies, 0.99)),
         );
 
+        println!("saturated: {}", cpu_since(&cpu, messages));
         // Latency under an offered load below the throughput: the next plies, paced.
         let rate = std::env::var("CHESSREF_RELAY_RATE")
             .ok()
@@ -202,8 +258,10 @@ fn main() {
             .duration_since(std::time::UNIX_EPOCH)
             .expect("after 1970");
         let first = Instant::now() + Duration::from_secs(start).saturating_sub(unix);
+        let cpu = cpu_by_thread();
         let (players, messages, elapsed, latencies) =
             round(players, frames, Some((first, every))).await;
+        println!("offered: {}", cpu_since(&cpu, messages));
         println!(
             "relay latency, {games} games at once, offered {rate:.0} messages/s (a move every {:.0} ms per game): {messages} messages in {:.2} s = {:.0} messages/s; move sent to the opponent's socket: median {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} moves)",
             ms(every),

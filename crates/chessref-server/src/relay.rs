@@ -129,6 +129,7 @@ fn writer(target: DbTarget) -> std::io::Result<std::sync::mpsc::Sender<Job>> {
                     Some(store) => store.append_batch(&messages),
                     None => RelayStore::open_target(&target).and_then(|opened| {
                         opened.hand_checkpoints_off()?;
+                        opened.tune_for_group_commit()?;
                         store.insert(opened).append_batch(&messages)
                     }),
                 };
@@ -284,15 +285,12 @@ struct Sent {
 }
 
 impl Sent {
-    /// Stored message `seq`, `frame`, as subscribers receive it.
-    fn of(seq: u64, received_at: u64, frame: Frame) -> Sent {
+    /// Stored message `seq`, whose frame's JSON is `body` (as stored), as subscribers
+    /// receive it: written around the stored text, the frame not serialised again.
+    fn of(seq: u64, received_at: u64, body: &str) -> Sent {
         Sent {
             seq,
-            text: text(&RelayFrame::Message {
-                seq,
-                received_at,
-                message: frame,
-            }),
+            text: RelayFrame::message_text(seq, received_at, body).into(),
         }
     }
 }
@@ -328,11 +326,14 @@ impl Room {
     /// locked, which holds them: the messages sent are always the book's.
     fn publish(&self, held: impl IntoIterator<Item = (StoredMessage, Frame)>) {
         let mut sent = self.sent.lock().unwrap_or_else(|e| e.into_inner());
-        for (message, frame) in held {
+        for (message, _) in held {
             if message.seq != sent.len() as u64 + 1 {
                 continue;
             }
-            self.forward(&mut sent, Sent::of(message.seq, message.received_at, frame));
+            self.forward(
+                &mut sent,
+                Sent::of(message.seq, message.received_at, &message.body),
+            );
         }
     }
 
@@ -532,7 +533,7 @@ impl Relay {
             .map_err(|why| not_relayed(id, why))?;
         let sent = held
             .into_iter()
-            .map(|(message, frame)| Sent::of(message.seq, message.received_at, frame))
+            .map(|(message, _)| Sent::of(message.seq, message.received_at, &message.body))
             .collect();
         // Another connection may have loaded it meanwhile: keep the first.
         let mut loaded = false;
@@ -884,13 +885,16 @@ impl Relay {
                 }));
             }
         };
+        let body = serde_json::to_string(frame).expect("frames always serialise");
+        // Its subscribers' text, written now around the stored text: sent once stored.
+        let stored = Sent::of(seq, now, &body);
         let message = NewMessage {
             game: id,
             seq,
             kind: frame.kind(),
             ply: frame.ply(),
             received_at: now,
-            body: serde_json::to_string(frame).expect("frames always serialise"),
+            body,
             checked: (game, stamp),
         };
         // The book lock is held until the commit answers: one message of a game in
@@ -931,7 +935,7 @@ impl Relay {
         }
         room.forward(
             &mut room.sent.lock().unwrap_or_else(|e| e.into_inner()),
-            Sent::of(seq, now, frame.clone()),
+            stored,
         );
         Ok(None)
     }

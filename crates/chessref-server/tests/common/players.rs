@@ -90,6 +90,26 @@ pub fn sign(
     frames_of(&g.transcript()).split_off(held)
 }
 
+/// A frame as a player sends it: its ply and its text, serialised before the timed
+/// part (the players' work, as signing is).
+pub struct Outgoing {
+    ply: u32,
+    text: tokio_tungstenite::tungstenite::Utf8Bytes,
+}
+
+/// `frames` as sent.
+pub fn outgoing(frames: &[Frame]) -> Vec<Outgoing> {
+    frames
+        .iter()
+        .map(|frame| Outgoing {
+            ply: frame.ply(),
+            text: serde_json::to_string(frame)
+                .expect("frames serialise")
+                .into(),
+        })
+        .collect()
+}
+
 /// A game's two players, connected, the number of its latest message, and of the
 /// latest each player's socket received.
 pub struct Players {
@@ -128,7 +148,7 @@ impl Players {
     /// send to its arrival at the opponent's socket.
     pub async fn play(
         &mut self,
-        frames: &[Frame],
+        frames: &[Outgoing],
         schedule: Option<(Instant, Duration)>,
     ) -> Vec<Duration> {
         let mut latencies = Vec::new();
@@ -138,19 +158,19 @@ impl Players {
             }
             let [white_seen, black_seen] = &mut self.seen;
             // Each move from its own player's socket (ply 1 is white's).
-            let (mover, mover_seen, other, other_seen) = if pair[0].ply() % 2 == 1 {
+            let (mover, mover_seen, other, other_seen) = if pair[0].ply % 2 == 1 {
                 (&mut self.white, white_seen, &mut self.black, black_seen)
             } else {
                 (&mut self.black, black_seen, &mut self.white, white_seen)
             };
             let sent = Instant::now();
-            send(mover, &pair[0]).await;
+            send_text(mover, &pair[0]).await;
             self.seq += 1;
             until(other, other_seen, self.seq).await;
             latencies.push(sent.elapsed());
             until(mover, mover_seen, self.seq).await;
             if let Some(receipt) = pair.get(1) {
-                send(other, receipt).await;
+                send_text(other, receipt).await;
                 self.seq += 1;
                 until(other, other_seen, self.seq).await;
                 until(mover, mover_seen, self.seq).await;
@@ -158,6 +178,15 @@ impl Players {
         }
         latencies
     }
+}
+
+/// Sends `frame`'s text on `socket`.
+async fn send_text(socket: &mut Socket, frame: &Outgoing) {
+    use futures_util::SinkExt;
+    socket
+        .send(Message::Text(frame.text.clone()))
+        .await
+        .expect("the relay takes a frame");
 }
 
 pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -177,6 +206,7 @@ pub async fn round(
     pace: Option<(Instant, Duration)>,
 ) -> (Vec<Players>, u64, Duration, Vec<Duration>) {
     let n = players.len() as u32;
+    let frames: Vec<Vec<Outgoing>> = frames.iter().map(|f| outgoing(f)).collect();
     let (first, every) = match pace {
         Some((first, every)) => (first, Some(every)),
         None => (Instant::now(), None),
