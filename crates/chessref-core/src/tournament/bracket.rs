@@ -162,7 +162,10 @@ impl Bracket {
     /// Whether the lo player of `m` has white: when `keccak256(abi.encode(seed, 64 + m))`
     /// is even (64 + m: no colour hashes the words of a shuffle step, whose index is below 64).
     pub fn lo_is_white(self, m: MatchIndex) -> bool {
-        is_even(hash_words(&[word(self.seed), word(64 + u64::from(m.get()))]))
+        is_even(hash_words(&[
+            word(self.seed),
+            word(64 + u64::from(m.get())),
+        ]))
     }
 
     /// `(white, black)` of match `m` between `lo` and `hi`.
