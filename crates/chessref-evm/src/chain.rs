@@ -205,6 +205,41 @@ impl<C: Chain + ?Sized> Chain for Box<C> {
     }
 }
 
+// A borrowed chain is a chain: a driver can borrow the connection a client holds
+// (one connection per sender, so the node's nonce is the only one).
+impl<C: Chain + ?Sized> Chain for &mut C {
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+    fn accounts(&self) -> &[Address] {
+        (**self).accounts()
+    }
+    fn send(&mut self, tx: TxRequest) -> Result<TxReceipt, ChainError> {
+        (**self).send(tx)
+    }
+    fn call(&mut self, from: Address, to: Address, data: Bytes) -> Result<CallOutcome, ChainError> {
+        (**self).call(from, to, data)
+    }
+    fn balance(&mut self, address: Address) -> Result<U256, ChainError> {
+        (**self).balance(address)
+    }
+    fn timestamp(&mut self) -> Result<u64, ChainError> {
+        (**self).timestamp()
+    }
+    fn chain_id(&mut self) -> Result<u64, ChainError> {
+        (**self).chain_id()
+    }
+    fn advance_time(&mut self, seconds: u64) -> Result<(), ChainError> {
+        (**self).advance_time(seconds)
+    }
+    fn storage(&mut self, address: Address, slot: U256) -> Result<U256, ChainError> {
+        (**self).storage(address, slot)
+    }
+    fn signer(&self, account: Address) -> Option<PrivateKeySigner> {
+        (**self).signer(account)
+    }
+}
+
 /// Environment variable with comma-separated hex private keys the RPC
 /// backend signs with; unset: the node's unlocked accounts (anvil).
 pub const PRIVATE_KEYS_ENV: &str = "CHESSREF_PRIVATE_KEYS";

@@ -268,4 +268,66 @@ fn four_players_create_enter_and_read_a_knockout() {
     let plain = succeeded(&as_player(&anvil, &deployments, PLAYERS[0], &["show", "1"]));
     assert!(plain.contains("your next match: match "), "{plain}");
     assert!(plain.contains("(you)"), "{plain}");
+
+    // All four play it out at once, scripted: black mates in every game (fool's mate).
+    let script = dir.path().join("moves.txt");
+    std::fs::write(&script, "white: f3 g4\nblack: e5 Qh4#\n").unwrap();
+    let players: Vec<_> = PLAYERS
+        .iter()
+        .map(|player| {
+            let mut command = Command::new(env!("CARGO_BIN_EXE_chessref"));
+            command
+                .args([
+                    "tournament",
+                    "play",
+                    "1",
+                    "--moves",
+                    script.to_str().unwrap(),
+                    "--poll-ms",
+                    "200",
+                    "--timeout",
+                    "180",
+                    "--rpc",
+                    anvil.url(),
+                    "--deployments",
+                    deployments.to_str().unwrap(),
+                    "--unlocked",
+                    player,
+                ])
+                .env_remove("CHESSREF_PRIVATE_KEY")
+                .env_remove("CHESSREF_DEPLOYMENTS")
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            command.spawn().expect("run chessref tournament play")
+        })
+        .collect();
+    let outputs: Vec<String> = players
+        .into_iter()
+        .map(|child| succeeded(&child.wait_with_output().unwrap()))
+        .collect();
+
+    let event = t.event(id).unwrap();
+    assert!(event.finished, "the final was decided");
+    let final_match = t.match_info(id, 2).unwrap();
+    assert_eq!(final_match.status, 2);
+    assert_eq!(final_match.winner, final_match.black, "black mates");
+    // Every player claimed and withdrew: the event paid out every prize (the organiser's
+    // 5 % is left for claimFee), and nobody holds a credit.
+    assert_eq!(event.paid, 38_000_000_000_000_000u128);
+    for (player, out) in PLAYERS.iter().zip(&outputs) {
+        let player: Address = player.parse().unwrap();
+        assert!(t.credits(player, Address::ZERO).unwrap().is_zero());
+        let expected = if player == final_match.winner {
+            "credited 0.0228 ETH"
+        } else if player == final_match.white {
+            "credited 0.0095 ETH"
+        } else {
+            "credited 0.00285 ETH"
+        };
+        assert!(out.contains(expected), "{player}: {out}");
+        assert!(out.contains("withdrew"), "{player}: {out}");
+    }
+    let shown = show_json(&anvil, &deployments, PLAYERS[0]);
+    assert_eq!(shown["status"], "finished");
+    checked_against_the_chain(&shown, &mut t, you);
 }

@@ -37,6 +37,28 @@ enum TournamentCommand {
     /// After the final (or for an event that did not fill: a refund): credit your prize,
     /// then withdraw your credit.
     Claim(EventArgs),
+    /// Play the event to its end: draw when due, start your match (white at once, black
+    /// after half the first-move window), play its game, report it, resolve a lot, go on
+    /// to the next round; at the end claim and withdraw.
+    Play(PlayArgs),
+}
+
+/// Arguments of `chessref tournament play`.
+#[derive(ClapArgs)]
+struct PlayArgs {
+    #[command(flatten)]
+    event: EventArgs,
+    /// Scripted moves instead of a prompt: a line `white: e4 Nf3 ...` and a line
+    /// `black: e5 ...`, played in every game of your colour; when your list runs out on
+    /// your move, you resign.
+    #[arg(long, value_name = "FILE")]
+    moves: Option<std::path::PathBuf>,
+    /// Milliseconds between two reads of the chain.
+    #[arg(long, value_name = "MS", default_value_t = 1_000)]
+    poll_ms: u64,
+    /// Seconds to play at most before giving up (exit 2).
+    #[arg(long, value_name = "SECONDS", default_value_t = 7 * 86_400)]
+    timeout: u64,
 }
 
 /// An event id and the seat.
@@ -118,27 +140,21 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         TournamentCommand::Enter(a) => enter(&a),
         TournamentCommand::Show(a) => show(&a),
         TournamentCommand::Claim(a) => claim(&a),
+        TournamentCommand::Play(a) => play(&a),
     }
 }
 
-/// The seat (for amounts and approvals) and the tournament driver of its referee, on a
-/// connection of its own sending as the same account.
-fn open(seat_args: &SeatArgs, read_only: bool) -> Result<(Seat, Tournament<RpcChain>), CliError> {
+/// The seat: its connection sends the tournament's transactions too ([`at`]), so the
+/// sender has one nonce.
+fn open(seat_args: &SeatArgs, read_only: bool) -> Result<Seat, CliError> {
     let mut seat = if read_only {
         sit_to_read(seat_args)?
     } else {
         sit(seat_args)?
     };
     let referee = seat.referee().address();
-    let rpc = &seat_args.sender.rpc;
-    let chain = match seat_args.sender.named_sender()? {
-        Some(sender) => RpcChain::connect_as(rpc, &sender),
-        None => RpcChain::connect_read_only(rpc),
-    }
-    .map_err(|e| CliError::Arg(e.to_string()))?;
-    let mut tournament = Tournament::of(Referee::at(chain, referee));
-    let address = tournament.address();
-    let code = tournament
+    let address = at(&mut seat).address();
+    let code = seat
         .referee()
         .chain()
         .code(address)
@@ -148,7 +164,21 @@ fn open(seat_args: &SeatArgs, read_only: bool) -> Result<(Seat, Tournament<RpcCh
             "the referee {referee} has no tournament at {address} (deployed before tournaments?)"
         )));
     }
-    Ok((seat, tournament))
+    Ok(seat)
+}
+
+/// The tournament driver of the seat's referee, over the seat's connection.
+fn at(seat: &mut Seat) -> Tournament<&mut RpcChain> {
+    let referee = seat.referee().address();
+    Tournament::of(Referee::at(seat.referee().chain(), referee))
+}
+
+/// The chain's time (the latest block's).
+fn chain_time(seat: &mut Seat) -> Result<u64, CliError> {
+    seat.referee()
+        .chain()
+        .timestamp()
+        .map_err(|e| CliError::Arg(e.to_string()))
 }
 
 /// A driver error as the CLI reports it: a revert in words (exit 1), else exit 2.
@@ -191,7 +221,7 @@ fn create(args: &CreateArgs) -> Result<ExitCode, CliError> {
                 args.abandon_after
             ))
         })?;
-    let (mut seat, mut tournament) = open(&args.seat, false)?;
+    let mut seat = open(&args.seat, false)?;
     let token = args.token.unwrap_or(Address::ZERO);
     let fee = seat
         .unit(token)
@@ -205,11 +235,7 @@ fn create(args: &CreateArgs) -> Result<ExitCode, CliError> {
         )));
     }
     let fee = Uint::<96, 2>::from(fee.to::<u128>());
-    let now = tournament
-        .referee()
-        .chain()
-        .timestamp()
-        .map_err(|e| CliError::Arg(e.to_string()))?;
+    let now = chain_time(&mut seat)?;
     let deadline = parse_when(&args.deadline, now)?;
     let terms = EventTerms {
         token,
@@ -229,7 +255,7 @@ fn create(args: &CreateArgs) -> Result<ExitCode, CliError> {
         abandonAfter: abandon_after,
     };
     let organiser = seat.player();
-    let (id, receipt) = tournament
+    let (id, receipt) = at(&mut seat)
         .create_event(organiser, terms)
         .map_err(evm_error)?;
     print_receipt("createEvent", &receipt);
@@ -238,15 +264,15 @@ fn create(args: &CreateArgs) -> Result<ExitCode, CliError> {
 }
 
 fn enter(args: &EventArgs) -> Result<ExitCode, CliError> {
-    let (mut seat, mut tournament) = open(&args.seat, false)?;
-    let event = tournament.event(args.id).map_err(evm_error)?;
+    let mut seat = open(&args.seat, false)?;
+    let event = at(&mut seat).event(args.id).map_err(evm_error)?;
     if event.organiser == Address::ZERO {
         return Err(CliError::Refused(format!("there is no event {}", args.id)));
     }
     let fee = U256::from(event.fee);
     let player = seat.player();
     if event.token != Address::ZERO {
-        let spender = tournament.address();
+        let spender = at(&mut seat).address();
         if let Some(approve) = seat
             .approval_to(event.token, fee, spender, "the tournament", "the entry fee")
             .map_err(seat_error)?
@@ -259,7 +285,7 @@ fn enter(args: &EventArgs) -> Result<ExitCode, CliError> {
     } else {
         U256::ZERO
     };
-    let receipt = tournament
+    let receipt = at(&mut seat)
         .enter(player, args.id, value)
         .map_err(evm_error)?;
     print_receipt("enter", &receipt);
@@ -273,22 +299,348 @@ fn enter(args: &EventArgs) -> Result<ExitCode, CliError> {
 }
 
 fn claim(args: &EventArgs) -> Result<ExitCode, CliError> {
-    let (mut seat, mut tournament) = open(&args.seat, false)?;
+    let mut seat = open(&args.seat, false)?;
     let player = seat.player();
-    let event = tournament.event(args.id).map_err(evm_error)?;
+    let event = at(&mut seat).event(args.id).map_err(evm_error)?;
     let unit = seat.unit(event.token).map_err(seat_error)?;
-    let (amount, receipt) = tournament.claim(player, args.id).map_err(evm_error)?;
+    let (amount, receipt) = at(&mut seat).claim(player, args.id).map_err(evm_error)?;
     print_receipt("claim", &receipt);
     println!("credited {}", unit.format(amount));
-    let credit = tournament.credits(player, event.token).map_err(evm_error)?;
+    let credit = at(&mut seat)
+        .credits(player, event.token)
+        .map_err(evm_error)?;
     if !credit.is_zero() {
-        let receipt = tournament
+        let receipt = at(&mut seat)
             .withdraw(player, event.token)
             .map_err(evm_error)?;
         print_receipt("withdraw", &receipt);
         println!("withdrew {}", unit.format(credit));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where the player stands in a drawn event, from the contract's views (its round-0
+/// match from `pairing`, then up the bracket by the mirror's `parent` while it wins).
+enum Standing {
+    /// Its match `m` waits for a start; its players, once known.
+    Waiting(u8, Option<(Address, Address)>),
+    /// Its match `m` is played as this game.
+    Running(u8, U256),
+    /// Its match `m` was drawn and waits for its lot.
+    Lot(u8),
+    /// Out, or the winner: nothing left to play.
+    Done,
+}
+
+fn standing(
+    seat: &mut Seat,
+    id: U256,
+    size: BracketSize,
+    you: Address,
+) -> Result<Standing, CliError> {
+    let mut current = None;
+    for m in size.round_matches(0) {
+        let (white, black) = at(seat).pairing(id, m.get()).map_err(evm_error)?;
+        if white == you || black == you {
+            current = Some(m);
+        }
+    }
+    let Some(mut m) = current else {
+        return Err(CliError::Refused(format!("you hold no seat in event {id}")));
+    };
+    loop {
+        let info = at(seat).match_info(id, m.get()).map_err(evm_error)?;
+        return Ok(match info.status {
+            0 => Standing::Waiting(m.get(), at(seat).pairing(id, m.get()).ok()),
+            1 => Standing::Running(m.get(), info.gameId),
+            3 => Standing::Lot(m.get()),
+            2 if info.winner == you => match size.parent(m) {
+                Some(parent) => {
+                    m = parent;
+                    continue;
+                }
+                None => Standing::Done,
+            },
+            _ => Standing::Done,
+        });
+    }
+}
+
+/// The scripted moves of `--moves`: white's and black's.
+struct Script {
+    white: Vec<String>,
+    black: Vec<String>,
+}
+
+fn read_script(path: &std::path::Path) -> Result<Script, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|source| CliError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let mut script = Script {
+        white: Vec::new(),
+        black: Vec::new(),
+    };
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let (colour, moves) = line.split_once(':').ok_or_else(|| {
+            CliError::Arg(format!(
+                "{}: {line:?} is not `white: MOVES` or `black: MOVES`",
+                path.display()
+            ))
+        })?;
+        let moves = moves.split_whitespace().map(str::to_string).collect();
+        match colour.trim() {
+            "white" => script.white = moves,
+            "black" => script.black = moves,
+            other => {
+                return Err(CliError::Arg(format!(
+                    "{}: {other:?} is not white or black",
+                    path.display()
+                )));
+            }
+        }
+    }
+    Ok(script)
+}
+
+/// Whether `error` is the contract's `name` (a race another player won, or a wait).
+fn is_revert(error: &EvmError, names: &[&str]) -> bool {
+    error
+        .revert()
+        .is_some_and(|r| names.contains(&r.name().as_str()))
+}
+
+/// One turn of the player in running game `game`: a move (scripted, else read from
+/// stdin), a timeout claim when the opponent's flag fell, or a report once it ended.
+/// Whether it did something.
+fn play_turn(
+    seat: &mut Seat,
+    id: U256,
+    m: u8,
+    game: U256,
+    script: Option<&Script>,
+) -> Result<bool, CliError> {
+    let you = seat.player();
+    let view = seat.view(game).map_err(seat_error)?;
+    if view.phase != "running" {
+        match at(seat).report(you, id, m) {
+            Ok(receipt) => {
+                print_receipt("report", &receipt);
+                println!("reported match {m} (game {game})");
+            }
+            Err(e) if is_revert(&e, &["NotRunning"]) => {}
+            Err(e) => return Err(evm_error(e)),
+        }
+        return Ok(true);
+    }
+    if !view.your_turn {
+        let flag_fell = view
+            .clocks
+            .as_ref()
+            .is_some_and(|c| c.block_timestamp > c.deadline);
+        if flag_fell {
+            let prepared = seat.claim_timeout(game).map_err(seat_error)?;
+            transact(seat, prepared)?;
+            return Ok(true);
+        }
+        return Ok(false);
+    }
+    let white = view.your_colour == Some("white");
+    let mine = view
+        .moves
+        .iter()
+        .filter(|mv| (mv.ply % 2 == 1) == white)
+        .count();
+    let text = match script {
+        Some(script) => {
+            let list = if white { &script.white } else { &script.black };
+            match list.get(mine) {
+                Some(text) => text.clone(),
+                None => {
+                    println!("no scripted move left in game {game}: resigning");
+                    let prepared = seat.resign(game).map_err(seat_error)?;
+                    transact(seat, prepared)?;
+                    return Ok(true);
+                }
+            }
+        }
+        None => {
+            println!("{}", board_line(&view));
+            print!("your move in game {game}: ");
+            std::io::Write::flush(&mut std::io::stdout())?;
+            let mut line = String::new();
+            if std::io::stdin().read_line(&mut line)? == 0 {
+                return Err(CliError::Arg(
+                    "stdin ended before your move (give --moves FILE to script them)".into(),
+                ));
+            }
+            line.trim().to_string()
+        }
+    };
+    match seat.play(game, &text) {
+        Ok(prepared) => {
+            transact(seat, prepared)?;
+        }
+        Err(e) if script.is_none() => eprintln!("{}", seat_error(e)),
+        Err(e) => return Err(seat_error(e)),
+    }
+    Ok(true)
+}
+
+fn board_line(view: &chessref_client::seat::GameView) -> String {
+    let last = view
+        .last_move
+        .as_ref()
+        .and_then(|mv| mv.san.as_deref())
+        .map_or_else(String::new, |san| format!(" after {san}"));
+    format!("game {}: {}{last}", view.id, view.fen)
+}
+
+/// Claims the player's prize or refund (if not claimed yet) and withdraws its credit.
+fn settle(seat: &mut Seat, id: U256, token: Address) -> Result<(), CliError> {
+    let you = seat.player();
+    let unit = seat.unit(token).map_err(seat_error)?;
+    match at(seat).claim(you, id) {
+        Ok((amount, receipt)) => {
+            print_receipt("claim", &receipt);
+            println!("credited {}", unit.format(amount));
+        }
+        Err(e) if is_revert(&e, &["AlreadyClaimed"]) => {}
+        Err(e) => return Err(evm_error(e)),
+    }
+    let credit = at(seat).credits(you, token).map_err(evm_error)?;
+    if !credit.is_zero() {
+        let receipt = at(seat).withdraw(you, token).map_err(evm_error)?;
+        print_receipt("withdraw", &receipt);
+        println!("withdrew {}", unit.format(credit));
+    }
+    Ok(())
+}
+
+fn play(args: &PlayArgs) -> Result<ExitCode, CliError> {
+    let id = args.event.id;
+    let script = args.moves.as_deref().map(read_script).transpose()?;
+    let mut seat = open(&args.event.seat, false)?;
+    let you = seat.player();
+    let poll = std::time::Duration::from_millis(args.poll_ms);
+    let started = std::time::Instant::now();
+    // When a match the player is black in was first seen startable.
+    let mut startable_since: Option<(u8, std::time::Instant)> = None;
+    let mut said = String::new();
+    let mut say = |text: String| {
+        if text != said {
+            println!("{text}");
+            said = text;
+        }
+    };
+    loop {
+        if started.elapsed().as_secs() > args.timeout {
+            return Err(CliError::Arg(format!(
+                "event {id} not over after {} s (--timeout)",
+                args.timeout
+            )));
+        }
+        let event = at(&mut seat).event(id).map_err(evm_error)?;
+        if event.organiser == Address::ZERO {
+            return Err(CliError::Refused(format!("there is no event {id}")));
+        }
+        if event.cancelled {
+            return Err(CliError::Refused(format!("event {id} was cancelled")));
+        }
+        if event.responseWindow != 0 {
+            return Err(CliError::Refused(format!(
+                "event {id} plays channel games: `tournament play` plays per-move games only so far"
+            )));
+        }
+        let size = BracketSize::new(u32::from(event.size))
+            .map_err(|e| CliError::Arg(format!("event {id}: {e}")))?;
+        let acted = if !event.drawn {
+            let now = at(&mut seat)
+                .referee()
+                .chain()
+                .timestamp()
+                .map_err(|e| CliError::Arg(e.to_string()))?;
+            if event.entrants == event.size {
+                match at(&mut seat).draw(you, id) {
+                    Ok(receipt) => {
+                        print_receipt("draw", &receipt);
+                        true
+                    }
+                    Err(e) if is_revert(&e, &["NotDrawnYet", "AlreadyDrawn"]) => false,
+                    Err(e) => return Err(evm_error(e)),
+                }
+            } else if now > event.deadline.to::<u64>() {
+                println!("event {id} did not fill by its deadline: claiming the refund");
+                settle(&mut seat, id, event.token)?;
+                return Ok(ExitCode::SUCCESS);
+            } else {
+                say(format!(
+                    "waiting for entrants: {} of {}",
+                    event.entrants, event.size
+                ));
+                false
+            }
+        } else {
+            match standing(&mut seat, id, size, you)? {
+                Standing::Done if event.finished => {
+                    println!("event {id} is over");
+                    settle(&mut seat, id, event.token)?;
+                    return Ok(ExitCode::SUCCESS);
+                }
+                Standing::Done => {
+                    say("nothing left to play: waiting for the final".to_string());
+                    false
+                }
+                Standing::Waiting(m, None) => {
+                    say(format!("match {m}: waiting for the opponent"));
+                    false
+                }
+                Standing::Waiting(m, Some((white, _))) => {
+                    let half = std::time::Duration::from_secs(u64::from(event.firstMoveWindow / 2));
+                    let since = match startable_since {
+                        Some((seen, at)) if seen == m => at,
+                        _ => {
+                            let now = std::time::Instant::now();
+                            startable_since = Some((m, now));
+                            now
+                        }
+                    };
+                    if white == you || since.elapsed() >= half {
+                        match at(&mut seat).start(you, id, m) {
+                            Ok(started) => {
+                                print_receipt("start", &started.receipt);
+                                match started.hosted {
+                                    Some(h) => println!(
+                                        "match {m} is game {}: {} (white) v {} (black)",
+                                        h.game_id, h.white, h.black
+                                    ),
+                                    None => println!("match {m} was decided without a game"),
+                                }
+                                true
+                            }
+                            Err(e) if is_revert(&e, &["AlreadyStarted"]) => true,
+                            Err(e) => return Err(evm_error(e)),
+                        }
+                    } else {
+                        say(format!("match {m}: waiting for white to start it"));
+                        false
+                    }
+                }
+                Standing::Running(m, game) => play_turn(&mut seat, id, m, game, script.as_ref())?,
+                Standing::Lot(m) => match at(&mut seat).resolve_lot(you, id, m) {
+                    Ok(receipt) => {
+                        print_receipt("resolveLot", &receipt);
+                        true
+                    }
+                    Err(e) if is_revert(&e, &["LotPending", "NoLot"]) => false,
+                    Err(e) => return Err(evm_error(e)),
+                },
+            }
+        };
+        if !acted {
+            std::thread::sleep(poll);
+        }
+    }
 }
 
 /// A match as `show` gives it.
@@ -330,33 +682,29 @@ fn event_status(event: &EventInfo, now: u64) -> &'static str {
 
 fn show(args: &ShowArgs) -> Result<ExitCode, CliError> {
     let id = args.event.id;
-    let (mut seat, mut tournament) = open(&args.event.seat, true)?;
-    let event = tournament.event(id).map_err(evm_error)?;
+    let mut seat = open(&args.event.seat, true)?;
+    let event = at(&mut seat).event(id).map_err(evm_error)?;
     if event.organiser == Address::ZERO {
         return Err(CliError::Refused(format!("there is no event {id}")));
     }
     let size = BracketSize::new(u32::from(event.size))
         .map_err(|e| CliError::Arg(format!("event {id}: {e}")))?;
-    let now = tournament
-        .referee()
-        .chain()
-        .timestamp()
-        .map_err(|e| CliError::Arg(e.to_string()))?;
+    let now = chain_time(&mut seat)?;
     let unit = seat.unit(event.token).map_err(seat_error)?;
     let you = seat.player();
     let entrants = (0..event.entrants)
-        .map(|i| tournament.entrant(id, i))
+        .map(|i| at(&mut seat).entrant(id, i))
         .collect::<Result<Vec<_>, _>>()
         .map_err(evm_error)?;
     let mut matches = Vec::new();
     if event.drawn {
         for m in size.matches() {
-            let info = tournament.match_info(id, m.get()).map_err(evm_error)?;
+            let info = at(&mut seat).match_info(id, m.get()).map_err(evm_error)?;
             let players = if info.status != 0 && info.white != Address::ZERO {
                 Some((info.white, info.black))
             } else {
                 // PlayersNotKnown until both matches below are decided.
-                tournament.pairing(id, m.get()).ok()
+                at(&mut seat).pairing(id, m.get()).ok()
             };
             matches.push(Shown {
                 index: m.get(),
@@ -374,7 +722,7 @@ fn show(args: &ShowArgs) -> Result<ExitCode, CliError> {
     let tiers = u8::try_from(event.split.len()).unwrap_or(u8::MAX);
     let prizes = (0..tiers)
         .map(|t| {
-            tournament
+            at(&mut seat)
                 .prize_of(id, t)
                 .map(|p| (t, size.tier_count(t), p))
         })
@@ -383,7 +731,7 @@ fn show(args: &ShowArgs) -> Result<ExitCode, CliError> {
     let credit = if you == Address::ZERO {
         None
     } else {
-        Some(tournament.credits(you, event.token).map_err(evm_error)?)
+        Some(at(&mut seat).credits(you, event.token).map_err(evm_error)?)
     };
     let status = event_status(&event, now);
     let match_json = |s: &Shown| {
@@ -411,7 +759,7 @@ fn show(args: &ShowArgs) -> Result<ExitCode, CliError> {
             .collect();
         let value = json!({
             "id": id.to_string(),
-            "tournament": tournament.address(),
+            "tournament": at(&mut seat).address(),
             "status": status,
             "organiser": event.organiser,
             "token": event.token,
@@ -449,7 +797,7 @@ fn show(args: &ShowArgs) -> Result<ExitCode, CliError> {
     };
     println!(
         "event {id} at {}: {status}, {} of {} players, fee {}",
-        tournament.address(),
+        at(&mut seat).address(),
         event.entrants,
         event.size,
         unit.format(U256::from(event.fee))
