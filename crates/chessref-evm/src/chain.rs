@@ -205,38 +205,43 @@ impl<C: Chain + ?Sized> Chain for Box<C> {
     }
 }
 
-// A borrowed chain is a chain: a driver can borrow the connection a client holds
-// (one connection per sender, so the node's nonce is the only one).
-impl<C: Chain + ?Sized> Chain for &mut C {
+/// A chain borrowed from its owner: a driver (`Tournament::of(Referee::at(Borrowed(..),
+/// ..))`) can send over the connection a client holds, so a sender keeps one connection
+/// and one nonce. (A newtype, not `impl Chain for &mut C`, under which `x.chain().accounts()`
+/// would borrow a temporary.)
+#[derive(Debug)]
+pub struct Borrowed<'a, C: ?Sized>(pub &'a mut C);
+
+impl<C: Chain + ?Sized> Chain for Borrowed<'_, C> {
     fn describe(&self) -> String {
-        (**self).describe()
+        (*self.0).describe()
     }
     fn accounts(&self) -> &[Address] {
-        (**self).accounts()
+        (*self.0).accounts()
     }
     fn send(&mut self, tx: TxRequest) -> Result<TxReceipt, ChainError> {
-        (**self).send(tx)
+        (*self.0).send(tx)
     }
     fn call(&mut self, from: Address, to: Address, data: Bytes) -> Result<CallOutcome, ChainError> {
-        (**self).call(from, to, data)
+        (*self.0).call(from, to, data)
     }
     fn balance(&mut self, address: Address) -> Result<U256, ChainError> {
-        (**self).balance(address)
+        (*self.0).balance(address)
     }
     fn timestamp(&mut self) -> Result<u64, ChainError> {
-        (**self).timestamp()
+        (*self.0).timestamp()
     }
     fn chain_id(&mut self) -> Result<u64, ChainError> {
-        (**self).chain_id()
+        (*self.0).chain_id()
     }
     fn advance_time(&mut self, seconds: u64) -> Result<(), ChainError> {
-        (**self).advance_time(seconds)
+        (*self.0).advance_time(seconds)
     }
     fn storage(&mut self, address: Address, slot: U256) -> Result<U256, ChainError> {
-        (**self).storage(address, slot)
+        (*self.0).storage(address, slot)
     }
     fn signer(&self, account: Address) -> Option<PrivateKeySigner> {
-        (**self).signer(account)
+        (*self.0).signer(account)
     }
 }
 

@@ -28,7 +28,7 @@ pub enum ContractRevert {
     Channel(ChessChannelErrors),
     /// A custom error of the tournament contract (`IChessTournament.sol`) that the referee
     /// does not declare too (those decode as [`ContractRevert::Referee`]: they mean the same).
-    Tournament(ChessTournamentErrors),
+    Tournament(Box<ChessTournamentErrors>),
     /// A Solidity panic (`Panic(uint256)`), e.g. 0x11 for an overflow.
     Panic(U256),
     /// `Error(string)` from a `require` with a message.
@@ -67,7 +67,7 @@ impl ContractRevert {
             };
         }
         if let Ok(error) = ChessTournamentErrors::abi_decode(data) {
-            return ContractRevert::Tournament(error);
+            return ContractRevert::Tournament(Box::new(error));
         }
         if let Ok(panic) = Panic::abi_decode(data) {
             return ContractRevert::Panic(panic.code);

@@ -2,7 +2,7 @@
 //! enter and read a knockout, the JSON checked against the contract's views.
 
 use std::{
-    path::{Path, PathBuf},
+    path::Path,
     process::{Command, Output},
 };
 
@@ -98,7 +98,7 @@ fn create(anvil: &Anvil, deployments: &Path, terms: &[&str]) -> Output {
     chessref(Some(KEY_ORGANISER), &all)
 }
 
-fn tournament(anvil: &Anvil, deployments: &PathBuf) -> Tournament<RpcChain> {
+fn tournament(anvil: &Anvil, deployments: &Path) -> Tournament<RpcChain> {
     let (referee, _) =
         chessref_evm::deployments::locate(31_337, None, Some(deployments), None).unwrap();
     let sender = Sender::Unlocked(PLAYERS[0].parse().unwrap());

@@ -11,7 +11,7 @@ use chessref_client::seat::Seat;
 use chessref_core::tournament::{BracketSize, MAX_FEE_BPS, Split};
 use chessref_evm::bindings::IChessTournamentTypes::{EventInfo, EventTerms, MatchInfo};
 use chessref_evm::tournament::Tournament;
-use chessref_evm::{Chain, EvmError, Referee, RpcChain, TxReceipt};
+use chessref_evm::{Borrowed, Chain, EvmError, Referee, RpcChain, TxReceipt};
 use clap::{Args as ClapArgs, Subcommand};
 use serde_json::{Value, json};
 
@@ -168,9 +168,9 @@ fn open(seat_args: &SeatArgs, read_only: bool) -> Result<Seat, CliError> {
 }
 
 /// The tournament driver of the seat's referee, over the seat's connection.
-fn at(seat: &mut Seat) -> Tournament<&mut RpcChain> {
+fn at(seat: &mut Seat) -> Tournament<Borrowed<'_, RpcChain>> {
     let referee = seat.referee().address();
-    Tournament::of(Referee::at(seat.referee().chain(), referee))
+    Tournament::of(Referee::at(Borrowed(seat.referee().chain()), referee))
 }
 
 /// The chain's time (the latest block's).
