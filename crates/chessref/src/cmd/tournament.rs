@@ -173,6 +173,17 @@ fn at(seat: &mut Seat) -> Tournament<Borrowed<'_, RpcChain>> {
     Tournament::of(Referee::at(Borrowed(seat.referee().chain()), referee))
 }
 
+/// Whether the latest block is `block` or later, so the next transaction can read its hash
+/// (the draw's and a lot's: sending before would only revert).
+fn past(seat: &mut Seat, block: u64) -> Result<bool, CliError> {
+    let head = seat
+        .referee()
+        .chain()
+        .head()
+        .map_err(|e| CliError::Arg(e.to_string()))?;
+    Ok(head >= block)
+}
+
 /// The chain's time (the latest block's).
 fn chain_time(seat: &mut Seat) -> Result<u64, CliError> {
     seat.referee()
@@ -326,8 +337,8 @@ enum Standing {
     Waiting(u8, Option<(Address, Address)>),
     /// Its match `m` is played as this game.
     Running(u8, U256),
-    /// Its match `m` was drawn and waits for its lot.
-    Lot(u8),
+    /// Its match `m` was drawn and waits for its lot, the hash of this block.
+    Lot(u8, u64),
     /// Out, or the winner: nothing left to play.
     Done,
 }
@@ -353,7 +364,7 @@ fn standing(
         return Ok(match info.status {
             0 => Standing::Waiting(m.get(), at(seat).pairing(id, m.get()).ok()),
             1 => Standing::Running(m.get(), info.gameId),
-            3 => Standing::Lot(m.get()),
+            3 => Standing::Lot(m.get(), info.lotBlock.saturating_to()),
             2 if info.winner == you => match size.parent(m) {
                 Some(parent) => {
                     m = parent;
@@ -560,7 +571,15 @@ fn play(args: &PlayArgs) -> Result<ExitCode, CliError> {
                 .chain()
                 .timestamp()
                 .map_err(|e| CliError::Arg(e.to_string()))?;
-            if event.entrants == event.size {
+            if event.entrants == event.size && !past(&mut seat, event.drawBlock.to::<u64>())? {
+                // The draw block's hash does not exist yet: nothing to send (a dev node
+                // mines no block until something is sent).
+                say(format!(
+                    "event {id} is full: the draw waits for block {}",
+                    event.drawBlock
+                ));
+                false
+            } else if event.entrants == event.size {
                 match at(&mut seat).draw(you, id) {
                     Ok(receipt) => {
                         print_receipt("draw", &receipt);
@@ -627,7 +646,13 @@ fn play(args: &PlayArgs) -> Result<ExitCode, CliError> {
                     }
                 }
                 Standing::Running(m, game) => play_turn(&mut seat, id, m, game, script.as_ref())?,
-                Standing::Lot(m) => match at(&mut seat).resolve_lot(you, id, m) {
+                Standing::Lot(m, lot_block) if !past(&mut seat, lot_block)? => {
+                    say(format!(
+                        "match {m} was drawn: its lot waits for block {lot_block}"
+                    ));
+                    false
+                }
+                Standing::Lot(m, _) => match at(&mut seat).resolve_lot(you, id, m) {
                     Ok(receipt) => {
                         print_receipt("resolveLot", &receipt);
                         true
