@@ -284,10 +284,20 @@ impl GameLog {
             Ok(_) => {}
         }
         let terms = game.terms().join_hash(e.responseWindow);
-        if e.terms != terms {
+        if e.terms != terms && !game.hosted() {
             game.diverge("GameCreated", place, "terms", terms, e.terms);
         }
         game
+    }
+
+    /// Whether the tournament hosted this game (`hostGame`): its `GameCreated` states
+    /// terms 0, as nobody joins it (its `GameJoined` follows in the same transaction),
+    /// between its two named players, for no stake.
+    pub fn hosted(&self) -> bool {
+        self.terms == B256::ZERO
+            && self.stake.is_zero()
+            && self.token == Address::ZERO
+            && self.opponent != Address::ZERO
     }
 
     /// The terms of this game as its `GameCreated` states them: what a joiner agrees to

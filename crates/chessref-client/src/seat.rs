@@ -901,6 +901,20 @@ impl Seat {
     /// send first if the referee's allowance is short; `None` if all is in place (and
     /// always for ETH, `Address::ZERO`).
     pub fn approval(&mut self, token: Address, stake: U256) -> Result<Option<Prepared>, SeatError> {
+        let referee = self.referee.address();
+        self.approval_to(token, stake, referee, "the referee", "the stake")
+    }
+
+    /// [`Seat::approval`] for another spender than the referee (the tournament, taking an
+    /// entry fee): `spender_name` and `what` name them in the summary and refusals.
+    pub fn approval_to(
+        &mut self,
+        token: Address,
+        stake: U256,
+        spender: Address,
+        spender_name: &str,
+        what: &str,
+    ) -> Result<Option<Prepared>, SeatError> {
         if token == Address::ZERO || stake.is_zero() {
             return Ok(None);
         }
@@ -912,7 +926,7 @@ impl Seat {
             )));
         }
         let unit = self.unit(token)?;
-        let (player, referee) = (self.player, self.referee.address());
+        let (player, referee) = (self.player, spender);
         let balance = self.token_view(
             token,
             "balanceOf",
@@ -920,7 +934,7 @@ impl Seat {
         )?;
         if balance < stake {
             return Err(SeatError::Refused(format!(
-                "{player} holds {} of token {token}, the stake is {} (nothing sent)",
+                "{player} holds {} of token {token}, {what} is {} (nothing sent)",
                 unit.format(balance),
                 unit.format(stake)
             )));
@@ -937,7 +951,7 @@ impl Seat {
             return Ok(None);
         }
         let summary = format!(
-            "approve the referee {referee} to take the stake {} (allowance {})",
+            "approve {spender_name} {referee} to take {what} {} (allowance {})",
             unit.format(stake),
             unit.format(allowance)
         );

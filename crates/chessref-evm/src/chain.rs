@@ -205,6 +205,46 @@ impl<C: Chain + ?Sized> Chain for Box<C> {
     }
 }
 
+/// A chain borrowed from its owner: a driver (`Tournament::of(Referee::at(Borrowed(..),
+/// ..))`) can send over the connection a client holds, so a sender keeps one connection
+/// and one nonce. (A newtype, not `impl Chain for &mut C`, under which `x.chain().accounts()`
+/// would borrow a temporary.)
+#[derive(Debug)]
+pub struct Borrowed<'a, C: ?Sized>(pub &'a mut C);
+
+impl<C: Chain + ?Sized> Chain for Borrowed<'_, C> {
+    fn describe(&self) -> String {
+        (*self.0).describe()
+    }
+    fn accounts(&self) -> &[Address] {
+        (*self.0).accounts()
+    }
+    fn send(&mut self, tx: TxRequest) -> Result<TxReceipt, ChainError> {
+        (*self.0).send(tx)
+    }
+    fn call(&mut self, from: Address, to: Address, data: Bytes) -> Result<CallOutcome, ChainError> {
+        (*self.0).call(from, to, data)
+    }
+    fn balance(&mut self, address: Address) -> Result<U256, ChainError> {
+        (*self.0).balance(address)
+    }
+    fn timestamp(&mut self) -> Result<u64, ChainError> {
+        (*self.0).timestamp()
+    }
+    fn chain_id(&mut self) -> Result<u64, ChainError> {
+        (*self.0).chain_id()
+    }
+    fn advance_time(&mut self, seconds: u64) -> Result<(), ChainError> {
+        (*self.0).advance_time(seconds)
+    }
+    fn storage(&mut self, address: Address, slot: U256) -> Result<U256, ChainError> {
+        (*self.0).storage(address, slot)
+    }
+    fn signer(&self, account: Address) -> Option<PrivateKeySigner> {
+        (*self.0).signer(account)
+    }
+}
+
 /// Environment variable with comma-separated hex private keys the RPC
 /// backend signs with; unset: the node's unlocked accounts (anvil).
 pub const PRIVATE_KEYS_ENV: &str = "CHESSREF_PRIVATE_KEYS";

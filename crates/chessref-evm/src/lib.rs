@@ -40,7 +40,7 @@ pub mod tournament_sim;
 pub use chessref_channel::clock_word;
 
 pub use chain::{
-    CallOutcome, Chain, DEFAULT_GAS_LIMIT, DEPLOY_GAS_LIMIT, PRIVATE_KEYS_ENV, TxReceipt,
+    Borrowed, CallOutcome, Chain, DEFAULT_GAS_LIMIT, DEPLOY_GAS_LIMIT, PRIVATE_KEYS_ENV, TxReceipt,
     TxRequest, connect, connect_rpc,
 };
 pub use driver::{GameDriver, Mismatch};

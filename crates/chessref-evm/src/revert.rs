@@ -6,6 +6,7 @@ use alloy_sol_types::{Panic, Revert, SolError, SolInterface};
 
 use crate::bindings::ChessChannel::ChessChannelErrors;
 use crate::bindings::ChessReferee::ChessRefereeErrors;
+use crate::bindings::ChessTournament::ChessTournamentErrors;
 
 /// Why a contract call or transaction reverted, decoded from its revert data.
 ///
@@ -25,6 +26,9 @@ pub enum ContractRevert {
     /// A custom error of the channel contract (or its annex; docs/CHANNEL.md), with its
     /// decoded fields.
     Channel(ChessChannelErrors),
+    /// A custom error of the tournament contract (`IChessTournament.sol`) that the referee
+    /// does not declare too (those decode as [`ContractRevert::Referee`]: they mean the same).
+    Tournament(Box<ChessTournamentErrors>),
     /// A Solidity panic (`Panic(uint256)`), e.g. 0x11 for an overflow.
     Panic(U256),
     /// `Error(string)` from a `require` with a message.
@@ -46,7 +50,7 @@ impl std::fmt::Display for ContractRevert {
 }
 
 impl ContractRevert {
-    /// Decodes revert data of ChessReferee, ChessChannel or ChessRulesView.
+    /// Decodes revert data of ChessReferee, ChessChannel, ChessTournament or ChessRulesView.
     pub fn decode(data: &[u8]) -> ContractRevert {
         if let Ok(error) = ChessRefereeErrors::abi_decode(data) {
             return match error {
@@ -61,6 +65,9 @@ impl ContractRevert {
                 ChessChannelErrors::BadStateLength(e) => ContractRevert::BadStateLength(e.length),
                 other => ContractRevert::Channel(other),
             };
+        }
+        if let Ok(error) = ChessTournamentErrors::abi_decode(data) {
+            return ContractRevert::Tournament(Box::new(error));
         }
         if let Ok(panic) = Panic::abi_decode(data) {
             return ContractRevert::Panic(panic.code);
@@ -80,6 +87,7 @@ impl ContractRevert {
             ContractRevert::BadStateLength(_) => "BadStateLength".into(),
             ContractRevert::Referee(error) => variant_name(error),
             ContractRevert::Channel(error) => variant_name(error),
+            ContractRevert::Tournament(error) => variant_name(error),
             ContractRevert::Panic(_) => "Panic".into(),
             ContractRevert::Message(_) => "Error".into(),
             ContractRevert::Unknown(_) => "Unknown".into(),

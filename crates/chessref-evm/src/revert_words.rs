@@ -1,4 +1,4 @@
-//! What a contract's revert means to a person: every custom error of the referee and the
+//! What a contract's revert means to a person: every custom error of the referee, the tournament and the
 //! channel as a sentence (`not yet playable: the response window ends at 14:02:19 UTC (in
 //! 9 min 40 s)`), and its fields as the contract raised them, for `--json` and details.
 //! One table for every client of the crate: the CLI prints it, the session reports it.
@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use crate::amount::Unit;
 use crate::bindings::ChessChannel::ChessChannelErrors as C;
 use crate::bindings::ChessReferee::ChessRefereeErrors as R;
+use crate::bindings::ChessTournament::ChessTournamentErrors as T;
 use crate::moment::{span, when};
 use crate::revert::ContractRevert;
 
@@ -30,6 +31,7 @@ impl ContractRevert {
             }
             ContractRevert::Referee(error) => referee_words(error, now),
             ContractRevert::Channel(error) => channel_words(error, now),
+            ContractRevert::Tournament(error) => tournament_words(error, now),
             ContractRevert::Panic(code) => format!(
                 "the contract stopped on an internal check (Solidity panic 0x{code:x}): report it"
             ),
@@ -55,6 +57,7 @@ impl ContractRevert {
             ContractRevert::BadStateLength(length) => vec![("length", number(*length))],
             ContractRevert::Referee(error) => referee_fields(error),
             ContractRevert::Channel(error) => channel_fields(error),
+            ContractRevert::Tournament(error) => tournament_fields(error),
             ContractRevert::Panic(code) => vec![("code", number(*code))],
             ContractRevert::Message(message) => vec![("message", json!(message))],
             ContractRevert::Unknown(data) => vec![("data", json!(format!("0x{data:x}")))],
@@ -375,6 +378,164 @@ fn channel_fields(error: &C) -> Vec<(&'static str, Value)> {
     }
 }
 
+fn tournament_words(error: &T, now: u64) -> String {
+    match error {
+        T::AlreadyClaimed(_) => "this prize, refund or fee was already credited".to_owned(),
+        T::AlreadyDrawn(_) => "the bracket is already drawn".to_owned(),
+        T::AlreadyEntered(_) => "you already hold a seat in this event".to_owned(),
+        T::AlreadyStarted(e) => format!("match {} was already started", e.matchIndex),
+        T::BadAbandonAfter(e) => format!(
+            "abandon-after {} is out of the range the contract accepts",
+            span(seconds(e.abandonAfter))
+        ),
+        T::BadDeadline(e) => format!(
+            "the registration deadline {} is not in the future",
+            when(seconds(e.deadline), now)
+        ),
+        T::BadFirstMoveWindow(e) => format!(
+            "a first-move window of {} s is out of the range the referee accepts",
+            e.firstMoveWindow
+        ),
+        T::BadMatch(e) => format!("this event has no match {}", e.matchIndex),
+        T::BadRecipient(e) => format!("a withdrawal to the tournament itself ({}) is refused", e.to),
+        T::BadResponseWindow(e) => format!(
+            "a response window of {} s is out of the range the channel accepts",
+            e.responseWindow
+        ),
+        T::BadSize(e) => format!("an event has 4, 8, 16, 32 or 64 players, not {}", e.size),
+        T::BadSplit(_) => "the prize split is empty, longer than the event has places, increasing, or its shares times the players of each place do not sum to 10,000".to_owned(),
+        T::BadTimeControl(e) => format!(
+            "the time control {} s + {} s per move is out of the range the referee accepts",
+            e.initialTime, e.increment
+        ),
+        T::EthTransferFailed(_) => "the ETH transfer of the withdrawal failed".to_owned(),
+        T::FeeTooHigh(e) => format!(
+            "an organiser fee of {} basis points is above the cap of 1,000 (10 %)",
+            e.feeBps
+        ),
+        T::GameNotEnded(e) => format!("game {} has not ended on the referee yet", e.gameId),
+        T::GameOver(e) => format!("game {} has ended: report its result instead", e.gameId),
+        T::HasEntrants(_) => "the event has entrants: it can no longer be cancelled".to_owned(),
+        T::LotNotArmed(e) => {
+            format!("match {}'s game was drawn and its lot is not armed: report it first", e.matchIndex)
+        }
+        T::LotPending(e) => format!(
+            "match {}'s lot waits for the hash of block {}",
+            e.matchIndex, e.lotBlock
+        ),
+        T::NoLot(e) => format!("match {} has no lot to resolve", e.matchIndex),
+        T::NotAToken(e) => format!("there is no contract at the fee token {}", e.token),
+        T::NotAbandoned(e) => format!(
+            "the game counts as abandoned only after {}",
+            when(seconds(e.until), now)
+        ),
+        T::NotDrawnYet(e) => format!(
+            "the draw waits for the hash of block {}: try after the next block",
+            e.drawBlock
+        ),
+        T::NotEntered(_) => "you hold no seat in this event".to_owned(),
+        T::NotFinished(_) => "the event's final is not decided yet".to_owned(),
+        T::NotFull(_) => "the event is not full yet".to_owned(),
+        T::NotOnChain(e) => format!(
+            "game {} is a channel game nobody registered on-chain yet",
+            e.gameId
+        ),
+        T::NotOrganiser(_) => "only the event's organiser may do that".to_owned(),
+        T::NotRunning(e) => format!("match {} is not running (not started, or decided)", e.matchIndex),
+        T::NotTheMatchGame(e) => format!("the start move names another game than match game {}", e.gameId),
+        T::NothingToWithdraw(_) => "you have nothing to withdraw from the tournament".to_owned(),
+        T::PlayersNotKnown(e) => format!(
+            "match {}'s players are not known yet: a match below it is not decided",
+            e.matchIndex
+        ),
+        T::PositionDecided(e) => format!(
+            "game {}'s registered position is decided: end it with finishRegistered",
+            e.gameId
+        ),
+        T::Reentrancy(_) => "the tournament refused a re-entrant call".to_owned(),
+        T::RegistrationClosed(_) => {
+            "registration is closed: past the deadline, full, or cancelled".to_owned()
+        }
+        T::StalePosition(_) => "the position given is not the game's current one".to_owned(),
+        T::TokenShortPaid(e) => format!(
+            "the tournament received {} of the fee {} (fee-on-transfer tokens are refused)",
+            e.received, e.expected
+        ),
+        T::TokenTransferFailed(e) => format!("the token {} refused the transfer", e.token),
+        T::UnexpectedResult(e) => format!(
+            "game {} ended with a result the bracket cannot use (result {}: an abort)",
+            e.gameId, e.result
+        ),
+        T::UnknownEvent(e) => format!("there is no event {}", e.eventId),
+        T::WrongEthAmount(e) => format!(
+            "{} was sent where exactly {} is needed",
+            Unit::eth().format(e.received),
+            Unit::eth().format(e.expected)
+        ),
+        T::ZeroRecipient(_) => "a withdrawal to the zero address is refused".to_owned(),
+    }
+}
+
+fn tournament_fields(error: &T) -> Vec<(&'static str, Value)> {
+    match error {
+        T::AlreadyStarted(e) => vec![("matchIndex", number(e.matchIndex))],
+        T::BadAbandonAfter(e) => vec![("abandonAfter", number(e.abandonAfter))],
+        T::BadDeadline(e) => vec![("deadline", number(e.deadline))],
+        T::BadFirstMoveWindow(e) => vec![("firstMoveWindow", number(e.firstMoveWindow))],
+        T::BadMatch(e) => vec![("matchIndex", number(e.matchIndex))],
+        T::BadRecipient(e) => vec![("to", json!(e.to))],
+        T::BadResponseWindow(e) => vec![("responseWindow", number(e.responseWindow))],
+        T::BadSize(e) => vec![("size", number(e.size))],
+        T::BadTimeControl(e) => vec![
+            ("initialTime", number(e.initialTime)),
+            ("increment", number(e.increment)),
+        ],
+        T::FeeTooHigh(e) => vec![("feeBps", number(e.feeBps))],
+        T::GameNotEnded(e) => vec![("gameId", number(e.gameId))],
+        T::GameOver(e) => vec![("gameId", number(e.gameId))],
+        T::LotNotArmed(e) => vec![("matchIndex", number(e.matchIndex))],
+        T::LotPending(e) => vec![
+            ("matchIndex", number(e.matchIndex)),
+            ("lotBlock", number(e.lotBlock)),
+        ],
+        T::NoLot(e) => vec![("matchIndex", number(e.matchIndex))],
+        T::NotAToken(e) => vec![("token", json!(e.token))],
+        T::NotAbandoned(e) => vec![("until", number(e.until))],
+        T::NotDrawnYet(e) => vec![("drawBlock", number(e.drawBlock))],
+        T::NotOnChain(e) => vec![("gameId", number(e.gameId))],
+        T::NotRunning(e) => vec![("matchIndex", number(e.matchIndex))],
+        T::NotTheMatchGame(e) => vec![("gameId", number(e.gameId))],
+        T::PlayersNotKnown(e) => vec![("matchIndex", number(e.matchIndex))],
+        T::PositionDecided(e) => vec![("gameId", number(e.gameId))],
+        T::TokenShortPaid(e) => vec![
+            ("expected", number(e.expected)),
+            ("received", number(e.received)),
+        ],
+        T::TokenTransferFailed(e) => vec![("token", json!(e.token))],
+        T::UnexpectedResult(e) => vec![("gameId", number(e.gameId)), ("result", json!(e.result))],
+        T::UnknownEvent(e) => vec![("eventId", number(e.eventId))],
+        T::WrongEthAmount(e) => vec![
+            ("expected", number(e.expected)),
+            ("received", number(e.received)),
+        ],
+        T::AlreadyClaimed(_)
+        | T::AlreadyDrawn(_)
+        | T::AlreadyEntered(_)
+        | T::BadSplit(_)
+        | T::EthTransferFailed(_)
+        | T::HasEntrants(_)
+        | T::NotEntered(_)
+        | T::NotFinished(_)
+        | T::NotFull(_)
+        | T::NotOrganiser(_)
+        | T::NothingToWithdraw(_)
+        | T::Reentrancy(_)
+        | T::RegistrationClosed(_)
+        | T::StalePosition(_)
+        | T::ZeroRecipient(_) => Vec::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use alloy_primitives::keccak256;
@@ -461,6 +622,7 @@ mod tests {
         for artifact in [
             include_str!("../artifacts/ChessReferee.json"),
             include_str!("../artifacts/ChessChannel.json"),
+            include_str!("../artifacts/ChessTournament.json"),
         ] {
             let artifact: Value = serde_json::from_str(artifact).unwrap();
             let abi = artifact.get("abi").unwrap_or(&artifact);
@@ -491,6 +653,6 @@ mod tests {
                 seen += 1;
             }
         }
-        assert!(seen >= 60, "{seen} custom errors");
+        assert!(seen >= 100, "{seen} custom errors");
     }
 }

@@ -275,6 +275,25 @@ impl<C: Chain> Tournament<C> {
         )
     }
 
+    /// `pairing`: white and black of match `m` once its players are known (else the
+    /// contract's `PlayersNotKnown`).
+    pub fn pairing(&mut self, event: U256, m: u8) -> Result<(Address, Address), EvmError> {
+        let call = T::pairingCall {
+            eventId: event,
+            matchIndex: U256::from(m),
+        };
+        self.view("pairing", call).map(|p| (p.white, p.black))
+    }
+
+    /// `prizeOf`: the prize of one player of `tier` (0 the winner, 1 the finalist, ...).
+    pub fn prize_of(&mut self, event: U256, tier: u8) -> Result<U256, EvmError> {
+        let call = T::prizeOfCall {
+            eventId: event,
+            tier: U256::from(tier),
+        };
+        self.view("prizeOf", call)
+    }
+
     /// `getMatch`.
     pub fn match_info(&mut self, event: U256, m: u8) -> Result<MatchInfo, EvmError> {
         self.view(

@@ -69,6 +69,8 @@ enum Command {
     Deploy(cmd::deploy::Args),
     /// Play one side of games at a deployed referee: create, join, show, move, draws, claims, resign, cancel, withdraw, list.
     Game(cmd::game::Args),
+    /// Knockout events at a deployed referee's tournament: create, enter, show, claim.
+    Tournament(cmd::tournament::Args),
     /// Off-chain games with signed moves (docs/CHANNEL.md): verify a transcript and find the call that settles it.
     Channel(cmd::channel::Args),
     /// Follow a ChessReferee's events into a SQLite index, every move verified with chessref-core (docs/INDEX.md).
@@ -96,6 +98,7 @@ fn main() -> ExitCode {
         Command::Channel(args) => cmd::channel::run(args),
         Command::Deploy(args) => cmd::deploy::run(args),
         Command::Game(args) => cmd::game::run(args),
+        Command::Tournament(args) => cmd::tournament::run(args),
         Command::Index(args) => cmd::index::run(args),
         Command::Watch(args) => cmd::watch::run(args),
     };

@@ -17,6 +17,7 @@ pub mod sender;
 pub mod serve;
 pub mod simulate;
 pub mod state;
+pub mod tournament;
 pub mod watch;
 
 use std::path::PathBuf;
