@@ -13,6 +13,8 @@ use chessref_evm::{
 };
 use serde_json::Value;
 
+mod common;
+
 /// anvil's default account 0 (the public test mnemonic): the organiser.
 const KEY_ORGANISER: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 /// anvil's default accounts 1 to 4, unlocked on the node: the players.
@@ -24,16 +26,7 @@ const PLAYERS: [&str; 4] = [
 ];
 
 fn chessref(key: Option<&str>, args: &[&str]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_chessref"));
-    command
-        .args(args)
-        .env_remove("CHESSREF_PRIVATE_KEY")
-        .env_remove("CHESSREF_PRIVATE_KEYS")
-        .env_remove("CHESSREF_DEPLOYMENTS");
-    if let Some(key) = key {
-        command.env("CHESSREF_PRIVATE_KEY", key);
-    }
-    command.output().expect("run chessref")
+    common::command(key, args).output().expect("run chessref")
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -60,13 +53,6 @@ fn failed(o: &Output, code: i32) -> String {
         text(&o.stderr)
     );
     text(&o.stderr)
-}
-
-fn scratch() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("chessref-tournament-")
-        .tempdir()
-        .unwrap()
 }
 
 /// `chessref tournament args` as `player` (an unlocked account), against `deployments`.
@@ -163,7 +149,7 @@ fn checked_against_the_chain(shown: &Value, t: &mut Tournament<RpcChain>, you: A
 #[test]
 fn four_players_create_enter_and_read_a_knockout() {
     let anvil = Anvil::spawn().expect("anvil");
-    let dir = scratch();
+    let dir = common::scratch("tournament");
     let deployments = dir.path().join("deployments.json");
     succeeded(&chessref(
         Some(KEY_ORGANISER),
