@@ -99,15 +99,16 @@ export function provider(url) {
 }
 
 /**
- * Deploys the channel's blueprint and the two annexes, then the referee (whose
- * constructor creates the channel from the blueprint; each fallback runs its annex),
+ * Deploys the channel's blueprint, the two annexes and the tournament's blueprint, then
+ * the referee (whose constructor creates the channel and the tournament from the
+ * blueprints; each fallback runs its annex),
  * from anvil's first account; resolves to the referee's address.
  */
 export async function deployReferee(url) {
   const p = provider(url);
   const deployer = await p.getSigner(0);
   const parts = [];
-  for (const name of ["ChessChannelBlueprint", "ChessRefereeAnnex", "ChessChannelAnnex"]) {
+  for (const name of ["ChessChannelBlueprint", "ChessRefereeAnnex", "ChessChannelAnnex", "ChessTournamentBlueprint"]) {
     const { abi, bytecode } = artifactOf(name);
     const part = await new ethers.ContractFactory(abi, bytecode, deployer).deploy();
     await part.waitForDeployment();
