@@ -84,13 +84,24 @@ impl Bracket {
     }
 
     /// What each entrant (by index) is credited once every match has its outcome, as
-    /// `ChessTournament.claim` computes it; `None` while a match is undecided.
+    /// `ChessTournament.claim` computes it; `None` while a match is undecided or if an
+    /// outcome names an entrant the event does not have.
     pub fn shares(self, prizes: &Prizes, outcomes: &[Option<Outcome>]) -> Option<Vec<u128>> {
         let size = self.size;
         let decided: Vec<Outcome> = size
             .matches()
             .map(|m| outcomes.get(usize::from(m.get())).copied().flatten())
             .collect::<Option<_>>()?;
+        let entrants = size.players();
+        let known = |i: u8| i < entrants;
+        if !decided.iter().all(|o| match *o {
+            Outcome::Won { winner, loser } => known(winner) && known(loser),
+            Outcome::Walkover { winner } => known(winner),
+            Outcome::Abandoned { lo, hi } => known(lo) && known(hi),
+            Outcome::Void => true,
+        }) {
+            return None;
+        }
         let place = |m: MatchIndex| prizes.of_tier(size.loser_tier(m));
         let unassigned: u128 = size
             .matches()
@@ -186,6 +197,12 @@ mod tests {
         assert_eq!(shares.iter().filter(|&&s| s == 570).count(), 2);
         assert_eq!(shares.iter().filter(|&&s| s == 0).count(), 4);
         assert_eq!(bracket.shares(&prizes, &outcomes[..5]), None);
+        let mut stranger = outcomes.clone();
+        stranger[0] = Some(Outcome::Won {
+            winner: 8,
+            loser: 0,
+        });
+        assert_eq!(bracket.shares(&prizes, &stranger), None);
     }
 
     #[test]
