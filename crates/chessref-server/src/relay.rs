@@ -324,9 +324,9 @@ impl Room {
     /// Sends the stored messages of `held` this room has not sent yet (another relay's,
     /// read back from the store) to its subscribers, in order. Called with the book
     /// locked, which holds them: the messages sent are always the book's.
-    fn publish(&self, held: impl IntoIterator<Item = (StoredMessage, Frame)>) {
+    fn publish(&self, held: impl IntoIterator<Item = StoredMessage>) {
         let mut sent = self.sent.lock().unwrap_or_else(|e| e.into_inner());
-        for (message, _) in held {
+        for message in held {
             if message.seq != sent.len() as u64 + 1 {
                 continue;
             }
@@ -492,7 +492,7 @@ impl Relay {
         match read {
             Ok((record, stamp, Some((fresh, held)))) => {
                 *book = fresh;
-                room.publish(held);
+                room.publish(held.into_iter().map(|(message, _)| message));
                 *room.record.lock().unwrap_or_else(|e| e.into_inner()) = (record, stamp);
                 room.behind.store(false, Ordering::SeqCst);
             }
@@ -620,21 +620,17 @@ impl Relay {
             if message.seq <= latest {
                 continue;
             }
-            let checked = serde_json::from_str::<Frame>(&message.body)
-                .ok()
-                .filter(|frame| {
-                    message.seq == latest + 1
-                        && matches!(book.accept(frame.clone(), message.received_at),
-                            Ok(Accepted::New(seq)) if seq == message.seq)
+            let accepted = message.seq == latest + 1
+                && serde_json::from_str::<Frame>(&message.body).is_ok_and(|frame| {
+                    matches!(book.accept(frame, message.received_at),
+                        Ok(Accepted::New(seq)) if seq == message.seq)
                 });
-            match checked {
-                Some(frame) => held.push((message, frame)),
-                None => {
-                    room.publish(held);
-                    let _ = self.read_back(id, room, book).await;
-                    return false;
-                }
+            if !accepted {
+                room.publish(held);
+                let _ = self.read_back(id, room, book).await;
+                return false;
             }
+            held.push(message);
         }
         room.publish(held);
         true
