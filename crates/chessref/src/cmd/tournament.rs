@@ -921,7 +921,8 @@ fn parse_split(text: &str) -> Result<Vec<u16>, CliError> {
 fn parse_span(text: &str) -> Option<u64> {
     let text = text.trim();
     let split = text.len().checked_sub(1)?;
-    let (number, unit) = text.split_at(split);
+    // Checked: a unit of several bytes (`2é`) is no boundary to split at, and is refused.
+    let (number, unit) = text.split_at_checked(split)?;
     let scale = match unit {
         "s" => 1,
         "m" => 60,
@@ -960,6 +961,8 @@ mod tests {
     #[test]
     fn spans_and_deadlines_parse() {
         assert_eq!(parse_span("2h"), Some(7_200));
+        assert_eq!(parse_span("2é"), None);
+        assert_eq!(parse_span("é"), None);
         assert_eq!(parse_span("90m"), Some(5_400));
         assert_eq!(parse_span("1d"), Some(86_400));
         assert_eq!(parse_span("h"), None);
