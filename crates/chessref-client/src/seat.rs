@@ -187,6 +187,10 @@ impl SeatError {
     }
 }
 
+/// How many times [`Seat::game_at`] reads a game again whose events and commitment
+/// disagree (waits of 0.1, 0.2, 0.4 and 0.8 s) before it reports the mismatch.
+const MISMATCH_REREADS: u32 = 4;
+
 /// A transaction checked and estimated, ready to send.
 #[derive(Clone, Debug)]
 pub struct Prepared {
@@ -487,7 +491,26 @@ impl Seat {
     }
 
     /// [`Seat::game`] and the block it was read at (events up to it, the commitment of it).
+    ///
+    /// A node can name a block as its head before its logs answer `eth_getLogs` (geth,
+    /// erigon and anvil have all shown it): the events then stop a move short of the
+    /// state. A mismatch is therefore read again, a few times over about a second, and
+    /// only one that persists is an error.
     fn game_at(&mut self, id: U256) -> Result<(GameLog, u64), SeatError> {
+        let mut attempt = 0;
+        loop {
+            match self.game_once(id) {
+                Err(SeatError::CommitmentMismatch { .. }) if attempt < MISMATCH_REREADS => {
+                    attempt += 1;
+                    std::thread::sleep(Duration::from_millis(50 << attempt));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// One read of [`Seat::game_at`].
+    fn game_once(&mut self, id: U256) -> Result<(GameLog, u64), SeatError> {
         let (logs, block) =
             self.logs([None, Some(B256::from(id.to_be_bytes::<32>())), None, None])?;
         let game = fold_game(&logs).ok_or(SeatError::UnknownGame(id))?;
