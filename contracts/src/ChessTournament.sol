@@ -44,6 +44,9 @@ contract ChessTournament is IChessTournament {
     uint256 public constant MIN_ABANDON_AFTER = 1 hours;
     /// @notice Longest `abandonAfter`.
     uint256 public constant MAX_ABANDON_AFTER = 30 days;
+    /// @notice Latest registration deadline, from creation: an entry is locked until the
+    /// event fills or its deadline passes, so the organiser cannot lock it for years.
+    uint256 internal constant MAX_REGISTRATION = 90 days;
     /// @notice The EIP-2935 block-hash history contract (8,191 blocks), used where it has code.
     address public constant HISTORY_STORAGE = 0x0000F90827F1C53a10cb7A02335B175320002935;
 
@@ -156,9 +159,10 @@ contract ChessTournament is IChessTournament {
     /// @param t The terms: `size` 4..64, a power of two (`BadSize`); `feeBps` at most
     /// MAX_FEE_BPS (`FeeTooHigh`); `split` of 1..k+1 tiers, non-increasing, with each tier's
     /// share times its players (1, 1, 2, 4, ...) summing to 10,000 (`BadSplit`); `deadline`
-    /// in the future (`BadDeadline`); a `token` with code (`NotAToken`); the time control and
-    /// windows in the referee's ranges (`BadTimeControl`, `BadFirstMoveWindow`,
-    /// `BadResponseWindow`); `abandonAfter` MIN_ABANDON_AFTER..MAX_ABANDON_AFTER (`BadAbandonAfter`).
+    /// in the future, at most MAX_REGISTRATION ahead (`BadDeadline`); a `token` with code
+    /// (`NotAToken`); the time control and windows in the referee's ranges (`BadTimeControl`,
+    /// `BadFirstMoveWindow`, `BadResponseWindow`); `abandonAfter`
+    /// MIN_ABANDON_AFTER..MAX_ABANDON_AFTER (`BadAbandonAfter`).
     /// @return eventId The new event's id.
     function createEvent(EventTerms calldata t) external nonReentrant returns (uint256 eventId) {
         uint256 size = t.size;
@@ -168,7 +172,9 @@ contract ChessTournament is IChessTournament {
         if (t.feeBps > MAX_FEE_BPS) revert FeeTooHigh(t.feeBps);
         uint256 split = _packSplit(t.split, k);
         // forge-lint: disable-next-line(block-timestamp) a registration deadline
-        if (t.deadline <= block.timestamp) revert BadDeadline(t.deadline);
+        if (t.deadline <= block.timestamp || t.deadline > block.timestamp + MAX_REGISTRATION) {
+            revert BadDeadline(t.deadline);
+        }
         if (t.token != address(0) && t.token.code.length == 0) revert NotAToken(t.token);
         GameTerms.checkTimeControl(t.initialTime, t.increment);
         uint256 window = GameTerms.firstMoveWindow(t.firstMoveWindow);

@@ -100,7 +100,8 @@ interface IChessTournamentTypes {
     error BadSplit();
     /// @notice The organiser fee is above MAX_FEE_BPS.
     error FeeTooHigh(uint256 feeBps);
-    /// @notice The registration deadline is not in the future.
+    /// @notice The registration deadline is not in the future, or more than MAX_REGISTRATION
+    /// (90 days) ahead.
     error BadDeadline(uint256 deadline);
     /// @notice The fee token has no code.
     error NotAToken(address token);

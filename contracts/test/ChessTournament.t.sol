@@ -131,6 +131,26 @@ contract ChessTournamentTest is TournamentBase {
         assertEq(info.entrants, 0);
     }
 
+    function test_CreateEvent_DeadlineAtMostNinetyDaysAhead() public {
+        IChessTournamentTypes.EventTerms memory t = _terms(8, address(0), 0, _winnerTakesAll());
+        uint256 last = block.timestamp + 90 days;
+        t.deadline = uint40(last + 1);
+        vm.expectRevert(abi.encodeWithSelector(IChessTournamentTypes.BadDeadline.selector, last + 1));
+        tour.createEvent(t);
+        t.deadline = uint40(last);
+        uint256 id = tour.createEvent(t);
+        assertEq(tour.getEvent(id).deadline, last);
+    }
+
+    function testFuzz_CreateEvent_DeadlineRange(uint40 deadline) public {
+        IChessTournamentTypes.EventTerms memory t = _terms(8, address(0), 0, _winnerTakesAll());
+        t.deadline = deadline;
+        if (deadline <= block.timestamp || deadline > block.timestamp + 90 days) {
+            vm.expectRevert(abi.encodeWithSelector(IChessTournamentTypes.BadDeadline.selector, deadline));
+        }
+        tour.createEvent(t);
+    }
+
     function test_CreateEvent_Reverts() public {
         uint16[] memory s = _winnerTakesAll();
         for (uint256 i; i < 4; ++i) {

@@ -389,7 +389,7 @@ fn tournament_words(error: &T, now: u64) -> String {
             span(seconds(e.abandonAfter))
         ),
         T::BadDeadline(e) => format!(
-            "the registration deadline {} is not in the future",
+            "the registration deadline {} is not in the future, or more than 90 days ahead",
             when(seconds(e.deadline), now)
         ),
         T::BadFirstMoveWindow(e) => format!(

@@ -15,3 +15,8 @@ pub use bracket::{Bracket, BracketSize, MatchIndex, lot_white_wins};
 pub use error::TournamentError;
 pub use split::{BPS, MAX_FEE_BPS, Prizes, Split};
 pub use standings::{Outcome, Players};
+
+/// The latest registration deadline an event may have, in seconds after its creation
+/// (the contract's `MAX_REGISTRATION`, 90 days): entries are locked until the event fills
+/// or its deadline passes, so an organiser cannot lock them for years.
+pub const MAX_REGISTRATION: u64 = 90 * 86_400;

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use alloy_primitives::{Address, U256, Uint};
 use chessref_client::seat::Seat;
-use chessref_core::tournament::{BracketSize, MAX_FEE_BPS, Split};
+use chessref_core::tournament::{BracketSize, MAX_FEE_BPS, MAX_REGISTRATION, Split};
 use chessref_evm::bindings::IChessTournamentTypes::{EventInfo, EventTerms, MatchInfo};
 use chessref_evm::tournament::Tournament;
 use chessref_evm::{Borrowed, Chain, EvmError, Referee, RpcChain, TxReceipt};
@@ -933,7 +933,8 @@ fn parse_span(text: &str) -> Option<u64> {
     number.parse::<u64>().ok()?.checked_mul(scale)
 }
 
-/// `--deadline`: a span from `now` or a unix time (after `now`, below 2^40).
+/// `--deadline`: a span from `now` or a unix time (after `now`, at most
+/// [`MAX_REGISTRATION`] after it).
 fn parse_when(text: &str, now: u64) -> Result<u64, CliError> {
     let at = match parse_span(text) {
         Some(span) => now.saturating_add(span),
@@ -948,8 +949,10 @@ fn parse_when(text: &str, now: u64) -> Result<u64, CliError> {
             "--deadline {text:?} is not in the future (the chain's time is {now})"
         )));
     }
-    if at >= 1 << 40 {
-        return Err(CliError::Arg(format!("--deadline {text:?} is too far off")));
+    if at - now > MAX_REGISTRATION {
+        return Err(CliError::Arg(format!(
+            "--deadline {text:?} is more than 90 days off (the contract's longest registration)"
+        )));
     }
     Ok(at)
 }
@@ -971,6 +974,9 @@ mod tests {
         assert_eq!(parse_when("5000", 1_000).unwrap(), 5_000);
         assert!(parse_when("500", 1_000).is_err());
         assert!(parse_when("soon", 1_000).is_err());
+        assert_eq!(parse_when("90d", 1_000).unwrap(), 1_000 + MAX_REGISTRATION);
+        let far = parse_when("91d", 1_000).unwrap_err().to_string();
+        assert!(far.contains("90 days"), "{far}");
     }
 
     #[test]
