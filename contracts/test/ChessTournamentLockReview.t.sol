@@ -1,20 +1,26 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 pragma solidity ^0.8.30;
 
-import {TournamentBase} from "./ChessTournamentBase.t.sol";
+import {TournamentBase, VmBlocks} from "./ChessTournamentBase.t.sol";
+import {TournamentChannelBase} from "./ChessTournamentChannel.t.sol";
 import {RealGames} from "./ChessRefereeGames.t.sol";
 import {IChessTournamentTypes} from "../src/IChessTournament.sol";
 import {IChessRefereeTypes} from "../src/IChessReferee.sol";
 import {ClockWord} from "../src/ClockWord.sol";
 import {ChessRules} from "../src/ChessRules.sol";
+import {IChessChannelTypes} from "../src/IChessChannel.sol";
+import {Move, Auth} from "../src/ChannelHash.sol";
+import {TokenTransferFailed} from "../src/SafeERC20.sol";
+import {MockERC20} from "./mocks/MockERC20.sol";
 
 /// @notice Second reader of issue 31 (a214540: the registration deadline is at most 90 days
 /// after creation). Each test is one way an organiser or an entrant might try to keep the
 /// entrants' fees locked. The registration phase is bounded as claimed (90 days + 1 s), and
-/// every stalled step after the fill can be driven by a stranger; but after the fill an
-/// event lasts as long as its games, and the time control the organiser may choose
-/// (initial time up to 90 days, increment up to 1 day) lets games outlast the bound many
-/// times over: the two `Attack_` tests below succeed and show it.
+/// every stalled step after the fill can be driven by a stranger. The `Attack_` tests
+/// succeed: after the fill an event lasts as long as its games, and the time control
+/// `createEvent` accepts (a 90-day clock, a 1-day increment) lets one slow entrant hold every
+/// entry past 90 days and two agreeing entrants for over a year (decades with more moves);
+/// an organiser's own freezable fee token holds them for ever.
 contract ChessTournamentLockReviewTest is TournamentBase {
     address internal stranger = address(0x5757);
 
@@ -31,7 +37,7 @@ contract ChessTournamentLockReviewTest is TournamentBase {
     /// @dev Moves to `b` (or past it) and gives block `b` the hash `h`.
     function _hashAt(uint256 b, bytes32 h) internal {
         if (block.number <= b) vm.roll(b + 1);
-        VmBlocksLike(address(vm)).setBlockhash(b, h);
+        VmBlocks(address(vm)).setBlockhash(b, h);
     }
 
     // ------------------------------------------------------------ registration
@@ -137,7 +143,7 @@ contract ChessTournamentLockReviewTest is TournamentBase {
         _fill(e, 4);
         uint256 armed = tour.getEvent(e).drawBlock;
         vm.roll(armed + 10_000);
-        VmBlocksLike(address(vm)).setBlockhash(armed, 0);
+        VmBlocks(address(vm)).setBlockhash(armed, 0);
         vm.prank(stranger);
         tour.draw(e);
         IChessTournamentTypes.EventInfo memory info = tour.getEvent(e);
@@ -189,7 +195,7 @@ contract ChessTournamentLockReviewTest is TournamentBase {
         tour.report(e, 0);
         uint256 lotBlock = tour.getMatch(e, 0).lotBlock;
         vm.roll(lotBlock + 10_000);
-        VmBlocksLike(address(vm)).setBlockhash(lotBlock, 0);
+        VmBlocks(address(vm)).setBlockhash(lotBlock, 0);
         vm.prank(stranger);
         tour.resolveLot(e, 0);
         IChessTournamentTypes.MatchInfo memory m = tour.getMatch(e, 0);
@@ -223,6 +229,38 @@ contract ChessTournamentLockReviewTest is TournamentBase {
     }
 
     // ------------------------------------------------------------ attacks that succeed
+
+    /// @dev ATTACK SUCCEEDS (a trust limit rather than a bug). The fee token is the
+    /// organiser's choice and only needs code: an organiser who issues its own token with an
+    /// owner's freeze takes the entries, then freezes the tournament's balance. The refunds
+    /// are credited after the deadline as they should be, but no withdrawal, to the entrant
+    /// or any other address, can ever move them.
+    function test_LockReview_Attack_OrganisersFreezableTokenHoldsEveryRefund() public {
+        vm.prank(organiser);
+        FreezableToken token = new FreezableToken();
+        uint256 e = _create(_terms(4, address(token), 0, _winnerTakesAll()));
+        for (uint256 i; i < 2; ++i) {
+            token.mint(_player(i), FEE);
+            vm.startPrank(_player(i));
+            token.approve(address(tour), FEE);
+            tour.enter(e);
+            vm.stopPrank();
+        }
+        vm.prank(organiser);
+        token.freeze(address(tour));
+        vm.warp(tour.getEvent(e).deadline + 1);
+        for (uint256 i; i < 2; ++i) {
+            vm.startPrank(_player(i));
+            tour.claim(e);
+            assertEq(tour.credits(_player(i), address(token)), FEE, "refund credited");
+            vm.expectRevert(abi.encodeWithSelector(TokenTransferFailed.selector, address(token)));
+            tour.withdraw(address(token));
+            vm.expectRevert(abi.encodeWithSelector(TokenTransferFailed.selector, address(token)));
+            tour.withdrawTo(address(token), stranger);
+            vm.stopPrank();
+        }
+        assertEq(token.balanceOf(address(tour)), 2 * uint256(FEE), "the entries sit frozen");
+    }
 
     /// @dev ATTACK SUCCEEDS. Two entrants who agree (the organiser's two accounts, drawn into
     /// one match) hold every entry for over a year in one round-0 game, on terms
@@ -322,7 +360,71 @@ contract ChessTournamentLockReviewTest is TournamentBase {
     }
 }
 
-/// @dev The block-hash cheatcode (declared here too: the base's interface is file-local).
-interface VmBlocksLike {
-    function setBlockhash(uint256 blockNumber, bytes32 blockHash) external;
+/// @notice Second reader of issue 31, channel events: a per-move game's clock can only grow
+/// by the increment, but a channel registration takes its budgets from the signed times of
+/// the two moves it shows, and nothing on-chain ties those to the game's time control. Two
+/// entrants who agree can so give their game a clock of 2^32 s (136 years) whatever the
+/// event's terms, and the event cannot finish before it runs out.
+contract ChessTournamentLockReviewChannelTest is TournamentChannelBase {
+    address internal stranger = address(0x5757);
+
+    /// @dev ATTACK SUCCEEDS. In an event of 10-minute games (600 s + 5 s, window 600 s,
+    /// `abandonAfter` 1 hour), alice and bob, drawn into match 0, sign ply 1 honestly, then a
+    /// ply 2 that gives both sides 2^32 s (an invalid transition nobody else can see: its
+    /// predecessor is never shown), then a valid ply 3; alice registers plies 2 and 3. The
+    /// game is frozen with black to move and over a century on its clock: no stranger can
+    /// report it abandoned or prove the revealed move illegal, the final cannot start, and
+    /// carol and dave cannot claim. Fifty years later nothing has changed.
+    function test_LockReview_Attack_ForgedChannelClockHoldsEveryEntryForACentury() public {
+        uint256 created = block.timestamp;
+        uint256 e = _channelEvent();
+        uint256 id = _startMatch(e, 0);
+        _resetLine(id, ChessRules.initialState());
+        line.push(_next(line[0], "e2e4", 0));
+        Move memory forged = _next(line[1], "e7e5", 0);
+        (forged.whiteTime, forged.blackTime) = (type(uint32).max - INCREMENT, type(uint32).max - INCREMENT);
+        line.push(forged);
+        line.push(_next(line[2], "g1f3", 0));
+        _register(3);
+
+        Position memory p = pos[id];
+        uint256 deadline = ClockWord.deadline(p.clock, false);
+        assertGt(deadline, created + 100 * 365 days, "black's clock runs for over a century");
+
+        vm.warp(created + 50 * 365 days);
+        assertEq(ref.getGame(id).phase, PHASE_RUNNING, "the game still runs");
+        vm.prank(stranger);
+        vm.expectRevert(abi.encodeWithSelector(IChessTournamentTypes.NotAbandoned.selector, deadline + 1 hours));
+        tour.reportAbandoned(e, 0, p.state, p.history, p.clock);
+        Auth memory lastAuth = _byAuthor(line[3]);
+        vm.prank(stranger);
+        vm.expectRevert(IChessChannelTypes.NotIllegal.selector);
+        channel.proveIllegalMove(line[2], line[3], lastAuth);
+        vm.prank(stranger);
+        vm.expectRevert(abi.encodeWithSelector(IChessTournamentTypes.GameNotEnded.selector, id));
+        tour.start(e, 2);
+        address[2] memory others = [carol, dave];
+        for (uint256 i; i < 2; ++i) {
+            vm.prank(others[i]);
+            vm.expectRevert(abi.encodeWithSelector(IChessTournamentTypes.GameNotEnded.selector, id));
+            tour.claim(e);
+        }
+    }
+}
+
+/// @dev An ERC-20 whose issuer can freeze any holder (as several stablecoins can): a
+/// frozen holder cannot send.
+contract FreezableToken is MockERC20 {
+    address internal immutable issuer = msg.sender;
+    mapping(address holder => bool) public frozen;
+
+    function freeze(address holder) external {
+        require(msg.sender == issuer, "issuer");
+        frozen[holder] = true;
+    }
+
+    function _move(address from, address to, uint256 amount) internal override {
+        require(!frozen[from], "frozen");
+        super._move(from, to, amount);
+    }
 }
