@@ -37,6 +37,11 @@ abstract contract ChessChannelCore is IChessChannelTypes {
     /// a move nobody acknowledged starts its opponent's clock at most this long before the
     /// block that shows it. Honest clients refuse a move stamped further behind their clock.
     uint256 public constant CLOCK_TOLERANCE = 30;
+    /// @dev More plies than any game can have: a ply that is not a pawn move or a capture
+    /// raises the halfmove clock, 150 ends the game (section 6 code 5), and a game has at
+    /// most 126 pawn moves and captures (16 pawns of at most 6 moves, 30 captures) to reset
+    /// it, so at most 127 runs of 150 plies.
+    uint256 internal constant MAX_PLIES = 19_050;
 
     /// @dev Whether contract wallet `signer` approved `digest` (ERC-1271, asked once by
     /// `pin`); a pinned digest counts for good.
@@ -475,7 +480,13 @@ abstract contract ChessChannelCore is IChessChannelTypes {
             g.customStart ? 0 : g.firstMoveWindow,
             g.customStart
         );
-        return _withBudgets(clock, last, authorWhite, windowEnd, from, frozen, replyAt);
+        uint256 plies = _plyOf(last);
+        if (plies > MAX_PLIES) plies = MAX_PLIES;
+        // The most either side can hold after `plies` moves of a valid game: every signed time
+        // is at most its predecessor's plus the increment (section 6 code 4), from the start's
+        // initial time, and a side has made at most half the moves, rounded up.
+        uint256 most = g.initialTime + ((plies + 1) >> 1) * g.increment;
+        return _withBudgets(clock, last, authorWhite, windowEnd, from, frozen, replyAt, most);
     }
 
     /// @dev `m.ply` read by hand, with the decoder's range check (see `_heads`).
@@ -500,7 +511,8 @@ abstract contract ChessChannelCore is IChessChannelTypes {
     /// reads 0, section 7.3). For an overtake (`frozen`, the clock word of the registration it
     /// overtakes, else 0) the signed times cannot give back what the wall clock charged: the
     /// registered position's author has at most its budget there plus its increments since,
-    /// and a direct reply's author at most its deadline less `from` plus the increment.
+    /// and a direct reply's author at most its deadline less `from` plus the increment. No
+    /// signed time counts for more than `most`, what a valid game can hold at `last`'s ply.
     function _withBudgets(
         uint256 clock,
         Move calldata last,
@@ -508,7 +520,8 @@ abstract contract ChessChannelCore is IChessChannelTypes {
         uint256 windowEnd,
         uint256 from,
         uint256 frozen,
-        uint256 replyAt
+        uint256 replyAt,
+        uint256 most
     ) internal pure returns (uint256) {
         uint256 whiteTime;
         uint256 blackTime;
@@ -517,6 +530,11 @@ abstract contract ChessChannelCore is IChessChannelTypes {
             whiteTime := calldataload(add(last, 0xa0))
             blackTime := calldataload(add(last, 0xc0))
         }
+        // Signed times no valid game reaches are cut to what one could: the two players of a
+        // channel game can sign any times between themselves, and a registration checks only
+        // the shown step (a hosted tournament game so forged would hold the event for ever).
+        if (whiteTime > most) whiteTime = most;
+        if (blackTime > most) blackTime = most;
         uint256 toMove = (authorWhite ? blackTime : whiteTime) + ClockWord.GRACE_PERIOD;
         uint256 authorBudget = (authorWhite ? whiteTime : blackTime) + ClockWord.GRACE_PERIOD;
         if (frozen != 0) {

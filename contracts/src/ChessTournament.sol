@@ -424,7 +424,8 @@ contract ChessTournament is IChessTournament {
     /// @notice Credits the caller's share (pull it with `withdraw`): the whole fee back for
     /// an event that did not fill by its deadline; after the final (recorded here first if
     /// its game ended on the board or its lot is due), the prize of the caller's tier (see
-    /// `_share` for abandoned games and walkovers). `NotEntered`, `AlreadyClaimed`, `NotFinished`.
+    /// `_share` for abandoned games and walkovers). `NotEntered`, `AlreadyClaimed`, `NotFinished`;
+    /// `GameNotEnded` while the final's game, or a game below it, still runs.
     /// @param eventId The event.
     function claim(uint256 eventId) external nonReentrant {
         Event storage ev = _event(eventId);
