@@ -763,7 +763,7 @@ pub(crate) mod tests {
         path
     }
 
-    const SOURCE: Source = Source {
+    pub(crate) const SOURCE: Source = Source {
         chain_id: 31337,
         referee: address!("5FbDB2315678afecb367f032d93F642f64180aa3"),
         from_block: 5,
@@ -814,7 +814,7 @@ pub(crate) mod tests {
         }
     }
 
-    fn count(store: &mut Store, table: &str) -> i64 {
+    pub(crate) fn count(store: &mut Store, table: &str) -> i64 {
         store
             .db()
             .query_one(
@@ -828,7 +828,7 @@ pub(crate) mod tests {
 
     /// Runs `check` on a fresh store of each backend: a SQLite file, then a database on
     /// a throwaway Postgres server.
-    fn on_both(name: &str, check: impl Fn(Store)) {
+    pub(crate) fn on_both(name: &str, check: impl Fn(Store)) {
         check(Store::open(&temp_db(name)).unwrap());
         let pg = chessref_pgtest::TempPostgres::start().unwrap();
         check(Store::open_target(&pg.url().parse().unwrap()).unwrap());

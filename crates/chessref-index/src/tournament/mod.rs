@@ -17,3 +17,6 @@ pub use view::{
     MatchView, PrizeView, Standing, TournamentFilter, TournamentList, TournamentStatus,
     TournamentSummary, TournamentView,
 };
+
+#[cfg(test)]
+mod tests;
