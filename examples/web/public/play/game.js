@@ -29,7 +29,7 @@ export async function openGame(id) {
   // No sound for the game drawn before this one (sound() waits for this one's first ply),
   // and none of its marks (a rematch opens the next game on the same page).
   for (const mark of ["ply", "synced", "colour", "phase", "premove"]) delete document.body.dataset[mark];
-  $("lobby").hidden = true;
+  for (const home of ["lobby", "tournaments"]) $(home).hidden = true;
   $("game").hidden = false;
   makeBoard();
   if (app.account) localStorage.setItem(`chessref:open:${app.net.referee}:${app.account}`, String(id));

@@ -15,12 +15,18 @@ export function timeControl(initialSeconds, increment) {
 
 /** `wei` (a bigint, or what BigInt takes) as ETH without trailing zeros: "1", "0.01". */
 export function eth(wei) {
-  const w = BigInt(wei);
+  return units(wei, 18);
+}
+
+/** `amount` in a token's smallest units as whole tokens of `decimals` decimals, without
+ * trailing zeros: units(1500000n, 6) is "1.5". */
+export function units(amount, decimals) {
+  const w = BigInt(amount);
+  const one = 10n ** BigInt(decimals);
   const sign = w < 0n ? "-" : "";
   const abs = w < 0n ? -w : w;
-  const whole = abs / 10n ** 18n;
-  const fraction = (abs % 10n ** 18n).toString().padStart(18, "0").replace(/0+$/, "");
-  return `${sign}${whole}${fraction ? `.${fraction}` : ""}`;
+  const fraction = decimals > 0 ? (abs % one).toString().padStart(Number(decimals), "0").replace(/0+$/, "") : "";
+  return `${sign}${abs / one}${fraction ? `.${fraction}` : ""}`;
 }
 
 /** How a game ended, by the referee's reason code (REFEREE.md): the words after
