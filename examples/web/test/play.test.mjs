@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
 import { chromium } from "playwright-core";
 import { ethers } from "ethers";
-import { provider, refereeArtifact } from "../chain.mjs";
+import { provider, refereeArtifact, tournamentAbi } from "../chain.mjs";
 import { servePage } from "../serve.mjs";
 import { chessrefBinary, startStack } from "../stack.mjs";
 import { walletScript } from "../devwallet.mjs";
@@ -1500,6 +1500,118 @@ playTest("issue 28: a whole game by taps on two phones: to mate, Offer draw, Dec
   assert.equal(await alice.page.getAttribute("#moves", "data-sans"), "e4 e5 Nf3 d6 Bc4 Bg4 Nc3 g6 Nxe5 Bxd1 Bxf7+ Ke7 Nd5#");
   await bob.page.waitForTimeout(400);
   await bob.page.screenshot({ path: `${OUT}phone-mate.png` });
+});
+
+/** anvil's dev account 4: the fourth player of a knockout. */
+const DAVE = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65";
+
+/** The tournament the referee created (its second CREATE), with anvil's account 0 (the
+ * organiser) as its signer. */
+async function tournamentOf() {
+  const organiser = await provider(stack.rpc).getSigner(0);
+  return new ethers.Contract(await referee.tournament(), tournamentAbi(), organiser);
+}
+
+/** How many confirmations `p`'s wallet asked for so far (devwallet.mjs counts them). */
+const confirmations = (p) => p.page.evaluate(() => window.__walletConfirmations.length);
+
+playTest("issue 31: four players enter a knockout from the Tournaments view with one confirmation each, the bracket appears live, white starts its semi-final from the page and both players' game views open on it", async () => {
+  const t = await tournamentOf();
+  const node = provider(stack.rpc);
+  const fee = ethers.parseEther("0.01");
+  const deadline = (await node.getBlock("latest")).timestamp + 3_600;
+  // The organiser creates a 4-player channel event: 5+2, 600 s to answer a registration,
+  // 60/25/7.5 % to the winner, the finalist and each semi-finalist, a 5 % organiser fee.
+  const terms = { token: ethers.ZeroAddress, fee, size: 4, initialTime: 300, increment: 2, firstMoveWindow: 0, responseWindow: 600, deadline, feeBps: 500, split: [6000, 2500, 750], abandonAfter: 3_600 };
+  const created = await (await t.createEvent(terms)).wait();
+  const id = String(created.logs.map((l) => t.interface.parseLog(l)).find((e) => e?.name === "EventCreated").args.eventId);
+  const players = [
+    await person(ALICE, "alice", "#tournaments", PHONE, { isMobile: true, hasTouch: true }),
+    await person(BOB, "bob", "#tournaments", DESKTOP),
+    await person(CAROL, "carol", "#tournaments"),
+    await person(DAVE, "dave", "#tournaments"),
+  ];
+  const card = `#open-events article[data-event="${id}"]`;
+  await until(players[0], `${card} button[data-call="enter"]:not([disabled])`);
+  // What a player reads before it pays: the fee, the places, the games, the prizes (pool
+  // 0.04 ETH less 5 %: 0.038 ETH, of which 60 %, 25 % and 7.5 % each).
+  const words = await players[0].page.innerText(card);
+  for (const said of ["0.01 ETH", "4 of 4 left", "5+2, moves signed off-chain", "closes in 59 min", "Winner 0.0228 ETH · Finalist 0.0095 ETH · Semi-finalists 0.00285 ETH each", "5% of the pool, after the final", "One confirmation in your wallet"]) {
+    assert.ok(words.includes(said), `the open event says "${said}": ${words}`);
+  }
+  await assertFits(players[0], "the open events");
+  for (const [i, p] of players.entries()) {
+    const enter = `${card} button[data-call="enter"]`;
+    await until(p, `${enter}:not([disabled])`);
+    const before = await confirmations(p);
+    await p.page.click(enter);
+    await until(p, `${enter}[disabled]:has-text("Entered")`);
+    assert.equal(await confirmations(p), before + 1, `${p.name} entered with one confirmation`);
+    assert.equal(await t.entrantOf(id, i), p.account, `${p.name} holds entrant index ${i}`);
+    if (i < 3) assert.match(await p.page.innerText(`#next-list [data-event="${id}"]`), new RegExp(`You are entered: ${i + 1} of 4 players so far`));
+  }
+  // A fifth entry would be refused: the card leaves the open events once the index says full.
+  await until(players[0], `#event[data-event="${id}"][data-status="drawing"]`);
+  // The filling entry armed the draw on the next block; the chain moves on (as a real one does).
+  await node.send("evm_mine", []);
+  await node.send("evm_mine", []);
+  const drawer = players[2];
+  await until(drawer, `#next-list [data-event="${id}"] button[data-call="draw"]`);
+  await drawer.page.click(`#next-list [data-event="${id}"] button[data-call="draw"]`);
+  // Every page draws the bracket by itself (refreshed every 3 s): two semi-finals and a final.
+  const pairs = [await t.pairing(id, 0), await t.pairing(id, 1)];
+  for (const p of players) {
+    await until(p, `#event[data-event="${id}"][data-status="running"] #bracket .match[data-match="1"] .side.black .name[title]`);
+    assert.equal(await p.page.locator("#bracket .round").count(), 2);
+    assert.deepEqual(await p.page.locator("#bracket h4").allInnerTexts(), ["SEMI-FINALS", "FINAL"]);
+    const mine = p.page.locator("#bracket .match.mine .side.you .name");
+    assert.equal(await mine.innerText(), "you", `${p.name}: "you" marked in its own match`);
+    for (const [m, [white, black]] of pairs.entries()) {
+      for (const [colour, address] of [["white", white], ["black", black]]) {
+        const name = p.page.locator(`#bracket .match[data-match="${m}"] .side.${colour} .name`);
+        assert.equal(await name.getAttribute("title"), address, `${p.name}: match ${m}'s ${colour}`);
+        assert.equal(await name.innerText(), address === p.account ? "you" : `${address.slice(0, 6)}…${address.slice(-4)}`);
+      }
+    }
+  }
+  // Semi-final 0: white starts it from "Your next game"; black is told white starts.
+  const [white, black] = pairs[0].map((a) => players.find((p) => p.account === a));
+  const step = (p) => `#next-list [data-event="${id}"]`;
+  await until(white, `${step(white)} button[data-call="start"]`);
+  assert.match(await white.page.innerText(step(white)), /Semi-finals: you play white against 0x.{4}….{4}\. You play white, so you start the game/);
+  assert.match(await black.page.innerText(step(black)), /You play black: white starts the game, and you may start it too/);
+  const before = await confirmations(white);
+  await white.page.click(`${step(white)} button[data-call="start"]`);
+  await until(white, "body[data-game]");
+  const match = await t.getMatch(id, 0);
+  assert.equal(Number(match.status), 1, "the chain records match 0 running");
+  assert.equal(await white.page.getAttribute("body", "data-game"), String(match.gameId), "the game view opened on the match's game");
+  assert.equal(await white.page.locator("#game:not([hidden])").count(), 1);
+  // Start was one confirmation; the game's session key is the game view's, once per game.
+  await until(white, "body[data-synced]");
+  assert.equal(await confirmations(white), before + 2);
+  assert.equal(await white.page.innerText("#game-id"), `#${match.gameId}`);
+  // Black's next step becomes its game: opened from the page, the same board.
+  await until(black, `${step(black)} button[data-call="open"]`);
+  await black.page.click(`${step(black)} button[data-call="open"]`);
+  await until(black, `body[data-game="${match.gameId}"][data-synced]`);
+  await move(white, black, "e2e4");
+  assert.equal(await black.page.innerText("#clock-bottom .who"), "black");
+  // The others watch it live: its match shows playing, a Watch link on it.
+  const others = players.filter((p) => p !== white && p !== black);
+  for (const p of others) await until(p, `#bracket .match[data-match="0"][data-status="running"] button:has-text("Watch")`);
+  // Back from the game: the Tournaments view again.
+  for (const p of [white, black]) {
+    await p.page.click("#back");
+    await until(p, `#tournaments:not([hidden]) #bracket .match[data-match="0"][data-status="running"]`);
+  }
+  for (const p of players.filter((q) => q.page.viewportSize().width === PHONE.width || q.page.viewportSize().width === DESKTOP.width)) {
+    await assertFits(p, "the bracket");
+    await p.page.evaluate(() => document.getElementById("bracket").scrollIntoView());
+    await p.page.waitForTimeout(400);
+    const shot = p.page.viewportSize().width === PHONE.width ? "tournament-phone" : "tournament-desktop";
+    await p.page.screenshot({ path: `${OUT}${shot}.png`, fullPage: true });
+  }
 });
 
 test("the page logged no errors", () => {

@@ -300,7 +300,7 @@ function event4({ status = "running", semis, final, standings = [] }) {
   return {
     id: "3", tournament: "0x0000000000000000000000000000000000000007", status, token: "0x0000000000000000000000000000000000000000",
     fee: "10000000000000000", size: 4, entrantCount: 4, entrants: P, standings, prizes: [], pool: "40000000000000000",
-    rounds: [[match(0, 0, semis[0]), match(1, 0, semis[1])], [match(2, 1, final)]],
+    responseWindow: 600, rounds: [[match(0, 0, semis[0]), match(1, 0, semis[1])], [match(2, 1, final)]],
   };
 }
 
@@ -364,6 +364,10 @@ test("the next step while playing: open the game; report a draw; resolve a due l
   const on = nextStep(event4({ semis }), P[1], { latestBlock: 30, game: { phase: 2, result: 0 } }, ethMoney);
   assert.deepEqual(on.action, { call: "open", gameId: "7", label: "Open your game" });
   assert.match(on.say, /You play black\.$/);
+  // A per-move event's game is not the game view's: the player is told where to play it.
+  const perMove = nextStep({ ...event4({ semis }), responseWindow: 0 }, P[1], { latestBlock: 30, game: { phase: 2, result: 0 } }, ethMoney);
+  assert.equal(perMove.action, null);
+  assert.match(perMove.say, /play it with chessref tournament play 3\.$/);
   const drawn = nextStep(event4({ semis }), P[1], { latestBlock: 30, game: { phase: 3, result: 3 } }, ethMoney);
   assert.deepEqual(drawn.action, { call: "report", args: ["3", 0], label: "Report the draw" });
   // Black won; the other semi-final still plays: nothing to do but wait.

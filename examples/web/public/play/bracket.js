@@ -104,6 +104,12 @@ export function matchWords(match, me) {
   }
 }
 
+/** Whether the page's game view plays the event's games: channel games (a response
+ * window), not per-move ones. */
+export function playsHere(summary) {
+  return Number(summary.responseWindow) > 0;
+}
+
 /** Every match of the event's bracket, in match order. */
 function allMatches(detail) {
   return detail.rounds.flat().sort((a, b) => a.match - b.match);
@@ -208,7 +214,11 @@ export function nextStep(detail, me, chain, money) {
     case "running": {
       const game = chain.game;
       if (!game || Number(game.phase) !== 3) {
-        return { say: `${round}: your game against ${shortAddress(opponent)} is on. You play ${colour}.`, action: { call: "open", gameId: m.gameId, label: "Open your game" } };
+        const on = `${round}: your game against ${shortAddress(opponent)} is on. You play ${colour}.`;
+        // The game view plays channel games (moves signed off-chain); a per-move game is
+        // played by `chessref tournament play`.
+        if (!playsHere(detail)) return { say: `${on} Its moves are sent on-chain one by one, which this page does not do yet: play it with chessref tournament play ${id}.`, action: null };
+        return { say: on, action: { call: "open", gameId: m.gameId, label: "Open your game" } };
       }
       const result = Number(game.result);
       if (result === 3) return { say: `${round}: your game was drawn. Report it: a lot from a later block decides who goes on.`, action: { call: "report", args: [id, m.match], label: "Report the draw" } };

@@ -11,7 +11,7 @@ import { api, indexed } from "./server.js";
 import { transact } from "./wallet.js";
 import { shortAddress, units } from "./words.js";
 import {
-  deadlineWords, gameWords, matchWords, nextStep, playerName, prizeLine, roundName, same, statusWords, tierName,
+  deadlineWords, gameWords, matchWords, nextStep, playerName, playsHere, prizeLine, roundName, same, statusWords, tierName,
 } from "./bracket.js";
 import { openGame } from "./game.js";
 
@@ -289,7 +289,7 @@ async function renderEvent(d) {
       const h = document.createElement("h4");
       h.textContent = roundName(r, d.size);
       column.append(h);
-      for (const m of matches) column.append(matchBox(m, me));
+      for (const m of matches) column.append(matchBox(m, me, playsHere(d)));
       bracket.append(column);
     }
   }
@@ -305,8 +305,8 @@ async function renderEvent(d) {
 }
 
 /** One match of the bracket: its two players (colour, "you", the winner marked) and what
- * became of it. */
-function matchBox(m, me) {
+ * became of it; `playable`: its running game opens in the game view. */
+function matchBox(m, me, playable) {
   const box = document.createElement("div");
   box.className = "match";
   box.dataset.match = String(m.match);
@@ -339,7 +339,7 @@ function matchBox(m, me) {
   how.className = "how";
   how.textContent = matchWords(m, me);
   box.append(how);
-  if (m.gameId && m.status === "running") {
+  if (playable && m.gameId && m.status === "running") {
     const watch = document.createElement("button");
     watch.type = "button";
     watch.className = "link";
