@@ -75,7 +75,11 @@ export function statusWords(summary, me) {
       return `Taking entries: ${left} of ${summary.size} place${summary.size === 1 ? "" : "s"} left`;
     }
     case "drawing": return "Full: the bracket is being drawn";
-    case "running": return "Playing";
+    case "running": {
+      // With the bracket (an event's detail): the round being played, the lowest one open.
+      const open = summary.rounds?.findIndex((r) => r.some((m) => m.status !== "decided" && m.status !== "abandoned"));
+      return open >= 0 ? `Playing the ${roundName(open, summary.size).toLowerCase()}` : "Playing";
+    }
     case "finished": return summary.winner ? `Finished: won by ${playerName(summary.winner, me)}` : "Finished without a winner";
     case "refunding": return "Did not fill: every entry is refunded";
     case "cancelled": return "Cancelled by its organiser";

@@ -203,7 +203,7 @@ async function renderOpen(events, details, now) {
       ["entry", money(t.fee)],
       ["places", `${left} of ${t.size} left`],
       ["games", gameWords(t)],
-      ["entries", `${deadlineWords(t.deadline, now)} (${new Date(t.deadline * 1000).toLocaleString()})`],
+      ["entries", `${deadlineWords(t.deadline, now)} (${new Date(t.deadline * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })})`],
       ["prizes", prizeLine(d.prizes, money) || "none"],
     ];
     if (t.organiserFeeBps > 0) rows.push(["organiser", `${t.organiserFeeBps / 100}% of the pool, after the final`]);
@@ -288,8 +288,10 @@ async function renderEvent(d) {
       column.setAttribute("aria-label", roundName(r, d.size));
       const h = document.createElement("h4");
       h.textContent = roundName(r, d.size);
-      column.append(h);
-      for (const m of matches) column.append(matchBox(m, me, playsHere(d)));
+      const list = document.createElement("div");
+      list.className = "matches";
+      for (const m of matches) list.append(matchBox(m, me, playsHere(d)));
+      column.append(h, list);
       bracket.append(column);
     }
   }
@@ -319,10 +321,12 @@ function matchBox(m, me, playable) {
     const swatch = document.createElement("span");
     swatch.className = "swatch";
     swatch.title = address ? `plays ${colour}` : "";
+    swatch.hidden = !address;
     const name = document.createElement("span");
     name.className = "name";
-    name.textContent = address ? playerName(address, me) : "…";
+    name.textContent = address ? playerName(address, me) : "to be decided";
     if (address) name.title = address;
+    else name.classList.add("unknown");
     side.append(swatch, name);
     if (address && same(address, me)) side.classList.add("you");
     if (m.status === "decided" && same(m.winner, address)) {
