@@ -8,7 +8,7 @@ import { Premove } from "../public/play/premove.js";
 import { MUTE_KEY, SOUNDS, isMuted, moveSound, playSound, setMuted, soundsDue } from "../public/play/sounds.js";
 import { explain, illegalMoveSentence, outdated, pieceName, revertSentence } from "../public/play/errors.js";
 import {
-  boardReason, drawOfferNote, eth, moverOf, offChainOutcome, outcomeWords, ratingText, rematchWords, shortAddress, timeControl, units,
+  boardReason, drawOfferNote, eth, moverOf, offChainOutcome, outcomeWords, ratingText, rematchWords, settles, shortAddress, timeControl, units,
 } from "../public/play/words.js";
 import {
   deadlineWords, gameWords, matchWords, nextStep, playerName, prizeLine, roundName, statusWords, tierName,
@@ -121,6 +121,20 @@ test("the result banner says who won, how, and what each side wins or loses", ()
   assert.equal(outcomeWords({ result: 3, reason: 10, colour: "white", stake: STAKE }).headline, "Draw by threefold repetition.");
   assert.deepEqual(outcomeWords({ result: 2, reason: 1, colour: null, stake: STAKE }), { headline: "Black won by checkmate.", amount: "2 ETH to black.", payout: 0n });
   assert.equal(outcomeWords({ result: 4, reason: 0, colour: "white", stake: STAKE }).payout, STAKE);
+  // A tournament's game has no stake: no amount to speak of.
+  assert.deepEqual(outcomeWords({ result: 1, reason: 1, colour: "white", stake: 0n }), { headline: "You won by checkmate.", amount: "", payout: 0n });
+  assert.deepEqual(outcomeWords({ result: 3, reason: 8, colour: null, stake: "0" }), { headline: "Draw by agreement.", amount: "", payout: 0n });
+});
+
+test("who settles an ended game: whom it pays; without a stake (a tournament's game) the winner, either side after a draw", () => {
+  assert.equal(settles({ result: 1, colour: "white", stake: STAKE }), true);
+  assert.equal(settles({ result: 1, colour: "black", stake: STAKE }), false);
+  assert.equal(settles({ result: 3, colour: "black", stake: STAKE }), true);
+  assert.equal(settles({ result: 1, colour: "white", stake: 0n }), true);
+  assert.equal(settles({ result: 2, colour: "white", stake: 0n }), false);
+  assert.equal(settles({ result: 2, colour: "black", stake: "0" }), true);
+  assert.equal(settles({ result: 3, colour: "white", stake: 0n }), true);
+  assert.equal(settles({ result: 1, colour: null, stake: 0n }), false);
 });
 
 test("an off-chain game's outcome: the board's reason for a signed mate, agreement for a draw offered, the resigner's loss", () => {
