@@ -1600,11 +1600,26 @@ playTest("issue 31: four players enter a knockout from the Tournaments view with
   // The others watch it live: its match shows playing, a Watch link on it.
   const others = players.filter((p) => p !== white && p !== black);
   for (const p of others) await until(p, `#bracket .match[data-match="0"][data-status="running"] button:has-text("Watch")`);
-  // Back from the game: the Tournaments view again.
+  // Black resigns; the game has no stake, so its winner settles it: the tournament counts
+  // only what the referee recorded.
+  black.page.once("dialog", (d) => d.accept());
+  await black.page.click("#resign");
+  await until(black, '#result[data-outcome="lost"]');
+  assert.equal(await black.page.innerText("#result"), "You lost by resignation.");
+  assert.equal(await black.page.innerText("#state"), "Your opponent settles it on-chain.");
+  await until(white, "#settle:not([hidden])");
+  assert.equal(await white.page.innerText("#settle"), "Settle the result");
+  await white.page.click("#settle");
+  await until(white, '#state:has-text("Settled on-chain.")');
+  assert.equal(Number((await referee.getGame(match.gameId)).result), 1, "the referee records white's win");
+  // Back from the game: the Tournaments view again, and each one's next step from the result.
   for (const p of [white, black]) {
     await p.page.click("#back");
-    await until(p, `#tournaments:not([hidden]) #bracket .match[data-match="0"][data-status="running"]`);
+    await until(p, `#tournaments:not([hidden]) #bracket .match[data-match="0"]`);
   }
+  await until(white, `${step(white)}:has-text("You won your semi-finals game. Next: the final, against the winner of")`);
+  await until(black, `${step(black)}:has-text("You lost your semi-finals game against")`);
+  assert.match(await black.page.innerText(step(black)), /Prizes are paid once the final is decided\./);
   for (const p of players.filter((q) => q.page.viewportSize().width === PHONE.width || q.page.viewportSize().width === DESKTOP.width)) {
     await assertFits(p, "the bracket");
     await p.page.evaluate(() => document.getElementById("bracket").scrollIntoView());
@@ -1612,6 +1627,54 @@ playTest("issue 31: four players enter a knockout from the Tournaments view with
     const shot = p.page.viewportSize().width === PHONE.width ? "tournament-phone" : "tournament-desktop";
     await p.page.screenshot({ path: `${OUT}${shot}.png`, fullPage: true });
   }
+});
+
+playTest("issue 31: an event paid in an ERC-20 says the wallet asks twice and does (an approval, then the entry); unfilled at its deadline, the fee is claimed back and withdrawn from the page", async () => {
+  await onOwnChain(async () => {
+    const t = await tournamentOf();
+    const node = provider(stack.rpc);
+    const organiser = await node.getSigner(0);
+    const artifact = JSON.parse(readFileSync(new URL("../../../crates/chessref-evm/artifacts/TestToken.json", import.meta.url), "utf8"));
+    const token = await new ethers.ContractFactory(artifact.abi, artifact.bytecode.object, organiser).deploy();
+    await token.waitForDeployment();
+    const tst = await token.getAddress();
+    await (await token.mint(ALICE, 100_000_000n)).wait();
+    const fee = 25_000_000n; // 25 TST (6 decimals)
+    const deadline = (await node.getBlock("latest")).timestamp + 600;
+    const terms = { token: tst, fee, size: 4, initialTime: 180, increment: 2, firstMoveWindow: 0, responseWindow: 600, deadline, feeBps: 0, split: [7000, 3000], abandonAfter: 3_600 };
+    const created = await (await t.createEvent(terms)).wait();
+    const id = String(created.logs.map((l) => t.interface.parseLog(l)).find((e) => e?.name === "EventCreated").args.eventId);
+    const alice = await person(ALICE, "alice", "#tournaments");
+    const card = `#open-events article[data-event="${id}"]`;
+    await until(alice, `${card} button[data-call="enter"]:not([disabled])`);
+    assert.equal(await alice.page.innerText(`${card} button[data-call="enter"]`), "Approve and enter");
+    const words = await alice.page.innerText(card);
+    for (const said of ["25 TST", "Winner 70 TST · Finalist 30 TST", "The fee is paid in TST: your wallet asks twice, first to let the tournament take the fee (an approval), then to enter."]) {
+      assert.ok(words.includes(said), `the open event says "${said}": ${words}`);
+    }
+    assert.ok(!words.includes("organiser"), "no organiser fee, no line for it");
+    let before = await confirmations(alice);
+    await alice.page.click(`${card} button[data-call="enter"]`);
+    await until(alice, `${card} button[data-call="enter"][disabled]:has-text("Entered")`);
+    assert.equal(await confirmations(alice), before + 2, "an approval, then the entry");
+    assert.equal(await token.balanceOf(await t.getAddress()), fee);
+    assert.equal(await token.balanceOf(ALICE), 75_000_000n);
+    // The deadline passes with one entry of four: every entry is refunded, on claim.
+    await advance(601);
+    const step = `#next-list [data-event="${id}"]`;
+    await until(alice, `${step} button[data-call="claim"]`);
+    assert.match(await alice.page.innerText(step), /The event did not fill by its deadline: claim your entry fee of 25 TST back\./);
+    assert.equal(await alice.page.innerText(`${step} button[data-call="claim"]`), "Claim your refund of 25 TST");
+    before = await confirmations(alice);
+    await alice.page.click(`${step} button[data-call="claim"]`);
+    await until(alice, `${step} button[data-call="withdraw"]`);
+    assert.equal(await alice.page.innerText(`${step} button[data-call="withdraw"]`), "Withdraw 25 TST");
+    await alice.page.click(`${step} button[data-call="withdraw"]`);
+    await until(alice, `${step}:has-text("Your entry fee of 25 TST was refunded.")`);
+    assert.equal(await confirmations(alice), before + 2, "a claim, then a withdrawal");
+    assert.equal(await token.balanceOf(ALICE), 100_000_000n, "the whole fee is back");
+    assert.match(await alice.page.innerText(`#events tr[data-event="${id}"]`), /Did not fill: every entry is refunded/);
+  });
 });
 
 test("the page logged no errors", () => {

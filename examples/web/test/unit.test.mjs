@@ -414,4 +414,9 @@ test("the next step at the end: claim the prize, then withdraw it; a refund when
   assert.match(nextStep(d, P[1], { latestBlock: 50, claim: "ok" }, ethMoney).say, /^You are out: 0x7099…79C8 won your semi-finals game on the board\. Claim your prize/);
   const refund = nextStep({ ...event4({ status: "refunding", semis: [{}, {}] }), entrants: [P[0]] }, P[0], { latestBlock: 5, claim: "ok" }, ethMoney);
   assert.deepEqual(refund.action, { call: "claim", args: ["3"], label: "Claim your refund of 0.01 ETH" });
+  const refunding = { ...event4({ status: "refunding", semis: [{}, {}] }), entrants: [P[0]] };
+  assert.deepEqual(nextStep(refunding, P[0], { claim: "claimed", credit: 10n ** 16n }, ethMoney).action, { call: "withdraw", args: [refunding.token], label: "Withdraw 0.01 ETH" });
+  const refunded = nextStep(refunding, P[0], { claim: "claimed", credit: 0n }, ethMoney);
+  assert.equal(refunded.action, null);
+  assert.equal(refunded.say, "The event did not fill by its deadline. Your entry fee of 0.01 ETH was refunded.");
 });

@@ -174,7 +174,8 @@ export function nextStep(detail, me, chain, money) {
       return { say: "The event was cancelled.", action: null };
     case "refunding": {
       if (chain.claim === "ok") return { say: `The event did not fill by its deadline: claim your entry fee of ${money(detail.fee)} back.`, action: { call: "claim", args: [id], label: `Claim your refund of ${money(detail.fee)}` } };
-      return end("The event did not fill by its deadline.");
+      if (withdraw) return { say: `The event did not fill by its deadline. ${money(credit)} is credited to you: withdraw it to your wallet.`, action: withdraw };
+      return { say: `The event did not fill by its deadline.${chain.claim === "claimed" ? ` Your entry fee of ${money(detail.fee)} was refunded.` : ""}`, action: null };
     }
     case "drawing": {
       const drawBlock = Number(chain.drawBlock ?? 0);
