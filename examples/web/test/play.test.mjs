@@ -1540,6 +1540,7 @@ playTest("issue 31: four players enter a knockout from the Tournaments view with
     assert.ok(words.includes(said), `the open event says "${said}": ${words}`);
   }
   await assertFits(players[0], "the open events");
+  await audit(players[1], "the open events");
   for (const [i, p] of players.entries()) {
     const enter = `${card} button[data-call="enter"]`;
     await until(p, `${enter}:not([disabled])`);
@@ -1618,6 +1619,7 @@ playTest("issue 31: four players enter a knockout from the Tournaments view with
     await until(p, `#tournaments:not([hidden]) #bracket .match[data-match="0"]`);
   }
   await until(white, `${step(white)}:has-text("You won your semi-finals game. Next: the final, against the winner of")`);
+  for (const p of [white, black]) await audit(p, "the bracket and the next step");
   await until(black, `${step(black)}:has-text("You lost your semi-finals game against")`);
   assert.match(await black.page.innerText(step(black)), /Prizes are paid once the final is decided\./);
   for (const p of players.filter((q) => q.page.viewportSize().width === PHONE.width || q.page.viewportSize().width === DESKTOP.width)) {

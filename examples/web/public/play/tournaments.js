@@ -134,7 +134,8 @@ export async function loadTournaments(force = false) {
     const step = nextStep(d, me, await chainFacts(d, latestBlock), money);
     if (step) steps.push({ d, step });
   }
-  const key = JSON.stringify([open, recent, [...details.values()], steps.map((s) => s.step), me, selected, Math.floor(now / 60)]);
+  // The index's height moves with every block: not a change of what the view shows.
+  const key = JSON.stringify([open, recent, [...details.values()].map((d) => ({ ...d, indexedBlock: null })), steps.map((s) => s.step), me, selected, Math.floor(now / 60)]);
   if (key === shown && !force) return;
   shown = key;
   await renderNext(steps);
