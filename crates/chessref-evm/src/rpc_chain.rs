@@ -499,7 +499,23 @@ impl RpcChain {
         topics: [Option<B256>; 4],
         max_bytes: usize,
     ) -> Result<Vec<(LogPlace, Log)>, ChainError> {
-        let mut filter = Filter::new().address(address).from_block(from).to_block(to);
+        self.logs_of_within(&[address], from, to, topics, max_bytes)
+    }
+
+    /// [`RpcChain::logs_within`] of several contracts in one `eth_getLogs` (its filter's
+    /// address list): the logs of any of `addresses`, bounded to `max_bytes` together.
+    pub fn logs_of_within(
+        &self,
+        addresses: &[Address],
+        from: u64,
+        to: u64,
+        topics: [Option<B256>; 4],
+        max_bytes: usize,
+    ) -> Result<Vec<(LogPlace, Log)>, ChainError> {
+        let mut filter = Filter::new()
+            .address(addresses.to_vec())
+            .from_block(from)
+            .to_block(to);
         for (index, topic) in topics.into_iter().enumerate() {
             if let Some(topic) = topic {
                 filter = match index {

@@ -1,13 +1,14 @@
-//! The follower: back-fills the referee's logs in bounded `eth_getLogs` ranges, then
-//! polls the head; checks the non-final tip's hashes on every step and rolls back to the
-//! common ancestor when the chain reorganised. A node that does not answer in time is
-//! waited for, backing off ([`Indexer::run`]), never a reason to stop.
+//! The follower: back-fills the referee's logs and its tournament's
+//! ([`crate::tournament`]) in bounded `eth_getLogs` ranges, then polls the head; checks
+//! the non-final tip's hashes on every step and rolls back to the common ancestor when
+//! the chain reorganised. A node that does not answer in time is waited for, backing off
+//! ([`Indexer::run`]), never a reason to stop.
 //!
 //! The node's answers are checked where they can be (docs/INDEX.md, "What the indexer
 //! checks of its node"): every block is the one asked for, a range's blocks chain by
-//! their parent hashes, every log is the referee's, in the range asked, once, in a block
-//! whose hash (asked of the node) is the log's and among whose transactions is the log's;
-//! an `eth_getLogs` answer is bounded in bytes. A step where the node contradicts itself
+//! their parent hashes, every log is the referee's (or its tournament's), in the range
+//! asked, once, in a block whose hash (asked of the node) is the log's and among whose
+//! transactions is the log's; an `eth_getLogs` answer is bounded in bytes. A step where the node contradicts itself
 //! stores nothing and is retried; [`CONTRADICTIONS_MAX`] of them in a row stop the
 //! indexer, naming the node and the contradiction.
 
@@ -15,6 +16,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use alloy_primitives::{Address, B256};
+use chessref_evm::tournament::tournament_address;
 use chessref_evm::{BlockAndTransactions, ChainError, DEFAULT_MAX_LOG_BYTES, RpcChain};
 
 use crate::error::{IndexError, Result};
@@ -410,10 +412,16 @@ impl Indexer {
             },
         };
         let referee = self.source.referee;
-        let logs = match self
-            .chain
-            .logs_within(referee, from, to, [None; 4], self.max_log_bytes)
-        {
+        // The tournament's logs come in the same answer (an address list), so a range
+        // holds both sources or neither.
+        let tournament = tournament_address(referee);
+        let logs = match self.chain.logs_of_within(
+            &[referee, tournament],
+            from,
+            to,
+            [None; 4],
+            self.max_log_bytes,
+        ) {
             Ok(logs) => logs,
             Err(error) if (is_range_limit(&error) || error.is_too_large()) && to > from => {
                 // Half of the range's `to - from + 1` blocks (rounded down; at least 1).
@@ -431,25 +439,35 @@ impl Indexer {
             }
             Err(error) => return Err(error.into()),
         };
-        // Each log: the referee's, in the range asked, once.
+        // Each log: the referee's or its tournament's, in the range asked, once.
         let mut raw = Vec::with_capacity(logs.len());
+        let mut tournament_raw = Vec::new();
         for (place, log) in &logs {
             let name = format!("log {}:{}", place.block_number, place.log_index);
-            if log.address != referee {
+            let kept = if log.address == referee {
+                &mut raw
+            } else if log.address == tournament {
+                &mut tournament_raw
+            } else {
                 return contradiction(format!(
-                    "eth_getLogs of the referee {referee} answered {name} of {}",
+                    "eth_getLogs of the referee {referee} and its tournament {tournament} \
+                     answered {name} of {}",
                     log.address
                 ));
-            }
+            };
             if !(from..=to).contains(&place.block_number) {
                 return contradiction(format!(
                     "eth_getLogs of blocks {from}..={to} answered {name}, outside them"
                 ));
             }
-            raw.push(RawLog::new(*place, log));
+            kept.push(RawLog::new(*place, log));
         }
         raw.sort_by_key(|log| (log.place.block_number, log.place.log_index));
-        for pair in raw.windows(2) {
+        tournament_raw.sort_by_key(|log| (log.place.block_number, log.place.log_index));
+        // A place is one log, whichever contract emitted it.
+        let mut every: Vec<&RawLog> = raw.iter().chain(&tournament_raw).collect();
+        every.sort_by_key(|log| (log.place.block_number, log.place.log_index));
+        for pair in every.windows(2) {
             if (pair[0].place.block_number, pair[0].place.log_index)
                 == (pair[1].place.block_number, pair[1].place.log_index)
             {
@@ -461,7 +479,7 @@ impl Indexer {
         }
         // Each log's block as the node answers it (final blocks too: one request per block
         // with logs): its hash is the log's, the log's transaction is among its own.
-        let mut missing: Vec<u64> = raw
+        let mut missing: Vec<u64> = every
             .iter()
             .map(|log| log.place.block_number)
             .filter(|number| !transactions.contains_key(number))
@@ -480,7 +498,7 @@ impl Indexer {
             same_number(*number, &block)?;
             transactions.insert(*number, (block.hash, hashes));
         }
-        for log in &raw {
+        for log in &every {
             let place = &log.place;
             let (hash, hashes) = &transactions[&place.block_number];
             if place.block_hash != *hash {
@@ -502,12 +520,13 @@ impl Indexer {
                 ));
             }
         }
-        step.logs = raw.len();
+        step.logs = every.len();
         step.committed = self.store.commit(&Batch {
             from,
             to,
             to_hash,
             logs: raw,
+            tournament_logs: tournament_raw,
             blocks,
             head,
             final_block,

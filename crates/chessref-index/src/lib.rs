@@ -20,6 +20,7 @@ pub mod raw;
 pub mod read;
 pub mod relay;
 pub mod store;
+pub mod tournament;
 pub mod watch;
 
 pub use derive::{NewDivergence, Refolded};

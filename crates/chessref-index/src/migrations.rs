@@ -173,6 +173,71 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX rated_games_by_place ON rated_games (block_number, log_index);
     "#,
+    // 5: knockout events (crate::tournament): the tournament's logs are stored in `logs`
+    // beside the referee's (`emitter`, and the event they are about), and derived into
+    // its events, their entrants and their matches.
+    r#"
+    ALTER TABLE logs ADD COLUMN emitter TEXT NOT NULL DEFAULT 'referee'
+        CHECK (emitter IN ('referee', 'tournament'));
+    ALTER TABLE logs ADD COLUMN tournament_id TEXT;
+    CREATE INDEX logs_by_tournament ON logs (tournament_id, block_number, log_index);
+    CREATE TABLE tournaments (
+        id TEXT PRIMARY KEY,
+        organiser TEXT NOT NULL,
+        token TEXT NOT NULL,
+        fee TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        initial_time INTEGER NOT NULL,
+        increment INTEGER NOT NULL,
+        first_move_window INTEGER NOT NULL,
+        response_window INTEGER NOT NULL,
+        deadline INTEGER NOT NULL,
+        fee_bps INTEGER NOT NULL,
+        split TEXT NOT NULL,
+        abandon_after INTEGER NOT NULL,
+        entrants INTEGER NOT NULL,
+        status TEXT NOT NULL
+            CHECK (status IN ('open', 'drawing', 'running', 'finished', 'cancelled')),
+        seed TEXT,
+        winner TEXT,
+        paid TEXT NOT NULL,
+        created_block INTEGER NOT NULL,
+        created_log INTEGER NOT NULL,
+        finished_block INTEGER,
+        updated_block INTEGER NOT NULL
+    );
+    CREATE INDEX tournaments_by_place ON tournaments (created_block, created_log);
+    CREATE INDEX tournaments_by_organiser ON tournaments (organiser);
+    CREATE TABLE tournament_entries (
+        tournament_id TEXT NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,
+        player TEXT NOT NULL,
+        block_number INTEGER NOT NULL,
+        log_index INTEGER NOT NULL,
+        tier INTEGER,
+        prize TEXT,
+        claimed INTEGER NOT NULL,
+        PRIMARY KEY (tournament_id, idx)
+    ) WITHOUT ROWID;
+    CREATE INDEX tournament_entries_by_player ON tournament_entries (player, tournament_id);
+    CREATE TABLE tournament_matches (
+        tournament_id TEXT NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+        match_idx INTEGER NOT NULL,
+        round INTEGER NOT NULL,
+        white TEXT,
+        black TEXT,
+        game_id TEXT,
+        status TEXT NOT NULL
+            CHECK (status IN ('waiting', 'running', 'decided', 'lot', 'abandoned')),
+        winner TEXT,
+        how TEXT CHECK (how IN ('game', 'lot', 'walkover')),
+        lot_block INTEGER,
+        started_block INTEGER,
+        decided_block INTEGER,
+        PRIMARY KEY (tournament_id, match_idx)
+    ) WITHOUT ROWID;
+    CREATE INDEX tournament_matches_by_game ON tournament_matches (game_id);
+    "#,
 ];
 
 /// What migration `n` (1-based) computes beyond its SQL, in the migration's transaction,

@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use crate::db::{Conn, Database, DbResult, DbTarget, Row, Sql};
 use crate::ratings::{self, PlayerView, RatingSummary};
+use crate::tournament::{self, TournamentFilter, TournamentList, TournamentView};
 
 /// The database cannot be read: missing, locked, unreachable, not an index, or a newer
 /// schema.
@@ -525,6 +526,33 @@ impl Reader {
                 |r| Ok((r.int(0)?, r.get(1)?)),
             )
             .map_err(|e| self.unavailable(e))
+    }
+
+    /// A page of knockout events matching `filter`, newest first ([`crate::tournament`]).
+    pub fn tournaments(&mut self, filter: &TournamentFilter) -> ReadResult<TournamentList> {
+        self.in_snapshot(|reader| {
+            let tournament = reader.tournament_address()?;
+            tournament::view::list(&mut reader.conn, &tournament, filter)
+                .map_err(|e| reader.unavailable(e))
+        })
+    }
+
+    /// Knockout event `id` in full, if indexed.
+    pub fn tournament(&mut self, id: U256) -> ReadResult<Option<TournamentView>> {
+        self.in_snapshot(|reader| {
+            let tournament = reader.tournament_address()?;
+            let indexed_block = reader.indexed_block()?;
+            tournament::view::event(&mut reader.conn, &tournament, id, indexed_block)
+                .map_err(|e| reader.unavailable(e))
+        })
+    }
+
+    /// The referee's tournament (the zero address before the index is bound).
+    fn tournament_address(&mut self) -> ReadResult<String> {
+        let referee = self.source()?.and_then(|(_, referee)| referee.parse().ok());
+        Ok(referee
+            .map_or(Address::ZERO, chessref_evm::tournament::tournament_address)
+            .to_string())
     }
 
     /// What the index follows, as a PGN `Site`: `chain ID referee ADDR`.

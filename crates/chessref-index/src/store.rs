@@ -16,8 +16,8 @@ use crate::db::{Conn, Database, DbTarget, PgWriterLock, Role, Sql, Tx};
 use crate::derive::{self, Refolded};
 use crate::error::{DbContext, IndexError, Result};
 use crate::lock::WriterLock;
-use crate::ratings;
 use crate::raw::{BlockRef, RawLog};
+use crate::{ratings, tournament};
 
 /// How long a connection waits for a lock held by the other process.
 pub(crate) const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -68,6 +68,9 @@ pub struct Batch {
     pub to_hash: B256,
     /// The referee's logs of the range, in chain order.
     pub logs: Vec<RawLog>,
+    /// The referee's tournament's logs of the range, in chain order
+    /// ([`crate::tournament`]).
+    pub tournament_logs: Vec<RawLog>,
     /// The non-final blocks of the range (kept to detect reorgs).
     pub blocks: Vec<BlockRef>,
     /// The chain head seen.
@@ -83,6 +86,8 @@ pub struct Committed {
     pub touched: BTreeSet<U256>,
     /// What refolding them found.
     pub refolded: Refolded,
+    /// The knockout events whose logs changed (refolded, [`crate::tournament`]).
+    pub tournaments: BTreeSet<U256>,
     /// Logs of the referee's address its ABI does not decode (stored, about no game):
     /// the address is not a ChessReferee of this version.
     pub undecodable: Vec<String>,
@@ -401,12 +406,6 @@ impl Store {
         let mut touched = BTreeSet::new();
         let mut undecodable = Vec::new();
         for log in &batch.logs {
-            if !(batch.from..=batch.to).contains(&log.place.block_number) {
-                return Err(IndexError::BadAnswer(format!(
-                    "log {}:{} outside the range {}..={} asked",
-                    log.place.block_number, log.place.log_index, batch.from, batch.to
-                )));
-            }
             let decoded = log.decode();
             let game = decoded.as_ref().ok().and_then(|l| l.game_id());
             if let Some(id) = game {
@@ -415,30 +414,21 @@ impl Store {
             if let Err(error) = decoded {
                 undecodable.push(error.to_string());
             }
-            tx.execute(
-                "INSERT INTO logs (block_number, log_index, block_hash, tx_hash, game_id, topics, data)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                &[
-                    &sql_int(log.place.block_number, "block number")?,
-                    &sql_int(log.place.log_index, "log index")?,
-                    &log.place.block_hash.as_slice(),
-                    &log.place.tx_hash.as_slice(),
-                    &game.map(|id| id.to_string()),
-                    &log.topics_blob(),
-                    &log.data.as_ref(),
-                ],
-                "storing a log",
-            )
-            .map_err(|e| {
-                if e.is_constraint_violation() {
-                    IndexError::Invariant(format!(
-                        "log {}:{} is already stored",
-                        log.place.block_number, log.place.log_index
-                    ))
-                } else {
-                    e.into()
+            store_log(&mut tx, batch, log, game, "referee", None)?;
+        }
+        let mut tournaments = BTreeSet::new();
+        for log in &batch.tournament_logs {
+            let event = match tournament::decode(log) {
+                Ok(decoded) => tournament::event_of(&decoded),
+                Err(error) => {
+                    undecodable.push(error);
+                    None
                 }
-            })?;
+            };
+            if let Some(id) = event {
+                tournaments.insert(id);
+            }
+            store_log(&mut tx, batch, log, None, "tournament", event)?;
         }
         for b in &batch.blocks {
             tx.execute(
@@ -468,10 +458,12 @@ impl Store {
         let refolded = derive::refold(&mut tx, &touched, batch.final_block)?;
         let finalised = derive::finalise(&mut tx, batch.final_block)?;
         let ratings = ratings::keep(&mut tx, touched.union(&finalised).copied())?;
+        tournament::refold(&mut tx, &tournaments)?;
         tx.commit()?;
         Ok(Committed {
             touched,
             refolded,
+            tournaments,
             undecodable,
             ratings,
         })
@@ -510,6 +502,20 @@ impl Store {
                     .map_err(|e| IndexError::Invariant(format!("stored game id {id:?}: {e}")))?,
             );
         }
+        let events = tx.query(
+            "SELECT DISTINCT tournament_id FROM logs
+             WHERE block_number > ?1 AND tournament_id IS NOT NULL",
+            &[&above],
+            "finding rolled-back events",
+            |row| row.get::<String>(0),
+        )?;
+        let mut tournaments = BTreeSet::new();
+        for id in events {
+            tournaments.insert(
+                id.parse::<U256>()
+                    .map_err(|e| IndexError::Invariant(format!("stored event id {id:?}: {e}")))?,
+            );
+        }
         tx.execute(
             "DELETE FROM logs WHERE block_number > ?1",
             &[&above],
@@ -527,10 +533,12 @@ impl Store {
         )?;
         let refolded = derive::refold(&mut tx, &touched, final_block)?;
         let ratings = ratings::keep(&mut tx, touched.iter().copied())?;
+        tournament::refold(&mut tx, &tournaments)?;
         tx.commit()?;
         Ok(Committed {
             touched,
             refolded,
+            tournaments,
             undecodable: Vec::new(),
             ratings,
         })
@@ -540,6 +548,52 @@ impl Store {
     pub fn game_logs(&mut self, id: U256) -> Result<Vec<RawLog>> {
         game_logs(self.conn(), id)
     }
+}
+
+/// Stores one log of `batch` (of the referee, or of its tournament with the event it is
+/// about): in the batch's range, and not stored before.
+fn store_log(
+    tx: &mut Tx<'_>,
+    batch: &Batch,
+    log: &RawLog,
+    game: Option<U256>,
+    emitter: &str,
+    event: Option<U256>,
+) -> Result<()> {
+    if !(batch.from..=batch.to).contains(&log.place.block_number) {
+        return Err(IndexError::BadAnswer(format!(
+            "log {}:{} outside the range {}..={} asked",
+            log.place.block_number, log.place.log_index, batch.from, batch.to
+        )));
+    }
+    tx.execute(
+        "INSERT INTO logs (block_number, log_index, block_hash, tx_hash, game_id, topics, data,
+             emitter, tournament_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        &[
+            &sql_int(log.place.block_number, "block number")?,
+            &sql_int(log.place.log_index, "log index")?,
+            &log.place.block_hash.as_slice(),
+            &log.place.tx_hash.as_slice(),
+            &game.map(|id| id.to_string()),
+            &log.topics_blob(),
+            &log.data.as_ref(),
+            &emitter,
+            &event.map(|id| id.to_string()),
+        ],
+        "storing a log",
+    )
+    .map_err(|e| {
+        if e.is_constraint_violation() {
+            IndexError::Invariant(format!(
+                "log {}:{} is already stored",
+                log.place.block_number, log.place.log_index
+            ))
+        } else {
+            e.into()
+        }
+    })?;
+    Ok(())
 }
 
 /// Puts the database in WAL mode. The switch needs the file to itself and SQLite does
@@ -709,7 +763,7 @@ pub(crate) mod tests {
         path
     }
 
-    const SOURCE: Source = Source {
+    pub(crate) const SOURCE: Source = Source {
         chain_id: 31337,
         referee: address!("5FbDB2315678afecb367f032d93F642f64180aa3"),
         from_block: 5,
@@ -746,6 +800,7 @@ pub(crate) mod tests {
             to,
             to_hash: hash(to),
             logs,
+            tournament_logs: Vec::new(),
             blocks: (from..=to)
                 .map(|n| BlockRef {
                     number: n,
@@ -759,7 +814,7 @@ pub(crate) mod tests {
         }
     }
 
-    fn count(store: &mut Store, table: &str) -> i64 {
+    pub(crate) fn count(store: &mut Store, table: &str) -> i64 {
         store
             .db()
             .query_one(
@@ -773,7 +828,7 @@ pub(crate) mod tests {
 
     /// Runs `check` on a fresh store of each backend: a SQLite file, then a database on
     /// a throwaway Postgres server.
-    fn on_both(name: &str, check: impl Fn(Store)) {
+    pub(crate) fn on_both(name: &str, check: impl Fn(Store)) {
         check(Store::open(&temp_db(name)).unwrap());
         let pg = chessref_pgtest::TempPostgres::start().unwrap();
         check(Store::open_target(&pg.url().parse().unwrap()).unwrap());

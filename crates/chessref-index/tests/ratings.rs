@@ -370,7 +370,7 @@ fn database_indexed_before_the_kept_ratings_gets_them_filled(backend: &Backend) 
         "every player rated: {}",
         expected.len()
     );
-    // As a database of migration 3 had it: no kept tables.
+    // As a database of migration 3 had it: no kept tables, nor migration 5's.
     let version = match backend {
         Backend::Sqlite(_) => "PRAGMA user_version = 3",
         Backend::Postgres(_) => "UPDATE chessref_schema SET version = 3",
@@ -378,7 +378,12 @@ fn database_indexed_before_the_kept_ratings_gets_them_filled(backend: &Backend) 
     store
         .db()
         .batch(
-            &format!("DROP TABLE ratings; DROP TABLE rated_games; {version};"),
+            &format!(
+                "DROP TABLE ratings; DROP TABLE rated_games; DROP TABLE tournament_matches;
+                 DROP TABLE tournament_entries; DROP TABLE tournaments;
+                 DROP INDEX logs_by_tournament; ALTER TABLE logs DROP COLUMN tournament_id;
+                 ALTER TABLE logs DROP COLUMN emitter; {version};"
+            ),
             "going back to migration 3",
         )
         .unwrap();

@@ -115,6 +115,12 @@ pub enum ApiError {
     /// A game the index does not hold.
     #[error("unknown game {0}")]
     UnknownGame(String),
+    /// A knockout event id that is not a uint256 in decimal.
+    #[error("tournament id {0:?} is not a number below 2^256 (decimal digits)")]
+    BadTournamentId(String),
+    /// A knockout event the index does not hold.
+    #[error("unknown tournament {0}")]
+    UnknownTournament(String),
     /// The index file is missing, locked or unreadable (503: retry later).
     #[error("{0}")]
     IndexUnavailable(String),
@@ -161,6 +167,7 @@ impl ApiError {
             | ApiError::BadState(_)
             | ApiError::BadMove { .. }
             | ApiError::BadGameId(_)
+            | ApiError::BadTournamentId(_)
             | ApiError::UpgradeRequired(_)
             | ApiError::BadAddress(_)
             | ApiError::EngineUnavailable(_) => StatusCode::BAD_REQUEST,
@@ -170,9 +177,10 @@ impl ApiError {
             | ApiError::NoMatchingMove { .. }
             | ApiError::AmbiguousMove { .. }
             | ApiError::GameOver { .. } => StatusCode::UNPROCESSABLE_ENTITY,
-            ApiError::NotFound(_) | ApiError::NoIndex | ApiError::UnknownGame(_) => {
-                StatusCode::NOT_FOUND
-            }
+            ApiError::NotFound(_)
+            | ApiError::NoIndex
+            | ApiError::UnknownGame(_)
+            | ApiError::UnknownTournament(_) => StatusCode::NOT_FOUND,
             ApiError::IndexUnavailable(_) | ApiError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::NotRelayed(_) => StatusCode::CONFLICT,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
@@ -204,6 +212,8 @@ impl ApiError {
             ApiError::BadGameId(_) => "bad_game_id",
             ApiError::BadAddress(_) => "bad_address",
             ApiError::UnknownGame(_) => "unknown_game",
+            ApiError::BadTournamentId(_) => "bad_tournament_id",
+            ApiError::UnknownTournament(_) => "unknown_tournament",
             ApiError::IndexUnavailable(_) => "index_unavailable",
             ApiError::NotRelayed(_) => "not_relayed",
             ApiError::Busy(_) => "busy",

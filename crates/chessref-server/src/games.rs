@@ -5,7 +5,9 @@
 //! `Config::index`, or a build without the `index` feature) they answer 404 `no_index`.
 
 #[cfg(feature = "index")]
-pub(crate) use with_index::{READ_CONNECTIONS, game_id};
+pub(crate) use with_index::{
+    READ_CONNECTIONS, game_id, index_of, page_number, player_address, query_pairs, with_reader,
+};
 #[cfg(feature = "index")]
 pub use with_index::{events, game, health, leaderboard, lobby, player};
 
@@ -76,7 +78,8 @@ mod with_index {
     /// A keep-alive comment this often on an idle event stream.
     const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
-    fn index_of(state: &AppState) -> Result<read::Index, ApiError> {
+    /// The server's index: [`ApiError::NoIndex`] without one.
+    pub(crate) fn index_of(state: &AppState) -> Result<read::Index, ApiError> {
         state.index.clone().ok_or(ApiError::NoIndex)
     }
 
@@ -93,7 +96,7 @@ mod with_index {
 
     /// Runs `f` on a reader of the index (a fresh read-only connection to a SQLite file,
     /// a pooled one to Postgres), off the async threads.
-    async fn with_reader<T: Send + 'static>(
+    pub(crate) async fn with_reader<T: Send + 'static>(
         db: read::Index,
         f: impl FnOnce(&mut Reader) -> read::ReadResult<T> + Send + 'static,
     ) -> Result<T, ApiError> {
@@ -174,8 +177,21 @@ mod with_index {
         String::from_utf8(out).map_err(|_| ApiError::BadQuery(format!("{text:?} is not UTF-8")))
     }
 
+    /// The `key=value` pairs of a query, each unescaped.
+    pub(crate) fn query_pairs(query: Option<&str>) -> Result<Vec<(String, String)>, ApiError> {
+        query
+            .unwrap_or("")
+            .split('&')
+            .filter(|p| !p.is_empty())
+            .map(|pair| {
+                let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+                Ok((unescape(key)?, unescape(value)?))
+            })
+            .collect()
+    }
+
     /// A page bound: an integer `0..=max`.
-    fn page_number(key: &str, value: &str, max: u32) -> Result<u32, ApiError> {
+    pub(crate) fn page_number(key: &str, value: &str, max: u32) -> Result<u32, ApiError> {
         value
             .parse::<u32>()
             .ok()
@@ -266,7 +282,7 @@ mod with_index {
 
     /// A player's address: exactly `0x` and 40 hex digits (any case; the checksum is
     /// not required).
-    fn player_address(text: &str) -> Result<Address, ApiError> {
+    pub(crate) fn player_address(text: &str) -> Result<Address, ApiError> {
         let bad = || ApiError::BadAddress(text.to_owned());
         let digits = text.strip_prefix("0x").ok_or_else(bad)?;
         if digits.len() != 40 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {

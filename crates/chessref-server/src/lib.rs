@@ -5,7 +5,8 @@
 //! `POST /v1/check`, `POST /v1/play`, `POST /v1/moves`, `POST /v1/status`,
 //! `POST /v1/replay`, and with an index (`Config::index`, the `index` feature)
 //! `GET /v1/games`, `/v1/games/{id}`, `/v1/games/{id}.pgn`, `/v1/games/{id}/events`,
-//! `/v1/players/{address}` (Glicko-2 ratings).
+//! `/v1/players/{address}` (Glicko-2 ratings), `/v1/tournaments` and
+//! `/v1/tournaments/{id}` (knockout events).
 //! Every refusal is a 4xx JSON [`ErrorBody`] naming what
 //! is wrong, with the ENCODING.md section 6 or 7 code when one applies.
 //! Answers carry `Access-Control-Allow-Origin: *` so browser front ends can
@@ -23,6 +24,7 @@ pub mod listen;
 #[cfg(feature = "index")]
 pub mod relay;
 pub mod replay;
+mod tournaments;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -149,7 +151,9 @@ pub fn router(config: Config) -> Router {
         .route("/v1/games/{id}/events", get(games::events))
         .route("/v1/players", get(games::leaderboard))
         .route("/v1/players/{address}", get(games::player))
-        .route("/v1/health", get(games::health));
+        .route("/v1/health", get(games::health))
+        .route("/v1/tournaments", get(tournaments::tournaments))
+        .route("/v1/tournaments/{id}", get(tournaments::tournament));
     #[cfg(feature = "index")]
     let router = router
         .route("/v1/games/{id}/channel", get(relay::channel))

@@ -178,6 +178,69 @@ pub const PG_MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX rated_games_by_place ON rated_games (block_number, log_index);
     "#,
+    // 5: knockout events (crate::tournament).
+    r#"
+    ALTER TABLE logs ADD COLUMN emitter TEXT NOT NULL DEFAULT 'referee'
+        CHECK (emitter IN ('referee', 'tournament'));
+    ALTER TABLE logs ADD COLUMN tournament_id TEXT;
+    CREATE INDEX logs_by_tournament ON logs (tournament_id, block_number, log_index);
+    CREATE TABLE tournaments (
+        id TEXT PRIMARY KEY,
+        organiser TEXT NOT NULL,
+        token TEXT NOT NULL,
+        fee TEXT NOT NULL,
+        size BIGINT NOT NULL,
+        initial_time BIGINT NOT NULL,
+        increment BIGINT NOT NULL,
+        first_move_window BIGINT NOT NULL,
+        response_window BIGINT NOT NULL,
+        deadline BIGINT NOT NULL,
+        fee_bps BIGINT NOT NULL,
+        split TEXT NOT NULL,
+        abandon_after BIGINT NOT NULL,
+        entrants BIGINT NOT NULL,
+        status TEXT NOT NULL
+            CHECK (status IN ('open', 'drawing', 'running', 'finished', 'cancelled')),
+        seed TEXT,
+        winner TEXT,
+        paid TEXT NOT NULL,
+        created_block BIGINT NOT NULL,
+        created_log BIGINT NOT NULL,
+        finished_block BIGINT,
+        updated_block BIGINT NOT NULL
+    );
+    CREATE INDEX tournaments_by_place ON tournaments (created_block, created_log);
+    CREATE INDEX tournaments_by_organiser ON tournaments (organiser);
+    CREATE TABLE tournament_entries (
+        tournament_id TEXT NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+        idx BIGINT NOT NULL,
+        player TEXT NOT NULL,
+        block_number BIGINT NOT NULL,
+        log_index BIGINT NOT NULL,
+        tier BIGINT,
+        prize TEXT,
+        claimed BIGINT NOT NULL,
+        PRIMARY KEY (tournament_id, idx)
+    );
+    CREATE INDEX tournament_entries_by_player ON tournament_entries (player, tournament_id);
+    CREATE TABLE tournament_matches (
+        tournament_id TEXT NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+        match_idx BIGINT NOT NULL,
+        round BIGINT NOT NULL,
+        white TEXT,
+        black TEXT,
+        game_id TEXT,
+        status TEXT NOT NULL
+            CHECK (status IN ('waiting', 'running', 'decided', 'lot', 'abandoned')),
+        winner TEXT,
+        how TEXT CHECK (how IN ('game', 'lot', 'walkover')),
+        lot_block BIGINT,
+        started_block BIGINT,
+        decided_block BIGINT,
+        PRIMARY KEY (tournament_id, match_idx)
+    );
+    CREATE INDEX tournament_matches_by_game ON tournament_matches (game_id);
+    "#,
 ];
 
 /// The schema version this build writes on Postgres.

@@ -220,6 +220,7 @@ impl Chain {
             to,
             to_hash: blocks.last().expect("a non-empty range").block.hash,
             logs: blocks.iter().flat_map(|b| b.logs.iter().cloned()).collect(),
+            tournament_logs: Vec::new(),
             blocks: blocks
                 .iter()
                 .filter(|b| b.block.number >= final_block)
