@@ -1512,6 +1512,9 @@ async function tournamentOf() {
   return new ethers.Contract(await referee.tournament(), tournamentAbi(), organiser);
 }
 
+/** A player's address as the bracket shows it. */
+const shortName = (p) => `${p.account.slice(0, 6)}…${p.account.slice(-4)}`;
+
 /** How many confirmations `p`'s wallet asked for so far (devwallet.mjs counts them). */
 const confirmations = (p) => p.page.evaluate(() => window.__walletConfirmations.length);
 
@@ -1546,19 +1549,23 @@ playTest("issue 31: four players enter a knockout from the Tournaments view with
     await until(p, `${enter}:not([disabled])`);
     const before = await confirmations(p);
     await p.page.click(enter);
-    await until(p, `${enter}[disabled]:has-text("Entered")`);
+    // The last entry fills the event: it leaves the open events for the draw.
+    await until(p, i < 3 ? `${enter}[disabled]:has-text("Entered")` : `#event[data-event="${id}"][data-status="drawing"]`);
     assert.equal(await confirmations(p), before + 1, `${p.name} entered with one confirmation`);
     assert.equal(await t.entrantOf(id, i), p.account, `${p.name} holds entrant index ${i}`);
     if (i < 3) assert.match(await p.page.innerText(`#next-list [data-event="${id}"]`), new RegExp(`You are entered: ${i + 1} of 4 players so far`));
   }
-  // A fifth entry would be refused: the card leaves the open events once the index says full.
+  // Full: no page offers the event to enter any more.
   await until(players[0], `#event[data-event="${id}"][data-status="drawing"]`);
+  assert.equal(await players[0].page.locator(card).count(), 0);
   // The filling entry armed the draw on the next block; the chain moves on (as a real one does).
   await node.send("evm_mine", []);
   await node.send("evm_mine", []);
   const drawer = players[2];
   await until(drawer, `#next-list [data-event="${id}"] button[data-call="draw"]`);
   await drawer.page.click(`#next-list [data-event="${id}"] button[data-call="draw"]`);
+  await until(drawer, `#event[data-event="${id}"][data-status="running"]`);
+  assert.ok((await t.getFunction("getEvent")(id)).drawn, "the bracket is drawn on the chain");
   // Every page draws the bracket by itself (refreshed every 3 s): two semi-finals and a final.
   const pairs = [await t.pairing(id, 0), await t.pairing(id, 1)];
   for (const p of players) {
@@ -1616,7 +1623,8 @@ playTest("issue 31: four players enter a knockout from the Tournaments view with
   // Back from the game: the Tournaments view again, and each one's next step from the result.
   for (const p of [white, black]) {
     await p.page.click("#back");
-    await until(p, `#tournaments:not([hidden]) #bracket .match[data-match="0"]`);
+    await until(p, `#tournaments:not([hidden]) #bracket .match[data-match="0"] .how:has-text("${p === white ? "you" : shortName(white)} won the game")`);
+    assert.equal(await p.page.locator('#bracket .match[data-match="0"] button').count(), 0, "no Play link on a game that ended");
   }
   await until(white, `${step(white)}:has-text("You won your semi-finals game. Next: the final, against the winner of")`);
   for (const p of [white, black]) await audit(p, "the bracket and the next step");

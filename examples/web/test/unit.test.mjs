@@ -349,6 +349,11 @@ test("a match's line names the winner and how: on the board, by lot, by walkover
   assert.equal(matchWords({ ...m, status: "waiting" }, P[0]), "not started");
   assert.equal(matchWords({ white: P[0], black: null, status: "waiting" }, P[0]), "waiting for its players");
   assert.equal(matchWords({ ...m, status: "running" }, P[0]), "playing");
+  // Its game ended, the bracket not told yet: said from the server's view of the game.
+  assert.equal(matchWords({ ...m, status: "running" }, P[0], { phase: "running", result: null }), "playing");
+  assert.equal(matchWords({ ...m, status: "running" }, P[0], { phase: "ended", result: "black_wins" }), "0x3C44…93BC won the game");
+  assert.equal(matchWords({ ...m, status: "running" }, P[0], { phase: "ended", result: "white_wins" }), "you won the game");
+  assert.equal(matchWords({ ...m, status: "running" }, P[0], { phase: "ended", result: "draw" }), "drawn: once reported, a lot decides");
   assert.equal(matchWords({ ...m, status: "decided", winner: P[0], how: "game" }, P[0]), "you won on the board");
   assert.equal(matchWords({ ...m, status: "decided", winner: P[1], how: "lot" }, P[0]), "0x3C44…93BC won by lot after a drawn game");
   assert.equal(matchWords({ white: P[1], black: null, status: "decided", winner: P[1], how: "walkover" }, P[0]), "0x3C44…93BC goes on by walkover");
@@ -387,7 +392,7 @@ test("the next step while playing: open the game; report a draw; resolve a due l
   // Black won; the other semi-final still plays: nothing to do but wait.
   const waiting = nextStep(event4({ semis }), P[1], { latestBlock: 30, game: { phase: 3, result: 2 } }, ethMoney);
   assert.equal(waiting.action, null);
-  assert.match(waiting.say, /against the winner of 0x90F7…b906 vs 0x15d3…6A65, still playing/);
+  assert.match(waiting.say, /against the winner of 0x90F7…b906 vs 0x15d3…6A65, not decided yet/);
   const otherDone = [semis[0], { ...semis[1], status: "decided", winner: P[3], how: "game" }];
   assert.deepEqual(nextStep(event4({ semis: otherDone }), P[1], { latestBlock: 30, game: { phase: 3, result: 2 } }, ethMoney).action,
     { call: "start", args: ["3", 2], label: "Start your final game" });

@@ -91,11 +91,18 @@ export function statusWords(summary, me) {
 const HOW = { game: "on the board", lot: "by lot after a drawn game", walkover: "by walkover", forfeit: "by forfeit" };
 
 /** A match's line under its two players in the bracket: "playing", "white won on the
- * board", "drawn: a lot decides", "walkover", "both out". */
-export function matchWords(match, me) {
+ * board", "drawn: a lot decides", "walkover", "both out". `game`: the server's view of a
+ * running match's game (`{phase, result}`), whose end the bracket records only at the
+ * next start or report. */
+export function matchWords(match, me, game = null) {
   switch (match.status) {
     case "waiting": return match.white && match.black ? "not started" : "waiting for its players";
-    case "running": return "playing";
+    case "running": {
+      if (game?.phase !== "ended") return "playing";
+      if (game.result === "draw") return "drawn: once reported, a lot decides";
+      const side = { white_wins: "white", black_wins: "black" }[game.result];
+      return side ? `${playerName(match[side], me)} won the game` : "game over";
+    }
     case "lot": return "drawn: a lot decides";
     case "abandoned": return match.white || match.black ? "abandoned by both: both out" : "no players: both before it were out";
     case "decided": {
@@ -204,7 +211,7 @@ export function nextStep(detail, me, chain, money) {
     const ready = other && ["decided", "lot", "abandoned"].includes(other.status);
     const nextName = roundName(m.round + 1, size);
     if (ready) return { say: `${won} Next: the ${nextName.toLowerCase()}. Start it when you are ready: your clock runs from the start.`, action: { call: "start", args: [id, next], label: `Start your ${nextName.toLowerCase()} game` } };
-    return { say: `${won} Next: the ${nextName.toLowerCase()}, against the winner of ${pairWords(other, me)}, still playing.`, action: null };
+    return { say: `${won} Next: the ${nextName.toLowerCase()}, against the winner of ${pairWords(other, me)}, not decided yet.`, action: null };
   };
   const out = (how) => (detail.status === "finished" ? end(how) : { say: `${how} Prizes are paid once the final is decided.`, action: null });
   switch (m.status) {

@@ -35,9 +35,30 @@ let shown = null;
 /** An action is on its way through the wallet: its buttons stay disabled. */
 let busy = false;
 
+/** How long what the view said of an action stays once the view changes after it. */
+const NOTICE_MS = 10_000;
+/** When the view last said something (ms since 1970). */
+let said = 0;
+
 /** Says `text` on the view's status line, `detail` closed. */
 function say(text, detail = "") {
+  said = Date.now();
   sayWithDetail($("t-notice"), text, detail);
+}
+
+/** Fills `el` with `text`, each short address in it kept on one line (a phone would break
+ * one at its ellipsis). */
+function withAddresses(el, text) {
+  for (const [i, part] of text.split(/(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4})/).entries()) {
+    if (i % 2 === 0) {
+      el.append(part);
+    } else {
+      const span = document.createElement("span");
+      span.className = "nowrap";
+      span.textContent = part;
+      el.append(span);
+    }
+  }
 }
 
 /** The fee token's symbol and decimals: read from the token once a wallet gives a chain
@@ -126,6 +147,13 @@ export async function loadTournaments(force = false) {
   /** @type {Map<string, any>} */
   const details = new Map();
   await Promise.all([...ids].map(async (id) => details.set(id, await api(`/v1/tournaments/${id}`))));
+  // The shown bracket's running games, as the server has them: one that ended is said so
+  // before the bracket records it (at the next start or report).
+  /** @type {Map<string, any>} */
+  const games = new Map();
+  const shownEvent = selected === null ? null : details.get(selected);
+  const running = shownEvent ? shownEvent.rounds.flat().filter((m) => m.status === "running" && m.gameId) : [];
+  await Promise.all(running.map(async (m) => games.set(m.gameId, await api(`/v1/games/${m.gameId}`).then((g) => ({ phase: g.phase, result: g.result }), () => null))));
   const { now, latestBlock } = await chainNow();
   const steps = [];
   for (const t of active) {
@@ -135,13 +163,15 @@ export async function loadTournaments(force = false) {
     if (step) steps.push({ d, step });
   }
   // The index's height moves with every block: not a change of what the view shows.
-  const key = JSON.stringify([open, recent, [...details.values()].map((d) => ({ ...d, indexedBlock: null })), steps.map((s) => s.step), me, selected, Math.floor(now / 60)]);
+  const key = JSON.stringify([open, recent, [...details.values()].map((d) => ({ ...d, indexedBlock: null })), [...games], steps.map((s) => s.step), me, selected, Math.floor(now / 60)]);
   if (key === shown && !force) return;
   shown = key;
+  // What the last action said is old news once the view changed after it.
+  if (Date.now() - said > NOTICE_MS) say("");
   await renderNext(steps);
   await renderOpen(open.tournaments, details, now);
   renderList(recent.tournaments);
-  await renderEvent(selected === null ? null : details.get(selected));
+  await renderEvent(shownEvent, games);
 }
 
 /** The most pressing first: a game to play or start, then a lot, the draw, a claim. */
@@ -161,7 +191,7 @@ async function renderNext(steps) {
     const title = document.createElement("strong");
     title.textContent = `Event #${d.id}`;
     const text = document.createElement("span");
-    text.textContent = step.say;
+    withAddresses(text, step.say);
     card.append(title, " ", text);
     if (step.action) {
       const button = document.createElement("button");
@@ -221,7 +251,8 @@ async function renderOpen(events, details, now) {
     button.type = "button";
     button.dataset.call = "enter";
     button.textContent = entered ? "Entered" : erc20 ? "Approve and enter" : `Enter for ${money(t.fee)}`;
-    button.setAttribute("aria-label", entered ? `You are entered in event ${t.id}` : `Enter event ${t.id}`);
+    // The visible words start the accessible name (what a voice user says to click it).
+    button.setAttribute("aria-label", `${button.textContent}: event ${t.id}`);
     button.disabled = busy || entered || !app.account || left <= 0 || t.deadline <= now;
     button.addEventListener("click", () => enter(t));
     foot.append(button);
@@ -260,8 +291,9 @@ function select(id) {
   loadTournaments(true).then(() => $("event").scrollIntoView({ block: "start" })).catch((e) => showError(e, "reading the event"));
 }
 
-/** One event: its status, the bracket (rounds as columns, stacked on a phone), places. */
-async function renderEvent(d) {
+/** One event: its status, the bracket (rounds as columns, stacked on a phone), places;
+ * `games`: its running games as the server has them, by id. */
+async function renderEvent(d, games) {
   $("event").hidden = !d;
   if (!d) return;
   const money = await moneyOf(d.token);
@@ -291,7 +323,7 @@ async function renderEvent(d) {
       h.textContent = roundName(r, d.size);
       const list = document.createElement("div");
       list.className = "matches";
-      for (const m of matches) list.append(matchBox(m, me, playsHere(d)));
+      for (const m of matches) list.append(matchBox(m, me, playsHere(d), games.get(m.gameId) ?? null));
       column.append(h, list);
       bracket.append(column);
     }
@@ -308,8 +340,9 @@ async function renderEvent(d) {
 }
 
 /** One match of the bracket: its two players (colour, "you", the winner marked) and what
- * became of it; `playable`: its running game opens in the game view. */
-function matchBox(m, me, playable) {
+ * became of it; `playable`: its running game opens in the game view; `game`: the server's
+ * view of that game. */
+function matchBox(m, me, playable, game) {
   const box = document.createElement("div");
   box.className = "match";
   box.dataset.match = String(m.match);
@@ -342,9 +375,9 @@ function matchBox(m, me, playable) {
   }
   const how = document.createElement("p");
   how.className = "how";
-  how.textContent = matchWords(m, me);
+  how.textContent = matchWords(m, me, game);
   box.append(how);
-  if (playable && m.gameId && m.status === "running") {
+  if (playable && m.gameId && m.status === "running" && game?.phase !== "ended") {
     const watch = document.createElement("button");
     watch.type = "button";
     watch.className = "link";
