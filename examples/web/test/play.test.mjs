@@ -1627,9 +1627,9 @@ playTest("issue 31: four players enter a knockout from the Tournaments view with
     await until(p, `#tournaments:not([hidden]) #bracket .match[data-match="0"] .how:has-text("${p === white ? "you" : shortName(white)} won the game")`);
     assert.equal(await p.page.locator('#bracket .match[data-match="0"] button').count(), 0, "no Play link on a game that ended");
   }
-  await until(white, `${step(white)}:has-text("You won your semi-finals game. Next: the final, against the winner of")`);
+  await until(white, `${step(white)}:has-text("You won your semi-final. Next: the final, against the winner of")`);
   for (const p of [white, black]) await audit(p, "the bracket and the next step");
-  await until(black, `${step(black)}:has-text("You lost your semi-finals game against")`);
+  await until(black, `${step(black)}:has-text("You lost your semi-final against")`);
   assert.match(await black.page.innerText(step(black)), /Prizes are paid once the final is decided\./);
   for (const p of players.filter((q) => q.page.viewportSize().width === PHONE.width || q.page.viewportSize().width === DESKTOP.width)) {
     await assertFits(p, "the bracket");
@@ -1638,7 +1638,65 @@ playTest("issue 31: four players enter a knockout from the Tournaments view with
     const shot = p.page.viewportSize().width === PHONE.width ? "tournament-phone" : "tournament-desktop";
     await p.page.screenshot({ path: `${OUT}${shot}.png`, fullPage: true });
   }
+  // The rest of the event from the pages: the other semi-final, then the final, started by
+  // the first semi-final's winner once the other game ended (its start records both).
+  const [white1, black1] = pairs[1].map((a) => players.find((p) => p.account === a));
+  await decide(id, white1, black1, "Start the game");
+  await until(white, `${step(white)} button[data-call="start"]:has-text("Start your final")`);
+  const finalists = await decide(id, white, white1, "Start your final");
+  const [champion, finalist] = finalists;
+  // The final's game ended: its winner claims at once (the claim records the final).
+  await until(champion, `${step(champion)} button[data-call="claim"]`);
+  // Before anything recorded the final the bracket names no places: the prize is said once credited.
+  assert.match(await champion.page.innerText(step(champion)), /You won your final\. You won the event! Claim your prize: it is credited to you, then you withdraw it\./);
+  await until(finalist, `${step(finalist)} button[data-call="claim"]:has-text("Claim your prize")`);
+  const from = await node.getBlockNumber();
+  const balance = await node.getBalance(champion.account);
+  await champion.page.click(`${step(champion)} button[data-call="claim"]`);
+  await until(champion, `${step(champion)} button[data-call="withdraw"]:has-text("Withdraw 0.0228 ETH")`);
+  // The bracket: every winner ticked, the event finished.
+  await until(champion, `#event[data-status="finished"] #bracket .match[data-match="2"] .side.winner .name:has-text("you")`);
+  assert.equal(await champion.page.innerText("#events tbody tr:first-child td:nth-child(3)"), "Finished: won by you");
+  assert.equal(await champion.page.locator("#bracket .side.winner").count(), 3);
+  await champion.page.click(`${step(champion)} button[data-call="withdraw"]`);
+  await until(champion, `${step(champion)}:has-text("Your prize of 0.0228 ETH was paid.")`);
+  assert.equal(await node.getBalance(champion.account), balance + ethers.parseEther("0.0228") - (await feesPaid(champion.account, from)), "the prize is in the winner's wallet");
+  await until(champion, '#standings li.you:has-text("Winner: you, 0.0228 ETH (credited)")');
+  // Recorded now: the finalist's step names its prize.
+  await until(finalist, `${step(finalist)} button[data-call="claim"]:has-text("Claim 0.0095 ETH")`);
+  await champion.page.evaluate(() => document.getElementById("event").scrollIntoView());
+  await champion.page.waitForTimeout(400);
+  await champion.page.screenshot({ path: `${OUT}tournament-finished.png`, fullPage: true });
 });
+
+/** Match of event `id` started by `starter` from its next step (`label`, its button), opened by
+ * `other`; white plays e4, black resigns and white settles; both go back to the Tournaments view. Resolves
+ * to the [winner, loser] pages. */
+async function decide(id, starter, other, label) {
+  const step = `#next-list [data-event="${id}"]`;
+  await until(starter, `${step} button[data-call="start"]:has-text("${label}")`);
+  await starter.page.click(`${step} button[data-call="start"]`);
+  // openGame drops the marks of the game shown before: synced is this game's.
+  await until(starter, "body[data-synced] #game:not([hidden])");
+  const gameId = await starter.page.getAttribute("body", "data-game");
+  await until(other, `${step} button[data-call="open"]`);
+  await other.page.click(`${step} button[data-call="open"]`);
+  await until(other, `body[data-game="${gameId}"][data-synced] #game:not([hidden])`);
+  const info = await referee.getGame(gameId);
+  const [w, b] = [starter, other].sort((p) => (p.account === info.white ? -1 : 1));
+  assert.equal(w.account, info.white);
+  await move(w, b, "e2e4");
+  b.page.once("dialog", (d) => d.accept());
+  await b.page.click("#resign");
+  await until(w, "#settle:not([hidden])");
+  await w.page.click("#settle");
+  await until(w, '#state:has-text("Settled on-chain")');
+  for (const p of [w, b]) {
+    await p.page.click("#back");
+    await until(p, "#tournaments:not([hidden])");
+  }
+  return [w, b];
+}
 
 playTest("issue 31: an event paid in an ERC-20 says the wallet asks twice and does (an approval, then the entry); unfilled at its deadline, the fee is claimed back and withdrawn from the page", async () => {
   await onOwnChain(async () => {

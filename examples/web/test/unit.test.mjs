@@ -11,7 +11,7 @@ import {
   boardReason, drawOfferNote, eth, moverOf, offChainOutcome, outcomeWords, ratingText, rematchWords, settles, shortAddress, timeControl, units,
 } from "../public/play/words.js";
 import {
-  deadlineWords, gameWords, matchWords, nextStep, playerName, prizeLine, roundName, statusWords, tierName,
+  deadlineWords, gameWords, matchName, matchWords, nextStep, placeName, playerName, prizeLine, roundName, statusWords, tierName,
 } from "../public/play/bracket.js";
 import { rematchOffer } from "../public/play/invites.js";
 
@@ -329,6 +329,8 @@ test("units and eth: a token's amount in whole tokens, without trailing zeros", 
 test("an event's rounds, places, prizes, deadline and status in words", () => {
   assert.deepEqual([0, 1, 2, 3, 4, 5].map((r) => roundName(r, 64)), ["Round of 64", "Round of 32", "Round of 16", "Quarter-finals", "Semi-finals", "Final"]);
   assert.deepEqual([0, 1].map((r) => roundName(r, 4)), ["Semi-finals", "Final"]);
+  assert.deepEqual([0, 1, 2, 3].map((r) => matchName(r, 16)), ["round-of-16 game", "quarter-final", "semi-final", "final"]);
+  assert.deepEqual([0, 1, 2, 3, 4].map(placeName), ["Winner", "Finalist", "Semi-finalist", "Quarter-finalist", "Out in the round of 16"]);
   assert.deepEqual([0, 1, 2, 3, 4].map(tierName), ["Winner", "Finalist", "Semi-finalists", "Quarter-finalists", "Out in the round of 16"]);
   const prizes = [{ tier: 0, players: 1, prize: "22800000000000000" }, { tier: 1, players: 1, prize: "9500000000000000" }, { tier: 2, players: 2, prize: "2850000000000000" }, { tier: 3, players: 4, prize: "0" }];
   assert.equal(prizeLine(prizes, ethMoney), "Winner 0.0228 ETH · Finalist 0.0095 ETH · Semi-finalists 0.00285 ETH each");
@@ -380,26 +382,36 @@ test("the next step: nothing for an outsider; the draw once its block is mined; 
 
 test("the next step while playing: open the game; report a draw; resolve a due lot; start the final once the other semi-final is decided", () => {
   const semis = [{ white: P[0], black: P[1], status: "running", gameId: "7" }, { white: P[2], black: P[3], status: "running", gameId: "8" }];
-  const on = nextStep(event4({ semis }), P[1], { latestBlock: 30, game: { phase: 2, result: 0 } }, ethMoney);
+  const on = nextStep(event4({ semis }), P[1], { latestBlock: 30, games: { 7: { phase: 2, result: 0 } } }, ethMoney);
   assert.deepEqual(on.action, { call: "open", gameId: "7", label: "Open your game" });
   assert.match(on.say, /You play black\.$/);
   // A per-move event's game is not the game view's: the player is told where to play it.
-  const perMove = nextStep({ ...event4({ semis }), responseWindow: 0 }, P[1], { latestBlock: 30, game: { phase: 2, result: 0 } }, ethMoney);
+  const perMove = nextStep({ ...event4({ semis }), responseWindow: 0 }, P[1], { latestBlock: 30, games: { 7: { phase: 2, result: 0 } } }, ethMoney);
   assert.equal(perMove.action, null);
   assert.match(perMove.say, /play it with chessref tournament play 3\.$/);
-  const drawn = nextStep(event4({ semis }), P[1], { latestBlock: 30, game: { phase: 3, result: 3 } }, ethMoney);
+  const drawn = nextStep(event4({ semis }), P[1], { latestBlock: 30, games: { 7: { phase: 3, result: 3 } } }, ethMoney);
   assert.deepEqual(drawn.action, { call: "report", args: ["3", 0], label: "Report the draw" });
   // Black won; the other semi-final still plays: nothing to do but wait.
-  const waiting = nextStep(event4({ semis }), P[1], { latestBlock: 30, game: { phase: 3, result: 2 } }, ethMoney);
+  const waiting = nextStep(event4({ semis }), P[1], { latestBlock: 30, games: { 7: { phase: 3, result: 2 } } }, ethMoney);
   assert.equal(waiting.action, null);
   assert.match(waiting.say, /against the winner of 0x90F7…b906 vs 0x15d3…6A65, not decided yet/);
   const otherDone = [semis[0], { ...semis[1], status: "decided", winner: P[3], how: "game" }];
-  assert.deepEqual(nextStep(event4({ semis: otherDone }), P[1], { latestBlock: 30, game: { phase: 3, result: 2 } }, ethMoney).action,
-    { call: "start", args: ["3", 2], label: "Start your final game" });
+  assert.deepEqual(nextStep(event4({ semis: otherDone }), P[1], { latestBlock: 30, games: { 7: { phase: 3, result: 2 } } }, ethMoney).action,
+    { call: "start", args: ["3", 2], label: "Start your final" });
+  // The other semi-final's game ended on the board, the bracket not told yet: the final's start records it.
+  assert.deepEqual(nextStep(event4({ semis }), P[1], { latestBlock: 30, games: { 7: { phase: 3, result: 2 }, 8: { phase: 3, result: 1 } } }, ethMoney).action,
+    { call: "start", args: ["3", 2], label: "Start your final" });
+  // Drawn: it is reported first (anyone may), and its lot names the opponent.
+  const theirDraw = nextStep(event4({ semis }), P[1], { latestBlock: 30, games: { 7: { phase: 3, result: 2 }, 8: { phase: 3, result: 3 } } }, ethMoney);
+  assert.deepEqual(theirDraw.action, { call: "report", args: ["3", 1], label: "Report their draw" });
+  assert.match(theirDraw.say, /The other semi-final was drawn: report it, and a lot decides your next opponent\.$/);
   // The loser waits for the final; white lost.
-  const lost = nextStep(event4({ semis }), P[0], { latestBlock: 30, game: { phase: 3, result: 2 } }, ethMoney);
+  const lost = nextStep(event4({ semis }), P[0], { latestBlock: 30, games: { 7: { phase: 3, result: 2 } } }, ethMoney);
   assert.equal(lost.action, null);
-  assert.match(lost.say, /^You lost your semi-finals game against 0x3C44…93BC\. Prizes are paid once the final is decided\.$/);
+  assert.match(lost.say, /^You lost your semi-final against 0x3C44…93BC\. Prizes are paid once the final is decided\.$/);
+  // The final's game ended before the bracket recorded it: the contract would credit now, so the claim is offered.
+  assert.deepEqual(nextStep(event4({ semis }), P[0], { latestBlock: 30, games: { 7: { phase: 3, result: 2 } }, claim: "ok" }, ethMoney).action,
+    { call: "claim", args: ["3"], label: "Claim your prize" });
   const lot = [{ ...semis[0], status: "lot", lotBlock: 40 }, semis[1]];
   assert.equal(nextStep(event4({ semis: lot }), P[0], { latestBlock: 40 }, ethMoney).action, null);
   assert.equal(nextStep(event4({ semis: lot }), P[0], { latestBlock: 41 }, ethMoney).action.call, "resolveLot");
@@ -416,7 +428,7 @@ test("the next step at the end: claim the prize, then withdraw it; a refund when
   const credited = nextStep(d, P[0], { latestBlock: 51, claim: "claimed", credit: 22800000000000000n }, ethMoney);
   assert.deepEqual(credited.action, { call: "withdraw", args: [d.token], label: "Withdraw 0.0228 ETH" });
   assert.equal(nextStep(d, P[0], { latestBlock: 52, claim: "claimed", credit: 0n }, ethMoney).action, null);
-  assert.match(nextStep(d, P[1], { latestBlock: 50, claim: "ok" }, ethMoney).say, /^You are out: 0x7099…79C8 won your semi-finals game on the board\. Claim your prize/);
+  assert.match(nextStep(d, P[1], { latestBlock: 50, claim: "ok" }, ethMoney).say, /^You are out: 0x7099…79C8 won your semi-final on the board\. Claim your prize/);
   const refund = nextStep({ ...event4({ status: "refunding", semis: [{}, {}] }), entrants: [P[0]] }, P[0], { latestBlock: 5, claim: "ok" }, ethMoney);
   assert.deepEqual(refund.action, { call: "claim", args: ["3"], label: "Claim your refund of 0.01 ETH" });
   const refunding = { ...event4({ status: "refunding", semis: [{}, {}] }), entrants: [P[0]] };

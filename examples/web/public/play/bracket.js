@@ -25,9 +25,22 @@ export function roundName(round, size) {
   return { 2: "Final", 4: "Semi-finals", 8: "Quarter-finals" }[players] ?? `Round of ${players}`;
 }
 
-/** The name of prize place `tier` (0 the winner, 1 the finalist, 2 the semi-finalists, …). */
+/** One match of round `round` as players name it: "final", "semi-final", "quarter-final",
+ * "round-of-16 game". */
+export function matchName(round, size) {
+  const players = Number(size) >> round;
+  return { 2: "final", 4: "semi-final", 8: "quarter-final" }[players] ?? `round-of-${players} game`;
+}
+
+/** The name of prize place `tier` (0 the winner, 1 the finalist, 2 the semi-finalists, …),
+ * of all who hold it. */
 export function tierName(tier) {
   return ["Winner", "Finalist", "Semi-finalists", "Quarter-finalists"][tier] ?? `Out in the round of ${2 ** tier}`;
+}
+
+/** The name of one player's place `tier`: "Winner", "Finalist", "Semi-finalist", …. */
+export function placeName(tier) {
+  return ["Winner", "Finalist", "Semi-finalist", "Quarter-finalist"][tier] ?? `Out in the round of ${2 ** tier}`;
 }
 
 /** The event's prizes in one line: "Winner 0.0228 ETH · Finalist 0.0095 ETH ·
@@ -151,8 +164,9 @@ function pairWords(match, me) {
  * nothing is the player's to do. Null for a player not entered.
  *
  * `chain` is what the page read from the chain for it: `latestBlock`; `drawBlock` (the
- * block whose hash draws the bracket); `game` (the referee's `{phase, result}` of the
- * player's running game: phase 3 is ended, result 1 white won, 2 black won, 3 drawn);
+ * block whose hash draws the bracket); `games` (the referee's `{phase, result}` by game
+ * id, of the player's running game and of the match beside it: phase 3 is ended, result
+ * 1 white won, 2 black won, 3 drawn);
  * `claim` ("ok": claim would credit now, "claimed", or null: not known); `credit` (its
  * withdrawable balance in the event's token, wei). `money` formats an amount.
  */
@@ -199,21 +213,32 @@ export function nextStep(detail, me, chain, money) {
   const size = detail.size;
   const rounds = Math.log2(size);
   const round = roundName(m.round, size);
+  const game = matchName(m.round, size);
   const final = m.round === rounds - 1;
   const colour = same(m.white, me) ? "white" : "black";
   const opponent = colour === "white" ? m.black : m.white;
   const matches = allMatches(detail);
-  /** After a win in match m: the next match's start, if its other side is known. */
+  /** The referee's `{phase, result}` of a match's game, if the page read it. */
+  const gameOf = (match) => (match?.gameId && chain.games?.[match.gameId]) || null;
+  /** After a win in match m: the next match's start, if its other side is known (its
+   * game ended on the board, which the start records, or the bracket has it decided). */
   const onwards = (won) => {
     if (final) return end(`${won} You won the event!`);
     const { next, sibling } = nextMatchOf(m.match, size);
     const other = matches.find((x) => x.match === sibling);
-    const ready = other && ["decided", "lot", "abandoned"].includes(other.status);
+    const otherGame = other?.status === "running" ? gameOf(other) : null;
+    const otherEnded = Number(otherGame?.phase) === 3;
+    if (otherEnded && Number(otherGame.result) === 3) {
+      return { say: `${won} The other ${game} was drawn: report it, and a lot decides your next opponent.`, action: { call: "report", args: [id, sibling], label: "Report their draw" } };
+    }
+    const ready = other && (["decided", "lot", "abandoned"].includes(other.status) || otherEnded);
     const nextName = roundName(m.round + 1, size);
-    if (ready) return { say: `${won} Next: the ${nextName.toLowerCase()}. Start it when you are ready: your clock runs from the start.`, action: { call: "start", args: [id, next], label: `Start your ${nextName.toLowerCase()} game` } };
+    if (ready) return { say: `${won} Next: the ${nextName.toLowerCase()}. Start it when you are ready: your clock runs from the start.`, action: { call: "start", args: [id, next], label: `Start your ${matchName(m.round + 1, size)}` } };
     return { say: `${won} Next: the ${nextName.toLowerCase()}, against the winner of ${pairWords(other, me)}, not decided yet.`, action: null };
   };
-  const out = (how) => (detail.status === "finished" ? end(how) : { say: `${how} Prizes are paid once the final is decided.`, action: null });
+  // Out: the prize once the final is decided; the contract's own answer (claim would
+  // credit now) counts before the bracket records the final's game.
+  const out = (how) => (detail.status === "finished" || chain.claim ? end(how) : { say: `${how} Prizes are paid once the final is decided.`, action: null });
   switch (m.status) {
     case "waiting": {
       if (!opponent) return { say: `${round}: your opponent is not known yet.`, action: null };
@@ -224,19 +249,19 @@ export function nextStep(detail, me, chain, money) {
       };
     }
     case "running": {
-      const game = chain.game;
-      if (!game || Number(game.phase) !== 3) {
+      const played = gameOf(m);
+      if (!played || Number(played.phase) !== 3) {
         const on = `${round}: your game against ${shortAddress(opponent)} is on. You play ${colour}.`;
         // The game view plays channel games (moves signed off-chain); a per-move game is
         // played by `chessref tournament play`.
         if (!playsHere(detail)) return { say: `${on} Its moves are sent on-chain one by one, which this page does not do yet: play it with chessref tournament play ${id}.`, action: null };
         return { say: on, action: { call: "open", gameId: m.gameId, label: "Open your game" } };
       }
-      const result = Number(game.result);
+      const result = Number(played.result);
       if (result === 3) return { say: `${round}: your game was drawn. Report it: a lot from a later block decides who goes on.`, action: { call: "report", args: [id, m.match], label: "Report the draw" } };
       const won = (result === 1) === (colour === "white");
-      if (won) return onwards(`You won your ${round.toLowerCase()} game.`);
-      return out(`You lost your ${round.toLowerCase()} game against ${shortAddress(opponent)}.`);
+      if (won) return onwards(`You won your ${game}.`);
+      return out(`You lost your ${game} against ${shortAddress(opponent)}.`);
     }
     case "lot": {
       const due = Number(chain.latestBlock ?? 0) > Number(m.lotBlock ?? 0);
@@ -245,11 +270,11 @@ export function nextStep(detail, me, chain, money) {
     }
     case "decided": {
       const how = HOW[m.how] ? ` ${HOW[m.how]}` : "";
-      if (same(m.winner, me)) return onwards(m.how === "walkover" ? `You went on from the ${round.toLowerCase()} by walkover.` : `You won your ${round.toLowerCase()} game${how}.`);
-      return out(`You are out: ${shortAddress(m.winner)} won your ${round.toLowerCase()} game${how}.`);
+      if (same(m.winner, me)) return onwards(m.how === "walkover" ? `You went on from the ${game} by walkover.` : `You won your ${game}${how}.`);
+      return out(`You are out: ${shortAddress(m.winner)} won your ${game}${how}.`);
     }
     case "abandoned":
-      return out(`Your ${round.toLowerCase()} game was abandoned by both players: you are both out.`);
+      return out(`Your ${game} was abandoned by both players: you are both out.`);
     default:
       return { say: `${round}: ${m.status}.`, action: null };
   }

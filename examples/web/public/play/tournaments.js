@@ -11,7 +11,7 @@ import { api, indexed } from "./server.js";
 import { transact } from "./wallet.js";
 import { shortAddress, units } from "./words.js";
 import {
-  deadlineWords, gameWords, matchWords, nextStep, playerName, playsHere, prizeLine, roundName, same, statusWords, tierName,
+  deadlineWords, gameWords, matchWords, myMatch, nextStep, placeName, playerName, playsHere, prizeLine, roundName, same, statusWords,
 } from "./bracket.js";
 import { openGame } from "./game.js";
 
@@ -93,7 +93,7 @@ async function chainNow() {
 
 /** What the chain says for the player's next step in event `d` (bracket.js nextStep). */
 async function chainFacts(d, latestBlock) {
-  const facts = { latestBlock, drawBlock: 0, game: null, claim: null, credit: 0n };
+  const facts = { latestBlock, drawBlock: 0, games: {}, claim: null, credit: 0n };
   if (!app.signer || !d.entrants.some((a) => same(a, app.account))) return facts;
   const t = tournament(d.tournament);
   const reads = [t.credits(app.account, d.token).then((c) => (facts.credit = c))];
@@ -106,8 +106,13 @@ async function chainFacts(d, latestBlock) {
       if (name === "AlreadyClaimed") facts.claim = "claimed";
     }));
   }
-  const mine = d.rounds.flat().filter((m) => m.status === "running" && m.gameId && (same(m.white, app.account) || same(m.black, app.account)));
-  for (const m of mine) reads.push(app.referee.getGame(m.gameId).then((g) => (facts.game = { phase: Number(g.phase), result: Number(g.result) })));
+  // The player's game and the one beside it (whose winner it meets next), as the referee has them.
+  const mine = myMatch(d, app.account);
+  const beside = mine && d.rounds.flat().find((m) => m.match === (mine.match ^ 1));
+  for (const m of [mine, beside]) {
+    if (m?.status !== "running" || !m.gameId) continue;
+    reads.push(app.referee.getGame(m.gameId).then((g) => (facts.games[m.gameId] = { phase: Number(g.phase), result: Number(g.result) })));
+  }
   await Promise.all(reads.map((r) => r.catch(() => {})));
   return facts;
 }
@@ -334,7 +339,7 @@ async function renderEvent(d, games) {
   for (const s of d.standings) {
     const li = document.createElement("li");
     if (same(s.player, me)) li.className = "you";
-    li.textContent = `${tierName(s.tier)}: ${playerName(s.player, me)}, ${money(s.prize)}${s.credited ? " (credited)" : ""}`;
+    li.textContent = `${placeName(s.tier)}: ${playerName(s.player, me)}, ${money(s.prize)}${s.credited ? " (credited)" : ""}`;
     standings.append(li);
   }
 }
@@ -433,9 +438,10 @@ function enter(t) {
  * its game opened in the game view (after a Start, the game it started). */
 function act(d, action) {
   if (action.call === "open") return openGame(BigInt(action.gameId)).catch(showError);
-  return busyWith(action.label.toLowerCase(), async () => {
+  const what = action.label.charAt(0).toLowerCase() + action.label.slice(1);
+  return busyWith(what, async () => {
     const contract = tournament(d.tournament);
-    const receipt = await transact(action.label.toLowerCase(), contract.getFunction(action.call)(...action.args), say);
+    const receipt = await transact(what, contract.getFunction(action.call)(...action.args), say);
     await indexed(receipt.blockNumber, say);
     const started = receipt.logs
       .filter((l) => same(l.address, d.tournament))
