@@ -7,6 +7,8 @@
 //! ([`crate::read`]) open the same file read-only. [`ratings`] derives the players'
 //! Glicko-2 ratings from the final ended games and keeps them in a table the indexer's
 //! writes update.
+//! [`tournament`] keeps the knockout events of the referee's tournament, its second log
+//! source, derived from their logs in the same transactions.
 
 pub mod backup;
 pub mod db;

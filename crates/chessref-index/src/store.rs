@@ -89,7 +89,8 @@ pub struct Committed {
     /// The knockout events whose logs changed (refolded, [`crate::tournament`]).
     pub tournaments: BTreeSet<U256>,
     /// Logs of the referee's address its ABI does not decode (stored, about no game):
-    /// the address is not a ChessReferee of this version.
+    /// the address is not a ChessReferee of this version; and logs of its tournament's
+    /// address the tournament's ABI does not decode (stored, about no event).
     pub undecodable: Vec<String>,
     /// What keeping the ratings took.
     pub ratings: ratings::Kept,

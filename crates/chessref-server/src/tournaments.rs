@@ -99,7 +99,9 @@ mod with_index {
     ) -> Result<Json<TournamentList>, ApiError> {
         let db = index_of(&state)?;
         let filter = list_query(query.as_deref())?;
-        Ok(Json(with_reader(db, move |r| r.tournaments(&filter)).await?))
+        Ok(Json(
+            with_reader(db, move |r| r.tournaments(&filter)).await?,
+        ))
     }
 
     /// `GET /v1/tournaments/{id}`: the event in full; 404 `unknown_tournament` when the

@@ -933,6 +933,8 @@ async fn openapi_document_describes_the_routes() {
         ("GET".into(), "/v1/games/{id}/transcript".into()),
         ("GET".into(), "/v1/players/{address}".into()),
         ("GET".into(), "/v1/players".into()),
+        ("GET".into(), "/v1/tournaments".into()),
+        ("GET".into(), "/v1/tournaments/{id}".into()),
     ];
     expected.sort();
     assert_eq!(documented, expected);

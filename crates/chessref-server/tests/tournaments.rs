@@ -54,17 +54,17 @@ impl Client {
 
     /// GET `uri` as JSON, checked against the documented schema of `documented`.
     fn json(&self, uri: &str, documented: &str) -> (u16, Value) {
-        let (status, ct, body) = self.runtime.block_on(
-            self.server
-                .as_ref()
-                .unwrap()
-                .raw("GET", uri, None, vec![]),
-        );
+        let (status, ct, body) =
+            self.runtime
+                .block_on(self.server.as_ref().unwrap().raw("GET", uri, None, vec![]));
         assert!(ct.starts_with("application/json"), "{uri}: {ct}");
         let value: Value = serde_json::from_slice(&body).unwrap();
         let status = status.as_u16();
         let mut response = &self.doc["paths"][documented]["get"]["responses"][status.to_string()];
-        assert!(!response.is_null(), "{documented}: {status} is not documented");
+        assert!(
+            !response.is_null(),
+            "{documented}: {status} is not documented"
+        );
         if let Some(r) = response.get("$ref").and_then(Value::as_str) {
             response = self.doc.pointer(&r[1..]).unwrap();
         }
@@ -78,8 +78,12 @@ impl Client {
     fn event_at(&self, id: U256, block: u64) -> Value {
         let started = Instant::now();
         loop {
-            let (status, value) = self.json(&format!("/v1/tournaments/{id}"), "/v1/tournaments/{id}");
-            if status == 200 && value["indexedBlock"].as_i64().is_some_and(|b| b >= block as i64)
+            let (status, value) =
+                self.json(&format!("/v1/tournaments/{id}"), "/v1/tournaments/{id}");
+            if status == 200
+                && value["indexedBlock"]
+                    .as_i64()
+                    .is_some_and(|b| b >= block as i64)
             {
                 return value;
             }
@@ -127,7 +131,10 @@ fn same_as_contract(t: &mut Tournament<RpcChain>, id: U256, event: &Value) {
     assert_eq!(event["entrantCount"], info.entrants, "{event}");
     assert_eq!(event["paid"], info.paid.to_string());
     for i in 0..info.entrants {
-        assert_eq!(event["entrants"][usize::from(i)], served(t.entrant(id, i).unwrap()));
+        assert_eq!(
+            event["entrants"][usize::from(i)],
+            served(t.entrant(id, i).unwrap())
+        );
     }
     for (tier, prize) in event["prizes"].as_array().unwrap().iter().enumerate() {
         assert_eq!(
@@ -141,7 +148,11 @@ fn same_as_contract(t: &mut Tournament<RpcChain>, id: U256, event: &Value) {
         let on_chain = t.match_info(id, m as u8).unwrap();
         let what = format!("match {m}: {served_match}");
         assert_eq!(served_match["match"], m, "{what}");
-        assert_eq!(served_match["status"], status[usize::from(on_chain.status)], "{what}");
+        assert_eq!(
+            served_match["status"],
+            status[usize::from(on_chain.status)],
+            "{what}"
+        );
         if on_chain.status != 0 {
             assert_eq!(served_match["white"], served(on_chain.white), "{what}");
             assert_eq!(served_match["black"], served(on_chain.black), "{what}");
@@ -157,9 +168,14 @@ fn same_as_contract(t: &mut Tournament<RpcChain>, id: U256, event: &Value) {
 /// Plays hosted game `started` to `result` (two moves, then a resignation or an agreed
 /// draw).
 fn play(referee: &mut Referee<RpcChain>, hosted: &chessref_evm::tournament::Hosted, result: &str) {
-    let mut game =
-        GameDriver::hosted(referee, hosted.game_id, hosted.white, hosted.black, hosted.clock)
-            .unwrap();
+    let mut game = GameDriver::hosted(
+        referee,
+        hosted.game_id,
+        hosted.white,
+        hosted.black,
+        hosted.clock,
+    )
+    .unwrap();
     for uci in ["e2e4", "e7e5"] {
         assert!(game.play(referee, Move::from_uci(uci).unwrap()).unwrap());
     }
@@ -278,7 +294,11 @@ fn test_a_four_player_event_served_as_the_contract_has_it() {
     // The two losers are placed (tier 2), not credited yet.
     let standings = semis["standings"].as_array().unwrap();
     assert_eq!(standings.len(), 2, "{semis}");
-    assert!(standings.iter().all(|s| s["tier"] == 2 && s["credited"] == false));
+    assert!(
+        standings
+            .iter()
+            .all(|s| s["tier"] == 2 && s["credited"] == false)
+    );
 
     let last = t.start(white, id, 2).unwrap().hosted.unwrap();
     play(t.referee(), &last, "0-1");
@@ -296,13 +316,20 @@ fn test_a_four_player_event_served_as_the_contract_has_it() {
     same_as_contract(&mut t, id, &finished);
     // Every player placed, best first, each credited what its standing says.
     let standings = finished["standings"].as_array().unwrap();
-    let tiers: Vec<_> = standings.iter().map(|s| s["tier"].as_u64().unwrap()).collect();
+    let tiers: Vec<_> = standings
+        .iter()
+        .map(|s| s["tier"].as_u64().unwrap())
+        .collect();
     assert_eq!(tiers, [0, 1, 2, 2]);
     assert_eq!(standings[0]["player"], served(black));
     let mut total = fee;
     for standing in standings {
         let player = standing["player"].as_str().unwrap();
-        assert_eq!(standing["prize"], credited[player].to_string(), "{standing}");
+        assert_eq!(
+            standing["prize"],
+            credited[player].to_string(),
+            "{standing}"
+        );
         assert_eq!(standing["credited"], true);
         total += credited[player];
     }
@@ -312,7 +339,10 @@ fn test_a_four_player_event_served_as_the_contract_has_it() {
     // The hosted games are ordinary games of the index, rated.
     let game = matches(&finished)[2]["gameId"].as_str().unwrap().to_owned();
     let (status, served_game) = client.json(&format!("/v1/games/{game}"), "/v1/games/{id}");
-    assert_eq!((status, &served_game["phase"]), (200, &Value::from("ended")));
+    assert_eq!(
+        (status, &served_game["phase"]),
+        (200, &Value::from("ended"))
+    );
     t.referee().chain().advance_time(1).unwrap();
     let head = t.referee().chain().head().unwrap();
     client.event_at(id, head);
@@ -329,12 +359,29 @@ fn test_a_four_player_event_served_as_the_contract_has_it() {
     let (_, none) = client.json("/v1/tournaments?status=refunding", "/v1/tournaments");
     assert_eq!(none["tournaments"], serde_json::json!([]));
     let (status, unknown) = client.json("/v1/tournaments/99", "/v1/tournaments/{id}");
-    assert_eq!((status, &unknown["error"]), (404, &Value::from("unknown_tournament")));
+    assert_eq!(
+        (status, &unknown["error"]),
+        (404, &Value::from("unknown_tournament"))
+    );
     let (status, bad) = client.json("/v1/tournaments/x1", "/v1/tournaments/{id}");
-    assert_eq!((status, &bad["error"]), (400, &Value::from("bad_tournament_id")));
-    for query in ["status=late", "limit=0", "limit=101", "before=-1", "player=0x12", "page=2"] {
+    assert_eq!(
+        (status, &bad["error"]),
+        (400, &Value::from("bad_tournament_id"))
+    );
+    for query in [
+        "status=late",
+        "limit=0",
+        "limit=101",
+        "before=-1",
+        "player=0x12",
+        "page=2",
+    ] {
         let (status, bad) = client.json(&format!("/v1/tournaments?{query}"), "/v1/tournaments");
-        assert_eq!((status, &bad["error"]), (400, &Value::from("bad_query")), "{query}");
+        assert_eq!(
+            (status, &bad["error"]),
+            (400, &Value::from("bad_query")),
+            "{query}"
+        );
     }
 
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
