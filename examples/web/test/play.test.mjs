@@ -1669,6 +1669,75 @@ playTest("issue 31: four players enter a knockout from the Tournaments view with
   await champion.page.screenshot({ path: `${OUT}tournament-finished.png`, fullPage: true });
 });
 
+playTest("issue 31: a drawn semi-final, from the pages: the draw agreed and settled, reported, its lot resolved once its block is mined, the winner named 'by lot'", async () => {
+  const t = await tournamentOf();
+  const node = provider(stack.rpc);
+  const fee = ethers.parseEther("0.01");
+  const deadline = (await node.getBlock("latest")).timestamp + 3_600;
+  const terms = { token: ethers.ZeroAddress, fee, size: 4, initialTime: 300, increment: 2, firstMoveWindow: 0, responseWindow: 600, deadline, feeBps: 0, split: [10_000], abandonAfter: 3_600 };
+  const created = await (await t.createEvent(terms)).wait();
+  const id = String(created.logs.map((l) => t.interface.parseLog(l)).find((e) => e?.name === "EventCreated").args.eventId);
+  // Entered and drawn without the page (the page's entry is the test above's).
+  for (const account of [ALICE, BOB, CAROL, DAVE]) {
+    await (await t.connect(await node.getSigner(account)).enter(id, { value: fee })).wait();
+  }
+  await node.send("evm_mine", []);
+  await node.send("evm_mine", []);
+  await (await t.draw(id)).wait();
+  const [whiteAddress, blackAddress] = await t.pairing(id, 0);
+  const names = { [ALICE]: "alice", [BOB]: "bob", [CAROL]: "carol", [DAVE]: "dave" };
+  const white = await person(whiteAddress, names[whiteAddress], "#tournaments");
+  const black = await person(blackAddress, names[blackAddress], "#tournaments");
+  const step = `#next-list [data-event="${id}"]`;
+  await until(white, `${step} button[data-call="start"]`);
+  await white.page.click(`${step} button[data-call="start"]`);
+  await until(white, "body[data-synced] #game:not([hidden])");
+  const gameId = await white.page.getAttribute("body", "data-game");
+  await until(black, `${step} button[data-call="open"]`);
+  await black.page.click(`${step} button[data-call="open"]`);
+  await until(black, `body[data-game="${gameId}"][data-synced] #game:not([hidden])`);
+  await move(white, black, "e2e4");
+  // Black offers a draw, white accepts; either settles a draw: white does.
+  await black.page.click("#offer-draw");
+  await until(white, "#accept-draw:not([hidden])");
+  await white.page.click("#accept-draw");
+  await until(white, '#result[data-outcome="drawn"]');
+  assert.equal(await white.page.innerText("#result"), "Draw by agreement.");
+  await until(black, "#settle:not([hidden])");
+  await until(white, "#settle:not([hidden])");
+  await white.page.click("#settle");
+  await until(white, '#state:has-text("Settled on-chain")');
+  assert.equal(Number((await referee.getGame(gameId)).result), 3, "the referee records the draw");
+  for (const p of [white, black]) {
+    await p.page.click("#back");
+    await until(p, `#tournaments:not([hidden]) ${step}`);
+  }
+  // The draw is reported (anyone may; a player from its next step), arming the lot on the next block.
+  await until(black, `${step} button[data-call="report"]:has-text("Report the draw")`);
+  assert.match(await black.page.innerText(step), /Semi-finals: your game was drawn\. Report it: a lot from a later block decides who goes on\./);
+  await black.page.click(`${step} button[data-call="report"]`);
+  await until(black, `${step}:has-text("your game was drawn; the hash of block")`);
+  const lot = await t.getMatch(id, 0);
+  assert.equal(Number(lot.status), 3, "the lot is armed");
+  assert.match(await black.page.innerText(step), new RegExp(`the hash of block ${lot.lotBlock} decides who goes on once it is mined`));
+  await until(white, `#bracket .match[data-match="0"] .how:has-text("drawn: a lot decides")`);
+  // The chain moves on: the lot is due, and resolved from the page.
+  await node.send("evm_mine", []);
+  await until(white, `${step} button[data-call="resolveLot"]`);
+  await white.page.click(`${step} button[data-call="resolveLot"]`);
+  await until(white, `#bracket .match[data-match="0"][data-status="decided"]`);
+  const decided = await t.getMatch(id, 0);
+  assert.equal(Number(decided.status), 2, "the lot decided the match");
+  const [winner, loser] = decided.winner === white.account ? [white, black] : [black, white];
+  for (const p of [winner, loser]) {
+    const said = p === winner ? "you won by lot after a drawn game" : `${shortName(winner)} won by lot after a drawn game`;
+    await until(p, `#bracket .match[data-match="0"] .how:has-text("${said}")`);
+    await until(p, `#bracket .match[data-match="0"] .side.winner .name:has-text("${p === winner ? "you" : shortName(winner)}")`);
+  }
+  await until(loser, `${step}:has-text("You are out: ${shortName(winner)} won your semi-final by lot after a drawn game.")`);
+  await until(winner, `${step}:has-text("You won your semi-final by lot after a drawn game. Next: the final")`);
+});
+
 /** Match of event `id` started by `starter` from its next step (`label`, its button), opened by
  * `other`; white plays e4, black resigns and white settles; both go back to the Tournaments view. Resolves
  * to the [winner, loser] pages. */

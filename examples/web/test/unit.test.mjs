@@ -370,8 +370,9 @@ test("the next step: nothing for an outsider; the draw once its block is mined; 
   const semis = [{ white: P[0], black: P[1] }, { white: P[2], black: P[3] }];
   assert.equal(nextStep(event4({ semis }), "0x0000000000000000000000000000000000000009", chain, ethMoney), null);
   const drawing = { ...event4({ status: "drawing", semis: [{}, {}] }) };
-  assert.equal(nextStep(drawing, P[0], { latestBlock: 20, drawBlock: 20 }, ethMoney).action, null);
-  assert.deepEqual(nextStep(drawing, P[0], { latestBlock: 21, drawBlock: 20 }, ethMoney).action, { call: "draw", args: ["3"], label: "Draw the bracket" });
+  // A transaction lands in the block after the latest: the draw is due once its block is mined.
+  assert.equal(nextStep(drawing, P[0], { latestBlock: 19, drawBlock: 20 }, ethMoney).action, null);
+  assert.deepEqual(nextStep(drawing, P[0], { latestBlock: 20, drawBlock: 20 }, ethMoney).action, { call: "draw", args: ["3"], label: "Draw the bracket" });
   const white = nextStep(event4({ semis }), P[0], chain, ethMoney);
   assert.deepEqual(white.action, { call: "start", args: ["3", 0], label: "Start the game" });
   assert.match(white.say, /^Semi-finals: you play white against 0x3C44…93BC\. You play white, so you start the game/);
@@ -413,8 +414,8 @@ test("the next step while playing: open the game; report a draw; resolve a due l
   assert.deepEqual(nextStep(event4({ semis }), P[0], { latestBlock: 30, games: { 7: { phase: 3, result: 2 } }, claim: "ok" }, ethMoney).action,
     { call: "claim", args: ["3"], label: "Claim your prize" });
   const lot = [{ ...semis[0], status: "lot", lotBlock: 40 }, semis[1]];
-  assert.equal(nextStep(event4({ semis: lot }), P[0], { latestBlock: 40 }, ethMoney).action, null);
-  assert.equal(nextStep(event4({ semis: lot }), P[0], { latestBlock: 41 }, ethMoney).action.call, "resolveLot");
+  assert.equal(nextStep(event4({ semis: lot }), P[0], { latestBlock: 39 }, ethMoney).action, null);
+  assert.equal(nextStep(event4({ semis: lot }), P[0], { latestBlock: 40 }, ethMoney).action.call, "resolveLot");
 });
 
 test("the next step at the end: claim the prize, then withdraw it; a refund when the event did not fill", () => {

@@ -200,7 +200,9 @@ export function nextStep(detail, me, chain, money) {
     }
     case "drawing": {
       const drawBlock = Number(chain.drawBlock ?? 0);
-      if (drawBlock && Number(chain.latestBlock ?? 0) <= drawBlock) {
+      // A transaction lands in the block after the latest: it reads the draw block's hash
+      // once that block is mined.
+      if (drawBlock && Number(chain.latestBlock ?? 0) < drawBlock) {
         return { say: `The event is full. The bracket is drawn from the hash of block ${drawBlock}, which is not mined yet.`, action: null };
       }
       return { say: "The event is full: draw the bracket (anyone may; the first game's start draws it too).", action: { call: "draw", args: [id], label: "Draw the bracket" } };
@@ -264,7 +266,7 @@ export function nextStep(detail, me, chain, money) {
       return out(`You lost your ${game} against ${shortAddress(opponent)}.`);
     }
     case "lot": {
-      const due = Number(chain.latestBlock ?? 0) > Number(m.lotBlock ?? 0);
+      const due = Number(chain.latestBlock ?? 0) >= Number(m.lotBlock ?? 0);
       if (!due) return { say: `${round}: your game was drawn; the hash of block ${m.lotBlock} decides who goes on once it is mined.`, action: null };
       return { say: `${round}: your game was drawn and its lot is due: resolve it to see who goes on.`, action: { call: "resolveLot", args: [id, m.match], label: "Resolve the lot" } };
     }
