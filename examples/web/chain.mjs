@@ -31,6 +31,11 @@ export function channelAbi() {
   return artifactOf("ChessChannel").abi;
 }
 
+/** The tournament's ABI (ChessTournament: its calls, views, events and custom errors). */
+export function tournamentAbi() {
+  return artifactOf("ChessTournament").abi;
+}
+
 /** The native anvil as scripts/foundry resolves it (never node_modules/.bin's wrapper). */
 function anvilBinary() {
   if (process.env.ANVIL) return process.env.ANVIL;

@@ -1,11 +1,12 @@
 // Serves the example page on 127.0.0.1 with what it imports: the chessref-wasm
 // web package (crates/chessref-wasm/pkg/web, built by build-pkg.sh), ethers'
-// browser module, and the referee's and the channel's ABIs from the committed artifacts.
+// browser module, and the referee's, the channel's and the tournament's ABIs from the
+// committed artifacts.
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { channelAbi, refereeArtifact } from "./chain.mjs";
+import { channelAbi, refereeArtifact, tournamentAbi } from "./chain.mjs";
 import { walletScript } from "./devwallet.mjs";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
@@ -55,6 +56,11 @@ async function handle(req, res, devRpc) {
   if (path === "/abi/ChessReferee.json") {
     res.writeHead(200, { "content-type": TYPES[".json"] });
     res.end(JSON.stringify(refereeArtifact().abi));
+    return;
+  }
+  if (path === "/abi/ChessTournament.json") {
+    res.writeHead(200, { "content-type": TYPES[".json"] });
+    res.end(JSON.stringify(tournamentAbi()));
     return;
   }
   if (path === "/abi/ChessChannel.json") {

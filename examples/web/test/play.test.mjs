@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
 import { chromium } from "playwright-core";
 import { ethers } from "ethers";
-import { provider, refereeArtifact } from "../chain.mjs";
+import { provider, refereeArtifact, tournamentAbi } from "../chain.mjs";
 import { servePage } from "../serve.mjs";
 import { chessrefBinary, startStack } from "../stack.mjs";
 import { walletScript } from "../devwallet.mjs";
@@ -1500,6 +1500,319 @@ playTest("issue 28: a whole game by taps on two phones: to mate, Offer draw, Dec
   assert.equal(await alice.page.getAttribute("#moves", "data-sans"), "e4 e5 Nf3 d6 Bc4 Bg4 Nc3 g6 Nxe5 Bxd1 Bxf7+ Ke7 Nd5#");
   await bob.page.waitForTimeout(400);
   await bob.page.screenshot({ path: `${OUT}phone-mate.png` });
+});
+
+/** anvil's dev account 4: the fourth player of a knockout. */
+const DAVE = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65";
+
+/** The tournament the referee created (its second CREATE), with anvil's account 0 (the
+ * organiser) as its signer. */
+async function tournamentOf() {
+  const organiser = await provider(stack.rpc).getSigner(0);
+  return new ethers.Contract(await referee.tournament(), tournamentAbi(), organiser);
+}
+
+/** A player's address as the bracket shows it. */
+const shortName = (p) => `${p.account.slice(0, 6)}…${p.account.slice(-4)}`;
+
+/** How many confirmations `p`'s wallet asked for so far (devwallet.mjs counts them). */
+const confirmations = (p) => p.page.evaluate(() => window.__walletConfirmations.length);
+
+playTest("issue 31: four players enter a knockout from the Tournaments view with one confirmation each, the bracket appears live, white starts its semi-final from the page and both players' game views open on it", async () => {
+  const t = await tournamentOf();
+  const node = provider(stack.rpc);
+  const fee = ethers.parseEther("0.01");
+  const deadline = (await node.getBlock("latest")).timestamp + 3_600;
+  // The organiser creates a 4-player channel event: 5+2, 600 s to answer a registration,
+  // 60/25/7.5 % to the winner, the finalist and each semi-finalist, a 5 % organiser fee.
+  const terms = { token: ethers.ZeroAddress, fee, size: 4, initialTime: 300, increment: 2, firstMoveWindow: 0, responseWindow: 600, deadline, feeBps: 500, split: [6000, 2500, 750], abandonAfter: 3_600 };
+  const created = await (await t.createEvent(terms)).wait();
+  const id = String(created.logs.map((l) => t.interface.parseLog(l)).find((e) => e?.name === "EventCreated").args.eventId);
+  const players = [
+    await person(ALICE, "alice", "#tournaments", PHONE, { isMobile: true, hasTouch: true }),
+    await person(BOB, "bob", "#tournaments", DESKTOP),
+    await person(CAROL, "carol", "#tournaments"),
+    await person(DAVE, "dave", "#tournaments"),
+  ];
+  const card = `#open-events article[data-event="${id}"]`;
+  await until(players[0], `${card} button[data-call="enter"]:not([disabled])`);
+  // What a player reads before it pays: the fee, the places, the games, the prizes (pool
+  // 0.04 ETH less 5 %: 0.038 ETH, of which 60 %, 25 % and 7.5 % each).
+  const words = await players[0].page.innerText(card);
+  for (const said of ["0.01 ETH", "4 of 4 left", "5+2, moves signed off-chain", "closes in 59 min", "Winner 0.0228 ETH · Finalist 0.0095 ETH · Semi-finalists 0.00285 ETH each", "5% of the pool, after the final", "One confirmation in your wallet"]) {
+    assert.ok(words.includes(said), `the open event says "${said}": ${words}`);
+  }
+  await assertFits(players[0], "the open events");
+  await audit(players[1], "the open events");
+  for (const [i, p] of players.entries()) {
+    const enter = `${card} button[data-call="enter"]`;
+    await until(p, `${enter}:not([disabled])`);
+    const before = await confirmations(p);
+    await p.page.click(enter);
+    // The last entry fills the event: it leaves the open events for the draw.
+    await until(p, i < 3 ? `${enter}[disabled]:has-text("Entered")` : `#event[data-event="${id}"][data-status="drawing"]`);
+    assert.equal(await confirmations(p), before + 1, `${p.name} entered with one confirmation`);
+    assert.equal(await t.entrantOf(id, i), p.account, `${p.name} holds entrant index ${i}`);
+    if (i < 3) assert.match(await p.page.innerText(`#next-list [data-event="${id}"]`), new RegExp(`You are entered: ${i + 1} of 4 players so far`));
+  }
+  // Full: no page offers the event to enter any more.
+  await until(players[0], `#event[data-event="${id}"][data-status="drawing"]`);
+  assert.equal(await players[0].page.locator(card).count(), 0);
+  // The filling entry armed the draw on the next block; the chain moves on (as a real one does).
+  await node.send("evm_mine", []);
+  await node.send("evm_mine", []);
+  const drawer = players[2];
+  await until(drawer, `#next-list [data-event="${id}"] button[data-call="draw"]`);
+  await drawer.page.click(`#next-list [data-event="${id}"] button[data-call="draw"]`);
+  await until(drawer, `#event[data-event="${id}"][data-status="running"]`);
+  assert.ok((await t.getFunction("getEvent")(id)).drawn, "the bracket is drawn on the chain");
+  // Every page draws the bracket by itself (refreshed every 3 s): two semi-finals and a final.
+  const pairs = [await t.pairing(id, 0), await t.pairing(id, 1)];
+  for (const p of players) {
+    await until(p, `#event[data-event="${id}"][data-status="running"] #bracket .match[data-match="1"] .side.black .name[title]`);
+    assert.equal(await p.page.locator("#bracket .round").count(), 2);
+    assert.deepEqual(await p.page.locator("#bracket h4").allInnerTexts(), ["SEMI-FINALS", "FINAL"]);
+    const mine = p.page.locator("#bracket .match.mine .side.you .name");
+    assert.equal(await mine.innerText(), "you", `${p.name}: "you" marked in its own match`);
+    for (const [m, [white, black]] of pairs.entries()) {
+      for (const [colour, address] of [["white", white], ["black", black]]) {
+        const name = p.page.locator(`#bracket .match[data-match="${m}"] .side.${colour} .name`);
+        assert.equal(await name.getAttribute("title"), address, `${p.name}: match ${m}'s ${colour}`);
+        assert.equal(await name.innerText(), address === p.account ? "you" : `${address.slice(0, 6)}…${address.slice(-4)}`);
+      }
+    }
+  }
+  // Semi-final 0: white starts it from "Your next game"; black is told white starts.
+  const [white, black] = pairs[0].map((a) => players.find((p) => p.account === a));
+  const step = (p) => `#next-list [data-event="${id}"]`;
+  await until(white, `${step(white)} button[data-call="start"]`);
+  assert.match(await white.page.innerText(step(white)), /Semi-finals: you play white against 0x.{4}….{4}\. You play white, so you start the game/);
+  assert.match(await black.page.innerText(step(black)), /You play black: white starts the game, and you may start it too/);
+  const before = await confirmations(white);
+  await white.page.click(`${step(white)} button[data-call="start"]`);
+  await until(white, "body[data-game]");
+  const match = await t.getMatch(id, 0);
+  assert.equal(Number(match.status), 1, "the chain records match 0 running");
+  assert.equal(await white.page.getAttribute("body", "data-game"), String(match.gameId), "the game view opened on the match's game");
+  assert.equal(await white.page.locator("#game:not([hidden])").count(), 1);
+  // Start was one confirmation; the game's session key is the game view's, once per game.
+  await until(white, "body[data-synced]");
+  assert.equal(await confirmations(white), before + 2);
+  assert.equal(await white.page.innerText("#game-id"), `#${match.gameId}`);
+  // Black's next step becomes its game: opened from the page, the same board.
+  await until(black, `${step(black)} button[data-call="open"]`);
+  await black.page.click(`${step(black)} button[data-call="open"]`);
+  await until(black, `body[data-game="${match.gameId}"][data-synced]`);
+  await move(white, black, "e2e4");
+  assert.equal(await black.page.innerText("#clock-bottom .who"), "black");
+  // The others watch it live: its match shows playing, a Watch link on it.
+  const others = players.filter((p) => p !== white && p !== black);
+  for (const p of others) await until(p, `#bracket .match[data-match="0"][data-status="running"] button:has-text("Watch")`);
+  // Black resigns; the game has no stake, so its winner settles it: the tournament counts
+  // only what the referee recorded.
+  black.page.once("dialog", (d) => d.accept());
+  await black.page.click("#resign");
+  await until(black, '#result[data-outcome="lost"]');
+  assert.equal(await black.page.innerText("#result"), "You lost by resignation.");
+  assert.equal(await black.page.innerText("#state"), "Your opponent settles it on-chain.");
+  await until(white, "#settle:not([hidden])");
+  assert.equal(await white.page.innerText("#settle"), "Settle the result");
+  await white.page.click("#settle");
+  // (On the shared chain a player may still hold credit from earlier games: "Settled on-chain: withdraw …".)
+  await until(white, '#state:has-text("Settled on-chain")');
+  assert.equal(Number((await referee.getGame(match.gameId)).result), 1, "the referee records white's win");
+  // Back from the game: the Tournaments view again, and each one's next step from the result.
+  for (const p of [white, black]) {
+    await p.page.click("#back");
+    await until(p, `#tournaments:not([hidden]) #bracket .match[data-match="0"] .how:has-text("${p === white ? "you" : shortName(white)} won the game")`);
+    assert.equal(await p.page.locator('#bracket .match[data-match="0"] button').count(), 0, "no Play link on a game that ended");
+  }
+  await until(white, `${step(white)}:has-text("You won your semi-final. Next: the final, against the winner of")`);
+  for (const p of [white, black]) await audit(p, "the bracket and the next step");
+  await until(black, `${step(black)}:has-text("You lost your semi-final against")`);
+  assert.match(await black.page.innerText(step(black)), /Prizes are paid once the final is decided\./);
+  for (const p of players.filter((q) => q.page.viewportSize().width === PHONE.width || q.page.viewportSize().width === DESKTOP.width)) {
+    await assertFits(p, "the bracket");
+    await p.page.evaluate(() => document.getElementById("bracket").scrollIntoView());
+    await p.page.waitForTimeout(400);
+    const shot = p.page.viewportSize().width === PHONE.width ? "tournament-phone" : "tournament-desktop";
+    await p.page.screenshot({ path: `${OUT}${shot}.png`, fullPage: true });
+  }
+  // The rest of the event from the pages: the other semi-final, then the final, started by
+  // the first semi-final's winner once the other game ended (its start records both).
+  const [white1, black1] = pairs[1].map((a) => players.find((p) => p.account === a));
+  await decide(id, white1, black1, "Start the game");
+  await until(white, `${step(white)} button[data-call="start"]:has-text("Start your final")`);
+  const finalists = await decide(id, white, white1, "Start your final");
+  const [champion, finalist] = finalists;
+  // The final's game ended: its winner claims at once (the claim records the final).
+  await until(champion, `${step(champion)} button[data-call="claim"]`);
+  // Before anything recorded the final the bracket names no places: the prize is said once credited.
+  assert.match(await champion.page.innerText(step(champion)), /You won your final\. You won the event! Claim your prize: it is credited to you, then you withdraw it\./);
+  await until(finalist, `${step(finalist)} button[data-call="claim"]:has-text("Claim your prize")`);
+  const from = await node.getBlockNumber();
+  const balance = await node.getBalance(champion.account);
+  await champion.page.click(`${step(champion)} button[data-call="claim"]`);
+  await until(champion, `${step(champion)} button[data-call="withdraw"]:has-text("Withdraw 0.0228 ETH")`);
+  // The bracket: every winner ticked, the event finished.
+  await until(champion, `#event[data-status="finished"] #bracket .match[data-match="2"] .side.winner .name:has-text("you")`);
+  assert.equal(await champion.page.innerText("#events tbody tr:first-child td:nth-child(3)"), "Finished: won by you");
+  assert.equal(await champion.page.locator("#bracket .side.winner").count(), 3);
+  await champion.page.click(`${step(champion)} button[data-call="withdraw"]`);
+  await until(champion, `${step(champion)}:has-text("Your prize of 0.0228 ETH was paid.")`);
+  assert.equal(await node.getBalance(champion.account), balance + ethers.parseEther("0.0228") - (await feesPaid(champion.account, from)), "the prize is in the winner's wallet");
+  await until(champion, '#standings li.you:has-text("Winner: you, 0.0228 ETH (credited)")');
+  // Recorded now: the finalist's step names its prize.
+  await until(finalist, `${step(finalist)} button[data-call="claim"]:has-text("Claim 0.0095 ETH")`);
+  await champion.page.evaluate(() => document.getElementById("event").scrollIntoView());
+  await champion.page.waitForTimeout(400);
+  await champion.page.screenshot({ path: `${OUT}tournament-finished.png`, fullPage: true });
+});
+
+playTest("issue 31: a drawn semi-final, from the pages: the draw agreed and settled, reported, its lot resolved once its block is mined, the winner named 'by lot'", async () => {
+  const t = await tournamentOf();
+  const node = provider(stack.rpc);
+  const fee = ethers.parseEther("0.01");
+  const deadline = (await node.getBlock("latest")).timestamp + 3_600;
+  const terms = { token: ethers.ZeroAddress, fee, size: 4, initialTime: 300, increment: 2, firstMoveWindow: 0, responseWindow: 600, deadline, feeBps: 0, split: [10_000], abandonAfter: 3_600 };
+  const created = await (await t.createEvent(terms)).wait();
+  const id = String(created.logs.map((l) => t.interface.parseLog(l)).find((e) => e?.name === "EventCreated").args.eventId);
+  // Entered and drawn without the page (the page's entry is the test above's).
+  for (const account of [ALICE, BOB, CAROL, DAVE]) {
+    await (await t.connect(await node.getSigner(account)).enter(id, { value: fee })).wait();
+  }
+  await node.send("evm_mine", []);
+  await node.send("evm_mine", []);
+  await (await t.draw(id)).wait();
+  const [whiteAddress, blackAddress] = await t.pairing(id, 0);
+  const names = { [ALICE]: "alice", [BOB]: "bob", [CAROL]: "carol", [DAVE]: "dave" };
+  const white = await person(whiteAddress, names[whiteAddress], "#tournaments");
+  const black = await person(blackAddress, names[blackAddress], "#tournaments");
+  const step = `#next-list [data-event="${id}"]`;
+  await until(white, `${step} button[data-call="start"]`);
+  await white.page.click(`${step} button[data-call="start"]`);
+  await until(white, "body[data-synced] #game:not([hidden])");
+  const gameId = await white.page.getAttribute("body", "data-game");
+  await until(black, `${step} button[data-call="open"]`);
+  await black.page.click(`${step} button[data-call="open"]`);
+  await until(black, `body[data-game="${gameId}"][data-synced] #game:not([hidden])`);
+  await move(white, black, "e2e4");
+  // Black offers a draw, white accepts; either settles a draw: white does.
+  await black.page.click("#offer-draw");
+  await until(white, "#accept-draw:not([hidden])");
+  await white.page.click("#accept-draw");
+  await until(white, '#result[data-outcome="drawn"]');
+  assert.equal(await white.page.innerText("#result"), "Draw by agreement.");
+  await until(black, "#settle:not([hidden])");
+  await until(white, "#settle:not([hidden])");
+  await white.page.click("#settle");
+  await until(white, '#state:has-text("Settled on-chain")');
+  assert.equal(Number((await referee.getGame(gameId)).result), 3, "the referee records the draw");
+  for (const p of [white, black]) {
+    await p.page.click("#back");
+    await until(p, `#tournaments:not([hidden]) ${step}`);
+  }
+  // The draw is reported (anyone may; a player from its next step), arming the lot on the next block.
+  await until(black, `${step} button[data-call="report"]:has-text("Report the draw")`);
+  assert.match(await black.page.innerText(step), /Semi-finals: your game was drawn\. Report it: a lot from a later block decides who goes on\./);
+  await black.page.click(`${step} button[data-call="report"]`);
+  await until(black, `${step}:has-text("your game was drawn; the hash of block")`);
+  const lot = await t.getMatch(id, 0);
+  assert.equal(Number(lot.status), 3, "the lot is armed");
+  assert.match(await black.page.innerText(step), new RegExp(`the hash of block ${lot.lotBlock} decides who goes on once it is mined`));
+  await until(white, `#bracket .match[data-match="0"] .how:has-text("drawn: a lot decides")`);
+  // The chain moves on: the lot is due, and resolved from the page.
+  await node.send("evm_mine", []);
+  await until(white, `${step} button[data-call="resolveLot"]`);
+  await white.page.click(`${step} button[data-call="resolveLot"]`);
+  await until(white, `#bracket .match[data-match="0"][data-status="decided"]`);
+  const decided = await t.getMatch(id, 0);
+  assert.equal(Number(decided.status), 2, "the lot decided the match");
+  const [winner, loser] = decided.winner === white.account ? [white, black] : [black, white];
+  for (const p of [winner, loser]) {
+    const said = p === winner ? "you won by lot after a drawn game" : `${shortName(winner)} won by lot after a drawn game`;
+    await until(p, `#bracket .match[data-match="0"] .how:has-text("${said}")`);
+    await until(p, `#bracket .match[data-match="0"] .side.winner .name:has-text("${p === winner ? "you" : shortName(winner)}")`);
+  }
+  await until(loser, `${step}:has-text("You are out: ${shortName(winner)} won your semi-final by lot after a drawn game.")`);
+  await until(winner, `${step}:has-text("You won your semi-final by lot after a drawn game. Next: the final")`);
+});
+
+/** Match of event `id` started by `starter` from its next step (`label`, its button), opened by
+ * `other`; white plays e4, black resigns and white settles; both go back to the Tournaments view. Resolves
+ * to the [winner, loser] pages. */
+async function decide(id, starter, other, label) {
+  const step = `#next-list [data-event="${id}"]`;
+  await until(starter, `${step} button[data-call="start"]:has-text("${label}")`);
+  await starter.page.click(`${step} button[data-call="start"]`);
+  // openGame drops the marks of the game shown before: synced is this game's.
+  await until(starter, "body[data-synced] #game:not([hidden])");
+  const gameId = await starter.page.getAttribute("body", "data-game");
+  await until(other, `${step} button[data-call="open"]`);
+  await other.page.click(`${step} button[data-call="open"]`);
+  await until(other, `body[data-game="${gameId}"][data-synced] #game:not([hidden])`);
+  const info = await referee.getGame(gameId);
+  const [w, b] = [starter, other].sort((p) => (p.account === info.white ? -1 : 1));
+  assert.equal(w.account, info.white);
+  await move(w, b, "e2e4");
+  b.page.once("dialog", (d) => d.accept());
+  await b.page.click("#resign");
+  await until(w, "#settle:not([hidden])");
+  await w.page.click("#settle");
+  await until(w, '#state:has-text("Settled on-chain")');
+  for (const p of [w, b]) {
+    await p.page.click("#back");
+    await until(p, "#tournaments:not([hidden])");
+  }
+  return [w, b];
+}
+
+playTest("issue 31: an event paid in an ERC-20 says the wallet asks twice and does (an approval, then the entry); unfilled at its deadline, the fee is claimed back and withdrawn from the page", async () => {
+  await onOwnChain(async () => {
+    const t = await tournamentOf();
+    const node = provider(stack.rpc);
+    const organiser = await node.getSigner(0);
+    const artifact = JSON.parse(readFileSync(new URL("../../../crates/chessref-evm/artifacts/TestToken.json", import.meta.url), "utf8"));
+    const token = await new ethers.ContractFactory(artifact.abi, artifact.bytecode.object, organiser).deploy();
+    await token.waitForDeployment();
+    const tst = await token.getAddress();
+    await (await token.mint(ALICE, 100_000_000n)).wait();
+    const fee = 25_000_000n; // 25 TST (6 decimals)
+    const deadline = (await node.getBlock("latest")).timestamp + 600;
+    const terms = { token: tst, fee, size: 4, initialTime: 180, increment: 2, firstMoveWindow: 0, responseWindow: 600, deadline, feeBps: 0, split: [7000, 3000], abandonAfter: 3_600 };
+    const created = await (await t.createEvent(terms)).wait();
+    const id = String(created.logs.map((l) => t.interface.parseLog(l)).find((e) => e?.name === "EventCreated").args.eventId);
+    const alice = await person(ALICE, "alice", "#tournaments");
+    const card = `#open-events article[data-event="${id}"]`;
+    await until(alice, `${card} button[data-call="enter"]:not([disabled])`);
+    assert.equal(await alice.page.innerText(`${card} button[data-call="enter"]`), "Approve and enter");
+    const words = await alice.page.innerText(card);
+    for (const said of ["25 TST", "Winner 70 TST · Finalist 30 TST", "The fee is paid in TST: your wallet asks twice, first to let the tournament take the fee (an approval), then to enter."]) {
+      assert.ok(words.includes(said), `the open event says "${said}": ${words}`);
+    }
+    assert.ok(!words.includes("organiser"), "no organiser fee, no line for it");
+    let before = await confirmations(alice);
+    await alice.page.click(`${card} button[data-call="enter"]`);
+    await until(alice, `${card} button[data-call="enter"][disabled]:has-text("Entered")`);
+    assert.equal(await confirmations(alice), before + 2, "an approval, then the entry");
+    assert.equal(await token.balanceOf(await t.getAddress()), fee);
+    assert.equal(await token.balanceOf(ALICE), 75_000_000n);
+    // The deadline passes with one entry of four: every entry is refunded, on claim.
+    await advance(601);
+    const step = `#next-list [data-event="${id}"]`;
+    await until(alice, `${step} button[data-call="claim"]`);
+    assert.match(await alice.page.innerText(step), /The event did not fill by its deadline: claim your entry fee of 25 TST back\./);
+    assert.equal(await alice.page.innerText(`${step} button[data-call="claim"]`), "Claim your refund of 25 TST");
+    before = await confirmations(alice);
+    await alice.page.click(`${step} button[data-call="claim"]`);
+    await until(alice, `${step} button[data-call="withdraw"]`);
+    assert.equal(await alice.page.innerText(`${step} button[data-call="withdraw"]`), "Withdraw 25 TST");
+    await alice.page.click(`${step} button[data-call="withdraw"]`);
+    await until(alice, `${step}:has-text("Your entry fee of 25 TST was refunded.")`);
+    assert.equal(await confirmations(alice), before + 2, "a claim, then a withdrawal");
+    assert.equal(await token.balanceOf(ALICE), 100_000_000n, "the whole fee is back");
+    assert.match(await alice.page.innerText(`#events tr[data-event="${id}"]`), /Did not fill: every entry is refunded/);
+  });
 });
 
 test("the page logged no errors", () => {

@@ -8,8 +8,11 @@ import { Premove } from "../public/play/premove.js";
 import { MUTE_KEY, SOUNDS, isMuted, moveSound, playSound, setMuted, soundsDue } from "../public/play/sounds.js";
 import { explain, illegalMoveSentence, outdated, pieceName, revertSentence } from "../public/play/errors.js";
 import {
-  boardReason, drawOfferNote, eth, moverOf, offChainOutcome, outcomeWords, ratingText, rematchWords, shortAddress, timeControl,
+  boardReason, drawOfferNote, eth, moverOf, offChainOutcome, outcomeWords, ratingText, rematchWords, settles, shortAddress, timeControl, units,
 } from "../public/play/words.js";
+import {
+  deadlineWords, gameWords, matchName, matchWords, nextStep, placeName, playerName, prizeLine, roundName, statusWords, tierName,
+} from "../public/play/bracket.js";
 import { rematchOffer } from "../public/play/invites.js";
 
 test("a clock reads m:ss, h:mm:ss from an hour, and tenths under 10 s, never rounding up", () => {
@@ -118,6 +121,20 @@ test("the result banner says who won, how, and what each side wins or loses", ()
   assert.equal(outcomeWords({ result: 3, reason: 10, colour: "white", stake: STAKE }).headline, "Draw by threefold repetition.");
   assert.deepEqual(outcomeWords({ result: 2, reason: 1, colour: null, stake: STAKE }), { headline: "Black won by checkmate.", amount: "2 ETH to black.", payout: 0n });
   assert.equal(outcomeWords({ result: 4, reason: 0, colour: "white", stake: STAKE }).payout, STAKE);
+  // A tournament's game has no stake: no amount to speak of.
+  assert.deepEqual(outcomeWords({ result: 1, reason: 1, colour: "white", stake: 0n }), { headline: "You won by checkmate.", amount: "", payout: 0n });
+  assert.deepEqual(outcomeWords({ result: 3, reason: 8, colour: null, stake: "0" }), { headline: "Draw by agreement.", amount: "", payout: 0n });
+});
+
+test("who settles an ended game: whom it pays; without a stake (a tournament's game) the winner, either side after a draw", () => {
+  assert.equal(settles({ result: 1, colour: "white", stake: STAKE }), true);
+  assert.equal(settles({ result: 1, colour: "black", stake: STAKE }), false);
+  assert.equal(settles({ result: 3, colour: "black", stake: STAKE }), true);
+  assert.equal(settles({ result: 1, colour: "white", stake: 0n }), true);
+  assert.equal(settles({ result: 2, colour: "white", stake: 0n }), false);
+  assert.equal(settles({ result: 2, colour: "black", stake: "0" }), true);
+  assert.equal(settles({ result: 3, colour: "white", stake: 0n }), true);
+  assert.equal(settles({ result: 1, colour: null, stake: 0n }), false);
 });
 
 test("an off-chain game's outcome: the board's reason for a signed mate, agreement for a draw offered, the resigner's loss", () => {
@@ -285,4 +302,139 @@ test("the rematch offer is the opponent's latest open game invited to the player
   assert.equal(rematchOffer(games, { me: ME, opponent: OTHER })?.id, "4");
   assert.equal(rematchOffer(games, { me: THEM, opponent: ME }), null, "not the other way round");
   assert.equal(rematchOffer([], { me: ME, opponent: THEM }), null);
+});
+
+// ------------------------------------------------------------------ tournaments (bracket.js)
+
+const P = ["0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", "0x90F79bf6EB2c4f870365E785982E1f101E93b906", "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65"];
+const ethMoney = (a) => `${eth(a)} ETH`;
+/** A 4-player event as `/v1/tournaments/{id}` says it: round 0 played as `semis`, the final as `final`. */
+function event4({ status = "running", semis, final, standings = [] }) {
+  const match = (m, round, x) => ({ match: m, round, white: null, black: null, gameId: null, status: "waiting", winner: null, how: null, lotBlock: null, ...x });
+  return {
+    id: "3", tournament: "0x0000000000000000000000000000000000000007", status, token: "0x0000000000000000000000000000000000000000",
+    fee: "10000000000000000", size: 4, entrantCount: 4, entrants: P, standings, prizes: [], pool: "40000000000000000",
+    responseWindow: 600, rounds: [[match(0, 0, semis[0]), match(1, 0, semis[1])], [match(2, 1, final)]],
+  };
+}
+
+test("units and eth: a token's amount in whole tokens, without trailing zeros", () => {
+  assert.equal(units(1_500_000n, 6), "1.5");
+  assert.equal(units("25000000", 6), "25");
+  assert.equal(units(7n, 0), "7");
+  assert.equal(units(-5n, 1), "-0.5");
+  assert.equal(eth("10000000000000000"), "0.01");
+});
+
+test("an event's rounds, places, prizes, deadline and status in words", () => {
+  assert.deepEqual([0, 1, 2, 3, 4, 5].map((r) => roundName(r, 64)), ["Round of 64", "Round of 32", "Round of 16", "Quarter-finals", "Semi-finals", "Final"]);
+  assert.deepEqual([0, 1].map((r) => roundName(r, 4)), ["Semi-finals", "Final"]);
+  assert.deepEqual([0, 1, 2, 3].map((r) => matchName(r, 16)), ["round-of-16 game", "quarter-final", "semi-final", "final"]);
+  assert.deepEqual([0, 1, 2, 3, 4].map(placeName), ["Winner", "Finalist", "Semi-finalist", "Quarter-finalist", "Out in the round of 16"]);
+  assert.deepEqual([0, 1, 2, 3, 4].map(tierName), ["Winner", "Finalist", "Semi-finalists", "Quarter-finalists", "Out in the round of 16"]);
+  const prizes = [{ tier: 0, players: 1, prize: "22800000000000000" }, { tier: 1, players: 1, prize: "9500000000000000" }, { tier: 2, players: 2, prize: "2850000000000000" }, { tier: 3, players: 4, prize: "0" }];
+  assert.equal(prizeLine(prizes, ethMoney), "Winner 0.0228 ETH · Finalist 0.0095 ETH · Semi-finalists 0.00285 ETH each");
+  assert.equal(deadlineWords(1_000, 1_000), "closed");
+  assert.equal(deadlineWords(1_000 + 7_500, 1_000), "closes in 2 h 5 min");
+  assert.equal(deadlineWords(1_000 + 3 * 86_400, 1_000), "closes in 3 days");
+  assert.equal(deadlineWords(1_045, 1_000), "closes in 45 s");
+  assert.equal(gameWords({ initialTime: 180, increment: 2, responseWindow: 600 }), "3+2, moves signed off-chain");
+  assert.equal(gameWords({ initialTime: 300, increment: 0, responseWindow: 0 }), "5+0, every move on-chain");
+  assert.equal(statusWords({ status: "open", size: 8, entrantCount: 5 }), "Taking entries: 3 of 8 places left");
+  assert.equal(statusWords({ status: "finished", winner: P[0] }, P[0]), "Finished: won by you");
+  assert.equal(statusWords({ status: "finished", winner: P[1] }, P[0]), "Finished: won by 0x3C44…93BC");
+  assert.equal(statusWords({ status: "refunding" }), "Did not fill: every entry is refunded");
+});
+
+test("a match's line names the winner and how: on the board, by lot, by walkover; both out", () => {
+  const m = { white: P[0], black: P[1] };
+  assert.equal(matchWords({ ...m, status: "waiting" }, P[0]), "not started");
+  assert.equal(matchWords({ white: P[0], black: null, status: "waiting" }, P[0]), "waiting for its players");
+  assert.equal(matchWords({ ...m, status: "running" }, P[0]), "playing");
+  // Its game ended, the bracket not told yet: said from the server's view of the game.
+  assert.equal(matchWords({ ...m, status: "running" }, P[0], { phase: "running", result: null }), "playing");
+  assert.equal(matchWords({ ...m, status: "running" }, P[0], { phase: "ended", result: "black_wins" }), "0x3C44…93BC won the game");
+  assert.equal(matchWords({ ...m, status: "running" }, P[0], { phase: "ended", result: "white_wins" }), "you won the game");
+  assert.equal(matchWords({ ...m, status: "running" }, P[0], { phase: "ended", result: "draw" }), "drawn: once reported, a lot decides");
+  assert.equal(matchWords({ ...m, status: "decided", winner: P[0], how: "game" }, P[0]), "you won on the board");
+  assert.equal(matchWords({ ...m, status: "decided", winner: P[1], how: "lot" }, P[0]), "0x3C44…93BC won by lot after a drawn game");
+  assert.equal(matchWords({ white: P[1], black: null, status: "decided", winner: P[1], how: "walkover" }, P[0]), "0x3C44…93BC goes on by walkover");
+  assert.equal(matchWords({ ...m, status: "lot" }, P[0]), "drawn: a lot decides");
+  assert.equal(matchWords({ ...m, status: "abandoned" }, P[0]), "abandoned by both: both out");
+  assert.equal(matchWords({ white: null, black: null, status: "abandoned" }, P[0]), "no players: both before it were out");
+  assert.equal(playerName(P[0], P[0].toLowerCase()), "you");
+});
+
+test("the next step: nothing for an outsider; the draw once its block is mined; Start for both players, white named first", () => {
+  const chain = { latestBlock: 20 };
+  const semis = [{ white: P[0], black: P[1] }, { white: P[2], black: P[3] }];
+  assert.equal(nextStep(event4({ semis }), "0x0000000000000000000000000000000000000009", chain, ethMoney), null);
+  const drawing = { ...event4({ status: "drawing", semis: [{}, {}] }) };
+  // A transaction lands in the block after the latest: the draw is due once its block is mined.
+  assert.equal(nextStep(drawing, P[0], { latestBlock: 19, drawBlock: 20 }, ethMoney).action, null);
+  assert.deepEqual(nextStep(drawing, P[0], { latestBlock: 20, drawBlock: 20 }, ethMoney).action, { call: "draw", args: ["3"], label: "Draw the bracket" });
+  const white = nextStep(event4({ semis }), P[0], chain, ethMoney);
+  assert.deepEqual(white.action, { call: "start", args: ["3", 0], label: "Start the game" });
+  assert.match(white.say, /^Semi-finals: you play white against 0x3C44…93BC\. You play white, so you start the game/);
+  const black = nextStep(event4({ semis }), P[1], chain, ethMoney);
+  assert.match(black.say, /white starts the game, and you may start it too/);
+  assert.equal(nextStep(event4({ status: "open", semis }), P[0], chain, ethMoney).action, null);
+});
+
+test("the next step while playing: open the game; report a draw; resolve a due lot; start the final once the other semi-final is decided", () => {
+  const semis = [{ white: P[0], black: P[1], status: "running", gameId: "7" }, { white: P[2], black: P[3], status: "running", gameId: "8" }];
+  const on = nextStep(event4({ semis }), P[1], { latestBlock: 30, games: { 7: { phase: 2, result: 0 } } }, ethMoney);
+  assert.deepEqual(on.action, { call: "open", gameId: "7", label: "Open your game" });
+  assert.match(on.say, /You play black\.$/);
+  // A per-move event's game is not the game view's: the player is told where to play it.
+  const perMove = nextStep({ ...event4({ semis }), responseWindow: 0 }, P[1], { latestBlock: 30, games: { 7: { phase: 2, result: 0 } } }, ethMoney);
+  assert.equal(perMove.action, null);
+  assert.match(perMove.say, /play it with chessref tournament play 3\.$/);
+  const drawn = nextStep(event4({ semis }), P[1], { latestBlock: 30, games: { 7: { phase: 3, result: 3 } } }, ethMoney);
+  assert.deepEqual(drawn.action, { call: "report", args: ["3", 0], label: "Report the draw" });
+  // Black won; the other semi-final still plays: nothing to do but wait.
+  const waiting = nextStep(event4({ semis }), P[1], { latestBlock: 30, games: { 7: { phase: 3, result: 2 } } }, ethMoney);
+  assert.equal(waiting.action, null);
+  assert.match(waiting.say, /against the winner of 0x90F7…b906 vs 0x15d3…6A65, not decided yet/);
+  const otherDone = [semis[0], { ...semis[1], status: "decided", winner: P[3], how: "game" }];
+  assert.deepEqual(nextStep(event4({ semis: otherDone }), P[1], { latestBlock: 30, games: { 7: { phase: 3, result: 2 } } }, ethMoney).action,
+    { call: "start", args: ["3", 2], label: "Start your final" });
+  // The other semi-final's game ended on the board, the bracket not told yet: the final's start records it.
+  assert.deepEqual(nextStep(event4({ semis }), P[1], { latestBlock: 30, games: { 7: { phase: 3, result: 2 }, 8: { phase: 3, result: 1 } } }, ethMoney).action,
+    { call: "start", args: ["3", 2], label: "Start your final" });
+  // Drawn: it is reported first (anyone may), and its lot names the opponent.
+  const theirDraw = nextStep(event4({ semis }), P[1], { latestBlock: 30, games: { 7: { phase: 3, result: 2 }, 8: { phase: 3, result: 3 } } }, ethMoney);
+  assert.deepEqual(theirDraw.action, { call: "report", args: ["3", 1], label: "Report their draw" });
+  assert.match(theirDraw.say, /The other semi-final was drawn: report it, and a lot decides your next opponent\.$/);
+  // The loser waits for the final; white lost.
+  const lost = nextStep(event4({ semis }), P[0], { latestBlock: 30, games: { 7: { phase: 3, result: 2 } } }, ethMoney);
+  assert.equal(lost.action, null);
+  assert.match(lost.say, /^You lost your semi-final against 0x3C44…93BC\. Prizes are paid once the final is decided\.$/);
+  // The final's game ended before the bracket recorded it: the contract would credit now, so the claim is offered.
+  assert.deepEqual(nextStep(event4({ semis }), P[0], { latestBlock: 30, games: { 7: { phase: 3, result: 2 } }, claim: "ok" }, ethMoney).action,
+    { call: "claim", args: ["3"], label: "Claim your prize" });
+  const lot = [{ ...semis[0], status: "lot", lotBlock: 40 }, semis[1]];
+  assert.equal(nextStep(event4({ semis: lot }), P[0], { latestBlock: 39 }, ethMoney).action, null);
+  assert.equal(nextStep(event4({ semis: lot }), P[0], { latestBlock: 40 }, ethMoney).action.call, "resolveLot");
+});
+
+test("the next step at the end: claim the prize, then withdraw it; a refund when the event did not fill", () => {
+  const semis = [{ white: P[0], black: P[1], status: "decided", winner: P[0], how: "game" }, { white: P[2], black: P[3], status: "decided", winner: P[3], how: "lot" }];
+  const final = { white: P[3], black: P[0], status: "decided", winner: P[0], how: "game", gameId: "9" };
+  const standings = [{ player: P[0], tier: 0, prize: "22800000000000000", credited: false }, { player: P[3], tier: 1, prize: "9500000000000000", credited: false }];
+  const d = event4({ status: "finished", semis, final, standings });
+  const claim = nextStep(d, P[0], { latestBlock: 50, claim: "ok" }, ethMoney);
+  assert.deepEqual(claim.action, { call: "claim", args: ["3"], label: "Claim 0.0228 ETH" });
+  assert.match(claim.say, /You won the event!/);
+  const credited = nextStep(d, P[0], { latestBlock: 51, claim: "claimed", credit: 22800000000000000n }, ethMoney);
+  assert.deepEqual(credited.action, { call: "withdraw", args: [d.token], label: "Withdraw 0.0228 ETH" });
+  assert.equal(nextStep(d, P[0], { latestBlock: 52, claim: "claimed", credit: 0n }, ethMoney).action, null);
+  assert.match(nextStep(d, P[1], { latestBlock: 50, claim: "ok" }, ethMoney).say, /^You are out: 0x7099…79C8 won your semi-final on the board\. Claim your prize/);
+  const refund = nextStep({ ...event4({ status: "refunding", semis: [{}, {}] }), entrants: [P[0]] }, P[0], { latestBlock: 5, claim: "ok" }, ethMoney);
+  assert.deepEqual(refund.action, { call: "claim", args: ["3"], label: "Claim your refund of 0.01 ETH" });
+  const refunding = { ...event4({ status: "refunding", semis: [{}, {}] }), entrants: [P[0]] };
+  assert.deepEqual(nextStep(refunding, P[0], { claim: "claimed", credit: 10n ** 16n }, ethMoney).action, { call: "withdraw", args: [refunding.token], label: "Withdraw 0.01 ETH" });
+  const refunded = nextStep(refunding, P[0], { claim: "claimed", credit: 0n }, ethMoney);
+  assert.equal(refunded.action, null);
+  assert.equal(refunded.say, "The event did not fill by its deadline. Your entry fee of 0.01 ETH was refunded.");
 });

@@ -2,9 +2,10 @@
 // The page's controls: the wallet's Connect, the create form, and the game panel's
 // buttons. Off-chain each game action is a signed message; on-chain (after a
 // registration), a transaction.
-import { $, app, showError } from "./page.js";
+import { $, app, showError, showHome } from "./page.js";
 import { connect, transact } from "./wallet.js";
 import { create, loadLobby } from "./lobby.js";
+import { loadTournaments } from "./tournaments.js";
 import { storageKey } from "./relay.js";
 import { isMuted, setMuted } from "./sounds.js";
 import { browse, flip, pgn } from "./board.js";
@@ -83,14 +84,20 @@ export function wire() {
   on("flip", () => flip());
   on("to-live", () => browse(null));
   on("download-pgn", (g) => save(pgn(g.pgnTags(), g.pgnResult()), `chessref-game-${g.id}.pgn`, "application/x-chess-pgn"));
-  $("back").addEventListener("click", () => {
-    app.game?.close();
+  $("back").addEventListener("click", () => home(app.home));
+  $("show-lobby").addEventListener("click", () => home("lobby"));
+  $("show-tournaments").addEventListener("click", () => home("tournaments"));
+}
+
+/** Leaves the open game, if any, for the home view `view` ("lobby" or "tournaments"). */
+function home(view) {
+  if (app.game) {
+    app.game.close();
     app.game = null;
     if (app.account) localStorage.removeItem(`chessref:open:${app.net.referee}:${app.account}`);
-    $("game").hidden = true;
-    $("lobby").hidden = false;
-    loadLobby().catch(showError);
-  });
+  }
+  showHome(view);
+  (view === "tournaments" ? loadTournaments(true) : loadLobby()).catch(showError);
 }
 
 /** Offers `text` as a download named `name`. */

@@ -63,17 +63,51 @@ const REVERTS = {
   StaleMove: "That move is too old to register now.",
 };
 
-/** A contract's custom error `name` as a sentence. */
-export function revertSentence(name) {
+/** The tournament's custom errors a player can meet (IChessTournament.sol), as sentences.
+ * Some share a name with the referee's and mean something else here (RegistrationClosed:
+ * entries, not a channel registration), so they are a table of their own. */
+const TOURNAMENT_REVERTS = {
+  UnknownEvent: "There is no such event.",
+  RegistrationClosed: "Entries to this event are closed: it is full, past its deadline, or cancelled.",
+  AlreadyEntered: "You are already entered in this event.",
+  NotEntered: "You are not entered in this event.",
+  WrongEthAmount: "The amount sent is not the entry fee.",
+  TokenShortPaid: "The tournament received less than the entry fee: this token keeps part of each transfer, and the event cannot take it.",
+  NotFull: "The event is not full yet: the bracket is drawn once every place is taken.",
+  AlreadyDrawn: "The bracket is already drawn.",
+  NotDrawnYet: "The block whose hash draws the bracket is not mined yet: try again in a few seconds.",
+  BadMatch: "There is no such match in this event.",
+  PlayersNotKnown: "This match's players are not known yet: a game before it is still being played.",
+  AlreadyStarted: "This game was already started.",
+  NotRunning: "This match is not being played now.",
+  GameNotEnded: "A game this depends on has not ended yet.",
+  UnexpectedResult: "That game ended in a way the bracket cannot use.",
+  LotNotArmed: "A drawn game has to be reported first: then a lot decides who goes on.",
+  LotPending: "The lot is decided by the hash of a block that is not mined yet: try again in a few seconds.",
+  NoLot: "This match has no lot to decide.",
+  NotFinished: "The event is not over yet: prizes are paid once the final is decided.",
+  AlreadyClaimed: "This was already claimed.",
+  NotOrganiser: "Only the event's organiser can do that.",
+  HasEntrants: "Players have entered: the event can no longer be cancelled.",
+  NothingToWithdraw: "You have nothing to withdraw.",
+  NotAbandoned: "The game does not count as abandoned yet.",
+  Reentrancy: "The tournament refused a nested call.",
+};
+
+/** A contract's custom error `name` as a sentence; `contract`: "tournament" reads the
+ * tournament's table first. */
+export function revertSentence(name, contract = "referee") {
+  if (contract === "tournament") return TOURNAMENT_REVERTS[name] || REVERTS[name] || "The tournament refused this.";
   return REVERTS[name] || "The referee refused this.";
 }
 
 /** A failure `e` as `{sentence, detail}`: `named` is the contract's custom error it
- * carries ("Name(args)"), if any; the detail is what a developer would want. */
-export function explain(e, named = null) {
+ * carries ("Name(args)"), if any, of `contract` ("referee" or "tournament"); the detail
+ * is what a developer would want. */
+export function explain(e, named = null, contract = "referee") {
   if (named) {
     const name = named.replace(/\(.*$/, "");
-    return { sentence: revertSentence(name), detail: `the contract refuses: ${named}` };
+    return { sentence: revertSentence(name, contract), detail: `the contract refuses: ${named}` };
   }
   const code = e?.code ?? e?.info?.error?.code;
   const raw = String(e?.shortMessage || e?.reason || e?.message || e);

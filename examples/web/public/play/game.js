@@ -13,7 +13,7 @@ import { playSound, soundsDue } from "./sounds.js";
 import { relay, storageKey } from "./relay.js";
 import { AUTO_REGISTERED, chain } from "./chain.js";
 import { transact } from "./wallet.js";
-import { boardReason, drawOfferNote, eth, offChainOutcome, outcomeWords, shortAddress, timeControl } from "./words.js";
+import { boardReason, drawOfferNote, eth, offChainOutcome, outcomeWords, settles, shortAddress, timeControl } from "./words.js";
 
 /** The game panel's action buttons: each shown only where it applies. */
 const ACTIONS = ["cancel", "offer-draw", "accept-draw", "decline-draw", "resign", "claim-draw", "register", "claim-timeout", "settle", "withdraw", "rematch"];
@@ -29,7 +29,7 @@ export async function openGame(id) {
   // No sound for the game drawn before this one (sound() waits for this one's first ply),
   // and none of its marks (a rematch opens the next game on the same page).
   for (const mark of ["ply", "synced", "colour", "phase", "premove"]) delete document.body.dataset[mark];
-  $("lobby").hidden = true;
+  for (const home of ["lobby", "tournaments"]) $(home).hidden = true;
   $("game").hidden = false;
   makeBoard();
   if (app.account) localStorage.setItem(`chessref:open:${app.net.referee}:${app.account}`, String(id));
@@ -120,7 +120,7 @@ class Game extends Mixed {
     document.body.dataset.game = String(this.id);
     const view = await api(`/v1/games/${this.id}`);
     this.summary = view;
-    $("stake").textContent = `${eth(view.stake)} ETH each`;
+    $("stake").textContent = BigInt(view.stake) > 0n ? `${eth(view.stake)} ETH each` : "none";
     if (view.initialTime !== undefined) $("time-control").textContent = timeControl(view.initialTime, view.increment);
     if (view.phase === "open") {
       this.renderOpen(view);
@@ -263,12 +263,16 @@ class Game extends Mixed {
     if (this.colour && outcome.signed) app.rematchWith = this.opponentAddress();
     $("result-headline").textContent = words.headline;
     $("result-amount").textContent = words.amount;
-    $("settle").textContent = `Settle: collect ${eth(words.payout)} ETH`;
+    $("settle").textContent = words.payout > 0n ? `Settle: collect ${eth(words.payout)} ETH` : "Settle the result";
     $("withdraw").textContent = `Withdraw ${eth(this.credit ?? 0n)} ETH`;
     let next;
     if (!this.colour) next = "";
     else if (!outcome.signed) next = "Waiting for your opponent's signature of the result…";
-    else if (!outcome.settled) next = words.payout > 0n ? `Settle it on-chain in one transaction to collect ${eth(words.payout)} ETH.` : "Your opponent settles it on-chain.";
+    else if (!outcome.settled) {
+      next = !settles({ result: outcome.result, colour: this.colour, stake }) ? "Your opponent settles it on-chain."
+        : words.payout > 0n ? `Settle it on-chain in one transaction to collect ${eth(words.payout)} ETH.`
+        : "Settle the result on-chain: it counts (in a tournament, for the next round) once the referee records it.";
+    }
     else if (this.credit > 0n) next = `Settled on-chain: withdraw ${eth(this.credit)} ETH to your wallet.`;
     else if (this.withdrawn > 0n) next = `Settled on-chain. ${eth(this.withdrawn)} ETH is back in your wallet.`;
     else next = "Settled on-chain.";
@@ -377,7 +381,8 @@ class Game extends Mixed {
     b("register", playing && (offerRegister || claimable));
     b("claim-timeout", false);
     // Settle and Withdraw only for whom they pay.
-    b("settle", Boolean(view.ended) && !this.ended && words?.payout > 0n);
+    const stake = this.summary?.stake ?? this.info?.stake ?? 0n;
+    b("settle", Boolean(view.ended) && !this.ended && Boolean(outcome) && settles({ result: outcome.result, colour: this.colour, stake }));
     b("withdraw", Boolean(this.ended) && this.credit > 0n);
     // A rematch once the result is signed and nothing is left to settle for this player.
     b("rematch", Boolean(this.colour) && Boolean(outcome?.signed) && $("settle").hidden);

@@ -11,12 +11,13 @@ export async function api(path) {
   return body;
 }
 
-/** Waits until the server's index holds block `block` (what a transaction just did). */
-export async function indexed(block) {
+/** Waits until the server's index holds block `block` (what a transaction just did);
+ * `say` tells the player it waits (default: the game panel's notice line). */
+export async function indexed(block, say = notice) {
   for (;;) {
     const health = await api("/v1/health");
     if (health.indexedBlock >= block) return;
-    notice("waiting for the server to catch up with the chain…", `indexing block ${block}`);
+    say("waiting for the server to catch up with the chain…", `indexing block ${block}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }

@@ -51,13 +51,14 @@ export async function connect(uuid, silently = false) {
   await onConnected();
 }
 
-/** Sends a referee call through the wallet; resolves to its receipt. */
-export async function transact(label, promise) {
+/** Sends a contract call through the wallet; resolves to its receipt. `say` tells the
+ * player where it stands (default: the game panel's notice line). */
+export async function transact(label, promise, say = notice) {
   const what = label.charAt(0).toUpperCase() + label.slice(1);
-  notice(`${what}: confirm in your wallet…`);
+  say(`${what}: confirm in your wallet…`);
   const tx = await promise;
-  notice(`${what}: sent, waiting for the chain…`, `transaction ${tx.hash}`);
+  say(`${what}: sent, waiting for the chain…`, `transaction ${tx.hash}`);
   const receipt = await tx.wait();
-  notice(`${what}: done.`, `transaction ${receipt.hash} in block ${receipt.blockNumber}, gas ${receipt.gasUsed}`);
+  say(`${what}: done.`, `transaction ${receipt.hash} in block ${receipt.blockNumber}, gas ${receipt.gasUsed}`);
   return receipt;
 }

@@ -15,12 +15,18 @@ export function timeControl(initialSeconds, increment) {
 
 /** `wei` (a bigint, or what BigInt takes) as ETH without trailing zeros: "1", "0.01". */
 export function eth(wei) {
-  const w = BigInt(wei);
+  return units(wei, 18);
+}
+
+/** `amount` in a token's smallest units as whole tokens of `decimals` decimals, without
+ * trailing zeros: units(1500000n, 6) is "1.5". */
+export function units(amount, decimals) {
+  const w = BigInt(amount);
+  const one = 10n ** BigInt(decimals);
   const sign = w < 0n ? "-" : "";
   const abs = w < 0n ? -w : w;
-  const whole = abs / 10n ** 18n;
-  const fraction = (abs % 10n ** 18n).toString().padStart(18, "0").replace(/0+$/, "");
-  return `${sign}${whole}${fraction ? `.${fraction}` : ""}`;
+  const fraction = decimals > 0 ? (abs % one).toString().padStart(Number(decimals), "0").replace(/0+$/, "") : "";
+  return `${sign}${abs / one}${fraction ? `.${fraction}` : ""}`;
 }
 
 /** How a game ended, by the referee's reason code (REFEREE.md): the words after
@@ -59,6 +65,8 @@ export function offChainOutcome(view, transcript) {
 export function outcomeWords({ result, reason, colour, stake }) {
   const s = BigInt(stake);
   const how = HOW[reason] || `(reason ${reason})`;
+  // A game without a stake (a tournament's) moves no money: the headline alone.
+  if (s === 0n) return { headline: outcomeWords({ result, reason, colour, stake: 1n }).headline, amount: "", payout: 0n };
   if (result === 4) return { headline: "Game aborted.", amount: colour ? `Your stake of ${eth(s)} ETH comes back to you.` : "", payout: colour ? s : 0n };
   if (result === 3) {
     return {
@@ -73,6 +81,16 @@ export function outcomeWords({ result, reason, colour, stake }) {
     return { headline: `You won ${how}.`, amount: `You win ${eth(s)} ETH: ${eth(2n * s)} ETH is paid to you, your stake and your opponent's.`, payout: 2n * s };
   }
   return { headline: `You lost ${how}.`, amount: `You lose your stake of ${eth(s)} ETH.`, payout: 0n };
+}
+
+/** Whether the player of `colour` (null: a spectator) settles an ended game of `stake`
+ * wei on-chain: whom the settlement pays; in a game without a stake (a tournament's,
+ * whose result counts only once the referee records it), the winner, and either player
+ * after a draw. */
+export function settles({ result, colour, stake }) {
+  if (!colour) return false;
+  if (BigInt(stake) > 0n) return outcomeWords({ result, reason: 0, colour, stake }).payout > 0n;
+  return result === 3 || result === (colour === "white" ? 1 : 2);
 }
 
 /** Who plays the move of `ply` (white plays the odd plies, from the standard start). */
