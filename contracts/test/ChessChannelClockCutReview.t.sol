@@ -8,6 +8,7 @@ import {Move, Auth} from "../src/ChannelHash.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {ClockWord} from "../src/ClockWord.sol";
 import {GameTerms} from "../src/GameTerms.sol";
+import {IChessChannelTypes} from "../src/IChessChannel.sol";
 import {RepetitionChain} from "../src/RepetitionChain.sol";
 
 /// @notice Exposes the channel court's registration clock (`_registeredClock`, with the cut of
@@ -101,9 +102,7 @@ contract ChessChannelClockCutReviewTest is ChannelClockBase {
     function _channelGame(uint32 initialTime, uint32 increment, bytes memory start) internal returns (uint256 id) {
         vm.recordLogs();
         vm.prank(alice);
-        id = ref.createChannelGame{value: STAKE}(
-            bob, true, address(0), STAKE, initialTime, increment, 0, start, WINDOW
-        );
+        id = ref.createChannelGame{value: STAKE}(bob, true, address(0), STAKE, initialTime, increment, 0, start, WINDOW);
         _absorb(vm.getRecordedLogs());
         _join(id, bob, STAKE);
     }
@@ -171,7 +170,9 @@ contract ChessChannelClockCutReviewTest is ChannelClockBase {
         uint256 from = m.timestamp + bound(fromDelay, 0, 5);
         uint256 frozen;
         uint256 replyAt;
-        if (overtake && plies > 2) (frozen, replyAt) = _frozenWord(seed, frozenBudget, increment, plies, blackFirst, from);
+        if (overtake && plies > 2) {
+            (frozen, replyAt) = _frozenWord(seed, frozenBudget, increment, plies, blackFirst, from);
+        }
         bool authorWhite = (plies & 1 == 1) != blackFirst;
         assertEq(
             harness.registeredClock(g, m, authorWhite, from, frozen, replyAt),
@@ -273,14 +274,33 @@ contract ChessChannelClockCutReviewTest is ChannelClockBase {
             line[0].blackTime = initials[i];
             line.push(_forged(line[0], "e2e4", 1, initials[i] + increments[i], initials[i], uint64(block.timestamp)));
             line.push(
-                _forged(line[1], "e7e5", 2, initials[i] + increments[i], initials[i] + increments[i], uint64(block.timestamp))
-            );
-            line.push(
-                _forged(line[2], "g1f3", 3, initials[i] + 2 * increments[i], initials[i] + increments[i], uint64(block.timestamp))
+                _forged(
+                    line[1],
+                    "e7e5",
+                    2,
+                    initials[i] + increments[i],
+                    initials[i] + increments[i],
+                    uint64(block.timestamp)
+                )
             );
             line.push(
                 _forged(
-                    line[3], "b8c6", 4, initials[i] + 2 * increments[i], initials[i] + 2 * increments[i], uint64(block.timestamp)
+                    line[2],
+                    "g1f3",
+                    3,
+                    initials[i] + 2 * increments[i],
+                    initials[i] + increments[i],
+                    uint64(block.timestamp)
+                )
+            );
+            line.push(
+                _forged(
+                    line[3],
+                    "b8c6",
+                    4,
+                    initials[i] + 2 * increments[i],
+                    initials[i] + 2 * increments[i],
+                    uint64(block.timestamp)
                 )
             );
             for (uint256 k = 1; k <= 4; ++k) {
@@ -292,5 +312,149 @@ contract ChessChannelClockCutReviewTest is ChannelClockBase {
             assertEq(_budget(id, false), held, "black (author) keeps its signed time");
             assertEq(_budget(id, true), held - WINDOW, "white charged the window only");
         }
+    }
+
+    // ------------------------------------------------------------------ 2. forged plies
+
+    /// @dev Game `id`'s forged pair at plies `ply - 1`, `ply` (both signed, times 2^32-1: what the
+    /// colluders wish they had): 1. e4 e5 from the standard start, named as if `ply - 2` moves
+    /// had come before, `previous` naming a move that was never signed. Registered by bob (its
+    /// author) at once; every check the court makes passes.
+    function _registerForged(uint256 id, uint256 ply, uint32 increment) internal {
+        Move memory fake = _startMove(id, ChessRules.initialState());
+        fake.ply = uint32(ply - 2);
+        fake.previous = keccak256("a move nobody ever signed");
+        uint32 full = type(uint32).max;
+        uint64 now_ = uint64(block.timestamp);
+        Move memory q = _forged(fake, "e2e4", ply - 1, full, full - increment, now_);
+        Move memory m = _forged(q, "e7e5", ply, full, full, now_);
+        (uint256 code,) = channel.transitionCode(id, increment, q, m);
+        assertEq(code, 0, "the shown step is a valid transition");
+        _reg(bob, q, m, "");
+        assertEq(_registeredPly(id), ply);
+    }
+
+    /// @dev ATTACK SUCCEEDS, within a bound. Nothing ties `last.ply` to the moves from the start
+    /// (only `previous.ply + 1`; the state's own move count says 2 here): two colluders who sign
+    /// 1. e4 e5 as plies 19,049 and 19,050 are cut to `initialTime + 9,525 x increment`, not to
+    /// the `initialTime + increment` of the real ply 2. The largest ply the referee stores (2^24-1)
+    /// buys no more: MAX_PLIES is what bounds the forgery. On the default 600 s + 5 s terms that is 48,225 s (13.4 h)
+    /// a side instead of 605 s; on the longest terms the referee accepts (90 days + 1 day) it is
+    /// 9,615 days (26.3 years) a side. The registered position is a fresh opening (halfmove
+    /// clock 0, all material), so on-chain play may then run a whole valid game more: the
+    /// forgery about doubles the longest hold a valid game of these terms already gives
+    /// (docs/TOURNAMENT.md's terms limit), it does not make it unbounded.
+    function test_ClockCutReview_Attack_ForgedPlyBuysTheMaxPliesClock() public {
+        vm.warp(T);
+        uint256 a = _channelGame(INITIAL, INCREMENT, "");
+        _registerForged(a, MAX_PLIES, INCREMENT);
+        uint256 cut = INITIAL + 9_525 * INCREMENT;
+        assertEq(cut, 48_225);
+        assertEq(_budget(a, false), cut + GRACE, "black: the clock of a 19,050-ply game");
+        assertEq(_budget(a, true), cut + GRACE - WINDOW, "white: the same less the window");
+        assertGt(_budget(a, false), 70 * (INITIAL + INCREMENT + GRACE), "80 times what ply 2 holds");
+
+        uint256 b = _channelGame(INITIAL, INCREMENT, "");
+        _registerForged(b, type(uint24).max, INCREMENT);
+        assertEq(_budget(b, false), cut + GRACE, "a larger forged ply buys nothing more");
+
+        uint256 c = _channelGame(uint32(90 days), uint32(1 days), "");
+        _registerForged(c, MAX_PLIES, uint32(1 days));
+        assertEq(_budget(c, false), 90 days + 9_525 days + GRACE, "longest terms: 9,615 days a side");
+        assertGt(_deadline(c), block.timestamp + 26 * 365 days, "black's deadline over 26 years away");
+    }
+
+    /// @dev ATTACK FAILS. The cut never reaches an honest side: its own signed times come from
+    /// a valid transcript (the fuzz test), and a colluder's forged clock is only cut. Here the
+    /// honest alice registers a valid, greedy pair at ply 4 after bob forged nothing; then bob
+    /// overtakes with a forged ply-19,050 pair whose `previous` is not the registered position:
+    /// `NotTheRegisteredPosition` (a direct reply must answer the registered position), and a
+    /// two-ply overtake needs alice's signature on a move she never made. The cut cannot be
+    /// turned into a flag on her: her registered budgets are her signed times.
+    function test_ClockCutReview_Attack_CutNeverTouchesTheHonestSide() public {
+        vm.warp(T);
+        uint256 id = _startChannelGame();
+        line.push(_next(line[0], "e2e4", 0));
+        line.push(_next(line[1], "e7e5", 0));
+        line.push(_next(line[2], "g1f3", 0));
+        line.push(_next(line[3], "b8c6", 0));
+        _register(4);
+        uint256 aliceBudget = _budget(id, true);
+        assertEq(aliceBudget, INITIAL + 2 * INCREMENT + GRACE - WINDOW, "alice: her signed time less the window");
+        // bob's forged direct reply to a position alice never registered
+        Move memory fake = _startMove(id, ChessRules.initialState());
+        fake.ply = 3;
+        fake.previous = keccak256("nowhere");
+        uint32 full = type(uint32).max;
+        Move memory q = _forged(fake, "d2d4", 4, full, full - INCREMENT, uint64(block.timestamp));
+        Move memory m = _forged(q, "d7d5", 5, full, full, uint64(block.timestamp));
+        // `q` is white's move: alice never signed it, so it cannot be shown with her signature
+        Auth memory qa = _signMove(BOB_PK, q);
+        Auth memory ma = _byAuthor(m);
+        vm.prank(bob);
+        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
+        channel.register(q, qa, m, ma, _noReceipt(), _direct(""), _frozen(m));
+        assertEq(_budget(id, true), aliceBudget, "alice's clock is untouched");
+    }
+
+    // ------------------------------------------------------------------ 3. MAX_PLIES
+
+    /// @dev A custom start (ENCODING.md section 7 bounds no material): white pawns on a2-d5
+    /// (files a-d, ranks 2-5), black pawns on e4-h7, kings a1 and h8, white to move.
+    function _thirtyTwoPawns() internal pure returns (bytes memory s) {
+        s = new bytes(128);
+        for (uint256 f; f < 4; ++f) {
+            for (uint256 r = 2; r <= 5; ++r) {
+                s[(8 - r) * 16 + f] = 0x01; // white pawn
+                s[(8 - (r + 2)) * 16 + f + 4] = 0xFF; // black pawn on ranks 4..7
+            }
+        }
+        s[112] = 0x06; // white king a1
+        s[7] = 0xFA; // black king h8
+        s[11] = 0x07;
+        s[123] = 0x70;
+        s[ChessRules.CURRENT_PLAYER] = 0x01;
+        (s[62], s[63], s[78], s[79]) = (0xFF, 0xFF, 0xFF, 0xFF);
+    }
+
+    /// @dev ATTACK SUCCEEDS (on the premise; a full replay is not made here). MAX_PLIES assumes
+    /// at most 126 pawn moves and captures (16 pawns of 6 moves, 30 captures): true from the
+    /// standard start, false from a custom start, which ENCODING.md section 7 does not limit in
+    /// material. This start is valid and the referee takes it for a channel game; it holds 32
+    /// pawns whose files are clear to promotion: 4 x (3+4+5+6) = 72 pawn moves a side, 144 in
+    /// all, and up to 32 captures: 176 resets, up to 177 x 150 = 26,550 plies, not 19,050. From
+    /// such a start a valid game past ply 19,050 has a side hold up to `initialTime +
+    /// ceil(ply/2) x increment`, above the cut: shown at ply 19,200 (9,600 instant moves a side),
+    /// black's signed 600 + 9,600 x 5 s is registered as 600 + 9,525 x 5 s, 375 s (75
+    /// increments) less, and white's (the side to move) likewise. The honest side so loses time; it
+    /// is not flagged (what remains is still the cut, hours here).
+    function test_ClockCutReview_Attack_CustomStartOutgrowsMaxPlies() public {
+        bytes memory start = _thirtyTwoPawns();
+        assertEq(ChessRules.validateState(start), 0, "a valid state");
+        assertEq(ChessRules.status(start), 0, "an ongoing game");
+        uint256 pawnMoves;
+        for (uint256 i; i < 128; ++i) {
+            if (i & 0x88 != 0) continue;
+            uint256 rank = 8 - i / 16;
+            if (start[i] == 0x01) pawnMoves += 8 - rank;
+            if (start[i] == 0xFF) pawnMoves += rank - 1;
+        }
+        assertEq(pawnMoves, 144, "144 pawn moves, above the 126 resets MAX_PLIES assumes");
+        vm.warp(T);
+        uint256 id = _channelGame(INITIAL, INCREMENT, start);
+        assertTrue(ref.channelGame(id).customStart, "the referee took it");
+
+        // ply 19,199 (white's move) and 19,200 (black's): the times of instant play, where
+        // each side has made 9,600 moves; the position a stand-in (the court sees one step)
+        Move memory fake = _startMove(id, ChessRules.initialState());
+        fake.ply = 19_198;
+        fake.previous = keccak256("19,198 valid plies");
+        uint32 held = uint32(INITIAL + 9_600 * INCREMENT);
+        Move memory q = _forged(fake, "e2e4", 19_199, held, held - INCREMENT, uint64(block.timestamp));
+        Move memory m = _forged(q, "e7e5", 19_200, held, held, uint64(block.timestamp));
+        _reg(bob, q, m, "");
+        uint256 cut = INITIAL + 9_525 * INCREMENT;
+        assertEq(_budget(id, false), cut + GRACE, "the author's valid 9,600 increments cut to 9,525");
+        assertEq(uint256(held) - cut, 75 * INCREMENT, "375 s taken from a valid clock");
     }
 }
