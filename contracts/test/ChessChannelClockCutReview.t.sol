@@ -4,7 +4,7 @@ pragma solidity ^0.8.30;
 import {ChannelClockBase} from "./ChessChannelClockBase.t.sol";
 import {ChessChannelCore} from "../src/ChessChannelCore.sol";
 import {ChannelGame, IChessCourt} from "../src/ChessCourt.sol";
-import {Move, Auth} from "../src/ChannelHash.sol";
+import {Move} from "../src/ChannelHash.sol";
 import {ChessRules} from "../src/ChessRules.sol";
 import {ClockWord} from "../src/ClockWord.sol";
 import {GameTerms} from "../src/GameTerms.sol";
@@ -64,7 +64,10 @@ contract ClockCutHarness is ChessChannelCore {
 /// @notice Second reader of 5265ca4 (a registration cuts each signed time to
 /// `initialTime + ceil(min(ply, 19050)/2) * increment`). `test_ClockCutReview_*` assert that a
 /// valid game is untouched; `test_ClockCutReview_Attack_*` assert what an attack gets (see each
-/// test: pass = the behaviour described, whether the attack fails or succeeds).
+/// test: pass = the behaviour described, whether the attack fails or succeeds). Findings: a
+/// forged ply still buys the clock of a 19,050-ply game (bounded by MAX_PLIES, as designed);
+/// MAX_PLIES holds from the standard start but not from custom starts, where a valid game
+/// past ply 19,050 is cut and its side to move can be flagged early.
 /// Game unless said: alice (white) vs bob (black), 600 s + 5 s, window 600 s, grace 15 s.
 contract ChessChannelClockCutReviewTest is ChannelClockBase {
     uint256 internal constant MAX_PLIES = 19_050;
@@ -364,37 +367,28 @@ contract ChessChannelClockCutReviewTest is ChannelClockBase {
         assertGt(_deadline(c), block.timestamp + 26 * 365 days, "black's deadline over 26 years away");
     }
 
-    /// @dev ATTACK FAILS. The cut never reaches an honest side: its own signed times come from
-    /// a valid transcript (the fuzz test), and a colluder's forged clock is only cut. Here the
-    /// honest alice registers a valid, greedy pair at ply 4 after bob forged nothing; then bob
-    /// overtakes with a forged ply-19,050 pair whose `previous` is not the registered position:
-    /// `NotTheRegisteredPosition` (a direct reply must answer the registered position), and a
-    /// two-ply overtake needs alice's signature on a move she never made. The cut cannot be
-    /// turned into a flag on her: her registered budgets are her signed times.
-    function test_ClockCutReview_Attack_CutNeverTouchesTheHonestSide() public {
+    /// @dev ATTACK FAILS. A cheater cannot aim the cut at an honest opponent from the standard
+    /// start: the honest side's time in any registration is the one it signed (in `previous`,
+    /// at its true ply, or vouched for by its receipt; code 4 keeps it in `last`), and valid
+    /// times never exceed the bound at their ply (the fuzz test). To cut alice's 610 s, bob
+    /// would need a lower ply than her signed move's successor: his reply named as ply 2
+    /// after her ply 3 is `InvalidTransition(WRONG_PLY)`. His true ply 4 leaves her clock whole.
+    function test_ClockCutReview_Attack_CutCannotBeAimedAtTheHonestSide() public {
         vm.warp(T);
         uint256 id = _startChannelGame();
         line.push(_next(line[0], "e2e4", 0));
         line.push(_next(line[1], "e7e5", 0));
         line.push(_next(line[2], "g1f3", 0));
         line.push(_next(line[3], "b8c6", 0));
-        _register(4);
-        uint256 aliceBudget = _budget(id, true);
-        assertEq(aliceBudget, INITIAL + 2 * INCREMENT + GRACE - WINDOW, "alice: her signed time less the window");
-        // bob's forged direct reply to a position alice never registered
-        Move memory fake = _startMove(id, ChessRules.initialState());
-        fake.ply = 3;
-        fake.previous = keccak256("nowhere");
-        uint32 full = type(uint32).max;
-        Move memory q = _forged(fake, "d2d4", 4, full, full - INCREMENT, uint64(block.timestamp));
-        Move memory m = _forged(q, "d7d5", 5, full, full, uint64(block.timestamp));
-        // `q` is white's move: alice never signed it, so it cannot be shown with her signature
-        Auth memory qa = _signMove(BOB_PK, q);
-        Auth memory ma = _byAuthor(m);
-        vm.prank(bob);
-        vm.expectRevert(abi.encodeWithSelector(IChessChannelTypes.BadSignature.selector, alice));
-        channel.register(q, qa, m, ma, _noReceipt(), _direct(""), _frozen(m));
-        assertEq(_budget(id, true), aliceBudget, "alice's clock is untouched");
+        assertEq(line[3].whiteTime, 610, "alice at the bound of ply 3");
+        Move memory low = line[4];
+        low.ply = 2;
+        _reg(
+            bob, line[3], low, abi.encodeWithSelector(IChessChannelTypes.InvalidTransition.selector, uint8(2), uint8(0))
+        );
+        _reg(bob, line[3], line[4], "");
+        assertEq(_budget(id, true), 610 + GRACE - WINDOW, "alice: her signed time less the window");
+        assertEq(_deadline(id), T + 610 + GRACE, "her deadline by her signed time");
     }
 
     // ------------------------------------------------------------------ 3. MAX_PLIES
@@ -563,8 +557,10 @@ contract ChessChannelClockCutReviewTest is ChannelClockBase {
     /// plies (the program holds 168, enough for about 25,000 plies). Both sides hold 600 +
     /// 9,600 x 5 = 48,600 s at ply 19,200. Bob registers his last move: the court cuts both to
     /// 600 + 9,525 x 5 = 48,225 s, 375 s of a valid clock lost by each side, the side to move
-    /// included (its deadline 375 s earlier). Not a flag here (13 hours remain), but
+    /// included: white, to move, is flagged on-chain 375 s before its valid clock runs out.
     /// docs/CHANNEL.md's "a valid transcript never meets the cut" is false from such starts.
+    /// Tournament games (`hostGame`) always start from the standard position: only a
+    /// bilateral custom-start game past ply 19,050 is touched.
     /// The replay runs unmetered (about 19,200 transition checks) in batches of 400 plies.
     function test_ClockCutReview_Attack_ValidCustomStartGameIsCutPastMaxPlies() public {
         vm.warp(T);
@@ -596,5 +592,11 @@ contract ChessChannelClockCutReviewTest is ChannelClockBase {
         assertEq(_budget(id, false), cut + GRACE, "black's valid clock is cut by 75 increments");
         assertEq(_budget(id, true), cut + GRACE - WINDOW, "and so is white's, the side to move");
         assertEq(_deadline(id), T + cut + GRACE, "white's deadline 375 s earlier than its valid clock");
+        // white, honest, thinks on-chain with 374 s of its valid clock left: flagged all the same
+        vm.warp(T + cut + GRACE + 1);
+        assertLt(block.timestamp, T + held + GRACE, "within white's valid clock");
+        _claimTimeout(id, bob);
+        assertEq(ref.getGame(id).phase, PHASE_ENDED, "the game ended");
+        assertEq(ref.getGame(id).result, 2, "black wins on time");
     }
 }
