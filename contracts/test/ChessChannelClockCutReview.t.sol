@@ -142,7 +142,8 @@ contract ChessChannelClockCutReviewTest is ChannelClockBase {
 
     /// @dev Random valid signed time sequences (section 6 code 4, every step checked by the
     /// court's own `_timesConsistent`): any stamps, any claimed remaining time up to what code 4
-    /// allows, half the plies greedy (instant, the whole increment claimed), from the standard
+    /// allows; half the runs wholly greedy (instant, the whole increment claimed: the bound is
+    /// met exactly), the others greedy 3 plies in 4, from the standard
     /// start or a custom start with black to move, any terms the referee accepts (increment 0
     /// included), up to MAX_PLIES plies. Neither signed time ever exceeds the bound, and the
     /// registered clock word (with a random `from`, and as an overtake of a random frozen clock
@@ -211,12 +212,18 @@ contract ChessChannelClockCutReviewTest is ChannelClockBase {
         for (uint256 k = 1; k <= plies; ++k) {
             uint256 a = (k & 1 == 1) != blackFirst ? 0 : 1;
             uint256 r = uint256(keccak256(abi.encode(seed, k)));
-            if (r & 1 == 0) {
+            uint256 mode = seed & 2 == 0 ? 15 : r % 16;
+            if (mode >= 4) {
                 t[a] += increment; // greedy: no time spent, the whole increment claimed
+            } else if (k == 1) {
+                t[a] = (r >> 72) % (t[a] + increment + 1); // the first move is not charged
+                stamp += (r >> 8) % 1000; // and its stamp is free
             } else {
-                uint256 elapsed = k == 1 ? 0 : (r >> 8) % (t[a] + 1);
-                t[a] = (r >> 72) % (t[a] - elapsed + increment + 1);
-                stamp += elapsed; // the first move is not charged: its stamp is free
+                uint256 cap = mode == 0 ? t[a] : (t[a] < 60 ? t[a] : 60); // any spend, or a little
+                uint256 elapsed = (r >> 8) % (cap + 1);
+                uint256 most = t[a] - elapsed + increment;
+                t[a] = mode == 0 ? (r >> 72) % (most + 1) : most;
+                stamp += elapsed;
             }
             m = _bare(k, t[0], t[1], stamp);
             assertTrue(harness.timesConsistent(increment, q, m, a == 1), "the sequence is valid (code 4)");
