@@ -66,11 +66,13 @@ contract ClockCutHarness is ChessChannelCore {
 /// valid game is untouched; `test_ClockCutReview_Attack_*` assert what an attack gets (see each
 /// test: pass = the behaviour described, whether the attack fails or succeeds). Findings: a
 /// forged ply still buys the clock of a 19,050-ply game (bounded by MAX_PLIES, as designed);
-/// MAX_PLIES holds from the standard start but not from custom starts, where a valid game
-/// past ply 19,050 is cut and its side to move can be flagged early.
+/// MAX_PLIES held from the standard start but not from custom starts, where a valid game
+/// past ply 19,050 was cut and its side to move could be flagged early: custom starts now
+/// have their own bound (MAX_PLIES_ANY_START, 45,450 plies), and that game keeps its clock.
 /// Game unless said: alice (white) vs bob (black), 600 s + 5 s, window 600 s, grace 15 s.
 contract ChessChannelClockCutReviewTest is ChannelClockBase {
     uint256 internal constant MAX_PLIES = 19_050;
+    uint256 internal constant MAX_PLIES_ANY_START = 45_450;
     uint256 internal constant GRACE = ClockWord.GRACE_PERIOD;
 
     ClockCutHarness internal harness;
@@ -85,7 +87,13 @@ contract ChessChannelClockCutReviewTest is ChannelClockBase {
     /// @dev What a side of a valid game can hold at `ply` at most: the cut's own formula,
     /// written from docs/CHANNEL.md 7.3.
     function _most(uint256 initialTime, uint256 increment, uint256 ply) internal pure returns (uint256) {
-        if (ply > MAX_PLIES) ply = MAX_PLIES;
+        return _most(initialTime, increment, ply, false);
+    }
+
+    /// @dev `_most` from a custom start (`custom`): its longest game is MAX_PLIES_ANY_START.
+    function _most(uint256 initialTime, uint256 increment, uint256 ply, bool custom) internal pure returns (uint256) {
+        uint256 longest = custom ? MAX_PLIES_ANY_START : MAX_PLIES;
+        if (ply > longest) ply = longest;
         return initialTime + ((ply + 1) / 2) * increment;
     }
 
@@ -227,7 +235,7 @@ contract ChessChannelClockCutReviewTest is ChannelClockBase {
             }
             m = _bare(k, t[0], t[1], stamp);
             assertTrue(harness.timesConsistent(increment, q, m, a == 1), "the sequence is valid (code 4)");
-            uint256 most = _most(initialTime, increment, k);
+            uint256 most = _most(initialTime, increment, k, blackFirst);
             assertLe(t[0], most, "white never exceeds the bound");
             assertLe(t[1], most, "black never exceeds the bound");
             q = m;
@@ -418,13 +426,13 @@ contract ChessChannelClockCutReviewTest is ChannelClockBase {
         (s[62], s[63], s[78], s[79]) = (0xFF, 0xFF, 0xFF, 0xFF);
     }
 
-    /// @dev ATTACK SUCCEEDS (the premise; the replay below is the proof). MAX_PLIES assumes at
+    /// @dev Why custom starts have their own bound (MAX_PLIES_ANY_START, 45,450). MAX_PLIES assumes at
     /// most 126 pawn moves and captures (16 pawns of 6 moves, 30 captures): true from the
     /// standard start, false from a custom start, which ENCODING.md section 7 does not limit in
     /// material. This start is valid and the referee takes it for a channel game; it holds 32
     /// pawns whose files are clear to promotion: 4 x (3+4+5+6) = 72 pawn moves a side, 144 in
     /// all, and up to 32 captures: up to 176 resets, so up to 177 x 150 = 26,550 plies.
-    function test_ClockCutReview_Attack_CustomStartHoldsMoreResetsThanMaxPliesAssumes() public {
+    function test_ClockCutReview_CustomStartHoldsMoreResetsThanMaxPliesAssumes() public {
         bytes memory start = _thirtyTwoPawns();
         assertEq(ChessRules.validateState(start), 0, "a valid state");
         assertEq(ChessRules.status(start), 0, "an ongoing game");
@@ -556,20 +564,16 @@ contract ChessChannelClockCutReviewTest is ChannelClockBase {
         });
     }
 
-    /// @dev ATTACK SUCCEEDS: MAX_PLIES is too small for custom starts, and the cut takes time from
-    /// a valid game. From a custom start the referee accepts (`_longGameStart`: 32 pawns, two
+    /// @dev ATTACK FAILS (it succeeded against 5265ca4, whose one bound of 19,050 plies cut this
+    /// valid game). From a custom start the referee accepts (`_longGameStart`: 32 pawns, two
     /// rooks, two kings), a transcript of 19,200 plies, every step a valid successor by the
     /// court's own `transitionCode` (legal, the game never decided, times by code 4), each side
     /// playing instantly and claiming its increment: 128 resets, each after 148 or 149 quiet
-    /// plies (the program holds 168, enough for about 25,000 plies). Both sides hold 600 +
-    /// 9,600 x 5 = 48,600 s at ply 19,200. Bob registers his last move: the court cuts both to
-    /// 600 + 9,525 x 5 = 48,225 s, 375 s of a valid clock lost by each side, the side to move
-    /// included: white, to move, is flagged on-chain 375 s before its valid clock runs out.
-    /// docs/CHANNEL.md's "a valid transcript never meets the cut" is false from such starts.
-    /// Tournament games (`hostGame`) always start from the standard position: only a
-    /// bilateral custom-start game past ply 19,050 is touched.
+    /// plies. Both sides hold 600 + 9,600 x 5 = 48,600 s at ply 19,200. Bob registers his last
+    /// move: a custom start is bounded by MAX_PLIES_ANY_START, so both keep every second, and
+    /// white, to move, is not flagged before its valid clock runs out.
     /// The replay runs unmetered (about 19,200 transition checks) in batches of 400 plies.
-    function test_ClockCutReview_Attack_ValidCustomStartGameIsCutPastMaxPlies() public {
+    function test_ClockCutReview_Attack_ValidCustomStartGamePastStandardBoundKeepsItsClock() public {
         vm.warp(T);
         bytes memory start = _longGameStart();
         assertEq(ChessRules.validateState(start), 0, "a valid state");
@@ -595,15 +599,8 @@ contract ChessChannelClockCutReviewTest is ChannelClockBase {
         assertEq(m.whiteTime, held, "white holds 9,600 increments, validly");
         assertEq(m.blackTime, held, "black too");
         _reg(bob, q, m, "");
-        uint256 cut = INITIAL + 9_525 * INCREMENT;
-        assertEq(_budget(id, false), cut + GRACE, "black's valid clock is cut by 75 increments");
-        assertEq(_budget(id, true), cut + GRACE - WINDOW, "and so is white's, the side to move");
-        assertEq(_deadline(id), T + cut + GRACE, "white's deadline 375 s earlier than its valid clock");
-        // white, honest, thinks on-chain with 374 s of its valid clock left: flagged all the same
-        vm.warp(T + cut + GRACE + 1);
-        assertLt(block.timestamp, T + held + GRACE, "within white's valid clock");
-        _claimTimeout(id, bob);
-        assertEq(ref.getGame(id).phase, PHASE_ENDED, "the game ended");
-        assertEq(ref.getGame(id).result, 2, "black wins on time");
+        assertEq(_budget(id, false), held + GRACE, "black keeps its valid clock");
+        assertEq(_budget(id, true), held + GRACE - WINDOW, "white, to move, too (less the window)");
+        assertEq(_deadline(id), T + held + GRACE, "white's deadline is its valid clock's");
     }
 }
