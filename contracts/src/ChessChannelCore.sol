@@ -37,11 +37,15 @@ abstract contract ChessChannelCore is IChessChannelTypes {
     /// a move nobody acknowledged starts its opponent's clock at most this long before the
     /// block that shows it. Honest clients refuse a move stamped further behind their clock.
     uint256 public constant CLOCK_TOLERANCE = 30;
-    /// @dev More plies than any game can have: a ply that is not a pawn move or a capture
-    /// raises the halfmove clock, 150 ends the game (section 6 code 5), and a game has at
-    /// most 126 pawn moves and captures (16 pawns of at most 6 moves, 30 captures) to reset
-    /// it, so at most 127 runs of 150 plies.
+    /// @dev More plies than any game from the standard start can have: a ply that is not a pawn
+    /// move or a capture raises the halfmove clock, 150 ends the game (section 6 code 5), and
+    /// such a game has at most 126 pawn moves and captures (16 pawns of at most 6 moves, 30
+    /// captures) to reset it, so at most 127 runs of 150 plies.
     uint256 internal constant MAX_PLIES = 19_050;
+    /// @dev The same from any valid start (ENCODING.md does not limit material): at most 240
+    /// pawn moves (a pawn on rank r has at most 8 - r, or r - 1 for black, moves left: 30 a
+    /// file over ranks 2 to 7) and 62 captures, so at most 303 runs of 150 plies.
+    uint256 internal constant MAX_PLIES_ANY_START = 45_450;
 
     /// @dev Whether contract wallet `signer` approved `digest` (ERC-1271, asked once by
     /// `pin`); a pinned digest counts for good.
@@ -481,7 +485,8 @@ abstract contract ChessChannelCore is IChessChannelTypes {
             g.customStart
         );
         uint256 plies = _plyOf(last);
-        if (plies > MAX_PLIES) plies = MAX_PLIES;
+        uint256 longest = g.customStart ? MAX_PLIES_ANY_START : MAX_PLIES;
+        if (plies > longest) plies = longest;
         // The most either side can hold after `plies` moves of a valid game: every signed time
         // is at most its predecessor's plus the increment (section 6 code 4), from the start's
         // initial time, and a side has made at most half the moves, rounded up.
