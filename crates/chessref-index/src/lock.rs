@@ -51,16 +51,30 @@ impl WriterLock {
             .truncate(false)
             .open(&path)
             .map_err(io("opening"))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(TryLockError::WouldBlock) => {
-                return Err(IndexError::Held {
-                    path: name.to_owned(),
-                    lock: path.display().to_string(),
-                    holder: holder(&mut file),
-                });
+        // A held lock whose file is empty is being taken (its holder writes its name just
+        // after locking) or let go (the holder empties it, then closes it; a process forked
+        // meanwhile elsewhere in this one holds the open file until it execs): asked again
+        // for a moment before it counts as held.
+        let mut asked = 0;
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(TryLockError::WouldBlock) => {
+                    let named = holder(&mut file);
+                    asked += 1;
+                    if named.is_some() || asked == EMPTY_LOCK_ASKS {
+                        return Err(IndexError::Held {
+                            path: name.to_owned(),
+                            lock: path.display().to_string(),
+                            holder: named.unwrap_or_else(|| {
+                                "holder unknown: its lock file is empty".to_owned()
+                            }),
+                        });
+                    }
+                    std::thread::sleep(Duration::from_millis(25));
+                }
+                Err(TryLockError::Error(source)) => return Err(io("locking")(source)),
             }
-            Err(TryLockError::Error(source)) => return Err(io("locking")(source)),
         }
         let me = format!(
             "pid {}, since {}\n",
@@ -85,24 +99,18 @@ impl Drop for WriterLock {
     }
 }
 
-/// What the lock file of a held lock says about its holder. The holder writes it just
-/// after locking, so an empty file is read again for a moment.
-fn holder(file: &mut File) -> String {
-    for _ in 0..40 {
-        let mut text = String::new();
-        if file
-            .seek(SeekFrom::Start(0))
-            .and_then(|_| file.read_to_string(&mut text))
-            .is_ok()
-        {
-            let text = text.trim();
-            if !text.is_empty() {
-                return text.to_owned();
-            }
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    }
-    "holder unknown: its lock file is empty".to_owned()
+/// How many times a held lock whose file is empty is asked for, 25 ms apart, before it
+/// counts as held by an unknown holder.
+const EMPTY_LOCK_ASKS: u32 = 40;
+
+/// What the lock file of a held lock says about its holder, if anything.
+fn holder(file: &mut File) -> Option<String> {
+    let mut text = String::new();
+    file.seek(SeekFrom::Start(0))
+        .and_then(|_| file.read_to_string(&mut text))
+        .ok()?;
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_owned())
 }
 
 #[cfg(test)]
@@ -115,5 +123,29 @@ mod tests {
             lock_path(Path::new("/x/index.sqlite")),
             Path::new("/x/index.sqlite.lock")
         );
+    }
+
+    #[test]
+    fn test_a_lock_let_go_while_asked_is_taken_and_a_named_holder_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("index.sqlite");
+        let held = WriterLock::acquire(&db, "index").unwrap();
+        match WriterLock::acquire(&db, "index") {
+            Err(IndexError::Held { holder, .. }) => {
+                assert!(
+                    holder.starts_with(&format!("pid {}", std::process::id())),
+                    "{holder}"
+                );
+            }
+            other => panic!("a second writer: {other:?}"),
+        }
+        // An emptied lock file still locked (a holder letting go): asked again, then taken.
+        held.file.set_len(0).unwrap();
+        let letting_go = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            drop(held);
+        });
+        WriterLock::acquire(&db, "index").unwrap();
+        letting_go.join().unwrap();
     }
 }
