@@ -37,6 +37,8 @@ enum TournamentCommand {
     /// After the final (or for an event that did not fill: a refund): credit your prize,
     /// then withdraw your credit.
     Claim(EventArgs),
+    /// The organiser, after the final: credit the organiser's fee, then withdraw your credit.
+    ClaimFee(EventArgs),
     /// Play the event to its end: draw when due, start your match (white at once, black
     /// after half the first-move window), play its game, report it, resolve a lot, go on
     /// to the next round; at the end claim and withdraw.
@@ -49,8 +51,9 @@ struct PlayArgs {
     #[command(flatten)]
     event: EventArgs,
     /// Scripted moves instead of a prompt: a line `white: e4 Nf3 ...` and a line
-    /// `black: e5 ...`, played in every game of your colour; when your list runs out on
-    /// your move, you resign.
+    /// `black: e5 ...`, played in every game of your colour (`draw` claims a draw by
+    /// repetition or the fifty-move rule); when your list runs out on your move, you
+    /// resign.
     #[arg(long, value_name = "FILE")]
     moves: Option<std::path::PathBuf>,
     /// Milliseconds between two reads of the chain.
@@ -140,6 +143,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         TournamentCommand::Enter(a) => enter(&a),
         TournamentCommand::Show(a) => show(&a),
         TournamentCommand::Claim(a) => claim(&a),
+        TournamentCommand::ClaimFee(a) => claim_fee(&a),
         TournamentCommand::Play(a) => play(&a),
     }
 }
@@ -317,17 +321,49 @@ fn claim(args: &EventArgs) -> Result<ExitCode, CliError> {
     let (amount, receipt) = at(&mut seat).claim(player, args.id).map_err(evm_error)?;
     print_receipt("claim", &receipt);
     println!("credited {}", unit.format(amount));
-    let credit = at(&mut seat)
-        .credits(player, event.token)
+    withdraw_credit(&mut seat, event.token)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn claim_fee(args: &EventArgs) -> Result<ExitCode, CliError> {
+    let mut seat = open(&args.seat, false)?;
+    let organiser = seat.player();
+    let event = at(&mut seat).event(args.id).map_err(evm_error)?;
+    if event.organiser == Address::ZERO {
+        return Err(CliError::Refused(format!("there is no event {}", args.id)));
+    }
+    // Checked here so that the refusal names the organiser; the contract refuses too.
+    if event.organiser != organiser {
+        return Err(CliError::Refused(format!(
+            "only the organiser {} claims the fee of event {}, not {organiser}",
+            event.organiser, args.id
+        )));
+    }
+    let unit = seat.unit(event.token).map_err(seat_error)?;
+    let (amount, receipt) = at(&mut seat)
+        .claim_fee(organiser, args.id)
         .map_err(evm_error)?;
+    print_receipt("claimFee", &receipt);
+    println!(
+        "credited the organiser's fee of event {}: {}",
+        args.id,
+        unit.format(amount)
+    );
+    withdraw_credit(&mut seat, event.token)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Withdraws the player's whole credit in `token` at the tournament, if it has one.
+fn withdraw_credit(seat: &mut Seat, token: Address) -> Result<(), CliError> {
+    let you = seat.player();
+    let unit = seat.unit(token).map_err(seat_error)?;
+    let credit = at(seat).credits(you, token).map_err(evm_error)?;
     if !credit.is_zero() {
-        let receipt = at(&mut seat)
-            .withdraw(player, event.token)
-            .map_err(evm_error)?;
+        let receipt = at(seat).withdraw(you, token).map_err(evm_error)?;
         print_receipt("withdraw", &receipt);
         println!("withdrew {}", unit.format(credit));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// Where the player stands in a drawn event, from the contract's views (its round-0
@@ -376,6 +412,9 @@ fn standing(
         });
     }
 }
+
+/// A scripted move that claims a draw (threefold repetition or the fifty-move rule).
+const DRAW: &str = "draw";
 
 /// The scripted moves of `--moves`: white's and black's.
 struct Script {
@@ -488,7 +527,13 @@ fn play_turn(
             line.trim().to_string()
         }
     };
-    match seat.play(game, &text) {
+    let prepared = if text == DRAW {
+        println!("claiming a draw in game {game}");
+        seat.claim_draw(game)
+    } else {
+        seat.play(game, &text)
+    };
+    match prepared {
         Ok(prepared) => {
             transact(seat, prepared)?;
         }
@@ -519,13 +564,7 @@ fn settle(seat: &mut Seat, id: U256, token: Address) -> Result<(), CliError> {
         Err(e) if is_revert(&e, &["AlreadyClaimed"]) => {}
         Err(e) => return Err(evm_error(e)),
     }
-    let credit = at(seat).credits(you, token).map_err(evm_error)?;
-    if !credit.is_zero() {
-        let receipt = at(seat).withdraw(you, token).map_err(evm_error)?;
-        print_receipt("withdraw", &receipt);
-        println!("withdrew {}", unit.format(credit));
-    }
-    Ok(())
+    withdraw_credit(seat, token)
 }
 
 fn play(args: &PlayArgs) -> Result<ExitCode, CliError> {
@@ -535,8 +574,9 @@ fn play(args: &PlayArgs) -> Result<ExitCode, CliError> {
     let you = seat.player();
     let poll = std::time::Duration::from_millis(args.poll_ms);
     let started = std::time::Instant::now();
-    // When a match the player is black in was first seen startable.
-    let mut startable_since: Option<(u8, std::time::Instant)> = None;
+    // When (the chain's time) a match the player is black in was first seen startable: the
+    // first-move window it waits half of runs on the chain's clock, so the wait does too.
+    let mut startable_since: Option<(u8, u64)> = None;
     let mut said = String::new();
     let mut say = |text: String| {
         if text != said {
@@ -615,16 +655,16 @@ fn play(args: &PlayArgs) -> Result<ExitCode, CliError> {
                     false
                 }
                 Standing::Waiting(m, Some((white, _))) => {
-                    let half = std::time::Duration::from_secs(u64::from(event.firstMoveWindow / 2));
+                    let half = u64::from(event.firstMoveWindow / 2);
+                    let now = chain_time(&mut seat)?;
                     let since = match startable_since {
                         Some((seen, at)) if seen == m => at,
                         _ => {
-                            let now = std::time::Instant::now();
                             startable_since = Some((m, now));
                             now
                         }
                     };
-                    if white == you || since.elapsed() >= half {
+                    if white == you || now >= since.saturating_add(half) {
                         match at(&mut seat).start(you, id, m) {
                             Ok(started) => {
                                 print_receipt("start", &started.receipt);
