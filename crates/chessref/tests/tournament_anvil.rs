@@ -3,6 +3,7 @@
 //! chain read back. One game is drawn and goes to the lot; one player never starts and its
 //! opponent goes on by the first-move window. Anvil's clock is moved on only while that
 //! no-show's match is the one thing left to wait for, so no other game's clock is touched.
+//! And a 4-player channel event, its games played through a `chessref serve` relay.
 
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -322,4 +323,153 @@ fn eight_play_processes_run_a_knockout_with_a_draw_and_a_no_show() {
     assert_eq!(again.status.code(), Some(1));
     let words = String::from_utf8_lossy(&again.stderr);
     assert!(words.contains("already credited"), "{words}");
+}
+
+/// anvil's accounts 1 to 4, by key: a channel game's moves are signed by the player.
+const PLAYER_KEYS: [&str; 4] = [
+    "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+    "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
+    "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
+    "0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a",
+];
+
+#[test]
+fn four_play_processes_run_a_channel_knockout_through_the_relay() {
+    let anvil = Anvil::spawn_with_args(&["--block-time", "1", "--mixed-mining"]).expect("anvil");
+    let dir = common::scratch("tournament-channel");
+    let work = dir.path();
+    let deployments = common::deploy(anvil.url(), work);
+    let db = work.join("index.sqlite").to_str().unwrap().to_owned();
+    let _index = common::spawn_index(anvil.url(), &deployments, &db);
+    while !std::path::Path::new(&db).is_file() {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let port = common::free_port();
+    let _serve = common::spawn_serve(&db, port);
+    let relay = format!("http://127.0.0.1:{port}");
+    let chain = ["--rpc", anvil.url(), "--deployments", &deployments];
+
+    let mut create = vec![
+        "tournament",
+        "create",
+        "--size",
+        "4",
+        "--fee",
+        "0.01eth",
+        "--time",
+        "600",
+        "--first-move-window",
+        "600",
+        "--deadline",
+        "1h",
+        "--split",
+        "6000,2500,750",
+        "--organiser-fee",
+        "500",
+        "--channel",
+    ];
+    create.extend(chain);
+    let created = common::run(Some(common::KEY_WHITE), &create);
+    assert!(created.contains("created event 1"), "{created}");
+    for key in PLAYER_KEYS {
+        let mut enter = vec!["tournament", "enter", "1"];
+        enter.extend(chain);
+        common::run(Some(key), &enter);
+    }
+
+    // Players 1 and 2 shuffle their knights and agree to a draw when they meet; 3 and 4
+    // play fool's mate, and lose to them.
+    let knights = work.join("knights.txt");
+    std::fs::write(
+        &knights,
+        "white: Nf3 Ng1 Nf3 Ng1 draw\nblack: Nf6 Ng8 Nf6 Ng8 draw\n",
+    )
+    .unwrap();
+    let fools_mate = work.join("fools-mate.txt");
+    std::fs::write(&fools_mate, "white: f3 g4\nblack: e5 Qh4#\n").unwrap();
+    let started = Instant::now();
+    let players: Vec<Child> = PLAYER_KEYS
+        .iter()
+        .enumerate()
+        .map(|(i, key)| {
+            let moves = if i < 2 { &knights } else { &fools_mate };
+            let home = work.join(format!("player-{}", i + 1));
+            let mut args = vec![
+                "tournament",
+                "play",
+                "1",
+                "--moves",
+                moves.to_str().unwrap(),
+                "--poll-ms",
+                "250",
+                "--timeout",
+                "150",
+                "--relay",
+                &relay,
+                "--dir",
+                home.to_str().unwrap(),
+            ];
+            args.extend(chain);
+            common::command(Some(key), &args)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let outputs: Vec<String> = players
+        .into_iter()
+        .enumerate()
+        .map(|(i, child)| {
+            let out = child.wait_with_output().unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+            assert!(
+                out.status.success(),
+                "player {}: exit {:?}\n{stdout}\n{}",
+                i + 1,
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            stdout
+        })
+        .collect();
+    eprintln!(
+        "the channel event ran in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+
+    let mut t = tournament(&anvil, work).unwrap();
+    let id = U256::from(1);
+    let event = t.event(id).unwrap();
+    assert!(event.finished);
+    let size = BracketSize::new(4).unwrap();
+    let knights = [address(PLAYERS[0]), address(PLAYERS[1])];
+    let mut draws = 0;
+    for m in size.matches() {
+        let info = t.match_info(id, m.get()).unwrap();
+        assert_eq!(info.status, 2, "match {} decided", m.get());
+        let game = t.referee().game(info.gameId).unwrap();
+        assert_eq!(game.responseWindow, 600, "a channel game");
+        let (white, black) = (info.white, info.black);
+        if knights.contains(&white) && knights.contains(&black) {
+            assert_eq!(game.result, DRAW, "the knights agree to a draw");
+            draws += 1;
+        } else if knights.contains(&white) || knights.contains(&black) {
+            assert!(knights.contains(&info.winner), "match {}", m.get());
+        } else {
+            assert_eq!(
+                (info.winner, game.result),
+                (black, BLACK_WINS),
+                "fool's mate"
+            );
+        }
+    }
+    assert_eq!(draws, 1);
+    // Pool 0.04 ETH less 5 %: 0.0228 + 0.0095 + 2 x 0.00285, each claimed and withdrawn.
+    assert_eq!(U256::from(event.paid), wei(380));
+    for (i, out) in outputs.iter().enumerate() {
+        assert!(out.contains("withdrew"), "player {}: {out}", i + 1);
+        let player = address(PLAYERS[i]);
+        assert!(t.credits(player, Address::ZERO).unwrap().is_zero());
+    }
 }

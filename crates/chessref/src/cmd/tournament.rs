@@ -5,16 +5,21 @@
 //! views (`pairing`, `getMatch`, `prizeOf`), never from a rule of its own.
 
 use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::Duration;
 
 use alloy_primitives::{Address, U256, Uint};
 use chessref_client::seat::Seat;
+use chessref_client::session::{Command, Event, Options, Session};
+use chessref_core::Color;
 use chessref_core::tournament::{BracketSize, MAX_FEE_BPS, MAX_REGISTRATION, Split};
 use chessref_evm::bindings::IChessTournamentTypes::{EventInfo, EventTerms, MatchInfo};
 use chessref_evm::tournament::Tournament;
-use chessref_evm::{Borrowed, Chain, EvmError, Referee, RpcChain, TxReceipt};
+use chessref_evm::{Borrowed, Chain, EvmError, Referee, RpcChain, Sender, TxReceipt};
 use clap::{Args as ClapArgs, Subcommand};
 use serde_json::{Value, json};
 
+use super::channel_play::{DEFAULT_RELAY, Printer, commands_from_stdin, session_error};
 use super::game::{SeatArgs, seat_error, sit, sit_to_read, transact};
 use super::{CliError, print_json};
 
@@ -40,8 +45,9 @@ enum TournamentCommand {
     /// The organiser, after the final: credit the organiser's fee, then withdraw your credit.
     ClaimFee(EventArgs),
     /// Play the event to its end: draw when due, start your match (white at once, black
-    /// after half the first-move window), play its game, report it, resolve a lot, go on
-    /// to the next round; at the end claim and withdraw.
+    /// after half the first-move window), play its game (a channel event's through the
+    /// relay, as `chessref channel play` does), report it, resolve a lot, go on to the next
+    /// round; at the end claim and withdraw.
     Play(PlayArgs),
 }
 
@@ -52,8 +58,8 @@ struct PlayArgs {
     event: EventArgs,
     /// Scripted moves instead of a prompt: a line `white: e4 Nf3 ...` and a line
     /// `black: e5 ...`, played in every game of your colour (`draw` claims a draw by
-    /// repetition or the fifty-move rule); when your list runs out on your move, you
-    /// resign.
+    /// repetition or the fifty-move rule; in a channel game it offers a draw, or accepts
+    /// the opponent's); when your list runs out on your move, you resign.
     #[arg(long, value_name = "FILE")]
     moves: Option<std::path::PathBuf>,
     /// Milliseconds between two reads of the chain.
@@ -62,6 +68,14 @@ struct PlayArgs {
     /// Seconds to play at most before giving up (exit 2).
     #[arg(long, value_name = "SECONDS", default_value_t = 7 * 86_400)]
     timeout: u64,
+    /// A channel event's relay: the base URL of a `chessref serve --index` (as for
+    /// `chessref channel play`).
+    #[arg(long, value_name = "URL", default_value = DEFAULT_RELAY)]
+    relay: String,
+    /// Where a channel game's session key and transcript are kept (default:
+    /// ~/.chessref/channel).
+    #[arg(long, value_name = "PATH")]
+    dir: Option<std::path::PathBuf>,
 }
 
 /// An event id and the seat.
@@ -417,6 +431,7 @@ fn standing(
 const DRAW: &str = "draw";
 
 /// The scripted moves of `--moves`: white's and black's.
+#[derive(Clone)]
 struct Script {
     white: Vec<String>,
     black: Vec<String>,
@@ -460,6 +475,127 @@ fn is_revert(error: &EvmError, names: &[&str]) -> bool {
         .is_some_and(|r| names.contains(&r.name().as_str()))
 }
 
+/// `report` of match `m`, whose game `game` ended (a report another player sent first
+/// is no error).
+fn report(seat: &mut Seat, id: U256, m: u8, game: U256) -> Result<(), CliError> {
+    let you = seat.player();
+    match at(seat).report(you, id, m) {
+        Ok(receipt) => {
+            print_receipt("report", &receipt);
+            println!("reported match {m} (game {game})");
+            Ok(())
+        }
+        Err(e) if is_revert(&e, &["NotRunning"]) => Ok(()),
+        Err(e) => Err(evm_error(e)),
+    }
+}
+
+/// Whether event `id` plays channel games (`false` for no such event: the loop says so).
+fn event_is_channel(seat: &mut Seat, id: U256) -> Result<bool, CliError> {
+    Ok(at(seat).event(id).map_err(evm_error)?.responseWindow != 0)
+}
+
+/// Plays channel game `game` in the player's session ([`Session`], what `chessref
+/// channel play` runs), printing its events as that command does, until the game ended
+/// off-chain and the winner settled it (or it went on-chain and ended there). Moves come
+/// from the script as the session asks for them, else from standard input.
+fn play_channel(
+    args: &PlayArgs,
+    game: U256,
+    script: Option<&Script>,
+    typed: &mpsc::Receiver<Command>,
+) -> Result<(), CliError> {
+    let Sender::Local(wallet) = args.event.seat.sender.sender()? else {
+        return Err(CliError::Arg(
+            "a channel game signs messages here: give a key, not --unlocked".into(),
+        ));
+    };
+    let seat = sit(&args.event.seat)?;
+    let (commands, scripted) = mpsc::channel();
+    let mut printer = Printer::new(false);
+    let mut feeder = script.cloned().map(|script| Feeder {
+        script,
+        colour: None,
+        asked: None,
+        commands,
+    });
+    let input = if feeder.is_some() { &scripted } else { typed };
+    let sink = Box::new(move |event: Event| {
+        if let Some(feeder) = feeder.as_mut() {
+            feeder.hear(&event);
+        }
+        printer.print(event);
+    });
+    let options = Options {
+        id: game,
+        relay: args.relay.clone(),
+        dir: args.dir.clone(),
+        patience: Duration::from_secs(30),
+        auto_register: true,
+    };
+    println!(
+        "game {game} is a channel game: playing it through the relay {}",
+        args.relay
+    );
+    let mut session = Session::open(seat, &wallet, options, sink).map_err(session_error)?;
+    session.run(input).map_err(session_error)
+}
+
+/// Answers a channel session's events with the script's moves: the one of the player's
+/// colour at its turn (`draw` offers a draw, or accepts the opponent's; past the end of
+/// the list, resign).
+struct Feeder {
+    script: Script,
+    colour: Option<Color>,
+    /// The ply of the latest position a command was sent for (each is answered once).
+    asked: Option<u32>,
+    commands: mpsc::Sender<Command>,
+}
+
+impl Feeder {
+    fn hear(&mut self, event: &Event) {
+        match event {
+            Event::Started { colour, .. } => self.colour = Some(*colour),
+            Event::Board(board) if board.your_move => self.turn(board.ply),
+            Event::Position(view) if view.your_turn && view.phase == "running" => {
+                self.turn(u32::try_from(view.moves.len()).unwrap_or(u32::MAX))
+            }
+            // Accepted only when the script would offer one itself next.
+            Event::DrawOffer { .. }
+                if self.next(self.asked.map_or(0, |ply| ply + 1)).as_deref() == Some(DRAW) =>
+            {
+                let _ = self.commands.send(Command::Draw);
+            }
+            _ => {}
+        }
+    }
+
+    /// The script's entry for the player's move at `ply` (its `ply / 2`-th), if any.
+    fn next(&self, ply: u32) -> Option<String> {
+        let list = match self.colour? {
+            Color::White => &self.script.white,
+            Color::Black => &self.script.black,
+        };
+        list.get(usize::try_from(ply / 2).ok()?).cloned()
+    }
+
+    fn turn(&mut self, ply: u32) {
+        if self.colour.is_none() || self.asked == Some(ply) {
+            return;
+        }
+        self.asked = Some(ply);
+        let command = match self.next(ply) {
+            Some(text) if text == DRAW => Command::Draw,
+            Some(text) => Command::Move(text),
+            None => {
+                println!("no scripted move left: resigning");
+                Command::Resign
+            }
+        };
+        let _ = self.commands.send(command);
+    }
+}
+
 /// One turn of the player in running game `game`: a move (scripted, else read from
 /// stdin), a timeout claim when the opponent's flag fell, or a report once it ended.
 /// Whether it did something.
@@ -470,17 +606,9 @@ fn play_turn(
     game: U256,
     script: Option<&Script>,
 ) -> Result<bool, CliError> {
-    let you = seat.player();
     let view = seat.view(game).map_err(seat_error)?;
     if view.phase != "running" {
-        match at(seat).report(you, id, m) {
-            Ok(receipt) => {
-                print_receipt("report", &receipt);
-                println!("reported match {m} (game {game})");
-            }
-            Err(e) if is_revert(&e, &["NotRunning"]) => {}
-            Err(e) => return Err(evm_error(e)),
-        }
+        report(seat, id, m, game)?;
         return Ok(true);
     }
     if !view.your_turn {
@@ -577,6 +705,22 @@ fn play(args: &PlayArgs) -> Result<ExitCode, CliError> {
     // When (the chain's time) a match the player is black in was first seen startable: the
     // first-move window it waits half of runs on the chain's clock, so the wait does too.
     let mut startable_since: Option<(u8, u64)> = None;
+    // The channel games whose session ran (once each: a session returns once its game
+    // ended, settled by the winner).
+    let mut sessions = std::collections::HashSet::new();
+    // A person's lines for the sessions: one reader of standard input for every game.
+    let (typed, typed_input) = mpsc::channel();
+    if event_is_channel(&mut seat, id)? {
+        let sender = args.event.seat.sender.sender()?;
+        if !matches!(sender, Sender::Local(_)) {
+            return Err(CliError::Arg(format!(
+                "event {id} plays channel games, whose moves are signed here: give a key (CHESSREF_PRIVATE_KEY or --keystore), not --unlocked"
+            )));
+        }
+        if script.is_none() {
+            commands_from_stdin(typed);
+        }
+    }
     let mut said = String::new();
     let mut say = |text: String| {
         if text != said {
@@ -597,11 +741,6 @@ fn play(args: &PlayArgs) -> Result<ExitCode, CliError> {
         }
         if event.cancelled {
             return Err(CliError::Refused(format!("event {id} was cancelled")));
-        }
-        if event.responseWindow != 0 {
-            return Err(CliError::Refused(format!(
-                "event {id} plays channel games: `tournament play` plays per-move games only so far"
-            )));
         }
         let size = BracketSize::new(u32::from(event.size))
             .map_err(|e| CliError::Arg(format!("event {id}: {e}")))?;
@@ -683,6 +822,24 @@ fn play(args: &PlayArgs) -> Result<ExitCode, CliError> {
                     } else {
                         say(format!("match {m}: waiting for white to start it"));
                         false
+                    }
+                }
+                Standing::Running(m, game) if event.responseWindow != 0 => {
+                    if sessions.insert(game) {
+                        play_channel(args, game, script.as_ref(), &typed_input)?;
+                        // The session sent from a connection of its own: this one's nonce
+                        // is stale.
+                        seat = open(&args.event.seat, false)?;
+                        true
+                    } else {
+                        // The session ended with the game off-chain; the winner settles it.
+                        let ended = seat.view(game).map_err(seat_error)?.phase != "running";
+                        if ended {
+                            report(&mut seat, id, m, game)?;
+                        } else {
+                            say(format!("match {m}: waiting for game {game} to be settled"));
+                        }
+                        ended
                     }
                 }
                 Standing::Running(m, game) => play_turn(&mut seat, id, m, game, script.as_ref())?,
@@ -1017,6 +1174,61 @@ mod tests {
         assert_eq!(parse_when("90d", 1_000).unwrap(), 1_000 + MAX_REGISTRATION);
         let far = parse_when("91d", 1_000).unwrap_err().to_string();
         assert!(far.contains("90 days"), "{far}");
+    }
+
+    fn board(ply: u32, your_move: bool) -> Event {
+        Event::Board(chessref_client::session::Board {
+            fen: String::new(),
+            last_uci: None,
+            flipped: false,
+            ply,
+            turn: if ply.is_multiple_of(2) {
+                Color::White
+            } else {
+                Color::Black
+            },
+            your_move,
+            white: 600,
+            black: 600,
+        })
+    }
+
+    #[test]
+    fn a_channel_session_is_fed_the_script_of_the_players_colour_once_per_turn() {
+        let (commands, fed) = mpsc::channel();
+        let mut feeder = Feeder {
+            script: Script {
+                white: vec!["Nf3".into()],
+                black: vec!["Nf6".into(), "Ng8".into(), DRAW.into()],
+            },
+            colour: None,
+            asked: None,
+            commands,
+        };
+        // Nothing before the session says which colour the player has.
+        feeder.hear(&board(1, true));
+        assert!(fed.try_recv().is_err());
+        feeder.hear(&Event::Started {
+            game: U256::from(7),
+            colour: Color::Black,
+            ply: 0,
+            on_chain: false,
+            opponent: Address::ZERO,
+        });
+        feeder.hear(&board(0, false));
+        feeder.hear(&board(1, true));
+        feeder.hear(&board(1, true));
+        assert_eq!(fed.try_recv(), Ok(Command::Move("Nf6".into())));
+        assert!(fed.try_recv().is_err(), "one command per position");
+        feeder.hear(&board(3, true));
+        assert_eq!(fed.try_recv(), Ok(Command::Move("Ng8".into())));
+        // White offers a draw at ply 4: the script's next entry accepts it.
+        feeder.hear(&Event::DrawOffer {
+            by: chessref_channel::transcript::Side::White,
+        });
+        assert_eq!(fed.try_recv(), Ok(Command::Draw));
+        feeder.hear(&board(7, true));
+        assert_eq!(fed.try_recv(), Ok(Command::Resign), "past the list's end");
     }
 
     #[test]
