@@ -107,12 +107,19 @@ fn only_the_no_show_waits(
             0 if players.is_none() => true,
             0 if mine => true,
             1 if mine => {
-                let colour = if info.white == no_show {
-                    "white"
+                let game = seat.game(info.gameId).unwrap();
+                if game.is_channel() && game.registrations.is_empty() {
+                    // Off-chain, a move is stamped by the wall clock and registering it must
+                    // be near the chain's time: only a no-show white (no move) waits.
+                    info.white == no_show
                 } else {
-                    "black"
-                };
-                seat.view(info.gameId).unwrap().turn == colour
+                    let colour = if info.white == no_show {
+                        "white"
+                    } else {
+                        "black"
+                    };
+                    seat.view(info.gameId).unwrap().turn == colour
+                }
             }
             _ => false,
         };
@@ -333,115 +340,160 @@ const PLAYER_KEYS: [&str; 4] = [
     "0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a",
 ];
 
+/// anvil (interval and instant mining) with the contracts, `chessref index` and the relay
+/// of `chessref serve`, and a 4-player channel event (0.01 ETH, 5 % to the organiser,
+/// 600 s games, a 60 s first-move window, a 600 s response window) entered by accounts 1-4.
+struct ChannelEvent {
+    anvil: Anvil,
+    deployments: String,
+    relay: String,
+    _index: common::Process,
+    _serve: common::Process,
+    dir: tempfile::TempDir,
+}
+
+impl ChannelEvent {
+    fn new(name: &str) -> ChannelEvent {
+        let anvil =
+            Anvil::spawn_with_args(&["--block-time", "1", "--mixed-mining"]).expect("anvil");
+        let dir = common::scratch(name);
+        let deployments = common::deploy(anvil.url(), dir.path());
+        let db = dir.path().join("index.sqlite").to_str().unwrap().to_owned();
+        let index = common::spawn_index(anvil.url(), &deployments, &db);
+        while !std::path::Path::new(&db).is_file() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let port = common::free_port();
+        let serve = common::spawn_serve(&db, port);
+        let event = ChannelEvent {
+            anvil,
+            deployments,
+            relay: format!("http://127.0.0.1:{port}"),
+            _index: index,
+            _serve: serve,
+            dir,
+        };
+        let mut create = vec![
+            "tournament",
+            "create",
+            "--size",
+            "4",
+            "--fee",
+            "0.01eth",
+            "--time",
+            "600",
+            "--first-move-window",
+            "60",
+            "--deadline",
+            "1h",
+            "--split",
+            "6000,2500,750",
+            "--organiser-fee",
+            "500",
+            "--channel",
+        ];
+        create.extend(event.chain());
+        let created = common::run(Some(common::KEY_WHITE), &create);
+        assert!(created.contains("created event 1"), "{created}");
+        for key in PLAYER_KEYS {
+            let mut enter = vec!["tournament", "enter", "1"];
+            enter.extend(event.chain());
+            common::run(Some(key), &enter);
+        }
+        event
+    }
+
+    fn chain(&self) -> [&str; 4] {
+        [
+            "--rpc",
+            self.anvil.url(),
+            "--deployments",
+            &self.deployments,
+        ]
+    }
+
+    /// A script of moves, as a file.
+    fn script(&self, name: &str, text: &str) -> std::path::PathBuf {
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// `chessref tournament play 1` of player `i` (0-based) with `moves`, its output piped.
+    fn play(&self, i: usize, moves: &std::path::Path) -> Child {
+        let home = self.dir.path().join(format!("player-{}", i + 1));
+        let mut args = vec![
+            "tournament",
+            "play",
+            "1",
+            "--moves",
+            moves.to_str().unwrap(),
+            "--poll-ms",
+            "250",
+            "--patience",
+            "1",
+            "--timeout",
+            "150",
+            "--relay",
+            &self.relay,
+            "--dir",
+            home.to_str().unwrap(),
+        ];
+        args.extend(self.chain());
+        common::command(Some(PLAYER_KEYS[i]), &args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
+    fn tournament(&self) -> Tournament<RpcChain> {
+        tournament(&self.anvil, self.dir.path()).unwrap()
+    }
+}
+
+/// The output of a `play` process that must have succeeded.
+fn finished(i: usize, child: Child) -> String {
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "player {}: exit {:?}\n{stdout}\n{}",
+        i + 1,
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
 #[test]
 fn four_play_processes_run_a_channel_knockout_through_the_relay() {
-    let anvil = Anvil::spawn_with_args(&["--block-time", "1", "--mixed-mining"]).expect("anvil");
-    let dir = common::scratch("tournament-channel");
-    let work = dir.path();
-    let deployments = common::deploy(anvil.url(), work);
-    let db = work.join("index.sqlite").to_str().unwrap().to_owned();
-    let _index = common::spawn_index(anvil.url(), &deployments, &db);
-    while !std::path::Path::new(&db).is_file() {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let port = common::free_port();
-    let _serve = common::spawn_serve(&db, port);
-    let relay = format!("http://127.0.0.1:{port}");
-    let chain = ["--rpc", anvil.url(), "--deployments", &deployments];
-
-    let mut create = vec![
-        "tournament",
-        "create",
-        "--size",
-        "4",
-        "--fee",
-        "0.01eth",
-        "--time",
-        "600",
-        "--first-move-window",
-        "600",
-        "--deadline",
-        "1h",
-        "--split",
-        "6000,2500,750",
-        "--organiser-fee",
-        "500",
-        "--channel",
-    ];
-    create.extend(chain);
-    let created = common::run(Some(common::KEY_WHITE), &create);
-    assert!(created.contains("created event 1"), "{created}");
-    for key in PLAYER_KEYS {
-        let mut enter = vec!["tournament", "enter", "1"];
-        enter.extend(chain);
-        common::run(Some(key), &enter);
-    }
-
+    let event = ChannelEvent::new("tournament-channel");
     // Players 1 and 2 shuffle their knights and agree to a draw when they meet; 3 and 4
     // play fool's mate, and lose to them.
-    let knights = work.join("knights.txt");
-    std::fs::write(
-        &knights,
+    let knights = event.script(
+        "knights.txt",
         "white: Nf3 Ng1 Nf3 Ng1 draw\nblack: Nf6 Ng8 Nf6 Ng8 draw\n",
-    )
-    .unwrap();
-    let fools_mate = work.join("fools-mate.txt");
-    std::fs::write(&fools_mate, "white: f3 g4\nblack: e5 Qh4#\n").unwrap();
+    );
+    let fools_mate = event.script("fools-mate.txt", "white: f3 g4\nblack: e5 Qh4#\n");
     let started = Instant::now();
-    let players: Vec<Child> = PLAYER_KEYS
-        .iter()
-        .enumerate()
-        .map(|(i, key)| {
-            let moves = if i < 2 { &knights } else { &fools_mate };
-            let home = work.join(format!("player-{}", i + 1));
-            let mut args = vec![
-                "tournament",
-                "play",
-                "1",
-                "--moves",
-                moves.to_str().unwrap(),
-                "--poll-ms",
-                "250",
-                "--timeout",
-                "150",
-                "--relay",
-                &relay,
-                "--dir",
-                home.to_str().unwrap(),
-            ];
-            args.extend(chain);
-            common::command(Some(key), &args)
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
+    let players: Vec<Child> = (0..4)
+        .map(|i| event.play(i, if i < 2 { &knights } else { &fools_mate }))
         .collect();
     let outputs: Vec<String> = players
         .into_iter()
         .enumerate()
-        .map(|(i, child)| {
-            let out = child.wait_with_output().unwrap();
-            let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-            assert!(
-                out.status.success(),
-                "player {}: exit {:?}\n{stdout}\n{}",
-                i + 1,
-                out.status.code(),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            stdout
-        })
+        .map(|(i, child)| finished(i, child))
         .collect();
     eprintln!(
         "the channel event ran in {:.1} s",
         started.elapsed().as_secs_f64()
     );
 
-    let mut t = tournament(&anvil, work).unwrap();
+    let mut t = event.tournament();
     let id = U256::from(1);
-    let event = t.event(id).unwrap();
-    assert!(event.finished);
+    let info = t.event(id).unwrap();
+    assert!(info.finished);
     let size = BracketSize::new(4).unwrap();
     let knights = [address(PLAYERS[0]), address(PLAYERS[1])];
     let mut draws = 0;
@@ -466,10 +518,95 @@ fn four_play_processes_run_a_channel_knockout_through_the_relay() {
     }
     assert_eq!(draws, 1);
     // Pool 0.04 ETH less 5 %: 0.0228 + 0.0095 + 2 x 0.00285, each claimed and withdrawn.
-    assert_eq!(U256::from(event.paid), wei(380));
+    assert_eq!(U256::from(info.paid), wei(380));
     for (i, out) in outputs.iter().enumerate() {
         assert!(out.contains("withdrew"), "player {}: {out}", i + 1);
         let player = address(PLAYERS[i]);
         assert!(t.credits(player, Address::ZERO).unwrap().is_zero());
+    }
+}
+
+#[test]
+fn a_channel_no_show_loses_on_time_once_its_opponent_registers_the_game() {
+    let event = ChannelEvent::new("tournament-channel-no-show");
+    let fools_mate = event.script("fools-mate.txt", "white: f3 g4\nblack: e5 Qh4#\n");
+    let no_show = address(PLAYERS[3]);
+    let started = Instant::now();
+    let mut players: Vec<Child> = (0..3).map(|i| event.play(i, &fools_mate)).collect();
+    let mut t = event.tournament();
+    let mut seat = Seat::watching(
+        RpcChain::connect(event.anvil.url()).unwrap(),
+        t.referee().address(),
+        0,
+    )
+    .unwrap();
+    let id = U256::from(1);
+    let mut steps = 0;
+    // Anvil's clock moves on while the no-show's match is all that is left to wait for:
+    // its opponent waits half the first-move window, registers the game, waits out the
+    // response window and the no-show's clock. In steps of 150 s, so that the chain stays
+    // well within the session keys' lifetime (2 x 600 s + 2 x 600 s from their making by
+    // the wall clock) for the final, played after.
+    while players.iter_mut().any(|p| p.try_wait().unwrap().is_none()) {
+        if started.elapsed() > Duration::from_secs(150) {
+            let outputs: Vec<String> = players
+                .into_iter()
+                .map(|mut p| {
+                    let _ = p.kill();
+                    let out = p.wait_with_output().unwrap();
+                    String::from_utf8_lossy(&out.stdout).into_owned()
+                })
+                .collect();
+            panic!(
+                "the event did not end in 150 s ({steps} steps)\n{}",
+                outputs.join("\n-----\n")
+            );
+        }
+        if only_the_no_show_waits(&mut t, &mut seat, id, no_show) {
+            common::advance(t.referee(), 150);
+            steps += 1;
+        }
+        std::thread::sleep(Duration::from_millis(1_000));
+    }
+    let mut outputs: Vec<String> = players
+        .into_iter()
+        .enumerate()
+        .map(|(i, child)| finished(i, child))
+        .collect();
+    outputs.push(finished(3, event.play(3, &fools_mate)));
+    eprintln!(
+        "the channel event with a no-show ran in {:.1} s, anvil's clock moved {steps} x 150 s",
+        started.elapsed().as_secs_f64()
+    );
+
+    let info = t.event(id).unwrap();
+    assert!(info.finished);
+    let mut forfeits = 0;
+    for m in BracketSize::new(4).unwrap().matches() {
+        let info = t.match_info(id, m.get()).unwrap();
+        assert_eq!(info.status, 2, "match {} decided", m.get());
+        let game = t.referee().game(info.gameId).unwrap();
+        if info.white == no_show || info.black == no_show {
+            let expected = if info.white == no_show {
+                BLACK_WINS
+            } else {
+                WHITE_WINS
+            };
+            assert_eq!((game.result, game.reason), (expected, TIMEOUT), "on time");
+            assert_ne!(info.winner, no_show);
+            forfeits += 1;
+        } else {
+            assert_eq!((info.winner, game.result), (info.black, BLACK_WINS));
+        }
+    }
+    assert_eq!(forfeits, 1);
+    assert_eq!(U256::from(info.paid), wei(380));
+    for (i, out) in outputs.iter().enumerate() {
+        assert!(out.contains("withdrew"), "player {}: {out}", i + 1);
+        assert!(
+            t.credits(address(PLAYERS[i]), Address::ZERO)
+                .unwrap()
+                .is_zero()
+        );
     }
 }

@@ -5,7 +5,8 @@
 //! views (`pairing`, `getMatch`, `prizeOf`), never from a rule of its own.
 
 use std::process::ExitCode;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use alloy_primitives::{Address, U256, Uint};
@@ -76,6 +77,11 @@ struct PlayArgs {
     /// ~/.chessref/channel).
     #[arg(long, value_name = "PATH")]
     dir: Option<std::path::PathBuf>,
+    /// Seconds of a channel opponent's silence before the session says so. (With --moves,
+    /// black registers the start once white's first-move window is over without its first
+    /// move, so that white loses on time on-chain.)
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    patience: u64,
 }
 
 /// An event id and the seat.
@@ -501,9 +507,10 @@ fn event_is_channel(seat: &mut Seat, id: U256) -> Result<bool, CliError> {
 /// from the script as the session asks for them, else from standard input.
 fn play_channel(
     args: &PlayArgs,
-    game: U256,
+    game: ChannelMatch,
     script: Option<&Script>,
     typed: &mpsc::Receiver<Command>,
+    give_up_at: std::time::Instant,
 ) -> Result<(), CliError> {
     let Sender::Local(wallet) = args.event.seat.sender.sender()? else {
         return Err(CliError::Arg(
@@ -512,11 +519,27 @@ fn play_channel(
     };
     let seat = sit(&args.event.seat)?;
     let (commands, scripted) = mpsc::channel();
+    let moved = Arc::new(AtomicBool::new(false));
+    let over = Arc::new(AtomicBool::new(false));
+    if script.is_some() {
+        let chain = RpcChain::connect_read_only(&args.event.seat.sender.rpc)
+            .map_err(|e| CliError::Arg(e.to_string()))?;
+        let watch = Watch {
+            chain,
+            game,
+            commands: commands.clone(),
+            moved: moved.clone(),
+            over: over.clone(),
+            give_up_at,
+        };
+        std::thread::spawn(move || watch.run());
+    }
     let mut printer = Printer::new(false);
     let mut feeder = script.cloned().map(|script| Feeder {
         script,
         colour: None,
         asked: None,
+        moved,
         commands,
     });
     let input = if feeder.is_some() { &scripted } else { typed };
@@ -527,26 +550,85 @@ fn play_channel(
         printer.print(event);
     });
     let options = Options {
-        id: game,
+        id: game.id,
         relay: args.relay.clone(),
         dir: args.dir.clone(),
-        patience: Duration::from_secs(30),
+        patience: Duration::from_secs(args.patience),
         auto_register: true,
     };
     println!(
-        "game {game} is a channel game: playing it through the relay {}",
-        args.relay
+        "game {} is a channel game: playing it through the relay {}",
+        game.id, args.relay
     );
-    let mut session = Session::open(seat, &wallet, options, sink).map_err(session_error)?;
-    session.run(input).map_err(session_error)
+    let played = Session::open(seat, &wallet, options, sink)
+        .and_then(|mut session| session.run(input))
+        .map_err(session_error);
+    over.store(true, Ordering::Relaxed);
+    played
+}
+
+/// A channel game of the player's match, as the scripted session's [`Watch`] needs it.
+#[derive(Clone, Copy)]
+struct ChannelMatch {
+    /// The referee game.
+    id: U256,
+    /// When white's first-move window ends (the chain's time): the start plus the window.
+    first_move_due: u64,
+    /// Whether the player is black.
+    black: bool,
+}
+
+/// Beside a scripted channel session, on the chain's clock: registers the start once
+/// white's first-move window is over and white never moved (`registerStart`: on-chain,
+/// white then loses on time), and leaves the session at `--timeout`.
+struct Watch {
+    chain: RpcChain,
+    game: ChannelMatch,
+    commands: mpsc::Sender<Command>,
+    /// Set by the [`Feeder`] at the game's first move.
+    moved: Arc<AtomicBool>,
+    /// Set once the session returned.
+    over: Arc<AtomicBool>,
+    give_up_at: std::time::Instant,
+}
+
+impl Watch {
+    fn run(mut self) {
+        let mut registered = false;
+        while !self.over.load(Ordering::Relaxed) {
+            if std::time::Instant::now() >= self.give_up_at {
+                let _ = self.commands.send(Command::Quit);
+                return;
+            }
+            let late = self.game.black
+                && !registered
+                && !self.moved.load(Ordering::Relaxed)
+                && self
+                    .chain
+                    .timestamp()
+                    .is_ok_and(|now| now >= self.game.first_move_due);
+            if late {
+                registered = true;
+                println!(
+                    "white did not make its first move in its window: registering the start of game {}",
+                    self.game.id
+                );
+                let _ = self.commands.send(Command::Register);
+            }
+            std::thread::sleep(Duration::from_secs(1));
+        }
+    }
 }
 
 /// Answers a channel session's events with the script's moves: the one of the player's
 /// colour at its turn (`draw` offers a draw, or accepts the opponent's; past the end of
-/// the list, resign).
+/// the list, resign). Once play goes on on-chain the session is left ([`Command::Quit`])
+/// for the loop that plays per-move games, which also claims the opponent's timeout.
 struct Feeder {
     script: Script,
     colour: Option<Color>,
+    /// Set at the game's first move ([`Watch`]).
+    moved: Arc<AtomicBool>,
     /// The ply of the latest position a command was sent for (each is answered once).
     asked: Option<u32>,
     commands: mpsc::Sender<Command>,
@@ -559,6 +641,10 @@ impl Feeder {
             Event::Board(board) if board.your_move => self.turn(board.ply),
             Event::Position(view) if view.your_turn && view.phase == "running" => {
                 self.turn(u32::try_from(view.moves.len()).unwrap_or(u32::MAX))
+            }
+            Event::Move(_) => self.moved.store(true, Ordering::Relaxed),
+            Event::Live { .. } => {
+                let _ = self.commands.send(Command::Quit);
             }
             // Accepted only when the script would offer one itself next.
             Event::DrawOffer { .. }
@@ -612,14 +698,26 @@ fn play_turn(
         return Ok(true);
     }
     if !view.your_turn {
+        // A channel game played on from a registration shows no clocks: the referee's
+        // estimate of `claimTimeout` says whether the flag fell (`TimeNotUp` until then).
         let flag_fell = view
             .clocks
             .as_ref()
-            .is_some_and(|c| c.block_timestamp > c.deadline);
+            .is_none_or(|c| c.block_timestamp > c.deadline);
         if flag_fell {
-            let prepared = seat.claim_timeout(game).map_err(seat_error)?;
-            transact(seat, prepared)?;
-            return Ok(true);
+            match seat.claim_timeout(game) {
+                Ok(prepared) => {
+                    transact(seat, prepared)?;
+                    return Ok(true);
+                }
+                Err(e)
+                    if view.clocks.is_none()
+                        && e.revert().is_some_and(|r| r.name() == "TimeNotUp") =>
+                {
+                    return Ok(false);
+                }
+                Err(e) => return Err(seat_error(e)),
+            }
         }
         return Ok(false);
     }
@@ -826,20 +924,38 @@ fn play(args: &PlayArgs) -> Result<ExitCode, CliError> {
                 }
                 Standing::Running(m, game) if event.responseWindow != 0 => {
                     if sessions.insert(game) {
-                        play_channel(args, game, script.as_ref(), &typed_input)?;
+                        let info = at(&mut seat).match_info(id, m).map_err(evm_error)?;
+                        let started_at = info.startedAt.saturating_to::<u64>();
+                        let channel = ChannelMatch {
+                            id: game,
+                            first_move_due: started_at + u64::from(event.firstMoveWindow),
+                            black: info.black == you,
+                        };
+                        let give_up_at = started + std::time::Duration::from_secs(args.timeout);
+                        play_channel(args, channel, script.as_ref(), &typed_input, give_up_at)?;
                         // The session sent from a connection of its own: this one's nonce
                         // is stale.
                         seat = open(&args.event.seat, false)?;
                         true
                     } else {
-                        // The session ended with the game off-chain; the winner settles it.
                         let ended = seat.view(game).map_err(seat_error)?.phase != "running";
+                        let registered = !seat
+                            .game(game)
+                            .map_err(seat_error)?
+                            .registrations
+                            .is_empty();
                         if ended {
                             report(&mut seat, id, m, game)?;
+                            true
+                        } else if registered {
+                            // The session handed the game over once it went on-chain: moves,
+                            // the opponent's timeout and the report, as in a per-move game.
+                            play_turn(&mut seat, id, m, game, script.as_ref())?
                         } else {
+                            // The session ended with the game off-chain; the winner settles it.
                             say(format!("match {m}: waiting for game {game} to be settled"));
+                            false
                         }
-                        ended
                     }
                 }
                 Standing::Running(m, game) => play_turn(&mut seat, id, m, game, script.as_ref())?,
@@ -1202,6 +1318,7 @@ mod tests {
                 black: vec!["Nf6".into(), "Ng8".into(), DRAW.into()],
             },
             colour: None,
+            moved: Arc::new(AtomicBool::new(false)),
             asked: None,
             commands,
         };
