@@ -433,7 +433,8 @@ fn standing(
     }
 }
 
-/// A scripted move that claims a draw (threefold repetition or the fifty-move rule).
+/// A scripted move that asks for a draw: in a per-move game a claim (threefold repetition
+/// or the fifty-move rule), in a channel game an offer, or the acceptance of one.
 const DRAW: &str = "draw";
 
 /// The scripted moves of `--moves`: white's and black's.
