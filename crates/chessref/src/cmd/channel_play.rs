@@ -32,7 +32,7 @@ use super::game::{self, SeatArgs, TermsArgs};
 
 /// The relay when none is named: `chessref serve`'s default address (`--addr
 /// 127.0.0.1:8080`), where the README's recipe runs it.
-const DEFAULT_RELAY: &str = "http://127.0.0.1:8080";
+pub(super) const DEFAULT_RELAY: &str = "http://127.0.0.1:8080";
 
 /// Arguments of `chessref channel create`.
 #[derive(ClapArgs)]
@@ -141,11 +141,7 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
     let (referee, from_block) = args.seat.referee.locate(chain_id)?;
     let seat =
         chessref_client::seat::Seat::new(chain, referee, from_block).map_err(game::seat_error)?;
-    let printer = std::rc::Rc::new(std::cell::RefCell::new(Printer {
-        json: args.json,
-        rating: None,
-        spinner: None,
-    }));
+    let printer = std::rc::Rc::new(std::cell::RefCell::new(Printer::new(args.json)));
     let sink = {
         let printer = printer.clone();
         Box::new(move |event: Event| printer.borrow_mut().print(event))
@@ -164,6 +160,13 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
         .ok()
         .and_then(|ratings| ratings.summary(opponent));
     let (commands, input) = mpsc::channel();
+    commands_from_stdin(commands);
+    session.run(&input).map_err(session_error)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Each line of standard input, read on a thread of its own, sent as a session command.
+pub(super) fn commands_from_stdin(commands: mpsc::Sender<Command>) {
     std::thread::spawn(move || {
         for line in std::io::stdin().lock().lines() {
             let Ok(line) = line else { break };
@@ -174,12 +177,10 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
             }
         }
     });
-    session.run(&input).map_err(session_error)?;
-    Ok(ExitCode::SUCCESS)
 }
 
 /// A session error as the CLI reports it (a refusal exits 1).
-fn session_error(error: SessionError) -> CliError {
+pub(super) fn session_error(error: SessionError) -> CliError {
     match error {
         SessionError::Seat(e) => game::seat_error(e),
         SessionError::Io { path, source } => CliError::Io { path, source },
@@ -189,7 +190,7 @@ fn session_error(error: SessionError) -> CliError {
 }
 
 /// Prints the session's events: a person's lines (and the board), or one JSON object each.
-struct Printer {
+pub(super) struct Printer {
     json: bool,
     /// The opponent's Glicko-2 rating (`None`: no rated game, or the referee's games could
     /// not be read).
@@ -199,6 +200,16 @@ struct Printer {
 }
 
 impl Printer {
+    /// A printer of a person's lines (`json` false) or of one JSON object per event, with
+    /// no rating for the opponent.
+    pub(super) fn new(json: bool) -> Printer {
+        Printer {
+            json,
+            rating: None,
+            spinner: None,
+        }
+    }
+
     fn event(&self, event: &str, data: Value, text: impl FnOnce() -> String) {
         let mut stdout = std::io::stdout().lock();
         if self.json {
@@ -221,7 +232,7 @@ impl Printer {
         }
     }
 
-    fn print(&mut self, event: Event) {
+    pub(super) fn print(&mut self, event: Event) {
         if let Some(spinner) = self.spinner.take() {
             spinner.finish_and_clear();
         }

@@ -5,16 +5,22 @@
 //! views (`pairing`, `getMatch`, `prizeOf`), never from a rule of its own.
 
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::Duration;
 
 use alloy_primitives::{Address, U256, Uint};
 use chessref_client::seat::Seat;
+use chessref_client::session::{Command, Event, Options, Session};
+use chessref_core::Color;
 use chessref_core::tournament::{BracketSize, MAX_FEE_BPS, MAX_REGISTRATION, Split};
 use chessref_evm::bindings::IChessTournamentTypes::{EventInfo, EventTerms, MatchInfo};
 use chessref_evm::tournament::Tournament;
-use chessref_evm::{Borrowed, Chain, EvmError, Referee, RpcChain, TxReceipt};
+use chessref_evm::{Borrowed, Chain, EvmError, Referee, RpcChain, Sender, TxReceipt};
 use clap::{Args as ClapArgs, Subcommand};
 use serde_json::{Value, json};
 
+use super::channel_play::{DEFAULT_RELAY, Printer, commands_from_stdin, session_error};
 use super::game::{SeatArgs, seat_error, sit, sit_to_read, transact};
 use super::{CliError, print_json};
 
@@ -37,9 +43,12 @@ enum TournamentCommand {
     /// After the final (or for an event that did not fill: a refund): credit your prize,
     /// then withdraw your credit.
     Claim(EventArgs),
+    /// The organiser, after the final: credit the organiser's fee, then withdraw your credit.
+    ClaimFee(EventArgs),
     /// Play the event to its end: draw when due, start your match (white at once, black
-    /// after half the first-move window), play its game, report it, resolve a lot, go on
-    /// to the next round; at the end claim and withdraw.
+    /// after half the first-move window), play its game (a channel event's through the
+    /// relay, as `chessref channel play` does), report it, resolve a lot, go on to the next
+    /// round; at the end claim and withdraw.
     Play(PlayArgs),
 }
 
@@ -49,8 +58,9 @@ struct PlayArgs {
     #[command(flatten)]
     event: EventArgs,
     /// Scripted moves instead of a prompt: a line `white: e4 Nf3 ...` and a line
-    /// `black: e5 ...`, played in every game of your colour; when your list runs out on
-    /// your move, you resign.
+    /// `black: e5 ...`, played in every game of your colour (`draw` claims a draw by
+    /// repetition or the fifty-move rule; in a channel game it offers a draw, or accepts
+    /// the opponent's); when your list runs out on your move, you resign.
     #[arg(long, value_name = "FILE")]
     moves: Option<std::path::PathBuf>,
     /// Milliseconds between two reads of the chain.
@@ -59,6 +69,19 @@ struct PlayArgs {
     /// Seconds to play at most before giving up (exit 2).
     #[arg(long, value_name = "SECONDS", default_value_t = 7 * 86_400)]
     timeout: u64,
+    /// A channel event's relay: the base URL of a `chessref serve --index` (as for
+    /// `chessref channel play`).
+    #[arg(long, value_name = "URL", default_value = DEFAULT_RELAY)]
+    relay: String,
+    /// Where a channel game's session key and transcript are kept (default:
+    /// ~/.chessref/channel).
+    #[arg(long, value_name = "PATH")]
+    dir: Option<std::path::PathBuf>,
+    /// Seconds of a channel opponent's silence before the session says so. (With --moves,
+    /// black registers the start once white's first-move window is over without its first
+    /// move, so that white loses on time on-chain.)
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    patience: u64,
 }
 
 /// An event id and the seat.
@@ -140,6 +163,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         TournamentCommand::Enter(a) => enter(&a),
         TournamentCommand::Show(a) => show(&a),
         TournamentCommand::Claim(a) => claim(&a),
+        TournamentCommand::ClaimFee(a) => claim_fee(&a),
         TournamentCommand::Play(a) => play(&a),
     }
 }
@@ -317,17 +341,49 @@ fn claim(args: &EventArgs) -> Result<ExitCode, CliError> {
     let (amount, receipt) = at(&mut seat).claim(player, args.id).map_err(evm_error)?;
     print_receipt("claim", &receipt);
     println!("credited {}", unit.format(amount));
-    let credit = at(&mut seat)
-        .credits(player, event.token)
+    withdraw_credit(&mut seat, event.token)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn claim_fee(args: &EventArgs) -> Result<ExitCode, CliError> {
+    let mut seat = open(&args.seat, false)?;
+    let organiser = seat.player();
+    let event = at(&mut seat).event(args.id).map_err(evm_error)?;
+    if event.organiser == Address::ZERO {
+        return Err(CliError::Refused(format!("there is no event {}", args.id)));
+    }
+    // Checked here so that the refusal names the organiser; the contract refuses too.
+    if event.organiser != organiser {
+        return Err(CliError::Refused(format!(
+            "only the organiser {} claims the fee of event {}, not {organiser}",
+            event.organiser, args.id
+        )));
+    }
+    let unit = seat.unit(event.token).map_err(seat_error)?;
+    let (amount, receipt) = at(&mut seat)
+        .claim_fee(organiser, args.id)
         .map_err(evm_error)?;
+    print_receipt("claimFee", &receipt);
+    println!(
+        "credited the organiser's fee of event {}: {}",
+        args.id,
+        unit.format(amount)
+    );
+    withdraw_credit(&mut seat, event.token)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Withdraws the player's whole credit in `token` at the tournament, if it has one.
+fn withdraw_credit(seat: &mut Seat, token: Address) -> Result<(), CliError> {
+    let you = seat.player();
+    let unit = seat.unit(token).map_err(seat_error)?;
+    let credit = at(seat).credits(you, token).map_err(evm_error)?;
     if !credit.is_zero() {
-        let receipt = at(&mut seat)
-            .withdraw(player, event.token)
-            .map_err(evm_error)?;
+        let receipt = at(seat).withdraw(you, token).map_err(evm_error)?;
         print_receipt("withdraw", &receipt);
         println!("withdrew {}", unit.format(credit));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// Where the player stands in a drawn event, from the contract's views (its round-0
@@ -377,7 +433,12 @@ fn standing(
     }
 }
 
+/// A scripted move that asks for a draw: in a per-move game a claim (threefold repetition
+/// or the fifty-move rule), in a channel game an offer, or the acceptance of one.
+const DRAW: &str = "draw";
+
 /// The scripted moves of `--moves`: white's and black's.
+#[derive(Clone)]
 struct Script {
     white: Vec<String>,
     black: Vec<String>,
@@ -421,6 +482,207 @@ fn is_revert(error: &EvmError, names: &[&str]) -> bool {
         .is_some_and(|r| names.contains(&r.name().as_str()))
 }
 
+/// `report` of match `m`, whose game `game` ended (a report another player sent first
+/// is no error).
+fn report(seat: &mut Seat, id: U256, m: u8, game: U256) -> Result<(), CliError> {
+    let you = seat.player();
+    match at(seat).report(you, id, m) {
+        Ok(receipt) => {
+            print_receipt("report", &receipt);
+            println!("reported match {m} (game {game})");
+            Ok(())
+        }
+        Err(e) if is_revert(&e, &["NotRunning"]) => Ok(()),
+        Err(e) => Err(evm_error(e)),
+    }
+}
+
+/// Whether event `id` plays channel games (`false` for no such event: the loop says so).
+fn event_is_channel(seat: &mut Seat, id: U256) -> Result<bool, CliError> {
+    Ok(at(seat).event(id).map_err(evm_error)?.responseWindow != 0)
+}
+
+/// Plays channel game `game` in the player's session ([`Session`], what `chessref
+/// channel play` runs), printing its events as that command does, until the game ended
+/// off-chain and the winner settled it (or it went on-chain and ended there). Moves come
+/// from the script as the session asks for them, else from standard input.
+fn play_channel(
+    args: &PlayArgs,
+    game: ChannelMatch,
+    script: Option<&Script>,
+    typed: &mpsc::Receiver<Command>,
+    give_up_at: std::time::Instant,
+) -> Result<(), CliError> {
+    let Sender::Local(wallet) = args.event.seat.sender.sender()? else {
+        return Err(CliError::Arg(
+            "a channel game signs messages here: give a key, not --unlocked".into(),
+        ));
+    };
+    let seat = sit(&args.event.seat)?;
+    let (commands, scripted) = mpsc::channel();
+    let moved = Arc::new(AtomicBool::new(false));
+    let over = Arc::new(AtomicBool::new(false));
+    if script.is_some() {
+        let chain = RpcChain::connect_read_only(&args.event.seat.sender.rpc)
+            .map_err(|e| CliError::Arg(e.to_string()))?;
+        let watch = Watch {
+            chain,
+            game,
+            commands: commands.clone(),
+            moved: moved.clone(),
+            over: over.clone(),
+            give_up_at,
+        };
+        std::thread::spawn(move || watch.run());
+    }
+    let mut printer = Printer::new(false);
+    let mut feeder = script.cloned().map(|script| Feeder {
+        script,
+        colour: None,
+        asked: None,
+        moved,
+        commands,
+    });
+    let input = if feeder.is_some() { &scripted } else { typed };
+    let sink = Box::new(move |event: Event| {
+        if let Some(feeder) = feeder.as_mut() {
+            feeder.hear(&event);
+        }
+        printer.print(event);
+    });
+    let options = Options {
+        id: game.id,
+        relay: args.relay.clone(),
+        dir: args.dir.clone(),
+        patience: Duration::from_secs(args.patience),
+        auto_register: true,
+    };
+    println!(
+        "game {} is a channel game: playing it through the relay {}",
+        game.id, args.relay
+    );
+    let played = Session::open(seat, &wallet, options, sink)
+        .and_then(|mut session| session.run(input))
+        .map_err(session_error);
+    over.store(true, Ordering::Relaxed);
+    played
+}
+
+/// A channel game of the player's match, as the scripted session's [`Watch`] needs it.
+#[derive(Clone, Copy)]
+struct ChannelMatch {
+    /// The referee game.
+    id: U256,
+    /// When white's first-move window ends (the chain's time): the start plus the window.
+    first_move_due: u64,
+    /// Whether the player is black.
+    black: bool,
+}
+
+/// Beside a scripted channel session, on the chain's clock: registers the start once
+/// white's first-move window is over and white never moved (`registerStart`: on-chain,
+/// white then loses on time), and leaves the session at `--timeout`.
+struct Watch {
+    chain: RpcChain,
+    game: ChannelMatch,
+    commands: mpsc::Sender<Command>,
+    /// Set by the [`Feeder`] at the game's first move.
+    moved: Arc<AtomicBool>,
+    /// Set once the session returned.
+    over: Arc<AtomicBool>,
+    give_up_at: std::time::Instant,
+}
+
+impl Watch {
+    fn run(mut self) {
+        let mut registered = false;
+        while !self.over.load(Ordering::Relaxed) {
+            if std::time::Instant::now() >= self.give_up_at {
+                let _ = self.commands.send(Command::Quit);
+                return;
+            }
+            let late = self.game.black
+                && !registered
+                && !self.moved.load(Ordering::Relaxed)
+                && self
+                    .chain
+                    .timestamp()
+                    .is_ok_and(|now| now >= self.game.first_move_due);
+            if late {
+                registered = true;
+                println!(
+                    "white did not make its first move in its window: registering the start of game {}",
+                    self.game.id
+                );
+                let _ = self.commands.send(Command::Register);
+            }
+            std::thread::sleep(Duration::from_secs(1));
+        }
+    }
+}
+
+/// Answers a channel session's events with the script's moves: the one of the player's
+/// colour at its turn (`draw` offers a draw, or accepts the opponent's; past the end of
+/// the list, resign). Once play goes on on-chain the session is left ([`Command::Quit`])
+/// for the loop that plays per-move games, which also claims the opponent's timeout.
+struct Feeder {
+    script: Script,
+    colour: Option<Color>,
+    /// Set at the game's first move ([`Watch`]).
+    moved: Arc<AtomicBool>,
+    /// The ply of the latest position a command was sent for (each is answered once).
+    asked: Option<u32>,
+    commands: mpsc::Sender<Command>,
+}
+
+impl Feeder {
+    fn hear(&mut self, event: &Event) {
+        match event {
+            Event::Started { colour, .. } => self.colour = Some(*colour),
+            Event::Board(board) if board.your_move => self.turn(board.ply),
+            Event::Position(view) if view.your_turn && view.phase == "running" => {
+                self.turn(u32::try_from(view.moves.len()).unwrap_or(u32::MAX))
+            }
+            Event::Move(_) => self.moved.store(true, Ordering::Relaxed),
+            Event::Live { .. } => {
+                let _ = self.commands.send(Command::Quit);
+            }
+            // Accepted only when the script would offer one itself next.
+            Event::DrawOffer { .. }
+                if self.next(self.asked.map_or(0, |ply| ply + 1)).as_deref() == Some(DRAW) =>
+            {
+                let _ = self.commands.send(Command::Draw);
+            }
+            _ => {}
+        }
+    }
+
+    /// The script's entry for the player's move at `ply` (its `ply / 2`-th), if any.
+    fn next(&self, ply: u32) -> Option<String> {
+        let list = match self.colour? {
+            Color::White => &self.script.white,
+            Color::Black => &self.script.black,
+        };
+        list.get(usize::try_from(ply / 2).ok()?).cloned()
+    }
+
+    fn turn(&mut self, ply: u32) {
+        if self.colour.is_none() || self.asked == Some(ply) {
+            return;
+        }
+        self.asked = Some(ply);
+        let command = match self.next(ply) {
+            Some(text) if text == DRAW => Command::Draw,
+            Some(text) => Command::Move(text),
+            None => {
+                println!("no scripted move left: resigning");
+                Command::Resign
+            }
+        };
+        let _ = self.commands.send(command);
+    }
+}
+
 /// One turn of the player in running game `game`: a move (scripted, else read from
 /// stdin), a timeout claim when the opponent's flag fell, or a report once it ended.
 /// Whether it did something.
@@ -431,28 +693,32 @@ fn play_turn(
     game: U256,
     script: Option<&Script>,
 ) -> Result<bool, CliError> {
-    let you = seat.player();
     let view = seat.view(game).map_err(seat_error)?;
     if view.phase != "running" {
-        match at(seat).report(you, id, m) {
-            Ok(receipt) => {
-                print_receipt("report", &receipt);
-                println!("reported match {m} (game {game})");
-            }
-            Err(e) if is_revert(&e, &["NotRunning"]) => {}
-            Err(e) => return Err(evm_error(e)),
-        }
+        report(seat, id, m, game)?;
         return Ok(true);
     }
     if !view.your_turn {
+        // A channel game played on from a registration shows no clocks: the referee's
+        // estimate of `claimTimeout` says whether the flag fell (`TimeNotUp` until then).
         let flag_fell = view
             .clocks
             .as_ref()
-            .is_some_and(|c| c.block_timestamp > c.deadline);
+            .is_none_or(|c| c.block_timestamp > c.deadline);
         if flag_fell {
-            let prepared = seat.claim_timeout(game).map_err(seat_error)?;
-            transact(seat, prepared)?;
-            return Ok(true);
+            match seat.claim_timeout(game) {
+                Ok(prepared) => {
+                    transact(seat, prepared)?;
+                    return Ok(true);
+                }
+                Err(e)
+                    if view.clocks.is_none()
+                        && e.revert().is_some_and(|r| r.name() == "TimeNotUp") =>
+                {
+                    return Ok(false);
+                }
+                Err(e) => return Err(seat_error(e)),
+            }
         }
         return Ok(false);
     }
@@ -488,7 +754,13 @@ fn play_turn(
             line.trim().to_string()
         }
     };
-    match seat.play(game, &text) {
+    let prepared = if text == DRAW {
+        println!("claiming a draw in game {game}");
+        seat.claim_draw(game)
+    } else {
+        seat.play(game, &text)
+    };
+    match prepared {
         Ok(prepared) => {
             transact(seat, prepared)?;
         }
@@ -519,13 +791,7 @@ fn settle(seat: &mut Seat, id: U256, token: Address) -> Result<(), CliError> {
         Err(e) if is_revert(&e, &["AlreadyClaimed"]) => {}
         Err(e) => return Err(evm_error(e)),
     }
-    let credit = at(seat).credits(you, token).map_err(evm_error)?;
-    if !credit.is_zero() {
-        let receipt = at(seat).withdraw(you, token).map_err(evm_error)?;
-        print_receipt("withdraw", &receipt);
-        println!("withdrew {}", unit.format(credit));
-    }
-    Ok(())
+    withdraw_credit(seat, token)
 }
 
 fn play(args: &PlayArgs) -> Result<ExitCode, CliError> {
@@ -535,8 +801,25 @@ fn play(args: &PlayArgs) -> Result<ExitCode, CliError> {
     let you = seat.player();
     let poll = std::time::Duration::from_millis(args.poll_ms);
     let started = std::time::Instant::now();
-    // When a match the player is black in was first seen startable.
-    let mut startable_since: Option<(u8, std::time::Instant)> = None;
+    // When (the chain's time) a match the player is black in was first seen startable: the
+    // first-move window it waits half of runs on the chain's clock, so the wait does too.
+    let mut startable_since: Option<(u8, u64)> = None;
+    // The channel games whose session ran (once each: a session returns once its game
+    // ended, settled by the winner).
+    let mut sessions = std::collections::HashSet::new();
+    // A person's lines for the sessions: one reader of standard input for every game.
+    let (typed, typed_input) = mpsc::channel();
+    if event_is_channel(&mut seat, id)? {
+        let sender = args.event.seat.sender.sender()?;
+        if !matches!(sender, Sender::Local(_)) {
+            return Err(CliError::Arg(format!(
+                "event {id} plays channel games, whose moves are signed here: give a key (CHESSREF_PRIVATE_KEY or --keystore), not --unlocked"
+            )));
+        }
+        if script.is_none() {
+            commands_from_stdin(typed);
+        }
+    }
     let mut said = String::new();
     let mut say = |text: String| {
         if text != said {
@@ -557,11 +840,6 @@ fn play(args: &PlayArgs) -> Result<ExitCode, CliError> {
         }
         if event.cancelled {
             return Err(CliError::Refused(format!("event {id} was cancelled")));
-        }
-        if event.responseWindow != 0 {
-            return Err(CliError::Refused(format!(
-                "event {id} plays channel games: `tournament play` plays per-move games only so far"
-            )));
         }
         let size = BracketSize::new(u32::from(event.size))
             .map_err(|e| CliError::Arg(format!("event {id}: {e}")))?;
@@ -615,16 +893,16 @@ fn play(args: &PlayArgs) -> Result<ExitCode, CliError> {
                     false
                 }
                 Standing::Waiting(m, Some((white, _))) => {
-                    let half = std::time::Duration::from_secs(u64::from(event.firstMoveWindow / 2));
+                    let half = u64::from(event.firstMoveWindow / 2);
+                    let now = chain_time(&mut seat)?;
                     let since = match startable_since {
                         Some((seen, at)) if seen == m => at,
                         _ => {
-                            let now = std::time::Instant::now();
                             startable_since = Some((m, now));
                             now
                         }
                     };
-                    if white == you || since.elapsed() >= half {
+                    if white == you || now >= since.saturating_add(half) {
                         match at(&mut seat).start(you, id, m) {
                             Ok(started) => {
                                 print_receipt("start", &started.receipt);
@@ -643,6 +921,42 @@ fn play(args: &PlayArgs) -> Result<ExitCode, CliError> {
                     } else {
                         say(format!("match {m}: waiting for white to start it"));
                         false
+                    }
+                }
+                Standing::Running(m, game) if event.responseWindow != 0 => {
+                    if sessions.insert(game) {
+                        let info = at(&mut seat).match_info(id, m).map_err(evm_error)?;
+                        let started_at = info.startedAt.saturating_to::<u64>();
+                        let channel = ChannelMatch {
+                            id: game,
+                            first_move_due: started_at + u64::from(event.firstMoveWindow),
+                            black: info.black == you,
+                        };
+                        let give_up_at = started + std::time::Duration::from_secs(args.timeout);
+                        play_channel(args, channel, script.as_ref(), &typed_input, give_up_at)?;
+                        // The session sent from a connection of its own: this one's nonce
+                        // is stale.
+                        seat = open(&args.event.seat, false)?;
+                        true
+                    } else {
+                        let ended = seat.view(game).map_err(seat_error)?.phase != "running";
+                        let registered = !seat
+                            .game(game)
+                            .map_err(seat_error)?
+                            .registrations
+                            .is_empty();
+                        if ended {
+                            report(&mut seat, id, m, game)?;
+                            true
+                        } else if registered {
+                            // The session handed the game over once it went on-chain: moves,
+                            // the opponent's timeout and the report, as in a per-move game.
+                            play_turn(&mut seat, id, m, game, script.as_ref())?
+                        } else {
+                            // The session ended with the game off-chain; the winner settles it.
+                            say(format!("match {m}: waiting for game {game} to be settled"));
+                            false
+                        }
                     }
                 }
                 Standing::Running(m, game) => play_turn(&mut seat, id, m, game, script.as_ref())?,
@@ -977,6 +1291,62 @@ mod tests {
         assert_eq!(parse_when("90d", 1_000).unwrap(), 1_000 + MAX_REGISTRATION);
         let far = parse_when("91d", 1_000).unwrap_err().to_string();
         assert!(far.contains("90 days"), "{far}");
+    }
+
+    fn board(ply: u32, your_move: bool) -> Event {
+        Event::Board(chessref_client::session::Board {
+            fen: String::new(),
+            last_uci: None,
+            flipped: false,
+            ply,
+            turn: if ply.is_multiple_of(2) {
+                Color::White
+            } else {
+                Color::Black
+            },
+            your_move,
+            white: 600,
+            black: 600,
+        })
+    }
+
+    #[test]
+    fn a_channel_session_is_fed_the_script_of_the_players_colour_once_per_turn() {
+        let (commands, fed) = mpsc::channel();
+        let mut feeder = Feeder {
+            script: Script {
+                white: vec!["Nf3".into()],
+                black: vec!["Nf6".into(), "Ng8".into(), DRAW.into()],
+            },
+            colour: None,
+            moved: Arc::new(AtomicBool::new(false)),
+            asked: None,
+            commands,
+        };
+        // Nothing before the session says which colour the player has.
+        feeder.hear(&board(1, true));
+        assert!(fed.try_recv().is_err());
+        feeder.hear(&Event::Started {
+            game: U256::from(7),
+            colour: Color::Black,
+            ply: 0,
+            on_chain: false,
+            opponent: Address::ZERO,
+        });
+        feeder.hear(&board(0, false));
+        feeder.hear(&board(1, true));
+        feeder.hear(&board(1, true));
+        assert_eq!(fed.try_recv(), Ok(Command::Move("Nf6".into())));
+        assert!(fed.try_recv().is_err(), "one command per position");
+        feeder.hear(&board(3, true));
+        assert_eq!(fed.try_recv(), Ok(Command::Move("Ng8".into())));
+        // White offers a draw at ply 4: the script's next entry accepts it.
+        feeder.hear(&Event::DrawOffer {
+            by: chessref_channel::transcript::Side::White,
+        });
+        assert_eq!(fed.try_recv(), Ok(Command::Draw));
+        feeder.hear(&board(7, true));
+        assert_eq!(fed.try_recv(), Ok(Command::Resign), "past the list's end");
     }
 
     #[test]
