@@ -727,21 +727,27 @@ pub(crate) fn raw_log(
 
 /// The stored logs of game `id`, in chain order, read on `db`.
 pub(crate) fn game_logs(db: &mut impl Sql, id: U256) -> Result<Vec<RawLog>> {
-    db.query(
-        GAME_LOGS_SQL,
-        &[&id.to_string()],
-        "reading a game's logs",
-        |row| {
-            Ok((
-                row.get::<i64>(0)?,
-                row.get::<i64>(1)?,
-                row.get::<Vec<u8>>(2)?,
-                row.get::<Vec<u8>>(3)?,
-                row.get::<Vec<u8>>(4)?,
-                row.get::<Vec<u8>>(5)?,
-            ))
-        },
-    )?
+    logs_of(db, GAME_LOGS_SQL, &id.to_string(), "reading a game's logs")
+}
+
+/// The stored logs `sql` selects for `key` (its one parameter), as [`GAME_LOGS_SQL`]'s
+/// columns, read on `db`.
+pub(crate) fn logs_of(
+    db: &mut impl Sql,
+    sql: &str,
+    key: &str,
+    doing: &'static str,
+) -> Result<Vec<RawLog>> {
+    db.query(sql, &[&key], doing, |row| {
+        Ok((
+            row.get::<i64>(0)?,
+            row.get::<i64>(1)?,
+            row.get::<Vec<u8>>(2)?,
+            row.get::<Vec<u8>>(3)?,
+            row.get::<Vec<u8>>(4)?,
+            row.get::<Vec<u8>>(5)?,
+        ))
+    })?
     .into_iter()
     .map(raw_log)
     .collect()

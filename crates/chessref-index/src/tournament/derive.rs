@@ -15,7 +15,7 @@ use chessref_evm::bindings::IChessTournamentTypes::EventTerms;
 use crate::db::{Sql, Tx};
 use crate::error::{IndexError, Result};
 use crate::raw::RawLog;
-use crate::store::{raw_log, sql_int};
+use crate::store::{logs_of, sql_int};
 
 /// `MatchDecided.how`: the referee's result of the game.
 const BY_BOARD: u8 = 1;
@@ -336,25 +336,13 @@ pub fn refold(tx: &mut Tx<'_>, ids: &BTreeSet<U256>) -> Result<()> {
 
 /// The stored logs of event `key`, in chain order.
 fn event_logs(tx: &mut Tx<'_>, key: &str) -> Result<Vec<RawLog>> {
-    tx.query(
+    logs_of(
+        tx,
         "SELECT block_number, log_index, block_hash, tx_hash, topics, data FROM logs
          WHERE tournament_id = ?1 AND emitter = 'tournament' ORDER BY block_number, log_index",
-        &[&key],
+        key,
         "reading an event's logs",
-        |row| {
-            Ok((
-                row.get::<i64>(0)?,
-                row.get::<i64>(1)?,
-                row.get::<Vec<u8>>(2)?,
-                row.get::<Vec<u8>>(3)?,
-                row.get::<Vec<u8>>(4)?,
-                row.get::<Vec<u8>>(5)?,
-            ))
-        },
-    )?
-    .into_iter()
-    .map(raw_log)
-    .collect()
+    )
 }
 
 fn opt_addr(a: Option<Address>) -> Option<String> {
