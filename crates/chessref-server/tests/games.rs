@@ -534,6 +534,33 @@ fn test_lobby_game_pgn_and_events_while_played_and_after() {
     let (status, same) = client.json(&format!("/v1/games/{hex}"), "/v1/games/{id}");
     assert_eq!((status, &same["id"]), (200, &settled["id"]), "{same}");
 
+    // A knockout event taking entries, one entered (scripts/web-test.sh's schemathesis
+    // reads /v1/tournaments/1 in this index; tests/tournaments.rs plays events through).
+    let mut tournament = chessref_evm::tournament::Tournament::of(referee);
+    let now = tournament.referee().chain().timestamp().unwrap();
+    let fee = U256::from(10_000_000_000_000_000u128);
+    let terms = chessref_evm::bindings::IChessTournamentTypes::EventTerms {
+        token: alloy_primitives::Address::ZERO,
+        fee: alloy_primitives::aliases::U96::from(fee),
+        size: 4,
+        initialTime: 180,
+        increment: 2,
+        firstMoveWindow: 600,
+        responseWindow: 0,
+        deadline: alloy_primitives::aliases::U40::from(now + 3_600),
+        feeBps: 500,
+        split: vec![6_000, 2_500, 750],
+        abandonAfter: 3_600,
+    };
+    let (event, _) = tournament.create_event(other, terms).unwrap();
+    tournament.enter(white, event, fee).unwrap();
+    let open = client.wait_for(
+        &format!("/v1/tournaments/{event}"),
+        "/v1/tournaments/{id}",
+        |v| v["entrantCount"] == 1,
+    );
+    assert_eq!(open["status"], "open", "{open}");
+
     stop.store(true, Ordering::Relaxed);
     indexer.join().unwrap();
     drop(client);
